@@ -1,0 +1,68 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "FastImageCache",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "FastImageCache", targets: ["FastImageCache"]),
+        .library(name: "ImageTable", targets: ["ImageTable"]),
+        .library(name: "ImageCodec", targets: ["ImageCodec"]),
+        .executable(name: "fic", targets: ["fic"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
+    ],
+    targets: [
+        // C libraries, found with pkg-config (Debian: libjpeg62-turbo-dev, libspng-dev, libwebp-dev, libcairo2-dev).
+        .systemLibrary(name: "CLibJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"])]),
+        .systemLibrary(name: "CSpng", pkgConfig: "spng", providers: [.apt(["libspng-dev"])]),
+        .systemLibrary(name: "CWebP", pkgConfig: "libwebp", providers: [.apt(["libwebp-dev"])]),
+        .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
+        // setjmp/longjmp error handling and source managers for libjpeg, which Swift cannot do itself.
+        .target(name: "CImageCodecSupport", dependencies: ["CLibJPEG"]),
+
+        // The storage engine: table files, slots, mapping, index, eviction, durability.
+        .target(
+            name: "ImageTable",
+            dependencies: [.product(name: "Logging", package: "swift-log")]
+        ),
+        // Decoding JPEG / PNG / WebP into cairo-compatible bitmaps.
+        .target(
+            name: "ImageCodec",
+            dependencies: [
+                "CImageCodecSupport", "CLibJPEG", "CSpng", "CWebP",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The public API: formats, entities, the cache, canvases, providers.
+        .target(
+            name: "FastImageCache",
+            dependencies: [
+                "ImageTable", "ImageCodec", "CCairo",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Benchmarks, run by `fic bench` in release builds.
+        .target(
+            name: "FICBenchmarks",
+            dependencies: ["FastImageCache", "ImageTable", "ImageCodec"],
+            path: "Benchmarks/FICBenchmarks"
+        ),
+        .executableTarget(
+            name: "fic",
+            dependencies: [
+                "FastImageCache", "FICBenchmarks",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            resources: [.copy("SamplePhotos")]
+        ),
+
+        .testTarget(name: "ImageTableTests", dependencies: ["ImageTable"]),
+        .testTarget(name: "ImageCodecTests", dependencies: ["ImageCodec"]),
+        .testTarget(name: "FastImageCacheTests", dependencies: ["FastImageCache"]),
+        .testTarget(name: "FicTests", dependencies: ["fic", "FastImageCache"]),
+    ]
+)

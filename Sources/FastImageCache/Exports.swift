@@ -1,0 +1,2 @@
+@_exported import ImageCodec
+@_exported import ImageTable

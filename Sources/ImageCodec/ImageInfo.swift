@@ -1,0 +1,60 @@
+/// The container formats this package decodes.
+public enum ImageFileFormat: String, Sendable, Hashable, Codable {
+    /// JPEG (JFIF / EXIF), decoded with libjpeg-turbo.
+    case jpeg
+    /// PNG, decoded with libspng.
+    case png
+    /// WebP (lossy and lossless), decoded with libwebp.
+    case webp
+}
+
+/// EXIF orientation: how the stored pixels must be transformed to be displayed upright.
+public enum ImageOrientation: Int, Sendable, Hashable, Codable {
+    /// Stored upright.
+    case up = 1
+    /// Mirrored horizontally.
+    case upMirrored = 2
+    /// Rotated 180°.
+    case down = 3
+    /// Mirrored vertically.
+    case downMirrored = 4
+    /// Mirrored along the top-left to bottom-right diagonal (transposed).
+    case leftMirrored = 5
+    /// Must be rotated 90° clockwise to display.
+    case right = 6
+    /// Mirrored along the top-right to bottom-left diagonal (transversed).
+    case rightMirrored = 7
+    /// Must be rotated 90° counter-clockwise to display.
+    case left = 8
+
+    /// Whether displaying the image swaps its width and height.
+    public var swapsDimensions: Bool { rawValue >= 5 }
+}
+
+/// What the header of an encoded image says, read without decoding its pixels.
+public struct ImageInfo: Sendable, Hashable {
+    /// The container format, sniffed from the bytes.
+    public var format: ImageFileFormat
+    /// Width in pixels as stored.
+    public var width: Int
+    /// Height in pixels as stored.
+    public var height: Int
+    /// The EXIF orientation (``ImageOrientation/up`` when absent).
+    public var orientation: ImageOrientation
+    /// Whether the image carries an alpha channel.
+    public var hasAlpha: Bool
+
+    /// Creates an info value.
+    public init(format: ImageFileFormat, width: Int, height: Int, orientation: ImageOrientation = .up, hasAlpha: Bool) {
+        self.format = format
+        self.width = width
+        self.height = height
+        self.orientation = orientation
+        self.hasAlpha = hasAlpha
+    }
+
+    /// Width once the orientation is applied.
+    public var displayWidth: Int { orientation.swapsDimensions ? height : width }
+    /// Height once the orientation is applied.
+    public var displayHeight: Int { orientation.swapsDimensions ? width : height }
+}

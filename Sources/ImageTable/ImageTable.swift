@@ -1,0 +1,1 @@
+// Placeholder: the storage engine lands here.

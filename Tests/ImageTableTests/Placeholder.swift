@@ -1,0 +1,2 @@
+import Testing
+@Test func placeholderImageTable() { #expect(1 + 1 == 2) }
