@@ -1,0 +1,84 @@
+/// One entry of a table's index: which entity and source version a slot holds, and the
+/// checksum of its pixels. Records live in a mapped array, one per slot, so changing an entry
+/// writes one 128-byte record: O(1), however full the table is.
+///
+/// Layout (little-endian):
+/// ```
+/// 0    entity key                 16 bytes
+/// 16   source key                 16 bytes
+/// 32   pixel checksum             UInt64  XXH64 of the slot's pixel bytes
+/// 40   commit sequence            UInt64  newer commits win when a crash left two records for one entity
+/// 48   label length + label       1 + 63 bytes (the entity identifier, for humans)
+/// 112  record checksum            UInt64  XXH64 of bytes 0..<112, seeded with the slot number
+/// 120  last access                UInt64  recency; not covered by the checksum
+/// ```
+/// A record is committed exactly when its checksum matches; anything else is a free slot.
+struct IndexRecord {
+    static let length = 128
+    static let checksumOffset = 112
+    static let lastAccessOffset = 120
+    static let maximumLabelLength = 63
+
+    var entity: TableKey
+    var source: TableKey
+    var pixelChecksum: UInt64
+    var sequence: UInt64
+    var label: String
+
+    private static func seed(slot: Int) -> UInt64 { 0x5EC0_4D00_0000_0000 ^ UInt64(slot) }
+
+    /// Reads the record of `slot` at `p`; nil when the slot is free or its record is damaged.
+    static func read(at p: UnsafeRawPointer, slot: Int) -> IndexRecord? {
+        let stored = UInt64(littleEndian: p.loadUnaligned(fromByteOffset: checksumOffset, as: UInt64.self))
+        guard stored != 0, stored == XXH64.hash(p, count: checksumOffset, seed: seed(slot: slot)) else { return nil }
+        func u64(_ o: Int) -> UInt64 { UInt64(littleEndian: p.loadUnaligned(fromByteOffset: o, as: UInt64.self)) }
+        let labelLength = min(Int(p.load(fromByteOffset: 48, as: UInt8.self)), maximumLabelLength)
+        let label = String(decoding: UnsafeRawBufferPointer(start: p + 49, count: labelLength), as: UTF8.self)
+        return IndexRecord(
+            entity: TableKey(high: u64(0), low: u64(8)),
+            source: TableKey(high: u64(16), low: u64(24)),
+            pixelChecksum: u64(32), sequence: u64(40), label: label)
+    }
+
+    /// Writes the record, checksum last.
+    func write(to p: UnsafeMutableRawPointer, slot: Int) {
+        p.storeBytes(of: entity.high.littleEndian, toByteOffset: 0, as: UInt64.self)
+        p.storeBytes(of: entity.low.littleEndian, toByteOffset: 8, as: UInt64.self)
+        p.storeBytes(of: source.high.littleEndian, toByteOffset: 16, as: UInt64.self)
+        p.storeBytes(of: source.low.littleEndian, toByteOffset: 24, as: UInt64.self)
+        p.storeBytes(of: pixelChecksum.littleEndian, toByteOffset: 32, as: UInt64.self)
+        p.storeBytes(of: sequence.littleEndian, toByteOffset: 40, as: UInt64.self)
+        let bytes = Self.truncatedLabel(label)
+        p.storeBytes(of: UInt8(bytes.count), toByteOffset: 48, as: UInt8.self)
+        (p + 49).initializeMemory(as: UInt8.self, repeating: 0, count: Self.maximumLabelLength)
+        bytes.withUnsafeBytes { (p + 49).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+        var sum = XXH64.hash(UnsafeRawPointer(p), count: Self.checksumOffset, seed: Self.seed(slot: slot))
+        if sum == 0 { sum = 1 } // 0 marks a free slot
+        p.storeBytes(of: sum.littleEndian, toByteOffset: Self.checksumOffset, as: UInt64.self)
+    }
+
+    /// Marks `slot` free by destroying its checksum.
+    static func clear(at p: UnsafeMutableRawPointer) {
+        p.storeBytes(of: UInt64(0), toByteOffset: checksumOffset, as: UInt64.self)
+        p.storeBytes(of: UInt64(0), toByteOffset: lastAccessOffset, as: UInt64.self)
+    }
+
+    static func lastAccess(at p: UnsafeRawPointer) -> UInt64 {
+        UInt64(littleEndian: p.loadUnaligned(fromByteOffset: lastAccessOffset, as: UInt64.self))
+    }
+
+    static func setLastAccess(_ value: UInt64, at p: UnsafeMutableRawPointer) {
+        p.storeBytes(of: value.littleEndian, toByteOffset: lastAccessOffset, as: UInt64.self)
+    }
+
+    /// The UTF-8 bytes of `label`, cut at a character boundary to fit.
+    static func truncatedLabel(_ label: String) -> [UInt8] {
+        var bytes: [UInt8] = []
+        for ch in label {
+            let u = Array(String(ch).utf8)
+            if bytes.count + u.count > maximumLabelLength { break }
+            bytes += u
+        }
+        return bytes
+    }
+}
