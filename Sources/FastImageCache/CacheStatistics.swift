@@ -1,0 +1,44 @@
+import ImageTable
+
+/// Counters and sizes of one format's table.
+public struct FormatStatistics: Sendable, Hashable, Codable {
+    /// The format name.
+    public var format: String
+    /// Images stored.
+    public var count: Int
+    /// The most images the format keeps.
+    public var maximumCount: Int
+    /// Bytes the table file occupies on disk.
+    public var diskBytes: Int
+    /// Synchronous lookups that returned an image.
+    public var hits: Int
+    /// Lookups that found no up-to-date image.
+    public var misses: Int
+    /// Images evicted to make room.
+    public var evictions: Int
+    /// Images stored since the cache opened.
+    public var inserts: Int
+}
+
+/// Counters and sizes of a cache.
+public struct CacheStatistics: Sendable, Hashable, Codable {
+    /// Per format, in configuration order.
+    public var formats: [FormatStatistics]
+    /// Source images fetched from the provider.
+    public var sourceFetches: Int
+    /// Source images decoded.
+    public var sourceDecodes: Int
+    /// Bytes all table files occupy on disk.
+    public var diskBytes: Int { formats.reduce(0) { $0 + $1.diskBytes } }
+}
+
+/// Thread-safe counters of fetches and decodes.
+final class CacheCounters: Sendable {
+    private let lock = Lock()
+    nonisolated(unsafe) private var fetches = 0
+    nonisolated(unsafe) private var decodes = 0
+
+    func countFetch() { lock.withLock { fetches += 1 } }
+    func countDecode() { lock.withLock { decodes += 1 } }
+    func snapshot() -> (Int, Int) { lock.withLock { (fetches, decodes) } }
+}

@@ -1,0 +1,58 @@
+import CCairo
+
+/// An image returned by the cache: a zero-copy view of the pixels in the mapped table file.
+///
+/// Nothing is decoded or copied to return it. While you hold it, its pixels stay mapped and
+/// unchanged (eviction, replacement and reset never touch a held image's memory). Treat the
+/// pixels as read-only.
+public final class CachedImage: Sendable {
+    /// The format the image belongs to.
+    public let format: ImageFormat
+    /// The stored image in the table.
+    public let storage: StoredImage
+
+    init(format: ImageFormat, storage: StoredImage) {
+        self.format = format
+        self.storage = storage
+    }
+
+    /// Width in pixels.
+    public var width: Int { storage.width }
+    /// Height in pixels.
+    public var height: Int { storage.height }
+    /// Bytes from one row to the next: a multiple of 64.
+    public var bytesPerRow: Int { storage.bytesPerRow }
+    /// How the pixels are laid out.
+    public var style: PixelStyle { format.style }
+    /// The first pixel (valid while the image is held).
+    public var baseAddress: UnsafeRawPointer { storage.baseAddress }
+
+    /// Calls `body` with the pixel bytes (`bytesPerRow × height`).
+    public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try storage.withUnsafeBytes(body)
+    }
+
+    /// A cairo image surface over the pixels, without copying; use it as a drawing source only.
+    /// 8-bit gray images are exposed as an `A8` surface (luminance in the alpha channel), the
+    /// only 8-bit format cairo has. The surface keeps this image alive.
+    public func makeCairoSurface() throws -> CairoImageSurface {
+        if style == .gray8 {
+            throw ImageCacheError(.drawingFailed, "cairo has no 8-bit gray surface; read the bytes directly", format: format.name)
+        }
+        return try CairoImageSurface(pixels: UnsafeMutableRawPointer(mutating: baseAddress), width: width, height: height, bytesPerRow: bytesPerRow, format: style)
+    }
+
+    /// The image encoded as PNG (premultiplied pixels are un-premultiplied).
+    public func pngData() throws -> [UInt8] {
+        try withExtendedLifetime(self) {
+            try PNGEncoder.encode(pixels: baseAddress, width: width, height: height, bytesPerRow: bytesPerRow, format: style)
+        }
+    }
+
+    /// Writes the image as a PNG file.
+    public func writePNG(to path: String) throws {
+        try withExtendedLifetime(self) {
+            try PNGEncoder.write(pixels: baseAddress, width: width, height: height, bytesPerRow: bytesPerRow, format: style, to: path)
+        }
+    }
+}

@@ -1,0 +1,123 @@
+import Foundation
+
+extension ImageCache {
+    /// Returns the image of `entity` in `format`, asking the provider for the source when it is
+    /// missing or stale.
+    ///
+    /// Concurrent requests for one source URL share one fetch and one decode; the source is
+    /// decoded once, at the largest size any waiting format's family needs, and every format of
+    /// that family lacking the image is drawn from it too (unless the provider declines).
+    /// Cancelling the calling task abandons this request; the fetch is cancelled, and the
+    /// provider told, only when its last waiter has gone.
+    ///
+    /// - Throws: ``ImageCacheError`` (`.unknownFormat`, `.sourceUnavailable`, `.decodingFailed`,
+    ///   `.drawingFailed`, `.tableFull`, `.noSpace`, `.cancelled`, `.closed`).
+    public func image(for entity: some ImageEntity, format: String) async throws -> CachedImage {
+        if let image = cachedImage(for: entity, format: format) { return image }
+        let t = try table(format)
+        guard let provider else {
+            throw ImageCacheError(.sourceUnavailable, "the image is not cached and the cache has no provider", format: format)
+        }
+        guard let url = entity.sourceImageURL(for: t.format) else {
+            throw ImageCacheError(.sourceUnavailable, "entity '\(entity.entityID)' has no source image URL", format: format)
+        }
+        let boxed: any ImageEntity = entity
+        let idBox = WaiterIDBox()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<CachedImage, any Error>) in
+                let id = requests.register(
+                    url: url, entity: boxed, format: t, continuation: continuation,
+                    alreadyStored: { self.cachedImage(for: entity, format: format) },
+                    start: { job in Task { await self.run(job, provider: provider) } })
+                if let id {
+                    idBox.set(id)
+                    if Task.isCancelled { requests.cancel(waiter: id, url: url, provider: provider) }
+                }
+            }
+        } onCancel: {
+            if let id = idBox.get() { requests.cancel(waiter: id, url: url, provider: provider) }
+        }
+    }
+
+    /// Cancels the waiting requests for `entity` in `format` (every format when nil). Each
+    /// cancelled request throws `.cancelled`; fetches nobody else waits for are cancelled.
+    public func cancelRequest(for entity: some ImageEntity, format: String? = nil) {
+        for (id, url) in requests.waiters(entityID: entity.entityID, format: format) {
+            requests.cancel(waiter: id, url: url, provider: provider)
+        }
+    }
+
+    /// Fetches, decodes and draws for one job until no waiter is left.
+    func run(_ job: RequestCoordinator.Job, provider: any ImageSourceProvider) async {
+        var decoded: DecodedImage?
+        var failure: (any Error)?
+        do {
+            counters.countFetch()
+            let source = try await provider.sourceImage(at: job.url, for: job.entity)
+            try Task.checkCancellation()
+            let waiting = requests.peekWaiters(of: job)
+            decoded = try decodeSource(source, target: largestSize(for: waiting), format: waiting.first?.format.format.name)
+        } catch {
+            failure = error
+        }
+        if requests.isAbandoned(job) { return }
+        while true {
+            let batch = requests.takeWaiters(of: job)
+            if batch.isEmpty { return }
+            guard let decoded else {
+                for w in batch {
+                    w.continuation.resume(throwing: ImageCacheError.wrap(failure ?? CancellationError(), format: w.format.format.name, kind: .sourceUnavailable))
+                }
+                continue
+            }
+            deliver(batch, from: decoded, provider: provider)
+        }
+    }
+
+    /// The largest pixel size any format in the families of `waiters` needs.
+    func largestSize(for waiters: [RequestCoordinator.Waiter]) -> PixelSize {
+        var w = 1, h = 1
+        for family in Set(waiters.map(\.format.format.family)) {
+            for t in families[family] ?? [] {
+                w = max(w, t.format.pixelSize.width)
+                h = max(h, t.format.pixelSize.height)
+            }
+        }
+        return PixelSize(width: w, height: h)
+    }
+
+    /// Draws what each waiter asked for, plus the family's missing formats, then resumes them.
+    private func deliver(_ batch: [RequestCoordinator.Waiter], from source: DecodedImage, provider: any ImageSourceProvider) {
+        var made: [String: [String: Result<CachedImage, any Error>]] = [:] // entity → format → image
+        for (entityID, waiters) in Dictionary(grouping: batch, by: { $0.entity.entityID }) {
+            let entity = waiters[0].entity
+            var wanted = Set(waiters.map(\.format.format.name))
+            for family in Set(waiters.map(\.format.format.family)) where provider.shouldDrawFamily(family, for: entity) {
+                for t in families[family] ?? [] where !containsImage(for: entity, format: t.format.name) {
+                    wanted.insert(t.format.name)
+                }
+            }
+            var results: [String: Result<CachedImage, any Error>] = [:]
+            for name in formats.map(\.name) where wanted.contains(name) {
+                if let existing = cachedImage(for: entity, format: name) {
+                    results[name] = .success(existing)
+                    continue
+                }
+                results[name] = Result { try tables[name]!.draw(entity, from: source) }
+            }
+            made[entityID] = results
+        }
+        for w in batch {
+            let result = made[w.entity.entityID]?[w.format.format.name] ?? .failure(ImageCacheError(.drawingFailed, "no image was drawn", format: w.format.format.name))
+            w.continuation.resume(with: result)
+        }
+    }
+}
+
+/// Passes a waiter id from the registering closure to the cancellation handler.
+final class WaiterIDBox: Sendable {
+    private let lock = Lock()
+    nonisolated(unsafe) private var id: UInt64?
+    func set(_ value: UInt64) { lock.withLock { id = value } }
+    func get() -> UInt64? { lock.withLock { id } }
+}

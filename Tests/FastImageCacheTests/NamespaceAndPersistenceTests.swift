@@ -1,0 +1,62 @@
+import Foundation
+import Testing
+@testable import FastImageCache
+
+@Suite struct NamespaceAndPersistenceTests {
+    @Test func namespacesInOneDirectoryNeverTouchEachOther() throws {
+        let dir = TemporaryDirectory(); defer { dir.cleanup() }
+        let source = try ImageDecoder.decode(contentsOf: coffee.path)
+        let a = try ImageCache(directory: dir.path, namespace: "alpha", formats: [try thumbFormat(), try mediumFormat()])
+        let b = try ImageCache(directory: dir.path, namespace: "beta", formats: [try thumbFormat()])
+        try a.setImage(source, for: Photo(entityID: "x"), format: "thumb")
+        #expect(b.cachedImage(for: Photo(entityID: "x"), format: "thumb") == nil)
+        try b.setImage(source, for: Photo(entityID: "y"), format: "thumb")
+        #expect(a.cachedImage(for: Photo(entityID: "y"), format: "thumb") == nil)
+        // Reopening beta with other formats removes beta's stray files only.
+        b.close()
+        let b2 = try ImageCache(directory: dir.path, namespace: "beta", formats: [try mediumFormat()])
+        #expect(!FileManager.default.fileExists(atPath: dir.path + "/beta/thumb.fictable"))
+        #expect(FileManager.default.fileExists(atPath: dir.path + "/alpha/thumb.fictable"))
+        #expect(a.cachedImage(for: Photo(entityID: "x"), format: "thumb") != nil)
+        b2.close()
+    }
+
+    @Test func strayFilesInTheNamespaceAreRemoved() throws {
+        let dir = TemporaryDirectory(); defer { dir.cleanup() }
+        try FileManager.default.createDirectory(atPath: dir.path + "/ns", withIntermediateDirectories: true)
+        _ = FileManager.default.createFile(atPath: dir.path + "/ns/old.fictable", contents: Data([1, 2, 3]))
+        _ = FileManager.default.createFile(atPath: dir.path + "/ns/thumb.fictable.new-123", contents: Data([1]))
+        _ = FileManager.default.createFile(atPath: dir.path + "/outside.txt", contents: Data([1]))
+        _ = try ImageCache(directory: dir.path, namespace: "ns", formats: [try thumbFormat()])
+        let left = try FileManager.default.contentsOfDirectory(atPath: dir.path + "/ns")
+        #expect(left == ["thumb.fictable"])
+        #expect(FileManager.default.fileExists(atPath: dir.path + "/outside.txt"))
+    }
+
+    @Test func imagesSurviveReopenAndAChangedFormatInvalidatesThem() throws {
+        let dir = TemporaryDirectory(); defer { dir.cleanup() }
+        let source = try ImageDecoder.decode(contentsOf: coffee.path)
+        var pixels: [UInt8] = []
+        do {
+            let cache = try ImageCache(directory: dir.path, formats: [try thumbFormat()])
+            pixels = try cache.setImage(source, for: Photo(entityID: "x"), format: "thumb").withUnsafeBytes { Array($0) }
+            cache.close()
+        }
+        do {
+            let cache = try ImageCache(directory: dir.path, formats: [try thumbFormat()])
+            let image = try #require(cache.cachedImage(for: Photo(entityID: "x"), format: "thumb"))
+            #expect(image.withUnsafeBytes { Array($0) } == pixels)
+            cache.close()
+        }
+        let changed = try ImageCache(directory: dir.path, formats: [try thumbFormat(max: 101)])
+        #expect(changed.cachedImage(for: Photo(entityID: "x"), format: "thumb") == nil, "a changed format invalidates its table")
+    }
+
+    @Test func aSecondCacheOnTheSameNamespaceIsRefused() throws {
+        let dir = TemporaryDirectory(); defer { dir.cleanup() }
+        let first = try ImageCache(directory: dir.path, formats: [try thumbFormat()])
+        let e = #expect(throws: ImageCacheError.self) { try ImageCache(directory: dir.path, formats: [try thumbFormat()]) }
+        #expect(e?.kind == .inUse)
+        first.close()
+    }
+}
