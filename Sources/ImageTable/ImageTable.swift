@@ -65,19 +65,14 @@ public final class ImageTable: @unchecked Sendable {
         switch result {
         case .miss:
             return nil
-        case .hit(let slot):
-            return StoredImage(store: store, slot: slot, entity: entity, source: sourceKey(store, slot, entity, source))
-        case .needsVerification(let slot, let expected):
-            let actual = XXH64.hash(store.pixels(slot), count: store.header.bytesPerRow * store.header.pixelHeight)
+        case .hit(let slot, let pixels, let source):
+            return StoredImage(store: store, slot: slot, pixels: pixels, entity: entity, source: source)
+        case .needsVerification(let slot, let pixels, let expected, let source):
+            let actual = XXH64.hash(pixels, count: store.header.bytesPerRow * store.header.pixelHeight)
             let passed = lock.withLock { store.finishVerification(slot, entity: entity, passed: actual == expected) }
             guard passed else { return nil }
-            return StoredImage(store: store, slot: slot, entity: entity, source: sourceKey(store, slot, entity, source))
+            return StoredImage(store: store, slot: slot, pixels: pixels, entity: entity, source: source)
         }
-    }
-
-    private func sourceKey(_ store: TableStore, _ slot: Int, _ entity: TableKey, _ source: TableKey?) -> TableKey {
-        if let source { return source }
-        return lock.withLock { store.entry(atSlot: slot)?.source } ?? TableKey(high: 0, low: 0)
     }
 
     /// Whether an entry for `entity` exists (drawn from `source`, when given). Does not count as a use.
@@ -103,8 +98,7 @@ public final class ImageTable: @unchecked Sendable {
     /// - Throws: ``ImageTableError`` (`.tableFull`, `.noSpace`, `.closed`, `.io`) or what `draw` throws.
     @discardableResult
     public func insert(entity: TableKey, source: TableKey, label: String = "", draw: (UnsafeMutableRawPointer) throws -> Void) throws -> StoredImage {
-        let (store, slot) = try reserveSlot()
-        let pixels = store.pixels(slot)
+        let (store, slot, pixels) = try reserveSlot()
         do {
             try draw(pixels)
         } catch {
@@ -117,18 +111,23 @@ public final class ImageTable: @unchecked Sendable {
             // Closed or reset while drawing: the caller still gets its pixels, the table keeps nothing.
             lock.withLock { store.orphanWriterSlot(slot) }
         }
-        return StoredImage(store: store, slot: slot, entity: entity, source: source)
+        return StoredImage(store: store, slot: slot, pixels: pixels, entity: entity, source: source)
     }
 
-    private func reserveSlot() throws -> (TableStore, Int) {
+    private func reserveSlot() throws -> (TableStore, Int, UnsafeMutableRawPointer) {
         while true {
-            let attempt: (TableStore, TableStore.Reservation)? = lock.withLock { store.map { ($0, $0.reserve()) } }
-            guard let (store, reservation) = attempt else {
+            let attempt: (TableStore, TableStore.Reservation, UnsafeMutableRawPointer?)? = lock.withLock {
+                guard let store else { return nil }
+                let r = store.reserve()
+                if case .slot(let slot) = r { return (store, r, store.pixels(slot)) }
+                return (store, r, nil)
+            }
+            guard let (store, reservation, pixels) = attempt else {
                 throw ImageTableError(.closed, "the table is closed", path: path)
             }
             switch reservation {
             case .slot(let slot):
-                return (store, slot)
+                return (store, slot, pixels!)
             case .full:
                 if store.isClosed { throw ImageTableError(.closed, "the table is closed", path: path) }
                 throw ImageTableError(.tableFull, "all \(configuration.maximumCount) slots hold images that are in use; release some images or raise the format's maximum count", path: path)
@@ -212,13 +211,13 @@ public final class ImageTable: @unchecked Sendable {
     public func verify(repair: Bool) -> [TableEntry] {
         var bad: [TableEntry] = []
         for entry in entries() {
-            guard let (store, ok) = lock.withLock({ () -> (TableStore, Bool)? in
+            let pinned = lock.withLock { () -> (TableStore, UnsafeMutableRawPointer, UInt64)? in
                 guard let s = store, let e = s.entry(atSlot: entry.slot), e.entity == entry.entity else { return nil }
                 s.pin(entry.slot)
-                return (s, true)
-            }), ok else { continue }
-            let expected = lock.withLock { store.entry(atSlot: entry.slot)?.pixelChecksum }
-            let actual = XXH64.hash(store.pixels(entry.slot), count: store.header.bytesPerRow * store.header.pixelHeight)
+                return (s, s.pixels(entry.slot), e.pixelChecksum)
+            }
+            guard let (store, pixels, expected) = pinned else { continue }
+            let actual = XXH64.hash(pixels, count: store.header.bytesPerRow * store.header.pixelHeight)
             lock.withLock {
                 if actual != expected {
                     if repair { store.discard(slot: entry.slot, entity: entry.entity) }

@@ -22,7 +22,7 @@ public final class StoredImage: @unchecked Sendable {
     private let store: TableStore
     private let slot: Int
 
-    init(store: TableStore, slot: Int, entity: TableKey, source: TableKey) {
+    init(store: TableStore, slot: Int, pixels: UnsafeMutableRawPointer, entity: TableKey, source: TableKey) {
         self.store = store
         self.slot = slot
         self.entity = entity
@@ -31,7 +31,7 @@ public final class StoredImage: @unchecked Sendable {
         height = store.header.pixelHeight
         bytesPerRow = store.header.bytesPerRow
         bytesPerPixel = store.header.bytesPerPixel
-        baseAddress = UnsafeRawPointer(store.pixels(slot))
+        baseAddress = UnsafeRawPointer(pixels)
     }
 
     deinit {

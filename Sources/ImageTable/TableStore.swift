@@ -84,6 +84,7 @@ final class TableStore: @unchecked Sendable {
         index.base + slot * IndexRecord.length
     }
 
+    /// The pixels of `slot`. Caller holds the lock (the chunk list grows under it).
     @inline(__always)
     func pixels(_ slot: Int) -> UnsafeMutableRawPointer {
         let spc = header.slotsPerChunk
@@ -137,8 +138,8 @@ final class TableStore: @unchecked Sendable {
     // MARK: Lookup (caller holds the lock)
 
     enum LookupResult {
-        case hit(Int)
-        case needsVerification(Int, UInt64)
+        case hit(Int, UnsafeMutableRawPointer, source: TableKey)
+        case needsVerification(Int, UnsafeMutableRawPointer, UInt64, source: TableKey)
         case miss
     }
 
@@ -152,10 +153,10 @@ final class TableStore: @unchecked Sendable {
             return .miss
         }
         pins[slot] += 1
-        if !entry.verified { return .needsVerification(slot, entry.pixelChecksum) }
+        if !entry.verified { return .needsVerification(slot, pixels(slot), entry.pixelChecksum, source: entry.source) }
         touch(slot)
         hits += 1
-        return .hit(slot)
+        return .hit(slot, pixels(slot), source: entry.source)
     }
 
     func entryFor(_ entity: TableKey) -> Entry? {
