@@ -53,7 +53,7 @@ let package = Package(
         .executableTarget(
             name: "fic",
             dependencies: [
-                "FastImageCache", "FICBenchmarks",
+                "FastImageCache", "FICBenchmarks", "CLibJPEG",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

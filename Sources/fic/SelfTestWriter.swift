@@ -33,8 +33,7 @@ struct SelfTestWriter: ParsableCommand {
                 TestPattern.fill(p, count: count, seed: TestPattern.seed(entity: entity, source: source))
             }
             if !announced {
-                print("ready")
-                fflush(stdout)
+                FileHandle.standardOutput.write(Data("ready\n".utf8))
                 announced = true
             }
         }

@@ -1,5 +1,112 @@
 #ifndef FIC_CODEC_SUPPORT_H
 #define FIC_CODEC_SUPPORT_H
-/* Placeholder; the JPEG support functions are declared here. */
-int fic_codec_support_version(void);
+
+/*
+ * A thin, longjmp-safe wrapper around one libjpeg decompressor.
+ *
+ * libjpeg reports fatal errors by calling error_exit, which must not return; the functions here
+ * catch that with setjmp, so no longjmp ever crosses a Swift frame. Input comes from a source
+ * manager that either borrows one complete buffer (one-shot decoding) or owns a growing buffer
+ * fed by fic_jpeg_append_input (suspending, incremental decoding).
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Opaque decoder state. */
+typedef struct fic_jpeg_decoder fic_jpeg_decoder;
+
+/** Result of one decoding step. */
+typedef enum {
+    FIC_JPEG_OK = 0,        /**< The step finished. */
+    FIC_JPEG_SUSPENDED = 1, /**< More input is needed (incremental decoding only). */
+    FIC_JPEG_ERROR = 2      /**< libjpeg failed; see fic_jpeg_error_kind / fic_jpeg_error_message. */
+} fic_jpeg_status;
+
+/** What went wrong, classified from libjpeg's message code. */
+typedef enum {
+    FIC_JPEG_ERR_NONE = 0,
+    FIC_JPEG_ERR_CORRUPT = 1,
+    FIC_JPEG_ERR_TRUNCATED = 2,
+    FIC_JPEG_ERR_UNSUPPORTED = 3,
+    FIC_JPEG_ERR_TOO_LARGE = 4,
+    FIC_JPEG_ERR_MEMORY = 5,
+    FIC_JPEG_ERR_INVALID = 6
+} fic_jpeg_error_kind;
+
+/** Facts from the JPEG header (valid after fic_jpeg_read_header returned FIC_JPEG_OK). */
+typedef struct {
+    uint32_t width;
+    uint32_t height;
+    int components;
+    int color_space;        /**< libjpeg's J_COLOR_SPACE of the stored data. */
+    int progressive;
+    int arithmetic;         /**< Arithmetic-coded: libjpeg cannot suspend inside its scans. */
+    int multiple_scans;     /**< Decoding buffers the whole coefficient array (progressive or multi-scan). */
+    int saw_adobe_marker;
+    int adobe_transform;
+    uint64_t coefficient_bytes; /**< Sum over components of width_in_blocks * height_in_blocks * 128. */
+} fic_jpeg_header;
+
+/**
+ * Creates a decoder. With strict != 0 every libjpeg warning (corrupt data, premature end of data,
+ * extraneous bytes, ...) is turned into an error. Returns NULL when out of memory.
+ */
+fic_jpeg_decoder *fic_jpeg_create(int strict);
+/** Destroys a decoder and everything it owns. Accepts NULL. */
+void fic_jpeg_destroy(fic_jpeg_decoder *decoder);
+
+/** Borrows a complete JPEG stream (it must outlive the decoder's use); its end is the end of input. */
+void fic_jpeg_set_input(fic_jpeg_decoder *decoder, const void *data, size_t length);
+/** Copies the next chunk of a stream into the decoder's buffer. Returns 0, or -1 when out of memory. */
+int fic_jpeg_append_input(fic_jpeg_decoder *decoder, const void *data, size_t length);
+/** Declares that no more input will come: running dry is now premature end of data. */
+void fic_jpeg_set_end_of_input(fic_jpeg_decoder *decoder);
+/** Bytes buffered but not yet consumed by libjpeg. */
+size_t fic_jpeg_buffered_bytes(const fic_jpeg_decoder *decoder);
+/** The first of those bytes (NULL when there are none). */
+const uint8_t *fic_jpeg_buffered_data(const fic_jpeg_decoder *decoder);
+
+/** Reads the header (saving APP1 markers for EXIF). */
+fic_jpeg_status fic_jpeg_read_header(fic_jpeg_decoder *decoder, fic_jpeg_header *header);
+/**
+ * The payload of the first APP1 "Exif\0\0" marker (starting at the TIFF header), or NULL.
+ * Valid until the decoder is destroyed.
+ */
+const uint8_t *fic_jpeg_exif(const fic_jpeg_decoder *decoder, size_t *length);
+/**
+ * Chooses the output: scale 1/scale_denominator, JDCT_ISLOW, fancy upsampling, BGRX (CMYK and
+ * YCCK are converted to BGRX while reading rows). Reports the output size.
+ */
+fic_jpeg_status fic_jpeg_configure(fic_jpeg_decoder *decoder, int scale_denominator,
+                                   uint32_t *output_width, uint32_t *output_height);
+/** jpeg_start_decompress. May suspend (progressive input is consumed here). */
+fic_jpeg_status fic_jpeg_start(fic_jpeg_decoder *decoder);
+/**
+ * Reads up to max_rows rows of BGRX pixels into dst (rows stride bytes apart). *rows_read receives
+ * how many rows were written. Returns FIC_JPEG_SUSPENDED when input ran dry before max_rows rows
+ * (or the end of the image) were read.
+ */
+fic_jpeg_status fic_jpeg_read_rows(fic_jpeg_decoder *decoder, uint8_t *dst, size_t stride,
+                                   uint32_t max_rows, uint32_t *rows_read);
+/** The next output row to be read. */
+uint32_t fic_jpeg_output_scanline(const fic_jpeg_decoder *decoder);
+/** jpeg_finish_decompress: reads up to the EOI marker. May suspend. */
+fic_jpeg_status fic_jpeg_finish(fic_jpeg_decoder *decoder);
+
+/** The kind of the error that stopped the decoder. */
+fic_jpeg_error_kind fic_jpeg_get_error_kind(const fic_jpeg_decoder *decoder);
+/** libjpeg's text for that error (empty when there was none). */
+const char *fic_jpeg_error_message(const fic_jpeg_decoder *decoder);
+/** How many libjpeg warnings were seen (non-strict mode keeps going past them). */
+int fic_jpeg_warning_count(const fic_jpeg_decoder *decoder);
+
+#ifdef __cplusplus
+}
+#endif
+
 #endif
