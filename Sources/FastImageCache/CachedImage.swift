@@ -33,13 +33,13 @@ public final class CachedImage: Sendable {
     }
 
     /// A cairo image surface over the pixels, without copying; use it as a drawing source only.
-    /// 8-bit gray images are exposed as an `A8` surface (luminance in the alpha channel), the
-    /// only 8-bit format cairo has. The surface keeps this image alive.
+    /// The surface keeps this image alive. 8-bit gray images have no cairo surface (cairo's only
+    /// 8-bit format is alpha coverage): read their bytes directly.
     public func makeCairoSurface() throws -> CairoImageSurface {
         if style == .gray8 {
             throw ImageCacheError(.drawingFailed, "cairo has no 8-bit gray surface; read the bytes directly", format: format.name)
         }
-        return try CairoImageSurface(pixels: UnsafeMutableRawPointer(mutating: baseAddress), width: width, height: height, bytesPerRow: bytesPerRow, format: style)
+        return try CairoImageSurface(pixels: UnsafeMutableRawPointer(mutating: baseAddress), width: width, height: height, bytesPerRow: bytesPerRow, format: style, owner: self)
     }
 
     /// The image encoded as PNG (premultiplied pixels are un-premultiplied).

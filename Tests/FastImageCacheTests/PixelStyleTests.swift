@@ -45,3 +45,21 @@ import Testing
         #expect(decoded.width == 32 && decoded.height == 16)
     }
 }
+
+@Suite struct CachedImageSurfaceTests {
+    @Test func aCairoSurfaceWrapsTheMappedPixelsWithoutCopying() throws {
+        let dir = TemporaryDirectory(); defer { dir.cleanup() }
+        let cache = try ImageCache(directory: dir.path, formats: [try mediumFormat()])
+        let source = try ImageDecoder.decode(contentsOf: coffee.path)
+        let surface = try cache.setImage(source, for: Photo(entityID: "p"), format: "medium").makeCairoSurface()
+        // The image itself was released above: the surface keeps it (and its slot) alive.
+        #expect(cache.statistics.formats[0].count == 1)
+        let image = try #require(cache.cachedImage(for: Photo(entityID: "p"), format: "medium"))
+        #expect(surface.width == 100 && surface.bytesPerRow == image.bytesPerRow)
+        #expect(UnsafeRawPointer(surface.pixels) == image.baseAddress, "zero-copy: the surface points at the mapped slot")
+        let gray = try ImageFormat(name: "g", size: CGSize(width: 8, height: 8), style: .gray8, maximumCount: 1)
+        let grayCache = try ImageCache(directory: dir.path, namespace: "g", formats: [gray])
+        let e = #expect(throws: ImageCacheError.self) { try grayCache.setImage(source, for: Photo(entityID: "p"), format: "g").makeCairoSurface() }
+        #expect(e?.kind == .drawingFailed)
+    }
+}
