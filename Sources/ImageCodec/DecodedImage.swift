@@ -27,9 +27,23 @@ public final class DecodedImage: @unchecked Sendable {
     /// Allocates an uninitialised (zero-filled) bitmap. Used by the decoders.
     ///
     /// - Precondition: `width > 0`, `height > 0` and `pixelFormat` is a 32-bit format.
-    package init(
+    package convenience init(
         width: Int, height: Int, pixelFormat: PixelFormat, source: ImageInfo,
         isOrientationApplied: Bool, scaleDenominator: Int = 1
+    ) {
+        self.init(
+            width: width, height: height, pixelFormat: pixelFormat, source: source,
+            isOrientationApplied: isOrientationApplied, scaleDenominator: scaleDenominator, zeroFilled: true
+        )
+    }
+
+    /// Allocates a bitmap whose memory is zero-filled only when `zeroFilled` is `true`; decoders that
+    /// overwrite every byte pass `false`. Large buffers are recycled (see `PixelMemory`).
+    ///
+    /// - Precondition: `width > 0`, `height > 0` and `pixelFormat` is a 32-bit format.
+    package init(
+        width: Int, height: Int, pixelFormat: PixelFormat, source: ImageInfo,
+        isOrientationApplied: Bool, scaleDenominator: Int = 1, zeroFilled: Bool
     ) {
         precondition(width > 0 && height > 0, "bitmap dimensions must be positive")
         self.width = width
@@ -39,13 +53,11 @@ public final class DecodedImage: @unchecked Sendable {
         self.source = source
         self.isOrientationApplied = isOrientationApplied
         self.scaleDenominator = scaleDenominator
-        let count = max(bytesPerRow * height, 1)
-        self.baseAddress = UnsafeMutableRawPointer.allocate(byteCount: count, alignment: 64)
-        self.baseAddress.initializeMemory(as: UInt8.self, repeating: 0, count: count)
+        self.baseAddress = PixelMemory.allocate(byteCount: max(bytesPerRow * height, 1), zeroed: zeroFilled)
     }
 
     deinit {
-        baseAddress.deallocate()
+        PixelMemory.release(baseAddress, byteCount: max(bytesPerRow * height, 1))
     }
 
     /// The number of bytes the pixels occupy (`bytesPerRow × height`).

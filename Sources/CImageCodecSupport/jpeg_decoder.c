@@ -1,0 +1,183 @@
+/* The decoding steps, each guarded by setjmp so libjpeg errors come back as FIC_JPEG_ERROR. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "jpeg_internal.h"
+
+#define FIC_GUARD(decoder)                 \
+    do {                                   \
+        if ((decoder)->failed) {           \
+            return FIC_JPEG_ERROR;         \
+        }                                  \
+        if (setjmp((decoder)->jump) != 0) { \
+            return FIC_JPEG_ERROR;         \
+        }                                  \
+    } while (0)
+
+fic_jpeg_decoder *fic_jpeg_create(int strict) {
+    fic_jpeg_decoder *decoder = (fic_jpeg_decoder *)calloc(1, sizeof(fic_jpeg_decoder));
+    if (decoder == NULL) {
+        return NULL;
+    }
+    decoder->strict = strict;
+    fic_jpeg_install_error_manager(decoder);
+    decoder->cinfo.client_data = decoder;
+    if (setjmp(decoder->jump) != 0) {
+        jpeg_destroy_decompress(&decoder->cinfo);
+        free(decoder);
+        return NULL;
+    }
+    jpeg_create_decompress(&decoder->cinfo);
+    decoder->cinfo.client_data = decoder;
+    fic_jpeg_install_source(decoder);
+    jpeg_save_markers(&decoder->cinfo, JPEG_APP0 + 1, 0xFFFF);
+    return decoder;
+}
+
+void fic_jpeg_destroy(fic_jpeg_decoder *decoder) {
+    if (decoder == NULL) {
+        return;
+    }
+    jpeg_destroy_decompress(&decoder->cinfo);
+    free(decoder->buffer);
+    free(decoder);
+}
+
+static uint64_t coefficient_bytes(const struct jpeg_decompress_struct *cinfo) {
+    uint64_t total = 0;
+    for (int i = 0; i < cinfo->num_components; i++) {
+        const jpeg_component_info *component = &cinfo->comp_info[i];
+        total += (uint64_t)component->width_in_blocks * (uint64_t)component->height_in_blocks * 128u;
+    }
+    return total;
+}
+
+fic_jpeg_status fic_jpeg_read_header(fic_jpeg_decoder *decoder, fic_jpeg_header *header) {
+    FIC_GUARD(decoder);
+    struct jpeg_decompress_struct *cinfo = &decoder->cinfo;
+    if (jpeg_read_header(cinfo, TRUE) == JPEG_SUSPENDED) {
+        return FIC_JPEG_SUSPENDED;
+    }
+    memset(header, 0, sizeof(*header));
+    header->width = cinfo->image_width;
+    header->height = cinfo->image_height;
+    header->components = cinfo->num_components;
+    header->color_space = (int)cinfo->jpeg_color_space;
+    header->progressive = cinfo->progressive_mode ? 1 : 0;
+    header->arithmetic = cinfo->arith_code ? 1 : 0;
+    header->multiple_scans = jpeg_has_multiple_scans(cinfo) ? 1 : 0;
+    header->saw_adobe_marker = cinfo->saw_Adobe_marker ? 1 : 0;
+    header->adobe_transform = cinfo->Adobe_transform;
+    header->coefficient_bytes = coefficient_bytes(cinfo);
+    return FIC_JPEG_OK;
+}
+
+const uint8_t *fic_jpeg_exif(const fic_jpeg_decoder *decoder, size_t *length) {
+    static const char identifier[6] = {'E', 'x', 'i', 'f', 0, 0};
+    for (jpeg_saved_marker_ptr marker = decoder->cinfo.marker_list; marker != NULL; marker = marker->next) {
+        if (marker->marker == JPEG_APP0 + 1 && marker->data_length >= sizeof(identifier) &&
+            memcmp(marker->data, identifier, sizeof(identifier)) == 0) {
+            *length = marker->data_length - sizeof(identifier);
+            return marker->data + sizeof(identifier);
+        }
+    }
+    *length = 0;
+    return NULL;
+}
+
+fic_jpeg_status fic_jpeg_configure(fic_jpeg_decoder *decoder, int scale_denominator,
+                                   uint32_t *output_width, uint32_t *output_height) {
+    FIC_GUARD(decoder);
+    struct jpeg_decompress_struct *cinfo = &decoder->cinfo;
+    cinfo->scale_num = 1;
+    cinfo->scale_denom = (unsigned int)scale_denominator;
+    cinfo->dct_method = JDCT_ISLOW;
+    cinfo->do_fancy_upsampling = TRUE;
+    cinfo->do_block_smoothing = TRUE;
+    if (cinfo->jpeg_color_space == JCS_CMYK || cinfo->jpeg_color_space == JCS_YCCK) {
+        cinfo->out_color_space = JCS_CMYK;
+        decoder->convert_cmyk = 1;
+        decoder->cmyk_inverted = cinfo->saw_Adobe_marker ? 1 : 0;
+    } else {
+        cinfo->out_color_space = JCS_EXT_BGRX;
+        decoder->convert_cmyk = 0;
+    }
+    jpeg_calc_output_dimensions(cinfo);
+    *output_width = cinfo->output_width;
+    *output_height = cinfo->output_height;
+    return FIC_JPEG_OK;
+}
+
+fic_jpeg_status fic_jpeg_start(fic_jpeg_decoder *decoder) {
+    FIC_GUARD(decoder);
+    if (!jpeg_start_decompress(&decoder->cinfo)) {
+        return FIC_JPEG_SUSPENDED;
+    }
+    return FIC_JPEG_OK;
+}
+
+/* x / 255, rounded, for x in 0...255*255. */
+static inline unsigned int divide_by_255(unsigned int x) {
+    x += 128;
+    return (x + (x >> 8)) >> 8;
+}
+
+/* Converts rows of CMYK (inverted when an Adobe marker was present) to BGRX in place. */
+static void convert_cmyk_rows(const fic_jpeg_decoder *decoder, uint8_t *dst, size_t stride, uint32_t rows) {
+    uint32_t width = decoder->cinfo.output_width;
+    for (uint32_t row = 0; row < rows; row++) {
+        uint8_t *pixel = dst + (size_t)row * stride;
+        for (uint32_t x = 0; x < width; x++, pixel += 4) {
+            unsigned int c = pixel[0], m = pixel[1], y = pixel[2], k = pixel[3];
+            if (!decoder->cmyk_inverted) {
+                c = 255 - c;
+                m = 255 - m;
+                y = 255 - y;
+                k = 255 - k;
+            }
+            pixel[0] = (uint8_t)divide_by_255(y * k);
+            pixel[1] = (uint8_t)divide_by_255(m * k);
+            pixel[2] = (uint8_t)divide_by_255(c * k);
+            pixel[3] = 255;
+        }
+    }
+}
+
+fic_jpeg_status fic_jpeg_read_rows(fic_jpeg_decoder *decoder, uint8_t *dst, size_t stride,
+                                   uint32_t max_rows, uint32_t *rows_read) {
+    *rows_read = 0;
+    FIC_GUARD(decoder);
+    struct jpeg_decompress_struct *cinfo = &decoder->cinfo;
+    JSAMPROW rows[16];
+    while (*rows_read < max_rows && cinfo->output_scanline < cinfo->output_height) {
+        uint32_t wanted = max_rows - *rows_read;
+        if (wanted > 16) {
+            wanted = 16;
+        }
+        uint8_t *first = dst + (size_t)(*rows_read) * stride;
+        for (uint32_t i = 0; i < wanted; i++) {
+            rows[i] = first + (size_t)i * stride;
+        }
+        JDIMENSION got = jpeg_read_scanlines(cinfo, rows, wanted);
+        if (got == 0) {
+            return FIC_JPEG_SUSPENDED;
+        }
+        if (decoder->convert_cmyk) {
+            convert_cmyk_rows(decoder, first, stride, got);
+        }
+        *rows_read += got;
+    }
+    return FIC_JPEG_OK;
+}
+
+uint32_t fic_jpeg_output_scanline(const fic_jpeg_decoder *decoder) {
+    return decoder->cinfo.output_scanline;
+}
+
+fic_jpeg_status fic_jpeg_finish(fic_jpeg_decoder *decoder) {
+    FIC_GUARD(decoder);
+    if (!jpeg_finish_decompress(&decoder->cinfo)) {
+        return FIC_JPEG_SUSPENDED;
+    }
+    return FIC_JPEG_OK;
+}

@@ -1,0 +1,28 @@
+/// How ``ImageDecoder`` decodes an image.
+public struct DecodingOptions: Sendable, Hashable {
+    /// The largest `width × height` (as stored in the header) that will be decoded. Checked before
+    /// any pixel buffer is allocated; larger images fail with
+    /// ``ImageDecodingError/Kind-swift.enum/dimensionsTooLarge``.
+    public var maximumPixelCount: Int = 100_000_000
+    /// The largest size the caller needs, in display orientation. JPEGs are then decoded at the
+    /// smallest DCT scale (1/2, 1/4 or 1/8) that still covers it; other formats decode at full size.
+    public var targetSize: PixelSize? = nil
+    /// Whether to transform the pixels so that they are upright. `false` keeps the stored orientation.
+    public var applyOrientation: Bool = true
+    /// Whether to accept damaged data (libjpeg warnings, missing data, bad ancillary PNG CRCs) and
+    /// return what could be decoded. The default is strict: such input is an error.
+    public var allowCorruptData: Bool = false
+
+    /// Creates options; every parameter has the default described on its property.
+    public init(
+        maximumPixelCount: Int = 100_000_000,
+        targetSize: PixelSize? = nil,
+        applyOrientation: Bool = true,
+        allowCorruptData: Bool = false
+    ) {
+        self.maximumPixelCount = maximumPixelCount
+        self.targetSize = targetSize
+        self.applyOrientation = applyOrientation
+        self.allowCorruptData = allowCorruptData
+    }
+}

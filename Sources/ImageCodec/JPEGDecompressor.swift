@@ -1,0 +1,134 @@
+import CImageCodecSupport
+import CLibJPEG
+
+/// Owns one C-side libjpeg decompressor and turns its status codes into Swift errors.
+///
+/// Not thread-safe; one owner drives it.
+final class JPEGDecompressor {
+    /// The outcome of a step that can wait for more input.
+    enum Step {
+        case done
+        case needsInput
+    }
+
+    /// Header facts plus the EXIF orientation.
+    struct Header {
+        let info: ImageInfo
+        let raw: fic_jpeg_header
+    }
+
+    private let handle: OpaquePointer
+
+    /// Creates a decompressor; `strict` turns libjpeg warnings into errors.
+    init(strict: Bool) throws {
+        guard let handle = fic_jpeg_create(strict ? 1 : 0) else {
+            throw ImageDecodingError(kind: .overMemoryBudget, message: "Could not allocate a JPEG decompressor: out of memory.")
+        }
+        self.handle = handle
+    }
+
+    deinit {
+        fic_jpeg_destroy(handle)
+    }
+
+    /// Borrows the complete stream; it must stay valid while this object is used.
+    func setInput(_ bytes: UnsafeRawBufferPointer) {
+        fic_jpeg_set_input(handle, bytes.baseAddress, bytes.count)
+    }
+
+    /// Copies the next chunk of an incremental stream.
+    func append(_ bytes: UnsafeRawBufferPointer) throws {
+        guard !bytes.isEmpty else { return }
+        guard fic_jpeg_append_input(handle, bytes.baseAddress, bytes.count) == 0 else {
+            throw ImageDecodingError(kind: .overMemoryBudget, message: "Could not buffer \(bytes.count) more bytes of JPEG input: out of memory.")
+        }
+    }
+
+    /// The bytes buffered but not yet consumed by libjpeg.
+    var bufferedBytes: UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(start: fic_jpeg_buffered_data(handle), count: fic_jpeg_buffered_bytes(handle))
+    }
+
+    /// Declares the end of the stream.
+    func setEndOfInput() {
+        fic_jpeg_set_end_of_input(handle)
+    }
+
+    /// Reads the header; `nil` when more input is needed.
+    func readHeader() throws -> Header? {
+        var raw = fic_jpeg_header()
+        switch try check(fic_jpeg_read_header(handle, &raw)) {
+        case .needsInput: return nil
+        case .done: break
+        }
+        var length = 0
+        var orientation = ImageOrientation.up
+        if let exif = fic_jpeg_exif(handle, &length) {
+            orientation = EXIFOrientationParser.orientation(tiff: UnsafeRawBufferPointer(start: exif, count: length))
+        }
+        let info = ImageInfo(
+            format: .jpeg, width: Int(raw.width), height: Int(raw.height),
+            orientation: orientation, hasAlpha: false
+        )
+        return Header(info: info, raw: raw)
+    }
+
+    /// Sets the output to BGRX at scale `1/denominator`; returns the output size.
+    func configure(scaleDenominator: Int) throws -> PixelSize {
+        var width: UInt32 = 0, height: UInt32 = 0
+        _ = try check(fic_jpeg_configure(handle, Int32(scaleDenominator), &width, &height))
+        return PixelSize(width: Int(width), height: Int(height))
+    }
+
+    /// `jpeg_start_decompress`.
+    func start() throws -> Step {
+        try check(fic_jpeg_start(handle))
+    }
+
+    /// Reads up to `maxRows` BGRX rows into `destination`; returns how many were read and whether
+    /// input ran dry.
+    func readRows(into destination: UnsafeMutableRawPointer, bytesPerRow: Int, maxRows: Int) throws -> (rows: Int, step: Step) {
+        var read: UInt32 = 0
+        let status = fic_jpeg_read_rows(
+            handle, destination.assumingMemoryBound(to: UInt8.self), bytesPerRow, UInt32(clamping: maxRows), &read
+        )
+        let step = try check(status)
+        return (Int(read), step)
+    }
+
+    /// The index of the next output row.
+    var outputScanline: Int { Int(fic_jpeg_output_scanline(handle)) }
+
+    /// `jpeg_finish_decompress`: reads up to the end-of-image marker.
+    func finish() throws -> Step {
+        try check(fic_jpeg_finish(handle))
+    }
+
+    private func check(_ status: fic_jpeg_status) throws -> Step {
+        switch status {
+        case FIC_JPEG_OK: return .done
+        case FIC_JPEG_SUSPENDED: return .needsInput
+        default: throw currentError()
+        }
+    }
+
+    /// The libjpeg failure as an ``ImageDecodingError`` with advice.
+    private func currentError() -> ImageDecodingError {
+        let text = String(cString: fic_jpeg_error_message(handle))
+        let quoted = "libjpeg: “\(text)”"
+        switch fic_jpeg_get_error_kind(handle) {
+        case FIC_JPEG_ERR_TRUNCATED:
+            return ImageDecodingError(kind: .truncated, message: "The JPEG data ends before the image does (\(quoted)). The file was cut short; download or copy it again.")
+        case FIC_JPEG_ERR_UNSUPPORTED:
+            return ImageDecodingError(kind: .unsupportedFormat, message: "The JPEG uses a feature this decoder does not support (\(quoted)). Re-encode it as a baseline or progressive 8-bit JPEG.")
+        case FIC_JPEG_ERR_TOO_LARGE:
+            return ImageDecodingError(kind: .dimensionsTooLarge, message: "The JPEG is too large to decode (\(quoted)).")
+        case FIC_JPEG_ERR_MEMORY:
+            return ImageDecodingError(kind: .overMemoryBudget, message: "Decoding the JPEG ran out of memory (\(quoted)).")
+        case FIC_JPEG_ERR_INVALID:
+            return ImageDecodingError(kind: .invalidArgument, message: "Invalid JPEG decoding request (\(quoted)).")
+        default:
+            return ImageDecodingError(kind: .corruptData, message: "The JPEG data is corrupt (\(quoted)). Re-export the image, or set allowCorruptData to accept what can be decoded.")
+        }
+    }
+}

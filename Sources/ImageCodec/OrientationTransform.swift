@@ -1,0 +1,56 @@
+/// Applies an EXIF orientation to a 32-bit bitmap, producing an upright copy.
+enum OrientationTransform {
+    /// Where the stored pixel for display position `(x, y)` lives, for a stored bitmap of
+    /// `width × height`.
+    static func storedPosition(
+        ofDisplay x: Int, _ y: Int, orientation: ImageOrientation, width: Int, height: Int
+    ) -> (x: Int, y: Int) {
+        switch orientation {
+        case .up: return (x, y)
+        case .upMirrored: return (width - 1 - x, y)
+        case .down: return (width - 1 - x, height - 1 - y)
+        case .downMirrored: return (x, height - 1 - y)
+        case .leftMirrored: return (y, x)
+        case .right: return (y, height - 1 - x)
+        case .rightMirrored: return (width - 1 - y, height - 1 - x)
+        case .left: return (width - 1 - y, x)
+        }
+    }
+
+    /// An upright copy of `image` (whose pixels are in stored orientation), or `image` itself when
+    /// `orientation` is ``ImageOrientation/up``.
+    static func apply(_ orientation: ImageOrientation, to image: DecodedImage) -> DecodedImage {
+        let swaps = orientation.swapsDimensions
+        let result = DecodedImage(
+            width: swaps ? image.height : image.width,
+            height: swaps ? image.width : image.height,
+            pixelFormat: image.pixelFormat, source: image.source,
+            isOrientationApplied: true, scaleDenominator: image.scaleDenominator, zeroFilled: false  // every pixel is written below
+        )
+        // Walk the stored pixels in memory order; each stored pixel (sx, sy) lands at display
+        // position origin + sx * stepX + sy * stepY (in pixels of the result).
+        let displayRow = result.bytesPerRow / 4
+        let width = image.width, height = image.height
+        let origin: Int, stepX: Int, stepY: Int
+        switch orientation {
+        case .up: (origin, stepX, stepY) = (0, 1, displayRow)
+        case .upMirrored: (origin, stepX, stepY) = (width - 1, -1, displayRow)
+        case .down: (origin, stepX, stepY) = ((height - 1) * displayRow + width - 1, -1, -displayRow)
+        case .downMirrored: (origin, stepX, stepY) = ((height - 1) * displayRow, 1, -displayRow)
+        case .leftMirrored: (origin, stepX, stepY) = (0, displayRow, 1)
+        case .right: (origin, stepX, stepY) = (height - 1, displayRow, -1)
+        case .rightMirrored: (origin, stepX, stepY) = ((width - 1) * displayRow + height - 1, -displayRow, -1)
+        case .left: (origin, stepX, stepY) = ((width - 1) * displayRow, -displayRow, 1)
+        }
+        let destination = result.baseAddress.assumingMemoryBound(to: UInt32.self)
+        for sy in 0..<height {
+            let sourceRow = (image.baseAddress + sy * image.bytesPerRow).assumingMemoryBound(to: UInt32.self)
+            var target = origin + sy * stepY
+            for sx in 0..<width {
+                destination[target] = sourceRow[sx]
+                target += stepX
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,106 @@
+import ImageCodec
+
+/// SplitMix64: a small, seeded, deterministic generator.
+struct SplitMix64: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// Damages encoded images the ways real corruption and hostile files do.
+enum FuzzMutator {
+    /// `bytes` with one to four random mutations applied.
+    static func mutate(_ bytes: [UInt8], format: ImageFileFormat, using rng: inout SplitMix64) -> [UInt8] {
+        var data = bytes
+        for _ in 0..<Int.random(in: 1...4, using: &rng) {
+            guard !data.isEmpty else { break }
+            switch Int.random(in: 0..<7, using: &rng) {
+            case 0:  // bit flip
+                let at = Int.random(in: 0..<data.count, using: &rng)
+                data[at] ^= 1 << UInt8.random(in: 0..<8, using: &rng)
+            case 1:  // byte set to an interesting or random value
+                let at = Int.random(in: 0..<data.count, using: &rng)
+                data[at] = [0x00, 0xFF, 0x7F, 0x80, UInt8.random(in: 0...255, using: &rng)].randomElement(using: &rng)!
+            case 2:  // truncation
+                data.removeLast(Int.random(in: 0..<data.count, using: &rng))
+            case 3:  // chunk duplication
+                let start = Int.random(in: 0..<data.count, using: &rng)
+                let length = Int.random(in: 1...min(4096, data.count - start), using: &rng)
+                let chunk = data[start..<(start + length)]
+                data.insert(contentsOf: chunk, at: Int.random(in: 0...data.count, using: &rng))
+            case 4:  // insertion of a 0xFF marker
+                let marker: [UInt8] = [0xFF, [0xD9, 0xDA, 0xC0, 0xC4, 0xDD, 0xD0, 0xFF, UInt8.random(in: 0...255, using: &rng)].randomElement(using: &rng)!]
+                data.insert(contentsOf: marker, at: Int.random(in: 0...data.count, using: &rng))
+            case 5:  // big dimension edit
+                editDimensions(&data, format: format, using: &rng)
+            default:  // overwrite a short run
+                let at = Int.random(in: 0..<data.count, using: &rng)
+                for i in at..<min(data.count, at + Int.random(in: 1...16, using: &rng)) {
+                    data[i] = UInt8.random(in: 0...255, using: &rng)
+                }
+            }
+        }
+        return data
+    }
+
+    private static func randomDimension(using rng: inout SplitMix64) -> UInt32 {
+        [0, 1, 2, 0xFFFF, 0x7FFF_FFFF, 0xFFFF_FFFF, UInt32.random(in: 0...70_000, using: &rng)].randomElement(using: &rng)!
+    }
+
+    /// Rewrites the width/height fields of the format's header.
+    private static func editDimensions(_ data: inout [UInt8], format: ImageFileFormat, using rng: inout SplitMix64) {
+        switch format {
+        case .jpeg:
+            // Find an SOFn marker: FF C0...CF except C4 (DHT), C8 (JPG), CC (DAC).
+            var index = 2
+            while index + 9 < data.count {
+                if data[index] == 0xFF, (0xC0...0xCF).contains(data[index + 1]), ![0xC4, 0xC8, 0xCC].contains(data[index + 1]) {
+                    let height = UInt16(truncatingIfNeeded: randomDimension(using: &rng))
+                    let width = UInt16(truncatingIfNeeded: randomDimension(using: &rng))
+                    data[index + 5] = UInt8(height >> 8); data[index + 6] = UInt8(height & 0xFF)
+                    data[index + 7] = UInt8(width >> 8); data[index + 8] = UInt8(width & 0xFF)
+                    return
+                }
+                index += 1
+            }
+        case .png:
+            guard data.count >= 33 else { return }
+            for (offset, value) in [(16, randomDimension(using: &rng)), (20, randomDimension(using: &rng))] {
+                for i in 0..<4 { data[offset + i] = UInt8(truncatingIfNeeded: value >> (24 - 8 * UInt32(i))) }
+            }
+            if Bool.random(using: &rng) {  // fix the IHDR CRC so the decoder gets past it
+                let crc = CRC32.checksum(data[12..<29])
+                for i in 0..<4 { data[29 + i] = UInt8(truncatingIfNeeded: crc >> (24 - 8 * UInt32(i))) }
+            }
+        case .webp:
+            // VP8 frame size (lossy), VP8L packed size (lossless) or VP8X canvas: all within bytes 20...29.
+            guard data.count >= 30 else { return }
+            for i in Int.random(in: 20...26, using: &rng)..<30 where Bool.random(using: &rng) {
+                data[i] = UInt8.random(in: 0...255, using: &rng)
+            }
+        }
+    }
+}
+
+/// CRC-32 as used by PNG chunks.
+enum CRC32 {
+    static let table: [UInt32] = (0..<256).map { n in
+        var c = UInt32(n)
+        for _ in 0..<8 { c = (c & 1) != 0 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
+        return c
+    }
+
+    static func checksum(_ bytes: ArraySlice<UInt8>) -> UInt32 {
+        var c: UInt32 = 0xFFFF_FFFF
+        for byte in bytes { c = table[Int((c ^ UInt32(byte)) & 0xFF)] ^ (c >> 8) }
+        return c ^ 0xFFFF_FFFF
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+import ImageCodec
+import Testing
+
+/// Runs mutated inputs through the decoders and checks every outcome.
+enum FuzzRunner {
+    struct Stats {
+        var iterations = 0
+        var successes = 0
+        var failures = 0
+        var incrementalRuns = 0
+    }
+
+    /// Pixel limit for fuzzed inputs, so that dimension edits do not allocate gigabytes.
+    static let pixelLimit = 4_000_000
+
+    static func run(format: ImageFileFormat, seconds: Double, seed: UInt64) throws -> Stats {
+        let corpus = try TestData.allFiles().filter { file in
+            file.bytes.withUnsafeBytes { ImageDecoder.sniffFormat($0) } == format
+        }
+        try #require(!corpus.isEmpty)
+        var rng = SplitMix64(seed: seed)
+        var stats = Stats()
+        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+        while ContinuousClock.now < deadline {
+            let original = corpus.randomElement(using: &rng)!
+            let input = FuzzMutator.mutate(original.bytes, format: format, using: &rng)
+            let context = "\(original.name), iteration \(stats.iterations)"
+            var options = DecodingOptions(maximumPixelCount: pixelLimit)
+            options.allowCorruptData = Int.random(in: 0..<4, using: &rng) == 0
+            options.applyOrientation = Bool.random(using: &rng)
+            if Bool.random(using: &rng) {
+                options.targetSize = PixelSize(width: Int.random(in: 1...800, using: &rng), height: Int.random(in: 1...800, using: &rng))
+            }
+            outcome(context, &stats) { try checkSane(ImageDecoder.decode(input, options: options), options: options) }
+            outcome(context, &stats) { _ = try ImageDecoder.info(input) }
+            if format == .jpeg {
+                stats.incrementalRuns += 1
+                let chunk = [1, 7, 512, 4096, 65536].randomElement(using: &rng)!
+                let chunkSize = input.count > 20_000 && chunk == 1 ? 97 : chunk
+                outcome(context, &stats) { try incremental(input, chunkSize: chunkSize, allowCorruptData: options.allowCorruptData) }
+            }
+            stats.iterations += 1
+        }
+        print("Fuzz \(format.rawValue): \(stats.iterations) iterations, \(stats.successes) decodes succeeded, \(stats.failures) refused, \(stats.incrementalRuns) incremental runs")
+        return stats
+    }
+
+    /// Runs `body`, counting success or an ``ImageDecodingError``; anything else is a test failure.
+    private static func outcome(_ context: String, _ stats: inout Stats, _ body: () throws -> Void) {
+        do {
+            try body()
+            stats.successes += 1
+        } catch is ImageDecodingError {
+            stats.failures += 1
+        } catch {
+            Issue.record("\(context): unexpected error \(error)")
+        }
+    }
+
+    /// A successful decode must be a plausible bitmap: sizes consistent and pixels well-formed.
+    private static func checkSane(_ image: DecodedImage, options: DecodingOptions) throws {
+        let source = image.source
+        let d = image.scaleDenominator
+        let rotated = options.applyOrientation && source.orientation.swapsDimensions
+        let expectedWidth = ((rotated ? source.height : source.width) + d - 1) / d
+        let expectedHeight = ((rotated ? source.width : source.height) + d - 1) / d
+        #expect([1, 2, 4, 8].contains(d))
+        #expect(image.width == expectedWidth && image.height == expectedHeight)
+        #expect(image.width * image.height <= pixelLimit)
+        #expect(image.bytesPerRow >= image.width * 4)
+        var bad = 0
+        for y in 0..<image.height {
+            let row = (image.baseAddress + y * image.bytesPerRow).assumingMemoryBound(to: UInt8.self)
+            for x in 0..<image.width {
+                let p = row + x * 4
+                switch image.pixelFormat {
+                case .bgrx32: if p[3] != 255 { bad += 1 }
+                case .bgra32Premultiplied: if p[0] > p[3] || p[1] > p[3] || p[2] > p[3] { bad += 1 }
+                default: bad += 1
+                }
+            }
+        }
+        #expect(bad == 0)
+    }
+
+    /// Feeds `input` to the incremental decoder; rows must arrive in order and fill the image.
+    private static func incremental(_ input: [UInt8], chunkSize: Int, allowCorruptData: Bool) throws {
+        let decoder = IncrementalJPEGDecoder(options: .init(maximumPixelCount: pixelLimit, progressiveMemoryBudget: 64 << 20, allowCorruptData: allowCorruptData))
+        var nextRow = 0
+        var start = 0
+        while start < input.count {
+            let end = min(input.count, start + chunkSize)
+            try decoder.append(input[start..<end].withUnsafeBytes { Data($0) }) { first, rows, count in
+                #expect(first == nextRow)
+                #expect(rows.count == count * decoder.bytesPerRow)
+                nextRow += count
+            }
+            start = end
+        }
+        try decoder.finish()
+        #expect(decoder.isComplete)
+        #expect(nextRow == decoder.info?.height)
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import ImageCodec
+import Testing
+
+/// Every file of the shared manifest decodes to its reference, or fails with the promised kind.
+@Suite struct ManifestTests {
+    @Test func manifestIsReadable() {
+        #expect(TestData.okEntries.count >= 30)
+        #expect(TestData.errorEntries.count >= 10)
+    }
+
+    @Test(arguments: TestData.okEntries)
+    func decodesToReference(entry: TestData.Entry) throws {
+        let decoded = try ImageDecoder.decode(contentsOf: TestData.path(entry.file))
+        #expect(decoded.width == entry.displayWidth)
+        #expect(decoded.height == entry.displayHeight)
+        #expect(decoded.source.width == entry.width)
+        #expect(decoded.source.height == entry.height)
+        #expect(decoded.source.orientation.rawValue == entry.orientation)
+        #expect(decoded.source.hasAlpha == entry.hasAlpha)
+        #expect(decoded.source.format.rawValue == entry.format)
+        #expect(decoded.isOrientationApplied)
+        #expect(decoded.scaleDenominator == 1)
+        #expect(decoded.pixelFormat == (entry.hasAlpha == true ? .bgra32Premultiplied : .bgrx32))
+
+        let reference = try ImageDecoder.decode(contentsOf: TestData.path(try #require(entry.reference)))
+        try #require(reference.width == decoded.width && reference.height == decoded.height)
+        let lossless = entry.format == "png" || entry.file.contains("lossless")
+        if lossless {
+            #expect(PixelComparison.maximumDifference(decoded, reference) <= 1)
+        } else {
+            let psnr = PixelComparison.psnr(decoded, reference)
+            #expect(psnr >= 35, "PSNR \(psnr) dB")
+        }
+    }
+
+    @Test(arguments: TestData.okEntries)
+    func infoMatchesManifest(entry: TestData.Entry) throws {
+        let info = try ImageDecoder.info(try TestData.bytes(entry.file))
+        #expect(info.format.rawValue == entry.format)
+        #expect(info.width == entry.width && info.height == entry.height)
+        #expect(info.orientation.rawValue == entry.orientation)
+        #expect(info.displayWidth == entry.displayWidth && info.displayHeight == entry.displayHeight)
+        #expect(info.hasAlpha == entry.hasAlpha)
+    }
+
+    @Test(arguments: TestData.errorEntries)
+    func refusesBadFile(entry: TestData.Entry) throws {
+        let expected = try #require(Self.kind(for: entry.why))
+        let path = TestData.path(entry.file)
+        let error = try #require(throws: ImageDecodingError.self) {
+            try ImageDecoder.decode(contentsOf: path)
+        }
+        #expect(error.kind == expected, "\(error)")
+        #expect(error.path == path)
+        #expect(!error.message.isEmpty)
+
+        let bytes = try TestData.bytes(entry.file)
+        let fromMemory = try #require(throws: ImageDecodingError.self) {
+            try ImageDecoder.decode(bytes)
+        }
+        #expect(fromMemory.kind == expected)
+        #expect(fromMemory.path == nil)
+    }
+
+    /// JPEG-shaped bad files fail the incremental decoder with the same kind.
+    @Test(arguments: TestData.errorEntries.filter { $0.file.hasSuffix(".jpg") })
+    func incrementalDecoderRefusesBadJPEG(entry: TestData.Entry) throws {
+        let expected = try #require(Self.kind(for: entry.why))
+        let bytes = try TestData.bytes(entry.file)
+        let decoder = IncrementalJPEGDecoder()
+        let error = try #require(throws: ImageDecodingError.self) {
+            try decoder.append(bytes) { _, _, _ in }
+            try decoder.finish()
+        }
+        #expect(error.kind == expected, "\(error)")
+        #expect(!decoder.isComplete)
+    }
+
+    @Test func unsupportedFormatsAreNamed() throws {
+        let gif = try #require(throws: ImageDecodingError.self) { try ImageDecoder.decode(try TestData.bytes("bad/unsupported.gif")) }
+        #expect(gif.message.contains("GIF"))
+        let bmp = try #require(throws: ImageDecodingError.self) { try ImageDecoder.decode(try TestData.bytes("bad/unsupported.bmp")) }
+        #expect(bmp.message.contains("BMP"))
+        let random = try #require(throws: ImageDecodingError.self) { try ImageDecoder.decode(try TestData.bytes("bad/random-bytes.jpg")) }
+        #expect(random.message.contains("0xd7 0x1a"))
+    }
+
+    /// The manifest's `why` wording mapped to the error kind it promises.
+    static func kind(for why: String?) -> ImageDecodingError.Kind? {
+        switch why {
+        case "empty input": return .emptyInput
+        case "not an image", "unsupported format": return .unsupportedFormat
+        case "truncated": return .truncated
+        case "corrupt data": return .corruptData
+        case "dimensions over the configured limit": return .dimensionsTooLarge
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,42 @@
+import Foundation
+import ImageCodec
+
+/// Measures how far two 32-bit bitmaps of the same size are apart.
+enum PixelComparison {
+    /// Peak signal-to-noise ratio over the B, G, R channels, in dB (infinity when identical).
+    static func psnr(_ a: DecodedImage, _ b: DecodedImage) -> Double {
+        var squared = 0.0
+        for y in 0..<a.height {
+            let rowA = (a.baseAddress + y * a.bytesPerRow).assumingMemoryBound(to: UInt8.self)
+            let rowB = (b.baseAddress + y * b.bytesPerRow).assumingMemoryBound(to: UInt8.self)
+            for i in 0..<(a.width * 4) where i % 4 != 3 {
+                let d = Double(Int(rowA[i]) - Int(rowB[i]))
+                squared += d * d
+            }
+        }
+        let mse = squared / Double(a.width * a.height * 3)
+        return mse == 0 ? .infinity : 10 * log10(255 * 255 / mse)
+    }
+
+    /// The largest difference of any channel (including alpha / X) between `a` and `b`.
+    static func maximumDifference(_ a: DecodedImage, _ b: DecodedImage) -> Int {
+        var largest = 0
+        for y in 0..<a.height {
+            let rowA = (a.baseAddress + y * a.bytesPerRow).assumingMemoryBound(to: UInt8.self)
+            let rowB = (b.baseAddress + y * b.bytesPerRow).assumingMemoryBound(to: UInt8.self)
+            for i in 0..<(a.width * 4) {
+                largest = max(largest, abs(Int(rowA[i]) - Int(rowB[i])))
+            }
+        }
+        return largest
+    }
+
+    /// Whether the pixel bytes of `a` and `b` (without row padding) are identical.
+    static func identical(_ a: DecodedImage, _ b: DecodedImage) -> Bool {
+        guard a.width == b.width, a.height == b.height else { return false }
+        for y in 0..<a.height where memcmp(a.baseAddress + y * a.bytesPerRow, b.baseAddress + y * b.bytesPerRow, a.width * 4) != 0 {
+            return false
+        }
+        return true
+    }
+}

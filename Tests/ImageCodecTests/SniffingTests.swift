@@ -1,0 +1,60 @@
+import Foundation
+import ImageCodec
+import Testing
+
+/// Format detection from magic numbers, and file errors.
+@Suite struct SniffingTests {
+    @Test func recognisesSignatures() {
+        func sniff(_ bytes: [UInt8]) -> ImageFileFormat? { bytes.withUnsafeBytes { ImageDecoder.sniffFormat($0) } }
+        #expect(sniff([0xFF, 0xD8, 0xFF, 0xE0]) == .jpeg)
+        #expect(sniff([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0]) == .png)
+        #expect(sniff(Array("RIFF\u{0}\u{0}\u{0}\u{0}WEBPVP8 ".utf8)) == .webp)
+        #expect(sniff(Array("RIFF\u{0}\u{0}\u{0}\u{0}WAVEfmt ".utf8)) == nil)
+        #expect(sniff(Array("GIF89a".utf8)) == nil)
+        #expect(sniff([0xFF, 0xD8]) == nil)
+        #expect(sniff([]) == nil)
+    }
+
+    @Test func fileNameDoesNotMatter() throws {
+        // A PNG stored under a .jpg name decodes as PNG.
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("fic-\(UUID().uuidString).jpg").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try Data(try TestData.bytes("png/astronaut-rgb.png")).write(to: URL(fileURLWithPath: path))
+        let decoded = try ImageDecoder.decode(contentsOf: path)
+        #expect(decoded.source.format == .png)
+    }
+
+    @Test func shortSignaturePrefixIsTruncated() throws {
+        let error = try #require(throws: ImageDecodingError.self) { try ImageDecoder.decode([UInt8]([0xFF, 0xD8])) }
+        #expect(error.kind == .truncated)
+    }
+
+    @Test func textIsCalledText() throws {
+        let error = try #require(throws: ImageDecodingError.self) { try ImageDecoder.decode(Array("hello, world".utf8)) }
+        #expect(error.kind == .unsupportedFormat)
+        #expect(error.message.contains("text"))
+    }
+
+    @Test func missingFileIsIOErrorWithPathAndErrno() throws {
+        let path = "/nonexistent-fic-\(UUID().uuidString).jpg"
+        let error = try #require(throws: ImageDecodingError.self) { try ImageDecoder.decode(contentsOf: path) }
+        #expect(error.kind == .io)
+        #expect(error.path == path)
+        #expect(error.errno == ENOENT)
+        #expect(error.description.contains(path))
+    }
+
+    @Test func directoryIsIOError() throws {
+        let error = try #require(throws: ImageDecodingError.self) { try ImageDecoder.decode(contentsOf: TestData.root) }
+        #expect(error.kind == .io)
+        #expect(error.errno == EISDIR)
+    }
+
+    @Test func lenientModeAcceptsTruncatedJPEG() throws {
+        let bytes = try TestData.bytes("bad/truncated-half.jpg")
+        let image = try ImageDecoder.decode(bytes, options: DecodingOptions(allowCorruptData: true))
+        #expect(image.width > 0)
+        let strict = try #require(throws: ImageDecodingError.self) { try ImageDecoder.decode(bytes) }
+        #expect(strict.kind == .truncated)
+    }
+}
