@@ -27,6 +27,12 @@ public final class CachedImage: Sendable {
     /// The first pixel (valid while the image is held).
     public var baseAddress: UnsafeRawPointer { storage.baseAddress }
 
+    /// Lets the kernel drop this image's pages from resident memory; they are read back from the
+    /// file on the next access. Use it when storing many images that will not be shown soon.
+    public func releaseResidentPages() {
+        storage.releaseResidentPages()
+    }
+
     /// Calls `body` with the pixel bytes (`bytesPerRow × height`).
     public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         try storage.withUnsafeBytes(body)

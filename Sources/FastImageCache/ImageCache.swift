@@ -110,6 +110,13 @@ public final class ImageCache: Sendable {
         return CachedImage(format: t.format, storage: stored)
     }
 
+    /// Returns the stored image of the entity named `entityID` in `format`, whatever source
+    /// version it was drawn from, or nil. For tools that know only an identifier.
+    public func cachedImage(entityID: String, format: String) -> CachedImage? {
+        guard let t = tables[format], let stored = t.table.image(for: TableKey(entityID)) else { return nil }
+        return CachedImage(format: t.format, storage: stored)
+    }
+
     /// Whether an up-to-date image of `entity` in `format` is stored.
     public func containsImage(for entity: some ImageEntity, format: String) -> Bool {
         tables[format]?.table.contains(TableKey(entity.entityID), source: TableKey(entity.sourceImageID)) ?? false
@@ -169,6 +176,13 @@ public final class ImageCache: Sendable {
         }
         let (fetches, decodes) = counters.snapshot()
         return CacheStatistics(formats: perFormat, sourceFetches: fetches, sourceDecodes: decodes)
+    }
+
+    /// Lets the kernel drop every mapped page of every table from the process's resident memory
+    /// (for example after a bulk import, or when the system is short of memory). Nothing is lost:
+    /// pages are read back from the files when images are next used.
+    public func releaseResidentMemory() {
+        for t in tables.values { t.table.releaseResidentMemory() }
     }
 
     /// Bytes the cache's files occupy on disk.

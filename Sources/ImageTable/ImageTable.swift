@@ -178,6 +178,13 @@ public final class ImageTable: @unchecked Sendable {
         }
     }
 
+    /// Lets the kernel drop every mapped page of the table from the process's resident memory.
+    /// Nothing is lost or invalidated: pages are mapped again from the file when read.
+    public func releaseResidentMemory() {
+        guard let store = lock.withLock({ store }) else { return }
+        for region in store.regionsSnapshot() { region.releaseResidentPages() }
+    }
+
     /// Writes every change to the disk now (`msync` and `fsync`), without closing.
     public func synchronize() throws {
         guard let store = lock.withLock({ store }) else { return }

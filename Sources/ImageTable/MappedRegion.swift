@@ -27,6 +27,11 @@ final class MappedRegion {
         msync(base, length, wait ? MS_SYNC : MS_ASYNC) == 0 ? 0 : errno
     }
 
+    /// Drops the region's pages from this process's resident set; the file keeps the data.
+    func releaseResidentPages() {
+        _ = madvise(base, length, MADV_DONTNEED)
+    }
+
     deinit {
         munmap(base, length)
     }

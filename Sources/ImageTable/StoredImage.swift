@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// A zero-copy view of one image's pixels inside a mapped table file.
 ///
 /// While you hold it, the pixels stay mapped and unchanged: eviction never reuses a held slot,
@@ -37,6 +43,16 @@ public final class StoredImage: @unchecked Sendable {
     deinit {
         let store = self.store, slot = self.slot
         store.lock.withLock { store.unpin(slot) }
+    }
+
+    /// Lets the kernel drop this image's pages from the process's resident memory now.
+    ///
+    /// The pixels stay in the file (and the page cache) and are mapped again on the next read, so
+    /// the image stays valid. Use it after storing many images that will not be shown soon — a
+    /// bulk import — so that resident memory does not grow with the number of images written.
+    public func releaseResidentPages() {
+        let length = roundUp(byteCount, SystemFile.pageSize)
+        _ = madvise(UnsafeMutableRawPointer(mutating: baseAddress), length, MADV_DONTNEED)
     }
 
     /// The number of bytes of pixels (`bytesPerRow × height`).

@@ -306,11 +306,17 @@ final class TableStore: @unchecked Sendable {
     func retire() {
         isClosed = true
         isRetired = true
+        flock(fd, LOCK_UN)
+    }
+
+    /// The mapped regions now (chunks and index). Takes the lock.
+    func regionsSnapshot() -> [MappedRegion] {
+        lock.withLock { chunks + [index] }
     }
 
     /// Writes dirty pages and the file's metadata to disk.
     func synchronize() throws {
-        let regions = lock.withLock { chunks + [index] }
+        let regions = regionsSnapshot()
         for region in regions {
             let e = region.sync(wait: true)
             if e != 0 { throw ImageTableError.system("msync", path: path, errno: e) }
@@ -331,5 +337,8 @@ final class TableStore: @unchecked Sendable {
         } catch {
             logger.error("closing the table failed; it will be verified when next opened: \(error)", metadata: ["path": "\(path)"])
         }
+        // Held images may keep the mapping (and so this descriptor) alive; the file is free to
+        // be opened again now.
+        flock(fd, LOCK_UN)
     }
 }

@@ -87,3 +87,18 @@ import Testing
         #expect(error?.path == "/proc/no-such-dir/t.fictable")
     }
 }
+
+@Suite struct ResidencyTests {
+    @Test func releasedPagesComeBackFromTheFileUnchanged() throws {
+        let dir = TemporaryDirectory(); defer { dir.cleanup() }
+        let c = config(256, 64, max: 8)
+        let table = try ImageTable(path: dir.file("t.fictable"), configuration: c)
+        let image = try put(table, "a", seed: 42)
+        image.releaseResidentPages()
+        #expect(hasPattern(image, seed: 42), "dirty pages survive MADV_DONTNEED on a shared file mapping")
+        table.releaseResidentMemory()
+        table.close()
+        let reopened = try ImageTable(path: dir.file("t.fictable"), configuration: c)
+        #expect(hasPattern(try #require(reopened.image(for: key("a"))), seed: 42))
+    }
+}
