@@ -1,9 +1,5 @@
 import ArgumentParser
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Foundation
 
 /// The `fic` command-line tool: a demo of Fast Image Cache, and commands to fill, read and check
 /// a cache on disk.
@@ -36,7 +32,7 @@ struct FIC: AsyncParsableCommand {
                 try command.run()
             }
         } catch {
-            exit(ExitStatus.report(error))
+            Foundation.exit(ExitStatus.report(error))
         }
     }
 }

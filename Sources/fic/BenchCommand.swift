@@ -1,0 +1,214 @@
+import ArgumentParser
+import FICBenchmarks
+import Foundation
+
+/// `fic bench`: runs the benchmarks and prints their figures, targets and whether each was met.
+struct BenchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bench",
+        abstract: "Run the benchmarks (build with -c release: debug figures are meaningless).",
+        discussion: """
+            retrieval: cachedImage(for:format:) against an in-memory dictionary and against decoding \
+            a small JPEG per image, and insert cost while a table fills. decode: the decoder. \
+            ingest: photos into a two-format family against vipsthumbnail (run first by "all", so \
+            that its memory figures are its own). With --json the last line of the output is one \
+            JSON object with a member per benchmark run.
+            """)
+
+    /// The benchmarks that can be run.
+    enum Which: String, ExpressibleByArgument, CaseIterable {
+        case retrieval, decode, ingest, all
+    }
+
+    @Argument(help: "The benchmark to run: retrieval, decode, ingest or all.")
+    var benchmark: Which = .all
+
+    @Flag(help: "Print the results as one JSON object on the last line.")
+    var json = false
+
+    @Option(help: "The test-data folder (default: ../shared/testdata from the current directory or the executable, else the bundled sample photos).")
+    var testdata: String?
+
+    @Option(help: "A folder for temporary files (default: the system's temporary folder).")
+    var workDirectory: String?
+
+    /// The JSON printed with `--json`: only the benchmarks that ran are present.
+    struct Report: Encodable {
+        var retrieval: RetrievalBenchmarkResult?
+        var decode: DecodeBenchmarkResult?
+        var ingest: IngestBenchmarkResult?
+    }
+
+    func run() async throws {
+        #if DEBUG
+        print("warning: this is a debug build, so these figures are meaningless; run `swift run -c release fic bench`")
+        #endif
+        let testdata = try resolveTestdata()
+        let work = workDirectory ?? FileManager.default.temporaryDirectory.appendingPathComponent("fic-bench").path
+        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+        print("test data: \(testdata)")
+        let log: (String) -> Void = { print($0) }
+        var report = Report()
+
+        var failures: [String] = []
+        func attempt(_ name: String, _ body: () throws -> Void) {
+            guard benchmark == .all || benchmark.rawValue == name else { return }
+            print("\n== \(name) ==")
+            do {
+                try body()
+            } catch {
+                print("error: the \(name) benchmark failed: \(error)")
+                failures.append(name)
+            }
+        }
+        // Ingest runs first so that its memory figures do not include what the others leave behind.
+        attempt("ingest") {
+            let r = try IngestBenchmark.run(testdata: testdata, workDirectory: work, log: log)
+            printIngest(r)
+            report.ingest = r
+        }
+        attempt("retrieval") {
+            let r = try RetrievalBenchmark.run(testdata: testdata, workDirectory: work, log: log)
+            printRetrieval(r)
+            report.retrieval = r
+        }
+        attempt("decode") {
+            let r = try DecodeBenchmark.run(testdata: testdata, workDirectory: work, log: log)
+            printDecode(r)
+            report.decode = r
+        }
+
+        #if DEBUG
+        print("\nwarning: debug build; run `swift run -c release fic bench` for meaningful figures")
+        #endif
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "Infinity", negativeInfinity: "-Infinity", nan: "NaN")
+            print(String(decoding: try encoder.encode(report), as: UTF8.self))
+        }
+        if !failures.isEmpty { throw ExitCode.failure }
+    }
+
+    // MARK: Test data
+
+    /// `--testdata`, else `../shared/testdata` relative to the current directory or to the
+    /// executable (or any folder above it), else the sample photos bundled with the tool.
+    private func resolveTestdata() throws -> String {
+        let fm = FileManager.default
+        if let testdata {
+            guard fm.fileExists(atPath: testdata) else { throw ValidationError("no such folder: \(testdata)") }
+            return testdata
+        }
+        var starts = [fm.currentDirectoryPath]
+        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+        starts.append(executable.path)
+        for start in starts {
+            var dir = URL(fileURLWithPath: start)
+            while true {
+                for candidate in ["../shared/testdata", "shared/testdata"] {
+                    let url = dir.appendingPathComponent(candidate).standardizedFileURL
+                    if fm.fileExists(atPath: url.appendingPathComponent("photos").path) { return url.path }
+                }
+                let parent = dir.deletingLastPathComponent()
+                if parent.path == dir.path { break }
+                dir = parent
+            }
+        }
+        if let bundled = Bundle.module.url(forResource: "SamplePhotos", withExtension: nil) {
+            return bundled.path
+        }
+        throw ValidationError("no test data found; pass --testdata DIR")
+    }
+
+    // MARK: Tables
+
+    private func row(_ figure: String, _ value: String, _ target: String = "", _ met: Bool? = nil) {
+        let verdict = met.map { $0 ? "yes" : "NO" } ?? ""
+        print("  " + pad(figure, 44) + pad(value, 16) + pad(target, 14) + verdict)
+    }
+
+    private func pad(_ s: String, _ width: Int) -> String {
+        s.count >= width ? s + " " : s + String(repeating: " ", count: width - s.count)
+    }
+
+    private func ns(_ value: Double) -> String {
+        value >= 100_000 ? String(format: "%.1f µs", value / 1000) : String(format: "%.1f ns", value)
+    }
+
+    private func printRetrieval(_ r: RetrievalBenchmarkResult) {
+        print("\n  \(r.entities) entities, \(r.pixelWidth)×\(r.pixelHeight) px BGRA; medians of several runs")
+        row("figure", "value", "target", nil)
+        row("(a) lookup: cachedImage + release", ns(r.lookupNs), "≤ 500 ns", r.targetsMet["lookup_le_500ns"])
+        row("(b) lookup + read every pixel", ns(r.readNs))
+        row("(c) [String: [UInt8]] lookup + read", ns(r.inMemoryReadNs))
+        if let c = r.conventionalNs {
+            row("(d) conventional: read + decode JPEG + read", ns(c))
+        } else {
+            row("(d) conventional", "skipped")
+        }
+        row("read / in-memory", String(format: "%.2f×", r.readOverInMemory), "≤ 1.5", r.targetsMet["read_over_in_memory_le_1_5"])
+        if let ratio = r.conventionalOverRead {
+            row("conventional / read", String(format: "%.0f×", ratio), "≥ 100", r.targetsMet["conventional_over_read_ge_100"])
+        }
+        if let c = r.conventionalOverInMemoryRead {
+            row("  ceiling: conventional / in-memory read", String(format: "%.0f×", c))
+        }
+        if let c = r.conventionalOverLookup {
+            row("conventional / lookup", String(format: "%.0f×", c))
+        }
+        print("  (e) filling a table, per bucket of \(r.insertBucketSize) inserts:")
+        print("      µs/insert:    " + r.insertBucketNs.map { String(format: "%7.1f", $0 / 1000) }.joined(separator: " "))
+        print("      in draw:      " + r.insertBucketDrawNs.map { String(format: "%7.1f", $0 / 1000) }.joined(separator: " "))
+        print("      engine median:" + r.insertBucketEngineNs.map { String(format: "%7.1f", $0 / 1000) }.joined(separator: " "))
+        print("      bytes/insert: " + r.insertBucketBytes.map { String(format: "%7.0f", $0) }.joined(separator: " "))
+        row("insert time max/min", String(format: "%.2f", r.insertTimeMaxOverMin), "≤ 1.5", r.targetsMet["insert_time_constant"])
+        row("engine (median, outside draw) max/min", String(format: "%.2f", r.insertEngineTimeMaxOverMin), "≤ 1.5", r.targetsMet["insert_engine_time_constant"])
+        row("bytes per insert max/min", String(format: "%.3f", r.insertBytesMaxOverMin), "≤ 1.01", r.targetsMet["insert_bytes_constant"])
+        for note in r.notes { print("  note: \(note)") }
+    }
+
+    private func printDecode(_ r: DecodeBenchmarkResult) {
+        print("\n  \(r.width)×\(r.height) px baseline JPEG, \(r.fileBytes / 1024) KiB; best of \(r.runs) runs")
+        row("figure", "value", "target", nil)
+        row("full-size decode", String(format: "%.1f MP/s", r.fullDecodeMegapixelsPerSecond))
+        row("DCT scale 1/2", String(format: "%.1f MP/s", r.halfScaleMegapixelsPerSecond))
+        row("DCT scale 1/4", String(format: "%.1f MP/s", r.quarterScaleMegapixelsPerSecond))
+        row("DCT scale 1/8", String(format: "%.1f MP/s", r.eighthScaleMegapixelsPerSecond))
+        if let djpeg = r.djpegMegapixelsPerSecond, let ratio = r.ratioToDjpeg {
+            row("djpeg -dct int (whole process)", String(format: "%.1f MP/s", djpeg))
+            row("ours / djpeg", String(format: "%.2f", ratio), "≥ 0.90", ratio >= 0.9)
+        } else {
+            row("djpeg", "skipped")
+        }
+    }
+
+    private func printIngest(_ r: IngestBenchmarkResult) {
+        print("\n  \(r.photos) photos into: \(r.formats.joined(separator: "; "))")
+        row("figure", "value", "target", nil)
+        row("ingest (decode once, store every format)", String(format: "%.1f photos/s", r.imagesPerSecond))
+        row("  per photo, best / median run", String(format: "%.2f / %.2f ms", r.ingestTiming.best / 1e6, r.ingestTiming.median / 1e6))
+        if let v = r.vipsImagesPerSecond {
+            row("vipsthumbnail, largest size", String(format: "%.1f photos/s", v))
+            if let t = r.vipsTiming {
+                row("  per photo, best / median run", String(format: "%.2f / %.2f ms", t.best / 1e6, t.median / 1e6))
+            }
+        } else {
+            row("vipsthumbnail", "skipped")
+        }
+        if let ratio = r.oursOverVips {
+            row("ours / vipsthumbnail", String(format: "%.2f×", ratio), "≥ 1.5", r.targetsMet["ours_over_vips_ge_1_5"])
+        }
+        if let b = r.rssBeforeBytes { row("RSS before ingesting", mib(b)) }
+        row("peak RSS while ingesting (VmHWM)", mib(r.peakRSSBytes))
+        if let a = r.peakAnonymousRSSBytes { row("peak anonymous RSS (sampled)", mib(a)) }
+        row("process ru_maxrss", mib(r.processMaxRSSBytes))
+        if let v = r.vipsPeakRSSBytes { row("vipsthumbnail peak RSS (/usr/bin/time)", mib(v)) }
+        row("flush and close one cache", String(format: "%.1f ms", r.closeMs))
+        for note in r.notes { print("  note: \(note)") }
+    }
+
+    private func mib(_ bytes: Int) -> String {
+        String(format: "%.1f MiB", Double(bytes) / 1_048_576)
+    }
+}

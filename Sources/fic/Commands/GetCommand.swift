@@ -1,0 +1,41 @@
+import ArgumentParser
+import FastImageCache
+import Foundation
+
+/// `fic get`: writes one stored image as a PNG.
+struct GetCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "get",
+        abstract: "Write an image stored in a cache as a PNG file.",
+        discussion: "Exit status: 0 when written, 1 when the cache has no such image, 2 on usage errors."
+    )
+
+    @OptionGroup var cacheOptions: CacheOptions
+
+    @Option(name: .long, help: ArgumentHelp("The format name.", valueName: "name"))
+    var format: String
+
+    @Option(name: .long, help: ArgumentHelp("The entity: the image's path relative to the ingested folder.", valueName: "id"))
+    var entity: String
+
+    @Option(name: .long, help: ArgumentHelp("The PNG file to write.", valueName: "file.png"))
+    var out: String
+
+    func run() throws {
+        let (cache, _) = try cacheOptions.openExisting()
+        defer { cache.close() }
+        guard let imageFormat = cache.format(named: format) else {
+            throw CLIError("the cache has no format '\(format)'; its formats: \(cache.formats.map(\.name).joined(separator: ", "))")
+        }
+        guard let image = cache.cachedImage(entityID: entity, format: format) else {
+            throw CLIError("the cache has no image of '\(entity)' in format '\(format)': ingest it first (see 'fic inspect' for what is stored)")
+        }
+        let path = Paths.absolute(out)
+        do {
+            try image.writePNG(to: path)
+        } catch {
+            throw CLIError("cannot write \(path): \(error)")
+        }
+        print("wrote \(out): \(image.width)×\(image.height) px, format \(imageFormat.name) (\(imageFormat.style.rawValue)), entity \(entity)")
+    }
+}

@@ -1,0 +1,89 @@
+import ArgumentParser
+import FastImageCache
+import Foundation
+
+/// `fic ingest DIR --cache DIR --format SPEC…`: stores every image under a folder in every
+/// format of one family, one decode per file.
+struct IngestCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ingest",
+        abstract: "Add every image under a folder to a cache, in every format of one family.",
+        discussion: """
+            Each file is decoded once, at the size of the largest format, and drawn into every \
+            format from that one decode. The entity of an image is its path relative to DIR; its \
+            version is a hash of its bytes, so unchanged files are skipped and edited ones redrawn. \
+            Files are processed one at a time, so memory stays flat however many there are.
+
+            The formats are remembered in CACHE/NAMESPACE.formats.json: later commands (get, \
+            inspect, verify, and ingest without --format) use them. Giving other formats later \
+            replaces them, and the cache discards the images of every changed format.
+
+            Exit status: 0 when every image was ingested, 1 when some files were refused \
+            (each is named on stderr with the reason), 2 on usage errors.
+            """
+    )
+
+    @Argument(help: ArgumentHelp("The folder of images (searched recursively, following links to files).", valueName: "dir"))
+    var source: String
+
+    @OptionGroup var cacheOptions: CacheOptions
+
+    @Option(name: .customLong("format"), parsing: .singleValue, help: ArgumentHelp(
+        "A format as NAME:WxH[@SCALE][:STYLE][:max=N]: size in points, scale (default 1), style bgra, bgrx, rgb565 or gray8 (default bgra), maximum count (default 10000). Repeat for several formats.",
+        valueName: "spec"))
+    var formatTexts: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp("The family of the formats (default: the cache's, or 'images').", valueName: "name"))
+    var family: String?
+
+    func validate() throws {
+        for text in formatTexts {
+            do { _ = try FormatSpec(parsing: text) } catch let error as CLIError { throw ValidationError(error.message) }
+        }
+        let names = formatTexts.compactMap { $0.split(separator: ":").first.map(String.init) }
+        if Set(names).count != names.count { throw ValidationError("two --format options have the same name") }
+        if let family { try CacheOptions.validateName(family, what: "--family") }
+    }
+
+    func run() throws {
+        let directory = cacheOptions.directory, namespace = cacheOptions.namespace
+        let root = Paths.absolute(source)
+        let existing = try CacheDescription.loadIfPresent(directory: directory, namespace: namespace)
+        let specs = try formatTexts.map { try FormatSpec(parsing: $0) }
+        guard let chosen = specs.isEmpty ? existing?.formats : specs else {
+            throw CLIError("give at least one --format NAME:WxH[@SCALE][:STYLE][:max=N] (the cache has none yet)", status: ExitStatus.usage)
+        }
+        var description = CacheDescription(family: family ?? existing?.family ?? "images", formats: chosen)
+        description.sourceRoots = [root] + (existing?.sourceRoots ?? []).filter { $0 != root }
+        if let existing, existing.formats != description.formats || existing.family != description.family {
+            Terminal.error("note: the formats differ from the cache's; images of changed formats are discarded")
+        }
+        let formats = try description.imageFormats()
+        let files = try ImageFiles.files(under: root)
+        let cache = try CacheOpener.open(directory: directory, namespace: namespace, formats: formats)
+        defer { cache.close() }
+        try description.save(directory: directory, namespace: namespace)
+
+        var ingester = Ingester(cache: cache, formats: formats)
+        let candidates = files.filter(ImageFiles.looksLikeImage)
+        let progress = ProgressBar(total: candidates.count)
+        let start = Stopwatch.now()
+        for (index, file) in candidates.enumerated() {
+            progress.update(index, label: file.relativePath)
+            if let reason = try ingester.ingest(file) {
+                progress.clear()
+                Terminal.error("refused \(file.relativePath): \(reason)")
+            }
+        }
+        progress.update(candidates.count, label: "done")
+        progress.clear()
+        try cache.synchronize()
+        let seconds = Formatting.fixed(Double(Stopwatch.elapsed(since: start)) / 1e9, 2)
+        let counts = ingester.counts
+        var line = "ingested \(counts.added + counts.unchanged) of \(candidates.count) image files into \(formats.map(\.name).joined(separator: ", ")) in \(seconds) s: \(counts.added) added, \(counts.unchanged) unchanged, \(counts.refused) refused"
+        let ignored = files.count - candidates.count
+        if ignored > 0 { line += "; \(ignored) other file\(ignored == 1 ? "" : "s") ignored" }
+        print(line)
+        if counts.refused > 0 { throw ExitCode(ExitStatus.failure) }
+    }
+}

@@ -1,0 +1,46 @@
+import FastImageCache
+import Foundation
+
+/// The demo's cache: the photos ingested once into both formats, then read back synchronously
+/// as each cell appears.
+struct DemoCache {
+    static let namespace = "demo"
+    let directory: String
+    let formats: [ImageFormat]
+    let entities: [DemoPhoto]
+
+    /// Stores every photo in both formats, drawing both from one decode per photo, then closes
+    /// the cache so that the scroll starts from files, as an app launched later would.
+    static func ingest(_ photos: [DemoSource], directory: String) throws -> DemoCache {
+        let formats = try DemoFormats.make(count: photos.count)
+        let cache = try CacheOpener.open(directory: directory, namespace: namespace, formats: formats)
+        defer { cache.close() }
+        try cache.reset()
+        let target = PixelSize(width: formats.map(\.pixelSize.width).max()!, height: formats.map(\.pixelSize.height).max()!)
+        var entities: [DemoPhoto] = []
+        for photo in photos {
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: photo.path))
+            let entity = DemoPhoto(entityID: photo.name, sourceImageID: FileEntity.contentHash(bytes), url: URL(fileURLWithPath: photo.path))
+            let decoded = try ImageDecoder.decode(bytes, options: DecodingOptions(targetSize: target))
+            for format in formats {
+                try cache.setImage(decoded, for: entity, format: format.name).releaseResidentPages()
+            }
+            entities.append(entity)
+        }
+        try cache.synchronize()
+        return DemoCache(directory: directory, formats: formats, entities: entities)
+    }
+
+    /// Opens the ingested cache for reading.
+    func open() throws -> ImageCache {
+        try CacheOpener.open(directory: directory, namespace: Self.namespace, formats: formats)
+    }
+
+    /// The thumbnail of photo `index`, straight from the mapped table.
+    func cell(photo index: Int, in cache: ImageCache) -> LiveCell? {
+        guard let image = cache.cachedImage(for: entities[index], format: DemoFormats.thumb),
+              let surface = try? image.makeCairoSurface()
+        else { return nil }
+        return LiveCell(surface: surface, owner: nil)  // the surface keeps the image alive
+    }
+}

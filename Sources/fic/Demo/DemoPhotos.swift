@@ -1,0 +1,38 @@
+import Foundation
+
+/// Where the demo's photos come from and where its files go.
+enum DemoPhotos {
+    /// The photos under `folder`, or the bundled sample photos when it is nil.
+    static func find(in folder: String?) throws -> [DemoSource] {
+        let root: String
+        if let folder {
+            root = Paths.absolute(folder)
+        } else {
+            guard let url = Bundle.module.url(forResource: "SamplePhotos", withExtension: nil) else {
+                throw CLIError("the bundled sample photos are missing: reinstall fic, or give --photos DIR")
+            }
+            root = url.path
+        }
+        let found = try ImageFiles.decodableImages(under: root)
+        guard !found.isEmpty else { throw CLIError("no JPEG, PNG or WebP images under \(root): give --photos a folder of photos") }
+        return found.map { DemoSource(path: $0.path, name: $0.relativePath) }
+    }
+
+    /// `folder` (created if needed), or a new temporary folder.
+    static func outputFolder(_ folder: String?) throws -> String {
+        if let folder {
+            let path = Paths.absolute(folder)
+            do {
+                try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+            } catch {
+                throw CLIError("cannot create \(path): \(error.localizedDescription)")
+            }
+            return path
+        }
+        var template = Array((NSTemporaryDirectory() as NSString).appendingPathComponent("fic-demo-XXXXXX").utf8CString)
+        guard let made = mkdtemp(&template) else {
+            throw CLIError("cannot create a temporary folder: give --out DIR")
+        }
+        return String(cString: made)
+    }
+}

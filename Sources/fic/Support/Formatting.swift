@@ -1,0 +1,45 @@
+import Foundation
+
+/// Human-readable numbers for the tool's tables.
+enum Formatting {
+    /// `12345` → `"12,345"`.
+    static func grouped(_ value: Int) -> String {
+        let digits = String(value.magnitude)
+        var out = ""
+        for (i, c) in digits.enumerated() {
+            if i > 0, (digits.count - i) % 3 == 0 { out.append(",") }
+            out.append(c)
+        }
+        return value < 0 ? "-" + out : out
+    }
+
+    /// Bytes in B, KB, MB or GB (powers of 1024), e.g. `"3.4 MB"`.
+    static func bytes(_ value: Int) -> String {
+        let units = ["B", "KB", "MB", "GB", "TB"]
+        var v = Double(value.magnitude)
+        var unit = 0
+        while v >= 1024, unit < units.count - 1 {
+            v /= 1024
+            unit += 1
+        }
+        let sign = value < 0 ? "-" : ""
+        return unit == 0 ? "\(sign)\(value.magnitude) B" : sign + String(format: "%.1f %@", v, units[unit])
+    }
+
+    /// A duration in s, ms or µs with three significant digits.
+    static func duration(nanoseconds: Double) -> String {
+        if nanoseconds >= 1e9 { return String(format: "%.2f s", nanoseconds / 1e9) }
+        if nanoseconds >= 1e6 { return String(format: "%.2f ms", nanoseconds / 1e6) }
+        return String(format: "%.1f µs", nanoseconds / 1e3)
+    }
+
+    /// `value` with `digits` decimals.
+    static func fixed(_ value: Double, _ digits: Int) -> String {
+        String(format: "%.\(digits)f", value)
+    }
+
+    /// Pads or leaves `text` to `width` characters, left-aligned.
+    static func pad(_ text: String, _ width: Int) -> String {
+        text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
+    }
+}

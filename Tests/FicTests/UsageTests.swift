@@ -1,0 +1,57 @@
+import Foundation
+import Testing
+
+@Suite("Exit statuses and help")
+struct UsageTests {
+    @Test("--help exits 0 and lists the commands")
+    func help() throws {
+        let run = try Fic.run(["--help"])
+        #expect(run.status == 0)
+        for command in ["demo", "ingest", "get", "inspect", "verify", "decode"] {
+            #expect(run.stdout.contains(command), "help lacks \(command)")
+        }
+        #expect(!run.stdout.contains("selftest-writer"))
+    }
+
+    @Test("every command has --help, exiting 0", arguments: ["demo", "ingest", "get", "inspect", "verify", "decode"])
+    func subcommandHelp(_ command: String) throws {
+        let run = try Fic.run([command, "--help"])
+        #expect(run.status == 0)
+        #expect(run.stdout.contains("USAGE: fic \(command)"))
+    }
+
+    @Test("usage errors exit 2 with one line on stderr", arguments: [
+        ["ingest", "/nonexistent", "--cache", "/tmp/x", "--format", "thumb"],
+        ["ingest", "/nonexistent", "--cache", "/tmp/x", "--format", "thumb:0x10"],
+        ["ingest", "/nonexistent", "--cache", "/tmp/x", "--format", "thumb:10x10:purple"],
+        ["ingest", "/nonexistent", "--cache", "/tmp/x", "--format", "thumb:10x10@-2"],
+        ["ingest", "/nonexistent", "--cache", "/tmp/x", "--format", "bad/name:10x10"],
+        ["ingest", "--cache", "/tmp/x"],
+        ["inspect", "--cache", "/tmp/x", "--namespace", "../up"],
+        ["demo", "--cells", "0"],
+        ["no-such-command"],
+    ])
+    func usageErrors(_ arguments: [String]) throws {
+        let run = try Fic.run(arguments)
+        #expect(run.status == 2, "\(arguments): \(run.stderr)")
+        #expect(run.stderr.hasPrefix("fic: "))
+        #expect(run.stderr.split(separator: "\n").count == 1, "\(run.stderr)")
+    }
+
+    @Test("a bad --format names the problem and the expected shape")
+    func badFormatMessage() throws {
+        let run = try Fic.run(["ingest", "/tmp", "--cache", "/tmp/x", "--format", "thumb:75x75:sepia"])
+        #expect(run.status == 2)
+        #expect(run.stderr.contains("'sepia'"))
+        #expect(run.stderr.contains("NAME:WxH"))
+    }
+
+    @Test("commands on a missing cache exit 1 and say how to make one", arguments: ["inspect", "verify"])
+    func missingCache(_ command: String) throws {
+        let folder = try TemporaryFolder()
+        let run = try Fic.run([command, "--cache", folder.path("none")])
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("fic ingest"))
+        #expect(!FileManager.default.fileExists(atPath: folder.path("none")), "inspecting must not create the cache")
+    }
+}
