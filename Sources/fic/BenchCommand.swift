@@ -202,6 +202,8 @@ struct BenchCommand: AsyncParsableCommand {
         if let b = r.rssBeforeBytes { row("RSS before ingesting", mib(b)) }
         row("peak RSS while ingesting (VmHWM)", mib(r.peakRSSBytes))
         if let a = r.peakAnonymousRSSBytes { row("peak anonymous RSS (sampled)", mib(a)) }
+        row("ingest releasing resident pages", String(format: "%.1f photos/s", r.releasingImagesPerSecond))
+        if let p = r.releasingPeakRSSBytes { row("  its peak RSS (VmHWM)", mib(p)) }
         row("process ru_maxrss", mib(r.processMaxRSSBytes))
         if let v = r.vipsPeakRSSBytes { row("vipsthumbnail peak RSS (/usr/bin/time)", mib(v)) }
         row("flush and close one cache", String(format: "%.1f ms", r.closeMs))
