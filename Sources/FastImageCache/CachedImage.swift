@@ -6,15 +6,17 @@ import CCairo
 /// unchanged (eviction, replacement and reset never touch a held image's memory). Treat the
 /// pixels as read-only.
 public final class CachedImage: Sendable {
-    /// The format the image belongs to.
-    public let format: ImageFormat
     /// The stored image in the table.
     public let storage: StoredImage
+    private let table: FormatTable
 
-    init(format: ImageFormat, storage: StoredImage) {
-        self.format = format
+    init(table: FormatTable, storage: StoredImage) {
+        self.table = table
         self.storage = storage
     }
+
+    /// The format the image belongs to.
+    public var format: ImageFormat { table.format }
 
     /// Width in pixels.
     public var width: Int { storage.width }
@@ -23,7 +25,7 @@ public final class CachedImage: Sendable {
     /// Bytes from one row to the next: a multiple of 64.
     public var bytesPerRow: Int { storage.bytesPerRow }
     /// How the pixels are laid out.
-    public var style: PixelStyle { format.style }
+    public var style: PixelStyle { table.format.style }
     /// The first pixel (valid while the image is held).
     public var baseAddress: UnsafeRawPointer { storage.baseAddress }
 

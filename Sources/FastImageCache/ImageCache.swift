@@ -107,14 +107,14 @@ public final class ImageCache: Sendable {
     public func cachedImage(for entity: some ImageEntity, format: String) -> CachedImage? {
         guard let t = tables[format] else { return nil }
         guard let stored = t.table.image(for: TableKey(entity.entityID), source: TableKey(entity.sourceImageID)) else { return nil }
-        return CachedImage(format: t.format, storage: stored)
+        return CachedImage(table: t, storage: stored)
     }
 
     /// Returns the stored image of the entity named `entityID` in `format`, whatever source
     /// version it was drawn from, or nil. For tools that know only an identifier.
     public func cachedImage(entityID: String, format: String) -> CachedImage? {
         guard let t = tables[format], let stored = t.table.image(for: TableKey(entityID)) else { return nil }
-        return CachedImage(format: t.format, storage: stored)
+        return CachedImage(table: t, storage: stored)
     }
 
     /// Whether an up-to-date image of `entity` in `format` is stored.
@@ -230,7 +230,7 @@ final class FormatTable: Sendable {
                 try entity.draw(source, format: format, canvas: canvas)
                 canvas.finish()
             }
-            return CachedImage(format: format, storage: stored)
+            return CachedImage(table: self, storage: stored)
         } catch {
             throw ImageCacheError.wrap(error, format: format.name, kind: .drawingFailed)
         }

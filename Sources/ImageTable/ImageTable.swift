@@ -209,7 +209,7 @@ public final class ImageTable: @unchecked Sendable {
     /// The entries, most recently used first.
     public func entries() -> [TableEntry] {
         lock.withLock {
-            (store?.listEntries() ?? []).map { TableEntry(label: $0.entry.label, entity: $0.entry.entity, source: $0.entry.source, slot: $0.slot) }
+            (store?.listEntries() ?? []).map { TableEntry(label: $0.label, entity: $0.entry.entity, source: $0.entry.source, slot: $0.slot) }
         }
     }
 

@@ -41,7 +41,6 @@ public final class StoredImage: @unchecked Sendable {
     }
 
     deinit {
-        let store = self.store, slot = self.slot
         store.lock.withLock { store.unpin(slot) }
     }
 

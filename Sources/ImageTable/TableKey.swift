@@ -24,6 +24,11 @@ public struct TableKey: Sendable, Hashable, CustomStringConvertible {
         self.init(high: h, low: l)
     }
 
+    /// Feeds the low half to the hasher: keys are already uniformly distributed hashes.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(low)
+    }
+
     /// The key as 32 hexadecimal digits.
     public var description: String {
         let hs = String(high, radix: 16)

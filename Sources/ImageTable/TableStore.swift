@@ -15,7 +15,6 @@ final class TableStore: @unchecked Sendable {
         var entity: TableKey
         var source: TableKey
         var pixelChecksum: UInt64
-        var label: String
         /// False after an unclean shutdown until the pixels have been checked once.
         var verified: Bool
     }
@@ -33,26 +32,30 @@ final class TableStore: @unchecked Sendable {
     let index: MappedRegion
     let logger: Logger
 
-    private(set) var chunks: [MappedRegion] = []
-    private(set) var allocatedSlots = 0
-    private var slotOf: [TableKey: Int] = [:]
-    private var entries: [Entry?]
-    private var pins: [Int32]
+    // Every mutable field is guarded by `lock`, so the runtime's exclusivity checks are redundant
+    // on the lookup path and are turned off for these fields.
+    @exclusivity(unchecked) private(set) var chunks: [MappedRegion] = []
+    @exclusivity(unchecked) private(set) var allocatedSlots = 0
+    @exclusivity(unchecked) private var slotOf: [TableKey: Int] = [:]
+    @exclusivity(unchecked) private var entries: [Entry?]
+    /// Entity labels by slot, apart from `entries` so that lookups copy no strings.
+    @exclusivity(unchecked) private var labels: [String]
+    @exclusivity(unchecked) private var pins: [Int32]
     /// Slots whose entry was replaced or removed while an image of them was held: freed on the last release.
-    private var orphaned: [Bool]
-    private var recency: RecencyList
-    private var freeSlots: [Int] = []
-    private var nextSequence: UInt64 = 1
-    private var accessClock: UInt64 = 1
-    private(set) var isClosed = false
-    private var isRetired = false
-    private var didClose = false
+    @exclusivity(unchecked) private var orphaned: [Bool]
+    @exclusivity(unchecked) private var recency: RecencyList
+    @exclusivity(unchecked) private var freeSlots: [Int] = []
+    @exclusivity(unchecked) private var nextSequence: UInt64 = 1
+    @exclusivity(unchecked) private var accessClock: UInt64 = 1
+    @exclusivity(unchecked) private(set) var isClosed = false
+    @exclusivity(unchecked) private var isRetired = false
+    @exclusivity(unchecked) private var didClose = false
 
-    var hits = 0
-    var misses = 0
-    var evictions = 0
-    var inserts = 0
-    var bytesWritten = 0
+    @exclusivity(unchecked) var hits = 0
+    @exclusivity(unchecked) var misses = 0
+    @exclusivity(unchecked) var evictions = 0
+    @exclusivity(unchecked) var inserts = 0
+    @exclusivity(unchecked) var bytesWritten = 0
 
     /// Takes ownership of `fd` and the mappings made by ``TableFile``.
     init(lock: Lock, path: String, fd: Int32, header: TableHeader, index: MappedRegion, chunks: [MappedRegion], wasOpen: Bool, logger: Logger) {
@@ -65,6 +68,7 @@ final class TableStore: @unchecked Sendable {
         self.chunks = chunks
         let n = header.maximumCount
         entries = Array(repeating: nil, count: n)
+        labels = Array(repeating: "", count: n)
         pins = Array(repeating: 0, count: n)
         orphaned = Array(repeating: false, count: n)
         recency = RecencyList(capacity: n)
@@ -115,7 +119,8 @@ final class TableStore: @unchecked Sendable {
             }
             slotOf[record.entity] = slot
             sequences[slot] = record.sequence
-            entries[slot] = Entry(entity: record.entity, source: record.source, pixelChecksum: record.pixelChecksum, label: record.label, verified: verified)
+            entries[slot] = Entry(entity: record.entity, source: record.source, pixelChecksum: record.pixelChecksum, verified: verified)
+            labels[slot] = record.label
             nextSequence = max(nextSequence, record.sequence + 1)
             let access = IndexRecord.lastAccess(at: p)
             accessClock = max(accessClock, access + 1)
@@ -183,7 +188,7 @@ final class TableStore: @unchecked Sendable {
             hits += 1
             return true
         }
-        logger.error("pixel checksum mismatch; entry discarded", metadata: ["path": "\(path)", "entity": "\(entry.label)", "slot": "\(slot)"])
+        logger.error("pixel checksum mismatch; entry discarded", metadata: ["path": "\(path)", "entity": "\(labels[slot])", "slot": "\(slot)"])
         release(slot)
         unpin(slot)
         misses += 1
@@ -249,7 +254,8 @@ final class TableStore: @unchecked Sendable {
         let record = IndexRecord(entity: entity, source: source, pixelChecksum: pixelChecksum, sequence: nextSequence, label: label)
         nextSequence += 1
         record.write(to: recordPointer(slot), slot: slot)
-        entries[slot] = Entry(entity: entity, source: source, pixelChecksum: pixelChecksum, label: label, verified: true)
+        entries[slot] = Entry(entity: entity, source: source, pixelChecksum: pixelChecksum, verified: true)
+        labels[slot] = label
         slotOf[entity] = slot
         touch(slot)
         inserts += 1
@@ -270,9 +276,9 @@ final class TableStore: @unchecked Sendable {
         return true
     }
 
-    /// Committed entries, most recently used first.
-    func listEntries() -> [(slot: Int, entry: Entry)] {
-        recency.orderedSlots.compactMap { slot in entries[slot].map { (slot, $0) } }
+    /// Committed entries with their labels, most recently used first.
+    func listEntries() -> [(slot: Int, entry: Entry, label: String)] {
+        recency.orderedSlots.compactMap { slot in entries[slot].map { (slot, $0, labels[slot]) } }
     }
 
     func pin(_ slot: Int) { pins[slot] += 1 }
