@@ -1,5 +1,5 @@
 import Foundation
-import ImageTable
+@testable import ImageTable
 
 /// A fresh temporary directory, removed by `cleanup()`.
 struct TemporaryDirectory {
@@ -18,14 +18,7 @@ struct TemporaryDirectory {
 
 /// Fills `count` bytes with a pattern derived from `seed`, so each image's pixels are recognisable.
 func fillPattern(_ p: UnsafeMutableRawPointer, count: Int, seed: UInt64) {
-    var x = seed &* 0x9E37_79B9_7F4A_7C15 | 1
-    let words = count / 8
-    let w = p.bindMemory(to: UInt64.self, capacity: words)
-    for i in 0..<words {
-        x ^= x << 13; x ^= x >> 7; x ^= x << 17
-        w[i] = x
-    }
-    for i in (words * 8)..<count { p.storeBytes(of: UInt8(truncatingIfNeeded: x >> (i % 8)), toByteOffset: i, as: UInt8.self) }
+    TestPattern.fill(p, count: count, seed: seed &* 0x9E37_79B9_7F4A_7C15)
 }
 
 /// Whether `image` holds exactly the pattern of `seed`.
