@@ -18,7 +18,7 @@ public struct TableConfiguration: Sendable, Hashable {
     public static let rowAlignment = 64
 
     /// Creates a configuration.
-    public init(pixelWidth: Int, pixelHeight: Int, bytesPerPixel: Int, maximumCount: Int, identity: String, chunkBytes: Int = 4 << 20) {
+    public init(pixelWidth: Int, pixelHeight: Int, bytesPerPixel: Int, maximumCount: Int, identity: String, chunkBytes: Int = 2 << 20) {
         self.pixelWidth = pixelWidth
         self.pixelHeight = pixelHeight
         self.bytesPerPixel = bytesPerPixel
