@@ -49,14 +49,14 @@ extension ImageCache {
 
     /// Fetches, decodes and draws for one job until no waiter is left.
     func run(_ job: RequestCoordinator.Job, provider: any ImageSourceProvider) async {
+        var source: SourceImage?
         var decoded: DecodedImage?
+        var decodedFor = PixelSize(width: 0, height: 0)
         var failure: (any Error)?
         do {
             counters.countFetch()
-            let source = try await provider.sourceImage(at: job.url, for: job.entity)
+            source = try await provider.sourceImage(at: job.url, for: job.entity)
             try Task.checkCancellation()
-            let waiting = requests.peekWaiters(of: job)
-            decoded = try decodeSource(source, target: largestSize(for: waiting), format: waiting.first?.format.format.name)
         } catch {
             failure = error
         }
@@ -64,7 +64,22 @@ extension ImageCache {
         while true {
             let batch = requests.takeWaiters(of: job)
             if batch.isEmpty { return }
-            guard let decoded else {
+            if let source, failure == nil {
+                // Decode once, at the largest size the waiting families need; decode again only
+                // if waiters who joined later need more pixels than a reduced decode has.
+                let needed = largestSize(for: batch)
+                let covered = decoded.map { $0.scaleDenominator == 1 || (needed.width <= decodedFor.width && needed.height <= decodedFor.height) } ?? false
+                if !covered {
+                    let target = PixelSize(width: max(needed.width, decodedFor.width), height: max(needed.height, decodedFor.height))
+                    do {
+                        decoded = try decodeSource(source, target: target, format: batch.first?.format.format.name)
+                        decodedFor = target
+                    } catch {
+                        failure = error
+                    }
+                }
+            }
+            guard let decoded, failure == nil else {
                 for w in batch {
                     w.continuation.resume(throwing: ImageCacheError.wrap(failure ?? CancellationError(), format: w.format.format.name, kind: .sourceUnavailable))
                 }

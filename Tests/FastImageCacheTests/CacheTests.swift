@@ -52,6 +52,20 @@ import Testing
         #expect(cache.statistics.sourceDecodes == 1)
     }
 
+    @Test func formatsOfOtherFamiliesShareTheFetchAndDecodeAtTheLargestSize() async throws {
+        let dir = TemporaryDirectory(); defer { dir.cleanup() }
+        let provider = CountingProvider(delay: .milliseconds(100))
+        let big = try ImageFormat(name: "big", family: "posters", size: CGSize(width: 300, height: 200), style: .bgrx32, maximumCount: 4)
+        let cache = try ImageCache(directory: dir.path, formats: [try thumbFormat(), big], provider: provider)
+        let photo = Photo(entityID: "c", url: coffee)
+        async let small = cache.image(for: photo, format: "thumb")
+        async let large = cache.image(for: photo, format: "big")
+        let (s, l) = try await (small, large)
+        #expect(s.width == 80 && l.width == 300 && l.height == 200)
+        #expect(provider.calls == 1)
+        #expect(cache.statistics.sourceDecodes == 1)
+    }
+
     @Test func theProviderCanDeclineTheFamily() async throws {
         let dir = TemporaryDirectory(); defer { dir.cleanup() }
         let provider = CountingProvider(declineFamilies: true)
