@@ -195,15 +195,21 @@ public final class ImageTable: @unchecked Sendable {
 
     /// Counters and sizes of the table.
     public var statistics: TableStatistics {
-        lock.withLock {
-            guard let s = store else {
-                return TableStatistics(count: 0, maximumCount: configuration.maximumCount, allocatedSlots: 0, fileBytes: 0, hits: 0, misses: 0, evictions: 0, inserts: 0, bytesWritten: 0, heldImages: 0)
-            }
-            return TableStatistics(
+        let counted: (TableStatistics, TableStore)? = lock.withLock {
+            guard let s = store else { return nil }
+            return (TableStatistics(
                 count: s.count, maximumCount: configuration.maximumCount, allocatedSlots: s.allocatedSlots,
-                fileBytes: SystemFile.allocatedBytes(s.fd), hits: s.hits, misses: s.misses, evictions: s.evictions,
-                inserts: s.inserts, bytesWritten: s.bytesWritten, heldImages: s.heldSlots)
+                fileBytes: 0, hits: s.hits, misses: s.misses, evictions: s.evictions,
+                inserts: s.inserts, bytesWritten: s.bytesWritten, heldImages: s.heldSlots), s)
         }
+        guard let (counts, store) = counted else {
+            return TableStatistics(count: 0, maximumCount: configuration.maximumCount, allocatedSlots: 0, fileBytes: 0, hits: 0, misses: 0, evictions: 0, inserts: 0, bytesWritten: 0, heldImages: 0)
+        }
+        // The system call stays outside the lock, so a frame's lookup never waits for it; the
+        // store (which owns the descriptor) is kept alive meanwhile.
+        var statistics = counts
+        statistics.fileBytes = SystemFile.allocatedBytes(store.fd)
+        return statistics
     }
 
     /// The entries, most recently used first.
