@@ -108,23 +108,29 @@ import Testing
         #expect(hasPattern(held, seed: 11), "and close")
     }
 
-    @Test func uncleanShutdownVerifiesEntriesAndDropsDamagedOnes() throws {
-        let dir = TemporaryDirectory(); defer { dir.cleanup() }
-        let path = dir.file("t.fictable")
-        let c = config(max: 4)
+    /// Writes a (slot 0, seed 1) and b (slot 1, seed 2) into a closed table at `path`, then
+    /// overwrites the file at each offset with the given bytes.
+    func closedTableWithTwoEntries(_ path: String, _ c: TableConfiguration, damage: [(offset: Int, bytes: [UInt8])]) throws {
         do {
             let table = try ImageTable(path: path, configuration: c)
             try put(table, "a", seed: 1); try put(table, "b", seed: 2)
             table.close()
         }
+        let h = try #require(FileHandle(forUpdatingAtPath: path))
+        for (offset, bytes) in damage {
+            try h.seek(toOffset: UInt64(offset))
+            try h.write(contentsOf: Data(bytes))
+        }
+        try h.close()
+    }
+
+    @Test func uncleanShutdownVerifiesEntriesAndDropsDamagedOnes() throws {
+        let dir = TemporaryDirectory(); defer { dir.cleanup() }
+        let path = dir.file("t.fictable")
+        let c = config(max: 4)
         // Damage one pixel of a's slot (slot 0) and mark the file as left open by a killed process.
         let header = TableHeader(configuration: c)
-        let h = try #require(FileHandle(forUpdatingAtPath: path))
-        try h.seek(toOffset: UInt64(header.dataOffset + 10))
-        try h.write(contentsOf: Data([0xAB, 0xCD]))
-        try h.seek(toOffset: UInt64(TableHeader.openStateOffset))
-        try h.write(contentsOf: Data([1, 0, 0, 0]))
-        try h.close()
+        try closedTableWithTwoEntries(path, c, damage: [(header.dataOffset + 10, [0xAB, 0xCD]), (TableHeader.openStateOffset, [1, 0, 0, 0])])
         let table = try ImageTable(path: path, configuration: c)
         #expect(table.image(for: key("a")) == nil, "damaged pixels are never returned")
         #expect(hasPattern(try #require(table.image(for: key("b"))), seed: 2))
@@ -135,16 +141,8 @@ import Testing
         let dir = TemporaryDirectory(); defer { dir.cleanup() }
         let path = dir.file("t.fictable")
         let c = config(max: 4)
-        do {
-            let table = try ImageTable(path: path, configuration: c)
-            try put(table, "a", seed: 1); try put(table, "b", seed: 2)
-            table.close()
-        }
         let header = TableHeader(configuration: c)
-        let h = try #require(FileHandle(forUpdatingAtPath: path))
-        try h.seek(toOffset: UInt64(header.dataOffset + c.slotLength + 3)) // slot 1: b
-        try h.write(contentsOf: Data([0x55]))
-        try h.close()
+        try closedTableWithTwoEntries(path, c, damage: [(header.dataOffset + c.slotLength + 3, [0x55])]) // slot 1: b
         let table = try ImageTable(path: path, configuration: c)
         #expect(table.verify(repair: false).map(\.label) == ["b"])
         #expect(table.verify(repair: true).map(\.label) == ["b"])
