@@ -30,8 +30,7 @@ import Testing
         let photo = Photo(entityID: "p", url: coffee)
         let leaving = Task { try await cache.image(for: photo, format: "medium") }
         let staying = Task { try await cache.image(for: photo, format: "medium") }
-        while provider.calls == 0 { try await Task.sleep(for: .milliseconds(5)) }
-        try await Task.sleep(for: .milliseconds(20))
+        while cache.requests.waiters(entityID: "p", format: "medium").count < 2 { try await Task.sleep(for: .milliseconds(5)) }
         leaving.cancel()
         let image = try await staying.value
         #expect(image.width == 100)
@@ -46,8 +45,7 @@ import Testing
         let cache = try ImageCache(directory: dir.path, formats: [try mediumFormat()], provider: provider)
         let photo = Photo(entityID: "p", url: coffee)
         let task = Task { try await cache.image(for: photo, format: "medium") }
-        while provider.calls == 0 { try await Task.sleep(for: .milliseconds(5)) }
-        try await Task.sleep(for: .milliseconds(20))
+        while provider.calls == 0 || cache.requests.waiters(entityID: "p", format: "medium").isEmpty { try await Task.sleep(for: .milliseconds(5)) }
         cache.cancelRequest(for: photo, format: "medium")
         if case .failure(let e as ImageCacheError) = await task.result { #expect(e.kind == .cancelled) } else { Issue.record("expected a cancellation error") }
         #expect(provider.cancellations == [coffee])
