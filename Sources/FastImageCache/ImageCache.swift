@@ -52,7 +52,7 @@ public final class ImageCache: Sendable {
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         } catch {
-            throw ImageCacheError(.storage, "cannot create the cache directory", file: folder, underlying: SendableErrorBox(error))
+            throw ImageCacheError(.storage, "cannot create the cache directory", file: folder, underlying: error)
         }
         Self.removeStrayFiles(in: folder, keeping: seen, logger: logger)
         var tables: [String: FormatTable] = [:]

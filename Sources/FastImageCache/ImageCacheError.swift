@@ -38,10 +38,10 @@ public struct ImageCacheError: Error, Sendable, CustomStringConvertible {
     /// The `errno` of a failed system call, if any.
     public var errno: Int32?
     /// The error that caused this one (an ``ImageTableError``, an ``ImageDecodingError``, a provider's error).
-    public var underlying: (any Error & Sendable)?
+    public var underlying: (any Error)?
 
     /// Creates an error.
-    public init(_ kind: Kind, _ message: String, format: String? = nil, file: String? = nil, errno: Int32? = nil, underlying: (any Error & Sendable)? = nil) {
+    public init(_ kind: Kind, _ message: String, format: String? = nil, file: String? = nil, errno: Int32? = nil, underlying: (any Error)? = nil) {
         self.kind = kind
         self.message = message
         self.format = format
@@ -85,12 +85,6 @@ public struct ImageCacheError: Error, Sendable, CustomStringConvertible {
             return ImageCacheError(.decodingFailed, "the source image could not be decoded", format: format, file: e.path, errno: e.errno, underlying: e)
         }
         if error is CancellationError { return ImageCacheError(.cancelled, "the request was cancelled", format: format) }
-        return ImageCacheError(kind, kind == .drawingFailed ? "drawing the image failed" : "the source image is unavailable", format: format, underlying: SendableErrorBox(error))
+        return ImageCacheError(kind, kind == .drawingFailed ? "drawing the image failed" : "the source image is unavailable", format: format, underlying: error)
     }
-}
-
-/// Carries a non-`Sendable` error's description across tasks.
-struct SendableErrorBox: Error, Sendable, CustomStringConvertible {
-    let description: String
-    init(_ error: any Error) { description = String(describing: error) }
 }

@@ -79,11 +79,6 @@ final class RequestCoordinator: Sendable {
         lock.withLock { job.isCancelled }
     }
 
-    /// The waiters of `job` now, without taking them (to size the decode).
-    func peekWaiters(of job: Job) -> [Waiter] {
-        lock.withLock { Array(job.waiters.values) }
-    }
-
     /// Cancels one waiter; when it was the job's last, cancels the job and tells the provider.
     func cancel(waiter id: UInt64, url: URL, provider: (any ImageSourceProvider)?) {
         var resumed: Waiter?

@@ -128,8 +128,9 @@ public final class ImageTable: @unchecked Sendable {
             switch reservation {
             case .slot(let slot):
                 return (store, slot, pixels!)
+            case .closed:
+                throw ImageTableError(.closed, "the table is closed", path: path)
             case .full:
-                if store.isClosed { throw ImageTableError(.closed, "the table is closed", path: path) }
                 throw ImageTableError(.tableFull, "all \(configuration.maximumCount) slots hold images that are in use; release some images or raise the format's maximum count", path: path)
             case .needsGrowth(let first):
                 // Grow outside the main lock so that readers never wait for the disk.

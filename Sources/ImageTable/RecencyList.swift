@@ -14,8 +14,6 @@ struct RecencyList {
         member = Array(repeating: false, count: capacity)
     }
 
-    func contains(_ slot: Int) -> Bool { member[slot] }
-
     /// Puts `slot` at the most recent end (inserting it if absent).
     mutating func touch(_ slot: Int) {
         if member[slot] {

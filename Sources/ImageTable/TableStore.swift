@@ -23,6 +23,7 @@ final class TableStore: @unchecked Sendable {
         case slot(Int)
         case needsGrowth(Int)
         case full
+        case closed
     }
 
     let lock: Lock
@@ -208,7 +209,7 @@ final class TableStore: @unchecked Sendable {
     /// Finds a slot for a new image: a free one, else room to grow, else the least recently used
     /// entry that nobody holds. The returned slot is pinned for the writer.
     func reserve() -> Reservation {
-        if isClosed { return .full }
+        if isClosed { return .closed }
         if let slot = freeSlots.popLast() {
             pins[slot] += 1
             return .slot(slot)
@@ -265,8 +266,9 @@ final class TableStore: @unchecked Sendable {
 
     /// Gives back a reserved slot whose drawing failed.
     func abandon(slot: Int) {
-        unpin(slot)
-        if pins[slot] == 0 && entries[slot] == nil && !freeSlots.contains(slot) { freeSlots.append(slot) }
+        // A reserved slot has no entry and is not orphaned: the writer's pin is its only one.
+        pins[slot] -= 1
+        freeSlots.append(slot)
     }
 
     @discardableResult

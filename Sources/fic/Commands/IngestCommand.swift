@@ -53,8 +53,7 @@ struct IngestCommand: ParsableCommand {
         guard let chosen = specs.isEmpty ? existing?.formats : specs else {
             throw CLIError("give at least one --format NAME:WxH[@SCALE][:STYLE][:max=N] (the cache has none yet)", status: ExitStatus.usage)
         }
-        var description = CacheDescription(family: family ?? existing?.family ?? "images", formats: chosen)
-        description.sourceRoots = [root] + (existing?.sourceRoots ?? []).filter { $0 != root }
+        let description = CacheDescription(family: family ?? existing?.family ?? "images", formats: chosen)
         if let existing, existing.formats != description.formats || existing.family != description.family {
             Terminal.error("note: the formats differ from the cache's; images of changed formats are discarded")
         }

@@ -13,8 +13,6 @@ struct CacheDescription: Codable {
     var family: String
     /// The formats, in order.
     var formats: [FormatSpec]
-    /// The folders images were ingested from, most recent first (absolute paths).
-    var sourceRoots: [String] = []
 
     /// The path of the description of `namespace` in `directory`.
     static func path(directory: String, namespace: String) -> String {
