@@ -3,7 +3,6 @@ import PackageDescription
 
 let package = Package(
     name: "FastImageCache",
-    platforms: [.macOS(.v15)],
     products: [
         .library(name: "FastImageCache", targets: ["FastImageCache"]),
         .library(name: "ImageTable", targets: ["ImageTable"]),
@@ -13,6 +12,8 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-system.git", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.0"),
     ],
     targets: [
         // C libraries, found with pkg-config (Debian: libjpeg62-turbo-dev, libspng-dev, libwebp-dev, libcairo2-dev).
@@ -23,16 +24,26 @@ let package = Package(
         // setjmp/longjmp error handling and source managers for libjpeg, which Swift cannot do itself.
         .target(name: "CImageCodecSupport", dependencies: ["CLibJPEG"]),
 
+        // The lowest layer: the package's one error type, locks, and every system call, wrapped once.
+        .target(name: "CFICCore"),
+        .target(
+            name: "FICCore",
+            dependencies: ["CFICCore", .product(name: "SystemPackage", package: "swift-system")]
+        ),
         // The storage engine: table files, slots, mapping, index, eviction, durability.
         .target(
             name: "ImageTable",
-            dependencies: [.product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "FICCore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
         ),
         // Decoding JPEG / PNG / WebP into cairo-compatible bitmaps.
         .target(
             name: "ImageCodec",
             dependencies: [
-                "CImageCodecSupport", "CLibJPEG", "CSpng", "CWebP",
+                "FICCore", "CImageCodecSupport", "CLibJPEG", "CSpng", "CWebP",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -40,7 +51,7 @@ let package = Package(
         .target(
             name: "FastImageCache",
             dependencies: [
-                "ImageTable", "ImageCodec", "CCairo",
+                "FICCore", "ImageTable", "ImageCodec", "CCairo",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -60,6 +71,7 @@ let package = Package(
             resources: [.copy("SamplePhotos")]
         ),
 
+        .testTarget(name: "FICCoreTests", dependencies: ["FICCore"]),
         .testTarget(name: "ImageTableTests", dependencies: ["ImageTable"]),
         .testTarget(name: "ImageCodecTests", dependencies: ["ImageCodec"]),
         .testTarget(name: "FastImageCacheTests", dependencies: ["FastImageCache"]),

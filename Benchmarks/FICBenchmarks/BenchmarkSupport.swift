@@ -1,10 +1,6 @@
 import Foundation
 
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 // MARK: Helpers
 

@@ -1,10 +1,6 @@
 import Foundation
 import ImageCodec
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Throughput figures of ``DecodeBenchmark``. Megapixels per second are counted on the source
 /// image's pixels for every scale, so the scaled figures show how much faster a thumbnail decode is.

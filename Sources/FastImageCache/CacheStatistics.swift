@@ -34,11 +34,9 @@ public struct CacheStatistics: Sendable, Hashable, Codable {
 
 /// Thread-safe counters of fetches and decodes.
 final class CacheCounters: Sendable {
-    private let lock = Lock()
-    nonisolated(unsafe) private var fetches = 0
-    nonisolated(unsafe) private var decodes = 0
+    private let counts = LockedBox((fetches: 0, decodes: 0))
 
-    func countFetch() { lock.withLock { fetches += 1 } }
-    func countDecode() { lock.withLock { decodes += 1 } }
-    func snapshot() -> (Int, Int) { lock.withLock { (fetches, decodes) } }
+    func countFetch() { counts.withLockedValue { $0.fetches += 1 } }
+    func countDecode() { counts.withLockedValue { $0.decodes += 1 } }
+    func snapshot() -> (Int, Int) { counts.withLockedValue { ($0.fetches, $0.decodes) } }
 }

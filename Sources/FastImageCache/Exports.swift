@@ -1,2 +1,3 @@
 @_exported import ImageCodec
 @_exported import ImageTable
+@_exported import FICCore

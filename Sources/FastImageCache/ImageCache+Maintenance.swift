@@ -20,7 +20,7 @@ extension ImageCache {
     /// Writes every table's changes to disk now (`msync` and `fsync`).
     public func synchronize() throws {
         for t in tables.values {
-            do { try t.table.synchronize() } catch { throw ImageCacheError.wrap(error, format: t.format.name, kind: .storage) }
+            do { try t.table.synchronize() } catch { throw ImageCacheError.wrap(error, format: t.format.name, code: .io) }
         }
     }
 

@@ -81,7 +81,7 @@ extension ImageCache {
             }
             guard let decoded, failure == nil else {
                 for w in batch {
-                    w.continuation.resume(throwing: ImageCacheError.wrap(failure ?? CancellationError(), format: w.format.format.name, kind: .sourceUnavailable))
+                    w.continuation.resume(throwing: ImageCacheError.wrap(failure ?? CancellationError(), format: w.format.format.name, code: .sourceUnavailable))
                 }
                 continue
             }
@@ -131,8 +131,7 @@ extension ImageCache {
 
 /// Passes a waiter id from the registering closure to the cancellation handler.
 final class WaiterIDBox: Sendable {
-    private let lock = Lock()
-    nonisolated(unsafe) private var id: UInt64?
-    func set(_ value: UInt64) { lock.withLock { id = value } }
-    func get() -> UInt64? { lock.withLock { id } }
+    private let id = LockedBox<UInt64?>(nil)
+    func set(_ value: UInt64) { id.withLockedValue { $0 = value } }
+    func get() -> UInt64? { id.withLockedValue { $0 } }
 }

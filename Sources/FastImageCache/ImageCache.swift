@@ -52,7 +52,7 @@ public final class ImageCache: Sendable {
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         } catch {
-            throw ImageCacheError(.storage, "cannot create the cache directory", file: folder, underlying: error)
+            throw ImageCacheError(.io, "cannot create the cache directory", path: folder, underlying: error)
         }
         Self.removeStrayFiles(in: folder, keeping: seen, logger: logger)
         var tables: [String: FormatTable] = [:]
@@ -63,7 +63,7 @@ public final class ImageCache: Sendable {
             }
         } catch {
             for t in tables.values { t.table.close() }
-            throw ImageCacheError.wrap(error, format: nil, kind: .storage)
+            throw ImageCacheError.wrap(error, format: nil, code: .io)
         }
         self.tables = tables
         self.families = Dictionary(grouping: formats.compactMap { tables[$0.name] }, by: { $0.format.family })
@@ -156,7 +156,7 @@ public final class ImageCache: Sendable {
     /// Empties every table. Images still held stay valid until released.
     public func reset() throws {
         for t in tables.values {
-            do { try t.table.removeAll() } catch { throw ImageCacheError.wrap(error, format: t.format.name, kind: .storage) }
+            do { try t.table.removeAll() } catch { throw ImageCacheError.wrap(error, format: t.format.name, code: .io) }
         }
     }
 
@@ -199,7 +199,7 @@ public final class ImageCache: Sendable {
             do {
                 return try ImageDecoder.decode(bytes, options: DecodingOptions(targetSize: target))
             } catch {
-                throw ImageCacheError.wrap(error, format: format, kind: .decodingFailed)
+                throw ImageCacheError.decoding(error, format: format)
             }
         }
     }
@@ -232,7 +232,7 @@ final class FormatTable: Sendable {
             }
             return CachedImage(table: self, storage: stored)
         } catch {
-            throw ImageCacheError.wrap(error, format: format.name, kind: .drawingFailed)
+            throw ImageCacheError.wrap(error, format: format.name, code: .drawingFailed)
         }
     }
 }

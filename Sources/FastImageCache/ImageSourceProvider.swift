@@ -42,7 +42,7 @@ public struct FileSourceProvider: ImageSourceProvider {
             let data = try Data(contentsOf: url)
             return .encoded([UInt8](data))
         } catch {
-            throw ImageCacheError(.sourceUnavailable, "cannot read the source image", file: url.path, underlying: error)
+            throw ImageCacheError(.sourceUnavailable, "cannot read the source image", path: url.path, underlying: error)
         }
     }
 }

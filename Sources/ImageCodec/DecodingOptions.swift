@@ -2,7 +2,7 @@
 public struct DecodingOptions: Sendable, Hashable {
     /// The largest `width × height` (as stored in the header) that will be decoded. Checked before
     /// any pixel buffer is allocated; larger images fail with
-    /// ``ImageDecodingError/Kind-swift.enum/dimensionsTooLarge``.
+    /// ``ImageCacheError/Code/dimensionsTooLarge``.
     public var maximumPixelCount: Int = 100_000_000
     /// The largest size the caller needs, in display orientation. JPEGs are then decoded at the
     /// smallest DCT scale (1/2, 1/4 or 1/8) that still covers it; other formats decode at full size.

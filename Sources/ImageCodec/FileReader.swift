@@ -1,12 +1,6 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
-/// Reads whole files with POSIX calls, reporting failures as ``ImageDecodingError/Kind-swift.enum/io``
+/// Reads whole files with POSIX calls, reporting failures as ``ImageCacheError/Code/io``
 /// errors that carry the path and `errno`.
 enum FileReader {
     /// The contents of the regular file at `path`.
@@ -18,9 +12,8 @@ enum FileReader {
         guard fstat(descriptor, &status) == 0 else { throw failure("stat", path: path) }
         guard (status.st_mode & S_IFMT) == S_IFREG else {
             let isDirectory = (status.st_mode & S_IFMT) == S_IFDIR
-            throw ImageDecodingError(
-                kind: .io,
-                message: isDirectory ? "The path is a directory, not an image file." : "The path is not a regular file.",
+            throw ImageCacheError(.io,
+                isDirectory ? "The path is a directory, not an image file." : "The path is not a regular file.",
                 path: path, errno: isDirectory ? EISDIR : EINVAL
             )
         }
@@ -39,9 +32,9 @@ enum FileReader {
         return bytes
     }
 
-    private static func failure(_ call: String, path: String) -> ImageDecodingError {
+    private static func failure(_ call: String, path: String) -> ImageCacheError {
         let code = errno
         let reason = String(cString: strerror(code))
-        return ImageDecodingError(kind: .io, message: "Could not \(call) the image file: \(reason).", path: path, errno: code)
+        return ImageCacheError(.io, "Could not \(call) the image file: \(reason).", path: path, errno: code)
     }
 }

@@ -1,12 +1,6 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
-/// Writes whole files with POSIX calls, reporting failures as ``ImageDecodingError/Kind-swift.enum/io``
+/// Writes whole files with POSIX calls, reporting failures as ``ImageCacheError/Code/io``
 /// errors that carry the path and `errno`.
 enum FileWriter {
     /// Creates or truncates the file at `path` and writes `bytes` to it.
@@ -29,8 +23,8 @@ enum FileWriter {
         guard close(descriptor) == 0 else { throw failure("close", path: path) }
     }
 
-    private static func failure(_ call: String, path: String) -> ImageDecodingError {
+    private static func failure(_ call: String, path: String) -> ImageCacheError {
         let code = errno
-        return ImageDecodingError(kind: .io, message: "Could not \(call) the file: \(String(cString: strerror(code))).", path: path, errno: code)
+        return ImageCacheError(.io, "Could not \(call) the file: \(String(cString: strerror(code))).", path: path, errno: code)
     }
 }

@@ -64,39 +64,34 @@ enum FormatSniffer {
     }
 
     /// The error for bytes that ``format(of:)`` does not recognise, naming what they look like.
-    static func unrecognisedError(_ bytes: UnsafeRawBufferPointer) -> ImageDecodingError {
+    static func unrecognisedError(_ bytes: UnsafeRawBufferPointer) -> ImageCacheError {
         if bytes.isEmpty {
-            return ImageDecodingError(kind: .emptyInput, message: "The input is empty (0 bytes); there is no image to decode.")
+            return ImageCacheError(.emptyInput, "The input is empty (0 bytes); there is no image to decode.")
         }
         for signature in [jpeg, png, riff] where isPrefix(of: signature, bytes) {
-            return ImageDecodingError(
-                kind: .truncated,
-                message: "The input is only \(bytes.count) byte\(bytes.count == 1 ? "" : "s"), the start of a \(signature.name == "RIFF" ? "WebP" : signature.name) signature; the file was cut short."
+            return ImageCacheError(.truncated,
+                "The input is only \(bytes.count) byte\(bytes.count == 1 ? "" : "s"), the start of a \(signature.name == "RIFF" ? "WebP" : signature.name) signature; the file was cut short."
             )
         }
         if matches(riff, bytes) && bytes.count < 12 {
-            return ImageDecodingError(
-                kind: .truncated,
-                message: "The input is only \(bytes.count) bytes, the start of a RIFF (WebP?) header; the file was cut short."
+            return ImageCacheError(.truncated,
+                "The input is only \(bytes.count) bytes, the start of a RIFF (WebP?) header; the file was cut short."
             )
         }
         if let other = others.first(where: { matches($0, bytes) }) {
-            return ImageDecodingError(
-                kind: .unsupportedFormat,
-                message: "The input is a \(other.name) file; only JPEG, PNG and WebP are decoded. Convert it to one of those."
+            return ImageCacheError(.unsupportedFormat,
+                "The input is a \(other.name) file; only JPEG, PNG and WebP are decoded. Convert it to one of those."
             )
         }
         if matches(riff, bytes) {
-            return ImageDecodingError(
-                kind: .unsupportedFormat,
-                message: "The input is a RIFF file but not WebP (form type \(describe(bytes, from: 8, count: 4))); only JPEG, PNG and WebP are decoded."
+            return ImageCacheError(.unsupportedFormat,
+                "The input is a RIFF file but not WebP (form type \(describe(bytes, from: 8, count: 4))); only JPEG, PNG and WebP are decoded."
             )
         }
         let looksLikeText = bytes.prefix(64).allSatisfy { $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || (0x20..<0x7F).contains($0) }
         let leading = describe(bytes, from: 0, count: 4)
-        return ImageDecodingError(
-            kind: .unsupportedFormat,
-            message: looksLikeText
+        return ImageCacheError(.unsupportedFormat,
+            looksLikeText
                 ? "The input is text, not an image (it starts with \(leading)); only JPEG, PNG and WebP are decoded."
                 : "The input is not a JPEG, PNG or WebP image: unknown bytes \(leading) at its start."
         )

@@ -7,7 +7,7 @@ import Foundation
 /// Decodes JPEG, PNG and WebP images into cairo-compatible bitmaps.
 ///
 /// The format is always sniffed from the bytes, never taken from a file name. Every failure is an
-/// ``ImageDecodingError``; damaged input never yields a partially decoded image unless
+/// ``ImageCacheError``; damaged input never yields a partially decoded image unless
 /// ``DecodingOptions/allowCorruptData`` is set.
 public enum ImageDecoder {
     /// The format `bytes` start with (JPEG `FF D8 FF`, the PNG signature, or `RIFF….WEBP`), or `nil`.
@@ -33,7 +33,7 @@ public enum ImageDecoder {
     /// for JPEGs with `options.targetSize`, DCT-scaled (see ``jpegScaleDenominator(for:target:)``).
     public static func decode(_ bytes: some ContiguousBytes, options: DecodingOptions = .init()) throws -> DecodedImage {
         if let target = options.targetSize, target.width <= 0 || target.height <= 0 {
-            throw ImageDecodingError(kind: .invalidArgument, message: "targetSize must be positive in both dimensions, not \(target).")
+            throw ImageCacheError(.invalidArgument, "targetSize must be positive in both dimensions, not \(target).")
         }
         return try bytes.withUnsafeBytes { buffer in
             switch try format(of: buffer) {
@@ -49,8 +49,8 @@ public enum ImageDecoder {
         let bytes = try FileReader.readAll(path: path)
         do {
             return try decode(bytes, options: options)
-        } catch let error as ImageDecodingError {
-            throw error.at(path: path)
+        } catch let error as ImageCacheError {
+            throw error.adding(path: path)
         }
     }
 

@@ -87,7 +87,7 @@ public final class IncrementalJPEGDecoder {
         }
     }
 
-    /// Declares the end of the stream. Throws ``ImageDecodingError/Kind-swift.enum/truncated`` unless
+    /// Declares the end of the stream. Throws ``ImageCacheError/Code/truncated`` unless
     /// every row has been decoded (and, unless corrupt data is allowed, the end-of-image marker read).
     public func finish() throws {
         if let failure { throw failure }
@@ -102,19 +102,18 @@ public final class IncrementalJPEGDecoder {
 
     private func finishStream() throws {
         guard bytesReceived > 0 else {
-            throw ImageDecodingError(kind: .emptyInput, message: "The JPEG stream ended without any bytes; there is no image to decode.")
+            throw ImageCacheError(.emptyInput, "The JPEG stream ended without any bytes; there is no image to decode.")
         }
         guard let decompressor, stage == .end else {
             let what = info.map { "after \(rowsDecoded) of \($0.height) rows" } ?? "before its header was complete"
-            throw ImageDecodingError(
-                kind: .truncated,
-                message: "The JPEG stream ended \(what) (\(bytesReceived) bytes received). The file was cut short; download or copy it again."
+            throw ImageCacheError(.truncated,
+                "The JPEG stream ended \(what) (\(bytesReceived) bytes received). The file was cut short; download or copy it again."
             )
         }
         decompressor.setEndOfInput()
         endOfInputDeclared = true
         guard try decompressor.finish() == .done else {
-            throw ImageDecodingError(kind: .truncated, message: "The JPEG stream ended before its end-of-image marker.")
+            throw ImageCacheError(.truncated, "The JPEG stream ended before its end-of-image marker.")
         }
         stage = .complete
     }
@@ -128,7 +127,7 @@ public final class IncrementalJPEGDecoder {
             let known = prefix.withUnsafeBytes { FormatSniffer.format(of: $0) }
             if prefix.count == 3 && known != .jpeg {
                 let error = prefix.withUnsafeBytes { FormatSniffer.unrecognisedError($0) }
-                throw ImageDecodingError(kind: .unsupportedFormat, message: "IncrementalJPEGDecoder only decodes JPEG. \(error.message)")
+                throw ImageCacheError(.unsupportedFormat, "IncrementalJPEGDecoder only decodes JPEG. \(error.message)")
             }
         }
         if decompressor == nil {
@@ -197,9 +196,8 @@ public final class IncrementalJPEGDecoder {
         let needed = header.raw.coefficient_bytes
         if header.raw.multiple_scans != 0 && needed > UInt64(max(options.progressiveMemoryBudget, 0)) {
             let kind = header.raw.progressive != 0 ? "progressive" : "multi-scan"
-            throw ImageDecodingError(
-                kind: .overMemoryBudget,
-                message: "This \(kind) JPEG (\(header.info.width)×\(header.info.height)) must hold all its DCT coefficients in memory, \(needed >> 20) MiB (\(needed) bytes), over the budget of \(options.progressiveMemoryBudget) bytes. Re-encode it as a baseline JPEG or raise progressiveMemoryBudget."
+            throw ImageCacheError(.overMemoryBudget,
+                "This \(kind) JPEG (\(header.info.width)×\(header.info.height)) must hold all its DCT coefficients in memory, \(needed >> 20) MiB (\(needed) bytes), over the budget of \(options.progressiveMemoryBudget) bytes. Re-encode it as a baseline JPEG or raise progressiveMemoryBudget."
             )
         }
     }

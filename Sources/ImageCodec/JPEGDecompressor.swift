@@ -22,7 +22,7 @@ final class JPEGDecompressor {
     /// Creates a decompressor; `strict` turns libjpeg warnings into errors.
     init(strict: Bool) throws {
         guard let handle = fic_jpeg_create(strict ? 1 : 0) else {
-            throw ImageDecodingError(kind: .overMemoryBudget, message: "Could not allocate a JPEG decompressor: out of memory.")
+            throw ImageCacheError(.overMemoryBudget, "Could not allocate a JPEG decompressor: out of memory.")
         }
         self.handle = handle
     }
@@ -40,7 +40,7 @@ final class JPEGDecompressor {
     func append(_ bytes: UnsafeRawBufferPointer) throws {
         guard !bytes.isEmpty else { return }
         guard fic_jpeg_append_input(handle, bytes.baseAddress, bytes.count) == 0 else {
-            throw ImageDecodingError(kind: .overMemoryBudget, message: "Could not buffer \(bytes.count) more bytes of JPEG input: out of memory.")
+            throw ImageCacheError(.overMemoryBudget, "Could not buffer \(bytes.count) more bytes of JPEG input: out of memory.")
         }
     }
 
@@ -112,23 +112,23 @@ final class JPEGDecompressor {
         }
     }
 
-    /// The libjpeg failure as an ``ImageDecodingError`` with advice.
-    private func currentError() -> ImageDecodingError {
+    /// The libjpeg failure as an ``ImageCacheError`` with advice.
+    private func currentError() -> ImageCacheError {
         let text = String(cString: fic_jpeg_error_message(handle))
         let quoted = "libjpeg: “\(text)”"
         switch fic_jpeg_get_error_kind(handle) {
         case FIC_JPEG_ERR_TRUNCATED:
-            return ImageDecodingError(kind: .truncated, message: "The JPEG data ends before the image does (\(quoted)). The file was cut short; download or copy it again.")
+            return ImageCacheError(.truncated, "The JPEG data ends before the image does (\(quoted)). The file was cut short; download or copy it again.")
         case FIC_JPEG_ERR_UNSUPPORTED:
-            return ImageDecodingError(kind: .unsupportedFormat, message: "The JPEG uses a feature this decoder does not support (\(quoted)). Re-encode it as a baseline or progressive 8-bit JPEG.")
+            return ImageCacheError(.unsupportedFormat, "The JPEG uses a feature this decoder does not support (\(quoted)). Re-encode it as a baseline or progressive 8-bit JPEG.")
         case FIC_JPEG_ERR_TOO_LARGE:
-            return ImageDecodingError(kind: .dimensionsTooLarge, message: "The JPEG is too large to decode (\(quoted)).")
+            return ImageCacheError(.dimensionsTooLarge, "The JPEG is too large to decode (\(quoted)).")
         case FIC_JPEG_ERR_MEMORY:
-            return ImageDecodingError(kind: .overMemoryBudget, message: "Decoding the JPEG ran out of memory (\(quoted)).")
+            return ImageCacheError(.overMemoryBudget, "Decoding the JPEG ran out of memory (\(quoted)).")
         case FIC_JPEG_ERR_INVALID:
-            return ImageDecodingError(kind: .invalidArgument, message: "Invalid JPEG decoding request (\(quoted)).")
+            return ImageCacheError(.invalidArgument, "Invalid JPEG decoding request (\(quoted)).")
         default:
-            return ImageDecodingError(kind: .corruptData, message: "The JPEG data is corrupt (\(quoted)). Re-export the image, or set allowCorruptData to accept what can be decoded.")
+            return ImageCacheError(.corruptData, "The JPEG data is corrupt (\(quoted)). Re-export the image, or set allowCorruptData to accept what can be decoded.")
         }
     }
 }

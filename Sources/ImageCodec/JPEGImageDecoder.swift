@@ -31,7 +31,7 @@ enum JPEGImageDecoder {
         return applyOrientation ? OrientationTransform.apply(info.orientation, to: stored) : stored
     }
 
-    private static func endedEarly() -> ImageDecodingError {
-        ImageDecodingError(kind: .truncated, message: "The JPEG data ends before the image does. The file was cut short; download or copy it again.")
+    private static func endedEarly() -> ImageCacheError {
+        ImageCacheError(.truncated, "The JPEG data ends before the image does. The file was cut short; download or copy it again.")
     }
 }

@@ -1,10 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import CSpng
 
 /// Encodes bitmaps as PNG with libspng.
@@ -15,16 +9,15 @@ public enum PNGEncoder {
     /// The PNG file bytes for `height` rows of `width` pixels in `format`, rows `bytesPerRow` apart.
     public static func encode(pixels: UnsafeRawPointer, width: Int, height: Int, bytesPerRow: Int, format: PixelFormat) throws -> [UInt8] {
         guard width > 0, height > 0, width <= Int(Int32.max), height <= Int(Int32.max), bytesPerRow >= width * format.bytesPerPixel else {
-            throw ImageDecodingError(
-                kind: .invalidArgument,
-                message: "Cannot encode a \(width)×\(height) \(format.rawValue) bitmap with \(bytesPerRow) bytes per row: sizes must be positive and rows at least \(max(width, 0) * format.bytesPerPixel) bytes."
+            throw ImageCacheError(.invalidArgument,
+                "Cannot encode a \(width)×\(height) \(format.rawValue) bitmap with \(bytesPerRow) bytes per row: sizes must be positive and rows at least \(max(width, 0) * format.bytesPerPixel) bytes."
             )
         }
         let layout = PNGRowLayout(format: format)
         let rowLength = width * layout.channels
         let (total, overflow) = rowLength.multipliedReportingOverflow(by: height)
         guard !overflow else {
-            throw ImageDecodingError(kind: .dimensionsTooLarge, message: "A \(width)×\(height) PNG is too large to encode in memory.")
+            throw ImageCacheError(.dimensionsTooLarge, "A \(width)×\(height) PNG is too large to encode in memory.")
         }
         var converted = [UInt8](repeating: 0, count: total)
         converted.withUnsafeMutableBufferPointer { out in
@@ -33,7 +26,7 @@ public enum PNGEncoder {
             }
         }
         guard let context = spng_ctx_new(Int32(SPNG_CTX_ENCODER.rawValue)) else {
-            throw ImageDecodingError(kind: .overMemoryBudget, message: "Could not allocate a PNG encoder: out of memory.")
+            throw ImageCacheError(.overMemoryBudget, "Could not allocate a PNG encoder: out of memory.")
         }
         defer { spng_ctx_free(context) }
         try check(spng_set_option(context, SPNG_ENCODE_TO_BUFFER, 1))
@@ -56,7 +49,7 @@ public enum PNGEncoder {
     }
 
     /// Encodes like ``encode(pixels:width:height:bytesPerRow:format:)`` and writes the file at `path`
-    /// (created or truncated). I/O failures are ``ImageDecodingError/Kind-swift.enum/io`` errors
+    /// (created or truncated). I/O failures are ``ImageCacheError/Code/io`` errors
     /// carrying `path` and `errno`.
     public static func write(pixels: UnsafeRawPointer, width: Int, height: Int, bytesPerRow: Int, format: PixelFormat, to path: String) throws {
         let bytes = try encode(pixels: pixels, width: width, height: height, bytesPerRow: bytesPerRow, format: format)
@@ -65,6 +58,6 @@ public enum PNGEncoder {
 
     private static func check(_ code: Int32) throws {
         guard code != 0 else { return }
-        throw ImageDecodingError(kind: .invalidArgument, message: "libspng could not encode the PNG: \(String(cString: spng_strerror(code))).")
+        throw ImageCacheError(.invalidArgument, "libspng could not encode the PNG: \(String(cString: spng_strerror(code))).")
     }
 }

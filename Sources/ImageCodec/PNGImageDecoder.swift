@@ -12,7 +12,7 @@ enum PNGImageDecoder {
 
         init(bytes: UnsafeRawBufferPointer, maximumPixelCount: Int, strict: Bool) throws {
             guard let pointer = spng_ctx_new(0) else {
-                throw ImageDecodingError(kind: .overMemoryBudget, message: "Could not allocate a PNG decoder: out of memory.")
+                throw ImageCacheError(.overMemoryBudget, "Could not allocate a PNG decoder: out of memory.")
             }
             self.pointer = pointer
             let critical = Int32(SPNG_CRC_ERROR.rawValue)
@@ -110,24 +110,24 @@ enum PNGImageDecoder {
         }
     }
 
-    /// Throws the ``ImageDecodingError`` for an spng result code other than 0.
+    /// Throws the ``ImageCacheError`` for an spng result code other than 0.
     static func check(_ code: Int32) throws {
         guard code != 0 else { return }
         let text = String(cString: spng_strerror(code))
         let quoted = "libspng: “\(text)”"
         switch code {
         case SPNG_IO_EOF.rawValue, SPNG_IO_ERROR.rawValue, Int32(SPNG_EOF.rawValue), Int32(SPNG_EIDAT_TOO_SHORT.rawValue):
-            throw ImageDecodingError(kind: .truncated, message: "The PNG data ends before the image does (\(quoted)). The file was cut short; download or copy it again.")
+            throw ImageCacheError(.truncated, "The PNG data ends before the image does (\(quoted)). The file was cut short; download or copy it again.")
         case Int32(SPNG_EUSER_WIDTH.rawValue), Int32(SPNG_EUSER_HEIGHT.rawValue), Int32(SPNG_EOVERFLOW.rawValue):
-            throw ImageDecodingError(kind: .dimensionsTooLarge, message: "The PNG is larger than the configured limit (\(quoted)); it was refused before decoding. Raise DecodingOptions.maximumPixelCount if such images are expected.")
+            throw ImageCacheError(.dimensionsTooLarge, "The PNG is larger than the configured limit (\(quoted)); it was refused before decoding. Raise DecodingOptions.maximumPixelCount if such images are expected.")
         case Int32(SPNG_EMEM.rawValue), Int32(SPNG_ECHUNK_LIMITS.rawValue):
-            throw ImageDecodingError(kind: .overMemoryBudget, message: "Decoding the PNG needs more memory than allowed (\(quoted)).")
+            throw ImageCacheError(.overMemoryBudget, "Decoding the PNG needs more memory than allowed (\(quoted)).")
         case Int32(SPNG_ESIGNATURE.rawValue):
-            throw ImageDecodingError(kind: .unsupportedFormat, message: "The data is not a PNG (\(quoted)).")
+            throw ImageCacheError(.unsupportedFormat, "The data is not a PNG (\(quoted)).")
         case Int32(SPNG_EINVAL.rawValue), Int32(SPNG_EBUFSIZ.rawValue):
-            throw ImageDecodingError(kind: .invalidArgument, message: "Invalid PNG decoding request (\(quoted)).")
+            throw ImageCacheError(.invalidArgument, "Invalid PNG decoding request (\(quoted)).")
         default:
-            throw ImageDecodingError(kind: .corruptData, message: "The PNG data is corrupt (\(quoted)). Re-export the image, or set allowCorruptData to tolerate damaged ancillary chunks.")
+            throw ImageCacheError(.corruptData, "The PNG data is corrupt (\(quoted)). Re-export the image, or set allowCorruptData to tolerate damaged ancillary chunks.")
         }
     }
 }

@@ -4,20 +4,18 @@ enum PixelLimits {
     /// `width × height × 4` bytes can be addressed.
     static func check(width: Int, height: Int, maximumPixelCount: Int, format: String) throws {
         guard width > 0, height > 0 else {
-            throw ImageDecodingError(
-                kind: .corruptData,
-                message: "The \(format) header claims a size of \(width)×\(height) pixels; an image needs at least 1×1. The file is damaged."
+            throw ImageCacheError(.corruptData,
+                "The \(format) header claims a size of \(width)×\(height) pixels; an image needs at least 1×1. The file is damaged."
             )
         }
         guard maximumPixelCount > 0 else {
-            throw ImageDecodingError(kind: .invalidArgument, message: "maximumPixelCount must be positive, not \(maximumPixelCount).")
+            throw ImageCacheError(.invalidArgument, "maximumPixelCount must be positive, not \(maximumPixelCount).")
         }
         let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
         let (_, bytesOverflow) = pixels.multipliedReportingOverflow(by: 4)
         guard !overflow, !bytesOverflow, pixels <= maximumPixelCount else {
-            throw ImageDecodingError(
-                kind: .dimensionsTooLarge,
-                message: "The \(format) image is \(width)×\(height) pixels, over the limit of \(maximumPixelCount) pixels; it was refused before decoding. Raise DecodingOptions.maximumPixelCount if such images are expected."
+            throw ImageCacheError(.dimensionsTooLarge,
+                "The \(format) image is \(width)×\(height) pixels, over the limit of \(maximumPixelCount) pixels; it was refused before decoding. Raise DecodingOptions.maximumPixelCount if such images are expected."
             )
         }
     }

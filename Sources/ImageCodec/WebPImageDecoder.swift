@@ -8,7 +8,7 @@ enum WebPImageDecoder {
         let status = WebPGetFeatures(bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count, &features)
         try check(status)
         if features.has_animation != 0 {
-            throw ImageDecodingError(kind: .unsupportedFormat, message: "The WebP is animated; only still WebP images are decoded. Extract a frame first.")
+            throw ImageCacheError(.unsupportedFormat, "The WebP is animated; only still WebP images are decoded. Extract a frame first.")
         }
         return features
     }
@@ -35,7 +35,7 @@ enum WebPImageDecoder {
         )
         var config = WebPDecoderConfig()
         guard WebPInitDecoderConfig(&config) != 0 else {
-            throw ImageDecodingError(kind: .invalidArgument, message: "libwebp rejected its decoder configuration (ABI mismatch between header and library).")
+            throw ImageCacheError(.invalidArgument, "libwebp rejected its decoder configuration (ABI mismatch between header and library).")
         }
         config.output.colorspace = MODE_BGRA
         config.output.is_external_memory = 1
@@ -51,21 +51,21 @@ enum WebPImageDecoder {
         return applyOrientation ? OrientationTransform.apply(info.orientation, to: image) : image
     }
 
-    /// Throws the ``ImageDecodingError`` for a libwebp status other than OK.
+    /// Throws the ``ImageCacheError`` for a libwebp status other than OK.
     private static func check(_ status: VP8StatusCode) throws {
         switch status {
         case VP8_STATUS_OK:
             return
         case VP8_STATUS_NOT_ENOUGH_DATA, VP8_STATUS_SUSPENDED:
-            throw ImageDecodingError(kind: .truncated, message: "The WebP data ends before the image does (libwebp: not enough data). The file was cut short; download or copy it again.")
+            throw ImageCacheError(.truncated, "The WebP data ends before the image does (libwebp: not enough data). The file was cut short; download or copy it again.")
         case VP8_STATUS_UNSUPPORTED_FEATURE:
-            throw ImageDecodingError(kind: .unsupportedFormat, message: "The WebP uses a feature libwebp cannot decode (libwebp: unsupported feature).")
+            throw ImageCacheError(.unsupportedFormat, "The WebP uses a feature libwebp cannot decode (libwebp: unsupported feature).")
         case VP8_STATUS_OUT_OF_MEMORY:
-            throw ImageDecodingError(kind: .overMemoryBudget, message: "Decoding the WebP ran out of memory (libwebp: out of memory).")
+            throw ImageCacheError(.overMemoryBudget, "Decoding the WebP ran out of memory (libwebp: out of memory).")
         case VP8_STATUS_INVALID_PARAM:
-            throw ImageDecodingError(kind: .invalidArgument, message: "libwebp rejected the decoding request (libwebp: invalid parameter).")
+            throw ImageCacheError(.invalidArgument, "libwebp rejected the decoding request (libwebp: invalid parameter).")
         default:
-            throw ImageDecodingError(kind: .corruptData, message: "The WebP data is corrupt (libwebp: bitstream error). Re-export the image.")
+            throw ImageCacheError(.corruptData, "The WebP data is corrupt (libwebp: bitstream error). Re-export the image.")
         }
     }
 }

@@ -11,7 +11,7 @@ import Logging
 /// The file grows a chunk of slots at a time up to ``TableConfiguration/maximumCount``, which is
 /// a hard limit. At the limit, inserting evicts the least recently used entry that nobody holds;
 /// when every slot is held, ``insert(entity:source:label:draw:)`` throws
-/// ``ImageTableError/Kind/tableFull`` and changes nothing.
+/// ``ImageCacheError/Code/tableFull`` and changes nothing.
 ///
 /// All methods are safe to call from any thread.
 public final class ImageTable: @unchecked Sendable {
@@ -33,7 +33,7 @@ public final class ImageTable: @unchecked Sendable {
     /// which is logged as an error. A file left open by a killed process is reopened with every
     /// entry marked for verification: each entry's checksum is checked the first time it is read.
     ///
-    /// - Throws: ``ImageTableError`` with kind `.inUse` when another process or table object
+    /// - Throws: ``ImageCacheError`` with code `.inUse` when another process or table object
     ///   has the file open, `.invalidConfiguration`, `.noSpace` or `.io`.
     public init(path: String, configuration: TableConfiguration, logger: Logger = Logger(label: "FastImageCache.ImageTable")) throws {
         try configuration.validate()
@@ -95,7 +95,7 @@ public final class ImageTable: @unchecked Sendable {
     ///
     /// - Parameter label: a human-readable name stored with the entry (the first 63 bytes).
     /// - Returns: the new image.
-    /// - Throws: ``ImageTableError`` (`.tableFull`, `.noSpace`, `.closed`, `.io`) or what `draw` throws.
+    /// - Throws: ``ImageCacheError`` (`.tableFull`, `.noSpace`, `.closed`, `.io`) or what `draw` throws.
     @discardableResult
     public func insert(entity: TableKey, source: TableKey, label: String = "", draw: (UnsafeMutableRawPointer) throws -> Void) throws -> StoredImage {
         let (store, slot, pixels) = try reserveSlot()
@@ -123,15 +123,15 @@ public final class ImageTable: @unchecked Sendable {
                 return (store, r, nil)
             }
             guard let (store, reservation, pixels) = attempt else {
-                throw ImageTableError(.closed, "the table is closed", path: path)
+                throw ImageCacheError(.closed, "the table is closed", path: path)
             }
             switch reservation {
             case .slot(let slot):
                 return (store, slot, pixels!)
             case .closed:
-                throw ImageTableError(.closed, "the table is closed", path: path)
+                throw ImageCacheError(.closed, "the table is closed", path: path)
             case .full:
-                throw ImageTableError(.tableFull, "all \(configuration.maximumCount) slots hold images that are in use; release some images or raise the format's maximum count", path: path)
+                throw ImageCacheError(.tableFull, "all \(configuration.maximumCount) slots hold images that are in use; release some images or raise the format's maximum count", path: path)
             case .needsGrowth(let first):
                 // Grow outside the main lock so that readers never wait for the disk.
                 try growthLock.withLock {
@@ -156,7 +156,7 @@ public final class ImageTable: @unchecked Sendable {
     public func removeAll() throws {
         try growthLock.withLock {
             let old: TableStore? = lock.withLock { store }
-            guard let old else { throw ImageTableError(.closed, "the table is closed", path: path) }
+            guard let old else { throw ImageCacheError(.closed, "the table is closed", path: path) }
             let fresh = try TableFile.rebuild(path: path, configuration: configuration, lock: lock, logger: logger)
             lock.withLock {
                 old.retire()

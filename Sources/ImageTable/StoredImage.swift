@@ -1,8 +1,6 @@
-#if canImport(Glibc)
+import FICCore
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
+import SystemPackage
 
 /// A zero-copy view of one image's pixels inside a mapped table file.
 ///

@@ -1,10 +1,8 @@
-#if canImport(Glibc)
+import FICCore
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
+import SystemPackage
 
-/// Thin wrappers over the POSIX calls the engine needs, turning failures into ``ImageTableError``.
+/// Thin wrappers over the POSIX calls the engine needs, turning failures into ``ImageCacheError``.
 enum SystemFile {
     static let pageSize: Int = Int(sysconf(Int32(_SC_PAGESIZE)))
 
@@ -13,13 +11,13 @@ enum SystemFile {
             let fd = Glibc.open(path, flags | O_CLOEXEC, mode)
             if fd >= 0 { return fd }
             if errno == EINTR { continue }
-            throw ImageTableError.system("open", path: path, errno: errno)
+            throw ImageCacheError.system("open", path: path, errno: errno)
         }
     }
 
     static func size(_ fd: Int32, path: String) throws -> Int {
         var st = stat()
-        guard fstat(fd, &st) == 0 else { throw ImageTableError.system("fstat", path: path, errno: errno) }
+        guard fstat(fd, &st) == 0 else { throw ImageCacheError.system("fstat", path: path, errno: errno) }
         return Int(st.st_size)
     }
 
@@ -49,11 +47,11 @@ enum SystemFile {
             }
             return
         }
-        throw ImageTableError.system("posix_fallocate", path: path, errno: rc)
+        throw ImageCacheError.system("posix_fallocate", path: path, errno: rc)
     }
 
     static func truncate(_ fd: Int32, to length: Int, path: String) throws {
-        guard ftruncate(fd, off_t(length)) == 0 else { throw ImageTableError.system("ftruncate", path: path, errno: errno) }
+        guard ftruncate(fd, off_t(length)) == 0 else { throw ImageCacheError.system("ftruncate", path: path, errno: errno) }
     }
 
     static func pread(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, offset: Int, path: String) throws -> Int {
@@ -62,7 +60,7 @@ enum SystemFile {
             let n = Glibc.pread(fd, buffer.baseAddress! + done, buffer.count - done, off_t(offset + done))
             if n < 0 {
                 if errno == EINTR { continue }
-                throw ImageTableError.system("pread", path: path, errno: errno)
+                throw ImageCacheError.system("pread", path: path, errno: errno)
             }
             if n == 0 { break }
             done += n
@@ -76,14 +74,14 @@ enum SystemFile {
             let n = Glibc.pwrite(fd, buffer.baseAddress! + done, buffer.count - done, off_t(offset + done))
             if n < 0 {
                 if errno == EINTR { continue }
-                throw ImageTableError.system("pwrite", path: path, errno: errno)
+                throw ImageCacheError.system("pwrite", path: path, errno: errno)
             }
             done += n
         }
     }
 
     static func sync(_ fd: Int32, path: String) throws {
-        guard fsync(fd) == 0 else { throw ImageTableError.system("fsync", path: path, errno: errno) }
+        guard fsync(fd) == 0 else { throw ImageCacheError.system("fsync", path: path, errno: errno) }
     }
 
     /// Takes an exclusive, non-blocking advisory lock on the open file.
@@ -91,14 +89,14 @@ enum SystemFile {
         while flock(fd, LOCK_EX | LOCK_NB) != 0 {
             if errno == EINTR { continue }
             if errno == EWOULDBLOCK {
-                throw ImageTableError(.inUse, "the table is open in another process or cache object; close it first", path: path, errno: errno)
+                throw ImageCacheError(.inUse, "the table is open in another process or cache object; close it first", path: path, errno: errno)
             }
-            throw ImageTableError.system("flock", path: path, errno: errno)
+            throw ImageCacheError.system("flock", path: path, errno: errno)
         }
     }
 
     static func rename(_ from: String, _ to: String) throws {
-        guard Glibc.rename(from, to) == 0 else { throw ImageTableError.system("rename", path: to, errno: errno) }
+        guard Glibc.rename(from, to) == 0 else { throw ImageCacheError.system("rename", path: to, errno: errno) }
     }
 
     static func syncDirectory(of path: String) {

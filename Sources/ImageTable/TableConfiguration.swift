@@ -41,16 +41,16 @@ public struct TableConfiguration: Sendable, Hashable {
 
     func validate() throws {
         guard pixelWidth > 0, pixelHeight > 0, pixelWidth <= 1 << 15, pixelHeight <= 1 << 15 else {
-            throw ImageTableError(.invalidConfiguration, "image size \(pixelWidth)×\(pixelHeight) px is outside 1…32768")
+            throw ImageCacheError(.invalidConfiguration, "image size \(pixelWidth)×\(pixelHeight) px is outside 1…32768")
         }
         guard [1, 2, 4].contains(bytesPerPixel) else {
-            throw ImageTableError(.invalidConfiguration, "bytes per pixel must be 1, 2 or 4, not \(bytesPerPixel)")
+            throw ImageCacheError(.invalidConfiguration, "bytes per pixel must be 1, 2 or 4, not \(bytesPerPixel)")
         }
         guard maximumCount > 0, maximumCount <= 1 << 24 else {
-            throw ImageTableError(.invalidConfiguration, "maximum count must be between 1 and \(1 << 24), not \(maximumCount)")
+            throw ImageCacheError(.invalidConfiguration, "maximum count must be between 1 and \(1 << 24), not \(maximumCount)")
         }
         guard identity.utf8.count <= TableHeader.maximumIdentityLength else {
-            throw ImageTableError(.invalidConfiguration, "identity is longer than \(TableHeader.maximumIdentityLength) bytes")
+            throw ImageCacheError(.invalidConfiguration, "identity is longer than \(TableHeader.maximumIdentityLength) bytes")
         }
     }
 }

@@ -1,8 +1,6 @@
-#if canImport(Glibc)
+import FICCore
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
+import SystemPackage
 import Logging
 
 /// Opens, validates, creates and rebuilds table files.
@@ -67,13 +65,13 @@ enum TableFile {
     /// A partial last chunk (a crash while growing, or a file truncated from outside) is left
     /// unmapped; its slots are regrown later.
     private static func makeStore(lock: Lock, path: String, fd: Int32, header: TableHeader, fileSize: Int, wasOpen: Bool, logger: Logger) throws -> TableStore {
-        let index = try MappedRegion(fd: fd, offset: header.indexOffset, length: header.dataOffset - header.indexOffset, path: path)
+        let index = try MappedRegion(descriptor: FileDescriptor(rawValue: fd), offset: header.indexOffset, length: header.dataOffset - header.indexOffset, writable: true, path: path)
         var chunks: [MappedRegion] = []
         var slots = 0
         while slots < header.maximumCount {
             let count = min(header.slotsPerChunk, header.maximumCount - slots)
             guard header.dataOffset + (slots + count) * header.slotLength <= fileSize else { break }
-            chunks.append(try MappedRegion(fd: fd, offset: header.dataOffset + slots * header.slotLength, length: count * header.slotLength, path: path))
+            chunks.append(try MappedRegion(descriptor: FileDescriptor(rawValue: fd), offset: header.dataOffset + slots * header.slotLength, length: count * header.slotLength, writable: true, path: path))
             slots += count
         }
         return TableStore(lock: lock, path: path, fd: fd, header: header, index: index, chunks: chunks, wasOpen: wasOpen, logger: logger)
@@ -85,7 +83,7 @@ enum TableFile {
         let count = min(h.slotsPerChunk, h.maximumCount - first)
         let offset = h.dataOffset + first * h.slotLength
         try SystemFile.allocate(store.fd, offset: offset, length: count * h.slotLength, path: store.path)
-        return (try MappedRegion(fd: store.fd, offset: offset, length: count * h.slotLength, path: store.path), count)
+        return (try MappedRegion(descriptor: FileDescriptor(rawValue: store.fd), offset: offset, length: count * h.slotLength, writable: true, path: store.path), count)
     }
 
     /// Writes a fresh, empty table to a temporary file and renames it over `path`. Memory mapped

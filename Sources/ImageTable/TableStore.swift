@@ -1,8 +1,6 @@
-#if canImport(Glibc)
+import FICCore
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
+import SystemPackage
 import Logging
 
 /// One table file as it is open in this process: its mappings and the in-memory index.
@@ -326,8 +324,8 @@ final class TableStore: @unchecked Sendable {
     func synchronize() throws {
         let regions = regionsSnapshot()
         for region in regions {
-            let e = region.sync(wait: true)
-            if e != 0 { throw ImageTableError.system("msync", path: path, errno: e) }
+            let e = region.synchronize(wait: true)
+            if e != 0 { throw ImageCacheError.system("msync", path: path, errno: e) }
         }
         try SystemFile.sync(fd, path: path)
     }

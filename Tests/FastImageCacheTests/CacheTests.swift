@@ -96,23 +96,23 @@ import Testing
         let none = try ImageCache(directory: dir.path, namespace: "a", formats: [try mediumFormat()])
         let photo = Photo(entityID: "p", url: coffee)
         var e = await #expect(throws: ImageCacheError.self) { try await none.image(for: photo, format: "medium") }
-        #expect(e?.kind == .sourceUnavailable)
+        #expect(e?.code == .sourceUnavailable)
         e = await #expect(throws: ImageCacheError.self) { try await none.image(for: photo, format: "nope") }
-        #expect(e?.kind == .unknownFormat)
+        #expect(e?.code == .unknownFormat)
 
         let failing = try ImageCache(directory: dir.path, namespace: "b", formats: [try mediumFormat()], provider: CountingProvider(failure: true))
         e = await #expect(throws: ImageCacheError.self) { try await failing.image(for: photo, format: "medium") }
-        #expect(e?.kind == .sourceUnavailable)
+        #expect(e?.code == .sourceUnavailable)
         #expect(e?.underlying != nil)
 
         let reading = try ImageCache(directory: dir.path, namespace: "c", formats: [try mediumFormat()], provider: FileSourceProvider())
         let broken = Photo(entityID: "bad", url: testFile("bad/corrupt-entropy.jpg"))
         e = await #expect(throws: ImageCacheError.self) { try await reading.image(for: broken, format: "medium") }
-        #expect(e?.kind == .decodingFailed)
+        #expect(e?.code == .decodingFailed)
         #expect(reading.cachedImage(for: broken, format: "medium") == nil, "nothing is stored for a bad source")
         let missing = Photo(entityID: "gone", url: URL(fileURLWithPath: "/nonexistent/x.jpg"))
         e = await #expect(throws: ImageCacheError.self) { try await reading.image(for: missing, format: "medium") }
-        #expect(e?.kind == .sourceUnavailable)
+        #expect(e?.code == .sourceUnavailable)
         #expect(e?.description.contains("x.jpg") == true)
     }
 

@@ -16,7 +16,7 @@ import Testing
         #expect(ContinuousClock.now - start < .seconds(5), "cancellation does not wait for the fetch")
         #expect(throws: ImageCacheError.self) { try result.get() }
         #expect((try? result.get()) == nil)
-        if case .failure(let e as ImageCacheError) = result { #expect(e.kind == .cancelled) }
+        if case .failure(let e as ImageCacheError) = result { #expect(e.code == .cancelled) }
         #expect(provider.cancellations == [coffee])
         try await Task.sleep(for: .milliseconds(50))
         #expect(provider.state.withLock { $0.fetchesThatSawCancellation } == 1)
@@ -36,7 +36,7 @@ import Testing
         #expect(image.width == 100)
         #expect(provider.cancellations.isEmpty, "the provider is told only when the last waiter goes")
         #expect(provider.calls == 1)
-        if case .failure(let e as ImageCacheError) = await leaving.result { #expect(e.kind == .cancelled) } else { Issue.record("expected a cancellation error") }
+        if case .failure(let e as ImageCacheError) = await leaving.result { #expect(e.code == .cancelled) } else { Issue.record("expected a cancellation error") }
     }
 
     @Test func explicitCancelOfAnEntity() async throws {
@@ -47,7 +47,7 @@ import Testing
         let task = Task { try await cache.image(for: photo, format: "medium") }
         while provider.calls == 0 || cache.requests.waiters(entityID: "p", format: "medium").isEmpty { try await Task.sleep(for: .milliseconds(5)) }
         cache.cancelRequest(for: photo, format: "medium")
-        if case .failure(let e as ImageCacheError) = await task.result { #expect(e.kind == .cancelled) } else { Issue.record("expected a cancellation error") }
+        if case .failure(let e as ImageCacheError) = await task.result { #expect(e.code == .cancelled) } else { Issue.record("expected a cancellation error") }
         #expect(provider.cancellations == [coffee])
     }
 
@@ -59,6 +59,6 @@ import Testing
         while provider.calls == 0 { try await Task.sleep(for: .milliseconds(5)) }
         try await Task.sleep(for: .milliseconds(20))
         cache.close()
-        if case .failure(let e as ImageCacheError) = await task.result { #expect(e.kind == .closed) } else { Issue.record("expected a closed error") }
+        if case .failure(let e as ImageCacheError) = await task.result { #expect(e.code == .closed) } else { Issue.record("expected a closed error") }
     }
 }

@@ -15,7 +15,7 @@ import Testing
         let error = #expect(throws: ImageCacheError.self) {
             try ImageFormat(name: name, size: CGSize(width: 10, height: 10), maximumCount: 1)
         }
-        #expect(error?.kind == .invalidFormat)
+        #expect(error?.code == .invalidFormat)
     }
 
     @Test func pixelSizeIsPointsTimesScaleRoundedUp() throws {
@@ -47,6 +47,6 @@ import Testing
         let f = try thumbFormat()
         #expect(throws: ImageCacheError.self) { try ImageCache(directory: dir.path, formats: [f, f]) }
         let e = #expect(throws: ImageCacheError.self) { try ImageCache(directory: dir.path, namespace: "../escape", formats: [f]) }
-        #expect(e?.kind == .invalidFormat)
+        #expect(e?.code == .invalidFormat)
     }
 }

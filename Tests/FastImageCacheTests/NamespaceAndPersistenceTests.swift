@@ -56,7 +56,7 @@ import Testing
         let dir = TemporaryDirectory(); defer { dir.cleanup() }
         let first = try ImageCache(directory: dir.path, formats: [try thumbFormat()])
         let e = #expect(throws: ImageCacheError.self) { try ImageCache(directory: dir.path, formats: [try thumbFormat()]) }
-        #expect(e?.kind == .inUse)
+        #expect(e?.code == .inUse)
         first.close()
     }
 }

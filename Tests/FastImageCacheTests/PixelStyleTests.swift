@@ -60,6 +60,6 @@ import Testing
         let gray = try ImageFormat(name: "g", size: CGSize(width: 8, height: 8), style: .gray8, maximumCount: 1)
         let grayCache = try ImageCache(directory: dir.path, namespace: "g", formats: [gray])
         let e = #expect(throws: ImageCacheError.self) { try grayCache.setImage(source, for: Photo(entityID: "p"), format: "g").makeCairoSurface() }
-        #expect(e?.kind == .drawingFailed)
+        #expect(e?.code == .drawingFailed)
     }
 }

@@ -46,12 +46,12 @@ enum FuzzRunner {
         return stats
     }
 
-    /// Runs `body`, counting success or an ``ImageDecodingError``; anything else is a test failure.
+    /// Runs `body`, counting success or an ``ImageCacheError``; anything else is a test failure.
     private static func outcome(_ context: String, _ stats: inout Stats, _ body: () throws -> Void) {
         do {
             try body()
             stats.successes += 1
-        } catch is ImageDecodingError {
+        } catch is ImageCacheError {
             stats.failures += 1
         } catch {
             Issue.record("\(context): unexpected error \(error)")

@@ -4,7 +4,7 @@ import Testing
 
 /// Deterministic mutation fuzzing of every decoder. `FIC_FUZZ_SECONDS` (default 3) is the total
 /// time, split evenly across JPEG, PNG and WebP. Every call must either return a sane image or throw
-/// an ``ImageDecodingError``; a crash or an ASan report fails the run.
+/// an ``ImageCacheError``; a crash or an ASan report fails the run.
 @Suite(.serialized) struct Fuzz {
     static var secondsPerFormat: Double {
         let total = ProcessInfo.processInfo.environment["FIC_FUZZ_SECONDS"].flatMap(Double.init) ?? 3

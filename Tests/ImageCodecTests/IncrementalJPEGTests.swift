@@ -76,11 +76,11 @@ import Testing
         let decoder = IncrementalJPEGDecoder()
         try decoder.append(Array(bytes[0..<cut])) { _, _, _ in }
         #expect(!decoder.isComplete)
-        let error = try #require(throws: ImageDecodingError.self) { try decoder.finish() }
-        #expect(error.kind == .truncated)
+        let error = try #require(throws: ImageCacheError.self) { try decoder.finish() }
+        #expect(error.code == .truncated)
         // The failure is sticky.
-        let again = try #require(throws: ImageDecodingError.self) { try decoder.finish() }
-        #expect(again == error)
+        let again = try #require(throws: ImageCacheError.self) { try decoder.finish() }
+        #expect(again.code == error.code && again.message == error.message)
     }
 
     @Test func missingEndOfImageMarkerIsTruncated() throws {
@@ -88,8 +88,8 @@ import Testing
         let decoder = IncrementalJPEGDecoder()
         try decoder.append(Array(bytes.dropLast(2))) { _, _, _ in }
         #expect(!decoder.isComplete)
-        let error = try #require(throws: ImageDecodingError.self) { try decoder.finish() }
-        #expect(error.kind == .truncated)
+        let error = try #require(throws: ImageCacheError.self) { try decoder.finish() }
+        #expect(error.code == .truncated)
     }
 
     @Test func progressiveWithinBudgetDecodes() throws {
@@ -101,10 +101,10 @@ import Testing
 
     @Test func progressiveOverBudgetIsRefused() throws {
         let decoder = IncrementalJPEGDecoder(options: .init(progressiveMemoryBudget: 64 << 10))
-        let error = try #require(throws: ImageDecodingError.self) {
+        let error = try #require(throws: ImageCacheError.self) {
             try decoder.append(try TestData.bytes("jpeg/coffee-progressive.jpg")) { _, _, _ in }
         }
-        #expect(error.kind == .overMemoryBudget)
+        #expect(error.code == .overMemoryBudget)
         #expect(error.message.contains("progressive"))
         // Baseline images are unaffected by the budget.
         let baseline = IncrementalJPEGDecoder(options: .init(progressiveMemoryBudget: 1))
@@ -115,18 +115,18 @@ import Testing
 
     @Test func nonJPEGStreamIsUnsupported() throws {
         let decoder = IncrementalJPEGDecoder()
-        let error = try #require(throws: ImageDecodingError.self) {
+        let error = try #require(throws: ImageCacheError.self) {
             try decoder.append(try TestData.bytes("png/astronaut-rgb.png")) { _, _, _ in }
         }
-        #expect(error.kind == .unsupportedFormat)
+        #expect(error.code == .unsupportedFormat)
         #expect(error.message.contains("PNG"))
     }
 
     @Test func emptyStreamIsEmptyInput() throws {
         let decoder = IncrementalJPEGDecoder()
         try decoder.append([UInt8]()) { _, _, _ in }
-        let error = try #require(throws: ImageDecodingError.self) { try decoder.finish() }
-        #expect(error.kind == .emptyInput)
+        let error = try #require(throws: ImageCacheError.self) { try decoder.finish() }
+        #expect(error.code == .emptyInput)
     }
 
     struct Stop: Error, Equatable {}

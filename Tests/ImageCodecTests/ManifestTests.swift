@@ -46,48 +46,48 @@ import Testing
 
     @Test(arguments: TestData.errorEntries)
     func refusesBadFile(entry: TestData.Entry) throws {
-        let expected = try #require(Self.kind(for: entry.why))
+        let expected = try #require(Self.code(for: entry.why))
         let path = TestData.path(entry.file)
-        let error = try #require(throws: ImageDecodingError.self) {
+        let error = try #require(throws: ImageCacheError.self) {
             try ImageDecoder.decode(contentsOf: path)
         }
-        #expect(error.kind == expected, "\(error)")
+        #expect(error.code == expected, "\(error)")
         #expect(error.path == path)
         #expect(!error.message.isEmpty)
 
         let bytes = try TestData.bytes(entry.file)
-        let fromMemory = try #require(throws: ImageDecodingError.self) {
+        let fromMemory = try #require(throws: ImageCacheError.self) {
             try ImageDecoder.decode(bytes)
         }
-        #expect(fromMemory.kind == expected)
+        #expect(fromMemory.code == expected)
         #expect(fromMemory.path == nil)
     }
 
     /// JPEG-shaped bad files fail the incremental decoder with the same kind.
     @Test(arguments: TestData.errorEntries.filter { $0.file.hasSuffix(".jpg") })
     func incrementalDecoderRefusesBadJPEG(entry: TestData.Entry) throws {
-        let expected = try #require(Self.kind(for: entry.why))
+        let expected = try #require(Self.code(for: entry.why))
         let bytes = try TestData.bytes(entry.file)
         let decoder = IncrementalJPEGDecoder()
-        let error = try #require(throws: ImageDecodingError.self) {
+        let error = try #require(throws: ImageCacheError.self) {
             try decoder.append(bytes) { _, _, _ in }
             try decoder.finish()
         }
-        #expect(error.kind == expected, "\(error)")
+        #expect(error.code == expected, "\(error)")
         #expect(!decoder.isComplete)
     }
 
     @Test func unsupportedFormatsAreNamed() throws {
-        let gif = try #require(throws: ImageDecodingError.self) { try ImageDecoder.decode(try TestData.bytes("bad/unsupported.gif")) }
+        let gif = try #require(throws: ImageCacheError.self) { try ImageDecoder.decode(try TestData.bytes("bad/unsupported.gif")) }
         #expect(gif.message.contains("GIF"))
-        let bmp = try #require(throws: ImageDecodingError.self) { try ImageDecoder.decode(try TestData.bytes("bad/unsupported.bmp")) }
+        let bmp = try #require(throws: ImageCacheError.self) { try ImageDecoder.decode(try TestData.bytes("bad/unsupported.bmp")) }
         #expect(bmp.message.contains("BMP"))
-        let random = try #require(throws: ImageDecodingError.self) { try ImageDecoder.decode(try TestData.bytes("bad/random-bytes.jpg")) }
+        let random = try #require(throws: ImageCacheError.self) { try ImageDecoder.decode(try TestData.bytes("bad/random-bytes.jpg")) }
         #expect(random.message.contains("0xd7 0x1a"))
     }
 
     /// The manifest's `why` wording mapped to the error kind it promises.
-    static func kind(for why: String?) -> ImageDecodingError.Kind? {
+    static func code(for why: String?) -> ImageCacheError.Code? {
         switch why {
         case "empty input": return .emptyInput
         case "not an image", "unsupported format": return .unsupportedFormat

@@ -83,21 +83,21 @@ import Testing
     @Test func writeToMissingDirectoryIsIOError() throws {
         let (bytes, bytesPerRow) = Self.bitmap(.gray8)
         let path = "/nonexistent-fic-directory/out.png"
-        let error = try #require(throws: ImageDecodingError.self) {
+        let error = try #require(throws: ImageCacheError.self) {
             try bytes.withUnsafeBytes {
                 try PNGEncoder.write(pixels: $0.baseAddress!, width: Self.width, height: Self.height, bytesPerRow: bytesPerRow, format: .gray8, to: path)
             }
         }
-        #expect(error.kind == .io)
+        #expect(error.code == .io)
         #expect(error.path == path)
         #expect(error.errno == ENOENT)
     }
 
     @Test func rejectsShortRows() throws {
         let bytes = [UInt8](repeating: 0, count: 64)
-        let error = try #require(throws: ImageDecodingError.self) {
+        let error = try #require(throws: ImageCacheError.self) {
             try bytes.withUnsafeBytes { try PNGEncoder.encode(pixels: $0.baseAddress!, width: 4, height: 2, bytesPerRow: 8, format: .bgrx32) }
         }
-        #expect(error.kind == .invalidArgument)
+        #expect(error.code == .invalidArgument)
     }
 }

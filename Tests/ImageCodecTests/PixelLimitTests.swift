@@ -5,10 +5,10 @@ import Testing
 @Suite struct PixelLimitTests {
     @Test func smallLimitRefusesNormalPhoto() throws {
         let bytes = try TestData.bytes("photos/astronaut.jpg")
-        let error = try #require(throws: ImageDecodingError.self) {
+        let error = try #require(throws: ImageCacheError.self) {
             try ImageDecoder.decode(bytes, options: DecodingOptions(maximumPixelCount: 512 * 512 - 1))
         }
-        #expect(error.kind == .dimensionsTooLarge)
+        #expect(error.code == .dimensionsTooLarge)
         #expect(error.message.contains("512×512"))
         // Exactly at the limit is fine.
         let decoded = try ImageDecoder.decode(bytes, options: DecodingOptions(maximumPixelCount: 512 * 512))
@@ -17,10 +17,10 @@ import Testing
 
     @Test(arguments: ["png/astronaut-rgba.png", "webp/astronaut-lossy.webp", "webp/astronaut-lossless-alpha.webp"])
     func limitAppliesToEveryFormat(file: String) throws {
-        let error = try #require(throws: ImageDecodingError.self) {
+        let error = try #require(throws: ImageCacheError.self) {
             try ImageDecoder.decode(try TestData.bytes(file), options: DecodingOptions(maximumPixelCount: 1000))
         }
-        #expect(error.kind == .dimensionsTooLarge)
+        #expect(error.code == .dimensionsTooLarge)
     }
 
     /// Allocating for these claims (16 GB and 40 GB) would fail or take long; they are refused at once.
@@ -31,18 +31,18 @@ import Testing
         #expect(info.width == width && info.height == height)
         let clock = ContinuousClock()
         let start = clock.now
-        let error = try #require(throws: ImageDecodingError.self) { try ImageDecoder.decode(bytes) }
-        #expect(error.kind == .dimensionsTooLarge)
+        let error = try #require(throws: ImageCacheError.self) { try ImageDecoder.decode(bytes) }
+        #expect(error.code == .dimensionsTooLarge)
         #expect(clock.now - start < .seconds(2))
     }
 
     @Test func incrementalDecoderAppliesLimit() throws {
         let decoder = IncrementalJPEGDecoder(options: .init(maximumPixelCount: 100))
         var rows = 0
-        let error = try #require(throws: ImageDecodingError.self) {
+        let error = try #require(throws: ImageCacheError.self) {
             try decoder.append(try TestData.bytes("photos/coffee.jpg")) { _, _, count in rows += count }
         }
-        #expect(error.kind == .dimensionsTooLarge)
+        #expect(error.code == .dimensionsTooLarge)
         #expect(rows == 0)
     }
 }

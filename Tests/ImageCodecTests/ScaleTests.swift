@@ -76,9 +76,9 @@ import Testing
     }
 
     @Test func nonPositiveTargetIsInvalid() throws {
-        let error = try #require(throws: ImageDecodingError.self) {
+        let error = try #require(throws: ImageCacheError.self) {
             try ImageDecoder.decode(try TestData.bytes("photos/coffee.jpg"), options: DecodingOptions(targetSize: PixelSize(width: 0, height: 10)))
         }
-        #expect(error.kind == .invalidArgument)
+        #expect(error.code == .invalidArgument)
     }
 }

@@ -25,28 +25,28 @@ import Testing
     }
 
     @Test func shortSignaturePrefixIsTruncated() throws {
-        let error = try #require(throws: ImageDecodingError.self) { try ImageDecoder.decode([UInt8]([0xFF, 0xD8])) }
-        #expect(error.kind == .truncated)
+        let error = try #require(throws: ImageCacheError.self) { try ImageDecoder.decode([UInt8]([0xFF, 0xD8])) }
+        #expect(error.code == .truncated)
     }
 
     @Test func textIsCalledText() throws {
-        let error = try #require(throws: ImageDecodingError.self) { try ImageDecoder.decode(Array("hello, world".utf8)) }
-        #expect(error.kind == .unsupportedFormat)
+        let error = try #require(throws: ImageCacheError.self) { try ImageDecoder.decode(Array("hello, world".utf8)) }
+        #expect(error.code == .unsupportedFormat)
         #expect(error.message.contains("text"))
     }
 
     @Test func missingFileIsIOErrorWithPathAndErrno() throws {
         let path = "/nonexistent-fic-\(UUID().uuidString).jpg"
-        let error = try #require(throws: ImageDecodingError.self) { try ImageDecoder.decode(contentsOf: path) }
-        #expect(error.kind == .io)
+        let error = try #require(throws: ImageCacheError.self) { try ImageDecoder.decode(contentsOf: path) }
+        #expect(error.code == .io)
         #expect(error.path == path)
         #expect(error.errno == ENOENT)
         #expect(error.description.contains(path))
     }
 
     @Test func directoryIsIOError() throws {
-        let error = try #require(throws: ImageDecodingError.self) { try ImageDecoder.decode(contentsOf: TestData.root) }
-        #expect(error.kind == .io)
+        let error = try #require(throws: ImageCacheError.self) { try ImageDecoder.decode(contentsOf: TestData.root) }
+        #expect(error.code == .io)
         #expect(error.errno == EISDIR)
     }
 
@@ -54,7 +54,7 @@ import Testing
         let bytes = try TestData.bytes("bad/truncated-half.jpg")
         let image = try ImageDecoder.decode(bytes, options: DecodingOptions(allowCorruptData: true))
         #expect(image.width > 0)
-        let strict = try #require(throws: ImageDecodingError.self) { try ImageDecoder.decode(bytes) }
-        #expect(strict.kind == .truncated)
+        let strict = try #require(throws: ImageCacheError.self) { try ImageDecoder.decode(bytes) }
+        #expect(strict.code == .truncated)
     }
 }

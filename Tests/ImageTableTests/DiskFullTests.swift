@@ -24,17 +24,17 @@ import Testing
         let c = config(64, 64, max: 100, chunkBytes: 4 * 16384) // 16 KiB slots, 4 per chunk
         let table = try ImageTable(path: dir.file("t.fictable"), configuration: c)
         var stored = 0
-        var failure: ImageTableError?
+        var failure: ImageCacheError?
         for i in 0..<100 {
             do {
                 try put(table, "e\(i)", seed: UInt64(i))
                 stored += 1
-            } catch let e as ImageTableError {
+            } catch let e as ImageCacheError {
                 failure = e
                 break
             }
         }
-        #expect(failure?.kind == .noSpace, "a full disk is reported as such: \(String(describing: failure))")
+        #expect(failure?.code == .noSpace, "a full disk is reported as such: \(String(describing: failure))")
         #expect(failure?.errno == ENOSPC)
         #expect(failure?.description.contains("disk is full") == true)
         #expect(stored >= 4 && stored < 100)

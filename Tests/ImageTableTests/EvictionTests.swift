@@ -56,8 +56,8 @@ import Testing
         let table = try ImageTable(path: dir.file("t.fictable"), configuration: config(max: 2))
         let a = try put(table, "a", seed: 1)
         let b = try put(table, "b", seed: 2)
-        let error = #expect(throws: ImageTableError.self) { try put(table, "c") }
-        #expect(error?.kind == .tableFull)
+        let error = #expect(throws: ImageCacheError.self) { try put(table, "c") }
+        #expect(error?.code == .tableFull)
         #expect(table.statistics.count == 2)
         #expect(hasPattern(a, seed: 1) && hasPattern(b, seed: 2))
         _ = consume a

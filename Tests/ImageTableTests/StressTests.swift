@@ -44,7 +44,7 @@ import Testing
                         }
                         if !TestPattern.matches(image) { counts.add(bad: 1) }
                         counts.add(writes: 1)
-                    } catch let e as ImageTableError where e.kind == .tableFull {
+                    } catch let e as ImageCacheError where e.code == .tableFull {
                         counts.add(full: 1)
                     } catch {
                         counts.add(bad: 1, note: "\(error)")

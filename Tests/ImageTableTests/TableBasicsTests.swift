@@ -65,22 +65,22 @@ import Testing
 
     @Test func invalidConfigurationsAreRefused() {
         let dir = TemporaryDirectory(); defer { dir.cleanup() }
-        #expect(throws: ImageTableError.self) { try ImageTable(path: dir.file("a"), configuration: config(0, 10)) }
-        #expect(throws: ImageTableError.self) { try ImageTable(path: dir.file("b"), configuration: config(bpp: 3)) }
-        #expect(throws: ImageTableError.self) { try ImageTable(path: dir.file("c"), configuration: config(max: 0)) }
+        #expect(throws: ImageCacheError.self) { try ImageTable(path: dir.file("a"), configuration: config(0, 10)) }
+        #expect(throws: ImageCacheError.self) { try ImageTable(path: dir.file("b"), configuration: config(bpp: 3)) }
+        #expect(throws: ImageCacheError.self) { try ImageTable(path: dir.file("c"), configuration: config(max: 0)) }
     }
 
     @Test func aSecondOpenOfTheSameFileIsRefused() throws {
         let dir = TemporaryDirectory(); defer { dir.cleanup() }
         let table = try ImageTable(path: dir.file("t.fictable"), configuration: config())
-        let error = #expect(throws: ImageTableError.self) { try ImageTable(path: dir.file("t.fictable"), configuration: config()) }
-        #expect(error?.kind == .inUse)
+        let error = #expect(throws: ImageCacheError.self) { try ImageTable(path: dir.file("t.fictable"), configuration: config()) }
+        #expect(error?.code == .inUse)
         table.close()
         _ = try ImageTable(path: dir.file("t.fictable"), configuration: config())
     }
 
     @Test func unwritablePlacesGiveAnErrorWithErrno() {
-        let error = #expect(throws: ImageTableError.self) {
+        let error = #expect(throws: ImageCacheError.self) {
             try ImageTable(path: "/proc/no-such-dir/t.fictable", configuration: config())
         }
         #expect(error?.errno != nil)

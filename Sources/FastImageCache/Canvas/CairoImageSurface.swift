@@ -31,7 +31,7 @@ public final class CairoImageSurface {
     /// Wraps `pixels` in a cairo image surface. `owner`, if given, is kept alive as long as the
     /// surface (for example the ``CachedImage`` whose mapped pixels these are).
     ///
-    /// - Throws: ``CanvasError`` when the format is ``PixelFormat/gray8``, the size is not positive,
+    /// - Throws: ``ImageCacheError`` when the format is ``PixelFormat/gray8``, the size is not positive,
     ///   `bytesPerRow` is below `cairo_format_stride_for_width` or not a multiple of 4, `pixels` is
     ///   misaligned for the format, or cairo fails to create the surface.
     public init(
@@ -57,12 +57,12 @@ public final class CairoImageSurface {
     init(ownedScratchWidth width: Int, height: Int, format: PixelFormat) throws {
         let cairoFormat = try Self.cairoFormat(for: format)
         guard width > 0, height > 0, width <= Int(Int32.max), height <= Int(Int32.max) else {
-            throw CanvasError(kind: .invalidSize, message: "canvas size \(width)×\(height) is not drawable")
+            throw ImageCacheError(.invalidArgument, "canvas size \(width)×\(height) is not drawable")
         }
         let stride = Int(cairo_format_stride_for_width(cairoFormat, Int32(width)))
         let (byteCount, overflow) = stride.multipliedReportingOverflow(by: height)
         guard stride > 0, !overflow else {
-            throw CanvasError(kind: .invalidSize, message: "canvas size \(width)×\(height) is too large for cairo")
+            throw ImageCacheError(.invalidArgument, "canvas size \(width)×\(height) is too large for cairo")
         }
         let pixels = UnsafeMutableRawPointer.allocate(byteCount: byteCount, alignment: 64)
         pixels.initializeMemory(as: UInt8.self, repeating: 0, count: byteCount)
@@ -106,8 +106,7 @@ public final class CairoImageSurface {
         case .bgrx32: return CAIRO_FORMAT_RGB24
         case .rgb565: return CAIRO_FORMAT_RGB16_565
         case .gray8:
-            throw CanvasError(kind: .unsupportedFormat(.gray8),
-                message: "cairo cannot draw gray8 pixels as luminance (its 8-bit format A8 is alpha only)")
+            throw ImageCacheError(.invalidArgument, "cairo cannot draw gray8 pixels as luminance (its 8-bit format A8 is alpha only)")
         }
     }
 
@@ -117,20 +116,18 @@ public final class CairoImageSurface {
         format: PixelFormat, cairoFormat: cairo_format_t
     ) throws {
         guard width > 0, height > 0, width <= Int(Int32.max), height <= Int(Int32.max) else {
-            throw CanvasError(kind: .invalidSize, message: "surface size \(width)×\(height) is not drawable")
+            throw ImageCacheError(.invalidArgument, "surface size \(width)×\(height) is not drawable")
         }
         let minimum = Int(cairo_format_stride_for_width(cairoFormat, Int32(width)))
         guard minimum > 0 else {
-            throw CanvasError(kind: .invalidSize, message: "surface width \(width) is too large for cairo")
+            throw ImageCacheError(.invalidArgument, "surface width \(width) is too large for cairo")
         }
         guard bytesPerRow >= minimum, bytesPerRow % 4 == 0, bytesPerRow <= Int(Int32.max) else {
-            throw CanvasError(kind: .invalidStride,
-                message: "bytesPerRow \(bytesPerRow) must be a multiple of 4 and at least \(minimum) for \(width) \(format.rawValue) pixels")
+            throw ImageCacheError(.invalidArgument, "bytesPerRow \(bytesPerRow) must be a multiple of 4 and at least \(minimum) for \(width) \(format.rawValue) pixels")
         }
         let alignment = min(format.bytesPerPixel, 4)
         guard Int(bitPattern: pixels) % alignment == 0 else {
-            throw CanvasError(kind: .misalignedPixels,
-                message: "\(format.rawValue) pixels must start at a multiple of \(alignment) bytes")
+            throw ImageCacheError(.invalidArgument, "\(format.rawValue) pixels must start at a multiple of \(alignment) bytes")
         }
     }
 
@@ -141,12 +138,12 @@ public final class CairoImageSurface {
         guard let surface = cairo_image_surface_create_for_data(
             pixels.assumingMemoryBound(to: UInt8.self), cairoFormat, Int32(width), Int32(height), Int32(bytesPerRow))
         else {
-            throw CanvasError(kind: .cairoError("no surface"), message: "cairo returned no surface")
+            throw ImageCacheError(.drawingFailed, "cairo returned no surface")
         }
         let status = cairo_surface_status(surface)
         guard status == CAIRO_STATUS_SUCCESS else {
             cairo_surface_destroy(surface)
-            throw CanvasError.cairo(status, while: "creating an image surface")
+            throw ImageCacheError.cairo(status, while: "creating an image surface")
         }
         return surface
     }

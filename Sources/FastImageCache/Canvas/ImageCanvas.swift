@@ -29,14 +29,14 @@ public final class ImageCanvas {
     /// Whether the scratch buffer holds drawing that ``finish()`` has not converted yet.
     private var hasUnconvertedDrawing = false
     /// The first error met while drawing.
-    private var firstError: CanvasError?
+    private var firstError: ImageCacheError?
 
     /// Creates a canvas over `pixels`, which must hold `pixelHeight` rows of `bytesPerRow` bytes.
     ///
     /// The existing pixels are kept: drawing composites over them. For ``PixelFormat/gray8`` they
     /// are copied into the scratch buffer here.
     ///
-    /// - Throws: ``CanvasError`` when the size is not positive, `scale` is not positive and finite,
+    /// - Throws: ``ImageCacheError`` when the size is not positive, `scale` is not positive and finite,
     ///   `bytesPerRow` is below cairo's stride for the width or not a multiple of 4, the memory is
     ///   misaligned for the format, or cairo fails.
     public init(
@@ -44,7 +44,7 @@ public final class ImageCanvas {
         pixelFormat: PixelFormat, scale: CGFloat
     ) throws {
         guard scale > 0, scale.isFinite else {
-            throw CanvasError(kind: .invalidScale, message: "canvas scale \(scale) must be positive and finite")
+            throw ImageCacheError(.invalidArgument, "canvas scale \(scale) must be positive and finite")
         }
         let surface: CairoImageSurface
         if pixelFormat == .gray8 {
@@ -61,12 +61,12 @@ public final class ImageCanvas {
             grayTarget = nil
         }
         guard let context = cairo_create(surface.surface) else {
-            throw CanvasError(kind: .cairoError("no context"), message: "cairo returned no context")
+            throw ImageCacheError(.drawingFailed, "cairo returned no context")
         }
         let status = cairo_status(context)
         guard status == CAIRO_STATUS_SUCCESS else {
             cairo_destroy(context)
-            throw CanvasError.cairo(status, while: "creating a context")
+            throw ImageCacheError.cairo(status, while: "creating a context")
         }
         cairo_scale(context, Double(scale), Double(scale))
         self.context = context
@@ -83,11 +83,11 @@ public final class ImageCanvas {
     /// Reports the first error met while drawing (for example an image cairo could not wrap) or
     /// cairo's error status.
     ///
-    /// - Throws: ``CanvasError`` describing the first error.
+    /// - Throws: ``ImageCacheError`` describing the first error.
     public func checkStatus() throws {
         if let firstError { throw firstError }
         let status = cairo_status(context)
-        guard status == CAIRO_STATUS_SUCCESS else { throw CanvasError.cairo(status, while: "drawing") }
+        guard status == CAIRO_STATUS_SUCCESS else { throw ImageCacheError.cairo(status, while: "drawing") }
     }
 
     /// Writes all drawing into the target memory: flushes cairo and, for ``PixelFormat/gray8``,
@@ -142,7 +142,7 @@ public final class ImageCanvas {
     /// Remembers `error` if it is the first one.
     func record(_ error: any Error) {
         guard firstError == nil else { return }
-        firstError = error as? CanvasError
-            ?? CanvasError(kind: .cairoError("\(error)"), message: "drawing failed: \(error)")
+        firstError = error as? ImageCacheError
+            ?? ImageCacheError(.drawingFailed, "drawing failed: \(error)")
     }
 }

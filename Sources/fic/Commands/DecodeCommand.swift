@@ -20,7 +20,7 @@ struct DecodeCommand: ParsableCommand {
         let decoded: DecodedImage
         do {
             decoded = try ImageDecoder.decode(contentsOf: Paths.absolute(file))
-        } catch let error as ImageDecodingError {
+        } catch let error as ImageCacheError {
             throw CLIError("cannot decode \(file): \(error.message)")
         }
         do {

@@ -22,7 +22,7 @@ struct ConventionalStore {
             let decoded: DecodedImage
             do {
                 decoded = try ImageDecoder.decode(contentsOf: photo.path, options: DecodingOptions(targetSize: PixelSize(width: side, height: side)))
-            } catch let error as ImageDecodingError {
+            } catch let error as ImageCacheError {
                 refused.append((photo, error.message))
                 continue
             }

@@ -48,7 +48,7 @@ enum CacheOpener {
         do {
             return try ImageCache(directory: directory, namespace: namespace, formats: formats, logger: quietLogger)
         } catch let error as ImageCacheError {
-            if error.kind == .inUse {
+            if error.code == .inUse {
                 throw CLIError("the cache \(directory)/\(namespace) is open in another process: wait for it to finish and try again")
             }
             throw CLIError("cannot open the cache \(directory)/\(namespace): \(error)")

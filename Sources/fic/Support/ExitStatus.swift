@@ -1,9 +1,5 @@
 import ArgumentParser
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// A failure reported as one line on stderr, with the exit status it causes.
 struct CLIError: Error, CustomStringConvertible {

@@ -44,18 +44,21 @@ struct Ingester {
             counts.unchanged += 1
             return nil
         }
+        let decoded: DecodedImage
         do {
-            let decoded = try ImageDecoder.decode(bytes, options: DecodingOptions(targetSize: targetSize))
+            decoded = try ImageDecoder.decode(bytes, options: DecodingOptions(targetSize: targetSize))
+        } catch let error as ImageCacheError {
+            counts.refused += 1
+            return error.message
+        }
+        do {
             for format in missing {
                 let image = try cache.setImage(decoded, for: entity, format: format.name)
                 image.releaseResidentPages()
             }
             counts.added += 1
             return nil
-        } catch let error as ImageDecodingError {
-            counts.refused += 1
-            return error.message
-        } catch let error as ImageCacheError where error.kind == .decodingFailed || error.kind == .drawingFailed {
+        } catch let error as ImageCacheError where error.code == .drawingFailed {
             counts.refused += 1
             return error.description
         } catch {

@@ -38,10 +38,11 @@ struct CairoImageSurfaceTests {
 
     @Test func rejectsGray8() {
         let buffer = CanvasPixelBuffer(width: 4, height: 4, format: .gray8)
-        let error = #expect(throws: CanvasError.self) {
+        let error = #expect(throws: ImageCacheError.self) {
             try CairoImageSurface(pixels: buffer.pixels, width: 4, height: 4, bytesPerRow: 4, format: .gray8)
         }
-        #expect(error?.kind == .unsupportedFormat(.gray8))
+        #expect(error?.code == .invalidArgument)
+        #expect(error?.message.contains("gray8") == true)
     }
 
     @Test(arguments: [
@@ -49,34 +50,40 @@ struct CairoImageSurfaceTests {
     ])
     func rejectsBadStrides(format: PixelFormat, bytesPerRow: Int) {
         let buffer = CanvasPixelBuffer(width: 4, height: 4, format: .bgra32Premultiplied, bytesPerRow: 64)
-        let error = #expect(throws: CanvasError.self) {
+        let error = #expect(throws: ImageCacheError.self) {
             try CairoImageSurface(pixels: buffer.pixels, width: 4, height: 4, bytesPerRow: bytesPerRow, format: format)
         }
-        #expect(error?.kind == .invalidStride)
+        #expect(error?.code == .invalidArgument)
+        #expect(error?.message.contains("bytesPerRow") == true)
     }
 
     @Test func canvasRejectsBadArguments() {
         let buffer = CanvasPixelBuffer(width: 8, height: 8, format: .bgra32Premultiplied, bytesPerRow: 64)
-        func kind(_ body: () throws -> ImageCanvas) -> CanvasError.Kind? {
-            do { _ = try body() } catch let error as CanvasError { return error.kind } catch {}
+        /// The refusal's subject: a word its message must contain, checked with the code.
+        func kind(_ body: () throws -> ImageCanvas) -> String? {
+            do { _ = try body() } catch let error as ImageCacheError {
+                guard error.code == .invalidArgument else { return "code \(error.code)" }
+                return ["bytesPerRow": "stride", "size": "size", "scale": "scale", "must start at": "alignment"]
+                    .first { error.message.contains($0.key) }?.value ?? error.message
+            } catch {}
             return nil
         }
         #expect(kind { try ImageCanvas(pixels: buffer.pixels, pixelWidth: 8, pixelHeight: 8, bytesPerRow: 16,
-            pixelFormat: .bgra32Premultiplied, scale: 1) } == .invalidStride)
+            pixelFormat: .bgra32Premultiplied, scale: 1) } == "stride")
         #expect(kind { try ImageCanvas(pixels: buffer.pixels, pixelWidth: 8, pixelHeight: 8, bytesPerRow: 6,
-            pixelFormat: .gray8, scale: 1) } == .invalidStride)
+            pixelFormat: .gray8, scale: 1) } == "stride")
         #expect(kind { try ImageCanvas(pixels: buffer.pixels, pixelWidth: 0, pixelHeight: 8, bytesPerRow: 64,
-            pixelFormat: .bgrx32, scale: 1) } == .invalidSize)
+            pixelFormat: .bgrx32, scale: 1) } == "size")
         #expect(kind { try ImageCanvas(pixels: buffer.pixels, pixelWidth: 8, pixelHeight: 8, bytesPerRow: 64,
-            pixelFormat: .bgrx32, scale: 0) } == .invalidScale)
+            pixelFormat: .bgrx32, scale: 0) } == "scale")
         #expect(kind { try ImageCanvas(pixels: buffer.pixels + 2, pixelWidth: 8, pixelHeight: 7, bytesPerRow: 64,
-            pixelFormat: .bgrx32, scale: 1) } == .misalignedPixels)
+            pixelFormat: .bgrx32, scale: 1) } == "alignment")
         #expect(kind { try ImageCanvas(pixels: buffer.pixels + 1, pixelWidth: 8, pixelHeight: 7, bytesPerRow: 64,
             pixelFormat: .gray8, scale: 1) } == nil, "gray8 has no alignment requirement")
     }
 
     @Test func errorDescriptionIsItsMessage() {
-        let error = CanvasError(kind: .invalidSize, message: "too big")
+        let error = ImageCacheError(.invalidArgument, "too big")
         #expect(error.description == "too big")
         #expect(String(describing: error) == "too big")
     }

@@ -163,7 +163,7 @@ struct CanvasImageTests {
         canvas.draw(image, in: CGRect(x: 0, y: 0, width: 40, height: 40))
         canvas.finish()
         #expect(buffer.bytes(20, 20) == CanvasBGRA.transparent)
-        #expect(throws: CanvasError.self) { try canvas.checkStatus() }
+        #expect(throws: ImageCacheError.self) { try canvas.checkStatus() }
     }
 
     @Test func drawingIntoGray8AndRGB565() throws {

@@ -1,16 +1,12 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// A mutual-exclusion lock built on `pthread_mutex_t`.
 ///
 /// The mutex is allocated once and never moves. It is used instead of `Synchronization.Mutex`
 /// because Thread Sanitizer understands pthread mutexes on Linux, while it reports false races
-/// inside `Mutex`, which waits on futexes it cannot see.
+/// inside `Mutex`, which waits on futexes it cannot see. State a lock guards belongs in a
+/// ``LockedBox``; a bare lock guards only state that cannot be moved into one (for example a
+/// class's fields that readers on a frame's path reach without a closure).
 package final class Lock: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
@@ -30,7 +26,7 @@ package final class Lock: @unchecked Sendable {
 
     /// Runs `body` while holding the lock.
     @inline(__always)
-    package func withLock<R>(_ body: () throws -> R) rethrows -> R {
+    package func withLock<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body()

@@ -1,0 +1,12 @@
+#define _GNU_SOURCE
+#include "fic_core.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+
+const int fic_o_tmpfile = O_TMPFILE;
+
+int fic_mremap_fixed(void *old_address, size_t size, void *target) {
+    void *moved = mremap(old_address, size, size, MREMAP_MAYMOVE | MREMAP_FIXED, target);
+    return moved == target ? 0 : errno;
+}

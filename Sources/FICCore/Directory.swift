@@ -1,0 +1,252 @@
+import CFICCore
+import Glibc
+import SystemPackage
+
+/// An open directory. Files in it are opened, created, renamed and removed relative to it
+/// (`openat` and friends), and never through a symbolic link: a link planted where the package
+/// expects its own file or folder is refused with ``ImageCacheError/Code/unsafePath``.
+///
+/// Everything the package creates is private to the user: folders 0700 and files 0600, lowered
+/// further by a stricter umask.
+package final class Directory: @unchecked Sendable {
+    /// The open directory.
+    package let descriptor: FileDescriptor
+    /// Its path, for messages.
+    package let path: String
+
+    private init(descriptor: FileDescriptor, path: String) {
+        self.descriptor = descriptor
+        self.path = path
+    }
+
+    deinit {
+        descriptor.closeQuietly()
+    }
+
+    /// Opens the directory at `path`, creating it and any missing parents (0700) when `create`.
+    ///
+    /// Parents are followed as the system resolves them (the user named them). The last
+    /// component is not followed when it is a symbolic link, unless `followLinks`: a cache folder
+    /// that is a link to somewhere else is refused with `.unsafePath`.
+    package static func open(_ path: String, create: Bool, followLinks: Bool = false) throws(ImageCacheError) -> Directory {
+        guard !path.isEmpty else { throw ImageCacheError(.invalidArgument, "the directory path is empty") }
+        var components = path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        let absolute = path.hasPrefix("/")
+        var current = try openRaw(absolute ? "/" : ".", relativeTo: AT_FDCWD, followLink: true, path: absolute ? "/" : ".")
+        if components.isEmpty { return Directory(descriptor: current, path: path) }
+        let last = components.removeLast()
+        var walked = absolute ? "" : "."
+        do throws(ImageCacheError) {
+            for component in components {
+                walked += "/" + component
+                let next = try step(into: component, of: current, create: create, followLink: true, path: walked)
+                current.closeQuietly()
+                current = next
+            }
+            let final = try step(into: last, of: current, create: create, followLink: followLinks, path: path)
+            current.closeQuietly()
+            return Directory(descriptor: final, path: path)
+        } catch {
+            current.closeQuietly()
+            throw error
+        }
+    }
+
+    /// Opens (creating when `create`, 0700) the folder `name` inside this one, never through a link.
+    package func subdirectory(_ name: String, create: Bool) throws(ImageCacheError) -> Directory {
+        try Self.checkName(name)
+        let fd = try Self.step(into: name, of: descriptor, create: create, followLink: false, path: child(name))
+        return Directory(descriptor: fd, path: child(name))
+    }
+
+    /// The path of `name` in this folder, for messages.
+    package func child(_ name: String) -> String {
+        path.hasSuffix("/") ? path + name : path + "/" + name
+    }
+
+    /// Opens the regular file `name`, never through a link. `create` makes it (0600) when it is
+    /// missing; `exclusive` fails with `EEXIST` when it exists. Anything but a regular file is
+    /// refused with `.unsafePath`.
+    package func openFile(_ name: String, writable: Bool, create: Bool = false, exclusive: Bool = false) throws(ImageCacheError) -> FileDescriptor {
+        try Self.checkName(name)
+        var flags = (writable ? O_RDWR : O_RDONLY) | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK
+        if create { flags |= O_CREAT }
+        if exclusive { flags |= O_EXCL }
+        let raw = try retryingSystemCall("open", path: child(name)) { openat(descriptor.rawValue, name, flags, 0o600) }
+        let fd = FileDescriptor(rawValue: raw)
+        do throws(ImageCacheError) {
+            let st = try fd.status(path: child(name))
+            guard st.isRegularFile else {
+                throw ImageCacheError(.unsafePath, "refused: not a regular file", path: child(name))
+            }
+            // O_NONBLOCK only kept a FIFO from blocking the open; regular files ignore it, but clear it anyway.
+            _ = fcntl(raw, F_SETFL, fcntl(raw, F_GETFL) & ~O_NONBLOCK)
+            return fd
+        } catch {
+            fd.closeQuietly()
+            throw error
+        }
+    }
+
+    /// The status of `name` without following a link; nil when it does not exist.
+    package func status(of name: String) throws(ImageCacheError) -> Glibc.stat? {
+        try Self.checkName(name)
+        var st = Glibc.stat()
+        if fstatat(descriptor.rawValue, name, &st, AT_SYMLINK_NOFOLLOW) == 0 { return st }
+        let e = Glibc.errno
+        if e == ENOENT { return nil }
+        throw ImageCacheError.system("stat", path: child(name), errno: e)
+    }
+
+    /// The names in the folder, without `.` and `..`.
+    package func names() throws(ImageCacheError) -> [String] {
+        let dup = try retryingSystemCall("dup", path: path) { fcntl(descriptor.rawValue, F_DUPFD_CLOEXEC, 0) }
+        guard let stream = fdopendir(dup) else {
+            let e = Glibc.errno
+            Glibc.close(dup)
+            throw ImageCacheError.system("opendir", path: path, errno: e)
+        }
+        defer { closedir(stream) }
+        rewinddir(stream)
+        var result: [String] = []
+        while let entry = readdir(stream) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if name != "." && name != ".." { result.append(name) }
+        }
+        return result
+    }
+
+    /// Removes the file `name` (not a folder). Missing is not an error.
+    package func removeFile(_ name: String) throws(ImageCacheError) {
+        try Self.checkName(name)
+        if unlinkat(descriptor.rawValue, name, 0) == 0 || Glibc.errno == ENOENT { return }
+        throw ImageCacheError.system("unlink", path: child(name), errno: Glibc.errno)
+    }
+
+    /// Renames `from` to `to` within this folder, replacing `to` atomically.
+    package func rename(_ from: String, to: String) throws(ImageCacheError) {
+        try Self.checkName(from)
+        try Self.checkName(to)
+        _ = try retryingSystemCall("rename", path: child(to)) { renameat(descriptor.rawValue, from, descriptor.rawValue, to) }
+    }
+
+    /// Writes the folder's entries to the disk (after a create, rename or unlink).
+    package func synchronize() {
+        _ = fsync(descriptor.rawValue)
+    }
+
+    /// Takes a `flock` lock on the folder itself; see ``FileDescriptor/lock(_:wait:path:)``.
+    package func lock(_ kind: FileDescriptor.LockKind, wait: Bool) throws(ImageCacheError) -> Bool {
+        try descriptor.lock(kind, wait: wait, path: path)
+    }
+
+    /// A new, empty file (0600) that has no name until ``TemporaryFile/commit(as:)``: nothing is
+    /// left behind if the process dies first. Where the file system cannot make unnamed files, it
+    /// gets an unpredictable hidden name instead, created exclusively.
+    package func makeTemporaryFile(for name: String) throws(ImageCacheError) -> TemporaryFile {
+        try Self.checkName(name)
+        let unnamed = openat(descriptor.rawValue, ".", fic_o_tmpfile | O_RDWR | O_CLOEXEC, 0o600)
+        if unnamed >= 0 {
+            return TemporaryFile(directory: self, descriptor: FileDescriptor(rawValue: unnamed), name: nil, finalName: name)
+        }
+        let hidden = Self.temporaryName(for: name)
+        let fd = try openFile(hidden, writable: true, create: true, exclusive: true)
+        return TemporaryFile(directory: self, descriptor: fd, name: hidden, finalName: name)
+    }
+
+    /// A hidden, unpredictable name beside `name`.
+    static func temporaryName(for name: String) -> String {
+        var generator = SystemRandomNumberGenerator()
+        let suffix = String(generator.next() as UInt64, radix: 16)
+        return ".\(name).tmp-\(suffix)"
+    }
+
+    private static func checkName(_ name: String) throws(ImageCacheError) {
+        guard !name.isEmpty, name != ".", name != "..", !name.contains("/"), !name.utf8.contains(0) else {
+            throw ImageCacheError(.invalidArgument, "'\(name)' is not a plain file name")
+        }
+    }
+
+    private static func openRaw(_ name: String, relativeTo dir: Int32, followLink: Bool, path: String) throws(ImageCacheError) -> FileDescriptor {
+        let flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC | (followLink ? 0 : O_NOFOLLOW)
+        let raw = openat(dir, name, flags)
+        if raw >= 0 { return FileDescriptor(rawValue: raw) }
+        let e = Glibc.errno
+        if e == ELOOP || (e == ENOTDIR && !followLink && isLink(name, in: dir)) {
+            throw ImageCacheError(.unsafePath, "refused: the folder is a symbolic link; give its target instead (or allow links explicitly)", path: path, errno: ELOOP)
+        }
+        if e == ENOTDIR { throw ImageCacheError(.unsafePath, "refused: not a folder", path: path, errno: e) }
+        throw ImageCacheError.system("open", path: path, errno: e)
+    }
+
+    private static func isLink(_ name: String, in dir: Int32) -> Bool {
+        var st = Glibc.stat()
+        return fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && st.isSymbolicLink
+    }
+
+    private static func step(into name: String, of dir: FileDescriptor, create: Bool, followLink: Bool, path: String) throws(ImageCacheError) -> FileDescriptor {
+        do {
+            return try openRaw(name, relativeTo: dir.rawValue, followLink: followLink, path: path)
+        } catch where error.errno == ENOENT && create {
+            if mkdirat(dir.rawValue, name, 0o700) != 0 && Glibc.errno != EEXIST {
+                throw ImageCacheError.system("mkdir", path: path, errno: Glibc.errno)
+            }
+            _ = fsync(dir.rawValue)
+            return try openRaw(name, relativeTo: dir.rawValue, followLink: followLink, path: path)
+        }
+    }
+}
+
+/// A file being written before it gets its name, so that no reader ever sees it half-written.
+/// The descriptor is closed with this object unless the caller takes it with ``takeDescriptor()``.
+package final class TemporaryFile {
+    /// The folder it will be named in.
+    package let directory: Directory
+    /// The open file.
+    package let descriptor: FileDescriptor
+    /// Its hidden name, when it has one that must be removed if it is never committed.
+    private var hiddenName: String?
+    /// The name it gets on commit.
+    package let finalName: String
+    private var ownsDescriptor = true
+
+    init(directory: Directory, descriptor: FileDescriptor, name: String?, finalName: String) {
+        self.directory = directory
+        self.descriptor = descriptor
+        self.hiddenName = name
+        self.finalName = finalName
+    }
+
+    deinit {
+        if let hiddenName { try? directory.removeFile(hiddenName) }
+        if ownsDescriptor { descriptor.closeQuietly() }
+    }
+
+    /// The path it will have, for messages.
+    package var path: String { directory.child(finalName) }
+
+    /// Flushes the file, names it ``finalName`` (replacing any file of that name atomically) and
+    /// flushes the folder.
+    package func commit() throws(ImageCacheError) {
+        try descriptor.synchronize(path: path)
+        var name = hiddenName
+        if name == nil {
+            let hidden = Directory.temporaryName(for: finalName)
+            let rc = linkat(AT_FDCWD, "/proc/self/fd/\(descriptor.rawValue)", directory.descriptor.rawValue, hidden, AT_SYMLINK_FOLLOW)
+            if rc != 0 { throw ImageCacheError.system("link", path: directory.child(hidden), errno: Glibc.errno) }
+            hiddenName = hidden
+            name = hidden
+        }
+        try directory.rename(name!, to: finalName)
+        hiddenName = nil
+        directory.synchronize()
+    }
+
+    /// Hands the open descriptor to the caller, who closes it.
+    package func takeDescriptor() -> FileDescriptor {
+        ownsDescriptor = false
+        return descriptor
+    }
+}

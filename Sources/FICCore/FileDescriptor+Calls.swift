@@ -1,0 +1,140 @@
+import Glibc
+import SystemPackage
+
+/// The running system's page size.
+package let systemPageSize: Int = Int(sysconf(Int32(_SC_PAGESIZE)))
+
+/// Runs a system call's closure until it does not fail with `EINTR`; returns its result, or the
+/// error for `call` on `path` with the `errno` it left.
+@inline(__always)
+package func retryingSystemCall<T: BinaryInteger>(_ call: String, path: String?, _ body: () -> T) throws(ImageCacheError) -> T {
+    while true {
+        let result = body()
+        if result >= 0 { return result }
+        let e = Glibc.errno
+        if e == EINTR { continue }
+        throw ImageCacheError.system(call, path: path, errno: e)
+    }
+}
+
+extension FileDescriptor {
+    /// A lock on a whole file, as `flock(2)` takes it: held by the open file description, released
+    /// when the last descriptor of it closes.
+    package enum LockKind: Sendable {
+        /// Many holders may share it.
+        case shared
+        /// One holder only.
+        case exclusive
+    }
+
+    /// Takes a `flock` lock. Returns false when `wait` is false and another open file holds a
+    /// conflicting lock.
+    package func lock(_ kind: LockKind, wait: Bool, path: String?) throws(ImageCacheError) -> Bool {
+        let operation = (kind == .shared ? LOCK_SH : LOCK_EX) | (wait ? 0 : LOCK_NB)
+        while flock(rawValue, operation) != 0 {
+            let e = Glibc.errno
+            if e == EINTR { continue }
+            if e == EWOULDBLOCK { return false }
+            throw ImageCacheError.system("flock", path: path, errno: e)
+        }
+        return true
+    }
+
+    /// Writes the file's data and metadata to the disk.
+    package func synchronize(path: String?) throws(ImageCacheError) {
+        _ = try retryingSystemCall("fsync", path: path) { fsync(rawValue) }
+    }
+
+    /// The file's status.
+    package func status(path: String?) throws(ImageCacheError) -> Glibc.stat {
+        var st = Glibc.stat()
+        _ = try retryingSystemCall("fstat", path: path) { fstat(rawValue, &st) }
+        return st
+    }
+
+    /// Reserves disk blocks for `[offset, offset + length)`, extending the file when needed, so that
+    /// later writes through a mapping cannot fail with SIGBUS on a full disk. File systems without
+    /// `fallocate` get zeros written instead, which reports a full disk just as early.
+    package func allocate(offset: Int, length: Int, path: String?) throws(ImageCacheError) {
+        guard length > 0 else { return }
+        let rc = posix_fallocate(rawValue, off_t(offset), off_t(length))
+        if rc == 0 { return }
+        guard rc == EOPNOTSUPP || rc == EINVAL else { throw ImageCacheError.system("posix_fallocate", path: path, errno: rc) }
+        let zeros = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
+        defer { zeros.deallocate() }
+        zeros.initializeMemory(as: UInt8.self, repeating: 0)
+        var done = 0
+        while done < length {
+            let n = min(zeros.count, length - done)
+            try writeAll(UnsafeRawBufferPointer(rebasing: zeros[0..<n]), at: offset + done, path: path)
+            done += n
+        }
+    }
+
+    /// Sets the file's length.
+    package func truncate(to length: Int, path: String?) throws(ImageCacheError) {
+        _ = try retryingSystemCall("ftruncate", path: path) { ftruncate(rawValue, off_t(length)) }
+    }
+
+    /// Reads up to `buffer.count` bytes at `offset`; fewer only at the end of the file.
+    package func readAll(into buffer: UnsafeMutableRawBufferPointer, at offset: Int, path: String?) throws(ImageCacheError) -> Int {
+        var done = 0
+        while done < buffer.count {
+            let n = try retryingSystemCall("pread", path: path) {
+                Glibc.pread(rawValue, buffer.baseAddress! + done, buffer.count - done, off_t(offset + done))
+            }
+            if n == 0 { break }
+            done += n
+        }
+        return done
+    }
+
+    /// Reads from the current position until `buffer` is full or the file ends.
+    package func readAll(into buffer: UnsafeMutableRawBufferPointer, path: String?) throws(ImageCacheError) -> Int {
+        var done = 0
+        while done < buffer.count {
+            let n = try retryingSystemCall("read", path: path) {
+                Glibc.read(rawValue, buffer.baseAddress! + done, buffer.count - done)
+            }
+            if n == 0 { break }
+            done += n
+        }
+        return done
+    }
+
+    /// Writes all of `buffer` at `offset`.
+    package func writeAll(_ buffer: UnsafeRawBufferPointer, at offset: Int, path: String?) throws(ImageCacheError) {
+        var done = 0
+        while done < buffer.count {
+            done += try retryingSystemCall("pwrite", path: path) {
+                Glibc.pwrite(rawValue, buffer.baseAddress! + done, buffer.count - done, off_t(offset + done))
+            }
+        }
+    }
+
+    /// Writes all of `buffer` at the current position.
+    package func writeAll(_ buffer: UnsafeRawBufferPointer, path: String?) throws(ImageCacheError) {
+        var done = 0
+        while done < buffer.count {
+            done += try retryingSystemCall("write", path: path) {
+                Glibc.write(rawValue, buffer.baseAddress! + done, buffer.count - done)
+            }
+        }
+    }
+
+    /// Closes the descriptor, ignoring errors (for cleanup paths, where the original error matters).
+    package func closeQuietly() {
+        _ = Glibc.close(rawValue)
+    }
+}
+
+extension Glibc.stat {
+    /// Whether this is a regular file.
+    package var isRegularFile: Bool { (st_mode & S_IFMT) == S_IFREG }
+    /// Whether this is a directory.
+    package var isDirectory: Bool { (st_mode & S_IFMT) == S_IFDIR }
+    /// Whether this is a symbolic link (only from an `lstat`-like call).
+    package var isSymbolicLink: Bool { (st_mode & S_IFMT) == S_IFLNK }
+    /// Whether two statuses describe the same file.
+    package func isSameFile(as other: Glibc.stat) -> Bool { st_dev == other.st_dev && st_ino == other.st_ino }
+}

@@ -1,0 +1,38 @@
+import Glibc
+
+/// Memory of its own, from `mmap`, returned to the system (`munmap`) when the buffer goes away.
+///
+/// Large buffers (decoded pixels, file bytes, decoder work memory) come from here rather than
+/// from `malloc`, whose heuristics keep big freed blocks in a fragmented heap: a process that
+/// decodes thousands of large images then stays at its peak. Pages are zero until written.
+package final class PageBuffer: @unchecked Sendable {
+    /// The first byte (page-aligned).
+    package let base: UnsafeMutableRawPointer
+    /// Usable bytes.
+    package let count: Int
+    /// Mapped bytes (`count` rounded up to whole pages).
+    package let mappedCount: Int
+
+    /// Maps `count` bytes of zeroed memory.
+    ///
+    /// - Throws: ``ImageCacheError/Code/overMemoryBudget`` when the system has no memory to give.
+    package init(count: Int) throws(ImageCacheError) {
+        precondition(count >= 0, "a buffer size is not negative")
+        let mapped = max(systemPageSize, (count + systemPageSize - 1) / systemPageSize * systemPageSize)
+        guard let p = mmap(nil, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), p != MAP_FAILED else {
+            throw ImageCacheError(.overMemoryBudget, "the system refused \(mapped) bytes of memory", errno: Glibc.errno)
+        }
+        base = p
+        self.count = count
+        mappedCount = mapped
+    }
+
+    deinit {
+        munmap(base, mappedCount)
+    }
+
+    /// Lets the system take the pages back now; they read as zeros afterwards.
+    package func releasePages() {
+        _ = madvise(base, mappedCount, MADV_DONTNEED)
+    }
+}

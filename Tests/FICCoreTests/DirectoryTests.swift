@@ -1,0 +1,85 @@
+import FICCore
+import Foundation
+import Glibc
+import Testing
+
+@Suite struct DirectoryTests {
+    let root = FileManager.default.temporaryDirectory.appendingPathComponent("fic-core-\(UUID().uuidString)").path
+
+    @Test func createsMissingFoldersPrivately() throws {
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let old = umask(0o022); defer { umask(old) }
+        let dir = try Directory.open(root + "/a/b", create: true)
+        let sub = try dir.subdirectory("ns", create: true)
+        let fd = try sub.openFile("f", writable: true, create: true)
+        fd.closeQuietly()
+        for path in [root + "/a", root + "/a/b", root + "/a/b/ns"] {
+            #expect(try mode(path) == 0o700, "\(path)")
+        }
+        #expect(try mode(root + "/a/b/ns/f") == 0o600)
+    }
+
+    @Test func aStricterUmaskIsRespected() throws {
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let old = umask(0o077 | 0o200); defer { umask(old) }
+        let dir = try Directory.open(root, create: true)
+        let fd = try dir.openFile("f", writable: true, create: true)
+        fd.closeQuietly()
+        #expect(try mode(root + "/f") == 0o400)
+        #expect(try mode(root) == 0o500)
+    }
+
+    @Test func linksAreNotFollowed() throws {
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let target = root + "/target"
+        try FileManager.default.createDirectory(atPath: target, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: root + "/link", withDestinationPath: target)
+        try FileManager.default.createSymbolicLink(atPath: target + "/dangling", withDestinationPath: root + "/created-through-link")
+
+        let linked = #expect(throws: ImageCacheError.self) { try Directory.open(root + "/link", create: true) }
+        #expect(linked?.code == .unsafePath)
+        #expect(try Directory.open(root + "/link", create: false, followLinks: true).path == root + "/link")
+
+        let dir = try Directory.open(root, create: false)
+        let sub = #expect(throws: ImageCacheError.self) { try dir.subdirectory("link", create: true) }
+        #expect(sub?.code == .unsafePath)
+
+        let t = try Directory.open(target, create: false)
+        let file = #expect(throws: ImageCacheError.self) { try t.openFile("dangling", writable: true, create: true) }
+        #expect(file?.code == .unsafePath)
+        #expect(!FileManager.default.fileExists(atPath: root + "/created-through-link"), "nothing was created where the link points")
+    }
+
+    @Test func temporaryFilesAppearOnlyWhenCommitted() throws {
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let dir = try Directory.open(root, create: true)
+        try Data("old".utf8).write(to: URL(fileURLWithPath: root + "/f"))
+        do {
+            let t = try dir.makeTemporaryFile(for: "f")
+            try Array("new".utf8).withUnsafeBytes { try t.descriptor.writeAll($0, at: 0, path: t.path) }
+            #expect(try dir.names() == ["f"], "an uncommitted file has no name")
+            try t.commit()
+        }
+        #expect(try String(contentsOfFile: root + "/f", encoding: .utf8) == "new")
+        #expect(try dir.names() == ["f"])
+        do {
+            let t = try dir.makeTemporaryFile(for: "g")
+            _ = t
+        }
+        #expect(try dir.names() == ["f"], "a dropped temporary file leaves nothing")
+    }
+
+    @Test func aFolderLockExcludesOtherOpenFiles() throws {
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let a = try Directory.open(root, create: true)
+        let b = try Directory.open(root, create: false)
+        #expect(try a.lock(.exclusive, wait: false))
+        #expect(try !b.lock(.exclusive, wait: false))
+    }
+
+    func mode(_ path: String) throws -> mode_t {
+        var st = stat()
+        guard lstat(path, &st) == 0 else { throw ImageCacheError.system("lstat", path: path, errno: errno) }
+        return st.st_mode & 0o777
+    }
+}
