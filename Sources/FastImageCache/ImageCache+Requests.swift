@@ -67,7 +67,7 @@ extension ImageCache {
             if let source, failure == nil {
                 // Decode once, at the largest size the waiting families need; decode again only
                 // if waiters who joined later need more pixels than a reduced decode has.
-                let needed = largestSize(for: batch)
+                let needed = decodeSize(forFamiliesOf: batch.map(\.format.format.name))
                 let covered = decoded.map { $0.scaleDenominator == 1 || (needed.width <= decodedFor.width && needed.height <= decodedFor.height) } ?? false
                 if !covered {
                     let target = PixelSize(width: max(needed.width, decodedFor.width), height: max(needed.height, decodedFor.height))
@@ -89,18 +89,6 @@ extension ImageCache {
         }
     }
 
-    /// The largest pixel size any format in the families of `waiters` needs.
-    func largestSize(for waiters: [RequestCoordinator.Waiter]) -> PixelSize {
-        var w = 1, h = 1
-        for family in Set(waiters.map(\.format.format.family)) {
-            for t in families[family] ?? [] {
-                w = max(w, t.format.pixelSize.width)
-                h = max(h, t.format.pixelSize.height)
-            }
-        }
-        return PixelSize(width: w, height: h)
-    }
-
     /// Draws what each waiter asked for, plus the family's missing formats, then resumes them.
     private func deliver(_ batch: [RequestCoordinator.Waiter], from source: DecodedImage, provider: any ImageSourceProvider) {
         var made: [String: [String: Result<CachedImage, any Error>]] = [:] // entity → format → image
@@ -108,19 +96,9 @@ extension ImageCache {
             let entity = waiters[0].entity
             var wanted = Set(waiters.map(\.format.format.name))
             for family in Set(waiters.map(\.format.format.family)) where provider.shouldDrawFamily(family, for: entity) {
-                for t in families[family] ?? [] where !containsImage(for: entity, format: t.format.name) {
-                    wanted.insert(t.format.name)
-                }
+                wanted.formUnion(formats(inFamily: family).map(\.name))
             }
-            var results: [String: Result<CachedImage, any Error>] = [:]
-            for name in formats.map(\.name) where wanted.contains(name) {
-                if let existing = cachedImage(for: entity, format: name) {
-                    results[name] = .success(existing)
-                    continue
-                }
-                results[name] = Result { try tables[name]!.draw(entity, from: source) }
-            }
-            made[entityID] = results
+            made[entityID] = drawMissing(wanted, for: entity, from: source)
         }
         for w in batch {
             let result = made[w.entity.entityID]?[w.format.format.name] ?? .failure(ImageCacheError(.drawingFailed, "no image was drawn", format: w.format.format.name))

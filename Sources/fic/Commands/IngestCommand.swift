@@ -63,7 +63,7 @@ struct IngestCommand: ParsableCommand {
         defer { cache.close() }
         try description.save(directory: directory, namespace: namespace)
 
-        var ingester = Ingester(cache: cache, formats: formats)
+        var ingester = Ingester(cache: cache)
         let candidates = files.filter(ImageFiles.looksLikeImage)
         let progress = ProgressBar(total: candidates.count)
         let start = Stopwatch.now()

@@ -16,15 +16,11 @@ struct DemoCache {
         let cache = try CacheOpener.open(directory: directory, namespace: namespace, formats: formats)
         defer { cache.close() }
         try cache.reset()
-        let target = PixelSize(width: formats.map(\.pixelSize.width).max()!, height: formats.map(\.pixelSize.height).max()!)
         var entities: [DemoPhoto] = []
         for photo in photos {
             let bytes = try Data(contentsOf: URL(fileURLWithPath: photo.path))
             let entity = DemoPhoto(entityID: photo.name, sourceImageID: FileEntity.contentHash(bytes), url: URL(fileURLWithPath: photo.path))
-            let decoded = try ImageDecoder.decode(bytes, options: DecodingOptions(targetSize: target))
-            for format in formats {
-                try cache.setImage(decoded, for: entity, format: format.name).releaseResidentPages()
-            }
+            try cache.storeImages(from: .encoded([UInt8](bytes)), for: entity, releasingPages: true)
             entities.append(entity)
         }
         try cache.synchronize()

@@ -13,17 +13,10 @@ struct Ingester {
     }
 
     let cache: ImageCache
-    let formats: [ImageFormat]
-    /// The size one decode must cover for every format.
-    let targetSize: PixelSize
     private(set) var counts = Counts()
 
-    init(cache: ImageCache, formats: [ImageFormat]) {
+    init(cache: ImageCache) {
         self.cache = cache
-        self.formats = formats
-        targetSize = PixelSize(
-            width: formats.map(\.pixelSize.width).max() ?? 1,
-            height: formats.map(\.pixelSize.height).max() ?? 1)
     }
 
     /// Stores `file` in every format. Returns nil when it was stored (or already was), or the
@@ -39,28 +32,17 @@ struct Ingester {
             return "cannot read it: \(error.localizedDescription)"
         }
         let entity = FileEntity(entityID: file.relativePath, sourceImageID: FileEntity.contentHash(bytes), url: URL(fileURLWithPath: file.path))
-        let missing = formats.filter { !cache.containsImage(for: entity, format: $0.name) }
-        if missing.isEmpty {
+        if cache.formats.allSatisfy({ cache.containsImage(for: entity, format: $0.name) }) {
             counts.unchanged += 1
             return nil
         }
-        let decoded: DecodedImage
         do {
-            decoded = try ImageDecoder.decode(bytes, options: DecodingOptions(targetSize: targetSize))
-        } catch let error as ImageCacheError {
-            counts.refused += 1
-            return error.message
-        }
-        do {
-            for format in missing {
-                let image = try cache.setImage(decoded, for: entity, format: format.name)
-                image.releaseResidentPages()
-            }
+            try cache.storeImages(from: .encoded([UInt8](bytes)), for: entity, releasingPages: true)
             counts.added += 1
             return nil
-        } catch let error as ImageCacheError where error.code == .drawingFailed {
+        } catch let error as ImageCacheError where error.code == .decodingFailed || error.code == .drawingFailed {
             counts.refused += 1
-            return error.description
+            return (error.underlying as? ImageCacheError)?.message ?? error.description
         } catch {
             throw CLIError("cannot store \(file.relativePath): \(error)")
         }
