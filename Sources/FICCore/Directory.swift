@@ -28,7 +28,7 @@ package final class Directory: @unchecked Sendable {
     /// Parents are followed as the system resolves them (the user named them). The last
     /// component is not followed when it is a symbolic link, unless `followLinks`: a cache folder
     /// that is a link to somewhere else is refused with `.unsafePath`.
-    package static func open(_ path: String, create: Bool, followLinks: Bool = false) throws(ImageCacheError) -> Directory {
+    package static func open(_ path: String, create: Bool, followLinks: Bool = false) throws -> Directory {
         guard !path.isEmpty else { throw ImageCacheError(.invalidArgument, "the directory path is empty") }
         var components = path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
         let absolute = path.hasPrefix("/")
@@ -36,7 +36,7 @@ package final class Directory: @unchecked Sendable {
         if components.isEmpty { return Directory(descriptor: current, path: path) }
         let last = components.removeLast()
         var walked = absolute ? "" : "."
-        do throws(ImageCacheError) {
+        do throws {
             for component in components {
                 walked += "/" + component
                 let next = try step(into: component, of: current, create: create, followLink: true, path: walked)
@@ -53,7 +53,7 @@ package final class Directory: @unchecked Sendable {
     }
 
     /// Opens (creating when `create`, 0700) the folder `name` inside this one, never through a link.
-    package func subdirectory(_ name: String, create: Bool) throws(ImageCacheError) -> Directory {
+    package func subdirectory(_ name: String, create: Bool) throws -> Directory {
         try Self.checkName(name)
         let fd = try Self.step(into: name, of: descriptor, create: create, followLink: false, path: child(name))
         return Directory(descriptor: fd, path: child(name))
@@ -67,14 +67,14 @@ package final class Directory: @unchecked Sendable {
     /// Opens the regular file `name`, never through a link. `create` makes it (0600) when it is
     /// missing; `exclusive` fails with `EEXIST` when it exists. Anything but a regular file is
     /// refused with `.unsafePath`.
-    package func openFile(_ name: String, writable: Bool, create: Bool = false, exclusive: Bool = false) throws(ImageCacheError) -> FileDescriptor {
+    package func openFile(_ name: String, writable: Bool, create: Bool = false, exclusive: Bool = false) throws -> FileDescriptor {
         try Self.checkName(name)
         var flags = (writable ? O_RDWR : O_RDONLY) | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK
         if create { flags |= O_CREAT }
         if exclusive { flags |= O_EXCL }
         let raw = try retryingSystemCall("open", path: child(name)) { openat(descriptor.rawValue, name, flags, 0o600) }
         let fd = FileDescriptor(rawValue: raw)
-        do throws(ImageCacheError) {
+        do throws {
             let st = try fd.status(path: child(name))
             guard st.isRegularFile else {
                 throw ImageCacheError(.unsafePath, "refused: not a regular file", path: child(name))
@@ -89,7 +89,7 @@ package final class Directory: @unchecked Sendable {
     }
 
     /// The status of `name` without following a link; nil when it does not exist.
-    package func status(of name: String) throws(ImageCacheError) -> Glibc.stat? {
+    package func status(of name: String) throws -> Glibc.stat? {
         try Self.checkName(name)
         var st = Glibc.stat()
         if fstatat(descriptor.rawValue, name, &st, AT_SYMLINK_NOFOLLOW) == 0 { return st }
@@ -99,7 +99,7 @@ package final class Directory: @unchecked Sendable {
     }
 
     /// The names in the folder, without `.` and `..`.
-    package func names() throws(ImageCacheError) -> [String] {
+    package func names() throws -> [String] {
         let dup = try retryingSystemCall("dup", path: path) { fcntl(descriptor.rawValue, F_DUPFD_CLOEXEC, 0) }
         guard let stream = fdopendir(dup) else {
             let e = Glibc.errno
@@ -119,14 +119,14 @@ package final class Directory: @unchecked Sendable {
     }
 
     /// Removes the file `name` (not a folder). Missing is not an error.
-    package func removeFile(_ name: String) throws(ImageCacheError) {
+    package func removeFile(_ name: String) throws {
         try Self.checkName(name)
         if unlinkat(descriptor.rawValue, name, 0) == 0 || Glibc.errno == ENOENT { return }
         throw ImageCacheError.system("unlink", path: child(name), errno: Glibc.errno)
     }
 
     /// Renames `from` to `to` within this folder, replacing `to` atomically.
-    package func rename(_ from: String, to: String) throws(ImageCacheError) {
+    package func rename(_ from: String, to: String) throws {
         try Self.checkName(from)
         try Self.checkName(to)
         _ = try retryingSystemCall("rename", path: child(to)) { renameat(descriptor.rawValue, from, descriptor.rawValue, to) }
@@ -138,14 +138,14 @@ package final class Directory: @unchecked Sendable {
     }
 
     /// Takes a `flock` lock on the folder itself; see ``FileDescriptor/lock(_:wait:path:)``.
-    package func lock(_ kind: FileDescriptor.LockKind, wait: Bool) throws(ImageCacheError) -> Bool {
+    package func lock(_ kind: FileDescriptor.LockKind, wait: Bool) throws -> Bool {
         try descriptor.lock(kind, wait: wait, path: path)
     }
 
     /// A new, empty file (0600) that has no name until ``TemporaryFile/commit(as:)``: nothing is
     /// left behind if the process dies first. Where the file system cannot make unnamed files, it
     /// gets an unpredictable hidden name instead, created exclusively.
-    package func makeTemporaryFile(for name: String) throws(ImageCacheError) -> TemporaryFile {
+    package func makeTemporaryFile(for name: String) throws -> TemporaryFile {
         try Self.checkName(name)
         let unnamed = openat(descriptor.rawValue, ".", fic_o_tmpfile | O_RDWR | O_CLOEXEC, 0o600)
         if unnamed >= 0 {
@@ -163,13 +163,13 @@ package final class Directory: @unchecked Sendable {
         return ".\(name).tmp-\(suffix)"
     }
 
-    private static func checkName(_ name: String) throws(ImageCacheError) {
+    private static func checkName(_ name: String) throws {
         guard !name.isEmpty, name != ".", name != "..", !name.contains("/"), !name.utf8.contains(0) else {
             throw ImageCacheError(.invalidArgument, "'\(name)' is not a plain file name")
         }
     }
 
-    private static func openRaw(_ name: String, relativeTo dir: Int32, followLink: Bool, path: String) throws(ImageCacheError) -> FileDescriptor {
+    private static func openRaw(_ name: String, relativeTo dir: Int32, followLink: Bool, path: String) throws -> FileDescriptor {
         let flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC | (followLink ? 0 : O_NOFOLLOW)
         let raw = openat(dir, name, flags)
         if raw >= 0 { return FileDescriptor(rawValue: raw) }
@@ -186,10 +186,10 @@ package final class Directory: @unchecked Sendable {
         return fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && st.isSymbolicLink
     }
 
-    private static func step(into name: String, of dir: FileDescriptor, create: Bool, followLink: Bool, path: String) throws(ImageCacheError) -> FileDescriptor {
+    private static func step(into name: String, of dir: FileDescriptor, create: Bool, followLink: Bool, path: String) throws -> FileDescriptor {
         do {
             return try openRaw(name, relativeTo: dir.rawValue, followLink: followLink, path: path)
-        } catch where error.errno == ENOENT && create {
+        } catch let error as ImageCacheError where error.errno == ENOENT && create {
             if mkdirat(dir.rawValue, name, 0o700) != 0 && Glibc.errno != EEXIST {
                 throw ImageCacheError.system("mkdir", path: path, errno: Glibc.errno)
             }
@@ -229,7 +229,7 @@ package final class TemporaryFile {
 
     /// Flushes the file, names it ``finalName`` (replacing any file of that name atomically) and
     /// flushes the folder.
-    package func commit() throws(ImageCacheError) {
+    package func commit() throws {
         try descriptor.synchronize(path: path)
         var name = hiddenName
         if name == nil {

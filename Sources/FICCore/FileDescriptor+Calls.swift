@@ -7,7 +7,7 @@ package let systemPageSize: Int = Int(sysconf(Int32(_SC_PAGESIZE)))
 /// Runs a system call's closure until it does not fail with `EINTR`; returns its result, or the
 /// error for `call` on `path` with the `errno` it left.
 @inline(__always)
-package func retryingSystemCall<T: BinaryInteger>(_ call: String, path: String?, _ body: () -> T) throws(ImageCacheError) -> T {
+package func retryingSystemCall<T: BinaryInteger>(_ call: String, path: String?, _ body: () -> T) throws -> T {
     while true {
         let result = body()
         if result >= 0 { return result }
@@ -29,7 +29,7 @@ extension FileDescriptor {
 
     /// Takes a `flock` lock. Returns false when `wait` is false and another open file holds a
     /// conflicting lock.
-    package func lock(_ kind: LockKind, wait: Bool, path: String?) throws(ImageCacheError) -> Bool {
+    package func lock(_ kind: LockKind, wait: Bool, path: String?) throws -> Bool {
         let operation = (kind == .shared ? LOCK_SH : LOCK_EX) | (wait ? 0 : LOCK_NB)
         while flock(rawValue, operation) != 0 {
             let e = Glibc.errno
@@ -41,12 +41,12 @@ extension FileDescriptor {
     }
 
     /// Writes the file's data and metadata to the disk.
-    package func synchronize(path: String?) throws(ImageCacheError) {
+    package func synchronize(path: String?) throws {
         _ = try retryingSystemCall("fsync", path: path) { fsync(rawValue) }
     }
 
     /// The file's status.
-    package func status(path: String?) throws(ImageCacheError) -> Glibc.stat {
+    package func status(path: String?) throws -> Glibc.stat {
         var st = Glibc.stat()
         _ = try retryingSystemCall("fstat", path: path) { fstat(rawValue, &st) }
         return st
@@ -55,7 +55,7 @@ extension FileDescriptor {
     /// Reserves disk blocks for `[offset, offset + length)`, extending the file when needed, so that
     /// later writes through a mapping cannot fail with SIGBUS on a full disk. File systems without
     /// `fallocate` get zeros written instead, which reports a full disk just as early.
-    package func allocate(offset: Int, length: Int, path: String?) throws(ImageCacheError) {
+    package func allocate(offset: Int, length: Int, path: String?) throws {
         guard length > 0 else { return }
         let rc = posix_fallocate(rawValue, off_t(offset), off_t(length))
         if rc == 0 { return }
@@ -72,12 +72,12 @@ extension FileDescriptor {
     }
 
     /// Sets the file's length.
-    package func truncate(to length: Int, path: String?) throws(ImageCacheError) {
+    package func truncate(to length: Int, path: String?) throws {
         _ = try retryingSystemCall("ftruncate", path: path) { ftruncate(rawValue, off_t(length)) }
     }
 
     /// Reads up to `buffer.count` bytes at `offset`; fewer only at the end of the file.
-    package func readAll(into buffer: UnsafeMutableRawBufferPointer, at offset: Int, path: String?) throws(ImageCacheError) -> Int {
+    package func readAll(into buffer: UnsafeMutableRawBufferPointer, at offset: Int, path: String?) throws -> Int {
         var done = 0
         while done < buffer.count {
             let n = try retryingSystemCall("pread", path: path) {
@@ -90,7 +90,7 @@ extension FileDescriptor {
     }
 
     /// Reads from the current position until `buffer` is full or the file ends.
-    package func readAll(into buffer: UnsafeMutableRawBufferPointer, path: String?) throws(ImageCacheError) -> Int {
+    package func readAll(into buffer: UnsafeMutableRawBufferPointer, path: String?) throws -> Int {
         var done = 0
         while done < buffer.count {
             let n = try retryingSystemCall("read", path: path) {
@@ -103,7 +103,7 @@ extension FileDescriptor {
     }
 
     /// Writes all of `buffer` at `offset`.
-    package func writeAll(_ buffer: UnsafeRawBufferPointer, at offset: Int, path: String?) throws(ImageCacheError) {
+    package func writeAll(_ buffer: UnsafeRawBufferPointer, at offset: Int, path: String?) throws {
         var done = 0
         while done < buffer.count {
             done += try retryingSystemCall("pwrite", path: path) {
@@ -113,7 +113,7 @@ extension FileDescriptor {
     }
 
     /// Writes all of `buffer` at the current position.
-    package func writeAll(_ buffer: UnsafeRawBufferPointer, path: String?) throws(ImageCacheError) {
+    package func writeAll(_ buffer: UnsafeRawBufferPointer, path: String?) throws {
         var done = 0
         while done < buffer.count {
             done += try retryingSystemCall("write", path: path) {
@@ -137,4 +137,11 @@ extension Glibc.stat {
     package var isSymbolicLink: Bool { (st_mode & S_IFMT) == S_IFLNK }
     /// Whether two statuses describe the same file.
     package func isSameFile(as other: Glibc.stat) -> Bool { st_dev == other.st_dev && st_ino == other.st_ino }
+}
+
+extension FileDescriptor {
+    /// Releases a `flock` lock held through this descriptor.
+    package func unlock() {
+        _ = flock(rawValue, LOCK_UN)
+    }
 }

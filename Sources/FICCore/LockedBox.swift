@@ -4,7 +4,8 @@
 /// taking the lock: the type system, not a comment, keeps the discipline.
 package final class LockedBox<Value>: @unchecked Sendable {
     private let lock = Lock()
-    private var value: Value
+    /// Only reached under the lock, so the runtime's exclusivity checks are redundant here.
+    @exclusivity(unchecked) private var value: Value
 
     /// Boxes `value`.
     package init(_ value: Value) {

@@ -17,7 +17,7 @@ package final class MappedRegion: @unchecked Sendable {
     package let isWritable: Bool
 
     /// Maps `length` bytes of `descriptor` from `offset`, which must be a multiple of the page size.
-    package init(descriptor: FileDescriptor, offset: Int, length: Int, writable: Bool, path: String?) throws(ImageCacheError) {
+    package init(descriptor: FileDescriptor, offset: Int, length: Int, writable: Bool, path: String?) throws {
         precondition(offset % systemPageSize == 0 && length > 0, "mapped ranges start on a page and are not empty")
         let protection = writable ? PROT_READ | PROT_WRITE : PROT_READ
         guard let p = mmap(nil, length, protection, MAP_SHARED, descriptor.rawValue, off_t(offset)), p != MAP_FAILED else {

@@ -16,7 +16,7 @@ package final class PageBuffer: @unchecked Sendable {
     /// Maps `count` bytes of zeroed memory.
     ///
     /// - Throws: ``ImageCacheError/Code/overMemoryBudget`` when the system has no memory to give.
-    package init(count: Int) throws(ImageCacheError) {
+    package init(count: Int) throws {
         precondition(count >= 0, "a buffer size is not negative")
         let mapped = max(systemPageSize, (count + systemPageSize - 1) / systemPageSize * systemPageSize)
         guard let p = mmap(nil, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), p != MAP_FAILED else {
