@@ -382,7 +382,7 @@ public enum RetrievalBenchmark {
                     _ = try table.insert(entity: keys[i], source: source, label: names[i]) { dst in
                         let drawStart = clock.now
                         for y in 0..<side {
-                            (dst + y * bytesPerRow).copyMemory(from: src.baseAddress! + y * rowBytes, byteCount: rowBytes)
+                            (dst.baseAddress! + y * bytesPerRow).copyMemory(from: src.baseAddress! + y * rowBytes, byteCount: rowBytes)
                         }
                         drawn = clock.now - drawStart
                     }

@@ -1,46 +1,65 @@
+import Glibc
 import Logging
 
 /// A file of fixed-size, already-decoded images, mapped into memory.
 ///
 /// Each image lives in a page-aligned slot with rows aligned to 64 bytes. Looking an image up
-/// costs one hash and one dictionary probe under a short lock, and returns a ``StoredImage`` that
-/// points straight into the mapping: nothing is copied or decoded. New images are drawn straight
-/// into their slot by the caller's closure, then committed with a checksum; they become visible
-/// only once fully written.
+/// costs one dictionary probe under a short lock, and returns a ``StoredImage`` that views the
+/// mapping itself: nothing is copied or decoded. New images are drawn straight into their slot
+/// by the caller's closure, then committed with a checksum; they become visible only once fully
+/// written.
 ///
-/// The file grows a chunk of slots at a time up to ``TableConfiguration/maximumCount``, which is
-/// a hard limit. At the limit, inserting evicts the least recently used entry that nobody holds;
-/// when every slot is held, ``insert(entity:source:label:draw:)`` throws
-/// ``ImageCacheError/Code/tableFull`` and changes nothing.
+/// The file grows a chunk (index records and slots together) at a time up to
+/// ``TableConfiguration/maximumCount``, which is a hard limit. At the limit, inserting evicts the
+/// least recently used entry that nobody holds; when every slot is held, ``insert(entity:source:label:draw:)``
+/// throws ``ImageCacheError/Code/tableFull`` and changes nothing.
+///
+/// An image you hold never changes, whatever any process does with the table: while the table
+/// is open its file is locked, and closing or resetting the table first turns held images into
+/// private copies.
 ///
 /// All methods are safe to call from any thread.
-public final class ImageTable: @unchecked Sendable {
+public final class ImageTable: Sendable {
     /// The table file.
     public let path: String
     /// The geometry and identity the table was opened with.
     public let configuration: TableConfiguration
+    /// What opening the table found and did.
+    public let openReport: TableOpenReport
 
-    private let lock = Lock()
-    private let growthLock = Lock()
+    private let state: LockedBox<TableState>
+    /// Serialises structural changes (growing, resetting, closing), which wait on the disk
+    /// outside the state's lock.
+    private let structure = Lock()
     private let logger: Logger
-    /// Guarded by `lock`. Nil once closed.
-    private var store: TableStore?
 
-    /// Opens (or creates) the table at `path`.
+    /// Opens (or creates, with any missing folders) the table at `path`.
     ///
-    /// A file written with a different configuration (including its identity) is discarded and
-    /// replaced by an empty table; so is a file that is not a valid table (truncated, garbage),
-    /// which is logged as an error. A file left open by a killed process is reopened with every
-    /// entry marked for verification: each entry's checksum is checked the first time it is read.
+    /// A file written with a different configuration (including its identity or the system's page
+    /// size) is replaced by an empty table; so is a file that is not a valid table (truncated,
+    /// garbage), which is logged as an error and said in ``openReport``. A file left open by a
+    /// killed process is reopened with every entry marked for checking: each entry's checksum is
+    /// checked the first time it is read.
     ///
-    /// - Throws: ``ImageCacheError`` with code `.inUse` when another process or table object
-    ///   has the file open, `.invalidConfiguration`, `.noSpace` or `.io`.
-    public init(path: String, configuration: TableConfiguration, logger: Logger = Logger(label: "FastImageCache.ImageTable")) throws {
-        try configuration.validate()
-        self.path = path
+    /// - Throws: ``ImageCacheError`` with code `.inUse` when another process or table object has
+    ///   the file open, `.unsafePath` when the path (or its folder, unless allowed) is a symbolic
+    ///   link, `.invalidConfiguration`, `.readOnly`, `.noSpace` or `.io`.
+    public convenience init(path: String, configuration: TableConfiguration, options: TableOpenOptions = .init(), logger: Logger = Logger(label: "FastImageCache.ImageTable")) throws {
+        let slash = path.lastIndex(of: "/")
+        let folder = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        let directory = try Directory.open(folder, create: !options.readOnly, followLinks: options.followsSymbolicLinkedFolder)
+        try self.init(directory: directory, name: name, configuration: configuration, options: options, logger: logger)
+    }
+
+    /// Opens (or creates) the table `name` in an open folder.
+    package init(directory: Directory, name: String, configuration: TableConfiguration, options: TableOpenOptions, logger: Logger) throws {
+        path = directory.child(name)
         self.configuration = configuration
         self.logger = logger
-        self.store = try TableFile.open(path: path, configuration: configuration, lock: lock, logger: logger)
+        let opened = try TableFile.open(directory: directory, name: name, configuration: configuration, options: options, logger: logger)
+        openReport = opened.report
+        state = LockedBox(opened.state)
     }
 
     deinit {
@@ -55,30 +74,30 @@ public final class ImageTable: @unchecked Sendable {
     ///
     /// It never waits for a writer beyond the few instructions a commit holds the lock, and never
     /// touches the disk beyond page-ins of the pixels. The one exception is the first read of an
-    /// entry after an unclean shutdown, which checks its pixel checksum once.
+    /// entry that may be torn (after an unclean shutdown), which checks its pixel checksum once.
     public func image(for entity: TableKey, source: TableKey? = nil) -> StoredImage? {
-        let found: (TableStore, TableStore.LookupResult)? = lock.withLock {
-            guard let store else { return nil }
-            return (store, store.lookup(entity, source: source))
-        }
-        guard let (store, result) = found else { return nil }
-        switch result {
+        switch state.withLockedValue({ $0.lookup(entity, source: source) }) {
         case .miss:
             return nil
-        case .hit(let slot, let pixels, let source):
-            return StoredImage(store: store, slot: slot, pixels: pixels, entity: entity, source: source)
-        case .needsVerification(let slot, let pixels, let expected, let source):
-            let actual = XXH64.hash(pixels, count: store.header.bytesPerRow * store.header.pixelHeight)
-            let passed = lock.withLock { store.finishVerification(slot, entity: entity, passed: actual == expected) }
-            guard passed else { return nil }
-            return StoredImage(store: store, slot: slot, pixels: pixels, entity: entity, source: source)
+        case .hit(let slot, let pixels, let chunk, let source, let generation):
+            return StoredImage(table: state, chunk: chunk, slot: slot, generation: generation, pixels: pixels, configuration: configuration, entity: entity, source: source)
+        case .needsVerification(let slot, let pixels, let chunk, let expected, let source, let generation):
+            let actual = XXH64.hash(pixels, count: configuration.pixelByteCount)
+            let passed = state.withLockedValue { $0.finishVerification(slot, entity: entity, generation: generation, passed: actual == expected) }
+            guard passed else {
+                if actual != expected {
+                    logger.error("pixel checksum mismatch; the entry is not served", metadata: ["path": "\(path)", "slot": "\(slot)"])
+                }
+                return nil
+            }
+            return StoredImage(table: state, chunk: chunk, slot: slot, generation: generation, pixels: pixels, configuration: configuration, entity: entity, source: source)
         }
     }
 
     /// Whether an entry for `entity` exists (drawn from `source`, when given). Does not count as a use.
     public func contains(_ entity: TableKey, source: TableKey? = nil) -> Bool {
-        lock.withLock {
-            guard let entry = store?.entryFor(entity) else { return false }
+        state.withLockedValue { s in
+            guard !s.isQuiescing, let entry = s.entry(for: entity) else { return false }
             return source == nil || entry.source == source
         }
     }
@@ -86,161 +105,205 @@ public final class ImageTable: @unchecked Sendable {
     // MARK: Writing
 
     /// Stores a new image for `entity`: reserves a slot, lets `draw` write the pixels straight
-    /// into it (`bytesPerRow × pixelHeight` bytes at the pointer it is given), checksums them,
+    /// into it (`bytesPerRow × pixelHeight` bytes, in the buffer it is given), checksums them,
     /// then makes the entry visible, replacing any older entry of the entity.
     ///
     /// The slot is not visible to readers until `draw` returns and the commit is done; if `draw`
     /// throws, the slot is given back and nothing changes. An older image of the entity that
-    /// somebody holds keeps its slot, unchanged, until they let go.
+    /// somebody holds keeps its slot, unchanged, until they let go. Do not close or reset the
+    /// table from inside `draw`.
     ///
-    /// - Parameter label: a human-readable name stored with the entry (the first 63 bytes).
+    /// - Parameter label: a human-readable name stored with the entry (its first 59 bytes).
     /// - Returns: the new image.
-    /// - Throws: ``ImageCacheError`` (`.tableFull`, `.noSpace`, `.closed`, `.io`) or what `draw` throws.
+    /// - Throws: ``ImageCacheError`` (`.tableFull`, `.noSpace`, `.closed`, `.readOnly`, `.io`) or what `draw` throws.
     @discardableResult
-    public func insert(entity: TableKey, source: TableKey, label: String = "", draw: (UnsafeMutableRawPointer) throws -> Void) throws -> StoredImage {
-        let (store, slot, pixels) = try reserveSlot()
+    public func insert(entity: TableKey, source: TableKey, label: String = "", draw: (UnsafeMutableRawBufferPointer) throws -> Void) throws -> StoredImage {
+        let (slot, pixels, chunk, generation) = try reserveSlot()
+        let buffer = UnsafeMutableRawBufferPointer(start: pixels, count: configuration.pixelByteCount)
         do {
-            try draw(pixels)
+            try draw(buffer)
         } catch {
-            lock.withLock { store.abandon(slot: slot) }
+            state.withLockedValue { $0.abandon(slot: slot, generation: generation) }
             throw error
         }
-        let checksum = XXH64.hash(pixels, count: store.header.bytesPerRow * store.header.pixelHeight)
-        let committed = lock.withLock { store.commit(slot: slot, entity: entity, source: source, label: label, pixelChecksum: checksum) }
-        if !committed {
-            // Closed or reset while drawing: the caller still gets its pixels, the table keeps nothing.
-            lock.withLock { store.orphanWriterSlot(slot) }
-        }
-        return StoredImage(store: store, slot: slot, pixels: pixels, entity: entity, source: source)
+        let checksum = XXH64.hash(pixels, count: configuration.pixelByteCount)
+        // A refused commit (closed or reset meanwhile) still hands the caller its pixels; closing
+        // waits for this writer, then detaches them from the file.
+        _ = state.withLockedValue { $0.commit(slot: slot, generation: generation, entity: entity, source: source, label: label, pixelChecksum: checksum) }
+        return StoredImage(table: state, chunk: chunk, slot: slot, generation: generation, pixels: pixels, configuration: configuration, entity: entity, source: source)
     }
 
-    private func reserveSlot() throws -> (TableStore, Int, UnsafeMutableRawPointer) {
+    private func reserveSlot() throws -> (Int, UnsafeMutableRawPointer, TableChunk, UInt64) {
         while true {
-            let attempt: (TableStore, TableStore.Reservation, UnsafeMutableRawPointer?)? = lock.withLock {
-                guard let store else { return nil }
-                let r = store.reserve()
-                if case .slot(let slot) = r { return (store, r, store.pixels(slot)) }
-                return (store, r, nil)
-            }
-            guard let (store, reservation, pixels) = attempt else {
-                throw ImageCacheError(.closed, "the table is closed", path: path)
-            }
-            switch reservation {
-            case .slot(let slot):
-                return (store, slot, pixels!)
+            switch state.withLockedValue({ $0.reserve() }) {
+            case .slot(let slot, let pixels, let chunk, let generation):
+                return (slot, pixels, chunk, generation)
             case .closed:
                 throw ImageCacheError(.closed, "the table is closed", path: path)
+            case .busy:
+                usleep(100) // a reset or close is under way; it waits for no one but writers in flight
+            case .readOnly:
+                throw ImageCacheError(.readOnly, "the table is open for reading only", path: path)
             case .full:
                 throw ImageCacheError(.tableFull, "all \(configuration.maximumCount) slots hold images that are in use; release some images or raise the format's maximum count", path: path)
-            case .needsGrowth(let first):
-                // Grow outside the main lock so that readers never wait for the disk.
-                try growthLock.withLock {
-                    let stillNeeded = lock.withLock { self.store === store && store.allocatedSlots == first }
+            case .needsGrowth(let k, let file, let generation):
+                // Grow outside the state's lock, so that readers never wait for the disk.
+                try structure.withLock {
+                    let stillNeeded = state.withLockedValue { $0.generation == generation && !$0.isQuiescing && $0.chunks.count == k }
                     guard stillNeeded else { return }
-                    let (region, count) = try TableFile.growChunk(store: store, first: first)
-                    lock.withLock { store.addChunk(region, slots: count) }
+                    let chunk = TableChunk(region: try file.growChunk(k))
+                    state.withLockedValue { s in
+                        if s.generation == generation && s.chunks.count == k { s.addChunk(chunk, slots: file.layout.slotCount(ofChunk: k)) }
+                    }
                 }
             }
         }
     }
 
-    /// Removes the entry of `entity`. Returns whether there was one. A held image of it stays valid.
+    /// Removes the entry of `entity`. Returns whether there was one (always false when read-only).
+    /// A held image of it stays valid.
     @discardableResult
     public func remove(_ entity: TableKey) -> Bool {
-        lock.withLock { store?.remove(entity) ?? false }
+        state.withLockedValue { $0.remove(entity) }
     }
 
-    /// Empties the table by replacing its file with a new, empty one. Images still held keep
-    /// reading the old file's memory, which is released when the last of them goes away; the
-    /// file is never truncated under them.
+    /// Empties the table and gives its disk space back. Images still held keep their pixels,
+    /// detached from the file first.
+    ///
+    /// - Throws: ``ImageCacheError`` (`.closed`, `.readOnly`, `.io`).
     public func removeAll() throws {
-        try growthLock.withLock {
-            let old: TableStore? = lock.withLock { store }
-            guard let old else { throw ImageCacheError(.closed, "the table is closed", path: path) }
-            let fresh = try TableFile.rebuild(path: path, configuration: configuration, lock: lock, logger: logger)
-            lock.withLock {
-                old.retire()
-                store = fresh
+        try structure.withLock {
+            let file = try quiesce()
+            defer { state.withLockedValue { $0.isQuiescing = false } }
+            guard file.isWritable else { throw ImageCacheError(.readOnly, "the table is open for reading only", path: path) }
+            let failed = state.withLockedValue { s in
+                let failed = s.detachHeldSlots()
+                s.clearAll()
+                return failed
             }
+            keepOpen(file, for: failed)
+            try file.truncateToHeader()
         }
+    }
+
+    /// Stops new lookups and writes and waits for writers in flight. Returns the open file.
+    private func quiesce() throws -> TableFileHandle {
+        let file: TableFileHandle? = state.withLockedValue { s in
+            guard s.file != nil, !s.isQuiescing else { return nil }
+            s.isQuiescing = true
+            return s.file
+        }
+        guard let file else { throw ImageCacheError(.closed, "the table is closed", path: path) }
+        while state.withLockedValue({ $0.writersInFlight }) > 0 { usleep(100) }
+        return file
+    }
+
+    private func keepOpen(_ file: TableFileHandle, for chunks: [TableChunk]) {
+        guard !chunks.isEmpty else { return }
+        logger.error("held images could not be detached from the file (out of memory); the file stays locked until they are released", metadata: ["path": "\(path)"])
+        for chunk in chunks { chunk.keep(file) }
     }
 
     /// Writes every change to disk and marks the file closed cleanly. Afterwards lookups return
-    /// nil and inserts throw `.closed`. Held images stay readable.
+    /// nil and inserts throw `.closed`. Held images stay readable and unchanged: they are detached
+    /// from the file, which is unlocked at once.
     public func close() {
-        growthLock.withLock {
-            let old: TableStore? = lock.withLock {
-                let s = store
-                store = nil
-                s?.markClosing()
-                return s
+        structure.withLock {
+            guard let file = try? quiesce() else { return }
+            do {
+                try flush(file)
+                if file.isWritable { try file.writeHeader(open: false) }
+            } catch {
+                logger.error("closing the table failed; it will be checked when next opened: \(error)", metadata: ["path": "\(path)"])
             }
-            old?.close()
+            let failed = state.withLockedValue { s in
+                let failed = s.detachHeldSlots()
+                s.clearAll()
+                s.file = nil
+                s.isQuiescing = false
+                return failed
+            }
+            // A mapping holds the open file, and with it the lock, even after the descriptor
+            // closes: unlock explicitly, now that no held image reads the file any more.
+            if failed.isEmpty { file.descriptor.unlock() } else { keepOpen(file, for: failed) }
         }
+    }
+
+    /// Saves recency and writes dirty pages and the file's metadata to disk.
+    private func flush(_ file: TableFileHandle) throws {
+        guard file.isWritable else { return }
+        let chunks = state.withLockedValue { s in
+            s.saveRecency()
+            return s.chunks
+        }
+        for chunk in chunks {
+            let e = chunk.region.synchronize(wait: true)
+            if e != 0 { throw ImageCacheError.system("msync", path: path, errno: e) }
+        }
+        try file.descriptor.synchronize(path: path)
     }
 
     /// Lets the kernel drop every mapped page of the table from the process's resident memory.
     /// Nothing is lost or invalidated: pages are mapped again from the file when read.
     public func releaseResidentMemory() {
-        guard let store = lock.withLock({ store }) else { return }
-        for region in store.regionsSnapshot() { region.releaseResidentPages() }
+        for chunk in state.withLockedValue({ $0.chunks }) { chunk.region.releaseResidentPages() }
     }
 
-    /// Writes every change to the disk now (`msync` and `fsync`), without closing.
+    /// Writes every change to the disk now (recency, `msync` and `fsync`), without closing.
     public func synchronize() throws {
-        guard let store = lock.withLock({ store }) else { return }
-        try store.synchronize()
+        guard let file = state.withLockedValue({ $0.file }) else { return }
+        try flush(file)
     }
 
     // MARK: Inspection
 
     /// Counters and sizes of the table.
     public var statistics: TableStatistics {
-        let counted: (TableStatistics, TableStore)? = lock.withLock {
-            guard let s = store else { return nil }
-            return (TableStatistics(
+        let (counts, file) = state.withLockedValue { s in
+            (TableStatistics(
                 count: s.count, maximumCount: configuration.maximumCount, allocatedSlots: s.allocatedSlots,
                 fileBytes: 0, hits: s.hits, misses: s.misses, evictions: s.evictions,
-                inserts: s.inserts, bytesWritten: s.bytesWritten, heldImages: s.heldSlots), s)
+                inserts: s.inserts, bytesWritten: s.bytesWritten, heldImages: s.heldSlots), s.file)
         }
-        guard let (counts, store) = counted else {
-            return TableStatistics(count: 0, maximumCount: configuration.maximumCount, allocatedSlots: 0, fileBytes: 0, hits: 0, misses: 0, evictions: 0, inserts: 0, bytesWritten: 0, heldImages: 0)
-        }
-        // The system call stays outside the lock, so a frame's lookup never waits for it; the
-        // store (which owns the descriptor) is kept alive meanwhile.
         var statistics = counts
-        statistics.fileBytes = SystemFile.allocatedBytes(store.fd)
+        // The system call stays outside the lock, so a frame's lookup never waits for it.
+        statistics.fileBytes = file?.allocatedBytes() ?? 0
         return statistics
     }
 
     /// The entries, most recently used first.
     public func entries() -> [TableEntry] {
-        lock.withLock {
-            (store?.listEntries() ?? []).map { TableEntry(label: $0.label, entity: $0.entry.entity, source: $0.entry.source, slot: $0.slot) }
+        state.withLockedValue { s in
+            s.listEntries().map { TableEntry(label: $0.label, entity: $0.entry.entity, source: $0.entry.source, slot: $0.slot) }
         }
     }
 
     /// Checks every entry's pixels against its checksum. Entries that fail are removed when
-    /// `repair` is true. Returns the entries that failed.
+    /// `repair` is true (and the table is writable); otherwise they are marked so that no lookup
+    /// serves them. Returns the entries that failed.
     public func verify(repair: Bool) -> [TableEntry] {
         var bad: [TableEntry] = []
         for entry in entries() {
-            let pinned = lock.withLock { () -> (TableStore, UnsafeMutableRawPointer, UInt64)? in
-                guard let s = store, let e = s.entry(atSlot: entry.slot), e.entity == entry.entity else { return nil }
+            let pinned: (UnsafeMutableRawPointer, UInt64, UInt64)? = state.withLockedValue { s in
+                guard !s.isQuiescing, entry.slot < s.allocatedSlots, let e = s.entries[entry.slot], e.entity == entry.entity else { return nil }
                 s.pin(entry.slot)
-                return (s, s.pixels(entry.slot), e.pixelChecksum)
+                return (s.pixels(entry.slot), e.pixelChecksum, s.generation)
             }
-            guard let (store, pixels, expected) = pinned else { continue }
-            let actual = XXH64.hash(pixels, count: store.header.bytesPerRow * store.header.pixelHeight)
-            lock.withLock {
-                if actual != expected {
-                    if repair { store.discard(slot: entry.slot, entity: entry.entity) }
-                } else {
-                    store.markVerified(entry.slot)
+            guard let (pixels, expected, generation) = pinned else { continue }
+            let intact = XXH64.hash(pixels, count: configuration.pixelByteCount) == expected
+            state.withLockedValue { s in
+                if generation == s.generation, let e = s.entries[entry.slot], e.entity == entry.entity {
+                    if intact {
+                        s.markVerified(entry.slot)
+                    } else if repair && s.isWritable {
+                        s.discard(entry.slot)
+                    } else {
+                        s.markUnverified(entry.slot)
+                    }
                 }
-                store.unpin(entry.slot)
+                s.unpin(entry.slot, generation: generation)
             }
-            if actual != expected {
+            if !intact {
                 logger.error("pixel checksum mismatch", metadata: ["path": "\(path)", "entity": "\(entry.label)", "slot": "\(entry.slot)"])
                 bad.append(entry)
             }

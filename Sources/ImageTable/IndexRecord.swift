@@ -1,57 +1,70 @@
 /// One entry of a table's index: which entity and source version a slot holds, and the
-/// checksum of its pixels. Records live in a mapped array, one per slot, so changing an entry
-/// writes one 128-byte record: O(1), however full the table is.
+/// checksum of its pixels. Records live in a mapped array at the start of each chunk, one per
+/// slot, so changing an entry writes one 128-byte record: O(1), however full the table is.
 ///
 /// Layout (little-endian):
 /// ```
-/// 0    entity key                 16 bytes
-/// 16   source key                 16 bytes
-/// 32   pixel checksum             UInt64  XXH64 of the slot's pixel bytes
-/// 40   commit sequence            UInt64  newer commits win when a crash left two records for one entity
-/// 48   label length + label       1 + 63 bytes (the entity identifier, for humans)
-/// 112  record checksum            UInt64  XXH64 of bytes 0..<112, seeded with the slot number
-/// 120  last access                UInt64  recency; not covered by the checksum
+/// 0    entity key                 16 bytes  SHA-256 of the entity identifier, truncated
+/// 16   source key                 16 bytes  SHA-256 of the source version, truncated
+/// 32   pixel checksum             UInt64    XXH64 of the slot's pixel bytes
+/// 40   commit sequence            UInt64    newer commits win when a crash left two records for one entity
+/// 48   flags                      UInt32    bit 0: the pixels must be checked before they are served
+/// 52   label length + label       1 + 59 bytes (the start of the entity identifier, for people)
+/// 112  record checksum            UInt64    XXH64 of bytes 0..<112, seeded with the slot number
+/// 120  last access                UInt64    recency, saved in batches; not covered by the checksum
 /// ```
-/// A record is committed exactly when its checksum matches; anything else is a free slot.
+/// A record is committed exactly when its checksum matches and its fields are in range;
+/// anything else is a free slot.
 struct IndexRecord {
     static let length = 128
+    static let flagsOffset = 48
     static let checksumOffset = 112
     static let lastAccessOffset = 120
-    static let maximumLabelLength = 63
+    static let maximumLabelLength = 59
+    /// Sequences beyond this are not ones the engine writes: such a record is damaged.
+    static let maximumSequence: UInt64 = 1 << 62
+    /// Flag: the entry was written by a session that did not close cleanly, or failed a check.
+    static let needsVerification: UInt32 = 1
 
     var entity: TableKey
     var source: TableKey
     var pixelChecksum: UInt64
     var sequence: UInt64
+    var flags: UInt32 = 0
     var label: String
 
-    private static func seed(slot: Int) -> UInt64 { 0x5EC0_4D00_0000_0000 ^ UInt64(slot) }
+    private static func seed(slot: Int) -> UInt64 { 0x5EC0_4D00_0000_0000 ^ UInt64(truncatingIfNeeded: slot) }
 
     /// Reads the record of `slot` at `p`; nil when the slot is free or its record is damaged.
     static func read(at p: UnsafeRawPointer, slot: Int) -> IndexRecord? {
         let stored = UInt64(littleEndian: p.loadUnaligned(fromByteOffset: checksumOffset, as: UInt64.self))
         guard stored != 0, stored == XXH64.hash(p, count: checksumOffset, seed: seed(slot: slot)) else { return nil }
         func u64(_ o: Int) -> UInt64 { UInt64(littleEndian: p.loadUnaligned(fromByteOffset: o, as: UInt64.self)) }
-        let labelLength = min(Int(p.load(fromByteOffset: 48, as: UInt8.self)), maximumLabelLength)
-        let label = String(decoding: UnsafeRawBufferPointer(start: p + 49, count: labelLength), as: UTF8.self)
+        let flags = UInt32(littleEndian: p.loadUnaligned(fromByteOffset: flagsOffset, as: UInt32.self))
+        let sequence = u64(40)
+        guard sequence <= maximumSequence, flags & ~needsVerification == 0 else { return nil }
+        let labelLength = min(Int(p.load(fromByteOffset: 52, as: UInt8.self)), maximumLabelLength)
+        let label = String(decoding: UnsafeRawBufferPointer(start: p + 53, count: labelLength), as: UTF8.self)
         return IndexRecord(
             entity: TableKey(high: u64(0), low: u64(8)),
             source: TableKey(high: u64(16), low: u64(24)),
-            pixelChecksum: u64(32), sequence: u64(40), label: label)
+            pixelChecksum: u64(32), sequence: sequence, flags: flags, label: label)
     }
 
     /// Writes the record, checksum last.
     func write(to p: UnsafeMutableRawPointer, slot: Int) {
+        p.storeBytes(of: 0 as UInt64, toByteOffset: Self.checksumOffset, as: UInt64.self)
         p.storeBytes(of: entity.high.littleEndian, toByteOffset: 0, as: UInt64.self)
         p.storeBytes(of: entity.low.littleEndian, toByteOffset: 8, as: UInt64.self)
         p.storeBytes(of: source.high.littleEndian, toByteOffset: 16, as: UInt64.self)
         p.storeBytes(of: source.low.littleEndian, toByteOffset: 24, as: UInt64.self)
         p.storeBytes(of: pixelChecksum.littleEndian, toByteOffset: 32, as: UInt64.self)
         p.storeBytes(of: sequence.littleEndian, toByteOffset: 40, as: UInt64.self)
+        p.storeBytes(of: flags.littleEndian, toByteOffset: Self.flagsOffset, as: UInt32.self)
         let bytes = Self.truncatedLabel(label)
-        p.storeBytes(of: UInt8(bytes.count), toByteOffset: 48, as: UInt8.self)
-        (p + 49).initializeMemory(as: UInt8.self, repeating: 0, count: Self.maximumLabelLength)
-        bytes.withUnsafeBytes { (p + 49).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+        p.storeBytes(of: UInt8(bytes.count), toByteOffset: 52, as: UInt8.self)
+        (p + 53).initializeMemory(as: UInt8.self, repeating: 0, count: Self.maximumLabelLength)
+        bytes.withUnsafeBytes { (p + 53).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
         var sum = XXH64.hash(UnsafeRawPointer(p), count: Self.checksumOffset, seed: Self.seed(slot: slot))
         if sum == 0 { sum = 1 } // 0 marks a free slot
         p.storeBytes(of: sum.littleEndian, toByteOffset: Self.checksumOffset, as: UInt64.self)
@@ -63,10 +76,12 @@ struct IndexRecord {
         p.storeBytes(of: UInt64(0), toByteOffset: lastAccessOffset, as: UInt64.self)
     }
 
+    /// The saved recency of the record at `p` (any value; used only to order entries).
     static func lastAccess(at p: UnsafeRawPointer) -> UInt64 {
         UInt64(littleEndian: p.loadUnaligned(fromByteOffset: lastAccessOffset, as: UInt64.self))
     }
 
+    /// Saves the recency of the record at `p`.
     static func setLastAccess(_ value: UInt64, at p: UnsafeMutableRawPointer) {
         p.storeBytes(of: value.littleEndian, toByteOffset: lastAccessOffset, as: UInt64.self)
     }

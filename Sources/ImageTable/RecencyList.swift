@@ -1,17 +1,20 @@
 /// A doubly linked list of slot numbers in order of use, most recent first, with O(1) touch,
-/// insert, remove and "least recent that passes a test".
+/// insert, remove and "least recent that passes a test". It grows with the table.
 struct RecencyList {
-    private var next: [Int32]
-    private var prev: [Int32]
-    private var member: [Bool]
+    private var next: [Int32] = []
+    private var prev: [Int32] = []
+    private var member: [Bool] = []
     private var head: Int32 = -1
     private var tail: Int32 = -1
     private(set) var count = 0
 
-    init(capacity: Int) {
-        next = Array(repeating: -1, count: capacity)
-        prev = Array(repeating: -1, count: capacity)
-        member = Array(repeating: false, count: capacity)
+    /// Makes room for slots up to `capacity - 1`.
+    mutating func grow(to capacity: Int) {
+        guard capacity > next.count else { return }
+        let extra = capacity - next.count
+        next += repeatElement(-1, count: extra)
+        prev += repeatElement(-1, count: extra)
+        member += repeatElement(false, count: extra)
     }
 
     /// Puts `slot` at the most recent end (inserting it if absent).
@@ -32,8 +35,13 @@ struct RecencyList {
 
     /// Removes `slot` from the list if it is there.
     mutating func remove(_ slot: Int) {
-        guard member[slot] else { return }
+        guard slot < member.count, member[slot] else { return }
         unlink(slot)
+    }
+
+    /// Empties the list, keeping its capacity.
+    mutating func removeAll() {
+        for slot in orderedSlots { unlink(slot) }
     }
 
     private mutating func unlink(_ slot: Int) {

@@ -1,12 +1,11 @@
-import FICCore
 import Glibc
-import SystemPackage
 
 /// A zero-copy view of one image's pixels inside a mapped table file.
 ///
 /// While you hold it, the pixels stay mapped and unchanged: eviction never reuses a held slot,
-/// and resetting or closing the table never unmaps or truncates memory that a held image can
-/// still read. Let go of it (drop the reference) when the image leaves the screen.
+/// and closing or resetting the table first turns a held image's pages into a private copy.
+/// Let go of it (drop the reference) when the image leaves the screen. Read the pixels with
+/// ``withUnsafeBytes(_:)``.
 public final class StoredImage: @unchecked Sendable {
     /// Width in pixels.
     public let width: Int
@@ -20,26 +19,31 @@ public final class StoredImage: @unchecked Sendable {
     public let entity: TableKey
     /// The version of the source image it was drawn from.
     public let source: TableKey
-    /// The first pixel, in the shared mapping of the table file.
-    public let baseAddress: UnsafeRawPointer
+    /// The first pixel. Valid only while this image is held: use it only inside
+    /// ``withUnsafeBytes(_:)`` or while keeping the image alive.
+    package let baseAddress: UnsafeRawPointer
 
-    private let store: TableStore
+    private let table: LockedBox<TableState>
+    private let chunk: TableChunk
     private let slot: Int
+    private let generation: UInt64
 
-    init(store: TableStore, slot: Int, pixels: UnsafeMutableRawPointer, entity: TableKey, source: TableKey) {
-        self.store = store
+    init(table: LockedBox<TableState>, chunk: TableChunk, slot: Int, generation: UInt64, pixels: UnsafeMutableRawPointer, configuration: TableConfiguration, entity: TableKey, source: TableKey) {
+        self.table = table
+        self.chunk = chunk
         self.slot = slot
+        self.generation = generation
         self.entity = entity
         self.source = source
-        width = store.header.pixelWidth
-        height = store.header.pixelHeight
-        bytesPerRow = store.header.bytesPerRow
-        bytesPerPixel = store.header.bytesPerPixel
+        width = configuration.pixelWidth
+        height = configuration.pixelHeight
+        bytesPerRow = configuration.bytesPerRow
+        bytesPerPixel = configuration.bytesPerPixel
         baseAddress = UnsafeRawPointer(pixels)
     }
 
     deinit {
-        store.lock.withLock { store.unpin(slot) }
+        table.withLockedValue { $0.unpin(slot, generation: generation) }
     }
 
     /// Lets the kernel drop this image's pages from the process's resident memory now.
@@ -47,9 +51,14 @@ public final class StoredImage: @unchecked Sendable {
     /// The pixels stay in the file (and the page cache) and are mapped again on the next read, so
     /// the image stays valid. Use it after storing many images that will not be shown soon — a
     /// bulk import — so that resident memory does not grow with the number of images written.
+    /// (An image detached from its file by a close keeps its pages.)
     public func releaseResidentPages() {
-        let length = roundUp(byteCount, SystemFile.pageSize)
-        _ = madvise(UnsafeMutableRawPointer(mutating: baseAddress), length, MADV_DONTNEED)
+        let length = (byteCount + systemPageSize - 1) / systemPageSize * systemPageSize
+        // Under the lock: a close or reset detaches pages under it too, and a detached page
+        // must never be dropped (it has no file behind it).
+        table.withLockedValue { s in
+            if s.generation == generation { _ = madvise(UnsafeMutableRawPointer(mutating: baseAddress), length, MADV_DONTNEED) }
+        }
     }
 
     /// The number of bytes of pixels (`bytesPerRow × height`).

@@ -1,127 +1,202 @@
-import FICCore
 import Glibc
-import SystemPackage
 import Logging
+import SystemPackage
 
 /// Opens, validates, creates and rebuilds table files.
 enum TableFile {
-    /// Opens the table at `path`, creating it, or rebuilding it when it is not a valid table of
-    /// this configuration (a changed format, a truncated or garbage file).
-    static func open(path: String, configuration: TableConfiguration, lock: Lock, logger: Logger) throws -> TableStore {
+    /// An open table file with its loaded index.
+    struct Opened {
+        var state: TableState
+        var report: TableOpenReport
+    }
+
+    /// Opens (or creates) the table `name` in `directory`.
+    ///
+    /// The file is opened without following links, locked (exclusively to write, shared to
+    /// read), and checked to still be the file of that name once locked: a file replaced while
+    /// this process waited is opened again. A file that is not a valid table of this
+    /// configuration is replaced by an empty table through a new, unnamed file renamed over it,
+    /// so the old file's bytes are never overwritten in place, and the name is never unlocked.
+    static func open(directory: Directory, name: String, configuration: TableConfiguration, options: TableOpenOptions, logger: Logger) throws -> Opened {
+        try configuration.validate()
         let expected = TableHeader(configuration: configuration)
-        let fd = try SystemFile.open(path, flags: O_RDWR | O_CREAT)
-        var fdOpen = true
-        do {
-            try SystemFile.lockExclusive(fd, path: path)
-            let size = try SystemFile.size(fd, path: path)
-            if size == 0 {
-                try initialize(fd: fd, header: expected, path: path)
-                let store = try makeStore(lock: lock, path: path, fd: fd, header: expected, fileSize: expected.dataOffset, wasOpen: false, logger: logger)
-                fdOpen = false
-                return store
+        let layout = TableLayout(configuration: configuration)
+        let path = directory.child(name)
+        var writable = !options.readOnly
+        let clock = ContinuousClock()
+        let deadline = clock.now + options.lockTimeout
+        while true {
+            let attempt = Result { try directory.openFile(name, writable: writable, create: writable) }
+            if writable, case .failure(let e as ImageCacheError) = attempt, e.code == .readOnly || e.errno == EACCES {
+                // A read-only file system (or a file we may not write): read what is there.
+                writable = false
+                logger.notice("the table cannot be written; it is opened read-only", metadata: ["path": "\(path)"])
+                continue
             }
-            var page = [UInt8](repeating: 0, count: TableHeader.length)
-            let read = try page.withUnsafeMutableBytes { try SystemFile.pread(fd, into: $0, offset: 0, path: path) }
-            var reason: String?
-            var wasOpen = false
-            if read < TableHeader.length {
-                reason = "the file is truncated (\(size) bytes, shorter than its header)"
+            let descriptor = try attempt.get()
+            var opened = false
+            defer { if !opened { descriptor.closeQuietly() } }
+            guard try descriptor.lock(writable ? .exclusive : .shared, wait: false, path: path) else {
+                if clock.now < deadline {
+                    descriptor.closeQuietly()
+                    opened = true
+                    usleep(10_000)
+                    continue
+                }
+                throw ImageCacheError(.inUse, "the table is open in another process or cache object; close it first", path: path, errno: EWOULDBLOCK)
+            }
+            // The name may have been replaced (a rebuild by another process) between opening and locking.
+            let st = try descriptor.status(path: path)
+            guard let named = try directory.status(of: name), named.isSameFile(as: st) else { continue }
+            opened = true
+            let file = TableFileHandle(descriptor: descriptor, directory: directory, name: name, header: expected, layout: layout, isWritable: writable)
+            return try load(file, fileSize: Int(st.st_size), configuration: configuration, logger: logger)
+        }
+    }
+
+    /// Checks the header of an open, locked file and loads its index, rebuilding when needed.
+    private static func load(_ file: TableFileHandle, fileSize: Int, configuration: TableConfiguration, logger: Logger) throws -> Opened {
+        var report = TableOpenReport(isReadOnly: !file.isWritable)
+        if fileSize == 0 {
+            guard file.isWritable else {
+                throw ImageCacheError(.readOnly, "the table is empty and cannot be created read-only", path: file.path)
+            }
+            try file.initialize()
+            return Opened(state: TableState(layout: file.layout, pixelByteCount: configuration.pixelByteCount).withFile(file), report: report)
+        }
+        var page = [UInt8](repeating: 0, count: TableHeader.readLength)
+        let read = try page.withUnsafeMutableBytes { (b) throws in try file.descriptor.readAll(into: b, at: 0, path: file.path) }
+        var wasOpen = false
+        var rebuild: (reason: String, damaged: Bool)?
+        if read < TableHeader.readLength {
+            rebuild = ("the file is \(fileSize) bytes, shorter than its header", true)
+        } else {
+            switch page.withUnsafeBytes({ TableHeader.decode($0) }) {
+            case .failure(let why):
+                rebuild = (why.reason, !why.isOwnTable)
+            case .success(let (header, open)):
+                wasOpen = open
+                if header.pageSize != file.header.pageSize {
+                    rebuild = ("it was written for \(header.pageSize)-byte pages, this system uses \(file.header.pageSize)", false)
+                } else if header != file.header {
+                    rebuild = ("the image format changed", false)
+                }
+            }
+        }
+        if let rebuild {
+            guard file.isWritable else {
+                throw ImageCacheError(rebuild.damaged ? .io : .invalidConfiguration, "the table cannot be read (\(rebuild.reason)) and, opened read-only, cannot be rebuilt", path: file.path)
+            }
+            if rebuild.damaged {
+                logger.error("table file is damaged and is rebuilt empty: \(rebuild.reason)", metadata: ["path": "\(file.path)"])
             } else {
-                switch page.withUnsafeBytes({ TableHeader.decode($0) }) {
-                case .failure(let failure):
-                    reason = failure.reason
-                case .success(let (header, open)):
-                    wasOpen = open
-                    if header != expected {
-                        logger.notice("the image format changed; its table is discarded and rebuilt", metadata: ["path": "\(path)"])
-                        reason = ""
-                    } else if size < header.dataOffset {
-                        reason = "the file is truncated (\(size) bytes, its index needs \(header.dataOffset))"
+                logger.notice("table is rebuilt empty: \(rebuild.reason)", metadata: ["path": "\(file.path)"])
+            }
+            report.rebuildReason = rebuild.reason
+            report.wasDamaged = rebuild.damaged
+            let fresh = try replaceWithEmptyTable(file)
+            return Opened(state: TableState(layout: fresh.layout, pixelByteCount: configuration.pixelByteCount).withFile(fresh), report: report)
+        }
+        report.recoveredFromCrash = wasOpen
+        if wasOpen {
+            logger.notice("table was not closed cleanly; each entry's pixels are checked before first use", metadata: ["path": "\(file.path)"])
+        }
+        var state = TableState(layout: file.layout, pixelByteCount: configuration.pixelByteCount).withFile(file)
+        report.droppedEntries = try mapAndLoad(file, fileSize: fileSize, into: &state, crashed: wasOpen)
+        if report.droppedEntries > 0 {
+            logger.error("table lost \(report.droppedEntries) entries whose records or pixels were damaged or cut off", metadata: ["path": "\(file.path)"])
+        }
+        if file.isWritable && !wasOpen { try file.writeHeader(open: true) }
+        return Opened(state: state, report: report)
+    }
+
+    /// Maps every chunk the file has and loads their records. A chunk the file ends inside is
+    /// completed (writable) or mapped as it is (read-only); entries whose slots the file does not
+    /// wholly hold are dropped, the others kept. Returns how many entries were dropped.
+    private static func mapAndLoad(_ file: TableFileHandle, fileSize: Int, into state: inout TableState, crashed: Bool) throws -> Int {
+        let layout = file.layout
+        var dropped = 0
+        var saved: [(access: UInt64, slot: Int)] = []
+        for k in 0..<layout.maximumChunks {
+            let start = layout.chunkOffset(k)
+            guard start < fileSize else { break }
+            guard start + layout.recordsLength <= fileSize else {
+                dropped += countRecords(file, chunk: k, readableBytes: fileSize - start)
+                break
+            }
+            let complete = start + layout.chunkByteCount(k) <= fileSize
+            if !complete && file.isWritable {
+                try file.descriptor.allocate(offset: start, length: layout.chunkByteCount(k), path: file.path)
+            }
+            let chunk = TableChunk(region: try file.mapChunk(k))
+            let first = state.allocatedSlots
+            state.addChunk(chunk, slots: layout.slotCount(ofChunk: k), loading: true)
+            for slot in first..<state.allocatedSlots {
+                let p = state.record(slot)
+                guard let r = IndexRecord.read(at: p, slot: slot) else {
+                    if UInt64(littleEndian: p.loadUnaligned(fromByteOffset: IndexRecord.checksumOffset, as: UInt64.self)) != 0 {
+                        dropped += 1 // a damaged record
+                        if file.isWritable { IndexRecord.clear(at: p) }
                     }
+                    continue
                 }
-            }
-            if let reason {
-                if !reason.isEmpty {
-                    logger.error("table file is damaged and is rebuilt empty: \(reason)", metadata: ["path": "\(path)"])
+                guard layout.slotOffset(slot: slot) + layout.slotLength <= fileSize else {
+                    dropped += 1 // its pixels were cut off
+                    if file.isWritable { IndexRecord.clear(at: p) }
+                    continue
                 }
-                Glibc.close(fd)
-                fdOpen = false
-                return try rebuild(path: path, configuration: configuration, lock: lock, logger: logger)
+                let needsCheck = crashed || r.flags & IndexRecord.needsVerification != 0
+                guard state.load(r, slot: slot, verified: !needsCheck) else {
+                    if file.isWritable { IndexRecord.clear(at: p) }
+                    continue
+                }
+                saved.append((IndexRecord.lastAccess(at: p), slot))
             }
-            if wasOpen {
-                logger.notice("table was not closed cleanly; each entry's pixels are verified on first use", metadata: ["path": "\(path)"])
-            }
-            try markOpen(fd: fd, header: expected, path: path)
-            let store = try makeStore(lock: lock, path: path, fd: fd, header: expected, fileSize: size, wasOpen: wasOpen, logger: logger)
-            fdOpen = false
-            return store
-        } catch {
-            if fdOpen { Glibc.close(fd) }
-            throw error
+            if !complete { break }
+        }
+        state.finishLoading()
+        state.restoreRecency(saved)
+        if crashed {
+            // Remember, in each record, that it must be checked: a later clean close must not
+            // make torn pixels look intact.
+            for (_, slot) in saved where state.entries[slot] != nil { state.markUnverified(slot) }
+        }
+        return dropped
+    }
+
+    /// How many committed records the first `readableBytes` of chunk `k`'s records hold (for
+    /// reporting what a cut-off chunk lost).
+    private static func countRecords(_ file: TableFileHandle, chunk k: Int, readableBytes: Int) -> Int {
+        let layout = file.layout
+        let count = min(layout.slotCount(ofChunk: k), readableBytes / IndexRecord.length)
+        guard count > 0 else { return 0 }
+        var bytes = [UInt8](repeating: 0, count: count * IndexRecord.length)
+        let read = (try? bytes.withUnsafeMutableBytes { (b) throws in try file.descriptor.readAll(into: b, at: layout.chunkOffset(k), path: file.path) }) ?? 0
+        return bytes.withUnsafeBytes { b in
+            (0..<(read / IndexRecord.length)).filter { IndexRecord.read(at: b.baseAddress! + $0 * IndexRecord.length, slot: layout.firstSlot(ofChunk: k) + $0) != nil }.count
         }
     }
 
-    /// Maps the index and every whole chunk of slots in the file, then hands `fd` to a store.
-    /// A partial last chunk (a crash while growing, or a file truncated from outside) is left
-    /// unmapped; its slots are regrown later.
-    private static func makeStore(lock: Lock, path: String, fd: Int32, header: TableHeader, fileSize: Int, wasOpen: Bool, logger: Logger) throws -> TableStore {
-        let index = try MappedRegion(descriptor: FileDescriptor(rawValue: fd), offset: header.indexOffset, length: header.dataOffset - header.indexOffset, writable: true, path: path)
-        var chunks: [MappedRegion] = []
-        var slots = 0
-        while slots < header.maximumCount {
-            let count = min(header.slotsPerChunk, header.maximumCount - slots)
-            guard header.dataOffset + (slots + count) * header.slotLength <= fileSize else { break }
-            chunks.append(try MappedRegion(descriptor: FileDescriptor(rawValue: fd), offset: header.dataOffset + slots * header.slotLength, length: count * header.slotLength, writable: true, path: path))
-            slots += count
+    /// Writes an empty table into a new, unnamed file, locks it, and renames it over the old
+    /// one, whose lock is held until then. The old file's bytes are never overwritten (another
+    /// name of it, a hard link, keeps them).
+    private static func replaceWithEmptyTable(_ old: TableFileHandle) throws -> TableFileHandle {
+        let temporary = try old.directory.makeTemporaryFile(for: old.name)
+        guard try temporary.descriptor.lock(.exclusive, wait: false, path: temporary.path) else {
+            throw ImageCacheError(.inUse, "the new table file is locked by someone else", path: temporary.path)
         }
-        return TableStore(lock: lock, path: path, fd: fd, header: header, index: index, chunks: chunks, wasOpen: wasOpen, logger: logger)
+        let fresh = TableFileHandle(descriptor: temporary.takeDescriptor(), directory: old.directory, name: old.name, header: old.header, layout: old.layout, isWritable: true)
+        try fresh.initialize()
+        try temporary.commit()
+        return fresh
     }
+}
 
-    /// Reserves and maps the next chunk of slots, starting at slot `first`.
-    static func growChunk(store: TableStore, first: Int) throws -> (MappedRegion, Int) {
-        let h = store.header
-        let count = min(h.slotsPerChunk, h.maximumCount - first)
-        let offset = h.dataOffset + first * h.slotLength
-        try SystemFile.allocate(store.fd, offset: offset, length: count * h.slotLength, path: store.path)
-        return (try MappedRegion(descriptor: FileDescriptor(rawValue: store.fd), offset: offset, length: count * h.slotLength, writable: true, path: store.path), count)
-    }
-
-    /// Writes a fresh, empty table to a temporary file and renames it over `path`. Memory mapped
-    /// from the previous file stays valid for whoever still holds it.
-    static func rebuild(path: String, configuration: TableConfiguration, lock: Lock, logger: Logger) throws -> TableStore {
-        let header = TableHeader(configuration: configuration)
-        let temporary = path + ".new-\(getpid())"
-        let fd = try SystemFile.open(temporary, flags: O_RDWR | O_CREAT | O_TRUNC)
-        let store: TableStore
-        do {
-            try SystemFile.lockExclusive(fd, path: temporary)
-            try initialize(fd: fd, header: header, path: temporary)
-            store = try makeStore(lock: lock, path: path, fd: fd, header: header, fileSize: header.dataOffset, wasOpen: false, logger: logger)
-        } catch {
-            Glibc.close(fd)
-            unlink(temporary)
-            throw error
-        }
-        do {
-            try SystemFile.rename(temporary, path)
-        } catch {
-            unlink(temporary)
-            throw error // the store owns fd and closes it
-        }
-        SystemFile.syncDirectory(of: path)
-        return store
-    }
-
-    private static func initialize(fd: Int32, header: TableHeader, path: String) throws {
-        try SystemFile.truncate(fd, to: 0, path: path)
-        try SystemFile.allocate(fd, offset: 0, length: header.dataOffset, path: path)
-        try markOpen(fd: fd, header: header, path: path)
-    }
-
-    /// Records that the file is open for writing, durably, before any entry changes.
-    private static func markOpen(fd: Int32, header: TableHeader, path: String) throws {
-        let page = header.encode(open: true)
-        try page.withUnsafeBytes { try SystemFile.pwrite(fd, $0, offset: 0, path: path) }
-        try SystemFile.sync(fd, path: path)
+extension TableState {
+    /// The state with `file` open.
+    fileprivate func withFile(_ file: TableFileHandle) -> TableState {
+        var s = self
+        s.file = file
+        return s
     }
 }

@@ -1,7 +1,10 @@
+import Crypto
+
 /// A 128-bit key that names an entry (an entity) or a source image version in a table.
 ///
-/// Keys are derived from strings with two independently seeded 64-bit xxHash values; tables
-/// store keys, never the strings themselves, so lookups cost one short hash.
+/// Keys are the first 128 bits of the SHA-256 of a string, so that nobody can make two names
+/// (or two source versions) share a key: finding such a pair takes about 2⁶⁴ hashes. Tables
+/// store keys, never the names themselves.
 public struct TableKey: Sendable, Hashable, CustomStringConvertible {
     /// The high 64 bits.
     public var high: UInt64
@@ -17,11 +20,16 @@ public struct TableKey: Sendable, Hashable, CustomStringConvertible {
     /// Derives a key from a string (for example an entity identifier or a source image identifier).
     public init(_ string: String) {
         var s = string
-        let (h, l) = s.withUTF8 { utf8 -> (UInt64, UInt64) in
-            let raw = UnsafeRawBufferPointer(utf8)
-            return (XXH64.hash(raw, seed: 0x9E37_79B9_7F4A_7C15), XXH64.hash(raw, seed: 0xC2B2_AE3D_27D4_EB4F))
+        self = s.withUTF8 { Self(hashing: UnsafeRawBufferPointer($0)) }
+    }
+
+    /// Derives a key from bytes.
+    public init(hashing bytes: UnsafeRawBufferPointer) {
+        let digest = SHA256.hash(data: bytes)
+        (high, low) = digest.withUnsafeBytes { d in
+            (UInt64(bigEndian: d.loadUnaligned(fromByteOffset: 0, as: UInt64.self)),
+             UInt64(bigEndian: d.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
         }
-        self.init(high: h, low: l)
     }
 
     /// Feeds the low half to the hasher: keys are already uniformly distributed hashes.

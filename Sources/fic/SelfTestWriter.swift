@@ -30,7 +30,7 @@ struct SelfTestWriter: ParsableCommand {
             let source = TableKey("version-\(version)")
             let count = t.configuration.pixelByteCount
             try t.insert(entity: entity, source: source, label: "entity-\(rng % 100)") { p in
-                TestPattern.fill(p, count: count, seed: TestPattern.seed(entity: entity, source: source))
+                TestPattern.fill(p.baseAddress!, count: count, seed: TestPattern.seed(entity: entity, source: source))
             }
             if !announced {
                 FileHandle.standardOutput.write(Data("ready\n".utf8))

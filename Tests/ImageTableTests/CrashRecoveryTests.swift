@@ -45,11 +45,13 @@ import Testing
                 found += 1
             }
             #expect(table.statistics.count <= max)
-            #expect(found == table.statistics.count, "every indexed entry is readable and verified")
+            // The writer's entities, that is: the previous round's "after" entry may have survived a short run.
+            let indexed = table.entries().filter { $0.label.hasPrefix("entity-") }.count
+            #expect(found == indexed, "every indexed entry is readable and verified")
             // The table stays usable.
             let key = TableKey("after-\(round)"), source = TableKey("s")
             try table.insert(entity: key, source: source) { p in
-                TestPattern.fill(p, count: table.configuration.pixelByteCount, seed: TestPattern.seed(entity: key, source: source))
+                TestPattern.fill(p.baseAddress!, count: table.configuration.pixelByteCount, seed: TestPattern.seed(entity: key, source: source))
             }
             #expect(TestPattern.matches(try #require(table.image(for: key))))
             table.close()

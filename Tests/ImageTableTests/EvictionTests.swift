@@ -25,20 +25,23 @@ import Testing
         let s = table.statistics
         #expect(s.count == 5)
         #expect(s.allocatedSlots == 5)
-        let header = TableHeader(configuration: c)
-        #expect(fileSize(dir.file("t.fictable")) == header.dataOffset + 5 * c.slotLength)
+        let layout = TableLayout(configuration: c)
+        #expect(layout.maximumChunks == 1)
+        #expect(fileSize(dir.file("t.fictable")) == layout.chunkOffset(0) + layout.chunkByteCount(0))
+        #expect(layout.chunkByteCount(0) == layout.recordsLength + 5 * c.slotLength)
     }
 
     @Test func fileGrowsChunkByChunkNotToTheMaximumAtOnce() throws {
         let dir = TemporaryDirectory(); defer { dir.cleanup() }
         let c = config(64, 64, max: 1000, chunkBytes: 4 * 16384) // 16 KiB slots, 4 per chunk
         let table = try ImageTable(path: dir.file("t.fictable"), configuration: c)
-        let header = TableHeader(configuration: c)
-        #expect(fileSize(dir.file("t.fictable")) == header.dataOffset)
+        let layout = TableLayout(configuration: c)
+        #expect(fileSize(dir.file("t.fictable")) == c.pageSize, "a new table is its header page")
         try put(table, "a")
-        #expect(fileSize(dir.file("t.fictable")) == header.dataOffset + 4 * c.slotLength)
+        #expect(fileSize(dir.file("t.fictable")) == layout.chunkOffset(1))
+        #expect(layout.chunkOffset(1) == c.pageSize + c.pageSize + 4 * c.slotLength, "index records and slots of one chunk")
         for i in 0..<4 { try put(table, "b\(i)") }
-        #expect(fileSize(dir.file("t.fictable")) == header.dataOffset + 8 * c.slotLength)
+        #expect(fileSize(dir.file("t.fictable")) == layout.chunkOffset(2))
     }
 
     @Test func heldImagesAreNeverReusedAndStayUnchangedUnderPressure() throws {

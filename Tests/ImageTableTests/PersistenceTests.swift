@@ -61,20 +61,21 @@ import Testing
             table.close()
         }
         // Truncated inside the slots: entries past the end are dropped, the rest is kept.
-        let c = config(max: 8, chunkBytes: 4096) // the minimum: 4 slots per chunk
+        let c = config(max: 8, chunkBytes: 4 * 4096) // 4 slots of 4 KiB per chunk
         #expect(c.slotsPerChunk == 4)
         do {
             let table = try ImageTable(path: path, configuration: c)
             for i in 0..<8 { try put(table, "e\(i)", seed: UInt64(i)) }
             table.close()
         }
-        let header = TableHeader(configuration: c)
+        let layout = TableLayout(configuration: c)
         let h2 = try #require(FileHandle(forUpdatingAtPath: path))
-        try h2.truncate(atOffset: UInt64(header.dataOffset + 6 * c.slotLength + 100))
+        try h2.truncate(atOffset: UInt64(layout.slotOffset(slot: 6) + 100))
         try h2.close()
         let table = try ImageTable(path: path, configuration: c)
-        #expect(table.statistics.count == 4, "the whole first chunk survives; the cut second chunk is dropped")
-        for i in 0..<4 { #expect(hasPattern(try #require(table.image(for: key("e\(i)"))), seed: UInt64(i))) }
+        #expect(table.openReport.droppedEntries == 2, "\(table.openReport)")
+        #expect(table.statistics.count == 6, "every slot the file still holds whole survives; the cut and missing ones are dropped")
+        for i in 0..<6 { #expect(hasPattern(try #require(table.image(for: key("e\(i)"))), seed: UInt64(i))) }
         try put(table, "new", seed: 77)
         #expect(hasPattern(try #require(table.image(for: key("new"))), seed: 77))
     }
@@ -129,8 +130,8 @@ import Testing
         let path = dir.file("t.fictable")
         let c = config(max: 4)
         // Damage one pixel of a's slot (slot 0) and mark the file as left open by a killed process.
-        let header = TableHeader(configuration: c)
-        try closedTableWithTwoEntries(path, c, damage: [(header.dataOffset + 10, [0xAB, 0xCD]), (TableHeader.openStateOffset, [1, 0, 0, 0])])
+        let layout = TableLayout(configuration: c)
+        try closedTableWithTwoEntries(path, c, damage: [(layout.slotOffset(slot: 0) + 10, [0xAB, 0xCD]), (TableHeader.openStateOffset, [1, 0, 0, 0])])
         let table = try ImageTable(path: path, configuration: c)
         #expect(table.image(for: key("a")) == nil, "damaged pixels are never returned")
         #expect(hasPattern(try #require(table.image(for: key("b"))), seed: 2))
@@ -141,8 +142,8 @@ import Testing
         let dir = TemporaryDirectory(); defer { dir.cleanup() }
         let path = dir.file("t.fictable")
         let c = config(max: 4)
-        let header = TableHeader(configuration: c)
-        try closedTableWithTwoEntries(path, c, damage: [(header.dataOffset + c.slotLength + 3, [0x55])]) // slot 1: b
+        let layout = TableLayout(configuration: c)
+        try closedTableWithTwoEntries(path, c, damage: [(layout.slotOffset(slot: 1) + 3, [0x55])]) // slot 1: b
         let table = try ImageTable(path: path, configuration: c)
         #expect(table.verify(repair: false).map(\.label) == ["b"])
         #expect(table.verify(repair: true).map(\.label) == ["b"])

@@ -40,7 +40,7 @@ import Testing
                     let source = TableKey("v\(rng % 1000)")
                     do {
                         let image = try table.insert(entity: entity, source: source) { p in
-                            TestPattern.fill(p, count: table.configuration.pixelByteCount, seed: TestPattern.seed(entity: entity, source: source))
+                            TestPattern.fill(p.baseAddress!, count: table.configuration.pixelByteCount, seed: TestPattern.seed(entity: entity, source: source))
                         }
                         if !TestPattern.matches(image) { counts.add(bad: 1) }
                         counts.add(writes: 1)

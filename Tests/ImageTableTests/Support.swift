@@ -39,7 +39,7 @@ func key(_ s: String) -> TableKey { TableKey(s) }
 func put(_ table: ImageTable, _ entity: String, source: String = "v1", seed: UInt64? = nil) throws -> StoredImage {
     let seed = seed ?? UInt64(truncatingIfNeeded: entity.hashValue)
     return try table.insert(entity: key(entity), source: key(source), label: entity) { p in
-        fillPattern(p, count: table.configuration.pixelByteCount, seed: seed)
+        fillPattern(p.baseAddress!, count: table.configuration.pixelByteCount, seed: seed)
     }
 }
 

@@ -1,0 +1,67 @@
+import Glibc
+import SystemPackage
+
+/// The open file of a table: the descriptor (which holds the table's `flock`), the folder it is
+/// named in, and its layout. Closing the descriptor, when the handle goes away, releases the lock.
+final class TableFileHandle: @unchecked Sendable {
+    let descriptor: FileDescriptor
+    let directory: Directory
+    let name: String
+    let header: TableHeader
+    let layout: TableLayout
+    let isWritable: Bool
+
+    init(descriptor: FileDescriptor, directory: Directory, name: String, header: TableHeader, layout: TableLayout, isWritable: Bool) {
+        self.descriptor = descriptor
+        self.directory = directory
+        self.name = name
+        self.header = header
+        self.layout = layout
+        self.isWritable = isWritable
+    }
+
+    deinit {
+        descriptor.closeQuietly()
+    }
+
+    /// The file's path, for messages.
+    var path: String { directory.child(name) }
+
+    /// Maps chunk `k` (all of it, even where the file is shorter: only pages inside the file are read).
+    func mapChunk(_ k: Int) throws -> MappedRegion {
+        try MappedRegion(descriptor: descriptor, offset: layout.chunkOffset(k), length: layout.chunkByteCount(k), writable: isWritable, path: path)
+    }
+
+    /// Reserves disk space for chunk `k` (so that writes through the mapping cannot fail with
+    /// SIGBUS on a full disk), then maps it.
+    func growChunk(_ k: Int) throws -> MappedRegion {
+        try descriptor.allocate(offset: layout.chunkOffset(k), length: layout.chunkByteCount(k), path: path)
+        return try mapChunk(k)
+    }
+
+    /// Writes the header page with the open state, durably.
+    func writeHeader(open: Bool) throws {
+        let page = header.encode(open: open)
+        try page.withUnsafeBytes { (b) throws in try descriptor.writeAll(b, at: 0, path: path) }
+        try descriptor.synchronize(path: path)
+    }
+
+    /// Makes a new file hold an empty table: the header page, marked open.
+    func initialize() throws {
+        try descriptor.truncate(to: 0, path: path)
+        try descriptor.allocate(offset: 0, length: layout.pageSize, path: path)
+        try writeHeader(open: true)
+    }
+
+    /// Cuts the file back to its header (a reset), durably.
+    func truncateToHeader() throws {
+        try descriptor.truncate(to: layout.pageSize, path: path)
+        try descriptor.synchronize(path: path)
+    }
+
+    /// Bytes the file occupies on disk.
+    func allocatedBytes() -> Int {
+        guard let st = try? descriptor.status(path: path) else { return 0 }
+        return Int(st.st_blocks) * 512
+    }
+}
