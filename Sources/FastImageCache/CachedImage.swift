@@ -26,8 +26,9 @@ public final class CachedImage: Sendable {
     public var bytesPerRow: Int { storage.bytesPerRow }
     /// How the pixels are laid out.
     public var style: PixelStyle { table.format.style }
-    /// The first pixel (valid while the image is held).
-    public var baseAddress: UnsafeRawPointer { storage.baseAddress }
+    /// The first pixel (valid while the image is held): inside the package only; others read
+    /// the pixels through ``withUnsafeBytes(_:)``.
+    package var baseAddress: UnsafeRawPointer { storage.baseAddress }
 
     /// Lets the kernel drop this image's pages from resident memory; they are read back from the
     /// file on the next access. Use it when storing many images that will not be shown soon.

@@ -13,9 +13,12 @@ import Logging
 /// let image = try await cache.image(for: photo, format: "thumb")                  // fetch if needed
 /// ```
 ///
-/// Each format has one file, `DIRECTORY/NAMESPACE/NAME.fictable`. Caches with different
-/// namespaces in one directory never touch each other's files; files in the namespace that
-/// belong to no configured format are removed when the cache opens.
+/// Each format has one file, `DIRECTORY/NAMESPACE/NAME.fictable`. The namespace folder is the
+/// cache's own: it is created private to the user (0700, files 0600), never through a symbolic
+/// link, and locked while the cache is open, so a second process (or cache object) on the same
+/// namespace fails with `.inUse` before touching anything. The only files the cache ever
+/// removes are its own tables of formats no longer configured: files with its extension and a
+/// valid table header, never folders, links or other files.
 public final class ImageCache: Sendable {
     /// The directory that holds the namespaces.
     public let directory: String
@@ -25,19 +28,28 @@ public final class ImageCache: Sendable {
     public let formats: [ImageFormat]
     /// The provider of source images, if any.
     public let provider: (any ImageSourceProvider)?
+    /// What opening each format's table found and did (rebuilds, lost entries, crash recovery), by format name.
+    public let openReports: [String: TableOpenReport]
+    /// Whether the cache can only be read (asked for, or on a read-only file system).
+    public let isReadOnly: Bool
 
     let tables: [String: FormatTable]
     let families: [String: [FormatTable]]
     let requests: RequestCoordinator
     let counters = CacheCounters()
+    let keys = KeyMemo()
     let logger: Logger
+    private let space: CacheNamespace
 
     /// Opens (or creates) the cache.
     ///
+    /// - Parameter options: read-only opening, accepting a cache folder that is a symbolic link,
+    ///   and how long to wait for another process to close the namespace.
     /// - Throws: ``ImageCacheError``: `.invalidFormat` for a bad namespace or duplicate format
-    ///   names, `.inUse` when another process has the cache open, `.storage`/`.noSpace` when the
-    ///   files cannot be created.
-    public init(directory: String, namespace: String = "default", formats: [ImageFormat], provider: (any ImageSourceProvider)? = nil, logger: Logger = Logger(label: "FastImageCache")) throws {
+    ///   names, `.inUse` when another process or cache object has the namespace open,
+    ///   `.unsafePath` for a linked folder, `.readOnly`, `.noSpace` or `.io` when the files cannot
+    ///   be opened or created.
+    public init(directory: String, namespace: String = "default", formats: [ImageFormat], provider: (any ImageSourceProvider)? = nil, options: TableOpenOptions = .init(), logger: Logger = Logger(label: "FastImageCache")) throws {
         try ImageFormat.validateName(namespace, what: "namespace")
         var seen = Set<String>()
         for f in formats where !seen.insert(f.name).inserted {
@@ -48,45 +60,28 @@ public final class ImageCache: Sendable {
         self.formats = formats
         self.provider = provider
         self.logger = logger
-        let folder = (directory as NSString).appendingPathComponent(namespace)
-        do {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        } catch {
-            throw ImageCacheError(.io, "cannot create the cache directory", path: folder, underlying: error)
-        }
-        Self.removeStrayFiles(in: folder, keeping: seen, logger: logger)
+        let space = try CacheNamespace(directory: directory, namespace: namespace, options: options, logger: logger)
+        self.space = space
+        isReadOnly = space.isReadOnly
+        space.removeTablesOfOtherFormats(keeping: seen, fileExtension: Self.fileExtension, logger: logger)
         var tables: [String: FormatTable] = [:]
         do {
             for format in formats {
-                let path = (folder as NSString).appendingPathComponent(format.name + Self.fileExtension)
-                tables[format.name] = try FormatTable(format: format, path: path, logger: logger)
+                tables[format.name] = try FormatTable(format: format, namespace: space, fileExtension: Self.fileExtension, options: options, keys: keys, logger: logger)
             }
         } catch {
             for t in tables.values { t.table.close() }
+            space.unlock()
             throw ImageCacheError.wrap(error, format: nil, code: .io)
         }
         self.tables = tables
+        self.openReports = tables.mapValues(\.table.openReport)
         self.families = Dictionary(grouping: formats.compactMap { tables[$0.name] }, by: { $0.format.family })
         self.requests = RequestCoordinator()
     }
 
     /// The extension of table files.
     public static let fileExtension = ".fictable"
-
-    private static func removeStrayFiles(in folder: String, keeping names: Set<String>, logger: Logger) {
-        guard let items = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
-        for item in items {
-            let isTable = item.hasSuffix(fileExtension) && names.contains(String(item.dropLast(fileExtension.count)))
-            if isTable { continue }
-            let path = (folder as NSString).appendingPathComponent(item)
-            do {
-                try FileManager.default.removeItem(atPath: path)
-                logger.info("removed a file that belongs to no configured format", metadata: ["path": "\(path)"])
-            } catch {
-                logger.warning("could not remove a stray cache file: \(error)", metadata: ["path": "\(path)"])
-            }
-        }
-    }
 
     /// The format named `name`, if configured.
     public func format(named name: String) -> ImageFormat? { tables[name]?.format }
@@ -106,20 +101,23 @@ public final class ImageCache: Sendable {
     /// waiting on writers or on the disk beyond page-ins of the pixels themselves.
     public func cachedImage(for entity: some ImageEntity, format: String) -> CachedImage? {
         guard let t = tables[format] else { return nil }
-        guard let stored = t.table.image(for: TableKey(entity.entityID), source: TableKey(entity.sourceImageID)) else { return nil }
+        let (entityKey, sourceKey) = keys.keys(entity.entityID, entity.sourceImageID)
+        guard let stored = t.table.image(for: entityKey, source: sourceKey) else { return nil }
         return CachedImage(table: t, storage: stored)
     }
 
     /// Returns the stored image of the entity named `entityID` in `format`, whatever source
     /// version it was drawn from, or nil. For tools that know only an identifier.
     public func cachedImage(entityID: String, format: String) -> CachedImage? {
-        guard let t = tables[format], let stored = t.table.image(for: TableKey(entityID)) else { return nil }
+        guard let t = tables[format], let stored = t.table.image(for: keys.key(entityID)) else { return nil }
         return CachedImage(table: t, storage: stored)
     }
 
     /// Whether an up-to-date image of `entity` in `format` is stored.
     public func containsImage(for entity: some ImageEntity, format: String) -> Bool {
-        tables[format]?.table.contains(TableKey(entity.entityID), source: TableKey(entity.sourceImageID)) ?? false
+        guard let t = tables[format] else { return false }
+        let (entityKey, sourceKey) = keys.keys(entity.entityID, entity.sourceImageID)
+        return t.table.contains(entityKey, source: sourceKey)
     }
 
     // MARK: Setting and deleting
@@ -144,12 +142,12 @@ public final class ImageCache: Sendable {
     /// Deletes the image of `entity` in `format`. Returns whether there was one.
     @discardableResult
     public func deleteImage(for entity: some ImageEntity, format: String) -> Bool {
-        tables[format]?.table.remove(TableKey(entity.entityID)) ?? false
+        tables[format]?.table.remove(keys.key(entity.entityID)) ?? false
     }
 
     /// Deletes the images of `entity` in every format.
     public func deleteImages(for entity: some ImageEntity) {
-        let key = TableKey(entity.entityID)
+        let key = keys.key(entity.entityID)
         for t in tables.values { t.table.remove(key) }
     }
 
@@ -160,10 +158,12 @@ public final class ImageCache: Sendable {
         }
     }
 
-    /// Flushes and closes every table; pending requests fail with `.closed`.
+    /// Flushes and closes every table, then unlocks the namespace; pending requests fail with
+    /// `.closed`. Images still held stay valid and unchanged (they are detached from the files).
     public func close() {
         requests.cancelAll()
         for t in tables.values { t.table.close() }
+        space.unlock()
     }
 
     // MARK: Usage
@@ -201,38 +201,6 @@ public final class ImageCache: Sendable {
             } catch {
                 throw ImageCacheError.decoding(error, format: format)
             }
-        }
-    }
-}
-
-/// One format and its open table.
-final class FormatTable: Sendable {
-    let format: ImageFormat
-    let table: ImageTable
-
-    init(format: ImageFormat, path: String, logger: Logger) throws {
-        self.format = format
-        let p = format.pixelSize
-        table = try ImageTable(path: path, configuration: TableConfiguration(
-            pixelWidth: p.width, pixelHeight: p.height, bytesPerPixel: format.style.bytesPerPixel,
-            maximumCount: format.maximumCount, identity: format.identity), logger: logger)
-    }
-
-    /// Draws `source` for `entity` straight into a new slot of the table.
-    func draw(_ entity: some ImageEntity, from source: DecodedImage) throws -> CachedImage {
-        let p = format.pixelSize
-        let bytesPerRow = table.configuration.bytesPerRow
-        let format = self.format
-        do {
-            let stored = try table.insert(entity: TableKey(entity.entityID), source: TableKey(entity.sourceImageID), label: entity.entityID) { pixels in
-                let canvas = try ImageCanvas(pixels: pixels, pixelWidth: p.width, pixelHeight: p.height, bytesPerRow: bytesPerRow, pixelFormat: format.style, scale: CGFloat(format.scale))
-                canvas.clear()
-                try entity.draw(source, format: format, canvas: canvas)
-                canvas.finish()
-            }
-            return CachedImage(table: self, storage: stored)
-        } catch {
-            throw ImageCacheError.wrap(error, format: format.name, code: .drawingFailed)
         }
     }
 }

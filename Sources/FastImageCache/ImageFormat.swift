@@ -26,23 +26,27 @@ public struct ImageFormat: Sendable, Hashable, Codable, CustomStringConvertible 
 
     /// Creates a format.
     ///
-    /// - Throws: ``ImageCacheError`` with kind `.invalidFormat` when the name has characters
-    ///   other than letters, digits, `.`, `-` and `_`, or the size, scale or count is not positive.
+    /// - Throws: ``ImageCacheError`` with code `.invalidFormat` when the name has characters
+    ///   other than letters, digits, `.`, `-` and `_`, the size or scale is not a positive finite
+    ///   number, the pixel size passes ``TableConfiguration/maximumPixelDimension``, or the count
+    ///   is not between 1 and ``TableConfiguration/maximumEntryCount``.
     public init(name: String, family: String? = nil, size: CGSize, scale: Double = 1, style: PixelStyle = .bgra32Premultiplied, maximumCount: Int) throws {
         try Self.validateName(name, what: "format name")
         if let family { try Self.validateName(family, what: "family name") }
         guard size.width > 0, size.height > 0, size.width.isFinite, size.height.isFinite else {
-            throw ImageCacheError(.invalidFormat, "format '\(name)': size must be positive, not \(size.width)×\(size.height)", format: name)
+            throw ImageCacheError(.invalidFormat, "size must be positive, not \(size.width)×\(size.height)", format: name)
         }
         guard scale > 0, scale.isFinite else {
-            throw ImageCacheError(.invalidFormat, "format '\(name)': scale must be positive, not \(scale)", format: name)
+            throw ImageCacheError(.invalidFormat, "scale must be positive, not \(scale)", format: name)
         }
-        guard maximumCount > 0 else {
-            throw ImageCacheError(.invalidFormat, "format '\(name)': maximum count must be at least 1, not \(maximumCount)", format: name)
+        // Checked in floating point first, so that no size, however absurd, reaches an integer conversion.
+        let limit = Double(TableConfiguration.maximumPixelDimension)
+        let w = (Double(size.width) * scale).rounded(.up), h = (Double(size.height) * scale).rounded(.up)
+        guard w <= limit, h <= limit else {
+            throw ImageCacheError(.invalidFormat, "\(size.width)×\(size.height) points at scale \(scale) is more than \(Int(limit)) pixels in a direction", format: name)
         }
-        let pixels = PixelSize(width: Int((size.width * scale).rounded(.up)), height: Int((size.height * scale).rounded(.up)))
-        guard pixels.width <= 1 << 15, pixels.height <= 1 << 15 else {
-            throw ImageCacheError(.invalidFormat, "format '\(name)': \(pixels.width)×\(pixels.height) px is too large", format: name)
+        guard (1...TableConfiguration.maximumEntryCount).contains(maximumCount) else {
+            throw ImageCacheError(.invalidFormat, "maximum count must be between 1 and \(TableConfiguration.maximumEntryCount), not \(maximumCount)", format: name)
         }
         self.name = name
         self.family = family ?? name
@@ -50,6 +54,20 @@ public struct ImageFormat: Sendable, Hashable, Codable, CustomStringConvertible 
         self.scale = scale
         self.style = style
         self.maximumCount = maximumCount
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case name, family, size, scale, style, maximumCount
+    }
+
+    /// Decodes a format, checking it as ``init(name:family:size:scale:style:maximumCount:)`` does:
+    /// a stored format is input like any other.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        try self.init(
+            name: try c.decode(String.self, forKey: .name), family: try c.decodeIfPresent(String.self, forKey: .family),
+            size: try c.decode(CGSize.self, forKey: .size), scale: try c.decode(Double.self, forKey: .scale),
+            style: try c.decode(PixelStyle.self, forKey: .style), maximumCount: try c.decode(Int.self, forKey: .maximumCount))
     }
 
     static func validateName(_ name: String, what: String) throws {

@@ -21,15 +21,16 @@ import Testing
         b2.close()
     }
 
-    @Test func strayFilesInTheNamespaceAreRemoved() throws {
+    @Test func filesThatAreNotTablesStayInTheNamespace() throws {
         let dir = TemporaryDirectory(); defer { dir.cleanup() }
         try FileManager.default.createDirectory(atPath: dir.path + "/ns", withIntermediateDirectories: true)
         _ = FileManager.default.createFile(atPath: dir.path + "/ns/old.fictable", contents: Data([1, 2, 3]))
         _ = FileManager.default.createFile(atPath: dir.path + "/ns/thumb.fictable.new-123", contents: Data([1]))
         _ = FileManager.default.createFile(atPath: dir.path + "/outside.txt", contents: Data([1]))
-        _ = try ImageCache(directory: dir.path, namespace: "ns", formats: [try thumbFormat()])
-        let left = try FileManager.default.contentsOfDirectory(atPath: dir.path + "/ns")
-        #expect(left == ["thumb.fictable"])
+        let cache = try ImageCache(directory: dir.path, namespace: "ns", formats: [try thumbFormat()])
+        cache.close()
+        let left = try FileManager.default.contentsOfDirectory(atPath: dir.path + "/ns").sorted()
+        #expect(left == ["old.fictable", "thumb.fictable", "thumb.fictable.new-123"])
         #expect(FileManager.default.fileExists(atPath: dir.path + "/outside.txt"))
     }
 
