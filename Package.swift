@@ -66,6 +66,7 @@ let package = Package(
             dependencies: [
                 "FastImageCache", "FICBenchmarks", "CLibJPEG",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             resources: [.copy("SamplePhotos")]

@@ -22,7 +22,7 @@ struct GetCommand: ParsableCommand {
     var out: String
 
     func run() throws {
-        let (cache, _) = try cacheOptions.openExisting()
+        let (cache, _) = try cacheOptions.openExisting(readOnly: true)
         defer { cache.close() }
         guard let imageFormat = cache.format(named: format) else {
             throw CLIError("the cache has no format '\(format)'; its formats: \(cache.formats.map(\.name).joined(separator: ", "))")

@@ -48,7 +48,7 @@ struct IngestCommand: ParsableCommand {
     func run() throws {
         let directory = cacheOptions.directory, namespace = cacheOptions.namespace
         let root = Paths.absolute(source)
-        let existing = try CacheDescription.loadIfPresent(directory: directory, namespace: namespace)
+        let existing = try CacheDescription.loadIfPresent(directory: directory, namespace: namespace, followLinks: cacheOptions.followLinks)
         let specs = try formatTexts.map { try FormatSpec(parsing: $0) }
         guard let chosen = specs.isEmpty ? existing?.formats : specs else {
             throw CLIError("give at least one --format NAME:WxH[@SCALE][:STYLE][:max=N] (the cache has none yet)", status: ExitStatus.usage)
@@ -57,11 +57,12 @@ struct IngestCommand: ParsableCommand {
         if let existing, existing.formats != description.formats || existing.family != description.family {
             Terminal.error("note: the formats differ from the cache's; images of changed formats are discarded")
         }
-        let formats = try description.imageFormats()
+        let formats = specs.isEmpty ? try description.storedFormats(directory: directory, namespace: namespace) : try description.imageFormats()
         let files = try ImageFiles.files(under: root)
-        let cache = try CacheOpener.open(directory: directory, namespace: namespace, formats: formats)
+        let cache = try CacheOpener.open(directory: directory, namespace: namespace, formats: formats, options: cacheOptions.options(readOnly: false))
         defer { cache.close() }
-        try description.save(directory: directory, namespace: namespace)
+        OpenReports.print(cache)
+        try description.save(directory: directory, namespace: namespace, followLinks: cacheOptions.followLinks)
 
         var ingester = Ingester(cache: cache)
         let candidates = files.filter(ImageFiles.looksLikeImage)

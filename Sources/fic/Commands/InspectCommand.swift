@@ -16,7 +16,8 @@ struct InspectCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        let (cache, description) = try cacheOptions.openExisting()
+        let (cache, description) = try cacheOptions.openExisting(readOnly: true)
+        OpenReports.print(cache)
         let report = InspectReport(cache: cache, family: description.family, directory: cacheOptions.directory, namespace: cacheOptions.namespace)
         cache.close()
         print(json ? try report.json() : report.table())

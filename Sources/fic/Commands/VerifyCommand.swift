@@ -7,7 +7,14 @@ struct VerifyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify",
         abstract: "Check every stored image's pixels against its checksum.",
-        discussion: "Exit status: 0 when every entry is intact, 1 when some are damaged (each is named), 2 on usage errors."
+        discussion: """
+            Without --repair nothing is written, so a cache on read-only media can be checked. \
+            A table that had to be rebuilt when opened (a damaged file) or entries that were dropped \
+            are reported too.
+
+            Exit status: 0 when every entry is intact and nothing was lost, 1 when some are damaged \
+            (each is named) or images were lost, 2 on usage errors.
+            """
     )
 
     @OptionGroup var cacheOptions: CacheOptions
@@ -16,8 +23,9 @@ struct VerifyCommand: ParsableCommand {
     var repair = false
 
     func run() throws {
-        let (cache, _) = try cacheOptions.openExisting()
+        let (cache, _) = try cacheOptions.openExisting(readOnly: !repair)
         defer { cache.close() }
+        let lost = OpenReports.print(cache)
         let total = cache.statistics.formats.reduce(0) { $0 + $1.count }
         let bad = cache.verify(repair: repair)
         var damaged = 0
@@ -27,10 +35,16 @@ struct VerifyCommand: ParsableCommand {
                 print("damaged: \(entry.label) in format \(format.name) (slot \(entry.slot))\(repair ? ", removed" : "")")
             }
         }
-        print("verified \(Formatting.grouped(total)) entries in \(cache.formats.count) format\(cache.formats.count == 1 ? "" : "s"): \(damaged == 0 ? "all intact" : "\(damaged) damaged")")
+        let verdict: String
+        switch (damaged, lost) {
+        case (0, false): verdict = "all intact"
+        case (0, true): verdict = "intact, but stored images were lost (see above)"
+        default: verdict = "\(damaged) damaged" + (lost ? "; stored images were lost (see above)" : "")
+        }
+        print("verified \(Formatting.grouped(total)) entries in \(cache.formats.count) format\(cache.formats.count == 1 ? "" : "s"): \(verdict)")
         if damaged > 0 {
             Terminal.error("\(damaged) damaged entr\(damaged == 1 ? "y" : "ies")\(repair ? " removed; ingest again to redraw them" : ": run 'fic verify --repair' to remove them, then ingest again")")
-            throw ExitCode(ExitStatus.failure)
         }
+        if damaged > 0 || lost { throw ExitCode(ExitStatus.failure) }
     }
 }

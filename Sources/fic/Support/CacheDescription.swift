@@ -3,9 +3,10 @@ import Foundation
 
 /// The formats of a cache made by `fic ingest`, kept in `CACHE/NAMESPACE.formats.json`.
 ///
-/// The file sits next to the namespace folder, not inside it: the cache removes every file in
-/// its namespace that belongs to no format. Later commands open the cache with exactly these
-/// formats, since opening it with others would discard the stored images.
+/// The file sits next to the namespace folder, not inside it: the namespace folder holds only
+/// the cache's tables. Later commands open the cache with exactly these formats, since opening
+/// it with others would discard the stored images. The file is read and written like every file
+/// of the cache: never through a symbolic link, private to the user, replaced atomically.
 struct CacheDescription: Codable {
     /// The layout version of this file.
     var version = 1
@@ -14,48 +15,79 @@ struct CacheDescription: Codable {
     /// The formats, in order.
     var formats: [FormatSpec]
 
+    /// The file name of the description of `namespace`.
+    static func fileName(namespace: String) -> String { namespace + ".formats.json" }
+
     /// The path of the description of `namespace` in `directory`.
     static func path(directory: String, namespace: String) -> String {
-        (directory as NSString).appendingPathComponent(namespace + ".formats.json")
+        (directory as NSString).appendingPathComponent(fileName(namespace: namespace))
     }
 
     /// Reads the description.
     ///
     /// - Throws: ``CLIError`` when there is none (no cache) or it cannot be read.
-    static func load(directory: String, namespace: String) throws -> CacheDescription {
-        let path = path(directory: directory, namespace: namespace)
-        guard FileManager.default.fileExists(atPath: path) else {
-            throw CLIError("no cache '\(namespace)' in \(directory) (\(path) is missing): create it with 'fic ingest DIR --cache \(directory) --format NAME:WxH'")
+    static func load(directory: String, namespace: String, followLinks: Bool) throws -> CacheDescription {
+        guard let description = try loadIfPresent(directory: directory, namespace: namespace, followLinks: followLinks) else {
+            throw CLIError("no cache '\(namespace)' in \(directory) (\(path(directory: directory, namespace: namespace)) is missing): create it with 'fic ingest DIR --cache \(directory) --format NAME:WxH'")
         }
-        do {
-            let data = try Data(contentsOf: URL(fileURLWithPath: path))
-            return try JSONDecoder().decode(CacheDescription.self, from: data)
-        } catch {
-            throw CLIError("cannot read \(path): \(error.localizedDescription); delete it and the folder \(namespace) and ingest again")
-        }
+        return description
     }
 
     /// Reads the description if there is one.
-    static func loadIfPresent(directory: String, namespace: String) throws -> CacheDescription? {
-        guard FileManager.default.fileExists(atPath: path(directory: directory, namespace: namespace)) else { return nil }
-        return try load(directory: directory, namespace: namespace)
-    }
-
-    /// Writes the description atomically.
-    func save(directory: String, namespace: String) throws {
-        let path = Self.path(directory: directory, namespace: namespace)
+    static func loadIfPresent(directory: String, namespace: String, followLinks: Bool) throws -> CacheDescription? {
+        let path = path(directory: directory, namespace: namespace)
+        let folder: Directory
         do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            try encoder.encode(self).write(to: URL(fileURLWithPath: path), options: .atomic)
+            folder = try Directory.open(directory, create: false, followLinks: followLinks)
+        } catch let error as ImageCacheError where error.errno == ENOENT {
+            return nil
         } catch {
-            throw CLIError("cannot write \(path): \(error.localizedDescription)")
+            throw CLIError("cannot open the cache directory: \(error)")
+        }
+        do {
+            guard try folder.status(of: fileName(namespace: namespace)) != nil else { return nil }
+            let fd = try folder.openFile(fileName(namespace: namespace), writable: false)
+            defer { fd.closeQuietly() }
+            let size = Int(try fd.status(path: path).st_size)
+            guard size <= 1 << 20 else { throw CLIError("\(path) is \(size) bytes, not a cache description; delete it and ingest again") }
+            var bytes = [UInt8](repeating: 0, count: size)
+            let read = try bytes.withUnsafeMutableBytes { try fd.readAll(into: $0, at: 0, path: path) }
+            return try JSONDecoder().decode(CacheDescription.self, from: Data(bytes[0..<read]))
+        } catch let error as CLIError {
+            throw error
+        } catch {
+            throw CLIError("cannot read \(path): \(error); delete it and the folder \(namespace) and ingest again")
         }
     }
 
-    /// The cache formats.
+    /// Writes the description atomically (a new, private file renamed over the old one).
+    func save(directory: String, namespace: String, followLinks: Bool) throws {
+        let path = Self.path(directory: directory, namespace: namespace)
+        do {
+            let folder = try Directory.open(directory, create: true, followLinks: followLinks)
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            let bytes = [UInt8](try encoder.encode(self))
+            let file = try folder.makeTemporaryFile(for: Self.fileName(namespace: namespace))
+            try bytes.withUnsafeBytes { try file.descriptor.writeAll($0, at: 0, path: path) }
+            try file.commit()
+        } catch {
+            throw CLIError("cannot write \(path): \(error)")
+        }
+    }
+
+    /// The cache formats, from command-line specs (a bad one is a usage error).
     func imageFormats() throws -> [ImageFormat] {
         try formats.map { try $0.makeFormat(family: family) }
+    }
+
+    /// The cache formats, as stored in the description of `namespace` (a bad one is a damaged
+    /// file, said with its path).
+    func storedFormats(directory: String, namespace: String) throws -> [ImageFormat] {
+        do {
+            return try imageFormats()
+        } catch let error as CLIError {
+            throw CLIError("\(Self.path(directory: directory, namespace: namespace)) holds an invalid format (\(error.message)); delete it and the folder \(namespace) and ingest again")
+        }
     }
 }

@@ -11,6 +11,9 @@ struct CacheOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("The namespace: a folder of the cache directory.", valueName: "ns"))
     var namespace: String = "default"
 
+    @Flag(name: .long, help: "Accept a cache directory or namespace that is a symbolic link (refused otherwise, so that the cache never writes where it was not pointed).")
+    var followLinks = false
+
     func validate() throws {
         try Self.validateName(namespace, what: "--namespace")
     }
@@ -27,10 +30,17 @@ struct CacheOptions: ParsableArguments {
     /// The absolute cache directory.
     var directory: String { Paths.absolute(cache) }
 
-    /// Opens the existing cache with the formats it was made with.
-    func openExisting() throws -> (ImageCache, CacheDescription) {
-        let description = try CacheDescription.load(directory: directory, namespace: namespace)
-        return (try CacheOpener.open(directory: directory, namespace: namespace, formats: description.imageFormats()), description)
+    /// How the library opens the cache: read-only when `readOnly`, following links when asked.
+    func options(readOnly: Bool) -> TableOpenOptions {
+        TableOpenOptions(readOnly: readOnly, followsSymbolicLinkedFolder: followLinks)
+    }
+
+    /// Opens the existing cache with the formats it was made with; `readOnly` for commands that
+    /// only read (they then work on read-only media and change nothing).
+    func openExisting(readOnly: Bool) throws -> (ImageCache, CacheDescription) {
+        let description = try CacheDescription.load(directory: directory, namespace: namespace, followLinks: followLinks)
+        let formats = try description.storedFormats(directory: directory, namespace: namespace)
+        return (try CacheOpener.open(directory: directory, namespace: namespace, formats: formats, options: options(readOnly: readOnly)), description)
     }
 }
 
@@ -44,9 +54,9 @@ enum CacheOpener {
     }
 
     /// Opens (or creates) the cache.
-    static func open(directory: String, namespace: String, formats: [ImageFormat]) throws -> ImageCache {
+    static func open(directory: String, namespace: String, formats: [ImageFormat], options: TableOpenOptions = .init()) throws -> ImageCache {
         do {
-            return try ImageCache(directory: directory, namespace: namespace, formats: formats, logger: quietLogger)
+            return try ImageCache(directory: directory, namespace: namespace, formats: formats, options: options, logger: quietLogger)
         } catch let error as ImageCacheError {
             if error.code == .inUse {
                 throw CLIError("the cache \(directory)/\(namespace) is open in another process: wait for it to finish and try again")
@@ -58,11 +68,13 @@ enum CacheOpener {
 
 /// Path helpers.
 enum Paths {
-    /// `path` made absolute against the current directory, standardized.
+    /// `path` with `~` expanded, made absolute against the current directory. Symbolic links
+    /// are left as they are (Foundation's `standardizingPath` resolves them, which would hide a
+    /// linked cache folder from the check that refuses it).
     static func absolute(_ path: String) -> String {
         let expanded = (path as NSString).expandingTildeInPath
-        if expanded.hasPrefix("/") { return (expanded as NSString).standardizingPath }
+        if expanded.hasPrefix("/") { return expanded }
         let cwd = FileManager.default.currentDirectoryPath
-        return ((cwd as NSString).appendingPathComponent(expanded) as NSString).standardizingPath
+        return expanded == "." ? cwd : (cwd as NSString).appendingPathComponent(expanded)
     }
 }

@@ -1,3 +1,4 @@
+import Crypto
 import FastImageCache
 import Foundation
 
@@ -6,17 +7,16 @@ import Foundation
 struct FileEntity: ImageEntity {
     /// The path relative to the ingested folder.
     let entityID: String
-    /// The XXH64 of the file's bytes, 16 hex digits.
+    /// The SHA-256 of the file's bytes, 64 hex digits.
     let sourceImageID: String
     /// The file.
     let url: URL
 
     func sourceImageURL(for format: ImageFormat) -> URL? { url }
 
-    /// The hash of `bytes` as 16 hex digits: the source version.
+    /// The SHA-256 of `bytes` as 64 hex digits: the source version. A cryptographic hash, so
+    /// that no edited file can keep the version (and so the thumbnail) of the original.
     static func contentHash(_ bytes: Data) -> String {
-        let h = bytes.withUnsafeBytes { XXH64.hash($0) }
-        let hex = String(h, radix: 16)
-        return String(repeating: "0", count: 16 - hex.count) + hex
+        SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
     }
 }

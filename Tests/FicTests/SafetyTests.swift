@@ -1,0 +1,113 @@
+import Foundation
+import Testing
+@testable import fic
+
+/// The tool on damaged, shared and read-only caches.
+@Suite("safety")
+struct SafetyTests {
+    static let format = ["--format", "tiny:8x8:bgra:max=16"]
+
+    /// A cache of two photos made by `fic ingest`.
+    func makeCache(_ folder: TemporaryFolder) throws -> String {
+        try folder.copyTestdata("photos/chelsea.jpg", into: "source", as: "a.jpg")
+        try folder.copyTestdata("photos/coffee.jpg", into: "source", as: "b.jpg")
+        let cache = folder.path("cache")
+        let ingest = try Fic.run(["ingest", folder.path("source"), "--cache", cache] + Self.format)
+        #expect(ingest.status == 0, "\(ingest.stderr)")
+        return cache
+    }
+
+    @Test("verify reports a table that was damaged beyond repair and rebuilt, and exits 1")
+    func verifyReportsRebuiltTables() throws {
+        let folder = try TemporaryFolder()
+        let cache = try makeCache(folder)
+        let table = cache + "/default/tiny.fictable"
+        try Data((0..<20000).map { UInt8(truncatingIfNeeded: $0 &* 13) }).write(to: URL(fileURLWithPath: table))
+        let run = try Fic.run(["verify", "--cache", cache])
+        #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
+        #expect(!run.stdout.contains("all intact"), "\(run.stdout)")
+        #expect((run.stdout + run.stderr).contains("rebuilt"), "\(run.stdout)\(run.stderr)")
+    }
+
+    @Test("absurd format sizes are usage errors, not crashes", arguments: ["a:1e300x1", "a:1x1@1e300", "a:9.3e18x1", "a:1x9.3e18", "a:100000x1", "a:1x1:max=99999999999999999999"])
+    func absurdFormats(spec: String) throws {
+        let folder = try TemporaryFolder()
+        try folder.copyTestdata("photos/chelsea.jpg", into: "source", as: "a.jpg")
+        let run = try Fic.run(["ingest", folder.path("source"), "--cache", folder.path("cache"), "--format", spec])
+        #expect(run.status == 2, "\(spec): status \(run.status) \(run.stderr)")
+        #expect(run.stderr.contains("--format"), "\(run.stderr)")
+    }
+
+    @Test("absurd sizes in a cache's formats.json give a clear error")
+    func absurdDescription() throws {
+        let folder = try TemporaryFolder()
+        let cache = try makeCache(folder)
+        let path = cache + "/default.formats.json"
+        let text = try String(contentsOfFile: path, encoding: .utf8).replacingOccurrences(of: "\"width\" : 8", with: "\"width\" : 1e300")
+        #expect(text.contains("1e300"))
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        for command in [["inspect"], ["verify"], ["get", "--format", "tiny", "--entity", "a.jpg", "--out", folder.path("x.png")]] {
+            let run = try Fic.run(command + ["--cache", cache])
+            #expect(run.status == 1, "\(command): status \(run.status) \(run.stderr)")
+            #expect(run.stderr.contains("formats.json"), "\(run.stderr)")
+        }
+    }
+
+    @Test("every command survives absurd recency values in the index")
+    func hostileRecency() throws {
+        let folder = try TemporaryFolder()
+        let cache = try makeCache(folder)
+        let table = cache + "/default/tiny.fictable"
+        // Records of slots 0 and 1 start at 4096 (the header page); last access is at +120.
+        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: table))
+        for slot in 0..<2 {
+            try handle.seek(toOffset: UInt64(4096 + slot * 128 + 120))
+            try handle.write(contentsOf: Data(repeating: 0xFF, count: 8))
+        }
+        try handle.close()
+        for command in [["inspect"], ["verify"], ["verify", "--repair"], ["get", "--format", "tiny", "--entity", "a.jpg", "--out", folder.path("x.png")]] {
+            let run = try Fic.run(command + ["--cache", cache])
+            #expect(run.status == 0, "\(command): status \(run.status) \(run.stderr)")
+        }
+        let again = try Fic.run(["ingest", folder.path("source"), "--cache", cache])
+        #expect(again.status == 0, "\(again.stderr)")
+    }
+
+    @Test("the source version of a file is a SHA-256 of its bytes")
+    func contentHashIsCryptographic() {
+        #expect(FileEntity.contentHash(Data("abc".utf8)) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+    }
+
+    @Test("two ingests racing to rebuild one damaged table never both claim success with lost writes", .timeLimit(.minutes(3)))
+    func concurrentRebuilds() throws {
+        let folder = try TemporaryFolder()
+        let cache = try makeCache(folder)
+        let table = cache + "/default/tiny.fictable"
+        let binary = try #require(Fic.binary)
+        for round in 0..<40 {
+            try Data(repeating: UInt8(round), count: 9000).write(to: URL(fileURLWithPath: table))
+            var processes: [(Process, Pipe)] = []
+            for _ in 0..<2 {
+                let p = Process()
+                p.executableURL = URL(fileURLWithPath: binary)
+                p.arguments = ["ingest", folder.path("source"), "--cache", cache]
+                let err = Pipe()
+                p.standardError = err
+                p.standardOutput = FileHandle.nullDevice
+                try p.run()
+                processes.append((p, err))
+            }
+            var succeeded = 0
+            for (p, err) in processes {
+                p.waitUntilExit()
+                let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                if p.terminationStatus == 0 { succeeded += 1 } else {
+                    #expect(message.contains("in use") || message.contains("open in another process"), "round \(round): \(message)")
+                }
+            }
+            #expect(succeeded >= 1, "round \(round): one of the two ingests succeeds")
+            let verify = try Fic.run(["verify", "--cache", cache])
+            #expect(verify.stdout.contains("verified 2 entries"), "round \(round): \(verify.stdout)\(verify.stderr)")
+        }
+    }
+}
