@@ -65,9 +65,14 @@ struct IndexRecord {
         p.storeBytes(of: UInt8(bytes.count), toByteOffset: 52, as: UInt8.self)
         (p + 53).initializeMemory(as: UInt8.self, repeating: 0, count: Self.maximumLabelLength)
         bytes.withUnsafeBytes { (p + 53).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
-        var sum = XXH64.hash(UnsafeRawPointer(p), count: Self.checksumOffset, seed: Self.seed(slot: slot))
+        Self.seal(p, slot: slot)
+    }
+
+    /// Writes the checksum of the record bytes at `p` (as ``write(to:slot:)`` does last).
+    static func seal(_ p: UnsafeMutableRawPointer, slot: Int) {
+        var sum = XXH64.hash(UnsafeRawPointer(p), count: checksumOffset, seed: seed(slot: slot))
         if sum == 0 { sum = 1 } // 0 marks a free slot
-        p.storeBytes(of: sum.littleEndian, toByteOffset: Self.checksumOffset, as: UInt64.self)
+        p.storeBytes(of: sum.littleEndian, toByteOffset: checksumOffset, as: UInt64.self)
     }
 
     /// Marks `slot` free by destroying its checksum.

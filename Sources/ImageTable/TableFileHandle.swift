@@ -33,10 +33,13 @@ final class TableFileHandle: @unchecked Sendable {
     }
 
     /// Reserves disk space for chunk `k` (so that writes through the mapping cannot fail with
-    /// SIGBUS on a full disk), then maps it.
+    /// SIGBUS on a full disk), maps it, and clears its index records: the bytes there may be left
+    /// from before the file was cut short, and no record the index did not load may come back.
     func growChunk(_ k: Int) throws -> MappedRegion {
         try descriptor.allocate(offset: layout.chunkOffset(k), length: layout.chunkByteCount(k), path: path)
-        return try mapChunk(k)
+        let region = try mapChunk(k)
+        region.base.initializeMemory(as: UInt8.self, repeating: 0, count: layout.recordsLength)
+        return region
     }
 
     /// Writes the header page with the open state, durably.

@@ -82,7 +82,7 @@ struct TableHeader: Equatable {
     }
 
     /// The checksum of a header page; the identity length is bounded first, so any bytes are safe.
-    private static func checksum(_ b: UnsafeRawBufferPointer) -> UInt64 {
+    static func checksum(_ b: UnsafeRawBufferPointer) -> UInt64 {
         let idLength = min(Int(UInt32(littleEndian: b.loadUnaligned(fromByteOffset: 72, as: UInt32.self))), readLength - identityOffset)
         let head = XXH64.hash(b.baseAddress, count: 80, seed: 0)
         return XXH64.hash(b.baseAddress! + identityOffset, count: idLength, seed: head)

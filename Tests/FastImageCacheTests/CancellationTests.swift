@@ -19,7 +19,7 @@ import Testing
         if case .failure(let e as ImageCacheError) = result { #expect(e.code == .cancelled) }
         #expect(provider.cancellations == [coffee])
         try await Task.sleep(for: .milliseconds(50))
-        #expect(provider.state.withLock { $0.fetchesThatSawCancellation } == 1)
+        #expect(provider.state.withLockedValue { $0.fetchesThatSawCancellation } == 1)
         #expect(cache.cachedImage(for: photo, format: "medium") == nil)
     }
 

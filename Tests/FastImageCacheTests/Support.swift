@@ -3,12 +3,7 @@ import Foundation
 @testable import ImageTable
 
 /// A value guarded by a pthread lock (which Thread Sanitizer understands).
-final class Locked<Value>: @unchecked Sendable {
-    private let lock = Lock()
-    private var value: Value
-    init(_ value: Value) { self.value = value }
-    func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R { try lock.withLock { try body(&value) } }
-}
+typealias Locked = LockedBox
 
 /// The shared test images: `../shared/testdata` beside the repository, or `FIC_TESTDATA`.
 let testdata: String = {
@@ -55,14 +50,14 @@ final class CountingProvider: ImageSourceProvider {
         self.failure = failure
     }
 
-    var calls: Int { state.withLock { $0.calls } }
-    var cancellations: [URL] { state.withLock { $0.cancellations } }
+    var calls: Int { state.withLockedValue { $0.calls } }
+    var cancellations: [URL] { state.withLockedValue { $0.cancellations } }
 
     func sourceImage(at url: URL, for entity: any ImageEntity) async throws -> SourceImage {
-        state.withLock { $0.calls += 1 }
+        state.withLockedValue { $0.calls += 1 }
         if delay > .zero {
             do { try await Task.sleep(for: delay) } catch {
-                state.withLock { $0.fetchesThatSawCancellation += 1 }
+                state.withLockedValue { $0.fetchesThatSawCancellation += 1 }
                 throw error
             }
         }
@@ -74,7 +69,7 @@ final class CountingProvider: ImageSourceProvider {
     func shouldDrawFamily(_ family: String, for entity: any ImageEntity) -> Bool { !declineFamilies }
 
     func didCancelRequest(at url: URL, for entity: any ImageEntity) {
-        state.withLock { $0.cancellations.append(url) }
+        state.withLockedValue { $0.cancellations.append(url) }
     }
 }
 

@@ -111,3 +111,59 @@ struct SafetyTests {
         }
     }
 }
+
+@Suite("read-only media and permissions")
+struct MediaTests {
+    /// Whether this process may mount a tmpfs (root with CAP_SYS_ADMIN, as on the CI machines).
+    static let canMount: Bool = {
+        guard getuid() == 0, let probe = try? TemporaryFolder() else { return false }
+        guard mount("tmpfs", probe.url.path, "tmpfs", 0, "size=64k") == 0 else { return false }
+        umount(probe.url.path)
+        return true
+    }()
+
+    @Test("get, inspect and verify read a cache on a read-only file system", .enabled(if: canMount, "mounting a tmpfs needs root"))
+    func readOnlyMedia() throws {
+        let folder = try TemporaryFolder()
+        try folder.copyTestdata("photos/chelsea.jpg", into: "source", as: "a.jpg")
+        let media = folder.path("media")
+        try FileManager.default.createDirectory(atPath: media, withIntermediateDirectories: true)
+        guard mount("tmpfs", media, "tmpfs", 0, "size=8m") == 0 else { Issue.record("mount: errno \(errno)"); return }
+        defer { umount(media) }
+        let cache = media + "/cache"
+        let ingest = try Fic.run(["ingest", folder.path("source"), "--cache", cache, "--format", "tiny:8x8:bgra:max=16"])
+        #expect(ingest.status == 0, "\(ingest.stderr)")
+        #expect(mount("tmpfs", media, "tmpfs", UInt(MS_REMOUNT | MS_RDONLY), "size=8m") == 0)
+        let get = try Fic.run(["get", "--cache", cache, "--format", "tiny", "--entity", "a.jpg", "--out", folder.path("a.png")])
+        #expect(get.status == 0, "\(get.stderr)")
+        let inspect = try Fic.run(["inspect", "--cache", cache])
+        #expect(inspect.status == 0 && inspect.stdout.contains("1/16"), "\(inspect.stdout)\(inspect.stderr)")
+        let verify = try Fic.run(["verify", "--cache", cache])
+        #expect(verify.status == 0 && verify.stdout.contains("all intact"), "\(verify.stdout)\(verify.stderr)")
+        let repair = try Fic.run(["verify", "--cache", cache, "--repair"])
+        #expect(repair.status == 1 && repair.stderr.contains("read-only"), "repairing needs a writable cache: \(repair.stderr)")
+    }
+
+    @Test("what the cache creates is private to the user, and a stricter umask is kept")
+    func permissions() throws {
+        let binary = try #require(Fic.binary)
+        for (umask, fileMode, folderMode) in [("022", 0o600, 0o700), ("277", 0o400, 0o500)] {
+            let folder = try TemporaryFolder()
+            try folder.copyTestdata("photos/chelsea.jpg", into: "source", as: "a.jpg")
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/bin/sh")
+            p.arguments = ["-c", "umask \(umask) && exec \"$0\" ingest \"$1\" --cache \"$2\" --format tiny:8x8:bgra:max=4", binary, folder.path("source"), folder.path("cache/deep")]
+            try p.run()
+            p.waitUntilExit()
+            #expect(p.terminationStatus == 0)
+            func mode(_ path: String) -> Int {
+                var st = stat()
+                return lstat(path, &st) == 0 ? Int(st.st_mode & 0o777) : -1
+            }
+            #expect(mode(folder.path("cache/deep/default/tiny.fictable")) == fileMode, "umask \(umask)")
+            #expect(mode(folder.path("cache/deep/default.formats.json")) == fileMode, "umask \(umask)")
+            #expect(mode(folder.path("cache/deep/default")) == folderMode, "umask \(umask)")
+            #expect(mode(folder.path("cache/deep")) == folderMode, "umask \(umask)")
+        }
+    }
+}

@@ -67,19 +67,18 @@ import Testing
     }
 }
 
-final class Counts: @unchecked Sendable {
+final class Counts: Sendable {
     struct Snapshot: CustomStringConvertible {
         var reads = 0, writes = 0, resets = 0, full = 0, bad = 0
         var notes: [String] = []
         var description: String { "reads \(reads), writes \(writes), resets \(resets), table full \(full), bad \(bad) \(notes.prefix(3))" }
     }
-    private let lock = Lock()
-    private var value = Snapshot()
+    private let value = LockedBox(Snapshot())
     func add(reads: Int = 0, writes: Int = 0, resets: Int = 0, full: Int = 0, bad: Int = 0, note: String? = nil) {
-        lock.withLock {
+        value.withLockedValue { value in
             if let note { value.notes.append(note) }
             value.reads += reads; value.writes += writes; value.resets += resets; value.full += full; value.bad += bad
         }
     }
-    var snapshot: Snapshot { lock.withLock { value } }
+    var snapshot: Snapshot { value.withLockedValue { $0 } }
 }

@@ -25,6 +25,9 @@ struct VerifyCommand: ParsableCommand {
     func run() throws {
         let (cache, _) = try cacheOptions.openExisting(readOnly: !repair)
         defer { cache.close() }
+        if repair && cache.isReadOnly {
+            throw CLIError("the cache \(cacheOptions.directory)/\(cacheOptions.namespace) is on a read-only file system: it can be verified (without --repair) but not repaired")
+        }
         let lost = OpenReports.print(cache)
         let total = cache.statistics.formats.reduce(0) { $0 + $1.count }
         let bad = cache.verify(repair: repair)
