@@ -8,7 +8,7 @@ import Glibc
 /// ``LockedBox``; a bare lock guards only state that cannot be moved into one (for example a
 /// class's fields that readers on a frame's path reach without a closure).
 package final class Lock: @unchecked Sendable {
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
     /// Creates an unlocked lock.
     package init() {
@@ -25,10 +25,18 @@ package final class Lock: @unchecked Sendable {
     }
 
     /// Runs `body` while holding the lock.
-    @inline(__always)
+    @inlinable @inline(__always)
     package func withLock<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body()
     }
+
+    /// Takes the lock; pair with ``unlock()``.
+    @inlinable @inline(__always)
+    package func lock() { pthread_mutex_lock(mutex) }
+
+    /// Releases the lock taken with ``lock()``.
+    @inlinable @inline(__always)
+    package func unlock() { pthread_mutex_unlock(mutex) }
 }

@@ -1,20 +1,24 @@
 /// A value that is only reachable while its lock is held.
 ///
 /// The lock and the state it guards live together, so no code can touch the state without
-/// taking the lock: the type system, not a comment, keeps the discipline.
+/// taking the lock: the type system, not a comment, keeps the discipline. Inlinable, so that a
+/// frame's lookup through it is specialised in the module that uses it.
 package final class LockedBox<Value>: @unchecked Sendable {
-    private let lock = Lock()
+    @usableFromInline let lock = Lock()
     /// Only reached under the lock, so the runtime's exclusivity checks are redundant here.
-    @exclusivity(unchecked) private var value: Value
+    @usableFromInline @exclusivity(unchecked) var value: Value
 
     /// Boxes `value`.
+    @inlinable
     package init(_ value: Value) {
         self.value = value
     }
 
     /// Runs `body` with the value, holding the lock.
-    @inline(__always)
+    @inlinable @inline(__always)
     package func withLockedValue<R, E: Error>(_ body: (inout Value) throws(E) -> R) throws(E) -> R {
-        try lock.withLock { () throws(E) -> R in try body(&value) }
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
     }
 }

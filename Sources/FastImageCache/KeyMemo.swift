@@ -1,36 +1,37 @@
-/// Remembers the table keys of recently used identifiers, so that a frame's lookups do not
-/// hash the same names again and again (a SHA-256 costs more than the rest of a lookup).
+/// Remembers the table keys of recently used entities, so that a frame's lookups do not hash the
+/// same names again and again (a SHA-256 costs more than the rest of a lookup).
 ///
 /// Names are compared in full and hashed with the process's own random seed, so the memo adds
-/// no way to make two names share an entry. It holds at most ``capacity`` names and starts
+/// no way to make two names share an entry. It holds at most ``capacity`` entities and starts
 /// over when full.
 final class KeyMemo: Sendable {
     static let capacity = 4096
-    private let keys = LockedBox<[String: TableKey]>([:])
 
-    /// The keys of an entity's identifier and source version.
-    func keys(_ entityID: String, _ sourceImageID: String) -> (entity: TableKey, source: TableKey) {
-        if let found = keys.withLockedValue({ memo -> (TableKey, TableKey)? in
-            guard let e = memo[entityID], let s = memo[sourceImageID] else { return nil }
-            return (e, s)
-        }) { return found }
-        let made = (TableKey(entityID), TableKey(sourceImageID))
-        keys.withLockedValue { memo in
-            if memo.count + 2 > Self.capacity { memo.removeAll(keepingCapacity: true) }
-            memo[entityID] = made.0
-            memo[sourceImageID] = made.1
-        }
-        return made
+    private struct Keys {
+        var sourceImageID: String
+        var entity: TableKey
+        var source: TableKey
     }
 
-    /// The key of one identifier.
-    func key(_ id: String) -> TableKey {
-        if let found = keys.withLockedValue({ $0[id] }) { return found }
-        let made = TableKey(id)
-        keys.withLockedValue { memo in
-            if memo.count + 1 > Self.capacity { memo.removeAll(keepingCapacity: true) }
-            memo[id] = made
+    private let memo = LockedBox<[String: Keys]>([:])
+
+    /// The keys of an entity's identifier and source version: one probe when seen recently.
+    func keys(_ entityID: String, _ sourceImageID: String) -> (entity: TableKey, source: TableKey) {
+        let found = memo.withLockedValue { memo -> (TableKey, TableKey)? in
+            guard let k = memo[entityID] else { return nil }
+            return k.sourceImageID == sourceImageID ? (k.entity, k.source) : nil
         }
-        return made
+        if let found { return found }
+        let made = Keys(sourceImageID: sourceImageID, entity: TableKey(entityID), source: TableKey(sourceImageID))
+        memo.withLockedValue { memo in
+            if memo.count >= Self.capacity { memo.removeAll(keepingCapacity: true) }
+            memo[entityID] = made
+        }
+        return (made.entity, made.source)
+    }
+
+    /// The key of an entity's identifier.
+    func key(_ entityID: String) -> TableKey {
+        memo.withLockedValue { $0[entityID]?.entity } ?? TableKey(entityID)
     }
 }
