@@ -1,0 +1,129 @@
+import CImageCodecSupport
+import FICCore
+import Glibc
+import SystemPackage
+
+/// Writes one zoom level: keeps one row of tiles (a strip) in memory, receives the level's pixel
+/// rows top to bottom, and writes each finished strip with one `pwrite`. Rows of the next level
+/// are made from pairs of this level's rows (2 × 2 box filter) as soon as both are present.
+final class LevelWriter {
+    /// The level written.
+    let level: TileLevel
+    private let file: FileDescriptor
+    private let path: String
+    private let strip: PageBuffer
+    /// The next level, fed from this one.
+    private let next: LevelWriter?
+    /// The next row of this level to arrive.
+    private(set) var rowsWritten = 0
+
+    init(level: TileLevel, file: FileDescriptor, path: String, next: LevelWriter?) throws(ImageCacheError) {
+        self.level = level
+        self.file = file
+        self.path = path
+        self.next = next
+        strip = try PageBuffer(count: level.tileRowBytes)
+    }
+
+    /// Where pixel `x` of strip row `y` (0..<256) lives: tiles are 256 KiB apart in the strip.
+    @inline(__always)
+    private func address(x: Int, stripRow y: Int) -> UnsafeMutableRawPointer {
+        strip.base + (x >> 8) * PyramidGeometry.tileBytes + y * PyramidGeometry.tileRowStride + (x & 255) * 4
+    }
+
+    /// Appends `count` contiguous rows (`bytesPerRow` apart, `level.width × 4` bytes used each).
+    func append(rows: UnsafeRawPointer, count: Int, bytesPerRow: Int) throws(ImageCacheError) {
+        let rowBytes = level.width * 4
+        for i in 0..<count {
+            let source = rows + i * bytesPerRow
+            let y = rowsWritten & 255
+            var x = 0
+            while x < level.width {
+                let n = min(256, level.width - x)
+                address(x: x, stripRow: y).copyMemory(from: source + x * 4, byteCount: n * 4)
+                x += n
+            }
+            _ = rowBytes
+            try rowArrived()
+        }
+    }
+
+    /// Called when row `rowsWritten` is complete in the strip.
+    private func rowArrived() throws(ImageCacheError) {
+        let y = rowsWritten
+        let last = y == level.height - 1
+        if let next, y & 1 == 1 || last {
+            let upper = (y & ~1) & 255
+            let lower = y & 255
+            let target = next.rowsWritten & 255
+            var x = 0
+            while x < level.width {
+                let n = min(256, level.width - x)
+                fic_tile_box_filter(
+                    address(x: x, stripRow: upper).assumingMemoryBound(to: UInt8.self),
+                    address(x: x, stripRow: lower).assumingMemoryBound(to: UInt8.self),
+                    next.address(x: x / 2, stripRow: target).assumingMemoryBound(to: UInt8.self),
+                    UInt32(n)
+                )
+                x += n
+            }
+            try next.rowArrived()
+        }
+        rowsWritten += 1
+        if rowsWritten & 255 == 0 || last {
+            try writeStrip()
+        }
+    }
+
+    /// Writes the strip as the next row of tiles; the last one has its missing rows zeroed.
+    private func writeStrip() throws(ImageCacheError) {
+        let tileRow = (rowsWritten - 1) >> 8
+        let filled = rowsWritten - tileRow * 256
+        if filled < 256 {
+            for column in 0..<level.columns {
+                let tile = strip.base + column * PyramidGeometry.tileBytes
+                (tile + filled * PyramidGeometry.tileRowStride).initializeMemory(
+                    as: UInt8.self, repeating: 0, count: (256 - filled) * PyramidGeometry.tileRowStride)
+            }
+        }
+        try file.writeAll(UnsafeRawBufferPointer(start: strip.base, count: level.tileRowBytes), at: tileRow * level.tileRowBytes, path: path)
+    }
+
+    /// Whether every row of this level and the levels below has been written.
+    var isComplete: Bool {
+        rowsWritten == level.height && (next?.isComplete ?? true)
+    }
+}
+
+/// Receives the upright full-resolution rows of an image and writes every level of its pyramid.
+final class PyramidWriter {
+    let geometry: PyramidGeometry
+    private let top: LevelWriter
+
+    /// Writes level `i` into `files[i]`.
+    init(geometry: PyramidGeometry, files: [(descriptor: FileDescriptor, path: String)]) throws(ImageCacheError) {
+        precondition(files.count == geometry.levels.count, "one file per level")
+        self.geometry = geometry
+        var next: LevelWriter?
+        for level in geometry.levels.reversed() {
+            let file = files[level.index]
+            next = try LevelWriter(level: level, file: file.descriptor, path: file.path, next: next)
+        }
+        top = next!
+    }
+
+    /// Rows of the full-resolution level received so far.
+    var rowsReceived: Int { top.rowsWritten }
+
+    /// Appends the next `count` full-resolution rows.
+    func append(rows: UnsafeRawPointer, count: Int, bytesPerRow: Int) throws(ImageCacheError) {
+        guard count > 0 else { return }
+        guard top.rowsWritten + count <= geometry.height else {
+            throw ImageCacheError(.corruptData, "the decoder produced more rows than the image has")
+        }
+        try top.append(rows: rows, count: count, bytesPerRow: bytesPerRow)
+    }
+
+    /// Whether every level is complete.
+    var isComplete: Bool { top.isComplete }
+}
