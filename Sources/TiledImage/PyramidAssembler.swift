@@ -69,6 +69,7 @@ final class PyramidAssembler: RowSink {
         do throws(ImageCacheError) {
             // Reserve the blocks: a full disk fails here, before any decoding, and writes are faster.
             try fd.allocate(offset: 0, length: level.byteCount, path: scratch.child(name))
+            DirectWrites.enable(on: fd)
         } catch {
             fd.closeQuietly()
             throw error

@@ -23,6 +23,9 @@ extern "C" {
  */
 void fic_tile_box_filter(const uint8_t *row0, const uint8_t *row1, uint8_t *dst, uint32_t src_width);
 
+/** O_DIRECT, which Swift does not import. */
+extern const int fic_tile_o_direct;
+
 /**
  * Makes libjpeg keep the whole-image coefficient arrays of a progressive (multi-scan) JPEG in a
  * shared mapping of the file fd (which should be an unlinked temporary file; it is grown as needed
