@@ -116,7 +116,11 @@ struct PyramidMetadata: Equatable {
             hasAlpha: flags & 1 != 0, flushed: flags & 2 != 0, sourceFormat: format, orientation: orientation,
             sourceBytes: sourceBytes, bootID: bootID
         )
-        _ = try metadata.geometry()  // sizes within limits and consistent
+        do {
+            _ = try metadata.geometry()  // sizes within limits and consistent
+        } catch {
+            throw damaged("inconsistent (\(error.message))")
+        }
         return metadata
     }
 
