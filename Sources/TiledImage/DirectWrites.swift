@@ -15,4 +15,11 @@ enum DirectWrites {
         guard flags >= 0 else { return }
         _ = fcntl(file.rawValue, F_SETFL, flags | fic_tile_o_direct)
     }
+
+    /// Turns `O_DIRECT` off again (for reading the finished pyramid).
+    static func disable(on file: FileDescriptor) {
+        let flags = fcntl(file.rawValue, F_GETFL)
+        guard flags >= 0, flags & fic_tile_o_direct != 0 else { return }
+        _ = fcntl(file.rawValue, F_SETFL, flags & ~fic_tile_o_direct)
+    }
 }

@@ -3,27 +3,34 @@ import FICCore
 import Glibc
 import SystemPackage
 
-/// Writes one zoom level: keeps one row of tiles (a strip) in memory, receives the level's pixel
-/// rows top to bottom, and writes each finished strip with one `pwrite`. Rows of the next level
+/// Writes one zoom level: fills one row of tiles (a strip) in memory with the level's pixel rows,
+/// top to bottom, and hands each finished strip to the ``StripWriter`` (one `pwrite`), filling the
+/// level's other strip meanwhile. Rows of the next level
 /// are made from pairs of this level's rows (2 × 2 box filter) as soon as both are present.
 final class LevelWriter {
     /// The level written.
     let level: TileLevel
     private let file: FileDescriptor
     private let path: String
-    private let strip: PageBuffer
+    private let strips: [Strip]
+    private var current = 0
+    private let output: StripWriter
     /// The next level, fed from this one.
     private let next: LevelWriter?
     /// The next row of this level to arrive.
     private(set) var rowsWritten = 0
 
-    init(level: TileLevel, file: FileDescriptor, path: String, next: LevelWriter?) throws(ImageCacheError) {
+    init(level: TileLevel, file: FileDescriptor, path: String, next: LevelWriter?, output: StripWriter, overlap: Bool) throws(ImageCacheError) {
         self.level = level
         self.file = file
         self.path = path
         self.next = next
-        strip = try PageBuffer(count: level.tileRowBytes)
+        self.output = output
+        // A level of one tile row needs one strip; others alternate between two.
+        strips = try (0..<(overlap && level.rows > 1 ? 2 : 1)).map { _ throws(ImageCacheError) in try Strip(bytes: level.tileRowBytes) }
     }
+
+    private var strip: PageBuffer { strips[current].buffer }
 
     /// Where pixel `x` of strip row `y` (0..<256) lives: tiles are 256 KiB apart in the strip.
     @inline(__always)
@@ -37,6 +44,7 @@ final class LevelWriter {
         for i in 0..<count {
             let source = rows + i * bytesPerRow
             let y = rowsWritten & 255
+            if y == 0 { try output.waitUntilFree(strips[current]) }
             var x = 0
             while x < level.width {
                 let n = min(256, level.width - x)
@@ -53,6 +61,7 @@ final class LevelWriter {
         let y = rowsWritten
         let last = y == level.height - 1
         if let next, y & 1 == 1 || last {
+            if next.rowsWritten & 255 == 0 { try output.waitUntilFree(next.strips[next.current]) }
             let upper = (y & ~1) & 255
             let lower = y & 255
             let target = next.rowsWritten & 255
@@ -86,7 +95,8 @@ final class LevelWriter {
                     as: UInt8.self, repeating: 0, count: (256 - filled) * PyramidGeometry.tileRowStride)
             }
         }
-        try file.writeAll(UnsafeRawBufferPointer(start: strip.base, count: level.tileRowBytes), at: tileRow * level.tileRowBytes, path: path)
+        try output.write(strips[current], length: level.tileRowBytes, to: file, at: tileRow * level.tileRowBytes, path: path)
+        current = (current + 1) % strips.count
     }
 
     /// Whether every row of this level and the levels below has been written.
@@ -99,17 +109,34 @@ final class LevelWriter {
 final class PyramidWriter {
     let geometry: PyramidGeometry
     private let top: LevelWriter
+    private let output: StripWriter
 
     /// Writes level `i` into `files[i]`.
-    init(geometry: PyramidGeometry, files: [(descriptor: FileDescriptor, path: String)]) throws(ImageCacheError) {
+    init(geometry: PyramidGeometry, files: [(descriptor: FileDescriptor, path: String)], overlapWrites: Bool = true) throws(ImageCacheError) {
         precondition(files.count == geometry.levels.count, "one file per level")
         self.geometry = geometry
+        let output = try StripWriter()
+        self.output = output
         var next: LevelWriter?
         for level in geometry.levels.reversed() {
             let file = files[level.index]
-            next = try LevelWriter(level: level, file: file.descriptor, path: file.path, next: next)
+            next = try LevelWriter(level: level, file: file.descriptor, path: file.path, next: next, output: output, overlap: overlapWrites)
         }
         top = next!
+    }
+
+    deinit {
+        output.stop()
+    }
+
+    /// Stops the strip writer thread (after the writes already queued).
+    func stop() {
+        output.stop()
+    }
+
+    /// Waits until every strip handed over has been written.
+    func drain() throws(ImageCacheError) {
+        try output.drain()
     }
 
     /// Rows of the full-resolution level received so far.
@@ -124,6 +151,6 @@ final class PyramidWriter {
         try top.append(rows: rows, count: count, bytesPerRow: bytesPerRow)
     }
 
-    /// Whether every level is complete.
+    /// Whether every level has received all its rows (see ``drain()`` for their writes).
     var isComplete: Bool { top.isComplete }
 }

@@ -93,7 +93,7 @@ final class PyramidAssembler: RowSink {
         }
         let writer = try PyramidWriter(geometry: geometry, files: levelFiles.enumerated().map { (index, fd) in
             (fd, folder?.child(PyramidFolder.levelFileName(index)) ?? "level \(index)")
-        })
+        }, overlapWrites: options.overlapWrites)
         self.writer = writer
         let consumer: WriterConsumer
         if header.orientation == .up {
@@ -101,7 +101,7 @@ final class PyramidAssembler: RowSink {
         } else {
             let storedGeometry = try PyramidGeometry(width: header.width, height: header.height, viewSize: (header.width, header.height))
             let file = try makeUnnamedFile("stored.tiles")
-            let storedWriter = try PyramidWriter(geometry: storedGeometry, files: [(file, "stored tiles")])
+            let storedWriter = try PyramidWriter(geometry: storedGeometry, files: [(file, "stored tiles")], overlapWrites: options.overlapWrites)
             stored = (file, storedWriter)
             consumer = WriterConsumer(storedWriter)
         }
@@ -130,6 +130,7 @@ final class PyramidAssembler: RowSink {
         self.pipeline = nil
         if let stored {
             guard stored.writer.isComplete else { throw ImageCacheError(.truncated, "the image ended after \(stored.writer.rowsReceived) of \(header.height) rows") }
+            try stored.writer.drain()
             try OrientationReplay.run(stored: stored.file, storedLevel: stored.writer.geometry.levels[0], orientation: header.orientation, into: writer, path: folder?.path)
             stored.file.closeQuietly()
             self.stored = nil
@@ -137,6 +138,8 @@ final class PyramidAssembler: RowSink {
         guard writer.isComplete else {
             throw ImageCacheError(.truncated, "the image ended after \(writer.rowsReceived) of \(geometry.height) rows")
         }
+        try writer.drain()
+        for fd in levelFiles { DirectWrites.disable(on: fd) }  // reads go through the page cache
         let view = options.viewSize
         let metadata = PyramidMetadata(
             width: geometry.width, height: geometry.height, viewWidth: view?.width ?? 0, viewHeight: view?.height ?? 0,
@@ -159,6 +162,10 @@ final class PyramidAssembler: RowSink {
         finished = true
         pipeline?.cancel()
         pipeline = nil
+        // No write may still be running when the descriptors close (their numbers get reused).
+        stored?.writer.stop()
+        writer?.stop()
+        writer = nil
         stored?.file.closeQuietly()
         stored = nil
         for fd in levelFiles { fd.closeQuietly() }

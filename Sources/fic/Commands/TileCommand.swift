@@ -25,6 +25,9 @@ struct TileCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Stop halving at the first level that fits in this size.", valueName: "WxH"))
     var view: String?
 
+    @Flag(help: "Keep one strip per level instead of two: about half the memory, slower (the disk and the decoder no longer overlap).")
+    var lowMemory = false
+
     @Flag(help: "Print the results as one JSON object on the last line.")
     var json = false
 
@@ -56,7 +59,7 @@ struct TileCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let options = TilePyramidOptions(viewSize: view.flatMap(Self.parseView))
+        let options = TilePyramidOptions(viewSize: view.flatMap(Self.parseView), overlapWrites: !lowMemory)
         let destination = TilePyramidDestination.folder(Paths.absolute(out))
         let pyramid: TilePyramid
         do {
