@@ -9,6 +9,7 @@ final class ByteChannel: @unchecked Sendable {
     private var start = 0
     private var ended = false
     private var cancelled = false
+    private var drained = false
     private var wanted = 0
     private let limit: Int
 
@@ -21,6 +22,7 @@ final class ByteChannel: @unchecked Sendable {
         lock.withLock {
             while !cancelled && buffer.count - start > limit && wanted <= buffer.count - start { lock.wait() }
             guard !cancelled else { return false }
+            if drained { return true }  // the image is complete: later bytes are ignored
             if start > 0 && start >= buffer.count / 2 {
                 buffer.removeFirst(start)
                 start = 0
@@ -35,6 +37,16 @@ final class ByteChannel: @unchecked Sendable {
     func end() {
         lock.withLock {
             ended = true
+            lock.broadcast()
+        }
+    }
+
+    /// The consumer has read all it needs: later pushes are accepted and dropped.
+    func stopReading() {
+        lock.withLock {
+            drained = true
+            buffer = []
+            start = 0
             lock.broadcast()
         }
     }

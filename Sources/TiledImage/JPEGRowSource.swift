@@ -54,6 +54,10 @@ final class JPEGRowSource: RowSource {
     func append(_ bytes: UnsafeRawBufferPointer) throws(ImageCacheError) {
         guard !bytes.isEmpty else { return }
         received += bytes.count
+        guard stage != .complete else { return }  // bytes after the end of the image are ignored
+        if deferUntilEnd && received > 512 << 20 {
+            throw ImageCacheError(.overMemoryBudget, "arithmetic-coded JPEGs are buffered whole, and this one is over 512 MiB")
+        }
         guard fic_jpeg_append_input(handle, bytes.baseAddress, bytes.count) == 0 else {
             throw ImageCacheError(.overMemoryBudget, "could not buffer \(bytes.count) more bytes of JPEG input: out of memory")
         }

@@ -23,6 +23,7 @@ final class PNGRowSource: RowSource, @unchecked Sendable {
             do throws(ImageCacheError) {
                 try self.decode()
                 self.completed.withLockedValue { $0 = true }
+                self.channel.stopReading()
             } catch {
                 self.failure.withLockedValue { $0 = error }
                 self.channel.cancel()

@@ -86,6 +86,7 @@ extension TilePyramidBuilder {
                 _ = try await group.next()
                 group.cancelAll()
             }
+            if Task.isCancelled { throw ImageCacheError(.cancelled, "the pyramid build was cancelled") }
         } catch let error as ImageCacheError {
             abandon(error)
             throw error

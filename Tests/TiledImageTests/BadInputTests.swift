@@ -132,3 +132,18 @@ import Testing
         Self.expectNothingLeft(in: folder)
     }
 }
+
+/// Bytes after the end of the image are ignored, for every streamed format.
+@Suite struct TrailingBytesTests {
+    @Test(arguments: ["photos/coffee.jpg", "png/astronaut-rgb.png"])
+    func trailingBytesAreIgnored(file: String) throws {
+        let bytes = try Fixtures.bytes(file)
+        let folder = try Fixtures.makeFolder()
+        defer { Fixtures.remove(folder) }
+        let builder = try TilePyramidBuilder(destination: .temporary(folder: folder))
+        try builder.append(bytes)
+        for _ in 0..<12 { try builder.append([UInt8](repeating: 0x5A, count: 1 << 20)) }  // more than the PNG channel holds
+        let pyramid = try builder.finish()
+        try expectPyramid(pyramid, matches: Bitmap(decoding: bytes))
+    }
+}
