@@ -60,7 +60,7 @@ let package = Package(
         .target(
             name: "TiledImage",
             dependencies: [
-                "FICCore", "ImageCodec", "CImageCodecSupport", "CLibJPEG", "CSpng",
+                "FICCore", "ImageCodec", "CImageCodecSupport", "CSpng",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

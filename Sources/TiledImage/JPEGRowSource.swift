@@ -1,5 +1,4 @@
 import CImageCodecSupport
-import CLibJPEG
 import FICCore
 import ImageCodec
 import SystemPackage
