@@ -7,6 +7,7 @@ let package = Package(
         .library(name: "FastImageCache", targets: ["FastImageCache"]),
         .library(name: "ImageTable", targets: ["ImageTable"]),
         .library(name: "ImageCodec", targets: ["ImageCodec"]),
+        .library(name: "TiledImage", targets: ["TiledImage"]),
         .executable(name: "fic", targets: ["fic"]),
     ],
     dependencies: [
@@ -55,16 +56,24 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Huge photographs as zoomable tile pyramids, built while they download.
+        .target(
+            name: "TiledImage",
+            dependencies: [
+                "FICCore", "ImageCodec", "CImageCodecSupport", "CSpng",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // Benchmarks, run by `fic bench` in release builds.
         .target(
             name: "FICBenchmarks",
-            dependencies: ["FastImageCache", "ImageTable", "ImageCodec"],
+            dependencies: ["FastImageCache", "ImageTable", "ImageCodec", "TiledImage"],
             path: "Benchmarks/FICBenchmarks"
         ),
         .executableTarget(
             name: "fic",
             dependencies: [
-                "FastImageCache", "FICBenchmarks", "CLibJPEG",
+                "FastImageCache", "TiledImage", "FICBenchmarks", "CLibJPEG",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -76,6 +85,7 @@ let package = Package(
         .testTarget(name: "ImageTableTests", dependencies: ["ImageTable"]),
         .testTarget(name: "ImageCodecTests", dependencies: ["ImageCodec"]),
         .testTarget(name: "FastImageCacheTests", dependencies: ["FastImageCache"]),
+        .testTarget(name: "TiledImageTests", dependencies: ["TiledImage", "ImageCodec"]),
         .testTarget(name: "FicTests", dependencies: ["fic", "FastImageCache"]),
     ]
 )

@@ -32,6 +32,9 @@ struct fic_jpeg_decoder {
 
     int convert_cmyk;
     int cmyk_inverted;
+
+    /* File-backed coefficient arrays (jpeg_coefficient_file.c), or NULL. */
+    void *coefficient_file;
 };
 
 /* Installs the source manager (jpeg_source.c). */

@@ -12,15 +12,16 @@ struct BenchCommand: AsyncParsableCommand {
             a small JPEG per image, and insert cost while a table fills. decode: the decoder. \
             ingest: photos into a two-format family against vipsthumbnail (run first by "all", so \
             that its memory figures are its own). With --json the last line of the output is one \
-            JSON object with a member per benchmark run.
+            JSON object with a member per benchmark run. tiles: tile pyramids of an 18000×18000 JPEG \
+            and its progressive twin against djpeg and libvips (needs `scripts/install-deps --bench`).
             """)
 
     /// The benchmarks that can be run.
     enum Which: String, ExpressibleByArgument, CaseIterable {
-        case retrieval, decode, ingest, all
+        case retrieval, decode, ingest, tiles, all
     }
 
-    @Argument(help: "The benchmark to run: retrieval, decode, ingest or all.")
+    @Argument(help: "The benchmark to run: retrieval, decode, ingest, tiles or all.")
     var benchmark: Which = .all
 
     @Flag(help: "Print the results as one JSON object on the last line.")
@@ -37,6 +38,7 @@ struct BenchCommand: AsyncParsableCommand {
         var retrieval: RetrievalBenchmarkResult?
         var decode: DecodeBenchmarkResult?
         var ingest: IngestBenchmarkResult?
+        var tiles: TilesBenchmarkResult?
     }
 
     func run() async throws {
@@ -76,6 +78,12 @@ struct BenchCommand: AsyncParsableCommand {
             let r = try DecodeBenchmark.run(testdata: testdata, workDirectory: work, log: log)
             printDecode(r)
             report.decode = r
+        }
+        attempt("tiles") {
+            let fic = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+            let r = try TilesBenchmark.run(testdata: testdata, workDirectory: work, fic: fic, log: log)
+            printTiles(r)
+            report.tiles = r
         }
 
         #if DEBUG
@@ -209,6 +217,40 @@ struct BenchCommand: AsyncParsableCommand {
         row("process ru_maxrss", mib(r.processMaxRSSBytes))
         if let v = r.vipsPeakRSSBytes { row("vipsthumbnail peak RSS (/usr/bin/time)", mib(v)) }
         row("flush and close one cache", String(format: "%.1f ms", r.closeMs))
+        for note in r.notes { print("  note: \(note)") }
+    }
+
+    private func printTiles(_ r: TilesBenchmarkResult) {
+        print("\n  \(r.side)×\(r.side) px JPEG: baseline \(r.baselineBytes >> 20) MiB, progressive \(r.progressiveBytes >> 20) MiB")
+        row("figure", "value", "target", nil)
+        func run(_ x: TilesBenchmarkResult.Run) -> String { String(format: "%.2f s, %.0f MiB", x.seconds, Double(x.peakRSSBytes) / 1_048_576) }
+        if let d = r.djpeg { row("djpeg (decode only)", run(d)) }
+        row("fic tile: whole pyramid", run(r.pyramid))
+        if let x = r.pyramidOverDjpeg { row("  pyramid / djpeg", String(format: "%.2f×", x), "≤ 1.15", r.targetsMet["pyramid_le_1_15x_djpeg"]) }
+        row("  peak RSS", mib(r.pyramid.peakRSSBytes))
+        row("fic tile --low-memory", run(r.lowMemoryPyramid))
+        row("  peak RSS", mib(r.lowMemoryPyramid.peakRSSBytes), "≤ 64 MiB", r.targetsMet["peak_rss_le_64MiB"])
+        if let t = r.vipsTiffsave, let x = r.vipsTiffsaveOverPyramid {
+            row("vips tiffsave --tile --pyramid (raw)", run(t))
+            row("  vips tiffsave / pyramid", String(format: "%.2f×", x), "> 1", r.targetsMet["faster_than_vips_tiffsave"])
+        }
+        if let d = r.vipsDzsave, let x = r.vipsDzsaveOverPyramid {
+            row("vips dzsave", run(d))
+            row("  vips dzsave / pyramid", String(format: "%.2f×", x))
+        }
+        if let d = r.progressiveDjpeg { row("progressive: djpeg", run(d)) }
+        row("progressive: fic tile", run(r.progressivePyramid))
+        if let x = r.progressiveOverDjpeg { row("  pyramid / djpeg", String(format: "%.2f×", x), "≤ 1.3", r.targetsMet["progressive_le_1_3x_djpeg"]) }
+        row("  peak RSS", mib(r.progressivePyramid.peakRSSBytes), "≤ 300 MiB", r.targetsMet["progressive_peak_rss_le_300MiB"])
+        if let t = r.progressiveVipsTiffsave { row("progressive: vips tiffsave --pyramid", run(t)) }
+        row("last byte → ready (file, fic tile)", String(format: "%.1f ms", r.pyramidAfterLastByteMs))
+        row("last byte → ready (20 MB/s paced stream)", String(format: "%.1f ms", r.pacedStreamAfterLastByteMs), "≤ 50 ms", r.targetsMet["paced_stream_last_byte_to_ready_le_50ms"])
+        row("  whole paced stream", String(format: "%.2f s", r.pacedStreamSeconds))
+        row("warm 256 KiB tile read (pread)", String(format: "%.1f µs", r.tileReadNs / 1000))
+        row("memcpy 256 KiB from DRAM", String(format: "%.1f µs", r.memcpyNs / 1000))
+        row("  pread / memcpy", String(format: "%.2f×", r.tileReadOverMemcpy))
+        row("warm tile, mapped view copied out", String(format: "%.1f µs", r.mappedTileReadNs / 1000))
+        row("  mapped view / memcpy", String(format: "%.2f×", r.mappedTileReadOverMemcpy), "≤ 1.5", r.targetsMet["tile_read_le_1_5x_memcpy"])
         for note in r.notes { print("  note: \(note)") }
     }
 

@@ -17,7 +17,8 @@ struct FIC: AsyncParsableCommand {
             """,
         subcommands: [
             DemoCommand.self, IngestCommand.self, GetCommand.self, InspectCommand.self,
-            VerifyCommand.self, DecodeCommand.self, BenchCommand.self, SelfTestWriter.self,
+            VerifyCommand.self, DecodeCommand.self, TileCommand.self, TileGetCommand.self, BenchCommand.self,
+            SelfTestWriter.self,
         ]
     )
 

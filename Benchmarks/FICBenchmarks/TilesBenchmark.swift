@@ -1,0 +1,360 @@
+import Foundation
+import Glibc
+import ImageCodec
+import TiledImage
+
+/// Figures of ``TilesBenchmark``. Times are wall-clock seconds; RSS figures are the peak resident
+/// set of the process that did the work (`wait4`'s `ru_maxrss` for child processes).
+public struct TilesBenchmarkResult: Sendable, Codable {
+    /// One timed process run.
+    public struct Run: Sendable, Codable {
+        /// Wall time, seconds.
+        public var seconds: Double
+        /// User plus system CPU time, seconds.
+        public var cpuSeconds: Double
+        /// Peak resident set, bytes.
+        public var peakRSSBytes: Int
+    }
+
+    /// Side of the square benchmark JPEG.
+    public var side: Int
+    /// Size of the baseline JPEG, bytes.
+    public var baselineBytes: Int
+    /// Size of the progressive twin, bytes.
+    public var progressiveBytes: Int
+    /// `djpeg -dct int -outfile /dev/null` of the baseline JPEG.
+    public var djpeg: Run?
+    /// `fic tile` of the baseline JPEG (the whole pyramid, to disk).
+    public var pyramid: Run
+    /// `fic tile --low-memory`: one strip per level, so writing does not overlap decoding.
+    public var lowMemoryPyramid: Run
+    /// Its time from the last byte to ready, as `fic tile` reports it (file input), ms.
+    public var pyramidAfterLastByteMs: Double
+    /// `vips tiffsave --tile --pyramid --compression none` of the baseline JPEG.
+    public var vipsTiffsave: Run?
+    /// `vips dzsave` of the baseline JPEG.
+    public var vipsDzsave: Run?
+    /// `djpeg` of the progressive JPEG.
+    public var progressiveDjpeg: Run?
+    /// `fic tile` of the progressive JPEG.
+    public var progressivePyramid: Run
+    /// `vips tiffsave --tile --pyramid --compression none` of the progressive JPEG.
+    public var progressiveVipsTiffsave: Run?
+    /// The baseline JPEG fed in process as a paced stream of 64 KiB chunks at 20 MB/s: from the
+    /// last chunk to the pyramid being ready, ms.
+    public var pacedStreamAfterLastByteMs: Double
+    /// The paced stream's whole duration, seconds.
+    public var pacedStreamSeconds: Double
+    /// One warm (page-cached) 256 KiB tile read with `pread`, ns (median of runs).
+    public var tileReadNs: Double
+    /// A warm tile through the zero-copy mapped view (`withMappedTile`), copied out once, ns.
+    public var mappedTileReadNs: Double
+    /// A 256 KiB `memcpy` from memory not in any cache, ns (median of runs).
+    public var memcpyNs: Double
+    /// Ratios and targets.
+    public var pyramidOverDjpeg: Double?
+    /// vips tiffsave time / our pyramid time (> 1: ours is faster).
+    public var vipsTiffsaveOverPyramid: Double?
+    /// vips dzsave time / our pyramid time.
+    public var vipsDzsaveOverPyramid: Double?
+    /// Progressive: our pyramid time / djpeg.
+    public var progressiveOverDjpeg: Double?
+    /// tileReadNs / memcpyNs.
+    public var tileReadOverMemcpy: Double
+    /// mappedTileReadNs / memcpyNs.
+    public var mappedTileReadOverMemcpy: Double
+    /// Target name → met.
+    public var targetsMet: [String: Bool]
+    /// What the figures mean and how they were taken.
+    public var notes: [String]
+}
+
+/// Tile pyramids of an 18000 × 18000 JPEG (made at run time from a test photograph, and its
+/// progressive twin) against `djpeg`, `vips tiffsave --tile --pyramid` and `vips dzsave`, plus the
+/// time from the last byte of a paced stream to ready, and a tile read against `memcpy`.
+public enum TilesBenchmark {
+    /// Side of the generated JPEG.
+    public static let side = 18_000
+
+    /// Runs the benchmark. `fic` is the path of the `fic` executable (the pyramids are built by
+    /// `fic tile` child processes, so each has its own peak RSS).
+    public static func run(testdata: String, workDirectory: String, fic: String, log: (String) -> Void) throws -> TilesBenchmarkResult {
+        try FileManager.default.createDirectory(atPath: workDirectory, withIntermediateDirectories: true)
+        let baseline = workDirectory + "/tiles-\(side)-baseline.jpg"
+        let progressive = workDirectory + "/tiles-\(side)-progressive.jpg"
+        if !FileManager.default.fileExists(atPath: baseline) || !FileManager.default.fileExists(atPath: progressive) {
+            try makeJPEGs(photo: testdata + "/hubble.jpg", fallback: testdata + "/photos/hubble.jpg", baseline: baseline, progressive: progressive, workDirectory: workDirectory, log: log)
+        }
+        let output = workDirectory + "/tiles-output-\(getpid())"
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        func fresh() throws {
+            try? FileManager.default.removeItem(atPath: output)
+            try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
+        }
+        var notes: [String] = []
+        let djpegPath = BenchKit.findExecutable("djpeg")
+        let vipsPath = BenchKit.findExecutable("vips")
+        if djpegPath == nil { notes.append("djpeg not found (Debian: libjpeg-turbo-progs): no decode baseline") }
+        if vipsPath == nil { notes.append("vips not found (Debian: libvips-tools; scripts/install-deps --bench): no libvips baselines") }
+
+        func ours(_ input: String) throws -> (TilesBenchmarkResult.Run, Double) {
+            try fresh()
+            let (run, stdout) = try Child.run(fic, ["tile", input, "--out", output + "/pyramid", "--json"])
+            let json = stdout.split(separator: "\n").last.map(String.init) ?? ""
+            let object = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]
+            return (run, object?["after_last_byte_ms"] as? Double ?? .nan)
+        }
+
+        log("baseline JPEG: \(side)×\(side), \(fileSize(baseline) >> 20) MiB")
+        let djpeg = try djpegPath.map { path in try best(2) { try Child.run(path, ["-dct", "int", "-outfile", "/dev/null", baseline]).0 } }
+        djpeg.map { log("  djpeg: \(describe($0))") }
+        var afterLastByte = Double.nan
+        let pyramid = try best(2) { () throws -> TilesBenchmarkResult.Run in
+            let (run, after) = try ours(baseline)
+            afterLastByte = after
+            return run
+        }
+        log("  fic tile: \(describe(pyramid)), last byte → ready \(BenchKit.fixed(afterLastByte)) ms")
+        try fresh()
+        let lowMemory = try Child.run(fic, ["tile", baseline, "--out", output + "/pyramid", "--low-memory"]).0
+        log("  fic tile --low-memory: \(describe(lowMemory))")
+        let tiff = try vipsPath.map { path -> TilesBenchmarkResult.Run in
+            try fresh()
+            return try Child.run(path, ["tiffsave", baseline, output + "/out.tif", "--tile", "--pyramid", "--compression", "none", "--tile-width", "256", "--tile-height", "256"]).0
+        }
+        tiff.map { log("  vips tiffsave --tile --pyramid: \(describe($0))") }
+        let dz = try vipsPath.map { path -> TilesBenchmarkResult.Run in
+            try fresh()
+            return try Child.run(path, ["dzsave", baseline, output + "/dz"]).0
+        }
+        dz.map { log("  vips dzsave: \(describe($0))") }
+
+        log("progressive JPEG: \(fileSize(progressive) >> 20) MiB")
+        let progressiveDjpeg = try djpegPath.map { path in try Child.run(path, ["-dct", "int", "-outfile", "/dev/null", progressive]).0 }
+        progressiveDjpeg.map { log("  djpeg: \(describe($0))") }
+        let progressivePyramid = try ours(progressive).0
+        log("  fic tile: \(describe(progressivePyramid))")
+        let progressiveTiff = try vipsPath.map { path -> TilesBenchmarkResult.Run in
+            try fresh()
+            return try Child.run(path, ["tiffsave", progressive, output + "/out.tif", "--tile", "--pyramid", "--compression", "none", "--tile-width", "256", "--tile-height", "256"]).0
+        }
+        progressiveTiff.map { log("  vips tiffsave --tile --pyramid: \(describe($0))") }
+
+        try fresh()
+        log("paced stream: the baseline JPEG in 64 KiB chunks at 20 MB/s, in process …")
+        let (streamSeconds, streamAfter) = try pacedStream(baseline, into: output)
+        log("  whole stream \(BenchKit.fixed(streamSeconds, 2)) s, last byte → ready \(BenchKit.fixed(streamAfter)) ms")
+
+        try fresh()
+        let (tileNs, mappedNs, copyNs) = try tileRead(baseline, into: output)
+        log("  warm 256 KiB tile: pread \(BenchKit.fixed(tileNs / 1000)) µs, mapped view copied out \(BenchKit.fixed(mappedNs / 1000)) µs; memcpy of 256 KiB from DRAM \(BenchKit.fixed(copyNs / 1000)) µs")
+
+        let overDjpeg = djpeg.map { pyramid.seconds / $0.seconds }
+        let tiffRatio = tiff.map { $0.seconds / pyramid.seconds }
+        let progressiveRatio = progressiveDjpeg.map { progressivePyramid.seconds / $0.seconds }
+        var met: [String: Bool] = [
+            "peak_rss_le_64MiB": lowMemory.peakRSSBytes <= 64 << 20,
+            "progressive_peak_rss_le_300MiB": progressivePyramid.peakRSSBytes <= 300 << 20,
+            "paced_stream_last_byte_to_ready_le_50ms": streamAfter <= 50,
+            "tile_read_le_1_5x_memcpy": min(tileNs, mappedNs) / copyNs <= 1.5,
+        ]
+        if let overDjpeg { met["pyramid_le_1_15x_djpeg"] = overDjpeg <= 1.15 }
+        if let tiffRatio { met["faster_than_vips_tiffsave"] = tiffRatio > 1 }
+        if let progressiveRatio { met["progressive_le_1_3x_djpeg"] = progressiveRatio <= 1.3 }
+        notes.append("fic tile and the baselines run as child processes; times are wall-clock, best of the runs; peak RSS from wait4 (ru_maxrss), measured by /usr/bin/time around each child. The fic process has ~26 MiB resident before any work (19 MiB of it shared Swift/Foundation library pages). The RSS target is checked on --low-memory (one strip per level); the default keeps two strips per level so that the disk writes overlap decoding.")
+        notes.append("The paced stream is an in-process chunk stream at 20 MB/s, not yet HTTP over loopback.")
+        notes.append("Level files are written with O_DIRECT where possible, so the pyramid's tiles are not left in the page cache; the tile read is timed after one warming read.")
+        return TilesBenchmarkResult(
+            side: side, baselineBytes: fileSize(baseline), progressiveBytes: fileSize(progressive),
+            djpeg: djpeg, pyramid: pyramid, lowMemoryPyramid: lowMemory, pyramidAfterLastByteMs: afterLastByte, vipsTiffsave: tiff, vipsDzsave: dz,
+            progressiveDjpeg: progressiveDjpeg, progressivePyramid: progressivePyramid, progressiveVipsTiffsave: progressiveTiff,
+            pacedStreamAfterLastByteMs: streamAfter, pacedStreamSeconds: streamSeconds,
+            tileReadNs: tileNs, mappedTileReadNs: mappedNs, memcpyNs: copyNs, pyramidOverDjpeg: overDjpeg, vipsTiffsaveOverPyramid: tiffRatio,
+            vipsDzsaveOverPyramid: dz.map { $0.seconds / pyramid.seconds }, progressiveOverDjpeg: progressiveRatio,
+            tileReadOverMemcpy: tileNs / copyNs, mappedTileReadOverMemcpy: mappedNs / copyNs, targetsMet: met, notes: notes)
+    }
+
+    static func describe(_ run: TilesBenchmarkResult.Run) -> String {
+        "\(BenchKit.fixed(run.seconds, 2)) s (CPU \(BenchKit.fixed(run.cpuSeconds, 2)) s), peak RSS \(BenchKit.mebibytes(run.peakRSSBytes))"
+    }
+
+    static func fileSize(_ path: String) -> Int {
+        var st = stat()
+        return stat(path, &st) == 0 ? Int(st.st_size) : 0
+    }
+
+    /// The fastest of `count` runs.
+    static func best(_ count: Int, _ body: () throws -> TilesBenchmarkResult.Run) rethrows -> TilesBenchmarkResult.Run {
+        var fastest: TilesBenchmarkResult.Run?
+        for _ in 0..<count {
+            let run = try body()
+            if fastest == nil || run.seconds < fastest!.seconds { fastest = run }
+        }
+        return fastest!
+    }
+
+    // MARK: Inputs
+
+    /// Mirror-tiles `photo` to side × side as a PPM (streamed, row by row), encodes it with
+    /// `cjpeg -quality 90`, and makes the progressive twin with `jpegtran -progressive`.
+    static func makeJPEGs(photo: String, fallback: String, baseline: String, progressive: String, workDirectory: String, log: (String) -> Void) throws {
+        guard let cjpeg = BenchKit.findExecutable("cjpeg"), let jpegtran = BenchKit.findExecutable("jpegtran") else {
+            throw BenchmarkError("cjpeg and jpegtran are needed to make the benchmark JPEG (Debian: libjpeg-turbo-progs)")
+        }
+        let source = FileManager.default.fileExists(atPath: photo) ? photo : fallback
+        log("Making a \(side)×\(side) JPEG from \(source) (cjpeg -quality 90) and its progressive twin (jpegtran) …")
+        let image = try ImageDecoder.decode(contentsOf: source)
+        let ppm = workDirectory + "/tiles-\(side).ppm"
+        defer { unlink(ppm) }
+        guard let file = fopen(ppm, "wb") else { throw BenchmarkError("cannot write \(ppm)") }
+        let header = Array("P6\n\(side) \(side)\n255\n".utf8)
+        fwrite(header, 1, header.count, file)
+        var row = [UInt8](repeating: 0, count: side * 3)
+        image.withUnsafeBytes { raw in
+            for y in 0..<side {
+                var sy = y % image.height
+                if (y / image.height) % 2 == 1 { sy = image.height - 1 - sy }
+                let line = raw.baseAddress! + sy * image.bytesPerRow
+                for x in 0..<side {
+                    var sx = x % image.width
+                    if (x / image.width) % 2 == 1 { sx = image.width - 1 - sx }
+                    row[x * 3] = line.load(fromByteOffset: sx * 4 + 2, as: UInt8.self)
+                    row[x * 3 + 1] = line.load(fromByteOffset: sx * 4 + 1, as: UInt8.self)
+                    row[x * 3 + 2] = line.load(fromByteOffset: sx * 4, as: UInt8.self)
+                }
+                fwrite(row, 1, row.count, file)
+            }
+        }
+        fclose(file)
+        _ = try Child.run(cjpeg, ["-quality", "90", "-outfile", baseline, ppm])
+        _ = try Child.run(jpegtran, ["-progressive", "-outfile", progressive, baseline])
+    }
+
+    // MARK: In-process figures
+
+    /// Feeds the file as 64 KiB chunks at 20 MB/s; returns (whole duration s, last byte → ready ms).
+    static func pacedStream(_ path: String, into folder: String) throws -> (Double, Double) {
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        let builder = try TilePyramidBuilder(destination: .temporary(folder: folder))
+        let chunk = 64 << 10
+        let interval = Duration.nanoseconds(Int64(Double(chunk) / 20_000_000 * 1e9))
+        let clock = ContinuousClock()
+        let start = clock.now
+        var offset = 0
+        var deadline = start
+        while offset < bytes.count {
+            deadline = deadline + interval
+            let now = clock.now
+            if deadline > now { Thread.sleep(forTimeInterval: BenchKit.nanoseconds(deadline - now) / 1e9) }
+            let end = min(bytes.count, offset + chunk)
+            try builder.append(bytes[offset..<end])
+            offset = end
+        }
+        let pyramid = try builder.finish()
+        let total = clock.now - start
+        let after = pyramid.statistics.map { BenchKit.nanoseconds($0.afterLastByte) / 1e6 } ?? .nan
+        return (BenchKit.nanoseconds(total) / 1e9, after)
+    }
+
+    /// Median ns of a warm 256 KiB tile pread, of a warm tile's mapped view copied out once, and of a
+    /// 256 KiB memcpy from memory not in cache.
+    static func tileRead(_ path: String, into folder: String) throws -> (Double, Double, Double) {
+        let pyramid = try TilePyramidBuilder.build(contentsOf: path, destination: .temporary(folder: folder))
+        let level = pyramid.geometry.levels[0]
+        let buffer = try TileBuffer()
+        // 64 tiles (16 MiB) cycled: warm in the page cache, but larger than the CPU's caches.
+        let tiles = (0..<64).map { (column: $0 % level.columns, row: $0 / level.columns) }
+        for tile in tiles { try pyramid.readTile(level: 0, column: tile.column, row: tile.row, into: buffer) }
+        var index = 0
+        let read = try BenchKit.measure(warmups: 1, runs: 9, operationsPerRun: 256) {
+            for _ in 0..<256 {
+                let tile = tiles[index & 63]
+                try pyramid.readTile(level: 0, column: tile.column, row: tile.row, into: buffer)
+                index += 1
+            }
+        }
+        let sink = UnsafeMutableRawPointer.allocate(byteCount: 256 << 10, alignment: 4096)
+        defer { sink.deallocate() }
+        for tile in tiles { _ = try pyramid.withMappedTile(level: 0, column: tile.column, row: tile.row) { $0.count } }
+        let mapped = try BenchKit.measure(warmups: 1, runs: 9, operationsPerRun: 256) {
+            for _ in 0..<256 {
+                let tile = tiles[index & 63]
+                try pyramid.withMappedTile(level: 0, column: tile.column, row: tile.row) { view in
+                    sink.copyMemory(from: view.baseAddress!, byteCount: view.count)
+                }
+                index += 1
+            }
+        }
+        // memcpy from a 512 MiB buffer walked in 256 KiB steps: every source block comes from DRAM.
+        let sourceBytes = 512 << 20, block = 256 << 10
+        let source = UnsafeMutableRawPointer.allocate(byteCount: sourceBytes, alignment: 4096)
+        let target = UnsafeMutableRawPointer.allocate(byteCount: block, alignment: 4096)
+        defer { source.deallocate(); target.deallocate() }
+        memset(source, 1, sourceBytes)
+        memset(target, 0, block)
+        var position = 0
+        let copy = BenchKit.measure(warmups: 1, runs: 9, operationsPerRun: 256) {
+            for _ in 0..<256 {
+                memcpy(target, source + position, block)
+                position = (position + block) % sourceBytes
+            }
+            BenchKit.blackHole(target.load(as: UInt8.self))
+        }
+        return (read.median, mapped.median, copy.median)
+    }
+}
+
+/// Runs child processes with `posix_spawn` and collects their resource use with `wait4`.
+enum Child {
+    /// Runs `executable` with `arguments`; returns its wall time, CPU time, peak RSS and stdout.
+    /// The peak RSS comes from `/usr/bin/time` around the child: `posix_spawn` starts children with
+    /// `vfork`, and Linux then counts the parent's resident set in the child's `ru_maxrss`.
+    static func run(_ executable: String, _ arguments: [String]) throws -> (TilesBenchmarkResult.Run, String) {
+        let report = "/tmp/fic-bench-rss-\(getpid())"
+        defer { unlink(report) }
+        let timed = access("/usr/bin/time", X_OK) == 0
+        let (run, output) = try spawn(timed ? "/usr/bin/time" : executable, timed ? ["-f", "%M", "-o", report, executable] + arguments : arguments)
+        guard timed, let text = try? String(contentsOfFile: report, encoding: .utf8),
+              let kilobytes = Int(text.split(separator: "\n").last(where: { Int($0) != nil }) ?? "") else { return (run, output) }
+        var exact = run
+        exact.peakRSSBytes = kilobytes * 1024
+        return (exact, output)
+    }
+
+    private static func spawn(_ executable: String, _ arguments: [String]) throws -> (TilesBenchmarkResult.Run, String) {
+        var pipe: [Int32] = [0, 0]
+        guard Glibc.pipe(&pipe) == 0 else { throw BenchmarkError("pipe failed") }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, pipe[1], 1)
+        posix_spawn_file_actions_addclose(&actions, pipe[0])
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid = pid_t()
+        let start = ContinuousClock.now
+        let rc = posix_spawn(&pid, executable, &actions, nil, argv, environ)
+        close(pipe[1])
+        guard rc == 0 else {
+            close(pipe[0])
+            throw BenchmarkError("cannot start \(executable): \(String(cString: strerror(rc)))")
+        }
+        var output: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(pipe[0], $0.baseAddress, $0.count) }
+            if n > 0 { output += chunk[0..<n] } else if n == 0 || errno != EINTR { break }
+        }
+        close(pipe[0])
+        var status: Int32 = 0
+        var usage = rusage()
+        while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
+        let wall = BenchKit.nanoseconds(ContinuousClock.now - start) / 1e9
+        guard status == 0 else {
+            throw BenchmarkError("\((executable as NSString).lastPathComponent) \(arguments.joined(separator: " ")) failed (wait status \(status))")
+        }
+        let cpu = Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6 + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
+        return (TilesBenchmarkResult.Run(seconds: wall, cpuSeconds: cpu, peakRSSBytes: Int(usage.ru_maxrss) * 1024), String(decoding: output, as: UTF8.self))
+    }
+}

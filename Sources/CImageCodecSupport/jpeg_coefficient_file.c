@@ -1,0 +1,203 @@
+/*
+ * File-backed coefficient arrays for libjpeg. A progressive (multi-scan) JPEG keeps every DCT
+ * coefficient of the image until its last scan: about 3 bytes a pixel, 1 GB for 18000 x 18000.
+ * These hooks on libjpeg's memory manager place those "virtual arrays" in one shared mapping of a
+ * file instead of in memory, and drop the process's pages of it whenever more than a budget has
+ * been touched since the last drop, so the resident set stays bounded: the coefficients live in
+ * the file (and the page cache, which the kernel can write back and reclaim).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "fic_tile_support.h"
+#include "jpeg_internal.h"
+
+typedef struct fic_coefficient_array {
+    struct fic_coefficient_array *next;
+    JDIMENSION blocks_per_row;
+    JDIMENSION rows;
+    size_t offset;          /* in the file */
+    JBLOCKROW *row_pointers; /* one per row, set when realized */
+} fic_coefficient_array;
+
+typedef struct {
+    int fd;
+    uint64_t resident_limit;
+    uint64_t touched;
+    uint8_t *base;
+    size_t length;
+    uint64_t placed_bytes;
+    int failure_errno;
+    fic_coefficient_array *arrays;
+
+    jvirt_barray_ptr (*request_barray)(j_common_ptr, int, boolean, JDIMENSION, JDIMENSION, JDIMENSION);
+    void (*realize)(j_common_ptr);
+    JBLOCKARRAY (*access_barray)(j_common_ptr, jvirt_barray_ptr, JDIMENSION, JDIMENSION, boolean);
+    void (*free_pool)(j_common_ptr, int);
+    void (*self_destruct)(j_common_ptr);
+} fic_coefficient_file;
+
+static fic_coefficient_file *state_of(j_common_ptr cinfo) {
+    fic_jpeg_decoder *decoder = (fic_jpeg_decoder *)cinfo->client_data;
+    return (fic_coefficient_file *)decoder->coefficient_file;
+}
+
+/* Unmaps the file and forgets the arrays (their rows are no longer reachable). */
+static void release_arrays(fic_coefficient_file *state) {
+    if (state->base != NULL) {
+        munmap(state->base, state->length);
+        state->base = NULL;
+        state->length = 0;
+    }
+    fic_coefficient_array *array = state->arrays;
+    while (array != NULL) {
+        fic_coefficient_array *next = array->next;
+        free(array->row_pointers);
+        free(array);
+        array = next;
+    }
+    state->arrays = NULL;
+    state->touched = 0;
+}
+
+static jvirt_barray_ptr request_barray(j_common_ptr cinfo, int pool_id, boolean pre_zero, JDIMENSION blocks_per_row,
+                                       JDIMENSION rows, JDIMENSION max_access) {
+    (void)pre_zero; /* a new file reads as zeros */
+    (void)max_access;
+    fic_coefficient_file *state = state_of(cinfo);
+    if (pool_id != JPOOL_IMAGE) {
+        ERREXIT1(cinfo, JERR_BAD_POOL_ID, pool_id);
+    }
+    fic_coefficient_array *array = (fic_coefficient_array *)calloc(1, sizeof(fic_coefficient_array));
+    if (array == NULL) {
+        ERREXIT1(cinfo, JERR_OUT_OF_MEMORY, 10);
+    }
+    array->blocks_per_row = blocks_per_row;
+    array->rows = rows;
+    array->next = state->arrays;
+    state->arrays = array;
+    return (jvirt_barray_ptr)array;
+}
+
+static void realize(j_common_ptr cinfo) {
+    fic_coefficient_file *state = state_of(cinfo);
+    state->realize(cinfo); /* anything requested from libjpeg's own manager */
+    if (state->arrays == NULL || state->base != NULL) {
+        return;
+    }
+    uint64_t total = 0;
+    for (fic_coefficient_array *array = state->arrays; array != NULL; array = array->next) {
+        uint64_t bytes = (uint64_t)array->blocks_per_row * (uint64_t)array->rows * sizeof(JBLOCK);
+        array->offset = (size_t)total;
+        total += (bytes + 4095u) & ~(uint64_t)4095u;
+        if (total > (uint64_t)SIZE_MAX / 2) {
+            ERREXIT(cinfo, JERR_WIDTH_OVERFLOW);
+        }
+    }
+    if (total == 0) {
+        return;
+    }
+    /* Reserve the blocks now, so that a full disk is an error here rather than SIGBUS later. */
+    int rc = posix_fallocate(state->fd, 0, (off_t)total);
+    if (rc == EOPNOTSUPP || rc == EINVAL) {
+        rc = ftruncate(state->fd, (off_t)total) == 0 ? 0 : errno;
+    }
+    if (rc != 0) {
+        state->failure_errno = rc;
+        ERREXIT(cinfo, JERR_NO_BACKING_STORE);
+    }
+    void *base = mmap(NULL, (size_t)total, PROT_READ | PROT_WRITE, MAP_SHARED, state->fd, 0);
+    if (base == MAP_FAILED) {
+        state->failure_errno = errno;
+        ERREXIT(cinfo, JERR_NO_BACKING_STORE);
+    }
+    state->base = (uint8_t *)base;
+    state->length = (size_t)total;
+    state->placed_bytes = total;
+    for (fic_coefficient_array *array = state->arrays; array != NULL; array = array->next) {
+        array->row_pointers = (JBLOCKROW *)malloc(((size_t)array->rows + 1) * sizeof(JBLOCKROW));
+        if (array->row_pointers == NULL) {
+            ERREXIT1(cinfo, JERR_OUT_OF_MEMORY, 11);
+        }
+        size_t row_bytes = (size_t)array->blocks_per_row * sizeof(JBLOCK);
+        for (JDIMENSION row = 0; row < array->rows; row++) {
+            array->row_pointers[row] = (JBLOCKROW)(state->base + array->offset + (size_t)row * row_bytes);
+        }
+    }
+}
+
+static JBLOCKARRAY access_barray(j_common_ptr cinfo, jvirt_barray_ptr pointer, JDIMENSION start_row,
+                                 JDIMENSION num_rows, boolean writable) {
+    (void)writable;
+    fic_coefficient_file *state = state_of(cinfo);
+    fic_coefficient_array *array = (fic_coefficient_array *)pointer;
+    uint64_t end = (uint64_t)start_row + num_rows;
+    if (array->row_pointers == NULL || end > array->rows) {
+        ERREXIT(cinfo, JERR_BAD_VIRTUAL_ACCESS);
+    }
+    uint64_t bytes = (uint64_t)num_rows * array->blocks_per_row * sizeof(JBLOCK);
+    state->touched += bytes;
+    if (state->touched > state->resident_limit) {
+        /* Shared file pages keep their data; the next touch maps them again from the page cache. */
+        madvise(state->base, state->length, MADV_DONTNEED);
+        state->touched = bytes;
+    }
+    return array->row_pointers + start_row;
+}
+
+static void free_pool(j_common_ptr cinfo, int pool_id) {
+    fic_coefficient_file *state = state_of(cinfo);
+    if (pool_id == JPOOL_IMAGE) {
+        release_arrays(state);
+    }
+    state->free_pool(cinfo, pool_id);
+}
+
+static void self_destruct(j_common_ptr cinfo) {
+    fic_jpeg_decoder *decoder = (fic_jpeg_decoder *)cinfo->client_data;
+    fic_coefficient_file *state = (fic_coefficient_file *)decoder->coefficient_file;
+    void (*original)(j_common_ptr) = state->self_destruct;
+    release_arrays(state);
+    free(state);
+    decoder->coefficient_file = NULL;
+    original(cinfo);
+}
+
+int fic_jpeg_use_coefficient_file(fic_jpeg_decoder *decoder, int fd, uint64_t resident_limit) {
+    if (decoder->coefficient_file != NULL) {
+        return 0;
+    }
+    fic_coefficient_file *state = (fic_coefficient_file *)calloc(1, sizeof(fic_coefficient_file));
+    if (state == NULL) {
+        return -1;
+    }
+    struct jpeg_memory_mgr *mem = decoder->cinfo.mem;
+    state->fd = fd;
+    state->resident_limit = resident_limit < (1u << 20) ? (1u << 20) : resident_limit;
+    state->request_barray = mem->request_virt_barray;
+    state->realize = mem->realize_virt_arrays;
+    state->access_barray = mem->access_virt_barray;
+    state->free_pool = mem->free_pool;
+    state->self_destruct = mem->self_destruct;
+    decoder->coefficient_file = state;
+    mem->request_virt_barray = request_barray;
+    mem->realize_virt_arrays = realize;
+    mem->access_virt_barray = access_barray;
+    mem->free_pool = free_pool;
+    mem->self_destruct = self_destruct;
+    return 0;
+}
+
+uint64_t fic_jpeg_coefficient_file_bytes(const fic_jpeg_decoder *decoder) {
+    const fic_coefficient_file *state = (const fic_coefficient_file *)decoder->coefficient_file;
+    return state == NULL ? 0 : state->placed_bytes;
+}
+
+int fic_jpeg_coefficient_file_errno(const fic_jpeg_decoder *decoder) {
+    const fic_coefficient_file *state = (const fic_coefficient_file *)decoder->coefficient_file;
+    return state == NULL ? 0 : state->failure_errno;
+}

@@ -1,0 +1,175 @@
+import FICCore
+import Glibc
+import ImageCodec
+import SystemPackage
+
+/// Feeds a pyramid writer on the pipeline's thread.
+private final class WriterConsumer: RowConsumer {
+    let writer: PyramidWriter
+    init(_ writer: PyramidWriter) { self.writer = writer }
+    func consume(_ batch: RowBatch) throws(ImageCacheError) {
+        try writer.append(rows: batch.row(0), count: batch.count, bytesPerRow: batch.bytesPerRow)
+    }
+}
+
+/// The receiving end of a build: once the decoder knows the image's size it creates the level
+/// files and the writers, takes the decoded rows, and at the end writes the metadata that makes
+/// the pyramid complete. Upright images go straight into the pyramid; others are first stored as
+/// tiles and turned upright at the end (``OrientationReplay``).
+final class PyramidAssembler: RowSink {
+    private let options: TilePyramidOptions
+    /// The pyramid's folder (locked exclusively), when it is kept.
+    private let folder: Directory?
+    /// Where unnamed files go (the pyramid's folder, or the temporary folder).
+    private let scratch: Directory
+    private var header: SourceHeader?
+    private var geometry: PyramidGeometry?
+    private var levelFiles: [FileDescriptor] = []
+    private var writer: PyramidWriter?
+    private var stored: (file: FileDescriptor, writer: PyramidWriter)?
+    private var pipeline: RowPipeline?
+    private var finished = false
+
+    init(destination: TilePyramidDestination, options: TilePyramidOptions) throws(ImageCacheError) {
+        self.options = options
+        switch destination {
+        case .folder(let path):
+            let directory = try Directory.open(path, create: true)
+            guard try directory.lock(.exclusive, wait: false) else {
+                throw ImageCacheError(.inUse, "the pyramid in this folder is open or being built; close it first", path: path)
+            }
+            // From here on the folder never looks complete until the new metadata is written.
+            try PyramidFolder.removeContents(of: directory)
+            folder = directory
+            scratch = directory
+        case .temporary(let path):
+            folder = nil
+            let environment = getenv("TMPDIR").map { String(cString: $0) }
+            scratch = try Directory.open(path ?? (environment?.isEmpty == false ? environment! : "/tmp"), create: true, followLinks: true)
+        }
+    }
+
+    deinit {
+        if !finished { abandon() }
+    }
+
+    /// An unlinked file in the scratch folder.
+    func makeUnnamedFile(_ name: String) throws(ImageCacheError) -> FileDescriptor {
+        try scratch.makeTemporaryFile(for: name).takeDescriptor()
+    }
+
+    private func makeLevelFile(_ level: TileLevel) throws(ImageCacheError) -> FileDescriptor {
+        let name = PyramidFolder.levelFileName(level.index)
+        let fd: FileDescriptor
+        if let folder {
+            fd = try folder.openFile(name, writable: true, create: true, exclusive: true)
+        } else {
+            fd = try makeUnnamedFile(name)
+        }
+        do throws(ImageCacheError) {
+            // Reserve the blocks: a full disk fails here, before any decoding, and writes are faster.
+            try fd.allocate(offset: 0, length: level.byteCount, path: scratch.child(name))
+            DirectWrites.enable(on: fd)
+        } catch {
+            fd.closeQuietly()
+            throw error
+        }
+        return fd
+    }
+
+    func begin(_ header: SourceHeader) throws(ImageCacheError) {
+        guard self.header == nil else { throw ImageCacheError(.corruptData, "the image declared its size twice") }
+        let pixels = header.width.multipliedReportingOverflow(by: header.height)
+        guard !pixels.overflow, pixels.partialValue <= options.maximumPixelCount else {
+            throw ImageCacheError(.dimensionsTooLarge, "the image is \(header.width)×\(header.height) pixels, over the limit of \(options.maximumPixelCount)")
+        }
+        self.header = header
+        let swaps = header.orientation.swapsDimensions
+        let view = options.viewSize.map { (width: $0.width, height: $0.height) }
+        let geometry = try PyramidGeometry(width: swaps ? header.height : header.width, height: swaps ? header.width : header.height, viewSize: view)
+        self.geometry = geometry
+        for level in geometry.levels {
+            levelFiles.append(try makeLevelFile(level))
+        }
+        let writer = try PyramidWriter(geometry: geometry, files: levelFiles.enumerated().map { (index, fd) in
+            (fd, folder?.child(PyramidFolder.levelFileName(index)) ?? "level \(index)")
+        }, overlapWrites: options.overlapWrites)
+        self.writer = writer
+        let consumer: WriterConsumer
+        if header.orientation == .up {
+            consumer = WriterConsumer(writer)
+        } else {
+            let storedGeometry = try PyramidGeometry(width: header.width, height: header.height, viewSize: (header.width, header.height))
+            let file = try makeUnnamedFile("stored.tiles")
+            let storedWriter = try PyramidWriter(geometry: storedGeometry, files: [(file, "stored tiles")], overlapWrites: options.overlapWrites)
+            stored = (file, storedWriter)
+            consumer = WriterConsumer(storedWriter)
+        }
+        let rowBytes = header.width * 4
+        let rowsPerBatch = max(16, min(256, (2 << 20) / rowBytes)) & ~15
+        pipeline = try RowPipeline(consumer: consumer, rowsPerBatch: rowsPerBatch, bytesPerRow: rowBytes)
+    }
+
+    func acquireBatch() throws(ImageCacheError) -> RowBatch {
+        guard let pipeline else { throw ImageCacheError(.corruptData, "rows arrived before the image's size") }
+        return try pipeline.acquire()
+    }
+
+    func submit(_ batch: RowBatch) throws(ImageCacheError) {
+        guard let pipeline else { throw ImageCacheError(.corruptData, "rows arrived before the image's size") }
+        try pipeline.submit(batch)
+    }
+
+    /// Waits for every row to be written, turns a rotated image upright, writes the metadata and
+    /// returns the pyramid.
+    func complete(sourceBytes: Int, statistics: () -> TilePyramidBuildStatistics) throws(ImageCacheError) -> TilePyramid {
+        guard let header, let geometry, let writer, let pipeline else {
+            throw ImageCacheError(.truncated, "the input ended before the image's size was known")
+        }
+        try pipeline.close()
+        self.pipeline = nil
+        if let stored {
+            guard stored.writer.isComplete else { throw ImageCacheError(.truncated, "the image ended after \(stored.writer.rowsReceived) of \(header.height) rows") }
+            try stored.writer.drain()
+            try OrientationReplay.run(stored: stored.file, storedLevel: stored.writer.geometry.levels[0], orientation: header.orientation, into: writer, path: folder?.path)
+            stored.file.closeQuietly()
+            self.stored = nil
+        }
+        guard writer.isComplete else {
+            throw ImageCacheError(.truncated, "the image ended after \(writer.rowsReceived) of \(geometry.height) rows")
+        }
+        try writer.drain()
+        for fd in levelFiles { DirectWrites.disable(on: fd) }  // reads go through the page cache
+        let view = options.viewSize
+        let metadata = PyramidMetadata(
+            width: geometry.width, height: geometry.height, viewWidth: view?.width ?? 0, viewHeight: view?.height ?? 0,
+            levelSizes: geometry.levels.map { ($0.width, $0.height) }, hasAlpha: header.hasAlpha, flushed: false,
+            sourceFormat: header.format, orientation: header.orientation, sourceBytes: sourceBytes,
+            bootID: PyramidMetadata.currentBootID
+        )
+        if let folder {
+            try PyramidFolder.writeMetadata(metadata, in: folder, flush: false)
+            _ = try folder.lock(.shared, wait: true)  // readers may open it now; builders and eviction may not
+        }
+        finished = true
+        let files = levelFiles
+        levelFiles = []
+        return TilePyramid(metadata: metadata, geometry: geometry, files: files, directory: folder, statistics: statistics())
+    }
+
+    /// Stops the writer and removes everything written: no half-built pyramid is left behind.
+    func abandon() {
+        finished = true
+        pipeline?.cancel()
+        pipeline = nil
+        // No write may still be running when the descriptors close (their numbers get reused).
+        stored?.writer.stop()
+        writer?.stop()
+        writer = nil
+        stored?.file.closeQuietly()
+        stored = nil
+        for fd in levelFiles { fd.closeQuietly() }
+        levelFiles = []
+        if let folder { try? PyramidFolder.removeContents(of: folder) }
+    }
+}

@@ -1,0 +1,171 @@
+import FICCore
+import Glibc
+import ImageCodec
+import SystemPackage
+
+/// A finished tile pyramid: any tile of any level, served with one `pread` or as a view of a
+/// mapping. Thread-safe; open a saved pyramid with ``open(at:)`` or get one from
+/// ``TilePyramidBuilder/finish()``.
+///
+/// While the object lives, its folder is locked (shared `flock`): a builder cannot overwrite it
+/// and a ``TilePyramidStore`` never evicts it.
+public final class TilePyramid: @unchecked Sendable {
+    /// The sizes of the levels.
+    public let geometry: PyramidGeometry
+    /// The format of the image it was built from.
+    public let sourceFormat: ImageFileFormat
+    /// The EXIF orientation of the source (already applied: tiles are upright).
+    public let sourceOrientation: ImageOrientation
+    /// Whether the source has an alpha channel (otherwise every pixel has alpha 255).
+    public let hasAlpha: Bool
+    /// The folder holding it, or nil for a throwaway pyramid of unnamed files.
+    public let path: String?
+    /// How the build went, for a pyramid just built (nil when opened from disk).
+    public let statistics: TilePyramidBuildStatistics?
+
+    private let files: [FileDescriptor]
+    private let directory: Directory?
+    private let metadata: PyramidMetadata
+    private let mappings: LockedBox<[MappedRegion?]>
+
+    init(metadata: PyramidMetadata, geometry: PyramidGeometry, files: [FileDescriptor], directory: Directory?, statistics: TilePyramidBuildStatistics?) {
+        self.metadata = metadata
+        self.geometry = geometry
+        self.files = files
+        self.directory = directory
+        self.statistics = statistics
+        sourceFormat = metadata.sourceFormat
+        sourceOrientation = metadata.orientation
+        hasAlpha = metadata.hasAlpha
+        path = directory?.path
+        mappings = LockedBox([MappedRegion?](repeating: nil, count: files.count))
+    }
+
+    deinit {
+        for file in files { file.closeQuietly() }
+    }
+
+    /// Opens the pyramid saved in the folder `path`.
+    ///
+    /// - Throws: `.damagedPyramid` when the folder holds no finished pyramid (a build that never
+    ///   completed), a damaged one, one of another version, or one written but never flushed
+    ///   before the system restarted; `.inUse` while a builder is writing it.
+    public static func open(at path: String) throws(ImageCacheError) -> TilePyramid {
+        let directory = try Directory.open(path, create: false)
+        guard try directory.lock(.shared, wait: false) else {
+            throw ImageCacheError(.inUse, "the pyramid is being built; open it when the build has finished", path: path)
+        }
+        return try open(lockedDirectory: directory)
+    }
+
+    /// Opens the pyramid of a folder the caller has locked (shared or exclusive).
+    static func open(lockedDirectory directory: Directory) throws(ImageCacheError) -> TilePyramid {
+        guard let metadata = try PyramidFolder.readMetadata(in: directory) else {
+            throw ImageCacheError(.damagedPyramid, "the folder holds no finished tile pyramid (its build never completed); build it again", path: directory.path)
+        }
+        if !metadata.flushed && metadata.bootID != PyramidMetadata.currentBootID {
+            throw ImageCacheError(.damagedPyramid, "the pyramid was written but not flushed to disk before the system restarted, so its tiles may be incomplete; build it again", path: directory.path)
+        }
+        let geometry = try metadata.geometry()
+        var files: [FileDescriptor] = []
+        do throws(ImageCacheError) {
+            for level in geometry.levels {
+                let name = PyramidFolder.levelFileName(level.index)
+                let fd = try directory.openFile(name, writable: false)
+                files.append(fd)
+                let size = Int(try fd.status(path: directory.child(name)).st_size)
+                guard size == level.byteCount else {
+                    throw ImageCacheError(.damagedPyramid, "level \(level.index) has \(size) bytes instead of \(level.byteCount); build the pyramid again", path: directory.child(name))
+                }
+            }
+        } catch {
+            for fd in files { fd.closeQuietly() }
+            throw error
+        }
+        // Mark it used now, for least-recently-used eviction.
+        _ = utimensat(directory.descriptor.rawValue, PyramidMetadata.fileName, nil, AT_SYMLINK_NOFOLLOW)
+        return TilePyramid(metadata: metadata, geometry: geometry, files: files, directory: directory, statistics: nil)
+    }
+
+    private func check(level: Int, column: Int, row: Int) throws(ImageCacheError) -> TileLevel {
+        guard level >= 0, level < geometry.levels.count else {
+            throw ImageCacheError(.invalidArgument, "there is no level \(level); the pyramid has levels 0…\(geometry.levels.count - 1)")
+        }
+        let info = geometry.levels[level]
+        guard column >= 0, column < info.columns, row >= 0, row < info.rows else {
+            throw ImageCacheError(.invalidArgument, "level \(level) has tiles 0…\(info.columns - 1) × 0…\(info.rows - 1), not (\(column), \(row))")
+        }
+        return info
+    }
+
+    private func offset(of info: TileLevel, column: Int, row: Int) -> Int {
+        (row * info.columns + column) * PyramidGeometry.tileBytes
+    }
+
+    /// Reads tile (`column`, `row`) of `level` into `buffer` with one `pread`: 256 rows of 1024
+    /// bytes, BGRA premultiplied; parts beyond the image's edge are zero.
+    public func readTile(level: Int, column: Int, row: Int, into buffer: TileBuffer) throws(ImageCacheError) {
+        let info = try check(level: level, column: column, row: row)
+        let file = files[level]
+        let at = offset(of: info, column: column, row: row)
+        try buffer.fill { (raw) throws(ImageCacheError) in
+            let n = try file.readAll(into: raw, at: at, path: path)
+            guard n == raw.count else {
+                throw ImageCacheError(.damagedPyramid, "level \(level) ends inside tile (\(column), \(row)); build the pyramid again", path: path)
+            }
+            return n
+        }
+    }
+
+    /// The bytes of tile (`column`, `row`) of `level` (a copy; see ``readTile(level:column:row:into:)``
+    /// to reuse memory).
+    public func tile(level: Int, column: Int, row: Int) throws(ImageCacheError) -> [UInt8] {
+        let buffer = try TileBuffer()
+        try readTile(level: level, column: column, row: row, into: buffer)
+        return buffer.withUnsafeBytes { Array($0) }
+    }
+
+    /// Runs `body` with tile (`column`, `row`) of `level` as a zero-copy view of the level's
+    /// mapping, which stays mapped (pinned) while `body` runs. The bytes are valid only inside `body`.
+    public func withMappedTile<R, E: Error>(level: Int, column: Int, row: Int, _ body: (UnsafeRawBufferPointer) throws(E) -> R) throws -> R {
+        let info = try check(level: level, column: column, row: row)
+        let region = try mapping(of: level, info: info)
+        return try withExtendedLifetime(region) { () throws(E) -> R in
+            try body(UnsafeRawBufferPointer(start: region.base + offset(of: info, column: column, row: row), count: PyramidGeometry.tileBytes))
+        }
+    }
+
+    private func mapping(of level: Int, info: TileLevel) throws(ImageCacheError) -> MappedRegion {
+        try mappings.withLockedValue { (regions) throws(ImageCacheError) -> MappedRegion in
+            if let region = regions[level] { return region }
+            let region = try MappedRegion(descriptor: files[level], offset: 0, length: info.byteCount, writable: false, path: path)
+            regions[level] = region
+            return region
+        }
+    }
+
+    /// Writes every level to the disk and records that in the metadata, so the pyramid also
+    /// survives a crash of the system (without this it survives a crash of the process only; one
+    /// found unflushed after a system restart is refused). Does nothing for throwaway pyramids.
+    public func synchronize() throws(ImageCacheError) {
+        guard let directory, !metadata.flushed else { return }
+        for (index, file) in files.enumerated() {
+            try file.synchronize(path: directory.child(PyramidFolder.levelFileName(index)))
+        }
+        var flushed = metadata
+        flushed.flushed = true
+        try PyramidFolder.writeMetadata(flushed, in: directory, flush: true)
+    }
+}
+
+/// Figures from building a pyramid.
+public struct TilePyramidBuildStatistics: Sendable, Hashable {
+    /// Bytes of input received.
+    public var inputBytes: Int
+    /// From the first byte received to the pyramid being ready.
+    public var totalDuration: Duration
+    /// From the moment the last chunk arrived (its `append` began) to the pyramid being ready.
+    public var afterLastByte: Duration
+    /// Bytes of progressive-JPEG coefficients kept in a file instead of memory (0 when none).
+    public var coefficientFileBytes: Int
+}

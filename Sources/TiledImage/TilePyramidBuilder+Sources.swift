@@ -1,0 +1,99 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials  // ContiguousBytes
+#else
+import Foundation
+#endif
+import FICCore
+import Glibc
+
+extension TilePyramidBuilder {
+    /// The chunk size used when reading files.
+    static let fileChunkBytes = 1 << 20
+
+    /// Builds a pyramid from the image file at `path`, read in 1 MiB chunks.
+    public static func build(contentsOf path: String, destination: TilePyramidDestination, options: TilePyramidOptions = .init()) throws(ImageCacheError) -> TilePyramid {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw ImageCacheError.system("open", path: path, errno: errno) }
+        defer { close(fd) }
+        let builder = try TilePyramidBuilder(destination: destination, options: options)
+        var chunk = [UInt8](repeating: 0, count: fileChunkBytes)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                let error = ImageCacheError.system("read", path: path, errno: errno)
+                builder.abandon(error)
+                throw error
+            }
+            if count == 0 { break }
+            try builder.append(count == chunk.count ? chunk : Array(chunk[0..<count]))
+        }
+        do {
+            return try builder.finish()
+        } catch {
+            throw error.adding(path: path)
+        }
+    }
+
+    /// Builds a pyramid from a stream of byte chunks (for example a download's body), failing
+    /// with `.stalled` when no chunk arrives for `options.stallTimeout`, and with `.interrupted`
+    /// when the stream throws (a reset connection). The stream must end its iteration when its
+    /// task is cancelled (as `AsyncStream` and HTTP client bodies do).
+    public static func build<Chunks: AsyncSequence & Sendable>(
+        from chunks: Chunks, destination: TilePyramidDestination, options: TilePyramidOptions = .init()
+    ) async throws(ImageCacheError) -> TilePyramid where Chunks.Element: ContiguousBytes {
+        let builder = try TilePyramidBuilder(destination: destination, options: options)
+        try await builder.consume(chunks, stallTimeout: options.stallTimeout) { chunk, builder throws(ImageCacheError) in
+            try builder.append(chunk)
+        }
+        return try builder.finish()
+    }
+
+    /// Feeds every chunk of `chunks` through `append`, watching for stalls; on any failure the
+    /// build is abandoned and the error thrown.
+    func consume<Chunks: AsyncSequence & Sendable>(
+        _ chunks: Chunks, stallTimeout: Duration,
+        append: @escaping @Sendable (Chunks.Element, TilePyramidBuilder) throws(ImageCacheError) -> Void
+    ) async throws(ImageCacheError) {
+        let builder = self
+        do {
+            try await withThrowingTaskGroup(of: Bool.self) { group in
+                group.addTask {
+                    do {
+                        for try await chunk in chunks {
+                            try Task.checkCancellation()
+                            try append(chunk, builder)
+                        }
+                    } catch let error as ImageCacheError {
+                        throw error
+                    } catch is CancellationError {
+                        return false
+                    } catch {
+                        throw ImageCacheError(.interrupted, "the input stream failed before the image was complete", underlying: error)
+                    }
+                    return true
+                }
+                group.addTask {
+                    let step = min(stallTimeout / 4, .milliseconds(250))
+                    while true {
+                        try await Task.sleep(for: step)
+                        let idle = ContinuousClock.now - builder.lastActivity
+                        if idle > stallTimeout {
+                            throw ImageCacheError(.stalled, "the input delivered nothing for \(idle); the download stalled, try again")
+                        }
+                    }
+                }
+                _ = try await group.next()
+                group.cancelAll()
+            }
+            if Task.isCancelled { throw ImageCacheError(.cancelled, "the pyramid build was cancelled") }
+        } catch let error as ImageCacheError {
+            abandon(error)
+            throw error
+        } catch {
+            let wrapped = ImageCacheError(.interrupted, "the input stream failed", underlying: error)
+            abandon(wrapped)
+            throw wrapped
+        }
+    }
+}

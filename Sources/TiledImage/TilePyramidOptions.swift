@@ -1,0 +1,46 @@
+import ImageCodec
+
+/// Where a pyramid's files go.
+public enum TilePyramidDestination: Sendable, Hashable {
+    /// A folder (created when missing) that keeps the pyramid: it reopens after a restart with
+    /// ``TilePyramid/open(at:)``. A finished pyramid already there is replaced, unless it is open.
+    case folder(String)
+    /// Unnamed files that disappear when the ``TilePyramid`` is released (or the process ends),
+    /// created in `folder`, or in `$TMPDIR` (else `/tmp`) when nil.
+    case temporary(folder: String?)
+}
+
+/// Limits and choices for building a pyramid.
+public struct TilePyramidOptions: Sendable, Hashable {
+    /// The smallest level is the first that fits in this size; nil: the first that fits in one tile.
+    public var viewSize: PixelSize?
+    /// The largest `width × height` accepted, checked as soon as the header has been read.
+    public var maximumPixelCount: Int
+    /// Whether recoverable damage (libjpeg warnings, bad ancillary PNG chunks) is tolerated.
+    public var allowCorruptData: Bool
+    /// Progressive JPEGs whose coefficients need more than this many bytes keep them in a file.
+    public var coefficientMemoryBudget: Int
+    /// About how much of that file stays resident at a time.
+    public var residentCoefficientLimit: Int
+    /// The async builders fail with `.stalled` when no chunk arrives for this long.
+    public var stallTimeout: Duration
+    /// Whether each level keeps two strips (rows of tiles), so that one is written to the disk
+    /// while the next fills: faster (the disk and the decoder work at the same time), at twice the
+    /// strip memory (about 75 MB instead of 37 MB for an 18000-pixel-wide image).
+    public var overlapWrites: Bool
+
+    /// Creates options; every parameter has the default described on its property.
+    public init(
+        viewSize: PixelSize? = nil, maximumPixelCount: Int = 1_000_000_000, allowCorruptData: Bool = false,
+        coefficientMemoryBudget: Int = 64 << 20, residentCoefficientLimit: Int = 96 << 20,
+        stallTimeout: Duration = .seconds(30), overlapWrites: Bool = true
+    ) {
+        self.overlapWrites = overlapWrites
+        self.viewSize = viewSize
+        self.maximumPixelCount = maximumPixelCount
+        self.allowCorruptData = allowCorruptData
+        self.coefficientMemoryBudget = coefficientMemoryBudget
+        self.residentCoefficientLimit = residentCoefficientLimit
+        self.stallTimeout = stallTimeout
+    }
+}

@@ -1,0 +1,108 @@
+import FICCore
+import Glibc
+
+/// A folder of named pyramids with a disk budget: after each build, whole pyramids are evicted,
+/// least recently used first (opening one counts as use), until the total fits the limit. A
+/// pyramid that is open (here or in another process) or being built is never evicted; folders
+/// left by builds that never finished go first.
+public final class TilePyramidStore: @unchecked Sendable {
+    /// The store's folder.
+    public let path: String
+    /// The most bytes of disk the pyramids may use together.
+    public let byteLimit: Int
+    private let directory: Directory
+    private let lock = Lock()
+
+    /// Opens (creating when missing) the store at `path`.
+    public init(path: String, byteLimit: Int) throws(ImageCacheError) {
+        guard byteLimit >= 0 else { throw ImageCacheError(.invalidArgument, "the byte limit cannot be negative") }
+        directory = try Directory.open(path, create: true)
+        self.path = path
+        self.byteLimit = byteLimit
+    }
+
+    /// Checks that `name` is a plain, visible name of letters, digits, `-`, `_` and `.`.
+    private static func check(_ name: String) throws(ImageCacheError) {
+        let allowed = name.utf8.allSatisfy { c in
+            (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == 0x2D || c == 0x5F || c == 0x2E
+        }
+        guard !name.isEmpty, name.utf8.count <= 200, allowed, !name.hasPrefix(".") else {
+            throw ImageCacheError(.invalidArgument, "'\(name)' is not a valid pyramid name (use letters, digits, '-', '_' and '.', not starting with '.')")
+        }
+    }
+
+    /// The pyramid called `name`, or nil when the store has none (or only an unfinished one).
+    public func open(_ name: String) throws(ImageCacheError) -> TilePyramid? {
+        try Self.check(name)
+        guard let st = try directory.status(of: name), st.isDirectory else { return nil }
+        let folder = try directory.subdirectory(name, create: false)
+        guard try folder.lock(.shared, wait: false) else {
+            throw ImageCacheError(.inUse, "the pyramid is being built; open it when the build has finished", path: folder.path)
+        }
+        guard try PyramidFolder.readMetadata(in: folder) != nil else { return nil }
+        return try TilePyramid.open(lockedDirectory: folder)
+    }
+
+    /// Builds the pyramid `name` from the file at `source`, then evicts others to fit the budget.
+    public func build(_ name: String, contentsOf source: String, options: TilePyramidOptions = .init()) throws(ImageCacheError) -> TilePyramid {
+        try Self.check(name)
+        let pyramid = try TilePyramidBuilder.build(contentsOf: source, destination: .folder(directory.child(name)), options: options)
+        try trim()
+        return pyramid
+    }
+
+    /// A builder for the pyramid `name`; call ``trim()`` after finishing it.
+    public func makeBuilder(_ name: String, options: TilePyramidOptions = .init()) throws(ImageCacheError) -> TilePyramidBuilder {
+        try Self.check(name)
+        return try TilePyramidBuilder(destination: .folder(directory.child(name)), options: options)
+    }
+
+    /// Bytes of disk the store's pyramids use.
+    public func diskBytes() throws(ImageCacheError) -> Int {
+        var total = 0
+        for name in try directory.names() where !name.hasPrefix(".") {
+            guard let st = try directory.status(of: name), st.isDirectory else { continue }
+            total += try PyramidFolder.diskBytes(of: directory.subdirectory(name, create: false))
+        }
+        return total
+    }
+
+    /// Evicts whole pyramids, least recently used first, until the store fits its limit; open and
+    /// building pyramids are skipped. Returns the names evicted.
+    @discardableResult
+    public func trim() throws(ImageCacheError) -> [String] {
+        try lock.withLock { () throws(ImageCacheError) -> [String] in
+            struct Candidate {
+                let name: String
+                let folder: Directory
+                let bytes: Int
+                let lastUsed: Int
+                let complete: Bool
+            }
+            var total = 0
+            var candidates: [Candidate] = []
+            for name in try directory.names() where !name.hasPrefix(".") {
+                guard let st = try directory.status(of: name), st.isDirectory else { continue }
+                let folder = try directory.subdirectory(name, create: false)
+                let bytes = try PyramidFolder.diskBytes(of: folder)
+                total += bytes
+                // Held exclusively from here until the folder is removed (or this pass ends).
+                guard try folder.lock(.exclusive, wait: false) else { continue }
+                let info = try folder.status(of: PyramidMetadata.fileName)
+                let complete = (try? PyramidFolder.readMetadata(in: folder)) != nil
+                let used = info.map { Int($0.st_mtim.tv_sec) * 1_000_000_000 + Int($0.st_mtim.tv_nsec) } ?? 0
+                candidates.append(Candidate(name: name, folder: folder, bytes: bytes, lastUsed: used, complete: complete))
+            }
+            candidates.sort { ($0.complete ? 1 : 0, $0.lastUsed) < ($1.complete ? 1 : 0, $1.lastUsed) }
+            var evicted: [String] = []
+            for candidate in candidates where total > byteLimit || !candidate.complete {
+                try PyramidFolder.removeContents(of: candidate.folder)
+                let others = try candidate.folder.names()
+                if others.isEmpty { try PyramidFolder.removeFolder(candidate.name, in: directory) }
+                total -= candidate.bytes
+                evicted.append(candidate.name)
+            }
+            return evicted
+        }
+    }
+}

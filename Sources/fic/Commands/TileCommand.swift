@@ -1,0 +1,124 @@
+import ArgumentParser
+import Foundation
+import TiledImage
+
+/// `fic tile INPUT --out DIR`: a zoomable tile pyramid of a huge image, built while it is read.
+struct TileCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tile",
+        abstract: "Build a tile pyramid (256×256 tiles, every zoom level) of a JPEG, PNG or WebP.",
+        discussion: """
+            INPUT is a file or an http(s) URL. The image is decoded as its bytes arrive and written \
+            straight into every level, so the pyramid is ready moments after the last byte. Read \
+            tiles back with `fic tile-get`. Prints the levels, tiles, time, time from the last byte \
+            to ready and peak memory; with --json the last line is one JSON object.
+            Exit status: 0 when built, 1 when the input cannot be tiled, 2 on usage errors.
+            """
+    )
+
+    @Argument(help: ArgumentHelp("The image file or http(s) URL.", valueName: "input"))
+    var input: String
+
+    @Option(name: .long, help: ArgumentHelp("The folder that receives the pyramid (created when missing).", valueName: "dir"))
+    var out: String
+
+    @Option(name: .long, help: ArgumentHelp("Stop halving at the first level that fits in this size.", valueName: "WxH"))
+    var view: String?
+
+    @Flag(help: "Keep one strip per level instead of two: about half the memory, slower (the disk and the decoder no longer overlap).")
+    var lowMemory = false
+
+    @Flag(help: "Print the results as one JSON object on the last line.")
+    var json = false
+
+    /// The figures printed with `--json`.
+    struct Report: Encodable {
+        var input: String
+        var width: Int
+        var height: Int
+        var levels: Int
+        var tiles: Int
+        var bytes: Int
+        var seconds: Double
+        var after_last_byte_ms: Double
+        var peak_rss_bytes: Int
+        var coefficient_file_bytes: Int
+        var level_sizes: [[Int]]
+    }
+
+    func validate() throws {
+        if let view, Self.parseView(view) == nil {
+            throw ValidationError("--view must be WIDTHxHEIGHT with positive numbers, for example 1920x1080")
+        }
+    }
+
+    static func parseView(_ text: String) -> PixelSize? {
+        let parts = text.lowercased().split(separator: "x")
+        guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), w > 0, h > 0 else { return nil }
+        return PixelSize(width: w, height: h)
+    }
+
+    func run() async throws {
+        let options = TilePyramidOptions(viewSize: view.flatMap(Self.parseView), overlapWrites: !lowMemory)
+        let destination = TilePyramidDestination.folder(Paths.absolute(out))
+        let pyramid: TilePyramid
+        do {
+            if Self.isURL(input) {
+                pyramid = try await Self.tileFromURL(input, destination: destination, options: options)
+            } else {
+                pyramid = try TilePyramidBuilder.build(contentsOf: Paths.absolute(input), destination: destination, options: options)
+            }
+        } catch let error as ImageCacheError {
+            throw CLIError("cannot tile \(input): \(error)")
+        }
+        let stats = pyramid.statistics
+        let geometry = pyramid.geometry
+        let seconds = stats.map { Double($0.totalDuration.components.seconds) + Double($0.totalDuration.components.attoseconds) / 1e18 } ?? 0
+        let afterLast = stats.map { Double($0.afterLastByte.components.seconds) * 1000 + Double($0.afterLastByte.components.attoseconds) / 1e15 } ?? 0
+        let peak = PeakMemory.maximumResidentBytes()
+        print("tiled \(input) → \(out): \(geometry.width)×\(geometry.height) px, \(geometry.levels.count) levels, \(geometry.tileCount) tiles, \(String(format: "%.1f", Double(geometry.byteCount) / 1_048_576)) MiB")
+        for level in geometry.levels {
+            print("  level \(level.index): \(level.width)×\(level.height) px, \(level.columns)×\(level.rows) tiles")
+        }
+        print(String(format: "  time %.3f s, last byte → ready %.1f ms, peak RSS %.1f MiB", seconds, afterLast, Double(peak) / 1_048_576))
+        if let stats, stats.coefficientFileBytes > 0 {
+            print(String(format: "  progressive JPEG: %.1f MiB of coefficients kept in a file", Double(stats.coefficientFileBytes) / 1_048_576))
+        }
+        if json {
+            let report = Report(
+                input: input, width: geometry.width, height: geometry.height, levels: geometry.levels.count,
+                tiles: geometry.tileCount, bytes: geometry.byteCount, seconds: seconds, after_last_byte_ms: afterLast,
+                peak_rss_bytes: peak, coefficient_file_bytes: stats?.coefficientFileBytes ?? 0,
+                level_sizes: geometry.levels.map { [$0.width, $0.height] })
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            print(String(decoding: try encoder.encode(report), as: UTF8.self))
+        }
+    }
+
+    static func isURL(_ text: String) -> Bool {
+        let lower = text.lowercased()
+        return lower.hasPrefix("http://") || lower.hasPrefix("https://")
+    }
+
+    /// Streams the body of `url` into a builder. Not wired yet: the HTTP loader (ImageLoader)
+    /// provides the streamed body; connect it here with `TilePyramidBuilder.build(from:…)`.
+    static func tileFromURL(_ url: String, destination: TilePyramidDestination, options: TilePyramidOptions) async throws -> TilePyramid {
+        throw CLIError("tiling from a URL is not yet wired to the HTTP loader; download \(url) to a file and tile that")
+    }
+}
+
+/// Peak resident memory of this process.
+enum PeakMemory {
+    /// `VmHWM` from `/proc/self/status`, else `ru_maxrss`.
+    static func maximumResidentBytes() -> Int {
+        if let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) {
+            for line in text.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+                if let kb = Int(line.dropFirst(6).filter(\.isNumber)) { return kb * 1024 }
+            }
+        }
+        var usage = rusage()
+        _ = getrusage(__rusage_who_t(truncatingIfNeeded: RUSAGE_SELF.rawValue), &usage)
+        return Int(usage.ru_maxrss) * 1024
+    }
+}
