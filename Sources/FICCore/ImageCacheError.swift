@@ -141,3 +141,10 @@ public struct ImageCacheError: Error, Sendable, CustomStringConvertible {
         return copy
     }
 }
+
+extension ImageCacheError {
+    /// `error` as an ``ImageCacheError``: itself when it is one, otherwise an `.io` error caused by it.
+    package static func adopting(_ error: any Error) -> ImageCacheError {
+        (error as? ImageCacheError) ?? ImageCacheError(.io, "an unexpected error occurred", underlying: error)
+    }
+}

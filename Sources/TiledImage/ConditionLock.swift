@@ -51,7 +51,7 @@ final class WorkerThread: @unchecked Sendable {
     }
 
     /// Starts `body` on a new thread.
-    init(_ body: @escaping @Sendable () -> Void) throws(ImageCacheError) {
+    init(_ body: @escaping @Sendable () -> Void) throws {
         let box = Unmanaged.passRetained(Body(body)).toOpaque()
         let rc = pthread_create(&thread, nil, { raw in
             let body = Unmanaged<Body>.fromOpaque(raw!).takeRetainedValue()

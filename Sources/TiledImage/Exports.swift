@@ -3,7 +3,7 @@
 
 /// Runs `body`, whose closures can only throw untyped errors, keeping ``ImageCacheError`` typed.
 @inline(__always)
-func typed<R>(_ body: () throws -> R) throws(ImageCacheError) -> R {
+func typed<R>(_ body: () throws -> R) throws -> R {
     do {
         return try body()
     } catch let error as ImageCacheError {

@@ -17,7 +17,7 @@ final class JPEGRowSource: RowSource {
         var coefficientMemoryBudget: Int
         var residentCoefficientLimit: Int
         /// Makes the unlinked file for coefficients.
-        var makeCoefficientFile: () throws(ImageCacheError) -> FileDescriptor
+        var makeCoefficientFile: () throws -> FileDescriptor
     }
 
     private enum Stage { case header, start, rows, end, complete }
@@ -33,7 +33,7 @@ final class JPEGRowSource: RowSource {
     private var coefficientFile: FileDescriptor?
     private var received = 0
 
-    init(sink: RowSink, limits: Limits) throws(ImageCacheError) {
+    init(sink: RowSink, limits: Limits) throws {
         guard let handle = fic_jpeg_create(limits.allowCorruptData ? 0 : 1) else {
             throw ImageCacheError(.overMemoryBudget, "could not allocate a JPEG decompressor: out of memory")
         }
@@ -50,7 +50,7 @@ final class JPEGRowSource: RowSource {
     /// Bytes of coefficients kept in the file.
     var coefficientFileBytes: Int { Int(fic_jpeg_coefficient_file_bytes(handle)) }
 
-    func append(_ bytes: UnsafeRawBufferPointer) throws(ImageCacheError) {
+    func append(_ bytes: UnsafeRawBufferPointer) throws {
         guard !bytes.isEmpty else { return }
         received += bytes.count
         guard stage != .complete else { return }  // bytes after the end of the image are ignored
@@ -63,7 +63,7 @@ final class JPEGRowSource: RowSource {
         if !deferUntilEnd { try drive() }
     }
 
-    func finish() throws(ImageCacheError) {
+    func finish() throws {
         fic_jpeg_set_end_of_input(handle)
         isEndDeclared = true
         deferUntilEnd = false
@@ -74,7 +74,7 @@ final class JPEGRowSource: RowSource {
         }
     }
 
-    private func check(_ status: fic_jpeg_status) throws(ImageCacheError) -> Bool {
+    private func check(_ status: fic_jpeg_status) throws -> Bool {
         switch status {
         case FIC_JPEG_OK: return true
         case FIC_JPEG_SUSPENDED: return false
@@ -82,7 +82,7 @@ final class JPEGRowSource: RowSource {
         }
     }
 
-    private func drive() throws(ImageCacheError) {
+    private func drive() throws {
         while true {
             switch stage {
             case .header:
@@ -128,7 +128,7 @@ final class JPEGRowSource: RowSource {
 
     private var isEndDeclared = false
 
-    private func accept(_ header: fic_jpeg_header) throws(ImageCacheError) {
+    private func accept(_ header: fic_jpeg_header) throws {
         var length = 0
         var orientation = ImageOrientation.up
         if let exif = fic_jpeg_exif(handle, &length) {

@@ -20,14 +20,14 @@ final class LevelWriter {
     /// The next row of this level to arrive.
     private(set) var rowsWritten = 0
 
-    init(level: TileLevel, file: FileDescriptor, path: String, next: LevelWriter?, output: StripWriter, overlap: Bool) throws(ImageCacheError) {
+    init(level: TileLevel, file: FileDescriptor, path: String, next: LevelWriter?, output: StripWriter, overlap: Bool) throws {
         self.level = level
         self.file = file
         self.path = path
         self.next = next
         self.output = output
         // A level of one tile row needs one strip; others alternate between two.
-        strips = try (0..<(overlap && level.rows > 1 ? 2 : 1)).map { _ throws(ImageCacheError) in try Strip(bytes: level.tileRowBytes) }
+        strips = try (0..<(overlap && level.rows > 1 ? 2 : 1)).map { _ throws in try Strip(bytes: level.tileRowBytes) }
     }
 
     private var strip: PageBuffer { strips[current].buffer }
@@ -39,7 +39,7 @@ final class LevelWriter {
     }
 
     /// Appends `count` contiguous rows (`bytesPerRow` apart, `level.width × 4` bytes used each).
-    func append(rows: UnsafeRawPointer, count: Int, bytesPerRow: Int) throws(ImageCacheError) {
+    func append(rows: UnsafeRawPointer, count: Int, bytesPerRow: Int) throws {
         let rowBytes = level.width * 4
         for i in 0..<count {
             let source = rows + i * bytesPerRow
@@ -57,7 +57,7 @@ final class LevelWriter {
     }
 
     /// Called when row `rowsWritten` is complete in the strip.
-    private func rowArrived() throws(ImageCacheError) {
+    private func rowArrived() throws {
         let y = rowsWritten
         let last = y == level.height - 1
         if let next, y & 1 == 1 || last {
@@ -85,7 +85,7 @@ final class LevelWriter {
     }
 
     /// Writes the strip as the next row of tiles; the last one has its missing rows zeroed.
-    private func writeStrip() throws(ImageCacheError) {
+    private func writeStrip() throws {
         let tileRow = (rowsWritten - 1) >> 8
         let filled = rowsWritten - tileRow * 256
         if filled < 256 {
@@ -112,7 +112,7 @@ final class PyramidWriter {
     private let output: StripWriter
 
     /// Writes level `i` into `files[i]`.
-    init(geometry: PyramidGeometry, files: [(descriptor: FileDescriptor, path: String)], overlapWrites: Bool = true) throws(ImageCacheError) {
+    init(geometry: PyramidGeometry, files: [(descriptor: FileDescriptor, path: String)], overlapWrites: Bool = true) throws {
         precondition(files.count == geometry.levels.count, "one file per level")
         self.geometry = geometry
         let output = try StripWriter()
@@ -135,7 +135,7 @@ final class PyramidWriter {
     }
 
     /// Waits until every strip handed over has been written.
-    func drain() throws(ImageCacheError) {
+    func drain() throws {
         try output.drain()
     }
 
@@ -143,7 +143,7 @@ final class PyramidWriter {
     var rowsReceived: Int { top.rowsWritten }
 
     /// Appends the next `count` full-resolution rows.
-    func append(rows: UnsafeRawPointer, count: Int, bytesPerRow: Int) throws(ImageCacheError) {
+    func append(rows: UnsafeRawPointer, count: Int, bytesPerRow: Int) throws {
         guard count > 0 else { return }
         guard top.rowsWritten + count <= geometry.height else {
             throw ImageCacheError(.corruptData, "the decoder produced more rows than the image has")

@@ -9,7 +9,7 @@ import SystemPackage
 /// 256 display rows is gathered from the stored tiles it covers (each read with one `pread`) and
 /// fed to the pyramid writer. Memory: one band and one tile.
 enum OrientationReplay {
-    static func run(stored file: FileDescriptor, storedLevel: TileLevel, orientation: ImageOrientation, into writer: PyramidWriter, path: String?) throws(ImageCacheError) {
+    static func run(stored file: FileDescriptor, storedLevel: TileLevel, orientation: ImageOrientation, into writer: PyramidWriter, path: String?) throws {
         let sw = storedLevel.width, sh = storedLevel.height
         let swaps = orientation.swapsDimensions
         let dw = swaps ? sh : sw, dh = swaps ? sw : sh

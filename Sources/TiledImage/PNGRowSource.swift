@@ -15,17 +15,17 @@ final class PNGRowSource: RowSource, @unchecked Sendable {
     private let failure = LockedBox<ImageCacheError?>(nil)
     private let completed = LockedBox(false)
 
-    init(sink: RowSink, maximumPixelCount: Int, allowCorruptData: Bool) throws(ImageCacheError) {
+    init(sink: RowSink, maximumPixelCount: Int, allowCorruptData: Bool) throws {
         self.sink = sink
         self.maximumPixelCount = maximumPixelCount
         self.allowCorruptData = allowCorruptData
         thread = try WorkerThread { [self] in
-            do throws(ImageCacheError) {
+            do throws {
                 try self.decode()
                 self.completed.withLockedValue { $0 = true }
                 self.channel.stopReading()
             } catch {
-                self.failure.withLockedValue { $0 = error }
+                self.failure.withLockedValue { $0 = ImageCacheError.adopting(error) }
                 self.channel.cancel()
             }
         }
@@ -36,7 +36,7 @@ final class PNGRowSource: RowSource, @unchecked Sendable {
         thread?.join()
     }
 
-    func append(_ bytes: UnsafeRawBufferPointer) throws(ImageCacheError) {
+    func append(_ bytes: UnsafeRawBufferPointer) throws {
         guard !bytes.isEmpty else { return }
         if !channel.push(bytes) {
             try stop()
@@ -44,7 +44,7 @@ final class PNGRowSource: RowSource, @unchecked Sendable {
         }
     }
 
-    func finish() throws(ImageCacheError) {
+    func finish() throws {
         channel.end()
         try stop()
         guard completed.withLockedValue({ $0 }) else {
@@ -52,14 +52,14 @@ final class PNGRowSource: RowSource, @unchecked Sendable {
         }
     }
 
-    private func stop() throws(ImageCacheError) {
+    private func stop() throws {
         thread?.join()
         thread = nil
         if let error = failure.withLockedValue({ $0 }) { throw error }
     }
 
     /// Runs on the decoder thread.
-    private func decode() throws(ImageCacheError) {
+    private func decode() throws {
         guard let context = spng_ctx_new(0) else {
             throw ImageCacheError(.overMemoryBudget, "could not allocate a PNG decoder: out of memory")
         }
@@ -119,7 +119,7 @@ final class PNGRowSource: RowSource, @unchecked Sendable {
     }
 
     /// Throws the ``ImageCacheError`` for an spng result other than 0.
-    static func check(_ code: Int32) throws(ImageCacheError) {
+    static func check(_ code: Int32) throws {
         guard code != 0 else { return }
         let quoted = "libspng: “\(String(cString: spng_strerror(code)))”"
         switch code {
@@ -176,14 +176,14 @@ final class WholeImageSource: RowSource {
         self.allowCorruptData = allowCorruptData
     }
 
-    func append(_ chunk: UnsafeRawBufferPointer) throws(ImageCacheError) {
+    func append(_ chunk: UnsafeRawBufferPointer) throws {
         guard bytes.count + chunk.count <= Self.maximumInputBytes else {
             throw ImageCacheError(.overMemoryBudget, "the image is over \(Self.maximumInputBytes >> 20) MiB; WebP and interlaced PNG are decoded whole and cannot be that large")
         }
         bytes.append(contentsOf: chunk)
     }
 
-    func finish() throws(ImageCacheError) {
+    func finish() throws {
         let image: DecodedImage
         do {
             image = try ImageDecoder.decode(bytes, options: DecodingOptions(

@@ -7,7 +7,7 @@ import SystemPackage
 private final class WriterConsumer: RowConsumer {
     let writer: PyramidWriter
     init(_ writer: PyramidWriter) { self.writer = writer }
-    func consume(_ batch: RowBatch) throws(ImageCacheError) {
+    func consume(_ batch: RowBatch) throws {
         try writer.append(rows: batch.row(0), count: batch.count, bytesPerRow: batch.bytesPerRow)
     }
 }
@@ -30,7 +30,7 @@ final class PyramidAssembler: RowSink {
     private var pipeline: RowPipeline?
     private var finished = false
 
-    init(destination: TilePyramidDestination, options: TilePyramidOptions) throws(ImageCacheError) {
+    init(destination: TilePyramidDestination, options: TilePyramidOptions) throws {
         self.options = options
         switch destination {
         case .folder(let path):
@@ -54,11 +54,11 @@ final class PyramidAssembler: RowSink {
     }
 
     /// An unlinked file in the scratch folder.
-    func makeUnnamedFile(_ name: String) throws(ImageCacheError) -> FileDescriptor {
+    func makeUnnamedFile(_ name: String) throws -> FileDescriptor {
         try scratch.makeTemporaryFile(for: name).takeDescriptor()
     }
 
-    private func makeLevelFile(_ level: TileLevel) throws(ImageCacheError) -> FileDescriptor {
+    private func makeLevelFile(_ level: TileLevel) throws -> FileDescriptor {
         let name = PyramidFolder.levelFileName(level.index)
         let fd: FileDescriptor
         if let folder {
@@ -66,7 +66,7 @@ final class PyramidAssembler: RowSink {
         } else {
             fd = try makeUnnamedFile(name)
         }
-        do throws(ImageCacheError) {
+        do throws {
             // Reserve the blocks: a full disk fails here, before any decoding, and writes are faster.
             try fd.allocate(offset: 0, length: level.byteCount, path: scratch.child(name))
             DirectWrites.enable(on: fd)
@@ -77,7 +77,7 @@ final class PyramidAssembler: RowSink {
         return fd
     }
 
-    func begin(_ header: SourceHeader) throws(ImageCacheError) {
+    func begin(_ header: SourceHeader) throws {
         guard self.header == nil else { throw ImageCacheError(.corruptData, "the image declared its size twice") }
         let pixels = header.width.multipliedReportingOverflow(by: header.height)
         guard !pixels.overflow, pixels.partialValue <= options.maximumPixelCount else {
@@ -110,19 +110,19 @@ final class PyramidAssembler: RowSink {
         pipeline = try RowPipeline(consumer: consumer, rowsPerBatch: rowsPerBatch, bytesPerRow: rowBytes)
     }
 
-    func acquireBatch() throws(ImageCacheError) -> RowBatch {
+    func acquireBatch() throws -> RowBatch {
         guard let pipeline else { throw ImageCacheError(.corruptData, "rows arrived before the image's size") }
         return try pipeline.acquire()
     }
 
-    func submit(_ batch: RowBatch) throws(ImageCacheError) {
+    func submit(_ batch: RowBatch) throws {
         guard let pipeline else { throw ImageCacheError(.corruptData, "rows arrived before the image's size") }
         try pipeline.submit(batch)
     }
 
     /// Waits for every row to be written, turns a rotated image upright, writes the metadata and
     /// returns the pyramid.
-    func complete(sourceBytes: Int, statistics: () -> TilePyramidBuildStatistics) throws(ImageCacheError) -> TilePyramid {
+    func complete(sourceBytes: Int, statistics: () -> TilePyramidBuildStatistics) throws -> TilePyramid {
         guard let header, let geometry, let writer, let pipeline else {
             throw ImageCacheError(.truncated, "the input ended before the image's size was known")
         }

@@ -17,11 +17,11 @@ enum PyramidFolder {
 
     /// Writes the metadata under a hidden name, then renames it into place: readers see the old
     /// file or the new one, never a part. `flush` also writes it (and the folder) to the disk.
-    static func writeMetadata(_ metadata: PyramidMetadata, in directory: Directory, flush: Bool) throws(ImageCacheError) {
+    static func writeMetadata(_ metadata: PyramidMetadata, in directory: Directory, flush: Bool) throws {
         var generator = SystemRandomNumberGenerator()
         let hidden = ".\(PyramidMetadata.fileName).tmp-\(String(generator.next() as UInt64, radix: 16))"
         let fd = try directory.openFile(hidden, writable: true, create: true, exclusive: true)
-        do throws(ImageCacheError) {
+        do throws {
             let bytes = metadata.encoded()
             try typed { try bytes.withUnsafeBytes { raw in try fd.writeAll(raw, at: 0, path: directory.child(hidden)) } }
             if flush { try fd.synchronize(path: directory.child(hidden)) }
@@ -36,7 +36,7 @@ enum PyramidFolder {
     }
 
     /// Reads and checks the metadata; nil when there is none (an empty or unfinished folder).
-    static func readMetadata(in directory: Directory) throws(ImageCacheError) -> PyramidMetadata? {
+    static func readMetadata(in directory: Directory) throws -> PyramidMetadata? {
         let path = directory.child(PyramidMetadata.fileName)
         guard try directory.status(of: PyramidMetadata.fileName) != nil else { return nil }
         let fd = try directory.openFile(PyramidMetadata.fileName, writable: false)
@@ -48,7 +48,7 @@ enum PyramidFolder {
 
     /// Removes every pyramid file from the folder, the metadata first (so that the folder never
     /// looks complete while levels are missing). Other files are left alone.
-    static func removeContents(of directory: Directory) throws(ImageCacheError) {
+    static func removeContents(of directory: Directory) throws {
         try directory.removeFile(PyramidMetadata.fileName)
         for name in try directory.names() where isPyramidFile(name) {
             try directory.removeFile(name)
@@ -56,7 +56,7 @@ enum PyramidFolder {
     }
 
     /// Bytes of disk the folder's pyramid files use.
-    static func diskBytes(of directory: Directory) throws(ImageCacheError) -> Int {
+    static func diskBytes(of directory: Directory) throws -> Int {
         var total = 0
         for name in try directory.names() where isPyramidFile(name) {
             if let st = try directory.status(of: name), st.isRegularFile { total += Int(st.st_blocks) * 512 }
@@ -65,7 +65,7 @@ enum PyramidFolder {
     }
 
     /// Removes the empty folder `name` inside `parent`.
-    static func removeFolder(_ name: String, in parent: Directory) throws(ImageCacheError) {
+    static func removeFolder(_ name: String, in parent: Directory) throws {
         if unlinkat(parent.descriptor.rawValue, name, AT_REMOVEDIR) == 0 || errno == ENOENT { return }
         throw ImageCacheError.system("rmdir", path: parent.child(name), errno: errno)
     }

@@ -53,7 +53,7 @@ public struct PyramidGeometry: Sendable, Hashable {
 
     /// The levels of an upright `width × height` image, down to the first level that fits in
     /// `viewSize` (or in one tile when `viewSize` is nil).
-    public init(width: Int, height: Int, viewSize: (width: Int, height: Int)? = nil) throws(ImageCacheError) {
+    public init(width: Int, height: Int, viewSize: (width: Int, height: Int)? = nil) throws {
         guard width > 0, height > 0, width <= Self.maximumSide, height <= Self.maximumSide else {
             throw ImageCacheError(.dimensionsTooLarge, "a \(width)×\(height) image cannot be tiled: each side must be 1…\(Self.maximumSide) pixels")
         }

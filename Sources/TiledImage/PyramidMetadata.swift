@@ -33,7 +33,7 @@ struct PyramidMetadata: Equatable {
     }
 
     /// The geometry these facts describe (checked to match the stored level sizes).
-    func geometry() throws(ImageCacheError) -> PyramidGeometry {
+    func geometry() throws -> PyramidGeometry {
         let view = viewWidth > 0 && viewHeight > 0 ? (width: viewWidth, height: viewHeight) : nil
         let geometry = try PyramidGeometry(width: width, height: height, viewSize: view)
         guard geometry.levels.count == levelSizes.count,
@@ -74,7 +74,7 @@ struct PyramidMetadata: Equatable {
     }
 
     /// Parses and checks the file's bytes; every failure is `.damagedPyramid`.
-    static func decode(_ bytes: [UInt8], path: String) throws(ImageCacheError) -> PyramidMetadata {
+    static func decode(_ bytes: [UInt8], path: String) throws -> PyramidMetadata {
         func damaged(_ why: String) -> ImageCacheError {
             ImageCacheError(.damagedPyramid, "the pyramid's metadata is \(why); build the pyramid again", path: path)
         }
@@ -119,7 +119,7 @@ struct PyramidMetadata: Equatable {
         do {
             _ = try metadata.geometry()  // sizes within limits and consistent
         } catch {
-            throw damaged("inconsistent (\(error.message))")
+            throw damaged("inconsistent (\(ImageCacheError.adopting(error).message))")
         }
         return metadata
     }

@@ -19,19 +19,19 @@ struct SourceHeader {
 /// (BGRX, or BGRA premultiplied when the header says alpha).
 protocol RowSink: AnyObject {
     /// The header: the sink checks limits and prepares the pyramid.
-    func begin(_ header: SourceHeader) throws(ImageCacheError)
+    func begin(_ header: SourceHeader) throws
     /// An empty batch to decode rows into (may wait for the writer to free one).
-    func acquireBatch() throws(ImageCacheError) -> RowBatch
+    func acquireBatch() throws -> RowBatch
     /// Hands over a batch holding `batch.count` rows.
-    func submit(_ batch: RowBatch) throws(ImageCacheError)
+    func submit(_ batch: RowBatch) throws
 }
 
 /// A decoder fed chunk by chunk.
 protocol RowSource: AnyObject {
     /// Feeds the next chunk; rows it completes go to the sink.
-    func append(_ bytes: UnsafeRawBufferPointer) throws(ImageCacheError)
+    func append(_ bytes: UnsafeRawBufferPointer) throws
     /// The input has ended: decode the rest, or fail if the image is incomplete.
-    func finish() throws(ImageCacheError)
+    func finish() throws
 }
 
 /// Contiguous rows of one image, decoded into by one thread and consumed by another.
@@ -44,7 +44,7 @@ final class RowBatch: @unchecked Sendable {
     /// Rows it holds.
     var count = 0
 
-    init(capacity: Int, bytesPerRow: Int) throws(ImageCacheError) {
+    init(capacity: Int, bytesPerRow: Int) throws {
         memory = try PageBuffer(count: capacity * bytesPerRow)
         self.capacity = capacity
         self.bytesPerRow = bytesPerRow
@@ -57,7 +57,7 @@ final class RowBatch: @unchecked Sendable {
 /// Something that consumes batches on the pipeline's thread.
 protocol RowConsumer: AnyObject {
     /// Takes the rows of `batch`.
-    func consume(_ batch: RowBatch) throws(ImageCacheError)
+    func consume(_ batch: RowBatch) throws
 }
 
 /// Hands batches of rows from the decoding thread to a writer thread, with a fixed number of
@@ -78,7 +78,7 @@ final class RowPipeline: @unchecked Sendable {
     private var thread: WorkerThread?
 
     /// Starts the writer thread; `batches` batches of `rowsPerBatch` rows.
-    init(consumer: RowConsumer, rowsPerBatch: Int, bytesPerRow: Int, batches: Int = 3) throws(ImageCacheError) {
+    init(consumer: RowConsumer, rowsPerBatch: Int, bytesPerRow: Int, batches: Int = 3) throws {
         self.consumer = consumer
         for _ in 0..<batches { state.free.append(try RowBatch(capacity: rowsPerBatch, bytesPerRow: bytesPerRow)) }
         thread = try WorkerThread { [self] in self.run() }
@@ -93,7 +93,7 @@ final class RowPipeline: @unchecked Sendable {
             }
             guard let batch = next else { return }
             var failure: ImageCacheError?
-            do { try consumer.consume(batch) } catch { failure = error }
+            do { try consumer.consume(batch) } catch { failure = ImageCacheError.adopting(error) }
             lock.withLock {
                 batch.count = 0
                 state.free.append(batch)
@@ -105,8 +105,8 @@ final class RowPipeline: @unchecked Sendable {
     }
 
     /// An empty batch; waits while every batch is in use. Throws the writer's error, if any.
-    func acquire() throws(ImageCacheError) -> RowBatch {
-        try lock.withLock { () throws(ImageCacheError) -> RowBatch in
+    func acquire() throws -> RowBatch {
+        try lock.withLock { () throws -> RowBatch in
             while state.free.isEmpty && state.failure == nil && !state.cancelled { lock.wait() }
             if let failure = state.failure { throw failure }
             if state.cancelled { throw ImageCacheError(.cancelled, "the pyramid build was cancelled") }
@@ -115,8 +115,8 @@ final class RowPipeline: @unchecked Sendable {
     }
 
     /// Queues a filled batch for the writer.
-    func submit(_ batch: RowBatch) throws(ImageCacheError) {
-        try lock.withLock { () throws(ImageCacheError) in
+    func submit(_ batch: RowBatch) throws {
+        try lock.withLock { () throws in
             if let failure = state.failure { throw failure }
             state.queued.append(batch)
             lock.broadcast()
@@ -124,7 +124,7 @@ final class RowPipeline: @unchecked Sendable {
     }
 
     /// Waits for the writer to take every queued batch, stops it, and throws its error, if any.
-    func close() throws(ImageCacheError) {
+    func close() throws {
         lock.withLock {
             state.closed = true
             lock.broadcast()

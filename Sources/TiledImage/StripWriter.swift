@@ -8,7 +8,7 @@ final class Strip: @unchecked Sendable {
     /// Whether a write of it is queued or running (guarded by the writer's lock).
     fileprivate var inFlight = false
 
-    init(bytes: Int) throws(ImageCacheError) {
+    init(bytes: Int) throws {
         buffer = try PageBuffer(count: bytes)
     }
 }
@@ -31,7 +31,7 @@ final class StripWriter: @unchecked Sendable {
     private var failure: ImageCacheError?
     private var thread: WorkerThread?
 
-    init() throws(ImageCacheError) {
+    init() throws {
         thread = try WorkerThread { [self] in self.run() }
     }
 
@@ -51,7 +51,7 @@ final class StripWriter: @unchecked Sendable {
             do {
                 try job.file.writeAll(UnsafeRawBufferPointer(start: job.strip.buffer.base, count: job.length), at: job.offset, path: job.path)
             } catch let e {
-                error = e
+                error = ImageCacheError.adopting(e)
             }
             lock.withLock {
                 queue.removeFirst()
@@ -63,8 +63,8 @@ final class StripWriter: @unchecked Sendable {
     }
 
     /// Queues `length` bytes of `strip` for `file` at `offset`.
-    func write(_ strip: Strip, length: Int, to file: FileDescriptor, at offset: Int, path: String) throws(ImageCacheError) {
-        try lock.withLock { () throws(ImageCacheError) in
+    func write(_ strip: Strip, length: Int, to file: FileDescriptor, at offset: Int, path: String) throws {
+        try lock.withLock { () throws in
             if let failure { throw failure }
             strip.inFlight = true
             queue.append(Job(strip: strip, file: file, length: length, offset: offset, path: path))
@@ -73,16 +73,16 @@ final class StripWriter: @unchecked Sendable {
     }
 
     /// Waits until `strip` may be written into again.
-    func waitUntilFree(_ strip: Strip) throws(ImageCacheError) {
-        try lock.withLock { () throws(ImageCacheError) in
+    func waitUntilFree(_ strip: Strip) throws {
+        try lock.withLock { () throws in
             while strip.inFlight && failure == nil { lock.wait() }
             if let failure { throw failure }
         }
     }
 
     /// Waits for every queued write; throws the first failure.
-    func drain() throws(ImageCacheError) {
-        try lock.withLock { () throws(ImageCacheError) in
+    func drain() throws {
+        try lock.withLock { () throws in
             while !queue.isEmpty && failure == nil { lock.wait() }
             if let failure { throw failure }
         }

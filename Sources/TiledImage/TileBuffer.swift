@@ -8,7 +8,7 @@ public final class TileBuffer {
     public private(set) var count = 0
 
     /// Creates an empty buffer.
-    public init() throws(ImageCacheError) {
+    public init() throws {
         storage = try PageBuffer(count: PyramidGeometry.tileBytes)
     }
 
@@ -18,7 +18,7 @@ public final class TileBuffer {
     }
 
     /// The whole buffer, for reading into.
-    func fill(_ body: (UnsafeMutableRawBufferPointer) throws(ImageCacheError) -> Int) throws(ImageCacheError) {
+    func fill(_ body: (UnsafeMutableRawBufferPointer) throws -> Int) throws {
         count = 0
         count = try body(UnsafeMutableRawBufferPointer(start: storage.base, count: PyramidGeometry.tileBytes))
     }

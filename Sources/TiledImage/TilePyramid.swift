@@ -50,7 +50,7 @@ public final class TilePyramid: @unchecked Sendable {
     /// - Throws: `.damagedPyramid` when the folder holds no finished pyramid (a build that never
     ///   completed), a damaged one, one of another version, or one written but never flushed
     ///   before the system restarted; `.inUse` while a builder is writing it.
-    public static func open(at path: String) throws(ImageCacheError) -> TilePyramid {
+    public static func open(at path: String) throws -> TilePyramid {
         let directory = try Directory.open(path, create: false)
         guard try directory.lock(.shared, wait: false) else {
             throw ImageCacheError(.inUse, "the pyramid is being built; open it when the build has finished", path: path)
@@ -59,7 +59,7 @@ public final class TilePyramid: @unchecked Sendable {
     }
 
     /// Opens the pyramid of a folder the caller has locked (shared or exclusive).
-    static func open(lockedDirectory directory: Directory) throws(ImageCacheError) -> TilePyramid {
+    static func open(lockedDirectory directory: Directory) throws -> TilePyramid {
         guard let metadata = try PyramidFolder.readMetadata(in: directory) else {
             throw ImageCacheError(.damagedPyramid, "the folder holds no finished tile pyramid (its build never completed); build it again", path: directory.path)
         }
@@ -68,7 +68,7 @@ public final class TilePyramid: @unchecked Sendable {
         }
         let geometry = try metadata.geometry()
         var files: [FileDescriptor] = []
-        do throws(ImageCacheError) {
+        do throws {
             for level in geometry.levels {
                 let name = PyramidFolder.levelFileName(level.index)
                 let fd = try directory.openFile(name, writable: false)
@@ -87,7 +87,7 @@ public final class TilePyramid: @unchecked Sendable {
         return TilePyramid(metadata: metadata, geometry: geometry, files: files, directory: directory, statistics: nil)
     }
 
-    private func check(level: Int, column: Int, row: Int) throws(ImageCacheError) -> TileLevel {
+    private func check(level: Int, column: Int, row: Int) throws -> TileLevel {
         guard level >= 0, level < geometry.levels.count else {
             throw ImageCacheError(.invalidArgument, "there is no level \(level); the pyramid has levels 0…\(geometry.levels.count - 1)")
         }
@@ -104,11 +104,11 @@ public final class TilePyramid: @unchecked Sendable {
 
     /// Reads tile (`column`, `row`) of `level` into `buffer` with one `pread`: 256 rows of 1024
     /// bytes, BGRA premultiplied; parts beyond the image's edge are zero.
-    public func readTile(level: Int, column: Int, row: Int, into buffer: TileBuffer) throws(ImageCacheError) {
+    public func readTile(level: Int, column: Int, row: Int, into buffer: TileBuffer) throws {
         let info = try check(level: level, column: column, row: row)
         let file = files[level]
         let at = offset(of: info, column: column, row: row)
-        try buffer.fill { (raw) throws(ImageCacheError) in
+        try buffer.fill { (raw) throws in
             let n = try file.readAll(into: raw, at: at, path: path)
             guard n == raw.count else {
                 throw ImageCacheError(.damagedPyramid, "level \(level) ends inside tile (\(column), \(row)); build the pyramid again", path: path)
@@ -119,7 +119,7 @@ public final class TilePyramid: @unchecked Sendable {
 
     /// The bytes of tile (`column`, `row`) of `level` (a copy; see ``readTile(level:column:row:into:)``
     /// to reuse memory).
-    public func tile(level: Int, column: Int, row: Int) throws(ImageCacheError) -> [UInt8] {
+    public func tile(level: Int, column: Int, row: Int) throws -> [UInt8] {
         let buffer = try TileBuffer()
         try readTile(level: level, column: column, row: row, into: buffer)
         return buffer.withUnsafeBytes { Array($0) }
@@ -135,8 +135,8 @@ public final class TilePyramid: @unchecked Sendable {
         }
     }
 
-    private func mapping(of level: Int, info: TileLevel) throws(ImageCacheError) -> MappedRegion {
-        try mappings.withLockedValue { (regions) throws(ImageCacheError) -> MappedRegion in
+    private func mapping(of level: Int, info: TileLevel) throws -> MappedRegion {
+        try mappings.withLockedValue { (regions) throws -> MappedRegion in
             if let region = regions[level] { return region }
             let region = try MappedRegion(descriptor: files[level], offset: 0, length: info.byteCount, writable: false, path: path)
             regions[level] = region
@@ -147,7 +147,7 @@ public final class TilePyramid: @unchecked Sendable {
     /// Writes every level to the disk and records that in the metadata, so the pyramid also
     /// survives a crash of the system (without this it survives a crash of the process only; one
     /// found unflushed after a system restart is refused). Does nothing for throwaway pyramids.
-    public func synchronize() throws(ImageCacheError) {
+    public func synchronize() throws {
         guard let directory, !metadata.flushed else { return }
         for (index, file) in files.enumerated() {
             try file.synchronize(path: directory.child(PyramidFolder.levelFileName(index)))

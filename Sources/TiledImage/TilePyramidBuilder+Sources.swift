@@ -11,7 +11,7 @@ extension TilePyramidBuilder {
     static let fileChunkBytes = 1 << 20
 
     /// Builds a pyramid from the image file at `path`, read in 1 MiB chunks.
-    public static func build(contentsOf path: String, destination: TilePyramidDestination, options: TilePyramidOptions = .init()) throws(ImageCacheError) -> TilePyramid {
+    public static func build(contentsOf path: String, destination: TilePyramidDestination, options: TilePyramidOptions = .init()) throws -> TilePyramid {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw ImageCacheError.system("open", path: path, errno: errno) }
         defer { close(fd) }
@@ -31,7 +31,7 @@ extension TilePyramidBuilder {
         do {
             return try builder.finish()
         } catch {
-            throw error.adding(path: path)
+            throw ImageCacheError.adopting(error).adding(path: path)
         }
     }
 
@@ -41,9 +41,9 @@ extension TilePyramidBuilder {
     /// task is cancelled (as `AsyncStream` and HTTP client bodies do).
     public static func build<Chunks: AsyncSequence & Sendable>(
         from chunks: Chunks, destination: TilePyramidDestination, options: TilePyramidOptions = .init()
-    ) async throws(ImageCacheError) -> TilePyramid where Chunks.Element: ContiguousBytes {
+    ) async throws -> TilePyramid where Chunks.Element: ContiguousBytes {
         let builder = try TilePyramidBuilder(destination: destination, options: options)
-        try await builder.consume(chunks, stallTimeout: options.stallTimeout) { chunk, builder throws(ImageCacheError) in
+        try await builder.consume(chunks, stallTimeout: options.stallTimeout) { chunk, builder throws in
             try builder.append(chunk)
         }
         return try builder.finish()
@@ -53,8 +53,8 @@ extension TilePyramidBuilder {
     /// build is abandoned and the error thrown.
     func consume<Chunks: AsyncSequence & Sendable>(
         _ chunks: Chunks, stallTimeout: Duration,
-        append: @escaping @Sendable (Chunks.Element, TilePyramidBuilder) throws(ImageCacheError) -> Void
-    ) async throws(ImageCacheError) {
+        append: @escaping @Sendable (Chunks.Element, TilePyramidBuilder) throws -> Void
+    ) async throws {
         let builder = self
         do {
             try await withThrowingTaskGroup(of: Bool.self) { group in

@@ -43,7 +43,7 @@ public final class TilePyramidBuilder: @unchecked Sendable {
 
     /// Prepares a build into `destination`. For a folder, any pyramid already there is removed
     /// now (the folder must not be open elsewhere: `.inUse`).
-    public init(destination: TilePyramidDestination, options: TilePyramidOptions = .init()) throws(ImageCacheError) {
+    public init(destination: TilePyramidDestination, options: TilePyramidOptions = .init()) throws {
         self.options = options
         assembler = try PyramidAssembler(destination: destination, options: options)
     }
@@ -59,20 +59,20 @@ public final class TilePyramidBuilder: @unchecked Sendable {
     var lastActivity: ContinuousClock.Instant { activity.withLockedValue { $0 } }
 
     /// Feeds the next chunk of the image.
-    public func append(_ chunk: some ContiguousBytes) throws(ImageCacheError) {
+    public func append(_ chunk: some ContiguousBytes) throws {
         let now = ContinuousClock.now
         activity.withLockedValue { $0 = now }
-        try lock.withLock { () throws(ImageCacheError) in
+        try lock.withLock { () throws in
             try checkOpen()
-            do throws(ImageCacheError) {
+            do throws {
                 if firstByte == nil { firstByte = now }
                 lastChunk = now
-                try withBytes(chunk) { (raw) throws(ImageCacheError) in
+                try withBytes(chunk) { (raw) throws in
                     received += raw.count
                     try feed(raw)
                 }
             } catch {
-                fail(error)
+                fail(ImageCacheError.adopting(error))
                 throw error
             }
         }
@@ -81,10 +81,10 @@ public final class TilePyramidBuilder: @unchecked Sendable {
     /// Declares the end of the input and returns the finished pyramid.
     ///
     /// - Throws: `.truncated` when the image is incomplete, and any decoding or disk error.
-    public func finish() throws(ImageCacheError) -> TilePyramid {
-        try lock.withLock { () throws(ImageCacheError) -> TilePyramid in
+    public func finish() throws -> TilePyramid {
+        try lock.withLock { () throws -> TilePyramid in
             try checkOpen()
-            do throws(ImageCacheError) {
+            do throws {
                 if source == nil {
                     guard !prefix.isEmpty else { throw ImageCacheError(.emptyInput, "the input ended without any bytes; there is no image to tile") }
                     try chooseSource(final: true)
@@ -105,7 +105,7 @@ public final class TilePyramidBuilder: @unchecked Sendable {
                 self.assembler = nil
                 return pyramid
             } catch {
-                fail(error)
+                fail(ImageCacheError.adopting(error))
                 throw error
             }
         }
@@ -125,7 +125,7 @@ public final class TilePyramidBuilder: @unchecked Sendable {
         }
     }
 
-    private func checkOpen() throws(ImageCacheError) {
+    private func checkOpen() throws {
         switch phase {
         case .open: return
         case .finished: throw ImageCacheError(.closed, "the pyramid was already finished")
@@ -141,7 +141,7 @@ public final class TilePyramidBuilder: @unchecked Sendable {
         Self.logger.debug("tile pyramid build failed: \(error)")
     }
 
-    private func withBytes(_ chunk: some ContiguousBytes, _ body: (UnsafeRawBufferPointer) throws(ImageCacheError) -> Void) throws(ImageCacheError) {
+    private func withBytes(_ chunk: some ContiguousBytes, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
         do {
             try chunk.withUnsafeBytes { raw in try body(raw) }
         } catch let error as ImageCacheError {
@@ -151,7 +151,7 @@ public final class TilePyramidBuilder: @unchecked Sendable {
         }
     }
 
-    private func feed(_ raw: UnsafeRawBufferPointer) throws(ImageCacheError) {
+    private func feed(_ raw: UnsafeRawBufferPointer) throws {
         if let source {
             try source.append(raw)
             return
@@ -161,7 +161,7 @@ public final class TilePyramidBuilder: @unchecked Sendable {
     }
 
     /// Picks the decoder from the first bytes (JPEG 3, PNG 29: up to the interlace flag, WebP 12).
-    private func chooseSource(final: Bool) throws(ImageCacheError) {
+    private func chooseSource(final: Bool) throws {
         guard let assembler else { throw ImageCacheError(.closed, "the builder was cancelled") }
         let isJPEG = prefix.count >= 3 && prefix[0] == 0xFF && prefix[1] == 0xD8 && prefix[2] == 0xFF
         let pngSignature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
@@ -173,7 +173,7 @@ public final class TilePyramidBuilder: @unchecked Sendable {
             made = try JPEGRowSource(sink: assembler, limits: .init(
                 maximumPixelCount: options.maximumPixelCount, allowCorruptData: options.allowCorruptData,
                 coefficientMemoryBudget: options.coefficientMemoryBudget, residentCoefficientLimit: options.residentCoefficientLimit,
-                makeCoefficientFile: { () throws(ImageCacheError) -> FileDescriptor in try assembler.makeUnnamedFile("coefficients") }))
+                makeCoefficientFile: { () throws -> FileDescriptor in try assembler.makeUnnamedFile("coefficients") }))
         } else if isPNG && prefix.count >= 29 && prefix[28] == 0 {
             made = try PNGRowSource(sink: assembler, maximumPixelCount: options.maximumPixelCount, allowCorruptData: options.allowCorruptData)
         } else if isWebP || (isPNG && (prefix.count >= 29 || final)) {

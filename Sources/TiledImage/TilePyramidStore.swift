@@ -14,7 +14,7 @@ public final class TilePyramidStore: @unchecked Sendable {
     private let lock = Lock()
 
     /// Opens (creating when missing) the store at `path`.
-    public init(path: String, byteLimit: Int) throws(ImageCacheError) {
+    public init(path: String, byteLimit: Int) throws {
         guard byteLimit >= 0 else { throw ImageCacheError(.invalidArgument, "the byte limit cannot be negative") }
         directory = try Directory.open(path, create: true)
         self.path = path
@@ -22,7 +22,7 @@ public final class TilePyramidStore: @unchecked Sendable {
     }
 
     /// Checks that `name` is a plain, visible name of letters, digits, `-`, `_` and `.`.
-    private static func check(_ name: String) throws(ImageCacheError) {
+    private static func check(_ name: String) throws {
         let allowed = name.utf8.allSatisfy { c in
             (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == 0x2D || c == 0x5F || c == 0x2E
         }
@@ -32,7 +32,7 @@ public final class TilePyramidStore: @unchecked Sendable {
     }
 
     /// The pyramid called `name`, or nil when the store has none (or only an unfinished one).
-    public func open(_ name: String) throws(ImageCacheError) -> TilePyramid? {
+    public func open(_ name: String) throws -> TilePyramid? {
         try Self.check(name)
         guard let st = try directory.status(of: name), st.isDirectory else { return nil }
         let folder = try directory.subdirectory(name, create: false)
@@ -44,7 +44,7 @@ public final class TilePyramidStore: @unchecked Sendable {
     }
 
     /// Builds the pyramid `name` from the file at `source`, then evicts others to fit the budget.
-    public func build(_ name: String, contentsOf source: String, options: TilePyramidOptions = .init()) throws(ImageCacheError) -> TilePyramid {
+    public func build(_ name: String, contentsOf source: String, options: TilePyramidOptions = .init()) throws -> TilePyramid {
         try Self.check(name)
         let pyramid = try TilePyramidBuilder.build(contentsOf: source, destination: .folder(directory.child(name)), options: options)
         try trim()
@@ -52,13 +52,13 @@ public final class TilePyramidStore: @unchecked Sendable {
     }
 
     /// A builder for the pyramid `name`; call ``trim()`` after finishing it.
-    public func makeBuilder(_ name: String, options: TilePyramidOptions = .init()) throws(ImageCacheError) -> TilePyramidBuilder {
+    public func makeBuilder(_ name: String, options: TilePyramidOptions = .init()) throws -> TilePyramidBuilder {
         try Self.check(name)
         return try TilePyramidBuilder(destination: .folder(directory.child(name)), options: options)
     }
 
     /// Bytes of disk the store's pyramids use.
-    public func diskBytes() throws(ImageCacheError) -> Int {
+    public func diskBytes() throws -> Int {
         var total = 0
         for name in try directory.names() where !name.hasPrefix(".") {
             guard let st = try directory.status(of: name), st.isDirectory else { continue }
@@ -70,8 +70,8 @@ public final class TilePyramidStore: @unchecked Sendable {
     /// Evicts whole pyramids, least recently used first, until the store fits its limit; open and
     /// building pyramids are skipped. Returns the names evicted.
     @discardableResult
-    public func trim() throws(ImageCacheError) -> [String] {
-        try lock.withLock { () throws(ImageCacheError) -> [String] in
+    public func trim() throws -> [String] {
+        try lock.withLock { () throws -> [String] in
             struct Candidate {
                 let name: String
                 let folder: Directory
