@@ -78,6 +78,39 @@ struct SafetyTests {
         #expect(FileEntity.contentHash(Data("abc".utf8)) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
     }
 
+    @Test("two ingests with different formats racing on one namespace: each succeeds alone or is told the cache is in use", .timeLimit(.minutes(3)))
+    func concurrentFormats() throws {
+        let folder = try TemporaryFolder()
+        let cache = try makeCache(folder)
+        let binary = try #require(Fic.binary)
+        for round in 0..<30 {
+            var processes: [(Process, Pipe, String)] = []
+            for format in ["a:8x8:bgra:max=16", "b:16x16:rgb565:max=16"] {
+                let p = Process()
+                p.executableURL = URL(fileURLWithPath: binary)
+                p.arguments = ["ingest", folder.path("source"), "--cache", cache, "--format", format]
+                let err = Pipe()
+                p.standardError = err
+                p.standardOutput = FileHandle.nullDevice
+                try p.run()
+                processes.append((p, err, String(format.prefix(1))))
+            }
+            var finished: [(status: Int32, format: String, time: Date)] = []
+            for (p, err, format) in processes {
+                p.waitUntilExit()
+                let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                if p.terminationStatus != 0 {
+                    #expect(message.contains("open in another process"), "round \(round): \(message)")
+                }
+                finished.append((p.terminationStatus, format, Date()))
+            }
+            #expect(finished.contains { $0.status == 0 }, "round \(round): one of them succeeds")
+            // The cache holds a whole, intact table of the formats it was last ingested with.
+            let verify = try Fic.run(["verify", "--cache", cache])
+            #expect(verify.status == 0 && verify.stdout.contains("verified 2 entries in 1 format"), "round \(round): \(verify.stdout)\(verify.stderr)")
+        }
+    }
+
     @Test("two ingests racing to rebuild one damaged table never both claim success with lost writes", .timeLimit(.minutes(3)))
     func concurrentRebuilds() throws {
         let folder = try TemporaryFolder()

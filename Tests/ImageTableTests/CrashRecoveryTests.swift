@@ -61,6 +61,37 @@ import Testing
     }
 }
 
+extension CrashRecoveryTests {
+    @Test func aHeldImageIsUnchangedWhileAnotherProcessRewritesTheTable() throws {
+        let fic = try #require(Self.fic, "build the fic executable first (swift build --build-tests builds it)")
+        let dir = TemporaryDirectory("held"); defer { dir.cleanup() }
+        let path = dir.file("shared.fictable")
+        let c = SelfTestWriterConfiguration.configuration(max: 4)
+        let table = try ImageTable(path: path, configuration: c)
+        let key = TableKey("entity-held"), source = TableKey("mine")
+        let held = try table.insert(entity: key, source: source) { p in
+            TestPattern.fill(p.baseAddress!, count: c.pixelByteCount, seed: TestPattern.seed(entity: key, source: source))
+        }
+        table.close()
+        // Another process takes the table and rewrites every slot many times over.
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: fic)
+        process.arguments = ["selftest-writer", "--table", path, "--max", "4", "--seed", "7"]
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        #expect(String(decoding: out.fileHandleForReading.availableData, as: UTF8.self).contains("ready"))
+        usleep(300_000)
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        #expect(TestPattern.matches(held), "the image held across the other process's writes is unchanged")
+        let reopened = try ImageTable(path: path, configuration: c)
+        if let again = reopened.image(for: key) { #expect(TestPattern.matches(again)) }
+        #expect(reopened.statistics.count > 0, "the other process did write")
+        reopened.close()
+    }
+}
+
 /// The geometry `fic selftest-writer` uses (kept in step with Sources/fic/SelfTestWriter.swift).
 enum SelfTestWriterConfiguration {
     static func configuration(max: Int) -> TableConfiguration {
