@@ -25,8 +25,14 @@ enum TableFile {
         var writable = !options.readOnly
         let clock = ContinuousClock()
         let deadline = clock.now + options.lockTimeout
-        while true {
-            let attempt = Result { try directory.openFile(name, writable: writable, create: writable) }
+        for _ in 0..<1000 {
+            // Create exclusively, so that only a file this call made is written in place.
+            var created = false
+            var attempt = Result { try directory.openFile(name, writable: writable, create: writable, exclusive: writable) }
+            if case .success = attempt { created = writable }
+            if writable, case .failure(let e as ImageCacheError) = attempt, e.errno == EEXIST {
+                attempt = Result { try directory.openFile(name, writable: true) }
+            }
             if writable, case .failure(let e as ImageCacheError) = attempt, e.code == .readOnly || e.errno == EACCES {
                 // A read-only file system (or a file we may not write): read what is there.
                 writable = false
@@ -50,25 +56,30 @@ enum TableFile {
             guard let named = try directory.status(of: name), named.isSameFile(as: st) else { continue }
             opened = true
             let file = TableFileHandle(descriptor: descriptor, directory: directory, name: name, header: expected, layout: layout, isWritable: writable)
-            return try load(file, fileSize: Int(st.st_size), configuration: configuration, logger: logger)
+            return try load(file, fileSize: Int(st.st_size), created: created, configuration: configuration, logger: logger)
         }
+        throw ImageCacheError(.inUse, "the table file kept being replaced while it was being opened", path: path)
     }
 
     /// Checks the header of an open, locked file and loads its index, rebuilding when needed.
-    private static func load(_ file: TableFileHandle, fileSize: Int, configuration: TableConfiguration, logger: Logger) throws -> Opened {
+    private static func load(_ file: TableFileHandle, fileSize: Int, created: Bool, configuration: TableConfiguration, logger: Logger) throws -> Opened {
         var report = TableOpenReport(isReadOnly: !file.isWritable)
-        if fileSize == 0 {
-            guard file.isWritable else {
-                throw ImageCacheError(.readOnly, "the table is empty and cannot be created read-only", path: file.path)
-            }
+        if created {
             try file.initialize()
             return Opened(state: TableState(layout: file.layout, pixelByteCount: configuration.pixelByteCount).withFile(file), report: report)
+        }
+        if fileSize == 0 && !file.isWritable {
+            throw ImageCacheError(.readOnly, "the table is empty and cannot be created read-only", path: file.path)
         }
         var page = [UInt8](repeating: 0, count: TableHeader.readLength)
         let read = try page.withUnsafeMutableBytes { (b) throws in try file.descriptor.readAll(into: b, at: 0, path: file.path) }
         var wasOpen = false
         var rebuild: (reason: String, damaged: Bool)?
-        if read < TableHeader.readLength {
+        if fileSize == 0 {
+            // An empty file this call did not create (left by a crash before its header was
+            // written, or not ours): replaced, never written into.
+            rebuild = ("the file is empty", false)
+        } else if read < TableHeader.readLength {
             rebuild = ("the file is \(fileSize) bytes, shorter than its header", true)
         } else {
             switch page.withUnsafeBytes({ TableHeader.decode($0) }) {

@@ -45,6 +45,17 @@ import Testing
         #expect(try Data(contentsOf: URL(fileURLWithPath: precious)) == bytes, "the other name of the file still has its bytes")
     }
 
+    @Test func anEmptyFileItDidNotCreateIsReplacedNotWrittenInto() throws {
+        let dir = TemporaryDirectory("links"); defer { dir.cleanup() }
+        _ = FileManager.default.createFile(atPath: dir.file("empty"), contents: Data())
+        try FileManager.default.linkItem(atPath: dir.file("empty"), toPath: dir.file("t.fictable"))
+        let table = try ImageTable(path: dir.file("t.fictable"), configuration: config())
+        try put(table, "a", seed: 1)
+        table.close()
+        #expect(fileSize(dir.file("empty")) == 0, "the other name of the empty file is still empty")
+        #expect(hasPattern(try #require(try ImageTable(path: dir.file("t.fictable"), configuration: config()).image(for: key("a"))), seed: 1))
+    }
+
     @Test func filesArePrivateToTheUser() throws {
         let dir = TemporaryDirectory("modes"); defer { dir.cleanup() }
         let table = try ImageTable(path: dir.file("new/folder/t.fictable"), configuration: config())
