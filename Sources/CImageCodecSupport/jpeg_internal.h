@@ -10,6 +10,11 @@
 
 #include "fic_codec_support.h"
 
+/* How many warning texts a decoder keeps. */
+#define FIC_JPEG_KEPT_WARNINGS 4
+
+struct fic_memory_mgr;
+
 struct fic_jpeg_decoder {
     struct jpeg_decompress_struct cinfo;
     struct jpeg_error_mgr error_manager;
@@ -32,6 +37,12 @@ struct fic_jpeg_decoder {
 
     int convert_cmyk;
     int cmyk_inverted;
+
+    /* The texts of the first recoverable warnings, for logging (jpeg_errors.c). */
+    int kept_warnings;
+    char warning_text[FIC_JPEG_KEPT_WARNINGS][JMSG_LENGTH_MAX];
+    /* The memory manager that maps large buffers (jpeg_memory.c), or NULL. */
+    struct fic_memory_mgr *memory;
 };
 
 /* Installs the source manager (jpeg_source.c). */
@@ -41,5 +52,10 @@ void fic_jpeg_install_source(fic_jpeg_decoder *decoder);
 void fic_jpeg_record_error(fic_jpeg_decoder *decoder, int message_code);
 /* Installs the error manager that longjmps to decoder->jump (jpeg_errors.c). */
 void fic_jpeg_install_error_manager(fic_jpeg_decoder *decoder);
+
+/* Puts the mapping memory manager in front of libjpeg's own, after jpeg_create_decompress (jpeg_memory.c). */
+void fic_jpeg_install_memory_manager(fic_jpeg_decoder *decoder);
+/* Unmaps everything it mapped and gives libjpeg its own manager back, before jpeg_destroy_decompress. */
+void fic_jpeg_remove_memory_manager(fic_jpeg_decoder *decoder);
 
 #endif

@@ -1,14 +1,27 @@
 /// One-shot JPEG decoding straight into a ``DecodedImage``.
 enum JPEGImageDecoder {
+    /// The point transform (low bits not yet sent) tolerated in the coefficients of a progressive
+    /// JPEG decoded from its first scans: at most 1, an error of under one grey level at scale 1/8.
+    static let partialPointTransform = 1
+
     /// Reads the header of a complete JPEG stream.
     static func info(_ bytes: UnsafeRawBufferPointer) throws -> ImageInfo {
+        try header(bytes).info
+    }
+
+    /// The header of a JPEG stream (which may be only the start of the file).
+    static func header(_ bytes: UnsafeRawBufferPointer) throws -> JPEGDecompressor.Header {
         let decompressor = try JPEGDecompressor(strict: true)
         decompressor.setInput(bytes)
         guard let header = try decompressor.readHeader() else { throw endedEarly() }
-        return header.info
+        return header
     }
 
-    /// Decodes a complete JPEG stream.
+    /// Decodes a complete JPEG stream at the smallest DCT scale that covers `options.targetSize`.
+    ///
+    /// A progressive JPEG decoded at 1/8 reads only the scans that scale needs (see
+    /// `fic_jpeg_start_partial`); the rest of the file is then only checked to end with an
+    /// end-of-image marker, so that an incomplete download is still refused.
     static func decode(_ bytes: UnsafeRawBufferPointer, options: DecodingOptions) throws -> DecodedImage {
         let decompressor = try JPEGDecompressor(strict: !options.allowCorruptData)
         decompressor.setInput(bytes)
@@ -19,16 +32,34 @@ enum JPEGImageDecoder {
         let size = try decompressor.configure(scaleDenominator: denominator)
         try PixelLimits.check(width: size.width, height: size.height, maximumPixelCount: options.maximumPixelCount, format: "JPEG")
         let applyOrientation = options.applyOrientation && info.orientation != .up
-        guard try decompressor.start() == .done else { throw endedEarly() }
-        let stored = DecodedImage(
-            width: size.width, height: size.height, pixelFormat: .bgrx32, source: info,
+        let partial = header.raw.progressive != 0 && denominator == 8
+        var readEveryScan = true
+        if partial {
+            readEveryScan = try decompressor.startPartial(maximumPointTransform: partialPointTransform).allScans
+        } else {
+            guard try decompressor.start() == .done else { throw endedEarly() }
+        }
+        let stored = try DecodedImage(
+            allocating: size.width, height: size.height, pixelFormat: .bgrx32, source: info,
             isOrientationApplied: options.applyOrientation && !applyOrientation,
             scaleDenominator: denominator, zeroFilled: false  // libjpeg writes every byte
         )
         let (rows, _) = try decompressor.readRows(into: stored.baseAddress, bytesPerRow: stored.bytesPerRow, maxRows: size.height)
         guard rows == size.height else { throw endedEarly() }
-        guard try decompressor.finish() == .done else { throw endedEarly() }
-        return applyOrientation ? OrientationTransform.apply(info.orientation, to: stored) : stored
+        if partial {
+            try decompressor.finishPartial()
+            if !readEveryScan && !options.allowCorruptData {
+                var scanner = JPEGEndScanner()
+                scanner.scan(decompressor.bufferedBytes)
+                guard scanner.foundEnd else {
+                    throw ImageCacheError(.truncated, "The JPEG data ends before its end-of-image marker. The file was cut short; download or copy it again.")
+                }
+            }
+        } else {
+            guard try decompressor.finish() == .done else { throw endedEarly() }
+        }
+        stored.addWarnings(decompressor.warnings)
+        return applyOrientation ? try OrientationTransform.apply(info.orientation, to: stored) : stored
     }
 
     private static func endedEarly() -> ImageCacheError {

@@ -63,10 +63,19 @@ enum FuzzRunner {
         let source = image.source
         let d = image.scaleDenominator
         let rotated = options.applyOrientation && source.orientation.swapsDimensions
-        let expectedWidth = ((rotated ? source.height : source.width) + d - 1) / d
-        let expectedHeight = ((rotated ? source.width : source.height) + d - 1) / d
-        #expect([1, 2, 4, 8].contains(d))
-        #expect(image.width == expectedWidth && image.height == expectedHeight)
+        let fullWidth = rotated ? source.height : source.width
+        let fullHeight = rotated ? source.width : source.height
+        #expect(d >= 1)
+        if d == 1 {
+            #expect(image.width == fullWidth && image.height == fullHeight)
+        } else {
+            // Shrunk, but never below the target, and never more than the denominator says.
+            #expect(image.width <= fullWidth && image.height <= fullHeight)
+            #expect(image.width >= (fullWidth + d - 1) / d - 1 && image.height >= (fullHeight + d - 1) / d - 1)
+            if let target = options.targetSize, options.applyOrientation {
+                #expect(image.width >= min(target.width, fullWidth) && image.height >= min(target.height, fullHeight))
+            }
+        }
         #expect(image.width * image.height <= pixelLimit)
         #expect(image.bytesPerRow >= image.width * 4)
         var bad = 0

@@ -66,13 +66,20 @@ import Testing
         #expect(decoded.width == 226 && decoded.height == 150)
     }
 
-    @Test func pngIgnoresTargetSize() throws {
+    @Test func pngShrinksByTheLargestWholeFactorThatCovers() throws {
+        // 256 / 8 = 32 ≥ 30 but 256 / 9 → 29 < 30.
         let decoded = try ImageDecoder.decode(
             contentsOf: TestData.path("png/astronaut-rgb.png"),
-            options: DecodingOptions(targetSize: PixelSize(width: 8, height: 8))
+            options: DecodingOptions(targetSize: PixelSize(width: 30, height: 30))
         )
-        #expect(decoded.scaleDenominator == 1)
-        #expect(decoded.width == 256)
+        #expect(decoded.scaleDenominator == 8)
+        #expect(decoded.width == 32 && decoded.height == 32)
+        // A target larger than the image decodes at full size.
+        let full = try ImageDecoder.decode(
+            contentsOf: TestData.path("png/astronaut-rgb.png"),
+            options: DecodingOptions(targetSize: PixelSize(width: 300, height: 10))
+        )
+        #expect(full.scaleDenominator == 1 && full.width == 256)
     }
 
     @Test func nonPositiveTargetIsInvalid() throws {

@@ -53,8 +53,12 @@ typedef struct {
 } fic_jpeg_header;
 
 /**
- * Creates a decoder. With strict != 0 every libjpeg warning (corrupt data, premature end of data,
- * extraneous bytes, ...) is turned into an error. Returns NULL when out of memory.
+ * Creates a decoder. With strict != 0 the libjpeg warnings that mean wrong or missing pixels
+ * (corrupt entropy-coded data, premature end of data) are turned into errors; other warnings
+ * (extraneous bytes before a marker, a bad ICC or Adobe segment, ...) are kept for the caller to
+ * log (fic_jpeg_warning_message) and decoding goes on. Large buffers libjpeg needs (strips,
+ * coefficient arrays) are pages mapped for the decoder and unmapped when it is done with them,
+ * never taken from malloc. Returns NULL when out of memory.
  */
 fic_jpeg_decoder *fic_jpeg_create(int strict);
 /** Destroys a decoder and everything it owns. Accepts NULL. */
@@ -104,6 +108,38 @@ fic_jpeg_error_kind fic_jpeg_get_error_kind(const fic_jpeg_decoder *decoder);
 const char *fic_jpeg_error_message(const fic_jpeg_decoder *decoder);
 /** How many libjpeg warnings were seen (non-strict mode keeps going past them). */
 int fic_jpeg_warning_count(const fic_jpeg_decoder *decoder);
+/** The text of the index-th warning kept (the first few are), or NULL. */
+const char *fic_jpeg_warning_message(const fic_jpeg_decoder *decoder, int index);
+
+/** The most bytes the decoder has had mapped at once for libjpeg's large buffers. */
+size_t fic_jpeg_peak_mapped_bytes(const fic_jpeg_decoder *decoder);
+/** Bytes mapped for libjpeg's large buffers by every decoder of the process, right now. */
+size_t fic_jpeg_mapped_bytes_in_process(void);
+
+/**
+ * For a progressive JPEG configured at scale 1/8 (each luma block becomes one pixel): starts
+ * decompression in buffered-image mode and reads scans only until every coefficient the scaled
+ * inverse DCT uses is known to within max_point_transform low bits (the point transform Al of
+ * successive approximation), then starts output from what has been read. Block smoothing is
+ * turned off, so the output is exactly those coefficients' inverse DCT. *scans_read receives the
+ * number of scans read, *all_scans whether that was every scan of the file. Call instead of
+ * fic_jpeg_start, read rows with fic_jpeg_read_rows, then call fic_jpeg_finish_partial (not
+ * fic_jpeg_finish). One-shot input only.
+ */
+fic_jpeg_status fic_jpeg_start_partial(fic_jpeg_decoder *decoder, int max_point_transform,
+                                       int *scans_read, int *all_scans);
+/** Ends the output pass started by fic_jpeg_start_partial; the unread scans are left unread. */
+fic_jpeg_status fic_jpeg_finish_partial(fic_jpeg_decoder *decoder);
+
+/*
+ * malloc, calloc, realloc and free whose blocks of 64 KiB or more are pages mapped for them (and
+ * unmapped when freed), for C libraries that take an allocator (libspng, and zlib through it).
+ * Blocks must be freed with fic_mapped_free.
+ */
+void *fic_mapped_malloc(size_t size);
+void *fic_mapped_calloc(size_t count, size_t size);
+void *fic_mapped_realloc(void *pointer, size_t size);
+void fic_mapped_free(void *pointer);
 
 #ifdef __cplusplus
 }
