@@ -20,6 +20,7 @@
 
 #define FIC_MEMORY_THRESHOLD ((size_t)64 * 1024)
 #define FIC_MEMORY_ALIGN ((size_t)64)
+#define FIC_HUGE_PAGE_THRESHOLD ((size_t)4 << 20)
 
 /* Bytes mapped by every decoder of the process right now. */
 static _Atomic size_t mapped_now;
@@ -107,6 +108,11 @@ static void *map_block(j_common_ptr cinfo, int pool_id, size_t size) {
     void *pages = mmap(NULL, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (pages == MAP_FAILED) {
         ERREXIT1(cinfo, JERR_OUT_OF_MEMORY, 22);
+    }
+    if (length >= FIC_HUGE_PAGE_THRESHOLD) {
+        /* A progressive image's coefficients are touched once each, soon: 2 MiB pages take 512
+         * times fewer faults (where the system allows them; nothing changes where it does not). */
+        (void)madvise(pages, length, MADV_HUGEPAGE);
     }
     fic_mapping *mapping = (fic_mapping *)pages;
     mapping->length = length;

@@ -85,9 +85,10 @@ enum MemoryEstimator {
     static func jpeg(_ data: UnsafeRawBufferPointer, options: DecodingOptions) throws -> DecodeMemoryEstimate {
         let header = try JPEGImageDecoder.header(data)
         let info = header.info
-        let d = options.targetSize.map { ImageDecoder.jpegScaleDenominator(for: info, target: $0) } ?? 1
-        let output = bitmap((info.width + d - 1) / d, (info.height + d - 1) / d, orientation: info.orientation, options: options)
-        var working = add(fixedOverhead, multiply(info.width, 48))  // strips: a few full-width rows per component
+        let (d, size) = JPEGImageDecoder.sizes(for: info, target: options.targetSize)
+        let output = bitmap(size.width, size.height, orientation: info.orientation, options: options)
+        // Strips: a few full-width rows per component, and the DCT-scaled strip being resampled.
+        var working = add(fixedOverhead, add(multiply(info.width, 48), multiply((info.width + d - 1) / d, 64 + 16)))
         if header.raw.multiple_scans != 0 {
             let coefficients = Int(clamping: header.raw.coefficient_bytes)
             working = add(working, add(coefficients, coefficients / 32))  // blocks rounded up to whole MCUs
@@ -109,11 +110,11 @@ enum MemoryEstimator {
         let channels = [0: 1, 2: 3, 3: 1, 4: 2, 6: 4][colorType] ?? 4
         let hasAlpha = colorType == 4 || colorType == 6  // tRNS is not looked for: the estimate does not depend on it
         let info = ImageInfo(format: .png, width: width, height: height, orientation: .up, hasAlpha: hasAlpha)
-        let k = TargetScale.wholeFactor(for: info, target: options.targetSize, limit: BoxShrinker.maximumFactor)
+        let size = PNGImageDecoder.sizes(for: info, target: options.targetSize).output
         // The orientation (eXIf) is not read here: assume the upright copy.
-        let output = bitmap((width + k - 1) / k, (height + k - 1) / k, orientation: options.applyOrientation ? .right : .up, options: options)
+        let output = bitmap(size.width, size.height, orientation: options.applyOrientation ? .right : .up, options: options)
         let rowBytes = add(multiply(multiply(width, channels), max(depth, 1)) / 8, 1)
-        var working = add(fixedOverhead, add(multiply(rowBytes, 3), multiply(width, 8)))
+        var working = add(fixedOverhead, add(multiply(rowBytes, 3), multiply(width, 48)))
         if interlaced { working = add(working, multiply(rowBytes, height)) }
         return DecodeMemoryEstimate(info: info, outputBytes: output, workingBytes: working, encodedBytes: 0)
     }

@@ -43,10 +43,18 @@ public enum ImageDecoder {
     /// ``ImageBytes``). Every error carries `path`; I/O errors also `errno`.
     public static func decode(contentsOf path: String, options: DecodingOptions = .init()) throws -> DecodedImage {
         do {
-            let bytes = try ImageBytes(contentsOf: path)
-            return try decode(bytes, options: options, path: path)
+            return try decode(try ImageBytes(contentsOf: path), options: options)
         } catch let error as ImageCacheError {
             throw error.adding(path: path)
+        }
+    }
+
+    /// Decodes bytes read from a file; warnings are logged, and errors reported, with its path.
+    public static func decode(_ bytes: ImageBytes, options: DecodingOptions = .init()) throws -> DecodedImage {
+        do {
+            return try decode(bytes, options: options, path: bytes.path)
+        } catch let error as ImageCacheError {
+            throw error.adding(path: bytes.path)
         }
     }
 

@@ -26,6 +26,7 @@ enum LargeBufferPool {
     static func allocate(byteCount: Int, zeroed: Bool) throws(ImageCacheError) -> Storage {
         precondition(byteCount >= 0, "a buffer size is not negative")
         let count = max(byteCount, 1)
+        AllocationProbe.current?.record(count)
         guard count >= minimumPageBufferBytes else {
             let pointer = UnsafeMutableRawPointer.allocate(byteCount: count, alignment: alignment)
             if zeroed { pointer.initializeMemory(as: UInt8.self, repeating: 0, count: count) }

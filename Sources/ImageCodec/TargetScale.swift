@@ -34,6 +34,13 @@ enum TargetScale {
         return (max(width, 1), max(height, 1))
     }
 
+    /// ``coveringSize(for:target:)``, but no larger than `limit` (what an earlier stage, such as
+    /// DCT scaling, produced) in either dimension.
+    static func coveringSize(for info: ImageInfo, target: PixelSize?, within limit: (width: Int, height: Int)) -> (width: Int, height: Int) {
+        let cover = coveringSize(for: info, target: target)
+        return (min(cover.width, limit.width), min(cover.height, limit.height))
+    }
+
     /// How many times smaller `size` is than the source, rounded up: 1 only at full size.
     static func denominator(for info: ImageInfo, size: (width: Int, height: Int)) -> Int {
         guard size.width < info.width || size.height < info.height else { return 1 }
