@@ -21,8 +21,9 @@ let package = Package(
         .systemLibrary(name: "CSpng", pkgConfig: "spng", providers: [.apt(["libspng-dev"])]),
         .systemLibrary(name: "CWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"])]),
         .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
-        // setjmp/longjmp error handling and source managers for libjpeg, which Swift cannot do itself.
-        .target(name: "CImageCodecSupport", dependencies: ["CLibJPEG"]),
+        // setjmp/longjmp error handling and source managers for libjpeg, which Swift cannot do itself;
+        // mapped allocators; the PNG image-data inflater (zlib, Debian: zlib1g-dev).
+        .target(name: "CImageCodecSupport", dependencies: ["CLibJPEG"], linkerSettings: [.linkedLibrary("z")]),
 
         // The lowest layer: the package's one error type, locks, and every system call, wrapped once.
         .target(name: "CFICCore"),

@@ -14,23 +14,33 @@ public struct IngestFormatResult: Codable, Sendable {
     public var ficPhotosPerSecond: Double
     /// Seconds of every timed `fic ingest` run.
     public var ficSeconds: [Double]
-    /// The peak resident set of `fic ingest` over its runs (`wait4`'s `ru_maxrss`), in bytes.
+    /// CPU time (user and system) per photo of `fic ingest`'s best run, in milliseconds.
+    public var ficCPUMillisecondsPerPhoto: Double
+    /// The peak resident set of `fic ingest` over its runs, in bytes.
     public var ficPeakRSSBytes: Int
     /// `vipsthumbnail` photos per second, best run; nil when it is not installed.
     public var vipsPhotosPerSecond: Double?
     /// Seconds of every timed `vipsthumbnail` run.
     public var vipsSeconds: [Double]?
+    /// CPU time per photo of `vipsthumbnail`'s best run, in milliseconds.
+    public var vipsCPUMillisecondsPerPhoto: Double?
     /// The peak resident set of `vipsthumbnail`, in bytes.
     public var vipsPeakRSSBytes: Int?
     /// `fic_photos_per_second / vips_photos_per_second` (target ≥ 2).
     public var ficOverVips: Double?
+    /// `vips_cpu_ms_per_photo / fic_cpu_ms_per_photo`: how much less CPU fic spends per photo,
+    /// the figure that survives a busy machine, where wall-clock rates do not.
+    public var cpuRatio: Double?
 
     enum CodingKeys: String, CodingKey {
         case kind, files
         case inputBytes = "input_bytes"
         case ficPhotosPerSecond = "fic_photos_per_second"
         case ficSeconds = "fic_seconds"
+        case ficCPUMillisecondsPerPhoto = "fic_cpu_ms_per_photo"
         case ficPeakRSSBytes = "fic_peak_rss_bytes"
+        case vipsCPUMillisecondsPerPhoto = "vips_cpu_ms_per_photo"
+        case cpuRatio = "cpu_ratio"
         case vipsPhotosPerSecond = "vips_photos_per_second"
         case vipsSeconds = "vips_seconds"
         case vipsPeakRSSBytes = "vips_peak_rss_bytes"
@@ -162,24 +172,27 @@ public enum IngestBenchmark {
                 let measured = try ingest(fic: fic, folder: folder, count: files.count, jobs: jobs, memory: options.memoryBudgetMiB, root: root)
                 if run > 0 { ficRuns.append(measured) }
             }
-            let ficBest = ficRuns.map(\.seconds).min()!
+            let ficBest = ficRuns.min { $0.seconds < $1.seconds }!
             var result = IngestFormatResult(
                 kind: kind, files: files.count, inputBytes: inputBytes,
-                ficPhotosPerSecond: Double(files.count) / ficBest, ficSeconds: ficRuns.map(\.seconds),
+                ficPhotosPerSecond: Double(files.count) / ficBest.seconds, ficSeconds: ficRuns.map(\.seconds),
+                ficCPUMillisecondsPerPhoto: ficRuns.map(\.cpuSeconds).min()! * 1000 / Double(files.count),
                 ficPeakRSSBytes: ficRuns.map(\.peakRSSBytes).max()!
             )
-            log("    fic ingest:    \(BenchKit.fixed(result.ficPhotosPerSecond)) photos/s (best of \(options.runs)), peak RSS \(BenchKit.mebibytes(result.ficPeakRSSBytes))")
+            log("    fic ingest:    \(BenchKit.fixed(result.ficPhotosPerSecond)) photos/s (best of \(options.runs)), \(BenchKit.fixed(result.ficCPUMillisecondsPerPhoto)) ms CPU per photo, peak RSS \(BenchKit.mebibytes(result.ficPeakRSSBytes))")
             if let vipsthumbnail {
                 var vipsRuns: [ChildProcess.Run] = []
                 for run in 0...options.runs {
                     let out = try BenchKit.makeFreshDirectory(root, "vips-out")
-                    var total = ChildProcess.Run(seconds: 0, peakRSSBytes: 0, output: "")
+                    var total = ChildProcess.Run(seconds: 0, cpuSeconds: 0, peakRSSBytes: 0, output: "")
                     for batch in stride(from: 0, to: files.count, by: 500) {
                         let slice = Array(files[batch..<min(batch + 500, files.count)])
+                        // vipsthumbnail takes an output path relative to each input's folder unless absolute.
                         let arguments = ["-s", "\(largestPixelSize.width)x\(largestPixelSize.height)", "--smartcrop", "centre",
                                          "-o", (out as NSString).appendingPathComponent("%s.jpg")] + slice
                         let one = try ChildProcess.run(vipsthumbnail, arguments, workDirectory: root)
                         total.seconds += one.seconds
+                        total.cpuSeconds += one.cpuSeconds
                         total.peakRSSBytes = max(total.peakRSSBytes, one.peakRSSBytes)
                     }
                     let made = (try? FileManager.default.contentsOfDirectory(atPath: out).count) ?? 0
@@ -191,7 +204,9 @@ public enum IngestBenchmark {
                 result.vipsSeconds = vipsRuns.map(\.seconds)
                 result.vipsPeakRSSBytes = vipsRuns.map(\.peakRSSBytes).max()
                 result.ficOverVips = result.ficPhotosPerSecond / result.vipsPhotosPerSecond!
-                log("    vipsthumbnail: \(BenchKit.fixed(result.vipsPhotosPerSecond!)) photos/s (best of \(options.runs)), peak RSS \(BenchKit.mebibytes(result.vipsPeakRSSBytes!)); fic / vips = \(BenchKit.fixed(result.ficOverVips!, 2))×")
+                result.vipsCPUMillisecondsPerPhoto = vipsRuns.map(\.cpuSeconds).min()! * 1000 / Double(files.count)
+                result.cpuRatio = result.vipsCPUMillisecondsPerPhoto! / result.ficCPUMillisecondsPerPhoto
+                log("    vipsthumbnail: \(BenchKit.fixed(result.vipsPhotosPerSecond!)) photos/s (best of \(options.runs)), \(BenchKit.fixed(result.vipsCPUMillisecondsPerPhoto!)) ms CPU per photo, peak RSS \(BenchKit.mebibytes(result.vipsPeakRSSBytes!)); fic / vips = \(BenchKit.fixed(result.ficOverVips!, 2))× (CPU per photo \(BenchKit.fixed(result.cpuRatio!, 2))×)")
             }
             results.append(result)
         }
@@ -215,7 +230,10 @@ public enum IngestBenchmark {
             met["memory_flat_in_count"] = memoryRun.peakRSSBytes <= fewRun.peakRSSBytes + (16 << 20)
         }
         notes.append("both sides are whole processes using every core: fic ingest --jobs \(jobs) stores \(formatArguments.count / 2 - 1) formats (largest \(largestPixelSize.width)×\(largestPixelSize.height)); vipsthumbnail -s \(largestPixelSize.width)x\(largestPixelSize.height) --smartcrop centre writes one JPEG per photo, with its own threads")
-        notes.append("photos/s are from the best of \(options.runs) runs after a warm-up run; input files are in the page cache; peak RSS is the kernel's ru_maxrss of each process")
+        notes.append("photos/s are from the best of \(options.runs) runs after a warm-up run; input files are in the page cache; on a busy machine compare CPU per photo, as photos/s then measure the other work more than either program")
+        notes.append(ChildProcess.timeTool == nil
+            ? "/usr/bin/time is missing (apt-get install time): peak RSS figures include this process's own peak and are upper bounds"
+            : "CPU time and peak RSS of each process are measured by /usr/bin/time")
         return IngestBenchmarkResult(
             formats: stride(from: 1, to: formatArguments.count - 2, by: 2).map { formatArguments[$0] }, jobs: jobs,
             memoryBudgetMiB: options.memoryBudgetMiB, inputs: options.photos ?? "generated", results: results,

@@ -8,6 +8,9 @@
 /// a whole-factor shrink, so that a decode ends at exactly the size the caller needs (drawing it
 /// into the largest format is then a copy, not another resampling).
 struct AreaResampler: ~Copyable {
+    /// The largest source side: 255 × the width of a row still fits a 32-bit lane.
+    static let maximumSourceSide = (1 << 24) - 1
+
     let sourceWidth: Int, sourceHeight: Int
     let outputWidth: Int, outputHeight: Int
 
@@ -29,7 +32,7 @@ struct AreaResampler: ~Copyable {
     /// side positive and at most the source's).
     init(sourceWidth: Int, sourceHeight: Int, outputWidth: Int, outputHeight: Int) {
         precondition(outputWidth > 0 && outputHeight > 0 && outputWidth <= sourceWidth && outputHeight <= sourceHeight)
-        precondition(sourceWidth < 1 << 24 && sourceHeight < 1 << 24)
+        precondition(sourceWidth <= Self.maximumSourceSide && sourceHeight <= Self.maximumSourceSide)
         self.sourceWidth = sourceWidth
         self.sourceHeight = sourceHeight
         self.outputWidth = outputWidth

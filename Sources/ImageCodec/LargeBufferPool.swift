@@ -13,7 +13,7 @@ enum LargeBufferPool {
     /// The most freed page buffers kept.
     static let maximumPooledCount = 4
     /// The most bytes of freed page buffers kept.
-    static let maximumPooledBytes = 32 << 20
+    static let maximumPooledBytes = 16 << 20
     /// The alignment of every buffer.
     static let alignment = 64
 

@@ -13,6 +13,7 @@ enum PNGImageDecoder {
     static func sizes(for info: ImageInfo, target: PixelSize?) -> (factor: Int, shrunk: (width: Int, height: Int), output: (width: Int, height: Int)) {
         let factor = TargetScale.wholeFactor(for: info, target: target, limit: BoxShrinker.maximumFactor)
         let shrunk = ((info.width + factor - 1) / factor, (info.height + factor - 1) / factor)
+        guard max(shrunk.0, shrunk.1) <= AreaResampler.maximumSourceSide else { return (factor, shrunk, shrunk) }  // extreme strips
         return (factor, shrunk, TargetScale.coveringSize(for: info, target: target, within: shrunk))
     }
 

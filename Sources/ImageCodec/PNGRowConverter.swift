@@ -37,6 +37,9 @@ struct PNGRowConverter {
     let hasAlpha: Bool
     /// For ``Layout/lookup(bits:)``: the output pixel of each sample value (2^bits entries).
     private let table: [UInt32]
+    /// Whether 16-bit samples come big-endian, as stored in the file (else in host order, as
+    /// libspng hands them out).
+    var bigEndianSamples = false
 
     /// The converter for an image with `ihdr`, its palette and its `tRNS` chunk (if any).
     init(ihdr: spng_ihdr, palette: spng_plte?, transparency: spng_trns?) throws {
@@ -118,7 +121,13 @@ struct PNGRowConverter {
         (UInt32(value) &+ 128) / 257
     }
 
-    /// Converts one stored row at `source` into `width` pixels at `out`.
+    /// A 16-bit sample in host order.
+    @inline(__always)
+    private func sample(_ stored: UInt16) -> UInt16 {
+        bigEndianSamples ? UInt16(bigEndian: stored) : stored
+    }
+
+    /// Converts one stored row at `source` (2-byte aligned) into `width` pixels at `out`.
     func convert(_ source: UnsafeRawPointer, into out: UnsafeMutablePointer<UInt32>) {
         let s = source.assumingMemoryBound(to: UInt8.self)
         switch layout {
@@ -139,7 +148,7 @@ struct PNGRowConverter {
         case .gray16(let transparent):
             let samples = source.assumingMemoryBound(to: UInt16.self)
             for x in 0..<width {
-                let v = samples[x]
+                let v = sample(samples[x])
                 if v == transparent {
                     out[x] = 0
                 } else {
@@ -155,8 +164,8 @@ struct PNGRowConverter {
         case .grayAlpha16:
             let samples = source.assumingMemoryBound(to: UInt16.self)
             for x in 0..<width {
-                let g = Self.reduce(samples[2 * x])
-                out[x] = Self.pixel(g, g, g, Self.reduce(samples[2 * x + 1]))
+                let g = Self.reduce(sample(samples[2 * x]))
+                out[x] = Self.pixel(g, g, g, Self.reduce(sample(samples[2 * x + 1])))
             }
         case .rgb8(let transparent):
             if let (tr, tg, tb) = transparent {
@@ -172,7 +181,7 @@ struct PNGRowConverter {
         case .rgb16(let transparent):
             let samples = source.assumingMemoryBound(to: UInt16.self)
             for x in 0..<width {
-                let r = samples[3 * x], g = samples[3 * x + 1], b = samples[3 * x + 2]
+                let r = sample(samples[3 * x]), g = sample(samples[3 * x + 1]), b = sample(samples[3 * x + 2])
                 if let (tr, tg, tb) = transparent, r == tr, g == tg, b == tb {
                     out[x] = 0
                 } else {
@@ -187,8 +196,8 @@ struct PNGRowConverter {
             let samples = source.assumingMemoryBound(to: UInt16.self)
             for x in 0..<width {
                 out[x] = Self.pixel(
-                    Self.reduce(samples[4 * x]), Self.reduce(samples[4 * x + 1]),
-                    Self.reduce(samples[4 * x + 2]), Self.reduce(samples[4 * x + 3])
+                    Self.reduce(sample(samples[4 * x])), Self.reduce(sample(samples[4 * x + 1])),
+                    Self.reduce(sample(samples[4 * x + 2])), Self.reduce(sample(samples[4 * x + 3]))
                 )
             }
         }

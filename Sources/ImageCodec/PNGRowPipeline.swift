@@ -12,15 +12,23 @@ final class PNGRowPipeline {
     /// Header facts: stored size, orientation (`eXIf` before the image data), alpha.
     let info: ImageInfo
     let ihdr: spng_ihdr
-    let converter: PNGRowConverter
+    private(set) var converter: PNGRowConverter
     /// The stream, if any (for its read errors).
     private let stream: PNGStream?
+    /// The PNG in memory, if it is there (its image data is then decoded by ``PNGImageData``).
+    private var bytes: UnsafeRawBufferPointer?
+    /// Whether the chunks after the image data are checked.
+    private var strict = true
+    /// Whether ``PNGImageData`` decoded the image data (and checked what follows it).
+    private var decodedWithoutLibspng = false
     private var started = false
 
     /// Opens a PNG held in `bytes`, which must outlive the pipeline.
     convenience init(bytes: UnsafeRawBufferPointer, maximumPixelCount: Int, strict: Bool) throws {
         let context = try PNGContext(bytes: bytes, maximumPixelCount: maximumPixelCount, strict: strict)
         try self.init(context: context, stream: nil, orientation: PNGChunkWalker.orientation(bytes))
+        self.bytes = bytes
+        self.strict = strict
     }
 
     /// Opens the PNG `stream` reads.
@@ -73,6 +81,19 @@ final class PNGRowPipeline {
     ) throws {
         precondition(!started, "a PNG's rows are decoded once")
         started = true
+        if let bytes, !isInterlaced {
+            decodedWithoutLibspng = true
+            let channels = [0: 1, 2: 3, 3: 1, 4: 2, 6: 4][Int(ihdr.color_type)] ?? 4
+            let shape = (width: info.width, height: info.height, bitDepth: Int(ihdr.bit_depth), channels: channels)
+            converter.bigEndianSamples = true
+            let converter = self.converter
+            try PNGImageData.decodeRows(bytes, ihdr: shape, strict: strict) { row, samples in
+                let out = destination(row)
+                converter.convert(samples, into: out)
+                try completed(row, out)
+            }
+            return
+        }
         let flags = Int32(SPNG_DECODE_PROGRESSIVE.rawValue)
         try Self.check(spng_decode_image(context.pointer, nil, 0, Int32(SPNG_FMT_PNG.rawValue), flags), stream: stream)
         let rowBytes = try storedRowBytes()
@@ -145,6 +166,7 @@ final class PNGRowPipeline {
 
     /// Reads (and CRC-checks) the chunks after the image data, up to `IEND`.
     func checkTrailingChunks() throws {
+        guard !decodedWithoutLibspng else { return }  // already checked
         try Self.check(spng_decode_chunks(context.pointer), stream: stream)
     }
 

@@ -201,6 +201,11 @@ struct BenchCommand: AsyncParsableCommand {
         } else {
             row("djpeg", "skipped")
         }
+        for t in r.thumbnails ?? [] {
+            print("  \(t.kind) \(t.width)×\(t.height), \(t.fileBytes / 1024) KiB, one thread:")
+            row("    full-size decode", String(format: "%.1f ms", t.fullMilliseconds))
+            row("    decode covering 300×300 (\(t.thumbnailWidth)×\(t.thumbnailHeight))", String(format: "%.1f ms", t.thumbnailMilliseconds))
+        }
     }
 
     private func printIngest(_ r: IngestBenchmarkResult) {
@@ -209,11 +214,14 @@ struct BenchCommand: AsyncParsableCommand {
         for f in r.results {
             print("  \(f.kind): \(f.files) files, \(mib(f.inputBytes))")
             row("  fic ingest", String(format: "%.1f photos/s", f.ficPhotosPerSecond))
+            row("    CPU per photo", String(format: "%.1f ms", f.ficCPUMillisecondsPerPhoto))
             row("    its peak RSS", mib(f.ficPeakRSSBytes))
             if let v = f.vipsPhotosPerSecond, let ratio = f.ficOverVips {
                 row("  vipsthumbnail", String(format: "%.1f photos/s", v))
+                if let c = f.vipsCPUMillisecondsPerPhoto { row("    CPU per photo", String(format: "%.1f ms", c)) }
                 if let p = f.vipsPeakRSSBytes { row("    its peak RSS", mib(p)) }
                 row("  fic / vipsthumbnail", String(format: "%.2f×", ratio), "≥ 2", ratio >= 2)
+                if let c = f.cpuRatio { row("  vipsthumbnail CPU / fic CPU", String(format: "%.2f×", c)) }
             } else {
                 row("  vipsthumbnail", "skipped")
             }

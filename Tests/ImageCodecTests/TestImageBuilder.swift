@@ -83,10 +83,38 @@ enum TestImageBuilder {
 
     static let pngSignature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
 
-    /// A PNG of stored (uncompressed) zlib data: `rows` of raw samples, each given filter 0.
-    static func png(width: Int, height: Int, bitDepth: UInt8, colorType: UInt8, rows: [[UInt8]], extra: [[UInt8]] = []) -> [UInt8] {
+    /// Row `row` filtered with PNG filter `type` (0 none, 1 sub, 2 up, 3 average, 4 Paeth) against
+    /// `previous`, with `bpp` bytes per pixel (at least 1).
+    static func filtered(_ row: [UInt8], previous: [UInt8], type: UInt8, bpp: Int) -> [UInt8] {
+        var out = [type]
+        for i in 0..<row.count {
+            let a = i >= bpp ? Int(row[i - bpp]) : 0, b = Int(previous[i]), c = i >= bpp ? Int(previous[i - bpp]) : 0
+            let predictor: Int
+            switch type {
+            case 1: predictor = a
+            case 2: predictor = b
+            case 3: predictor = (a + b) / 2
+            case 4:
+                let p = a + b - c, pa = abs(p - a), pb = abs(p - b), pc = abs(p - c)
+                predictor = pa <= pb && pa <= pc ? a : (pb <= pc ? b : c)
+            default: predictor = 0
+            }
+            out.append(UInt8(truncatingIfNeeded: Int(row[i]) - predictor))
+        }
+        return out
+    }
+
+    /// A PNG of stored (uncompressed) zlib data: `rows` of raw samples, filtered with `filter`
+    /// (0–4; 5 cycles through all five), in IDAT chunks of at most `chunk` bytes.
+    static func png(width: Int, height: Int, bitDepth: UInt8, colorType: UInt8, rows: [[UInt8]], extra: [[UInt8]] = [], filter: UInt8 = 0, chunk: Int = 1 << 30) -> [UInt8] {
+        let channels = [0: 1, 2: 3, 3: 1, 4: 2, 6: 4][Int(colorType)] ?? 1
+        let bpp = max(1, channels * Int(bitDepth) / 8)
         var raw: [UInt8] = []
-        for row in rows { raw += [0] + row }
+        var previous = [UInt8](repeating: 0, count: rows.first?.count ?? 0)
+        for (index, row) in rows.enumerated() {
+            raw += filtered(row, previous: previous, type: filter == 5 ? UInt8(index % 5) : filter, bpp: bpp)
+            previous = row
+        }
         var zlib: [UInt8] = [0x78, 0x01]
         var offset = 0
         repeat {
@@ -98,7 +126,8 @@ enum TestImageBuilder {
         } while offset < raw.count
         zlib += bigEndian32(Int(adler32(raw)))
         let ihdr = bigEndian32(width) + bigEndian32(height) + [bitDepth, colorType, 0, 0, 0]
-        return pngSignature + pngChunk("IHDR", ihdr) + extra.flatMap { $0 } + pngChunk("IDAT", zlib) + pngChunk("IEND", [])
+        let idat = stride(from: 0, to: zlib.count, by: chunk).flatMap { pngChunk("IDAT", Array(zlib[$0..<min(zlib.count, $0 + chunk)])) }
+        return pngSignature + pngChunk("IHDR", ihdr) + extra.flatMap { $0 } + idat + pngChunk("IEND", [])
     }
 
     /// `bytes` rebuilt from its chunks with `insert` placed before the first chunk named `before`.

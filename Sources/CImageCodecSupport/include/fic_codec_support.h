@@ -141,6 +141,27 @@ void *fic_mapped_calloc(size_t count, size_t size);
 void *fic_mapped_realloc(void *pointer, size_t size);
 void fic_mapped_free(void *pointer);
 
+/*
+ * The image data of a non-interlaced PNG, inflated and unfiltered row by row. Feed it the payloads
+ * of the IDAT chunks in order (their CRCs checked by the caller); each completed row of stored
+ * samples (row_bytes long, valid during the call) goes to the callback, which returns 0 to go on.
+ */
+typedef struct fic_png_inflater fic_png_inflater;
+typedef int (*fic_png_row_callback)(void *context, uint32_t row, const unsigned char *samples);
+enum { FIC_PNG_OK = 0, FIC_PNG_CORRUPT = 1, FIC_PNG_MEMORY = 2, FIC_PNG_STOPPED = 3 };
+
+/** An inflater for width x height pixels of channels samples of bit_depth bits; NULL when out of memory. */
+fic_png_inflater *fic_png_inflater_create(uint32_t width, uint32_t height, int bit_depth, int channels);
+/** Inflates and unfilters the next IDAT payload. Returns FIC_PNG_OK or what went wrong. */
+int fic_png_inflater_feed(fic_png_inflater *inflater, const void *data, size_t length,
+                          fic_png_row_callback callback, void *context);
+/** The number of rows completed so far. */
+uint32_t fic_png_inflater_rows(const fic_png_inflater *inflater);
+/** Frees an inflater. Accepts NULL. */
+void fic_png_inflater_destroy(fic_png_inflater *inflater);
+/** Whether the CRC-32 of a chunk's type and data (length bytes) is expected. */
+int fic_png_chunk_crc_matches(const void *type_and_data, size_t length, uint32_t expected);
+
 #ifdef __cplusplus
 }
 #endif
