@@ -10,7 +10,6 @@
  * Delegated calls point cinfo->mem at the original manager for their duration, because its
  * methods cast cinfo->mem to their own type.
  */
-#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,9 +20,6 @@
 #define FIC_MEMORY_THRESHOLD ((size_t)64 * 1024)
 #define FIC_MEMORY_ALIGN ((size_t)64)
 #define FIC_HUGE_PAGE_THRESHOLD ((size_t)4 << 20)
-
-/* Bytes mapped by every decoder of the process right now. */
-static _Atomic size_t mapped_now;
 
 typedef struct fic_mapping {
     struct fic_mapping *next;
@@ -86,7 +82,6 @@ static void unmap_list(struct fic_memory_mgr *m, int pool_id) {
         fic_mapping *next = mapping->next;
         size_t length = mapping->length;
         m->mapped -= length;
-        atomic_fetch_sub(&mapped_now, length);
         munmap(mapping, length);
         mapping = next;
     }
@@ -122,7 +117,6 @@ static void *map_block(j_common_ptr cinfo, int pool_id, size_t size) {
     if (m->mapped > m->peak) {
         m->peak = m->mapped;
     }
-    atomic_fetch_add(&mapped_now, length);
     return (char *)pages + FIC_MEMORY_ALIGN;
 }
 
@@ -337,8 +331,4 @@ void fic_jpeg_remove_memory_manager(fic_jpeg_decoder *decoder) {
 
 size_t fic_jpeg_peak_mapped_bytes(const fic_jpeg_decoder *decoder) {
     return decoder->memory != NULL ? decoder->memory->peak : 0;
-}
-
-size_t fic_jpeg_mapped_bytes_in_process(void) {
-    return atomic_load(&mapped_now);
 }

@@ -131,9 +131,6 @@ final class JPEGDecompressor {
     /// The most bytes mapped at once for libjpeg's large buffers so far.
     var peakMappedBytes: Int { Int(fic_jpeg_peak_mapped_bytes(handle)) }
 
-    /// Bytes mapped for libjpeg's large buffers by every decoder of the process, right now.
-    static var mappedBytesInProcess: Int { Int(fic_jpeg_mapped_bytes_in_process()) }
-
     private func check(_ status: fic_jpeg_status) throws -> Step {
         switch status {
         case FIC_JPEG_OK: return .done

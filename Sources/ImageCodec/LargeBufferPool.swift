@@ -68,16 +68,6 @@ enum LargeBufferPool {
         }
     }
 
-    /// Unmaps every pooled buffer (for tests that measure memory, and for callers that know no
-    /// more decodes are coming soon).
-    static func drain() {
-        let drained = pool.withLockedValue { buffers -> [PageBuffer] in
-            defer { buffers.removeAll() }
-            return buffers
-        }
-        _ = drained  // unmapped outside the lock
-    }
-
     /// Bytes held by freed buffers waiting for reuse.
     static var pooledBytes: Int {
         pool.withLockedValue { $0.reduce(0) { $0 + $1.count } }

@@ -113,8 +113,6 @@ const char *fic_jpeg_warning_message(const fic_jpeg_decoder *decoder, int index)
 
 /** The most bytes the decoder has had mapped at once for libjpeg's large buffers. */
 size_t fic_jpeg_peak_mapped_bytes(const fic_jpeg_decoder *decoder);
-/** Bytes mapped for libjpeg's large buffers by every decoder of the process, right now. */
-size_t fic_jpeg_mapped_bytes_in_process(void);
 
 /**
  * For a progressive JPEG configured at scale 1/8 (each luma block becomes one pixel): starts
