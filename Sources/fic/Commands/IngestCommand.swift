@@ -46,6 +46,9 @@ struct IngestCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The memory the decodes in flight may use together, in MiB (default 96). A file that needs more is decoded alone.", valueName: "mib"))
     var memory: Int = 96
 
+    @Flag(name: .long, help: "After the summary, print the process's peak resident memory (VmHWM).")
+    var reportMemory = false
+
     func validate() throws {
         for text in formatTexts {
             do { _ = try FormatSpec(parsing: text) } catch let error as CLIError { throw ValidationError(error.message) }
@@ -109,6 +112,19 @@ struct IngestCommand: AsyncParsableCommand {
         let ignored = files.count - candidates.count
         if ignored > 0 { line += "; \(ignored) other file\(ignored == 1 ? "" : "s") ignored" }
         print(line)
+        if reportMemory, let peak = Self.peakResidentKiB() {
+            print("peak resident memory: \(peak) KiB")
+        }
         if counts.refused > 0 { throw ExitCode(ExitStatus.failure) }
+    }
+
+    /// `VmHWM` from `/proc/self/status`: the peak resident set of this process's own memory
+    /// (unlike `ru_maxrss`, which keeps a larger figure inherited from the parent across `exec`).
+    static func peakResidentKiB() -> Int? {
+        guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
+        for line in text.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+            return Int(line.dropFirst(6).filter(\.isNumber))
+        }
+        return nil
     }
 }
