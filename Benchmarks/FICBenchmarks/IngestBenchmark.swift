@@ -89,7 +89,7 @@ public enum IngestBenchmark {
     /// Sizes of the benchmark.
     public struct Options: Sendable {
         /// Files per kind of input (generated inputs are hard links to a few distinct photos).
-        public var count = 24
+        public var count = 48
         /// Distinct generated photos per kind.
         public var distinct = 3
         /// Timed runs of each side (after one untimed warm-up).

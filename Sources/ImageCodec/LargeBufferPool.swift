@@ -16,6 +16,8 @@ enum LargeBufferPool {
     static let maximumPooledBytes = 16 << 20
     /// The alignment of every buffer.
     static let alignment = 64
+    /// Buffers this large ask for huge pages (full-size bitmaps of large photos).
+    static let hugePageBytes = 4 << 20
 
     /// The freed page buffers, oldest first.
     private static let pool = LockedBox<[PageBuffer]>([])
@@ -44,6 +46,7 @@ enum LargeBufferPool {
             return Storage(base: reused.base, count: count, pages: reused)
         }
         let pages = try PageBuffer(count: count)  // fresh pages are zero
+        if count >= hugePageBytes { pages.adviseHugePages() }
         return Storage(base: pages.base, count: count, pages: pages)
     }
 

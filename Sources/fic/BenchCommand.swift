@@ -35,7 +35,7 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("ingest: a folder of photos (JPEG, PNG, WebP, found recursively by content) instead of generated large ones.", valueName: "dir"))
     var photos: String?
 
-    @Option(help: ArgumentHelp("ingest: files per kind of input (default 24).", valueName: "n"))
+    @Option(help: ArgumentHelp("ingest: files per kind of input (default 48).", valueName: "n"))
     var count: Int?
 
     @Option(help: ArgumentHelp("ingest: JPEG files of the memory run (default 240; 0 skips it).", valueName: "n"))
