@@ -39,7 +39,7 @@ void fic_jpeg_destroy(fic_jpeg_decoder *decoder) {
     if (decoder == NULL) {
         return;
     }
-    fic_jpeg_remove_memory_manager(decoder);
+    fic_jpeg_reinstate_memory_manager(decoder);
     jpeg_destroy_decompress(&decoder->cinfo);
     free(decoder->buffer);
     free(decoder);

@@ -55,7 +55,9 @@ void fic_jpeg_install_error_manager(fic_jpeg_decoder *decoder);
 
 /* Puts the mapping memory manager in front of libjpeg's own, after jpeg_create_decompress (jpeg_memory.c). */
 void fic_jpeg_install_memory_manager(fic_jpeg_decoder *decoder);
-/* Unmaps everything it mapped and gives libjpeg its own manager back, before jpeg_destroy_decompress. */
-void fic_jpeg_remove_memory_manager(fic_jpeg_decoder *decoder);
+/* Points cinfo->mem at the mapping manager again before jpeg_destroy_decompress (an error inside a
+ * call it delegated can leave libjpeg's own there), so that its self_destruct, and every hook on it,
+ * runs: it unmaps what it mapped, then destroys libjpeg's manager. */
+void fic_jpeg_reinstate_memory_manager(fic_jpeg_decoder *decoder);
 
 #endif

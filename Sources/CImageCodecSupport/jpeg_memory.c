@@ -8,7 +8,9 @@
  * but large objects, sample and coefficient arrays of 64 KiB or more, and the whole-image virtual
  * arrays (always kept in memory: there is no backing store) are mmap'ed and munmap'ed here.
  * Delegated calls point cinfo->mem at the original manager for their duration, because its
- * methods cast cinfo->mem to their own type.
+ * methods cast cinfo->mem to their own type. Other code may hook this manager's methods in turn
+ * (saving and calling the ones it replaces); destruction goes through cinfo->mem->self_destruct,
+ * so every hook runs, then this manager's, then libjpeg's own.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -318,15 +320,10 @@ void fic_jpeg_install_memory_manager(fic_jpeg_decoder *decoder) {
     decoder->cinfo.mem = &m->pub;
 }
 
-void fic_jpeg_remove_memory_manager(fic_jpeg_decoder *decoder) {
-    struct fic_memory_mgr *m = decoder->memory;
-    if (m == NULL) {
-        return;
+void fic_jpeg_reinstate_memory_manager(fic_jpeg_decoder *decoder) {
+    if (decoder->memory != NULL) {
+        decoder->cinfo.mem = &decoder->memory->pub;
     }
-    release_all(m);
-    decoder->cinfo.mem = m->original; /* also right after an error left it pointing there */
-    decoder->memory = NULL;
-    free(m);
 }
 
 size_t fic_jpeg_peak_mapped_bytes(const fic_jpeg_decoder *decoder) {

@@ -76,7 +76,7 @@ public final class DecodedImage: @unchecked Sendable {
     package init(
         allocating width: Int, height: Int, pixelFormat: PixelFormat, source: ImageInfo,
         isOrientationApplied: Bool, scaleDenominator: Int = 1, zeroFilled: Bool
-    ) throws(ImageCacheError) {
+    ) throws {
         precondition(width > 0 && height > 0, "bitmap dimensions must be positive")
         self.width = width
         self.height = height

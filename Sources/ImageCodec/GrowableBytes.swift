@@ -8,7 +8,7 @@ final class GrowableBytes {
     /// Appends `bytes`.
     ///
     /// - Throws: ``ImageCacheError/Code/overMemoryBudget`` when the system refuses the memory.
-    func append(_ bytes: UnsafeRawBufferPointer) throws(ImageCacheError) {
+    func append(_ bytes: UnsafeRawBufferPointer) throws {
         guard !bytes.isEmpty else { return }
         let (needed, overflow) = count.addingReportingOverflow(bytes.count)
         guard !overflow else { throw ImageCacheError(.overMemoryBudget, "Too many bytes to buffer.") }

@@ -11,7 +11,7 @@ struct ImageFile: ~Copyable {
     private let descriptor: FileDescriptor
 
     /// Opens the regular file at `path`.
-    init(path: String) throws(ImageCacheError) {
+    init(path: String) throws {
         let descriptor: FileDescriptor
         do {
             descriptor = try FileDescriptor.open(path, .readOnly, options: [.closeOnExec])
@@ -44,7 +44,7 @@ struct ImageFile: ~Copyable {
     }
 
     /// Reads up to `buffer.count` bytes from `offset`; fewer only where the file ends.
-    func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws(ImageCacheError) -> Int {
+    func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws -> Int {
         do {
             return try descriptor.readAll(into: buffer, at: offset, path: path)
         } catch {

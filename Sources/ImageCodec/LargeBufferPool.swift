@@ -25,7 +25,7 @@ enum LargeBufferPool {
     /// Memory of at least `byteCount` bytes, 64-byte aligned, zero-filled when `zeroed`.
     ///
     /// - Throws: ``ImageCacheError/Code/overMemoryBudget`` when the system refuses the memory.
-    static func allocate(byteCount: Int, zeroed: Bool) throws(ImageCacheError) -> Storage {
+    static func allocate(byteCount: Int, zeroed: Bool) throws -> Storage {
         precondition(byteCount >= 0, "a buffer size is not negative")
         let count = max(byteCount, 1)
         AllocationProbe.current?.record(count)

@@ -19,7 +19,7 @@ enum OrientationTransform {
 
     /// An upright copy of `image` (whose pixels are in stored orientation), or `image` itself when
     /// `orientation` is ``ImageOrientation/up``.
-    static func apply(_ orientation: ImageOrientation, to image: DecodedImage) throws(ImageCacheError) -> DecodedImage {
+    static func apply(_ orientation: ImageOrientation, to image: DecodedImage) throws -> DecodedImage {
         let swaps = orientation.swapsDimensions
         let result = try DecodedImage(
             allocating: swaps ? image.height : image.width,

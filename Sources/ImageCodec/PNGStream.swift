@@ -93,7 +93,7 @@ final class PNGStream {
     }
 
     /// A reader of the file at `path`, from its start.
-    static func fileReader(path: String) throws(ImageCacheError) -> Reader {
+    static func fileReader(path: String) throws -> Reader {
         let file = FileBox(try ImageFile(path: path))
         var offset = 0
         return { buffer in

@@ -48,7 +48,7 @@ struct Ingester: Sendable {
         let bytes: ImageBytes
         do {
             bytes = try ImageBytes(contentsOf: file.path)
-        } catch {
+        } catch let error as ImageCacheError {
             return .refused(Self.reason(error))
         }
         let hash = bytes.withUnsafeBytes { buffer in
