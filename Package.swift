@@ -17,13 +17,14 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.0"),
     ],
     targets: [
-        // C libraries, found with pkg-config (Debian: libjpeg62-turbo-dev, libspng-dev, libwebp-dev, libcairo2-dev).
+        // C libraries, found with pkg-config (Debian: libjpeg62-turbo-dev, libspng-dev, libwebp-dev with libwebpdemux, libcairo2-dev).
         .systemLibrary(name: "CLibJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"])]),
         .systemLibrary(name: "CSpng", pkgConfig: "spng", providers: [.apt(["libspng-dev"])]),
-        .systemLibrary(name: "CWebP", pkgConfig: "libwebp", providers: [.apt(["libwebp-dev"])]),
+        .systemLibrary(name: "CWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"])]),
         .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
-        // setjmp/longjmp error handling and source managers for libjpeg, which Swift cannot do itself.
-        .target(name: "CImageCodecSupport", dependencies: ["CLibJPEG"]),
+        // setjmp/longjmp error handling and source managers for libjpeg, which Swift cannot do itself;
+        // mapped allocators; the PNG image-data inflater (zlib, Debian: zlib1g-dev).
+        .target(name: "CImageCodecSupport", dependencies: ["CLibJPEG"], linkerSettings: [.linkedLibrary("z")]),
 
         // The lowest layer: the package's one error type, locks, and every system call, wrapped once.
         .target(name: "CFICCore"),
@@ -46,6 +47,7 @@ let package = Package(
             dependencies: [
                 "FICCore", "CImageCodecSupport", "CLibJPEG", "CSpng", "CWebP",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
         // The public API: formats, entities, the cache, canvases, providers.

@@ -27,6 +27,24 @@ public struct DecodeBenchmarkResult: Sendable, Codable {
     public var djpegStartupMilliseconds: Double?
     /// ``fullDecodeMegapixelsPerSecond`` / ``djpegMegapixelsPerSecond`` (≥ 0.9 means within 10 % of djpeg).
     public var ratioToDjpeg: Double?
+    /// One large photo of each kind decoded at full size and as a 300×300 thumbnail (one thread).
+    public var thumbnails: [DecodeThumbnailResult]?
+}
+
+/// A large photo decoded at full size and straight to a thumbnail's size.
+public struct DecodeThumbnailResult: Sendable, Codable {
+    /// `jpeg-baseline`, `jpeg-progressive`, `png` or `webp`.
+    public var kind: String
+    /// The photo's size.
+    public var width: Int, height: Int
+    /// Its size in bytes.
+    public var fileBytes: Int
+    /// Milliseconds of the best full-size decode.
+    public var fullMilliseconds: Double
+    /// Milliseconds of the best decode covering 300×300.
+    public var thumbnailMilliseconds: Double
+    /// The size the thumbnail decode returned.
+    public var thumbnailWidth: Int, thumbnailHeight: Int
 }
 
 /// A benchmark setup problem (missing tools or files).
@@ -80,12 +98,30 @@ public enum DecodeBenchmark {
         } else {
             log("djpeg not found in PATH (Debian: apt-get install libjpeg-turbo-progs); skipping the comparison")
         }
+        var thumbnails: [DecodeThumbnailResult] = []
+        let large = (workDirectory as NSString).appendingPathComponent("large-photos")
+        for kind in LargePhotoSet.Kind.allCases {
+            guard let path = try? LargePhotoSet.originals(kind, distinct: 1, testdata: testdata, folder: large, log: log).first else {
+                log("could not make a large \(kind.rawValue) photo; skipping it")
+                continue
+            }
+            let photo = try ImageBytes(contentsOf: path)
+            let header = try ImageDecoder.info(photo)
+            let fullSeconds = try best { _ = try ImageDecoder.decode(photo) }
+            var small: DecodedImage?
+            let thumbnailSeconds = try best { small = try ImageDecoder.decode(photo, options: DecodingOptions(targetSize: PixelSize(width: 300, height: 300))) }
+            thumbnails.append(DecodeThumbnailResult(
+                kind: kind.rawValue, width: header.width, height: header.height, fileBytes: photo.count,
+                fullMilliseconds: fullSeconds * 1000, thumbnailMilliseconds: thumbnailSeconds * 1000,
+                thumbnailWidth: small?.width ?? 0, thumbnailHeight: small?.height ?? 0
+            ))
+        }
         let result = DecodeBenchmarkResult(
             width: info.width, height: info.height, fileBytes: bytes.count, runs: runs,
             fullDecodeMegapixelsPerSecond: full, halfScaleMegapixelsPerSecond: half,
             quarterScaleMegapixelsPerSecond: quarter, eighthScaleMegapixelsPerSecond: eighth,
             djpegMegapixelsPerSecond: djpegRate, djpegStartupMilliseconds: startup,
-            ratioToDjpeg: djpegRate.map { full / $0 }
+            ratioToDjpeg: djpegRate.map { full / $0 }, thumbnails: thumbnails
         )
         report(result, log: log)
         return result
@@ -103,6 +139,10 @@ public enum DecodeBenchmark {
             log(row("djpeg -dct int (whole process)", djpeg))
             log(String(format: "ours / djpeg = %.2f (≥ 0.90 is within 10%%)", ratio))
             log(String(format: "djpeg process start-up on a 1×1 JPEG: %.1f ms, not subtracted (negligible at this size)", startup))
+        }
+        for t in r.thumbnails ?? [] {
+            log("\(t.kind) \(t.width)×\(t.height): full size " + String(format: "%.1f ms", t.fullMilliseconds)
+                + ", to cover 300×300 (\(t.thumbnailWidth)×\(t.thumbnailHeight)) " + String(format: "%.1f ms, %.1f× faster", t.thumbnailMilliseconds, t.fullMilliseconds / max(t.thumbnailMilliseconds, 0.001)))
         }
         log("MP/s counts source megapixels at every scale. Repeated in-process decodes reuse the previous")
         log("bitmap's memory (large pixel buffers are recycled), as a cache decoding many photos does.")

@@ -1,81 +1,107 @@
 import FastImageCache
 import Foundation
 
+/// One kind of input of ``IngestBenchmark``: `fic ingest` against `vipsthumbnail` on the same files.
+public struct IngestFormatResult: Codable, Sendable {
+    /// The kind: `jpeg-baseline`, `jpeg-progressive`, `png`, `webp` (generated inputs), or the
+    /// sniffed format of the files of `--photos`.
+    public var kind: String
+    /// Files ingested per run.
+    public var files: Int
+    /// Their total size in bytes.
+    public var inputBytes: Int
+    /// `fic ingest` photos per second, best run (whole process, start-up included).
+    public var ficPhotosPerSecond: Double
+    /// Seconds of every timed `fic ingest` run.
+    public var ficSeconds: [Double]
+    /// CPU time (user and system) per photo of `fic ingest`'s best run, in milliseconds.
+    public var ficCPUMillisecondsPerPhoto: Double
+    /// The peak resident set of `fic ingest` over its runs, in bytes.
+    public var ficPeakRSSBytes: Int
+    /// `vipsthumbnail` photos per second, best run; nil when it is not installed.
+    public var vipsPhotosPerSecond: Double?
+    /// Seconds of every timed `vipsthumbnail` run.
+    public var vipsSeconds: [Double]?
+    /// CPU time per photo of `vipsthumbnail`'s best run, in milliseconds.
+    public var vipsCPUMillisecondsPerPhoto: Double?
+    /// The peak resident set of `vipsthumbnail`, in bytes.
+    public var vipsPeakRSSBytes: Int?
+    /// `fic_photos_per_second / vips_photos_per_second` (target ≥ 2).
+    public var ficOverVips: Double?
+    /// `vips_cpu_ms_per_photo / fic_cpu_ms_per_photo`: how much less CPU fic spends per photo,
+    /// the figure that survives a busy machine, where wall-clock rates do not.
+    public var cpuRatio: Double?
+
+    enum CodingKeys: String, CodingKey {
+        case kind, files
+        case inputBytes = "input_bytes"
+        case ficPhotosPerSecond = "fic_photos_per_second"
+        case ficSeconds = "fic_seconds"
+        case ficCPUMillisecondsPerPhoto = "fic_cpu_ms_per_photo"
+        case ficPeakRSSBytes = "fic_peak_rss_bytes"
+        case vipsCPUMillisecondsPerPhoto = "vips_cpu_ms_per_photo"
+        case cpuRatio = "cpu_ratio"
+        case vipsPhotosPerSecond = "vips_photos_per_second"
+        case vipsSeconds = "vips_seconds"
+        case vipsPeakRSSBytes = "vips_peak_rss_bytes"
+        case ficOverVips = "fic_over_vips"
+    }
+}
+
 /// What ``IngestBenchmark`` measured.
 public struct IngestBenchmarkResult: Codable, Sendable {
-    /// Photo files ingested per run.
-    public var photos: Int
     /// The formats of the family, as described by ``ImageFormat/description``.
     public var formats: [String]
-    /// Photos ingested per second into every format of the family (best run: the machine may be
-    /// shared, and the best run is the one least disturbed; every run is in `ingest_timing`).
-    public var imagesPerSecond: Double
-    /// Nanoseconds per photo of every timed run (decode once, draw and store each format).
-    public var ingestTiming: BenchTiming
-    /// Milliseconds to flush and close the cache after one run (not part of the ingest time).
-    public var closeMs: Double
-    /// Photos per second of `vipsthumbnail` making the largest thumbnail of the same files
-    /// (best run, like `images_per_second`); nil when it is not installed.
-    public var vipsImagesPerSecond: Double?
-    /// Nanoseconds per photo of every timed `vipsthumbnail` run.
-    public var vipsTiming: BenchTiming?
-    /// `images_per_second / vips_images_per_second` (target ≥ 1.5).
-    public var oursOverVips: Double?
-    /// Peak resident set (`VmHWM`, reset just before ingesting) while ingesting, in bytes. It
-    /// counts the table pages this process wrote, which are file-backed and reclaimable.
-    public var peakRSSBytes: Int
-    /// Peak anonymous (not file-backed) resident memory, sampled after each photo, in bytes.
-    public var peakAnonymousRSSBytes: Int?
-    /// `getrusage(RUSAGE_SELF).ru_maxrss` after ingesting, in bytes: the process's peak since it
-    /// started, so it includes whatever ran before this benchmark.
-    public var processMaxRSSBytes: Int
-    /// Photos per second (best run) when each stored image's resident pages are released right
-    /// after storing it (``CachedImage/releaseResidentPages()``), as a bulk import would.
-    public var releasingImagesPerSecond: Double
-    /// Nanoseconds per photo of every run that released resident pages.
-    public var releasingTiming: BenchTiming
-    /// Peak resident set (`VmHWM`, reset before) of the runs that released resident pages.
-    public var releasingPeakRSSBytes: Int?
-    /// Resident set just before ingesting, in bytes (what `peak_rss_bytes` started from).
-    public var rssBeforeBytes: Int?
-    /// Peak resident set of one `vipsthumbnail` run, measured by `/usr/bin/time -f %M`; nil
-    /// when either is missing.
-    public var vipsPeakRSSBytes: Int?
+    /// The decodes `fic ingest` ran at a time.
+    public var jobs: Int
+    /// Its memory budget for decodes in flight, in MiB.
+    public var memoryBudgetMiB: Int
+    /// Where the inputs came from: `generated` or the `--photos` folder.
+    public var inputs: String
+    /// One entry per kind of input.
+    public var results: [IngestFormatResult]
+    /// Files in the memory run: the JPEGs (baseline and progressive) repeated many times.
+    public var memoryRunFiles: Int?
+    /// The peak resident set of `fic ingest` in the memory run, in bytes (target < 150 MiB, and
+    /// within a few MiB of the peak with far fewer files: flat in the count).
+    public var memoryRunPeakRSSBytes: Int?
+    /// The peak of the same ingest with the per-kind count of files, for comparison.
+    public var fewFilesPeakRSSBytes: Int?
     /// Each target by name, and whether it was met.
     public var targetsMet: [String: Bool]
     /// Remarks: skipped parts, how figures were obtained.
     public var notes: [String]
 
     enum CodingKeys: String, CodingKey {
-        case photos, formats
-        case imagesPerSecond = "images_per_second"
-        case ingestTiming = "ingest_timing"
-        case closeMs = "close_ms"
-        case vipsImagesPerSecond = "vips_images_per_second"
-        case vipsTiming = "vips_timing"
-        case oursOverVips = "ours_over_vips"
-        case peakRSSBytes = "peak_rss_bytes"
-        case peakAnonymousRSSBytes = "peak_anonymous_rss_bytes"
-        case processMaxRSSBytes = "process_max_rss_bytes"
-        case releasingImagesPerSecond = "releasing_images_per_second"
-        case releasingTiming = "releasing_timing"
-        case releasingPeakRSSBytes = "releasing_peak_rss_bytes"
-        case rssBeforeBytes = "rss_before_bytes"
-        case vipsPeakRSSBytes = "vips_peak_rss_bytes"
+        case formats, jobs, inputs, results, notes
+        case memoryBudgetMiB = "memory_budget_mib"
+        case memoryRunFiles = "memory_run_files"
+        case memoryRunPeakRSSBytes = "memory_run_peak_rss_bytes"
+        case fewFilesPeakRSSBytes = "few_files_peak_rss_bytes"
         case targetsMet = "targets_met"
-        case notes
     }
 }
 
-/// Measures ingesting photos into a family of two formats (one decode per photo) against
-/// `vipsthumbnail` making the largest of the thumbnails from the same files.
+/// `fic ingest` (the tool itself, one process per run, its memory measured by the kernel) against
+/// `vipsthumbnail` making the largest thumbnail of the same files, per kind of input; then the
+/// peak memory of one ingest of many large JPEGs against one of few.
 public enum IngestBenchmark {
     /// Sizes of the benchmark.
     public struct Options: Sendable {
-        /// Photo files generated (copies of the test photos under new names).
-        public var photoCount = 200
+        /// Files per kind of input (generated inputs are hard links to a few distinct photos).
+        public var count = 48
+        /// Distinct generated photos per kind.
+        public var distinct = 3
         /// Timed runs of each side (after one untimed warm-up).
-        public var runs = 5
+        public var runs = 3
+        /// Decodes `fic ingest` runs at a time; nil for its default (one per core).
+        public var jobs: Int?
+        /// `fic ingest --memory`, in MiB.
+        public var memoryBudgetMiB = 96
+        /// JPEG files of the memory run (0 skips it).
+        public var memoryRunCount = 240
+        /// A folder of photos to use instead of generated ones.
+        public var photos: String?
 
         /// The default sizes.
         public init() {}
@@ -83,142 +109,167 @@ public enum IngestBenchmark {
 
     /// The targets, by name.
     public static let targets: [(name: String, text: String)] = [
-        ("ours_over_vips_ge_1_5", "ingest / vipsthumbnail ≥ 1.5"),
+        ("fic_over_vips_ge_2", "fic ingest / vipsthumbnail ≥ 2 for every kind of input"),
+        ("memory_run_peak_lt_150mib", "peak RSS of the memory run < 150 MiB"),
+        ("memory_flat_in_count", "peak RSS of the memory run ≤ that of few files + 16 MiB"),
     ]
 
-    struct Entity: ImageEntity {
-        let entityID: String
-        let sourceImageID: String
-        func sourceImageURL(for format: ImageFormat) -> URL? { nil }
+    /// The family ingested: three formats of grid thumbnails, the largest 300×300 pixels.
+    static let formatArguments = [
+        "--format", "thumb:75x75@2:rgb565", "--format", "medium:100x100@2:bgrx", "--format", "large:150x150@2:bgra",
+        "--family", "photos",
+    ]
+    static let largestPixelSize = (width: 300, height: 300)
+
+    /// Runs the benchmark; `fic` is the path of the `fic` executable to measure.
+    public static func run(fic: String, testdata: String, workDirectory: String, options: Options = Options(), log: (String) -> Void) throws -> IngestBenchmarkResult {
+        let root = (workDirectory as NSString).appendingPathComponent("ingest")
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        var notes: [String] = []
+        let jobs = options.jobs ?? ProcessInfo.processInfo.activeProcessorCount
+
+        // Inputs, one folder per kind.
+        var sets: [(kind: String, files: [String])] = []
+        var jpegOriginals: [String] = []
+        if let photos = options.photos {
+            var byFormat: [String: [String]] = [:]
+            for path in try filesUnder(photos) {
+                guard let format = sniff(path) else { continue }
+                byFormat[format, default: []].append(path)
+            }
+            for kind in ["jpeg", "png", "webp"] {
+                guard let found = byFormat[kind], !found.isEmpty else { continue }
+                let folder = try BenchKit.makeFreshDirectory(root, "input-\(kind)")
+                var files: [String] = []
+                for (index, path) in found.enumerated() {
+                    let link = (folder as NSString).appendingPathComponent(String(format: "photo-%05d.", index) + (path as NSString).pathExtension)
+                    try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: path)
+                    files.append(link)
+                }
+                sets.append((kind, files))
+                if kind == "jpeg" { jpegOriginals = found }
+            }
+            guard !sets.isEmpty else { throw BenchmarkError("no JPEG, PNG or WebP files under \(photos)") }
+        } else {
+            let generated = (workDirectory as NSString).appendingPathComponent("large-photos")
+            for kind in LargePhotoSet.Kind.allCases {
+                let originals = try LargePhotoSet.originals(kind, distinct: options.distinct, testdata: testdata, folder: generated, log: log)
+                let files = try LargePhotoSet.linkFolder((root as NSString).appendingPathComponent("input-\(kind.rawValue)"), count: options.count, originals: originals)
+                sets.append((kind.rawValue, files))
+                if kind == .jpegBaseline || kind == .jpegProgressive { jpegOriginals += originals }
+            }
+        }
+
+        let vipsthumbnail = BenchKit.findExecutable("vipsthumbnail")
+        if vipsthumbnail == nil { notes.append("vipsthumbnail is not installed (scripts/install-deps --bench): the comparison was skipped") }
+        var results: [IngestFormatResult] = []
+        for (kind, files) in sets {
+            let inputBytes = files.reduce(0) { $0 + ((try? FileManager.default.attributesOfItem(atPath: $1)[.size] as? Int) ?? 0) }
+            let folder = (files[0] as NSString).deletingLastPathComponent
+            log("  \(kind): \(files.count) files, \(BenchKit.mebibytes(inputBytes))")
+            var ficRuns: [ChildProcess.Run] = []
+            for run in 0...options.runs {
+                let measured = try ingest(fic: fic, folder: folder, count: files.count, jobs: jobs, memory: options.memoryBudgetMiB, root: root)
+                if run > 0 { ficRuns.append(measured) }
+            }
+            let ficBest = ficRuns.min { $0.seconds < $1.seconds }!
+            var result = IngestFormatResult(
+                kind: kind, files: files.count, inputBytes: inputBytes,
+                ficPhotosPerSecond: Double(files.count) / ficBest.seconds, ficSeconds: ficRuns.map(\.seconds),
+                ficCPUMillisecondsPerPhoto: ficRuns.map(\.cpuSeconds).min()! * 1000 / Double(files.count),
+                ficPeakRSSBytes: ficRuns.map(\.peakRSSBytes).max()!
+            )
+            log("    fic ingest:    \(BenchKit.fixed(result.ficPhotosPerSecond)) photos/s (best of \(options.runs)), \(BenchKit.fixed(result.ficCPUMillisecondsPerPhoto)) ms CPU per photo, peak RSS \(BenchKit.mebibytes(result.ficPeakRSSBytes))")
+            if let vipsthumbnail {
+                var vipsRuns: [ChildProcess.Run] = []
+                for run in 0...options.runs {
+                    let out = try BenchKit.makeFreshDirectory(root, "vips-out")
+                    var total = ChildProcess.Run(seconds: 0, cpuSeconds: 0, peakRSSBytes: 0, output: "")
+                    for batch in stride(from: 0, to: files.count, by: 500) {
+                        let slice = Array(files[batch..<min(batch + 500, files.count)])
+                        // vipsthumbnail takes an output path relative to each input's folder unless absolute.
+                        let arguments = ["-s", "\(largestPixelSize.width)x\(largestPixelSize.height)", "--smartcrop", "centre",
+                                         "-o", (out as NSString).appendingPathComponent("%s.jpg")] + slice
+                        let one = try ChildProcess.run(vipsthumbnail, arguments, workDirectory: root)
+                        total.seconds += one.seconds
+                        total.cpuSeconds += one.cpuSeconds
+                        total.peakRSSBytes = max(total.peakRSSBytes, one.peakRSSBytes)
+                    }
+                    let made = (try? FileManager.default.contentsOfDirectory(atPath: out).count) ?? 0
+                    guard made == files.count else { throw BenchmarkError("vipsthumbnail wrote \(made) thumbnails, not \(files.count)") }
+                    if run > 0 { vipsRuns.append(total) }
+                }
+                let vipsBest = vipsRuns.map(\.seconds).min()!
+                result.vipsPhotosPerSecond = Double(files.count) / vipsBest
+                result.vipsSeconds = vipsRuns.map(\.seconds)
+                result.vipsPeakRSSBytes = vipsRuns.map(\.peakRSSBytes).max()
+                result.ficOverVips = result.ficPhotosPerSecond / result.vipsPhotosPerSecond!
+                result.vipsCPUMillisecondsPerPhoto = vipsRuns.map(\.cpuSeconds).min()! * 1000 / Double(files.count)
+                result.cpuRatio = result.vipsCPUMillisecondsPerPhoto! / result.ficCPUMillisecondsPerPhoto
+                log("    vipsthumbnail: \(BenchKit.fixed(result.vipsPhotosPerSecond!)) photos/s (best of \(options.runs)), \(BenchKit.fixed(result.vipsCPUMillisecondsPerPhoto!)) ms CPU per photo, peak RSS \(BenchKit.mebibytes(result.vipsPeakRSSBytes!)); fic / vips = \(BenchKit.fixed(result.ficOverVips!, 2))× (CPU per photo \(BenchKit.fixed(result.cpuRatio!, 2))×)")
+            }
+            results.append(result)
+        }
+
+        // Memory: many large JPEGs against few.
+        var memoryRun: ChildProcess.Run?
+        var fewRun: ChildProcess.Run?
+        if options.memoryRunCount > 0, !jpegOriginals.isEmpty {
+            let few = try LargePhotoSet.linkFolder((root as NSString).appendingPathComponent("memory-few"), count: min(options.count, options.memoryRunCount), originals: jpegOriginals)
+            let many = try LargePhotoSet.linkFolder((root as NSString).appendingPathComponent("memory-many"), count: options.memoryRunCount, originals: jpegOriginals)
+            fewRun = try ingest(fic: fic, folder: (few[0] as NSString).deletingLastPathComponent, count: few.count, jobs: jobs, memory: options.memoryBudgetMiB, root: root)
+            memoryRun = try ingest(fic: fic, folder: (many[0] as NSString).deletingLastPathComponent, count: many.count, jobs: jobs, memory: options.memoryBudgetMiB, root: root)
+            log("  memory: \(few.count) JPEGs peak \(BenchKit.mebibytes(fewRun!.peakRSSBytes)), \(many.count) JPEGs peak \(BenchKit.mebibytes(memoryRun!.peakRSSBytes))")
+        }
+
+        var met: [String: Bool] = [:]
+        let ratios = results.compactMap(\.ficOverVips)
+        if !ratios.isEmpty && ratios.count == results.count { met["fic_over_vips_ge_2"] = ratios.allSatisfy { $0 >= 2 } }
+        if let memoryRun, let fewRun {
+            met["memory_run_peak_lt_150mib"] = memoryRun.peakRSSBytes < 150 << 20
+            met["memory_flat_in_count"] = memoryRun.peakRSSBytes <= fewRun.peakRSSBytes + (16 << 20)
+        }
+        notes.append("both sides are whole processes using every core: fic ingest --jobs \(jobs) stores \(formatArguments.count / 2 - 1) formats (largest \(largestPixelSize.width)×\(largestPixelSize.height)); vipsthumbnail -s \(largestPixelSize.width)x\(largestPixelSize.height) --smartcrop centre writes one JPEG per photo, with its own threads")
+        notes.append("photos/s are from the best of \(options.runs) runs after a warm-up run; input files are in the page cache; on a busy machine compare CPU per photo, as photos/s then measure the other work more than either program")
+        notes.append(ChildProcess.timeTool == nil
+            ? "/usr/bin/time is missing (apt-get install time): peak RSS figures include this process's own peak and are upper bounds"
+            : "CPU time and peak RSS of each process are measured by /usr/bin/time")
+        return IngestBenchmarkResult(
+            formats: stride(from: 1, to: formatArguments.count - 2, by: 2).map { formatArguments[$0] }, jobs: jobs,
+            memoryBudgetMiB: options.memoryBudgetMiB, inputs: options.photos ?? "generated", results: results,
+            memoryRunFiles: memoryRun == nil ? nil : options.memoryRunCount, memoryRunPeakRSSBytes: memoryRun?.peakRSSBytes,
+            fewFilesPeakRSSBytes: fewRun?.peakRSSBytes, targetsMet: met, notes: notes)
     }
 
-    /// Runs the benchmark with copies of the JPEG photos of `testdata` (its `photos` folder if it
-    /// has one), keeping its files in a folder of `workDirectory` that is removed afterwards.
-    public static func run(testdata: String, workDirectory: String, options: Options = Options(), log: (String) -> Void) throws -> IngestBenchmarkResult {
-        let root = try BenchKit.makeFreshDirectory(workDirectory, "ingest-\(getpid())")
-        defer { try? FileManager.default.removeItem(atPath: root) }
-        var notes: [String] = []
-
-        // Inputs: copies of the test JPEGs under new names.
-        let all = BenchKit.photos(in: testdata)
-        let jpegs = all.filter { ["jpg", "jpeg"].contains(($0 as NSString).pathExtension.lowercased()) }
-        let originals = jpegs.isEmpty ? all : jpegs
-        guard !originals.isEmpty else { throw BenchmarkError("no photos in \(testdata)") }
-        let inputs = try BenchKit.makeFreshDirectory(root, "photos")
-        var files: [String] = []
-        var inputBytes = 0
-        for i in 0..<options.photoCount {
-            let original = originals[i % originals.count]
-            let ext = (original as NSString).pathExtension
-            let path = (inputs as NSString).appendingPathComponent(String(format: "photo-%05d.", i) + ext)
-            try FileManager.default.copyItem(atPath: original, toPath: path)
-            inputBytes += (try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
-            files.append(path)
+    /// One `fic ingest` of `folder` into a fresh cache; checks that every file was added.
+    private static func ingest(fic: String, folder: String, count: Int, jobs: Int, memory: Int, root: String) throws -> ChildProcess.Run {
+        let cache = (root as NSString).appendingPathComponent("cache")
+        if FileManager.default.fileExists(atPath: cache) { try FileManager.default.removeItem(atPath: cache) }
+        let arguments = ["ingest", folder, "--cache", cache, "--jobs", "\(jobs)", "--memory", "\(memory)"] + formatArguments
+        let run = try ChildProcess.run(fic, arguments, workDirectory: root)
+        guard run.output.contains("\(count) added") else {
+            throw BenchmarkError("fic ingest did not add all \(count) files: \(run.output.trimmingCharacters(in: .whitespacesAndNewlines))")
         }
-        log("  \(files.count) photos (copies of \(originals.count) originals, \(BenchKit.mebibytes(inputBytes)))")
+        return run
+    }
 
-        let small = try ImageFormat(name: "thumb", family: "photos", size: CGSize(width: 75, height: 75), scale: 2, style: .rgb565, maximumCount: files.count)
-        let large = try ImageFormat(name: "large", family: "photos", size: CGSize(width: 150, height: 150), scale: 2, style: .bgra32Premultiplied, maximumCount: files.count)
-        let formats = [small, large]
-        // vipsthumbnail makes the size one decode of ours covers.
-        let target = PixelSize(width: formats.map(\.pixelSize.width).max()!, height: formats.map(\.pixelSize.height).max()!)
-        let entities = files.map { Entity(entityID: ($0 as NSString).lastPathComponent, sourceImageID: "v1") }
-
-        // Ours: decode once at the largest size, draw and store every format.
-        let rssBefore = BenchKit.ResidentMemory.current()?.total
-        let resetWorked = BenchKit.ResidentMemory.resetPeak()
-        if !resetWorked { notes.append("could not reset the peak RSS (/proc/self/clear_refs): peak_rss_bytes includes earlier work") }
-        var peakAnonymous: Int?
-        var closeMs = 0.0
-        let clock = ContinuousClock()
-        var runNumber = 0
-        // One ingest of every file into a fresh cache; returns ns per photo.
-        func ingestOnce(releasingPages: Bool, sampling: Bool) throws -> Double {
-            runNumber += 1
-            let namespace = "run\(runNumber)"
-            let cache = try ImageCache(directory: (root as NSString).appendingPathComponent("cache"), namespace: namespace, formats: formats)
-            let start = clock.now
-            for (i, path) in files.enumerated() {
-                let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
-                try cache.storeImages(from: .encoded(bytes), for: entities[i], releasingPages: releasingPages)
-                if sampling, let now = BenchKit.ResidentMemory.current() {
-                    peakAnonymous = max(peakAnonymous ?? 0, now.anonymous)
-                }
-            }
-            let elapsed = BenchKit.nanoseconds(clock.now - start)
-            let stored = cache.statistics.formats.map(\.count)
-            guard stored.allSatisfy({ $0 == files.count }) else { throw BenchmarkError("the cache holds \(stored) images per format, not \(files.count)") }
-            let closeStart = clock.now
-            cache.close()
-            closeMs = BenchKit.nanoseconds(clock.now - closeStart) / 1e6
-            try? FileManager.default.removeItem(atPath: (root as NSString).appendingPathComponent("cache/" + namespace))
-            return elapsed / Double(files.count)
+    /// Regular files under `folder`, recursively, sorted.
+    private static func filesUnder(_ folder: String) throws -> [String] {
+        guard let enumerator = FileManager.default.enumerator(atPath: folder) else { throw BenchmarkError("cannot list \(folder)") }
+        var found: [String] = []
+        while let name = enumerator.nextObject() as? String {
+            let path = (folder as NSString).appendingPathComponent(name)
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue { found.append(path) }
         }
-        _ = try ingestOnce(releasingPages: false, sampling: true)
-        var samples: [Double] = []
-        for _ in 0..<options.runs { samples.append(try ingestOnce(releasingPages: false, sampling: false)) }
-        let peak = BenchKit.ResidentMemory.highWaterMark() ?? BenchKit.ResidentMemory.maxRSS()
-        let processMax = BenchKit.ResidentMemory.maxRSS()
-        let ours = BenchTiming(samples)
-        let imagesPerSecond = 1e9 / ours.best
-        log("  ingest: \(BenchKit.fixed(imagesPerSecond)) photos/s (best; \(BenchKit.fixed(ours.best / 1e6, 2)) ms each, median \(BenchKit.fixed(ours.median / 1e6, 2)) ms), peak RSS \(BenchKit.mebibytes(peak))")
+        return found.sorted()
+    }
 
-        // The same, releasing each stored image's resident pages right after storing it.
-        let releasedResetWorked = BenchKit.ResidentMemory.resetPeak()
-        var releasedSamples: [Double] = []
-        for _ in 0..<options.runs { releasedSamples.append(try ingestOnce(releasingPages: true, sampling: false)) }
-        let released = BenchTiming(releasedSamples)
-        let releasedPeak = releasedResetWorked ? BenchKit.ResidentMemory.highWaterMark() : nil
-        log("  ingest releasing resident pages: \(BenchKit.fixed(1e9 / released.best)) photos/s (best), peak RSS \(releasedPeak.map(BenchKit.mebibytes) ?? "unknown")")
-
-        // vipsthumbnail: the largest thumbnail of the same files, one invocation per batch.
-        var vips: BenchTiming?
-        var vipsPeak: Int?
-        if let vipsthumbnail = BenchKit.findExecutable("vipsthumbnail") {
-            var vipsSamples: [Double] = []
-            let timeTool = FileManager.default.isExecutableFile(atPath: "/usr/bin/time") ? "/usr/bin/time" : nil
-            let rssFile = (root as NSString).appendingPathComponent("vips-rss.txt")
-            for run in 0...options.runs {
-                let out = try BenchKit.makeFreshDirectory(root, "vips")
-                let start = clock.now
-                for batch in stride(from: 0, to: files.count, by: 500) {
-                    let slice = Array(files[batch..<min(batch + 500, files.count)])
-                    let arguments = ["-s", "\(target.width)x\(target.height)", "-o", (out as NSString).appendingPathComponent("%s.jpg")] + slice
-                    if run == 0, let timeTool {
-                        // The warm-up run also measures vips's peak RSS; `time` forks, so the
-                        // figure is vips's own, not inherited from this process.
-                        try BenchKit.runProcess(timeTool, ["-f", "%M", "-o", rssFile, vipsthumbnail] + arguments)
-                        let text = (try? String(contentsOfFile: rssFile, encoding: .utf8)) ?? ""
-                        if let kib = text.split(whereSeparator: \.isNewline).last.flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }) {
-                            vipsPeak = max(vipsPeak ?? 0, kib * 1024)
-                        }
-                    } else {
-                        try BenchKit.runProcess(vipsthumbnail, arguments)
-                    }
-                }
-                let elapsed = BenchKit.nanoseconds(clock.now - start)
-                let made = (try? FileManager.default.contentsOfDirectory(atPath: out).count) ?? 0
-                guard made == files.count else { throw BenchmarkError("vipsthumbnail wrote \(made) thumbnails, not \(files.count)") }
-                if run > 0 { vipsSamples.append(elapsed / Double(files.count)) }
-            }
-            vips = BenchTiming(vipsSamples)
-            log("  vipsthumbnail: \(BenchKit.fixed(1e9 / vips!.best)) photos/s (best; \(BenchKit.fixed(vips!.best / 1e6, 2)) ms each, median \(BenchKit.fixed(vips!.median / 1e6, 2)) ms)")
-            notes.append("vipsthumbnail writes one \(target.width)×\(target.height) JPEG per photo (its default quality) and may use several threads; ours decodes once and stores \(formats.count) formats on one thread")
-        } else {
-            notes.append("vipsthumbnail is not installed (apt-get install libvips-tools): the comparison was skipped")
-            log("  vipsthumbnail: skipped, not installed")
-        }
-
-        let vipsPerSecond = vips.map { 1e9 / $0.best }
-        let ratio = vipsPerSecond.map { imagesPerSecond / $0 }
-        var met: [String: Bool] = [:]
-        if let ratio { met["ours_over_vips_ge_1_5"] = ratio >= 1.5 }
-        notes.append("photos/s are from the best of \(options.runs) runs after a warm-up run, for both sides; input files are in the page cache")
-        return IngestBenchmarkResult(
-            photos: files.count, formats: formats.map(\.description), imagesPerSecond: imagesPerSecond, ingestTiming: ours,
-            closeMs: closeMs, vipsImagesPerSecond: vipsPerSecond, vipsTiming: vips, oursOverVips: ratio,
-            peakRSSBytes: peak, peakAnonymousRSSBytes: peakAnonymous, processMaxRSSBytes: processMax,
-            releasingImagesPerSecond: 1e9 / released.best, releasingTiming: released,
-            releasingPeakRSSBytes: releasedPeak, rssBeforeBytes: rssBefore, vipsPeakRSSBytes: vipsPeak, targetsMet: met, notes: notes)
+    /// "jpeg", "png" or "webp" from the file's first bytes.
+    private static func sniff(_ path: String) -> String? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        let head = (try? handle.read(upToCount: 16)) ?? Data()
+        return head.withUnsafeBytes { ImageDecoder.sniffFormat($0)?.rawValue }
     }
 }

@@ -29,6 +29,7 @@ fic_jpeg_decoder *fic_jpeg_create(int strict) {
     }
     jpeg_create_decompress(&decoder->cinfo);
     decoder->cinfo.client_data = decoder;
+    fic_jpeg_install_memory_manager(decoder);
     fic_jpeg_install_source(decoder);
     jpeg_save_markers(&decoder->cinfo, JPEG_APP0 + 1, 0xFFFF);
     return decoder;
@@ -38,6 +39,7 @@ void fic_jpeg_destroy(fic_jpeg_decoder *decoder) {
     if (decoder == NULL) {
         return;
     }
+    fic_jpeg_reinstate_memory_manager(decoder);
     jpeg_destroy_decompress(&decoder->cinfo);
     free(decoder->buffer);
     free(decoder);

@@ -50,9 +50,40 @@ static void on_error_exit(j_common_ptr cinfo) {
     longjmp(decoder->jump, 1);
 }
 
-/* Warnings that say nothing about the pixels, tolerated even in strict mode. */
-static int is_harmless_warning(int code) {
-    return code == JWRN_JFIF_MAJOR || code == JWRN_BOGUS_ICC || code == JWRN_ADOBE_XFORM;
+/*
+ * Warnings that mean the pixels are wrong or missing: entropy-coded data that is cut short or
+ * undecodable (or followed by more than padding), and premature end of the file (an incomplete
+ * download). Strict mode refuses them. Every other warning (extraneous bytes between header
+ * segments or a little padding after image data, an unknown JFIF revision, a bad ICC or Adobe
+ * segment, odd scan parameters) leaves the picture whole, as every viewer shows it; it is kept
+ * for logging and decoding goes on.
+ */
+/* libjpeg's global_state while it reads the header (DSTATE_INHEADER in its private jpegint.h). */
+#define FIC_STATE_IN_HEADER 201
+/* Extraneous bytes after image data has started that are still taken for padding, not damage. */
+#define FIC_EXTRANEOUS_PADDING 256
+
+static int is_damaging_warning(const fic_jpeg_decoder *decoder, int code) {
+    if (code == JWRN_EXTRANEOUS_DATA) {
+        /* Junk between header segments (a wrong APP length, a truncated APP14, a broken EXIF
+         * block) leaves the picture whole. Many bytes left over where entropy-coded data ends
+         * mean the decoder lost its way in it: the picture is wrong. */
+        return decoder->cinfo.global_state != FIC_STATE_IN_HEADER &&
+               decoder->cinfo.err->msg_parm.i[0] > FIC_EXTRANEOUS_PADDING;
+    }
+    return code == JWRN_HIT_MARKER || code == JWRN_HUFF_BAD_CODE || code == JWRN_ARITH_BAD_CODE ||
+           code == JWRN_MUST_RESYNC || code == JWRN_JPEG_EOF || code == JWRN_TOO_MUCH_DATA;
+}
+
+static void keep_warning(fic_jpeg_decoder *decoder) {
+    if (decoder->kept_warnings >= FIC_JPEG_KEPT_WARNINGS) {
+        return;
+    }
+    char *text = decoder->warning_text[decoder->kept_warnings];
+    text[0] = '\0';
+    (*decoder->error_manager.format_message)((j_common_ptr)&decoder->cinfo, text);
+    text[JMSG_LENGTH_MAX - 1] = '\0';
+    decoder->kept_warnings += 1;
 }
 
 static void on_emit_message(j_common_ptr cinfo, int level) {
@@ -62,10 +93,11 @@ static void on_emit_message(j_common_ptr cinfo, int level) {
     fic_jpeg_decoder *decoder = (fic_jpeg_decoder *)cinfo->client_data;
     decoder->warnings += 1;
     cinfo->err->num_warnings += 1;
-    if (decoder->strict && !is_harmless_warning(cinfo->err->msg_code)) {
+    if (decoder->strict && is_damaging_warning(decoder, cinfo->err->msg_code)) {
         fic_jpeg_record_error(decoder, cinfo->err->msg_code);
         longjmp(decoder->jump, 1);
     }
+    keep_warning(decoder);
 }
 
 static void on_output_message(j_common_ptr cinfo) {
@@ -89,4 +121,11 @@ const char *fic_jpeg_error_message(const fic_jpeg_decoder *decoder) {
 
 int fic_jpeg_warning_count(const fic_jpeg_decoder *decoder) {
     return decoder->warnings;
+}
+
+const char *fic_jpeg_warning_message(const fic_jpeg_decoder *decoder, int index) {
+    if (index < 0 || index >= decoder->kept_warnings) {
+        return NULL;
+    }
+    return decoder->warning_text[index];
 }

@@ -10,6 +10,11 @@
 
 #include "fic_codec_support.h"
 
+/* How many warning texts a decoder keeps. */
+#define FIC_JPEG_KEPT_WARNINGS 4
+
+struct fic_memory_mgr;
+
 struct fic_jpeg_decoder {
     struct jpeg_decompress_struct cinfo;
     struct jpeg_error_mgr error_manager;
@@ -35,6 +40,11 @@ struct fic_jpeg_decoder {
 
     /* File-backed coefficient arrays (jpeg_coefficient_file.c), or NULL. */
     void *coefficient_file;
+    /* The texts of the first recoverable warnings, for logging (jpeg_errors.c). */
+    int kept_warnings;
+    char warning_text[FIC_JPEG_KEPT_WARNINGS][JMSG_LENGTH_MAX];
+    /* The memory manager that maps large buffers (jpeg_memory.c), or NULL. */
+    struct fic_memory_mgr *memory;
 };
 
 /* Installs the source manager (jpeg_source.c). */
@@ -44,5 +54,12 @@ void fic_jpeg_install_source(fic_jpeg_decoder *decoder);
 void fic_jpeg_record_error(fic_jpeg_decoder *decoder, int message_code);
 /* Installs the error manager that longjmps to decoder->jump (jpeg_errors.c). */
 void fic_jpeg_install_error_manager(fic_jpeg_decoder *decoder);
+
+/* Puts the mapping memory manager in front of libjpeg's own, after jpeg_create_decompress (jpeg_memory.c). */
+void fic_jpeg_install_memory_manager(fic_jpeg_decoder *decoder);
+/* Points cinfo->mem at the mapping manager again before jpeg_destroy_decompress (an error inside a
+ * call it delegated can leave libjpeg's own there), so that its self_destruct, and every hook on it,
+ * runs: it unmaps what it mapped, then destroys libjpeg's manager. */
+void fic_jpeg_reinstate_memory_manager(fic_jpeg_decoder *decoder);
 
 #endif

@@ -31,6 +31,13 @@ package final class PageBuffer: @unchecked Sendable {
         munmap(base, mappedCount)
     }
 
+    /// Asks for 2 MiB pages where the system grants them on request (transparent huge pages in
+    /// `madvise` mode): a buffer of many megabytes that is written once through then takes 512 times
+    /// fewer page faults. Nothing changes where the system does not.
+    package func adviseHugePages() {
+        _ = madvise(base, mappedCount, MADV_HUGEPAGE)
+    }
+
     /// Lets the system take the pages back now; they read as zeros afterwards.
     package func releasePages() {
         _ = madvise(base, mappedCount, MADV_DONTNEED)

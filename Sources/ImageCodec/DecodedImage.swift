@@ -3,8 +3,9 @@
 /// Pixels are either ``PixelFormat/bgra32Premultiplied`` (when the source has alpha) or
 /// ``PixelFormat/bgrx32`` (opaque sources), the layouts of cairo's `ARGB32` and `RGB24` image
 /// surfaces, so a decoded image can be drawn without conversion. Rows start every
-/// ``bytesPerRow`` bytes; the buffer is 64-byte aligned. The pixels never change after decoding
-/// finishes, which is what makes the type `Sendable`.
+/// ``bytesPerRow`` bytes; the buffer is 64-byte aligned. Large bitmaps live in memory mapped for
+/// them (never in `malloc`'s heap), recycled through a small bounded pool. The pixels never change
+/// after decoding finishes, which is what makes the type `Sendable`.
 public final class DecodedImage: @unchecked Sendable {
     /// Width in pixels.
     public let width: Int
@@ -18,13 +19,22 @@ public final class DecodedImage: @unchecked Sendable {
     public let source: ImageInfo
     /// Whether ``ImageInfo/orientation`` has been applied to these pixels, so that they are upright.
     public let isOrientationApplied: Bool
-    /// The libjpeg DCT scale denominator used when decoding (1, 2, 4 or 8); 1 for other formats.
+    /// How many times smaller than the source this bitmap is, rounded up: 1 only for a full-size
+    /// decode. For JPEGs it is the libjpeg DCT scale denominator (1, 2, 4 or 8); PNGs shrink by a
+    /// whole factor (each pixel the average of a `scaleDenominator × scaleDenominator` block);
+    /// WebPs are scaled by libwebp to any size, and report the ratio rounded up.
     public let scaleDenominator: Int
+    /// Recoverable damage the decoder met and decoded past (libjpeg warnings such as extraneous
+    /// bytes before a marker, or junk before the image), in the words of the decoder. Empty for a
+    /// clean file. Each one was also logged.
+    public private(set) var warnings: [String] = []
 
     /// The first byte of the pixels.
     public let baseAddress: UnsafeMutableRawPointer
+    /// The memory behind ``baseAddress``.
+    private let storage: LargeBufferPool.Storage
 
-    /// Allocates an uninitialised (zero-filled) bitmap. Used by the decoders.
+    /// Allocates a zero-filled bitmap. Used by the decoders and tests.
     ///
     /// - Precondition: `width > 0`, `height > 0` and `pixelFormat` is a 32-bit format.
     package convenience init(
@@ -38,7 +48,9 @@ public final class DecodedImage: @unchecked Sendable {
     }
 
     /// Allocates a bitmap whose memory is zero-filled only when `zeroFilled` is `true`; decoders that
-    /// overwrite every byte pass `false`. Large buffers are recycled (see `PixelMemory`).
+    /// overwrite every byte pass `false`. When the system refuses to map memory this falls back to
+    /// `malloc`; decoders use ``init(allocating:height:pixelFormat:source:isOrientationApplied:scaleDenominator:zeroFilled:)``,
+    /// which throws instead.
     ///
     /// - Precondition: `width > 0`, `height > 0` and `pixelFormat` is a 32-bit format.
     package init(
@@ -53,11 +65,48 @@ public final class DecodedImage: @unchecked Sendable {
         self.source = source
         self.isOrientationApplied = isOrientationApplied
         self.scaleDenominator = scaleDenominator
-        self.baseAddress = PixelMemory.allocate(byteCount: max(bytesPerRow * height, 1), zeroed: zeroFilled)
+        self.storage = LargeBufferPool.allocateOrFallBack(byteCount: bytesPerRow * height, zeroed: zeroFilled)
+        self.baseAddress = storage.base
     }
 
-    deinit {
-        PixelMemory.release(baseAddress, byteCount: max(bytesPerRow * height, 1))
+    /// Allocates a bitmap for a decoder, throwing ``ImageCacheError/Code/overMemoryBudget`` when the
+    /// system refuses the memory.
+    ///
+    /// - Precondition: `width > 0`, `height > 0` and `pixelFormat` is a 32-bit format.
+    package init(
+        allocating width: Int, height: Int, pixelFormat: PixelFormat, source: ImageInfo,
+        isOrientationApplied: Bool, scaleDenominator: Int = 1, zeroFilled: Bool
+    ) throws {
+        precondition(width > 0 && height > 0, "bitmap dimensions must be positive")
+        self.width = width
+        self.height = height
+        self.pixelFormat = pixelFormat
+        self.bytesPerRow = (width * pixelFormat.bytesPerPixel + 3) & ~3
+        self.source = source
+        self.isOrientationApplied = isOrientationApplied
+        self.scaleDenominator = scaleDenominator
+        self.storage = try LargeBufferPool.allocate(byteCount: bytesPerRow * height, zeroed: zeroFilled)
+        self.baseAddress = storage.base
+    }
+
+    /// The same pixels described by another `source` (a decoder that learns the orientation only
+    /// after decoding, from EXIF data at the end of the file).
+    private init(sharing other: DecodedImage, source: ImageInfo, isOrientationApplied: Bool) {
+        width = other.width
+        height = other.height
+        pixelFormat = other.pixelFormat
+        bytesPerRow = other.bytesPerRow
+        self.source = source
+        self.isOrientationApplied = isOrientationApplied
+        scaleDenominator = other.scaleDenominator
+        warnings = other.warnings
+        storage = other.storage
+        baseAddress = other.baseAddress
+    }
+
+    /// `image`'s pixels described by `source`; `image` must not be used afterwards.
+    static func rebinding(_ image: DecodedImage, source: ImageInfo, isOrientationApplied: Bool) -> DecodedImage {
+        DecodedImage(sharing: image, source: source, isOrientationApplied: isOrientationApplied)
     }
 
     /// The number of bytes the pixels occupy (`bytesPerRow × height`).
@@ -66,5 +115,10 @@ public final class DecodedImage: @unchecked Sendable {
     /// Calls `body` with the pixel bytes.
     public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         try body(UnsafeRawBufferPointer(start: baseAddress, count: byteCount))
+    }
+
+    /// Records recoverable damage met while decoding; only decoders call it, before they return.
+    func addWarnings(_ more: [String]) {
+        warnings += more
     }
 }

@@ -63,6 +63,36 @@ enum FormatSniffer {
         return nil
     }
 
+    /// How far into the data a JPEG's start-of-image marker is looked for when the data does not
+    /// start with one.
+    static let junkLimit = 1024
+
+    /// The decodable format of `bytes` and where its data starts: 0, or for a JPEG preceded by junk
+    /// (as some cameras and broken uploads write), the offset of its start-of-image marker, when
+    /// that lies within ``junkLimit`` bytes, is followed by a marker that can open a JPEG, and the
+    /// data is no other known format.
+    static func locate(_ bytes: UnsafeRawBufferPointer) -> (format: ImageFileFormat, offset: Int)? {
+        if let format = format(of: bytes) { return (format, 0) }
+        guard bytes.count > 4, !others.contains(where: { matches($0, bytes) }) else { return nil }
+        let end = min(bytes.count - 3, junkLimit)
+        var index = 1
+        while index < end {
+            if bytes[index] == 0xFF, bytes[index + 1] == 0xD8, bytes[index + 2] == 0xFF, opensJPEG(bytes[index + 3]) {
+                return (.jpeg, index)
+            }
+            index += 1
+        }
+        return nil
+    }
+
+    /// Whether `marker` may follow SOI: APPn, COM, DQT, DHT, DRI, or a start-of-frame.
+    private static func opensJPEG(_ marker: UInt8) -> Bool {
+        switch marker {
+        case 0xE0...0xEF, 0xFE, 0xDB, 0xC4, 0xDD, 0xC0...0xC3, 0xC5...0xC7, 0xC9...0xCB, 0xCD...0xCF: return true
+        default: return false
+        }
+    }
+
     /// The error for bytes that ``format(of:)`` does not recognise, naming what they look like.
     static func unrecognisedError(_ bytes: UnsafeRawBufferPointer) -> ImageCacheError {
         if bytes.isEmpty {

@@ -8,7 +8,9 @@ import Foundation
 ///
 /// The format is always sniffed from the bytes, never taken from a file name. Every failure is an
 /// ``ImageCacheError``; damaged input never yields a partially decoded image unless
-/// ``DecodingOptions/allowCorruptData`` is set.
+/// ``DecodingOptions/allowCorruptData`` is set. Damage that leaves the picture whole (libjpeg's
+/// recoverable warnings, junk before a JPEG's start) is decoded past, logged, and listed in
+/// ``DecodedImage/warnings``.
 public enum ImageDecoder {
     /// The format `bytes` start with (JPEG `FF D8 FF`, the PNG signature, or `RIFF….WEBP`), or `nil`.
     public static func sniffFormat(_ bytes: UnsafeRawBufferPointer) -> ImageFileFormat? {
@@ -18,10 +20,11 @@ public enum ImageDecoder {
     /// Reads only the header: format, stored size, EXIF orientation and whether there is alpha.
     public static func info(_ bytes: some ContiguousBytes) throws -> ImageInfo {
         try bytes.withUnsafeBytes { buffer in
-            switch try format(of: buffer) {
-            case .jpeg: return try JPEGImageDecoder.info(buffer)
-            case .png: return try PNGImageDecoder.info(buffer)
-            case .webp: return try WebPImageDecoder.info(buffer)
+            let (format, data) = try locate(buffer)
+            switch format {
+            case .jpeg: return try JPEGImageDecoder.info(data)
+            case .png: return try PNGImageDecoder.info(data)
+            case .webp: return try WebPImageDecoder.info(data)
             }
         }
     }
@@ -30,35 +33,59 @@ public enum ImageDecoder {
     ///
     /// The result is ``PixelFormat/bgra32Premultiplied`` when the source has alpha and
     /// ``PixelFormat/bgrx32`` otherwise; upright unless `options.applyOrientation` is `false`; and,
-    /// for JPEGs with `options.targetSize`, DCT-scaled (see ``jpegScaleDenominator(for:target:)``).
+    /// with `options.targetSize`, the smallest the decoder can make that still covers it (see
+    /// ``DecodingOptions/targetSize``).
     public static func decode(_ bytes: some ContiguousBytes, options: DecodingOptions = .init()) throws -> DecodedImage {
-        if let target = options.targetSize, target.width <= 0 || target.height <= 0 {
-            throw ImageCacheError(.invalidArgument, "targetSize must be positive in both dimensions, not \(target).")
-        }
-        return try bytes.withUnsafeBytes { buffer in
-            switch try format(of: buffer) {
-            case .jpeg: return try JPEGImageDecoder.decode(buffer, options: options)
-            case .png: return try PNGImageDecoder.decode(buffer, options: options)
-            case .webp: return try WebPImageDecoder.decode(buffer, options: options)
-            }
-        }
+        try decode(bytes, options: options, path: nil)
     }
 
-    /// Reads and decodes the file at `path`. Every error carries `path`; I/O errors also `errno`.
+    /// Reads and decodes the file at `path` (read with one `pread` into memory of its own, see
+    /// ``ImageBytes``). Every error carries `path`; I/O errors also `errno`.
     public static func decode(contentsOf path: String, options: DecodingOptions = .init()) throws -> DecodedImage {
-        let bytes = try FileReader.readAll(path: path)
         do {
-            return try decode(bytes, options: options)
+            return try decode(try ImageBytes(contentsOf: path), options: options)
         } catch let error as ImageCacheError {
             throw error.adding(path: path)
         }
     }
 
-    /// The sniffed format, or the error describing what the bytes are instead.
-    private static func format(of buffer: UnsafeRawBufferPointer) throws -> ImageFileFormat {
-        guard let format = FormatSniffer.format(of: buffer) else {
+    /// Decodes bytes read from a file; warnings are logged, and errors reported, with its path.
+    public static func decode(_ bytes: ImageBytes, options: DecodingOptions = .init()) throws -> DecodedImage {
+        do {
+            return try decode(bytes, options: options, path: bytes.path)
+        } catch let error as ImageCacheError {
+            throw error.adding(path: bytes.path)
+        }
+    }
+
+    /// Decodes `bytes`, logging recoverable damage with `path`.
+    static func decode(_ bytes: some ContiguousBytes, options: DecodingOptions, path: String?) throws -> DecodedImage {
+        if let target = options.targetSize, target.width <= 0 || target.height <= 0 {
+            throw ImageCacheError(.invalidArgument, "targetSize must be positive in both dimensions, not \(target).")
+        }
+        let image = try bytes.withUnsafeBytes { buffer in
+            let (format, data) = try locate(buffer)
+            let image: DecodedImage
+            switch format {
+            case .jpeg: image = try JPEGImageDecoder.decode(data, options: options)
+            case .png: image = try PNGImageDecoder.decode(data, options: options)
+            case .webp: image = try WebPImageDecoder.decode(data, options: options)
+            }
+            if data.count < buffer.count {
+                image.addWarnings(["\(buffer.count - data.count) bytes of junk before the JPEG's start-of-image marker were skipped"])
+            }
+            return image
+        }
+        CodecLog.warnings(image.warnings, format: image.source.format, path: path)
+        return image
+    }
+
+    /// The sniffed format and the bytes of the image (after junk before a JPEG), or the error
+    /// describing what the bytes are instead.
+    static func locate(_ buffer: UnsafeRawBufferPointer) throws -> (ImageFileFormat, UnsafeRawBufferPointer) {
+        guard let (format, offset) = FormatSniffer.locate(buffer) else {
             throw FormatSniffer.unrecognisedError(buffer)
         }
-        return format
+        return (format, UnsafeRawBufferPointer(rebasing: buffer[offset...]))
     }
 }

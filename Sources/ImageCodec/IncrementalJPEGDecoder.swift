@@ -46,7 +46,8 @@ public final class IncrementalJPEGDecoder {
     private var failure: (any Error)?
     private var bytesReceived = 0
     private var prefix: [UInt8] = []
-    private var strip: UnsafeMutableRawPointer?
+    /// The rows handed out, in memory from ``LargeBufferPool`` (mapped pages for wide images).
+    private var strip: LargeBufferPool.Storage?
     /// For arithmetic-coded streams, which libjpeg cannot decode with suspension: finds their end.
     private var endScanner: JPEGEndScanner?
     private var endOfInputDeclared = false
@@ -65,9 +66,6 @@ public final class IncrementalJPEGDecoder {
         self.options = options
     }
 
-    deinit {
-        strip?.deallocate()
-    }
 
     /// Feeds the next chunk of the stream and hands out every row it completes.
     ///
@@ -148,7 +146,7 @@ public final class IncrementalJPEGDecoder {
                 try accept(header: header)
                 let size = try decompressor.configure(scaleDenominator: 1)
                 bytesPerRow = size.width * 4
-                strip = UnsafeMutableRawPointer.allocate(byteCount: bytesPerRow * Self.stripRows, alignment: 64)
+                strip = try LargeBufferPool.allocate(byteCount: bytesPerRow * Self.stripRows, zeroed: false)
                 info = header.info
                 if header.raw.arithmetic != 0 {
                     var scanner = JPEGEndScanner()
@@ -166,7 +164,7 @@ public final class IncrementalJPEGDecoder {
                 guard try decompressor.start() == .done else { return }
                 stage = .rows
             case .rows:
-                guard let strip, let info else { return }
+                guard let strip = strip?.base, let info else { return }
                 let (count, step) = try decompressor.readRows(into: strip, bytesPerRow: bytesPerRow, maxRows: Self.stripRows)
                 if count > 0 {
                     let first = rowsDecoded

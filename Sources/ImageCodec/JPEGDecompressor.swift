@@ -104,6 +104,33 @@ final class JPEGDecompressor {
         try check(fic_jpeg_finish(handle))
     }
 
+    /// For a progressive JPEG configured at scale 1/8: reads scans only until every coefficient the
+    /// output needs is known to within `maximumPointTransform` low bits, then starts output (see
+    /// `fic_jpeg_start_partial`). Returns how many scans were read and whether that was all of them.
+    func startPartial(maximumPointTransform: Int) throws -> (scans: Int, allScans: Bool) {
+        var scans: Int32 = 0, all: Int32 = 0
+        guard try check(fic_jpeg_start_partial(handle, Int32(maximumPointTransform), &scans, &all)) == .done else {
+            throw ImageCacheError(.truncated, "The JPEG data ends before the image does. The file was cut short; download or copy it again.")
+        }
+        return (Int(scans), all != 0)
+    }
+
+    /// Ends a decode started with ``startPartial(maximumPointTransform:)``, releasing libjpeg's
+    /// image memory (the coefficients) right away.
+    func finishPartial() throws {
+        _ = try check(fic_jpeg_finish_partial(handle))
+    }
+
+    /// The recoverable warnings libjpeg reported (the first few), in its words.
+    var warnings: [String] {
+        (0..<Int(fic_jpeg_warning_count(handle))).compactMap { index in
+            fic_jpeg_warning_message(handle, Int32(index)).map { String(cString: $0) }
+        }
+    }
+
+    /// The most bytes mapped at once for libjpeg's large buffers so far.
+    var peakMappedBytes: Int { Int(fic_jpeg_peak_mapped_bytes(handle)) }
+
     private func check(_ status: fic_jpeg_status) throws -> Step {
         switch status {
         case FIC_JPEG_OK: return .done

@@ -19,10 +19,10 @@ enum OrientationTransform {
 
     /// An upright copy of `image` (whose pixels are in stored orientation), or `image` itself when
     /// `orientation` is ``ImageOrientation/up``.
-    static func apply(_ orientation: ImageOrientation, to image: DecodedImage) -> DecodedImage {
+    static func apply(_ orientation: ImageOrientation, to image: DecodedImage) throws -> DecodedImage {
         let swaps = orientation.swapsDimensions
-        let result = DecodedImage(
-            width: swaps ? image.height : image.width,
+        let result = try DecodedImage(
+            allocating: swaps ? image.height : image.width,
             height: swaps ? image.width : image.height,
             pixelFormat: image.pixelFormat, source: image.source,
             isOrientationApplied: true, scaleDenominator: image.scaleDenominator, zeroFilled: false  // every pixel is written below
@@ -51,6 +51,7 @@ enum OrientationTransform {
                 target += stepX
             }
         }
+        result.addWarnings(image.warnings)
         return result
     }
 }

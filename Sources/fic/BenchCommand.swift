@@ -33,6 +33,18 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "A folder for temporary files (default: the system's temporary folder).")
     var workDirectory: String?
 
+    @Option(help: ArgumentHelp("ingest: a folder of photos (JPEG, PNG, WebP, found recursively by content) instead of generated large ones.", valueName: "dir"))
+    var photos: String?
+
+    @Option(help: ArgumentHelp("ingest: files per kind of input (default 48).", valueName: "n"))
+    var count: Int?
+
+    @Option(help: ArgumentHelp("ingest: JPEG files of the memory run (default 240; 0 skips it).", valueName: "n"))
+    var memoryRunCount: Int?
+
+    @Option(help: ArgumentHelp("ingest: fic ingest --jobs (default: one per core).", valueName: "n"))
+    var jobs: Int?
+
     /// The JSON printed with `--json`: only the benchmarks that ran are present.
     struct Report: Encodable {
         var retrieval: RetrievalBenchmarkResult?
@@ -65,7 +77,13 @@ struct BenchCommand: AsyncParsableCommand {
         }
         // Ingest runs first so that its memory figures do not include what the others leave behind.
         attempt("ingest") {
-            let r = try IngestBenchmark.run(testdata: testdata, workDirectory: work, log: log)
+            var options = IngestBenchmark.Options()
+            options.photos = photos
+            if let count { options.count = max(1, count) }
+            if let memoryRunCount { options.memoryRunCount = max(0, memoryRunCount) }
+            options.jobs = jobs
+            let fic = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+            let r = try IngestBenchmark.run(fic: fic, testdata: testdata, workDirectory: work, options: options, log: log)
             printIngest(r)
             report.ingest = r
         }
@@ -191,32 +209,37 @@ struct BenchCommand: AsyncParsableCommand {
         } else {
             row("djpeg", "skipped")
         }
+        for t in r.thumbnails ?? [] {
+            print("  \(t.kind) \(t.width)×\(t.height), \(t.fileBytes / 1024) KiB, one thread:")
+            row("    full-size decode", String(format: "%.1f ms", t.fullMilliseconds))
+            row("    decode covering 300×300 (\(t.thumbnailWidth)×\(t.thumbnailHeight))", String(format: "%.1f ms", t.thumbnailMilliseconds))
+        }
     }
 
     private func printIngest(_ r: IngestBenchmarkResult) {
-        print("\n  \(r.photos) photos into: \(r.formats.joined(separator: "; "))")
+        print("\n  fic ingest --jobs \(r.jobs) --memory \(r.memoryBudgetMiB) into \(r.formats.joined(separator: ", ")); inputs: \(r.inputs)")
         row("figure", "value", "target", nil)
-        row("ingest (decode once, store every format)", String(format: "%.1f photos/s", r.imagesPerSecond))
-        row("  per photo, best / median run", String(format: "%.2f / %.2f ms", r.ingestTiming.best / 1e6, r.ingestTiming.median / 1e6))
-        if let v = r.vipsImagesPerSecond {
-            row("vipsthumbnail, largest size", String(format: "%.1f photos/s", v))
-            if let t = r.vipsTiming {
-                row("  per photo, best / median run", String(format: "%.2f / %.2f ms", t.best / 1e6, t.median / 1e6))
+        for f in r.results {
+            print("  \(f.kind): \(f.files) files, \(mib(f.inputBytes))")
+            row("  fic ingest", String(format: "%.1f photos/s", f.ficPhotosPerSecond))
+            row("    CPU per photo", String(format: "%.1f ms", f.ficCPUMillisecondsPerPhoto))
+            row("    its peak RSS", mib(f.ficPeakRSSBytes))
+            if let v = f.vipsPhotosPerSecond, let ratio = f.ficOverVips {
+                row("  vipsthumbnail", String(format: "%.1f photos/s", v))
+                if let c = f.vipsCPUMillisecondsPerPhoto { row("    CPU per photo", String(format: "%.1f ms", c)) }
+                if let p = f.vipsPeakRSSBytes { row("    its peak RSS", mib(p)) }
+                row("  fic / vipsthumbnail", String(format: "%.2f×", ratio), "≥ 2", ratio >= 2)
+                if let c = f.cpuRatio { row("  vipsthumbnail CPU / fic CPU", String(format: "%.2f×", c)) }
+            } else {
+                row("  vipsthumbnail", "skipped")
             }
-        } else {
-            row("vipsthumbnail", "skipped")
         }
-        if let ratio = r.oursOverVips {
-            row("ours / vipsthumbnail", String(format: "%.2f×", ratio), "≥ 1.5", r.targetsMet["ours_over_vips_ge_1_5"])
+        if let files = r.memoryRunFiles, let peak = r.memoryRunPeakRSSBytes {
+            row("peak RSS, \(files) large JPEGs", mib(peak), "< 150 MiB", r.targetsMet["memory_run_peak_lt_150mib"])
+            if let few = r.fewFilesPeakRSSBytes {
+                row("  against few files", mib(few), "flat", r.targetsMet["memory_flat_in_count"])
+            }
         }
-        if let b = r.rssBeforeBytes { row("RSS before ingesting", mib(b)) }
-        row("peak RSS while ingesting (VmHWM)", mib(r.peakRSSBytes))
-        if let a = r.peakAnonymousRSSBytes { row("peak anonymous RSS (sampled)", mib(a)) }
-        row("ingest releasing resident pages", String(format: "%.1f photos/s", r.releasingImagesPerSecond))
-        if let p = r.releasingPeakRSSBytes { row("  its peak RSS (VmHWM)", mib(p)) }
-        row("process ru_maxrss", mib(r.processMaxRSSBytes))
-        if let v = r.vipsPeakRSSBytes { row("vipsthumbnail peak RSS (/usr/bin/time)", mib(v)) }
-        row("flush and close one cache", String(format: "%.1f ms", r.closeMs))
         for note in r.notes { print("  note: \(note)") }
     }
 

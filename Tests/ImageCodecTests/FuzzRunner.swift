@@ -34,6 +34,16 @@ enum FuzzRunner {
             }
             outcome(context, &stats) { try checkSane(ImageDecoder.decode(input, options: options), options: options) }
             outcome(context, &stats) { _ = try ImageDecoder.info(input) }
+            outcome(context, &stats) { _ = try ImageDecoder.estimatedMemory(input, options: options) }
+            if format == .png {
+                stats.incrementalRuns += 1
+                outcome(context, &stats) { try rows(input, options: options) }
+            }
+            if format == .webp {
+                stats.incrementalRuns += 1
+                let chunk = [1, 7, 512, 4096, 65536].randomElement(using: &rng)!
+                outcome(context, &stats) { try incrementalWebP(input, chunkSize: chunk, options: options) }
+            }
             if format == .jpeg {
                 stats.incrementalRuns += 1
                 let chunk = [1, 7, 512, 4096, 65536].randomElement(using: &rng)!
@@ -63,10 +73,19 @@ enum FuzzRunner {
         let source = image.source
         let d = image.scaleDenominator
         let rotated = options.applyOrientation && source.orientation.swapsDimensions
-        let expectedWidth = ((rotated ? source.height : source.width) + d - 1) / d
-        let expectedHeight = ((rotated ? source.width : source.height) + d - 1) / d
-        #expect([1, 2, 4, 8].contains(d))
-        #expect(image.width == expectedWidth && image.height == expectedHeight)
+        let fullWidth = rotated ? source.height : source.width
+        let fullHeight = rotated ? source.width : source.height
+        #expect(d >= 1)
+        if d == 1 {
+            #expect(image.width == fullWidth && image.height == fullHeight)
+        } else {
+            // Shrunk, but never below the target, and never more than the denominator says.
+            #expect(image.width <= fullWidth && image.height <= fullHeight)
+            #expect(image.width >= (fullWidth + d - 1) / d - 1 && image.height >= (fullHeight + d - 1) / d - 1)
+            if let target = options.targetSize, options.applyOrientation {
+                #expect(image.width >= min(target.width, fullWidth) && image.height >= min(target.height, fullHeight))
+            }
+        }
         #expect(image.width * image.height <= pixelLimit)
         #expect(image.bytesPerRow >= image.width * 4)
         var bad = 0
@@ -82,6 +101,29 @@ enum FuzzRunner {
             }
         }
         #expect(bad == 0)
+    }
+
+    /// Decodes `input` with the row-by-row PNG decoder: rows arrive in order and fill the image.
+    private static func rows(_ input: [UInt8], options: DecodingOptions) throws {
+        let decoder = try PNGRowDecoder(bytes: try ImageBytes(copying: input), options: .init(maximumPixelCount: pixelLimit, allowCorruptData: options.allowCorruptData))
+        var next = 0
+        try decoder.decodeRows { row, pixels in
+            #expect(row == next && pixels.count == decoder.bytesPerRow)
+            next += 1
+        }
+        #expect(next == decoder.info.height)
+    }
+
+    /// Feeds `input` to the incremental WebP decoder in chunks; a result must be sane.
+    private static func incrementalWebP(_ input: [UInt8], chunkSize: Int, options: DecodingOptions) throws {
+        let decoder = IncrementalWebPDecoder(options: options)
+        var start = 0
+        while start < input.count {
+            try decoder.append(Array(input[start..<min(input.count, start + chunkSize)]))
+            start += chunkSize
+        }
+        let image = try decoder.finish()
+        #expect(image.width > 0 && image.height > 0 && image.width * image.height <= pixelLimit)
     }
 
     /// Feeds `input` to the incremental decoder; rows must arrive in order and fill the image.

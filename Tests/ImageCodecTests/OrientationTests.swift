@@ -29,7 +29,7 @@ import Testing
         #expect(stored.width == (orientation >= 5 ? 300 : 451))
         // Transforming the stored pixels gives the upright decode.
         let upright = try ImageDecoder.decode(bytes)
-        let transformed = OrientationTransform.apply(info.orientation, to: stored)
+        let transformed = try OrientationTransform.apply(info.orientation, to: stored)
         #expect(PixelComparison.identical(transformed, upright))
         if orientation != 1 {
             #expect(!PixelComparison.identical(stored, upright))
@@ -44,7 +44,7 @@ import Testing
         let image = DecodedImage(width: 5, height: 3, pixelFormat: .bgrx32, source: info, isOrientationApplied: false)
         let pixels = image.baseAddress.assumingMemoryBound(to: UInt32.self)
         for y in 0..<3 { for x in 0..<5 { pixels[y * 5 + x] = UInt32(y * 16 + x) } }
-        let result = OrientationTransform.apply(orientation, to: image)
+        let result = try OrientationTransform.apply(orientation, to: image)
         #expect(result.width == info.displayWidth && result.height == info.displayHeight)
         let out = result.baseAddress.assumingMemoryBound(to: UInt32.self)
         for y in 0..<result.height {

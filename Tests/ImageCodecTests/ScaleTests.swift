@@ -38,14 +38,47 @@ import Testing
         #expect(ImageDecoder.jpegScaleDenominator(for: png, target: PixelSize(width: 1, height: 1)) == 1)
     }
 
-    @Test func decodesCoffeeAtQuarterScale() throws {
+    @Test func decodesCoffeeAtQuarterScaleThenToTheCoveringSize() throws {
+        // 600×400 at DCT scale 1/4 is 150×100; what covers 64×64 with its aspect ratio is 96×64.
         let decoded = try ImageDecoder.decode(
             contentsOf: TestData.path("photos/coffee.jpg"),
             options: DecodingOptions(targetSize: PixelSize(width: 64, height: 64))
         )
-        #expect(decoded.scaleDenominator == 4)
-        #expect(decoded.width == 150 && decoded.height == 100)
+        #expect(decoded.width == 96 && decoded.height == 64)
+        #expect(decoded.scaleDenominator == 7)  // 600 / 96 = 6.25, rounded up
         #expect(decoded.source.width == 600 && decoded.source.height == 400)
+        // The same as resampling the 1/4 decode: each pixel the mean of the area it covers.
+        let quarter = try ImageDecoder.decode(
+            contentsOf: TestData.path("photos/coffee.jpg"),
+            options: DecodingOptions(targetSize: PixelSize(width: 150, height: 100))
+        )
+        #expect(quarter.width == 150 && quarter.scaleDenominator == 4)
+        let psnr = PixelComparison.psnr(decoded, try Self.areaAverage(quarter, width: 96, height: 64))
+        #expect(psnr >= 45, "PSNR \(psnr) dB")
+    }
+
+    /// `image` shrunk to `width × height` by exact area averaging (fractional edge weights), the
+    /// slow and obvious way, in floating point.
+    static func areaAverage(_ image: DecodedImage, width: Int, height: Int) throws -> DecodedImage {
+        let out = DecodedImage(width: width, height: height, pixelFormat: image.pixelFormat, source: image.source, isOrientationApplied: true)
+        let sx = Double(image.width) / Double(width), sy = Double(image.height) / Double(height)
+        for oy in 0..<height {
+            for ox in 0..<width {
+                var sums = [0.0, 0.0, 0.0, 0.0]
+                let x0 = Double(ox) * sx, x1 = x0 + sx, y0 = Double(oy) * sy, y1 = y0 + sy
+                for y in Int(y0)..<min(image.height, Int(y1.rounded(.up))) {
+                    let wy = min(y1, Double(y + 1)) - max(y0, Double(y))
+                    for x in Int(x0)..<min(image.width, Int(x1.rounded(.up))) {
+                        let w = wy * (min(x1, Double(x + 1)) - max(x0, Double(x)))
+                        for c in 0..<4 { sums[c] += w * Double(image.baseAddress.load(fromByteOffset: y * image.bytesPerRow + x * 4 + c, as: UInt8.self)) }
+                    }
+                }
+                for c in 0..<4 {
+                    out.baseAddress.storeBytes(of: UInt8(min(255, (sums[c] / (sx * sy)).rounded())), toByteOffset: oy * out.bytesPerRow + ox * 4 + c, as: UInt8.self)
+                }
+            }
+        }
+        return out
     }
 
     @Test(arguments: [1, 2, 4, 8])
@@ -66,13 +99,27 @@ import Testing
         #expect(decoded.width == 226 && decoded.height == 150)
     }
 
-    @Test func pngIgnoresTargetSize() throws {
+    @Test func pngShrinksByTheLargestWholeFactorThatCoversThenToTheCoveringSize() throws {
+        // 256 / 8 = 32: a whole factor gives exactly 32×32.
         let decoded = try ImageDecoder.decode(
             contentsOf: TestData.path("png/astronaut-rgb.png"),
-            options: DecodingOptions(targetSize: PixelSize(width: 8, height: 8))
+            options: DecodingOptions(targetSize: PixelSize(width: 32, height: 32))
         )
-        #expect(decoded.scaleDenominator == 1)
-        #expect(decoded.width == 256)
+        #expect(decoded.scaleDenominator == 8)
+        #expect(decoded.width == 32 && decoded.height == 32)
+        // 30×30: a factor of 8 (32×32), then resampled to 30×30.
+        let thirty = try ImageDecoder.decode(
+            contentsOf: TestData.path("png/astronaut-rgb.png"),
+            options: DecodingOptions(targetSize: PixelSize(width: 30, height: 30))
+        )
+        #expect(thirty.width == 30 && thirty.height == 30 && thirty.scaleDenominator == 9)
+        #expect(PixelComparison.psnr(thirty, try Self.areaAverage(decoded, width: 30, height: 30)) >= 45)
+        // A target larger than the image decodes at full size.
+        let full = try ImageDecoder.decode(
+            contentsOf: TestData.path("png/astronaut-rgb.png"),
+            options: DecodingOptions(targetSize: PixelSize(width: 300, height: 10))
+        )
+        #expect(full.scaleDenominator == 1 && full.width == 256)
     }
 
     @Test func nonPositiveTargetIsInvalid() throws {

@@ -53,8 +53,12 @@ typedef struct {
 } fic_jpeg_header;
 
 /**
- * Creates a decoder. With strict != 0 every libjpeg warning (corrupt data, premature end of data,
- * extraneous bytes, ...) is turned into an error. Returns NULL when out of memory.
+ * Creates a decoder. With strict != 0 the libjpeg warnings that mean wrong or missing pixels
+ * (corrupt entropy-coded data, premature end of data) are turned into errors; other warnings
+ * (extraneous bytes before a marker, a bad ICC or Adobe segment, ...) are kept for the caller to
+ * log (fic_jpeg_warning_message) and decoding goes on. Large buffers libjpeg needs (strips,
+ * coefficient arrays) are pages mapped for the decoder and unmapped when it is done with them,
+ * never taken from malloc. Returns NULL when out of memory.
  */
 fic_jpeg_decoder *fic_jpeg_create(int strict);
 /** Destroys a decoder and everything it owns. Accepts NULL. */
@@ -104,6 +108,57 @@ fic_jpeg_error_kind fic_jpeg_get_error_kind(const fic_jpeg_decoder *decoder);
 const char *fic_jpeg_error_message(const fic_jpeg_decoder *decoder);
 /** How many libjpeg warnings were seen (non-strict mode keeps going past them). */
 int fic_jpeg_warning_count(const fic_jpeg_decoder *decoder);
+/** The text of the index-th warning kept (the first few are), or NULL. */
+const char *fic_jpeg_warning_message(const fic_jpeg_decoder *decoder, int index);
+
+/** The most bytes the decoder has had mapped at once for libjpeg's large buffers. */
+size_t fic_jpeg_peak_mapped_bytes(const fic_jpeg_decoder *decoder);
+
+/**
+ * For a progressive JPEG configured at scale 1/8 (each luma block becomes one pixel): starts
+ * decompression in buffered-image mode and reads scans only until every coefficient the scaled
+ * inverse DCT uses is known to within max_point_transform low bits (the point transform Al of
+ * successive approximation), then starts output from what has been read. Block smoothing is
+ * turned off, so the output is exactly those coefficients' inverse DCT. *scans_read receives the
+ * number of scans read, *all_scans whether that was every scan of the file. Call instead of
+ * fic_jpeg_start, read rows with fic_jpeg_read_rows, then call fic_jpeg_finish_partial (not
+ * fic_jpeg_finish). One-shot input only.
+ */
+fic_jpeg_status fic_jpeg_start_partial(fic_jpeg_decoder *decoder, int max_point_transform,
+                                       int *scans_read, int *all_scans);
+/** Ends the output pass started by fic_jpeg_start_partial; the unread scans are left unread. */
+fic_jpeg_status fic_jpeg_finish_partial(fic_jpeg_decoder *decoder);
+
+/*
+ * malloc, calloc, realloc and free whose blocks of 64 KiB or more are pages mapped for them (and
+ * unmapped when freed), for C libraries that take an allocator (libspng, and zlib through it).
+ * Blocks must be freed with fic_mapped_free.
+ */
+void *fic_mapped_malloc(size_t size);
+void *fic_mapped_calloc(size_t count, size_t size);
+void *fic_mapped_realloc(void *pointer, size_t size);
+void fic_mapped_free(void *pointer);
+
+/*
+ * The image data of a non-interlaced PNG, inflated and unfiltered row by row. Feed it the payloads
+ * of the IDAT chunks in order (their CRCs checked by the caller); each completed row of stored
+ * samples (row_bytes long, valid during the call) goes to the callback, which returns 0 to go on.
+ */
+typedef struct fic_png_inflater fic_png_inflater;
+typedef int (*fic_png_row_callback)(void *context, uint32_t row, const unsigned char *samples);
+enum { FIC_PNG_OK = 0, FIC_PNG_CORRUPT = 1, FIC_PNG_MEMORY = 2, FIC_PNG_STOPPED = 3 };
+
+/** An inflater for width x height pixels of channels samples of bit_depth bits; NULL when out of memory. */
+fic_png_inflater *fic_png_inflater_create(uint32_t width, uint32_t height, int bit_depth, int channels);
+/** Inflates and unfilters the next IDAT payload. Returns FIC_PNG_OK or what went wrong. */
+int fic_png_inflater_feed(fic_png_inflater *inflater, const void *data, size_t length,
+                          fic_png_row_callback callback, void *context);
+/** The number of rows completed so far. */
+uint32_t fic_png_inflater_rows(const fic_png_inflater *inflater);
+/** Frees an inflater. Accepts NULL. */
+void fic_png_inflater_destroy(fic_png_inflater *inflater);
+/** Whether the CRC-32 of a chunk's type and data (length bytes) is expected. */
+int fic_png_chunk_crc_matches(const void *type_and_data, size_t length, uint32_t expected);
 
 #ifdef __cplusplus
 }

@@ -3,8 +3,8 @@ import FastImageCache
 import Foundation
 
 /// `fic ingest DIR --cache DIR --format SPEC…`: stores every image under a folder in every
-/// format of one family, one decode per file.
-struct IngestCommand: ParsableCommand {
+/// format of one family, one decode per file, several files at a time.
+struct IngestCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ingest",
         abstract: "Add every image under a folder to a cache, in every format of one family.",
@@ -12,7 +12,11 @@ struct IngestCommand: ParsableCommand {
             Each file is decoded once, at the size of the largest format, and drawn into every \
             format from that one decode. The entity of an image is its path relative to DIR; its \
             version is a hash of its bytes, so unchanged files are skipped and edited ones redrawn. \
-            Files are processed one at a time, so memory stays flat however many there are.
+            --jobs files are decoded at a time (default: one per core). Before a file is read, \
+            what decoding it needs is estimated from its header (a progressive JPEG needs all its \
+            coefficients: ~44 MB at 5120×2880), and the decodes in flight share one budget of \
+            --memory MiB, so memory stays flat however many files there are. Results are \
+            reported in the order of the files.
 
             The formats are remembered in CACHE/NAMESPACE.formats.json: later commands (get, \
             inspect, verify, and ingest without --format) use them. Giving other formats later \
@@ -36,6 +40,15 @@ struct IngestCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The family of the formats (default: the cache's, or 'images').", valueName: "name"))
     var family: String?
 
+    @Option(name: .long, help: ArgumentHelp("How many files to decode at a time (default: the number of cores).", valueName: "n"))
+    var jobs: Int?
+
+    @Option(name: .long, help: ArgumentHelp("The memory the decodes in flight may use together, in MiB (default 96). A file that needs more is decoded alone.", valueName: "mib"))
+    var memory: Int = 96
+
+    @Flag(name: .long, help: "After the summary, print the process's peak resident memory (VmHWM).")
+    var reportMemory = false
+
     func validate() throws {
         for text in formatTexts {
             do { _ = try FormatSpec(parsing: text) } catch let error as CLIError { throw ValidationError(error.message) }
@@ -43,9 +56,14 @@ struct IngestCommand: ParsableCommand {
         let names = formatTexts.compactMap { $0.split(separator: ":").first.map(String.init) }
         if Set(names).count != names.count { throw ValidationError("two --format options have the same name") }
         if let family { try CacheOptions.validateName(family, what: "--family") }
+        if let jobs, jobs < 1 || jobs > 256 { throw ValidationError("--jobs must be between 1 and 256, not \(jobs)") }
+        if memory < 1 || memory > 1 << 20 { throw ValidationError("--memory must be between 1 and 1048576 MiB, not \(memory)") }
     }
 
-    func run() throws {
+    /// The number of decodes at a time.
+    var jobCount: Int { jobs ?? max(1, ProcessInfo.processInfo.activeProcessorCount) }
+
+    func run() async throws {
         let directory = cacheOptions.directory, namespace = cacheOptions.namespace
         let root = Paths.absolute(source)
         let existing = try CacheDescription.loadIfPresent(directory: directory, namespace: namespace, followLinks: cacheOptions.followLinks)
@@ -63,14 +81,26 @@ struct IngestCommand: ParsableCommand {
         defer { cache.close() }
         OpenReports.print(cache)
         try description.save(directory: directory, namespace: namespace, followLinks: cacheOptions.followLinks)
+        ImageDecoder.logger = CacheOpener.quietLogger  // warnings are reported below, per file
 
-        var ingester = Ingester(cache: cache)
+        let ingester = Ingester(cache: cache, budget: DecodeMemoryBudget(capacity: memory << 20))
         let candidates = files.filter(ImageFiles.looksLikeImage)
         let progress = ProgressBar(total: candidates.count)
         let start = Stopwatch.now()
-        for (index, file) in candidates.enumerated() {
-            progress.update(index, label: file.relativePath)
-            if let reason = try ingester.ingest(file) {
+        var counts = (added: 0, unchanged: 0, refused: 0)
+        try await IngestQueue.run(candidates, jobs: jobCount, work: ingester.ingest) { index, file, outcome in
+            progress.update(index + 1, label: file.relativePath)
+            switch outcome {
+            case .added(let warnings):
+                counts.added += 1
+                for warning in warnings {
+                    progress.clear()
+                    Terminal.error("warning: \(file.relativePath): \(warning)")
+                }
+            case .unchanged:
+                counts.unchanged += 1
+            case .refused(let reason):
+                counts.refused += 1
                 progress.clear()
                 Terminal.error("refused \(file.relativePath): \(reason)")
             }
@@ -79,11 +109,23 @@ struct IngestCommand: ParsableCommand {
         progress.clear()
         try cache.synchronize()
         let seconds = Formatting.fixed(Double(Stopwatch.elapsed(since: start)) / 1e9, 2)
-        let counts = ingester.counts
         var line = "ingested \(counts.added + counts.unchanged) of \(candidates.count) image files into \(formats.map(\.name).joined(separator: ", ")) in \(seconds) s: \(counts.added) added, \(counts.unchanged) unchanged, \(counts.refused) refused"
         let ignored = files.count - candidates.count
         if ignored > 0 { line += "; \(ignored) other file\(ignored == 1 ? "" : "s") ignored" }
         print(line)
+        if reportMemory, let peak = Self.peakResidentKiB() {
+            print("peak resident memory: \(peak) KiB")
+        }
         if counts.refused > 0 { throw ExitCode(ExitStatus.failure) }
+    }
+
+    /// `VmHWM` from `/proc/self/status`: the peak resident set of this process's own memory
+    /// (unlike `ru_maxrss`, which keeps a larger figure inherited from the parent across `exec`).
+    static func peakResidentKiB() -> Int? {
+        guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
+        for line in text.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+            return Int(line.dropFirst(6).filter(\.isNumber))
+        }
+        return nil
     }
 }

@@ -1,50 +1,82 @@
 import FastImageCache
 import Foundation
 
-/// Adds image files to a cache one at a time: read, hash, decode once at the largest size of
-/// the family, draw every format that lacks the image, let go of everything before the next
-/// file. Peak memory is one file's bytes plus one decoded image, however many files there are.
-struct Ingester {
-    /// How many files were added, skipped as unchanged, or refused.
-    struct Counts {
-        var added = 0
-        var unchanged = 0
-        var refused = 0
+/// Adds one image file to a cache: estimate from its header what decoding it needs, wait for that
+/// much of the shared memory budget, read it (one `pread` into memory of its own), hash it, decode
+/// it once at the largest size of the family, store every format that lacks the image, and let go
+/// of everything before the budget is released. Safe to use from many tasks at once.
+struct Ingester: Sendable {
+    /// What became of one file.
+    enum Outcome: Sendable {
+        /// Stored in every format; `warnings` lists recoverable damage decoded past.
+        case added(warnings: [String])
+        /// Already stored from the same bytes.
+        case unchanged
+        /// Not stored, and why.
+        case refused(String)
     }
 
     let cache: ImageCache
-    private(set) var counts = Counts()
+    let budget: DecodeMemoryBudget
+    /// The decoding options: the size of the family's largest format.
+    let options: DecodingOptions
 
-    init(cache: ImageCache) {
+    init(cache: ImageCache, budget: DecodeMemoryBudget) {
         self.cache = cache
+        self.budget = budget
+        options = DecodingOptions(targetSize: cache.decodeSize(forFamiliesOf: cache.formats.map(\.name)))
     }
 
-    /// Stores `file` in every format. Returns nil when it was stored (or already was), or the
-    /// reason it was refused.
+    /// Stores `file` in every format.
     ///
-    /// - Throws: ``CLIError`` for failures of the cache itself (disk full, I/O), which stop the run.
-    mutating func ingest(_ file: ImageFiles.Found) throws -> String? {
-        let bytes: Data
+    /// - Throws: ``CLIError`` for failures of the cache itself (disk full, I/O), which stop the
+    ///   run; `CancellationError` when the task is cancelled while it waits for memory.
+    func ingest(_ file: ImageFiles.Found) async throws -> Outcome {
+        let estimate: DecodeMemoryEstimate
         do {
-            bytes = try Data(contentsOf: URL(fileURLWithPath: file.path))
-        } catch {
-            counts.refused += 1
-            return "cannot read it: \(error.localizedDescription)"
+            estimate = try ImageDecoder.estimatedMemory(ofFileAt: file.path, options: options)
+        } catch let error as ImageCacheError {
+            return .refused(Self.reason(error))
         }
-        let entity = FileEntity(entityID: file.relativePath, sourceImageID: FileEntity.contentHash(bytes), url: URL(fileURLWithPath: file.path))
+        let reservation = try await budget.reserve(estimate.totalBytes)
+        defer { reservation.release() }
+        return try store(file)
+    }
+
+    /// Reads, decodes and stores `file`; everything it allocates is gone when it returns.
+    private func store(_ file: ImageFiles.Found) throws -> Outcome {
+        let bytes: ImageBytes
+        do {
+            bytes = try ImageBytes(contentsOf: file.path)
+        } catch let error as ImageCacheError {
+            return .refused(Self.reason(error))
+        }
+        let hash = bytes.withUnsafeBytes { buffer in
+            // The bytes are hashed where they are, not copied into the Data.
+            FileEntity.contentHash(Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: buffer.baseAddress!), count: buffer.count, deallocator: .none))
+        }
+        let entity = FileEntity(entityID: file.relativePath, sourceImageID: hash, url: URL(fileURLWithPath: file.path))
         if cache.formats.allSatisfy({ cache.containsImage(for: entity, format: $0.name) }) {
-            counts.unchanged += 1
-            return nil
+            return .unchanged
+        }
+        let image: DecodedImage
+        do {
+            image = try ImageDecoder.decode(bytes, options: options)
+        } catch let error as ImageCacheError {
+            return .refused(Self.reason(error))
         }
         do {
-            try cache.storeImages(from: .encoded([UInt8](bytes)), for: entity, releasingPages: true)
-            counts.added += 1
-            return nil
+            try cache.storeImages(from: .decoded(image), for: entity, releasingPages: true)
+            return .added(warnings: image.warnings)
         } catch let error as ImageCacheError where error.code == .decodingFailed || error.code == .drawingFailed {
-            counts.refused += 1
-            return (error.underlying as? ImageCacheError)?.message ?? error.description
+            return .refused((error.underlying as? ImageCacheError)?.message ?? error.description)
         } catch {
             throw CLIError("cannot store \(file.relativePath): \(error)")
         }
+    }
+
+    /// The reason shown for a refused file.
+    private static func reason(_ error: ImageCacheError) -> String {
+        error.code == .io ? "cannot read it: \(error.message)" : error.message
     }
 }

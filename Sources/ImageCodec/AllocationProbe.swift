@@ -1,0 +1,26 @@
+/// Records the buffers ``LargeBufferPool`` hands out to the current task, for tests that check what
+/// a decode allocates (for example that a huge PNG never gets a buffer of its full size).
+package final class AllocationProbe: Sendable {
+    /// The probe of the current task, if any.
+    @TaskLocal package static var current: AllocationProbe?
+
+    private let state = LockedBox((largest: 0, total: 0, count: 0))
+
+    /// Creates an empty probe.
+    package init() {}
+
+    /// The largest single buffer handed out.
+    package var largestBytes: Int { state.withLockedValue { $0.largest } }
+    /// All bytes handed out.
+    package var totalBytes: Int { state.withLockedValue { $0.total } }
+    /// How many buffers were handed out.
+    package var count: Int { state.withLockedValue { $0.count } }
+
+    func record(_ bytes: Int) {
+        state.withLockedValue { s in
+            s.largest = max(s.largest, bytes)
+            s.total += bytes
+            s.count += 1
+        }
+    }
+}

@@ -1,0 +1,111 @@
+import CSpng
+
+/// PNG bytes pulled on demand from a caller's reader, for libspng's stream input, through a small
+/// buffer. On the way it watches the chunk structure, keeping the first `eXIf` payload that comes
+/// before the image data (libspng itself drops one written with the `Exif\0\0` prefix).
+final class PNGStream {
+    /// Fills a buffer and returns how many bytes it wrote; 0 at the end of the data.
+    typealias Reader = (UnsafeMutableRawBufferPointer) throws -> Int
+
+    private static let exifLimit = 64 << 10
+
+    private let reader: Reader
+    private let buffer: UnsafeMutableRawBufferPointer
+    private var start = 0, end = 0
+    /// The first error the reader threw, reported instead of libspng's generic I/O error.
+    private(set) var failure: (any Error)?
+
+    // Chunk watching: bytes still to skip, header bytes gathered, eXIf bytes still to keep.
+    private var skip = 8  // the signature
+    private var header: [UInt8] = []
+    private var keepExif = 0
+    private var watching = true
+    /// The payload of the first `eXIf` chunk before `IDAT`, once it has passed.
+    private(set) var exif: [UInt8]?
+
+    init(reader: @escaping Reader) {
+        self.reader = reader
+        buffer = .allocate(byteCount: 32 << 10, alignment: 64)
+    }
+
+    deinit {
+        buffer.deallocate()
+    }
+
+    /// Fills `destination` entirely: 0, or libspng's EOF or I/O error code.
+    func read(into destination: UnsafeMutableRawBufferPointer) -> Int32 {
+        var done = 0
+        while done < destination.count {
+            if start == end {
+                do {
+                    let n = try reader(buffer)
+                    guard n > 0 else { return Int32(SPNG_IO_EOF.rawValue) }
+                    start = 0
+                    end = min(n, buffer.count)
+                } catch {
+                    failure = failure ?? error
+                    return Int32(SPNG_IO_ERROR.rawValue)
+                }
+            }
+            let n = min(end - start, destination.count - done)
+            let chunk = UnsafeRawBufferPointer(start: buffer.baseAddress! + start, count: n)
+            (destination.baseAddress! + done).copyMemory(from: chunk.baseAddress!, byteCount: n)
+            if watching { watch(chunk) }
+            start += n
+            done += n
+        }
+        return 0
+    }
+
+    /// Follows chunk headers through `bytes`, the next bytes of the stream.
+    private func watch(_ bytes: UnsafeRawBufferPointer) {
+        var index = 0
+        while index < bytes.count && watching {
+            if keepExif > 0 {
+                let n = min(keepExif, bytes.count - index)
+                exif?.append(contentsOf: bytes[index..<index + n])
+                keepExif -= n
+                index += n
+            } else if skip > 0 {
+                let n = min(skip, bytes.count - index)
+                skip -= n
+                index += n
+            } else {
+                header.append(bytes[index])
+                index += 1
+                guard header.count == 8 else { continue }
+                let length = Int(header[0]) << 24 | Int(header[1]) << 16 | Int(header[2]) << 8 | Int(header[3])
+                let type = (header[4], header[5], header[6], header[7])
+                header.removeAll(keepingCapacity: true)
+                switch type {
+                case (0x49, 0x44, 0x41, 0x54), (0x49, 0x45, 0x4E, 0x44):  // IDAT, IEND: done
+                    watching = false
+                case (0x65, 0x58, 0x49, 0x66) where exif == nil:  // the first eXIf
+                    keepExif = min(length, Self.exifLimit)
+                    exif = []
+                    exif?.reserveCapacity(keepExif)
+                    skip = length - keepExif + 4  // the rest of it, and its CRC
+                default:
+                    skip = length + 4
+                }
+            }
+        }
+    }
+
+    /// A reader of the file at `path`, from its start.
+    static func fileReader(path: String) throws -> Reader {
+        let file = FileBox(try ImageFile(path: path))
+        var offset = 0
+        return { buffer in
+            let n = try file.file.read(into: buffer, at: offset)
+            offset += n
+            return n
+        }
+    }
+
+    /// Owns an ``ImageFile`` for a reader closure.
+    private final class FileBox {
+        let file: ImageFile
+        init(_ file: consuming ImageFile) { self.file = file }
+    }
+}
