@@ -29,8 +29,9 @@ public final class DecodedImage: @unchecked Sendable {
     /// clean file. Each one was also logged.
     public private(set) var warnings: [String] = []
 
-    /// The first byte of the pixels.
-    public let baseAddress: UnsafeMutableRawPointer
+    /// The first byte of the pixels. Inside the package only: others read the pixels through
+    /// ``withUnsafeBytes(_:)``, which keeps the image alive while they do.
+    package let baseAddress: UnsafeMutableRawPointer
     /// The memory behind ``baseAddress``.
     private let storage: LargeBufferPool.Storage
 
@@ -114,7 +115,7 @@ public final class DecodedImage: @unchecked Sendable {
 
     /// Calls `body` with the pixel bytes.
     public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
-        try body(UnsafeRawBufferPointer(start: baseAddress, count: byteCount))
+        try withExtendedLifetime(self) { try body(UnsafeRawBufferPointer(start: baseAddress, count: byteCount)) }
     }
 
     /// Records recoverable damage met while decoding; only decoders call it, before they return.

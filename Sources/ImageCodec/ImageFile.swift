@@ -48,7 +48,7 @@ struct ImageFile: ~Copyable {
         do {
             return try descriptor.readAll(into: buffer, at: offset, path: path)
         } catch {
-            throw Self.failure("read", path: path, errno: error.errno ?? EIO)
+            throw Self.failure("read", path: path, errno: (error as? ImageCacheError)?.errno ?? EIO)
         }
     }
 
