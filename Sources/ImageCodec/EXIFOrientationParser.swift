@@ -1,9 +1,9 @@
 /// Reads the orientation tag (0x0112) from EXIF data, defensively: every offset is bounds-checked,
 /// so hostile data yields ``ImageOrientation/up`` rather than a crash.
-enum EXIFOrientationParser {
+package enum EXIFOrientationParser {
     /// The orientation in a TIFF-structured EXIF block (starting at the `II`/`MM` byte-order mark).
     /// A leading `Exif\0\0` identifier is skipped if present.
-    static func orientation(tiff: UnsafeRawBufferPointer) -> ImageOrientation {
+    package static func orientation(tiff: UnsafeRawBufferPointer) -> ImageOrientation {
         var data = tiff
         if data.count >= 6 && Array(data.prefix(6)) == [0x45, 0x78, 0x69, 0x66, 0, 0] {
             data = UnsafeRawBufferPointer(rebasing: data[6...])

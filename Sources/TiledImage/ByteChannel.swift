@@ -1,16 +1,21 @@
 import FICCore
 
-/// Bytes handed from the thread that receives a stream to a decoder thread that pulls them
-/// (libspng reads through a callback). The producer waits while more than `limit` bytes are
-/// buffered and the consumer does not need them, so memory stays bounded.
-final class ByteChannel: @unchecked Sendable {
-    private let lock = ConditionLock()
-    private var buffer: [UInt8] = []
-    private var start = 0
-    private var ended = false
-    private var cancelled = false
-    private var drained = false
-    private var wanted = 0
+/// Bytes handed from the thread that receives a stream to a decoder thread that pulls them (the
+/// PNG row decoder reads through a callback). The producer waits while more than `limit` bytes
+/// are buffered, so memory stays bounded; the consumer takes whatever is there, waiting only when
+/// nothing is.
+final class ByteChannel: Sendable {
+    private struct State {
+        var buffer: [UInt8] = []
+        var start = 0
+        var ended = false
+        var cancelled = false
+        var drained = false
+
+        var available: Int { buffer.count - start }
+    }
+
+    private let state = ConditionBox(State())
     private let limit: Int
 
     init(limit: Int = 4 << 20) {
@@ -19,60 +24,63 @@ final class ByteChannel: @unchecked Sendable {
 
     /// Adds bytes; waits while the consumer is behind. Returns false when the consumer stopped.
     func push(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        lock.withLock {
-            while !cancelled && buffer.count - start > limit && wanted <= buffer.count - start { lock.wait() }
-            guard !cancelled else { return false }
-            if drained { return true }  // the image is complete: later bytes are ignored
-            if start > 0 && start >= buffer.count / 2 {
-                buffer.removeFirst(start)
-                start = 0
-            }
-            buffer.append(contentsOf: bytes)
-            lock.broadcast()
-            return true
+        let limit = self.limit
+        let open = state.withLockedValue(waitingUntil: { $0.cancelled || $0.drained || $0.available <= limit }) { state in
+            !state.cancelled
         }
+        guard open else { return false }
+        state.update { state in
+            if state.drained || state.cancelled { return }  // the image is complete: later bytes are ignored
+            if state.start > 0 && state.start >= state.buffer.count / 2 {
+                state.buffer.removeFirst(state.start)
+                state.start = 0
+            }
+            state.buffer.append(contentsOf: bytes)
+        }
+        return true
     }
 
     /// No more bytes will come.
     func end() {
-        lock.withLock {
-            ended = true
-            lock.broadcast()
-        }
+        state.update { $0.ended = true }
     }
 
     /// The consumer has read all it needs: later pushes are accepted and dropped.
     func stopReading() {
-        lock.withLock {
-            drained = true
-            buffer = []
-            start = 0
-            lock.broadcast()
+        state.update { state in
+            state.drained = true
+            state.buffer = []
+            state.start = 0
         }
     }
 
-    /// The consumer stops: pending and later pushes return false.
+    /// The consumer stops: pending and later pushes return false, reads throw.
     func cancel() {
-        lock.withLock {
-            cancelled = true
-            lock.broadcast()
-        }
+        state.update { $0.cancelled = true }
     }
 
-    /// Fills `destination` completely, waiting for bytes; false when the stream ended first.
-    func read(into destination: UnsafeMutableRawBufferPointer) -> Bool {
-        lock.withLock {
-            wanted = destination.count
-            lock.broadcast()
-            while !cancelled && !ended && buffer.count - start < destination.count { lock.wait() }
-            wanted = 0
-            guard !cancelled, buffer.count - start >= destination.count else { return false }
-            buffer.withUnsafeBytes { raw in
-                destination.copyMemory(from: UnsafeRawBufferPointer(rebasing: raw[start..<(start + destination.count)]))
+    /// Copies up to `destination.count` bytes, waiting only while none are buffered; returns how
+    /// many, 0 once the stream has ended and everything was read.
+    ///
+    /// - Throws: `.cancelled` when the channel was cancelled.
+    func read(into destination: UnsafeMutableRawBufferPointer) throws -> Int {
+        let limit = self.limit
+        let (count, producerMayWait) = try state.withLockedValue(
+            waitingUntil: { $0.cancelled || $0.ended || $0.available > 0 }
+        ) { (state) throws -> (Int, Bool) in
+            guard !state.cancelled else { throw ImageCacheError(.cancelled, "the pyramid build was cancelled") }
+            let full = state.available > limit
+            let n = min(destination.count, state.available)
+            guard n > 0 else { return (0, false) }
+            let start = state.start
+            state.buffer.withUnsafeBytes { raw in
+                destination.copyMemory(from: UnsafeRawBufferPointer(rebasing: raw[start..<(start + n)]))
             }
-            start += destination.count
-            lock.broadcast()
-            return true
+            state.start += n
+            return (n, full)
         }
+        // A producer waits for room only while more than the limit is buffered: wake it.
+        if producerMayWait { state.update { _ in } }
+        return count
     }
 }

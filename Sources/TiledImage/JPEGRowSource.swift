@@ -74,6 +74,9 @@ final class JPEGRowSource: RowSource {
         }
     }
 
+    /// Nothing runs on another thread.
+    func stop() {}
+
     private func check(_ status: fic_jpeg_status) throws -> Bool {
         switch status {
         case FIC_JPEG_OK: return true
@@ -132,7 +135,7 @@ final class JPEGRowSource: RowSource {
         var length = 0
         var orientation = ImageOrientation.up
         if let exif = fic_jpeg_exif(handle, &length) {
-            orientation = EXIFOrientation.parse(UnsafeRawBufferPointer(start: exif, count: length))
+            orientation = EXIFOrientationParser.orientation(tiff: UnsafeRawBufferPointer(start: exif, count: length))
         }
         let width = Int(header.width), height = Int(header.height)
         let pixels = width.multipliedReportingOverflow(by: height)

@@ -3,75 +3,102 @@ import FICCore
 import Glibc
 import SystemPackage
 
-/// Writes one zoom level: fills one row of tiles (a strip) in memory with the level's pixel rows,
-/// top to bottom, and hands each finished strip to the ``StripWriter`` (one `pwrite`), filling the
-/// level's other strip meanwhile. Rows of the next level
-/// are made from pairs of this level's rows (2 × 2 box filter) as soon as both are present.
+/// Writes one zoom level band by band: a band is ``bandRows`` rows of the level, laid out as the
+/// tiles hold them (one segment of `bandRows × 1024` bytes per tile column), so that a full band
+/// goes to the file as one write per tile column, all in flight together (``BandWrites``), while
+/// the level's next band fills. Rows of the next level are made from pairs of this level's rows
+/// (2 × 2 box filter) as soon as both are present. Memory: a few bands per level, never a whole
+/// row of tiles.
+///
+/// Used by one thread at a time; see ``BandWrites``.
 final class LevelWriter {
+    /// Rows in a band: divides 256, and a multiple of 4 so that every write is 4 KiB-aligned
+    /// (direct writes need that). Each write costs the kernel about 7 µs whatever its size, so
+    /// bands are not made smaller: 64 rows is about 27,000 writes for an 18000² pyramid.
+    static let bandRows = 64
+    /// Bytes of one tile's part of a band.
+    static let segmentBytes = bandRows * PyramidGeometry.tileRowStride
+    /// Bands per tile row.
+    static let bandsPerTileRow = PyramidGeometry.tileSide / bandRows
+
     /// The level written.
     let level: TileLevel
     private let file: FileDescriptor
-    private let path: String
-    private let strips: [Strip]
+    private let memory: PageBuffer
+    private let bandCount: Int
+    private let bandBytes: Int
+    /// The tag of band 0 in ``writes``.
+    private let firstTag: Int
+    private let writes: BandWrites
+    /// The band being filled, and its memory.
     private var current = 0
-    private let output: StripWriter
+    private var base: UnsafeMutableRawPointer
     /// The next level, fed from this one.
     private let next: LevelWriter?
-    /// The next row of this level to arrive.
+    /// Rows of this level received so far.
     private(set) var rowsWritten = 0
 
-    init(level: TileLevel, file: FileDescriptor, path: String, next: LevelWriter?, output: StripWriter, overlap: Bool) throws {
+    /// A writer of `level` into `file` with `bands` band buffers (at least 1), tagged from `firstTag`.
+    init(level: TileLevel, file: FileDescriptor, next: LevelWriter?, writes: BandWrites, bands: Int, firstTag: Int) throws {
+        precondition(bands >= 1, "a level needs a band")
         self.level = level
         self.file = file
-        self.path = path
         self.next = next
-        self.output = output
-        // A level of one tile row needs one strip; others alternate between two.
-        strips = try (0..<(overlap && level.rows > 1 ? 2 : 1)).map { _ throws in try Strip(bytes: level.tileRowBytes) }
+        self.writes = writes
+        self.firstTag = firstTag
+        // A level of one band needs one buffer.
+        bandCount = level.height <= Self.bandRows ? 1 : bands
+        bandBytes = level.columns * Self.segmentBytes
+        memory = try PageBuffer(count: bandCount * bandBytes)  // zero: padding columns stay zero
+        // Fewer page faults, and direct writes pin one huge page instead of 512 small ones.
+        if bandCount * bandBytes >= 4 << 20 { memory.adviseHugePages() }
+        base = memory.base
     }
 
-    private var strip: PageBuffer { strips[current].buffer }
-
-    /// Where pixel `x` of strip row `y` (0..<256) lives: tiles are 256 KiB apart in the strip.
+    /// Where pixel `x` of band row `y` lives.
     @inline(__always)
-    private func address(x: Int, stripRow y: Int) -> UnsafeMutableRawPointer {
-        strip.base + (x >> 8) * PyramidGeometry.tileBytes + y * PyramidGeometry.tileRowStride + (x & 255) * 4
+    private func address(x: Int, bandRow y: Int) -> UnsafeMutableRawPointer {
+        base + (x >> 8) * Self.segmentBytes + y * PyramidGeometry.tileRowStride + (x & 255) * 4
+    }
+
+    /// Waits, before the first row goes into the current band, until its previous writes are done.
+    @inline(__always)
+    private func prepareBand() throws {
+        if rowsWritten % Self.bandRows == 0 { try writes.wait(for: firstTag + current) }
     }
 
     /// Appends `count` contiguous rows (`bytesPerRow` apart, `level.width × 4` bytes used each).
     func append(rows: UnsafeRawPointer, count: Int, bytesPerRow: Int) throws {
-        let rowBytes = level.width * 4
         for i in 0..<count {
             let source = rows + i * bytesPerRow
-            let y = rowsWritten & 255
-            if y == 0 { try output.waitUntilFree(strips[current]) }
+            try prepareBand()
+            let y = rowsWritten % Self.bandRows
             var x = 0
             while x < level.width {
                 let n = min(256, level.width - x)
-                address(x: x, stripRow: y).copyMemory(from: source + x * 4, byteCount: n * 4)
+                address(x: x, bandRow: y).copyMemory(from: source + x * 4, byteCount: n * 4)
                 x += n
             }
-            _ = rowBytes
             try rowArrived()
         }
     }
 
-    /// Called when row `rowsWritten` is complete in the strip.
+    /// Called when row `rowsWritten` is complete in the band.
     private func rowArrived() throws {
         let y = rowsWritten
         let last = y == level.height - 1
         if let next, y & 1 == 1 || last {
-            if next.rowsWritten & 255 == 0 { try output.waitUntilFree(next.strips[next.current]) }
-            let upper = (y & ~1) & 255
-            let lower = y & 255
-            let target = next.rowsWritten & 255
+            try next.prepareBand()
+            let upper = (y & ~1) % Self.bandRows
+            let lower = y % Self.bandRows
+            let target = next.rowsWritten % Self.bandRows
             var x = 0
             while x < level.width {
                 let n = min(256, level.width - x)
                 fic_tile_box_filter(
-                    address(x: x, stripRow: upper).assumingMemoryBound(to: UInt8.self),
-                    address(x: x, stripRow: lower).assumingMemoryBound(to: UInt8.self),
-                    next.address(x: x / 2, stripRow: target).assumingMemoryBound(to: UInt8.self),
+                    address(x: x, bandRow: upper).assumingMemoryBound(to: UInt8.self),
+                    address(x: x, bandRow: lower).assumingMemoryBound(to: UInt8.self),
+                    next.address(x: x / 2, bandRow: target).assumingMemoryBound(to: UInt8.self),
                     UInt32(n)
                 )
                 x += n
@@ -79,64 +106,73 @@ final class LevelWriter {
             try next.rowArrived()
         }
         rowsWritten += 1
-        if rowsWritten & 255 == 0 || last {
-            try writeStrip()
+        if rowsWritten % Self.bandRows == 0 || last {
+            try writeBand()
         }
     }
 
-    /// Writes the strip as the next row of tiles; the last one has its missing rows zeroed.
-    private func writeStrip() throws {
-        let tileRow = (rowsWritten - 1) >> 8
-        let filled = rowsWritten - tileRow * 256
-        if filled < 256 {
+    /// Hands the band to the writes; a last, partial band has its missing rows zeroed (they are
+    /// padding of the bottom tiles).
+    private func writeBand() throws {
+        let band = (rowsWritten - 1) / Self.bandRows
+        let filled = rowsWritten - band * Self.bandRows
+        if filled < Self.bandRows {
             for column in 0..<level.columns {
-                let tile = strip.base + column * PyramidGeometry.tileBytes
-                (tile + filled * PyramidGeometry.tileRowStride).initializeMemory(
-                    as: UInt8.self, repeating: 0, count: (256 - filled) * PyramidGeometry.tileRowStride)
+                (base + column * Self.segmentBytes + filled * PyramidGeometry.tileRowStride).initializeMemory(
+                    as: UInt8.self, repeating: 0, count: (Self.bandRows - filled) * PyramidGeometry.tileRowStride)
             }
         }
-        try output.write(strips[current], length: level.tileRowBytes, to: file, at: tileRow * level.tileRowBytes, path: path)
-        current = (current + 1) % strips.count
+        let tileRow = band / Self.bandsPerTileRow
+        let offset = tileRow * level.tileRowBytes + (band % Self.bandsPerTileRow) * Self.segmentBytes
+        try writes.submit(
+            base, length: Self.segmentBytes, bufferStride: Self.segmentBytes, count: level.columns,
+            to: file, offset: offset, fileStride: PyramidGeometry.tileBytes, band: firstTag + current)
+        current = (current + 1) % bandCount
+        base = memory.base + current * bandBytes
     }
 
-    /// Whether every row of this level and the levels below has been written.
+    /// Whether every row of this level and the levels below has been received.
     var isComplete: Bool {
         rowsWritten == level.height && (next?.isComplete ?? true)
     }
 }
 
 /// Receives the upright full-resolution rows of an image and writes every level of its pyramid.
+/// Used by one thread at a time; see ``BandWrites``.
 final class PyramidWriter {
     let geometry: PyramidGeometry
     private let top: LevelWriter
-    private let output: StripWriter
+    private let writes: BandWrites
 
-    /// Writes level `i` into `files[i]`.
-    init(geometry: PyramidGeometry, files: [(descriptor: FileDescriptor, path: String)], overlapWrites: Bool = true) throws {
+    /// Writes level `i` into `files[i]`. Full resolution keeps three bands (two in flight while one
+    /// fills), the other levels two, which they fill at half the pace or slower; with
+    /// `overlapWrites` false every level keeps two (less memory, fewer writes in flight).
+    init(geometry: PyramidGeometry, files: [FileDescriptor], path: String?, overlapWrites: Bool = true) throws {
         precondition(files.count == geometry.levels.count, "one file per level")
         self.geometry = geometry
-        let output = try StripWriter()
-        self.output = output
+        let bands = { (level: Int) in level == 0 && overlapWrites ? 3 : 2 }
+        let capacity = geometry.levels.reduce(0) { $0 + bands($1.index) * $1.columns }
+        let tags = geometry.levels.map { bands($0.index) }
+        let writes = try BandWrites(capacity: capacity, bands: tags.reduce(0, +), path: path)
+        self.writes = writes
         var next: LevelWriter?
         for level in geometry.levels.reversed() {
-            let file = files[level.index]
-            next = try LevelWriter(level: level, file: file.descriptor, path: file.path, next: next, output: output, overlap: overlapWrites)
+            next = try LevelWriter(
+                level: level, file: files[level.index], next: next, writes: writes, bands: bands(level.index),
+                firstTag: tags[0..<level.index].reduce(0, +))
         }
         top = next!
     }
 
-    deinit {
-        output.stop()
-    }
-
-    /// Stops the strip writer thread (after the writes already queued).
+    /// Waits for the writes in flight, ignoring their errors (for abandoning a build: no write may
+    /// still run when the descriptors close).
     func stop() {
-        output.stop()
+        _ = try? writes.waitAll()
     }
 
-    /// Waits until every strip handed over has been written.
+    /// Waits until every band handed over has been written; throws the first write error.
     func drain() throws {
-        try output.drain()
+        try writes.waitAll()
     }
 
     /// Rows of the full-resolution level received so far.

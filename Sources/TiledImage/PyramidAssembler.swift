@@ -91,9 +91,7 @@ final class PyramidAssembler: RowSink {
         for level in geometry.levels {
             levelFiles.append(try makeLevelFile(level))
         }
-        let writer = try PyramidWriter(geometry: geometry, files: levelFiles.enumerated().map { (index, fd) in
-            (fd, folder?.child(PyramidFolder.levelFileName(index)) ?? "level \(index)")
-        }, overlapWrites: options.overlapWrites)
+        let writer = try PyramidWriter(geometry: geometry, files: levelFiles, path: folder?.path, overlapWrites: options.overlapWrites)
         self.writer = writer
         let consumer: WriterConsumer
         if header.orientation == .up {
@@ -101,7 +99,14 @@ final class PyramidAssembler: RowSink {
         } else {
             let storedGeometry = try PyramidGeometry(width: header.width, height: header.height, viewSize: (header.width, header.height))
             let file = try makeUnnamedFile("stored.tiles")
-            let storedWriter = try PyramidWriter(geometry: storedGeometry, files: [(file, "stored tiles")], overlapWrites: options.overlapWrites)
+            // Full length now: rows past the image's last one are never written and read as zeros.
+            do throws {
+                try file.allocate(offset: 0, length: storedGeometry.levels[0].byteCount, path: folder?.path)
+            } catch {
+                file.closeQuietly()
+                throw error
+            }
+            let storedWriter = try PyramidWriter(geometry: storedGeometry, files: [file], path: folder?.path, overlapWrites: options.overlapWrites)
             stored = (file, storedWriter)
             consumer = WriterConsumer(storedWriter)
         }

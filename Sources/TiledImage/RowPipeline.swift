@@ -32,10 +32,13 @@ protocol RowSource: AnyObject {
     func append(_ bytes: UnsafeRawBufferPointer) throws
     /// The input has ended: decode the rest, or fail if the image is incomplete.
     func finish() throws
+    /// Stops decoding for good (a failed or cancelled build); waits for a decoder thread, if any.
+    func stop()
 }
 
-/// Contiguous rows of one image, decoded into by one thread and consumed by another.
-final class RowBatch: @unchecked Sendable {
+/// Contiguous rows of one image, decoded into by one thread and consumed by another. It passes
+/// between them through the ``RowPipeline``'s locked state, so only one thread holds it at a time.
+final class RowBatch {
     private let memory: PageBuffer
     /// Rows it can hold.
     let capacity: Int
@@ -63,7 +66,7 @@ protocol RowConsumer: AnyObject {
 /// Hands batches of rows from the decoding thread to a writer thread, with a fixed number of
 /// batches in flight: decoding and writing the pyramid overlap on two cores, and memory stays
 /// bounded (the decoder waits when every batch is full).
-final class RowPipeline: @unchecked Sendable {
+final class RowPipeline: Sendable {
     private struct State {
         var free: [RowBatch] = []
         var queued: [RowBatch] = []
@@ -72,33 +75,39 @@ final class RowPipeline: @unchecked Sendable {
         var failure: ImageCacheError?
     }
 
-    private let lock = ConditionLock()
-    private var state = State()
-    private let consumer: RowConsumer
-    private var thread: WorkerThread?
+    private let state: ConditionBox<State>
+    private let thread: WorkerThread
 
-    /// Starts the writer thread; `batches` batches of `rowsPerBatch` rows.
+    /// Starts the writer thread, which hands every batch to `consumer`; `batches` batches of
+    /// `rowsPerBatch` rows. The caller does not touch `consumer` again until ``close()`` or
+    /// ``cancel()`` has returned.
     init(consumer: RowConsumer, rowsPerBatch: Int, bytesPerRow: Int, batches: Int = 3) throws {
-        self.consumer = consumer
-        for _ in 0..<batches { state.free.append(try RowBatch(capacity: rowsPerBatch, bytesPerRow: bytesPerRow)) }
-        thread = try WorkerThread { [self] in self.run() }
+        var initial = State()
+        for _ in 0..<batches { initial.free.append(try RowBatch(capacity: rowsPerBatch, bytesPerRow: bytesPerRow)) }
+        let state = ConditionBox(initial)
+        self.state = state
+        let handed = HandedOver(value: consumer)
+        thread = try WorkerThread { Self.run(state, handed.value) }
     }
 
-    private func run() {
+    deinit {
+        cancel()
+    }
+
+    /// The writer thread: takes queued batches until closed (after the queue is empty), cancelled or failed.
+    private static func run(_ state: ConditionBox<State>, _ consumer: RowConsumer) {
         while true {
-            var next: RowBatch?
-            lock.withLock {
-                while state.queued.isEmpty && !state.closed && !state.cancelled { lock.wait() }
-                if !state.cancelled && state.failure == nil, !state.queued.isEmpty { next = state.queued.removeFirst() }
+            let next = state.withLockedValue(waitingUntil: { !$0.queued.isEmpty || $0.closed || $0.cancelled }) { state -> RowBatch? in
+                guard !state.cancelled, state.failure == nil, !state.queued.isEmpty else { return nil }
+                return state.queued.removeFirst()
             }
             guard let batch = next else { return }
             var failure: ImageCacheError?
             do { try consumer.consume(batch) } catch { failure = ImageCacheError.adopting(error) }
-            lock.withLock {
-                batch.count = 0
+            batch.count = 0
+            state.update { state in
                 state.free.append(batch)
                 if let failure, state.failure == nil { state.failure = failure }
-                lock.broadcast()
             }
             if failure != nil { return }
         }
@@ -106,8 +115,7 @@ final class RowPipeline: @unchecked Sendable {
 
     /// An empty batch; waits while every batch is in use. Throws the writer's error, if any.
     func acquire() throws -> RowBatch {
-        try lock.withLock { () throws -> RowBatch in
-            while state.free.isEmpty && state.failure == nil && !state.cancelled { lock.wait() }
+        try state.withLockedValue(waitingUntil: { !$0.free.isEmpty || $0.failure != nil || $0.cancelled }) { (state) throws -> RowBatch in
             if let failure = state.failure { throw failure }
             if state.cancelled { throw ImageCacheError(.cancelled, "the pyramid build was cancelled") }
             return state.free.removeLast()
@@ -116,35 +124,22 @@ final class RowPipeline: @unchecked Sendable {
 
     /// Queues a filled batch for the writer.
     func submit(_ batch: RowBatch) throws {
-        try lock.withLock { () throws in
+        try state.update { (state) throws in
             if let failure = state.failure { throw failure }
             state.queued.append(batch)
-            lock.broadcast()
         }
     }
 
     /// Waits for the writer to take every queued batch, stops it, and throws its error, if any.
     func close() throws {
-        lock.withLock {
-            state.closed = true
-            lock.broadcast()
-        }
-        thread?.join()
-        thread = nil
-        if let failure = lock.withLock({ state.failure }) { throw failure }
+        state.update { $0.closed = true }
+        thread.join()
+        if let failure = state.withLockedValue({ $0.failure }) { throw failure }
     }
 
     /// Stops the writer without waiting for queued batches.
     func cancel() {
-        lock.withLock {
-            state.cancelled = true
-            lock.broadcast()
-        }
-        thread?.join()
-        thread = nil
-    }
-
-    deinit {
-        cancel()
+        state.update { $0.cancelled = true }
+        thread.join()
     }
 }

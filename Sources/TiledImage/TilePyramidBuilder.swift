@@ -19,41 +19,30 @@ import SystemPackage
 /// ```
 ///
 /// JPEG (baseline streams row by row; progressive keeps its coefficients in a file beyond a
-/// budget), non-interlaced PNG (row by row) and WebP (decoded whole, at most 16383 × 16383).
+/// budget), PNG (row by row; interlaced ones gather their samples first) and WebP (decoded whole,
+/// at most 16383 × 16383).
 /// Any failure leaves no pyramid behind, and the builder then rethrows that first error.
 /// Thread-safe; calls are serialised.
-public final class TilePyramidBuilder: @unchecked Sendable {
-    private enum Phase {
-        case open
-        case finished
-        case failed(ImageCacheError)
-    }
-
-    private let lock = Lock()
+public final class TilePyramidBuilder: Sendable {
     private let options: TilePyramidOptions
-    private var phase = Phase.open
-    private var assembler: PyramidAssembler?
-    private var source: RowSource?
-    private var prefix: [UInt8] = []
-    private var received = 0
-    private var firstByte: ContinuousClock.Instant?
-    private var lastChunk: ContinuousClock.Instant?
+    private let state: LockedBox<BuildState>
     private let activity = LockedBox(ContinuousClock.now)
-    private static let logger = Logger(label: "TiledImage.builder")
 
     /// Prepares a build into `destination`. For a folder, any pyramid already there is removed
     /// now (the folder must not be open elsewhere: `.inUse`).
     public init(destination: TilePyramidDestination, options: TilePyramidOptions = .init()) throws {
         self.options = options
-        assembler = try PyramidAssembler(destination: destination, options: options)
+        state = LockedBox(BuildState(assembler: try PyramidAssembler(destination: destination, options: options)))
     }
 
     deinit {
-        if case .open = phase { assembler?.abandon() }
+        state.withLockedValue { state in
+            if case .open = state.phase { state.stop() }
+        }
     }
 
     /// Bytes received so far.
-    public var receivedByteCount: Int { lock.withLock { received } }
+    public var receivedByteCount: Int { state.withLockedValue { $0.received } }
 
     /// When the last chunk arrived (or the builder was made), for stall detection.
     var lastActivity: ContinuousClock.Instant { activity.withLockedValue { $0 } }
@@ -62,17 +51,18 @@ public final class TilePyramidBuilder: @unchecked Sendable {
     public func append(_ chunk: some ContiguousBytes) throws {
         let now = ContinuousClock.now
         activity.withLockedValue { $0 = now }
-        try lock.withLock { () throws in
-            try checkOpen()
+        let options = self.options
+        try state.withLockedValue { (state) throws in
+            try state.checkOpen()
             do throws {
-                if firstByte == nil { firstByte = now }
-                lastChunk = now
-                try withBytes(chunk) { (raw) throws in
-                    received += raw.count
-                    try feed(raw)
+                if state.firstByte == nil { state.firstByte = now }
+                state.lastChunk = now
+                try Self.withBytes(chunk) { (raw) throws in
+                    state.received += raw.count
+                    try state.feed(raw, options: options)
                 }
             } catch {
-                fail(ImageCacheError.adopting(error))
+                state.fail(ImageCacheError.adopting(error))
                 throw error
             }
         }
@@ -82,30 +72,32 @@ public final class TilePyramidBuilder: @unchecked Sendable {
     ///
     /// - Throws: `.truncated` when the image is incomplete, and any decoding or disk error.
     public func finish() throws -> TilePyramid {
-        try lock.withLock { () throws -> TilePyramid in
-            try checkOpen()
+        let options = self.options
+        return try state.withLockedValue { (state) throws -> TilePyramid in
+            try state.checkOpen()
             do throws {
-                if source == nil {
-                    guard !prefix.isEmpty else { throw ImageCacheError(.emptyInput, "the input ended without any bytes; there is no image to tile") }
-                    try chooseSource(final: true)
+                if state.source == nil {
+                    guard !state.prefix.isEmpty else { throw ImageCacheError(.emptyInput, "the input ended without any bytes; there is no image to tile") }
+                    try state.chooseSource(final: true, options: options)
                 }
-                try source?.finish()
-                guard let assembler else { throw ImageCacheError(.closed, "the builder was cancelled") }
+                try state.source?.finish()
+                guard let assembler = state.assembler else { throw ImageCacheError(.closed, "the builder was cancelled") }
                 let clock = ContinuousClock.now
-                let first = firstByte ?? clock, last = lastChunk ?? clock
-                let received = received
+                let first = state.firstByte ?? clock, last = state.lastChunk ?? clock
+                let received = state.received
+                let coefficientBytes = (state.source as? JPEGRowSource)?.coefficientFileBytes ?? 0
                 let pyramid = try assembler.complete(sourceBytes: received) {
                     let ready = ContinuousClock.now
                     return TilePyramidBuildStatistics(
                         inputBytes: received, totalDuration: ready - first, afterLastByte: ready - last,
-                        coefficientFileBytes: (self.source as? JPEGRowSource)?.coefficientFileBytes ?? 0)
+                        coefficientFileBytes: coefficientBytes)
                 }
-                phase = .finished
-                source = nil
-                self.assembler = nil
+                state.phase = .finished
+                state.source = nil
+                state.assembler = nil
                 return pyramid
             } catch {
-                fail(ImageCacheError.adopting(error))
+                state.fail(ImageCacheError.adopting(error))
                 throw error
             }
         }
@@ -113,35 +105,19 @@ public final class TilePyramidBuilder: @unchecked Sendable {
 
     /// Stops the build and removes what was written. Later calls throw `.cancelled`.
     public func cancel() {
-        lock.withLock {
-            if case .open = phase { fail(ImageCacheError(.cancelled, "the pyramid build was cancelled")) }
+        state.withLockedValue { state in
+            if case .open = state.phase { state.fail(ImageCacheError(.cancelled, "the pyramid build was cancelled")) }
         }
     }
 
     /// Fails the build with `error` (from the async helpers).
     func abandon(_ error: ImageCacheError) {
-        lock.withLock {
-            if case .open = phase { fail(error) }
+        state.withLockedValue { state in
+            if case .open = state.phase { state.fail(error) }
         }
     }
 
-    private func checkOpen() throws {
-        switch phase {
-        case .open: return
-        case .finished: throw ImageCacheError(.closed, "the pyramid was already finished")
-        case .failed(let error): throw error
-        }
-    }
-
-    private func fail(_ error: ImageCacheError) {
-        phase = .failed(error)
-        source = nil
-        assembler?.abandon()
-        assembler = nil
-        Self.logger.debug("tile pyramid build failed: \(error)")
-    }
-
-    private func withBytes(_ chunk: some ContiguousBytes, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+    private static func withBytes(_ chunk: some ContiguousBytes, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
         do {
             try chunk.withUnsafeBytes { raw in try body(raw) }
         } catch let error as ImageCacheError {
@@ -150,18 +126,60 @@ public final class TilePyramidBuilder: @unchecked Sendable {
             throw ImageCacheError(.interrupted, "reading the input failed", underlying: error)
         }
     }
+}
 
-    private func feed(_ raw: UnsafeRawBufferPointer) throws {
+/// Everything a build changes, reached only under the builder's lock.
+private struct BuildState {
+    enum Phase {
+        case open
+        case finished
+        case failed(ImageCacheError)
+    }
+
+    var phase = Phase.open
+    var assembler: PyramidAssembler?
+    var source: RowSource?
+    /// The first bytes, kept until the format is known.
+    var prefix: [UInt8] = []
+    var received = 0
+    var firstByte: ContinuousClock.Instant?
+    var lastChunk: ContinuousClock.Instant?
+    static let logger = Logger(label: "TiledImage.builder")
+
+    func checkOpen() throws {
+        switch phase {
+        case .open: return
+        case .finished: throw ImageCacheError(.closed, "the pyramid was already finished")
+        case .failed(let error): throw error
+        }
+    }
+
+    /// Stops the decoder (its thread, if any, first: it may be using the assembler), then removes
+    /// what was written.
+    mutating func stop() {
+        source?.stop()
+        source = nil
+        assembler?.abandon()
+        assembler = nil
+    }
+
+    mutating func fail(_ error: ImageCacheError) {
+        phase = .failed(error)
+        stop()
+        Self.logger.debug("tile pyramid build failed: \(error)")
+    }
+
+    mutating func feed(_ raw: UnsafeRawBufferPointer, options: TilePyramidOptions) throws {
         if let source {
             try source.append(raw)
             return
         }
         prefix.append(contentsOf: raw)
-        try chooseSource(final: false)
+        try chooseSource(final: false, options: options)
     }
 
-    /// Picks the decoder from the first bytes (JPEG 3, PNG 29: up to the interlace flag, WebP 12).
-    private func chooseSource(final: Bool) throws {
+    /// Picks the decoder from the first bytes (JPEG 3, PNG 29: the header, WebP 12).
+    mutating func chooseSource(final: Bool, options: TilePyramidOptions) throws {
         guard let assembler else { throw ImageCacheError(.closed, "the builder was cancelled") }
         let isJPEG = prefix.count >= 3 && prefix[0] == 0xFF && prefix[1] == 0xD8 && prefix[2] == 0xFF
         let pngSignature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
@@ -169,14 +187,15 @@ public final class TilePyramidBuilder: @unchecked Sendable {
         let isWebP = prefix.count >= 12 && Array(prefix[0..<4]) == Array("RIFF".utf8) && Array(prefix[8..<12]) == Array("WEBP".utf8)
         let made: RowSource
         if isJPEG {
-            let options = self.options
             made = try JPEGRowSource(sink: assembler, limits: .init(
                 maximumPixelCount: options.maximumPixelCount, allowCorruptData: options.allowCorruptData,
                 coefficientMemoryBudget: options.coefficientMemoryBudget, residentCoefficientLimit: options.residentCoefficientLimit,
                 makeCoefficientFile: { () throws -> FileDescriptor in try assembler.makeUnnamedFile("coefficients") }))
-        } else if isPNG && prefix.count >= 29 && prefix[28] == 0 {
-            made = try PNGRowSource(sink: assembler, maximumPixelCount: options.maximumPixelCount, allowCorruptData: options.allowCorruptData)
-        } else if isWebP || (isPNG && (prefix.count >= 29 || final)) {
+        } else if isPNG && (prefix.count >= 29 || final) {
+            try PNGRowSource.checkHeader(prefix)
+            made = try PNGRowSource(sink: assembler, options: PNGRowDecoder.Options(
+                maximumPixelCount: options.maximumPixelCount, allowCorruptData: options.allowCorruptData))
+        } else if isWebP {
             made = WholeImageSource(sink: assembler, maximumPixelCount: options.maximumPixelCount, allowCorruptData: options.allowCorruptData)
         } else if final || prefix.count >= 32 {
             do {

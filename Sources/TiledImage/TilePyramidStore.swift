@@ -5,18 +5,19 @@ import Glibc
 /// least recently used first (opening one counts as use), until the total fits the limit. A
 /// pyramid that is open (here or in another process) or being built is never evicted; folders
 /// left by builds that never finished go first.
-public final class TilePyramidStore: @unchecked Sendable {
+public final class TilePyramidStore: Sendable {
     /// The store's folder.
     public let path: String
     /// The most bytes of disk the pyramids may use together.
     public let byteLimit: Int
-    private let directory: Directory
-    private let lock = Lock()
+    /// The store's folder, reached under a lock: a trim's look at the folder and its evictions
+    /// happen as one step within this process (other processes are kept out by `flock`).
+    private let directory: LockedBox<Directory>
 
     /// Opens (creating when missing) the store at `path`.
     public init(path: String, byteLimit: Int) throws {
         guard byteLimit >= 0 else { throw ImageCacheError(.invalidArgument, "the byte limit cannot be negative") }
-        directory = try Directory.open(path, create: true)
+        directory = LockedBox(try Directory.open(path, create: true))
         self.path = path
         self.byteLimit = byteLimit
     }
@@ -34,19 +35,22 @@ public final class TilePyramidStore: @unchecked Sendable {
     /// The pyramid called `name`, or nil when the store has none (or only an unfinished one).
     public func open(_ name: String) throws -> TilePyramid? {
         try Self.check(name)
-        guard let st = try directory.status(of: name), st.isDirectory else { return nil }
-        let folder = try directory.subdirectory(name, create: false)
-        guard try folder.lock(.shared, wait: false) else {
-            throw ImageCacheError(.inUse, "the pyramid is being built; open it when the build has finished", path: folder.path)
+        return try directory.withLockedValue { (directory) throws -> TilePyramid? in
+            guard let st = try directory.status(of: name), st.isDirectory else { return nil }
+            let folder = try directory.subdirectory(name, create: false)
+            guard try folder.lock(.shared, wait: false) else {
+                throw ImageCacheError(.inUse, "the pyramid is being built; open it when the build has finished", path: folder.path)
+            }
+            guard try PyramidFolder.readMetadata(in: folder) != nil else { return nil }
+            return try TilePyramid.open(lockedDirectory: folder)
         }
-        guard try PyramidFolder.readMetadata(in: folder) != nil else { return nil }
-        return try TilePyramid.open(lockedDirectory: folder)
     }
 
     /// Builds the pyramid `name` from the file at `source`, then evicts others to fit the budget.
     public func build(_ name: String, contentsOf source: String, options: TilePyramidOptions = .init()) throws -> TilePyramid {
         try Self.check(name)
-        let pyramid = try TilePyramidBuilder.build(contentsOf: source, destination: .folder(directory.child(name)), options: options)
+        let folder = directory.withLockedValue { $0.child(name) }
+        let pyramid = try TilePyramidBuilder.build(contentsOf: source, destination: .folder(folder), options: options)
         try trim()
         return pyramid
     }
@@ -54,24 +58,28 @@ public final class TilePyramidStore: @unchecked Sendable {
     /// A builder for the pyramid `name`; call ``trim()`` after finishing it.
     public func makeBuilder(_ name: String, options: TilePyramidOptions = .init()) throws -> TilePyramidBuilder {
         try Self.check(name)
-        return try TilePyramidBuilder(destination: .folder(directory.child(name)), options: options)
+        let folder = directory.withLockedValue { $0.child(name) }
+        return try TilePyramidBuilder(destination: .folder(folder), options: options)
     }
 
     /// Bytes of disk the store's pyramids use.
     public func diskBytes() throws -> Int {
-        var total = 0
-        for name in try directory.names() where !name.hasPrefix(".") {
-            guard let st = try directory.status(of: name), st.isDirectory else { continue }
-            total += try PyramidFolder.diskBytes(of: directory.subdirectory(name, create: false))
+        try directory.withLockedValue { (directory) throws -> Int in
+            var total = 0
+            for name in try directory.names() where !name.hasPrefix(".") {
+                guard let st = try directory.status(of: name), st.isDirectory else { continue }
+                total += try PyramidFolder.diskBytes(of: directory.subdirectory(name, create: false))
+            }
+            return total
         }
-        return total
     }
 
     /// Evicts whole pyramids, least recently used first, until the store fits its limit; open and
     /// building pyramids are skipped. Returns the names evicted.
     @discardableResult
     public func trim() throws -> [String] {
-        try lock.withLock { () throws -> [String] in
+        let byteLimit = self.byteLimit
+        return try directory.withLockedValue { (directory) throws -> [String] in
             struct Candidate {
                 let name: String
                 let folder: Directory
