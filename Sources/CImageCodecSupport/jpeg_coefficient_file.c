@@ -16,12 +16,21 @@
 #include "fic_tile_support.h"
 #include "jpeg_internal.h"
 
+#ifdef MADV_POPULATE_WRITE
+#define FIC_MADV_POPULATE_WRITE MADV_POPULATE_WRITE
+#else
+#define FIC_MADV_POPULATE_WRITE 23 /* Linux 5.14 */
+#endif
+
 typedef struct fic_coefficient_array {
     struct fic_coefficient_array *next;
     JDIMENSION blocks_per_row;
     JDIMENSION rows;
     size_t offset;          /* in the file */
     JBLOCKROW *row_pointers; /* one per row, set when realized */
+    /* Rows mapped writable since the last drop: [populated_start, populated_end). */
+    JDIMENSION populated_start;
+    JDIMENSION populated_end;
 } fic_coefficient_array;
 
 typedef struct {
@@ -62,6 +71,30 @@ static void release_arrays(fic_coefficient_file *state) {
     }
     state->arrays = NULL;
     state->touched = 0;
+}
+
+/* Writes total bytes of zeros at the start of fd in pieces of 512 KiB. Returns 0 or an errno. */
+static int write_zeros(int fd, uint64_t total) {
+    const size_t piece = 512u << 10;
+    uint8_t *zeros = (uint8_t *)calloc(1, piece); /* untouched: reads map the zero page */
+    if (zeros == NULL) {
+        return ENOMEM;
+    }
+    int error = 0;
+    uint64_t offset = 0;
+    while (offset < total && error == 0) {
+        size_t length = total - offset < piece ? (size_t)(total - offset) : piece;
+        ssize_t n = pwrite(fd, zeros, length, (off_t)offset);
+        if (n > 0) {
+            offset += (uint64_t)n;
+        } else if (n == 0) {
+            error = ENOSPC;
+        } else if (errno != EINTR) {
+            error = errno;
+        }
+    }
+    free(zeros);
+    return error;
 }
 
 static jvirt_barray_ptr request_barray(j_common_ptr cinfo, int pool_id, boolean pre_zero, JDIMENSION blocks_per_row,
@@ -110,6 +143,19 @@ static void realize(j_common_ptr cinfo) {
         state->failure_errno = rc;
         ERREXIT(cinfo, JERR_NO_BACKING_STORE);
     }
+    /*
+     * Put the file in the page cache now, with buffered writes of zeros in pieces of 512 KiB: the
+     * page cache then holds it in folios of that size, already dirty. Without this, the first touch
+     * of each page through the mapping creates the folios (readahead picks 2 MiB ones for mapped
+     * faults, which on virtual machines that return free memory to the host cost 1.5-2.5 s of
+     * system time for 1 GB, measured), and every later scan's faults pay for each page's
+     * page_mkwrite. With it, creating them costs ~0.1 s and a scan's faults ~0.08 s per GB.
+     */
+    rc = write_zeros(state->fd, total);
+    if (rc != 0) {
+        state->failure_errno = rc;
+        ERREXIT(cinfo, JERR_NO_BACKING_STORE);
+    }
     void *base = mmap(NULL, (size_t)total, PROT_READ | PROT_WRITE, MAP_SHARED, state->fd, 0);
     if (base == MAP_FAILED) {
         state->failure_errno = errno;
@@ -132,7 +178,6 @@ static void realize(j_common_ptr cinfo) {
 
 static JBLOCKARRAY access_barray(j_common_ptr cinfo, jvirt_barray_ptr pointer, JDIMENSION start_row,
                                  JDIMENSION num_rows, boolean writable) {
-    (void)writable;
     fic_coefficient_file *state = state_of(cinfo);
     fic_coefficient_array *array = (fic_coefficient_array *)pointer;
     uint64_t end = (uint64_t)start_row + num_rows;
@@ -145,6 +190,28 @@ static JBLOCKARRAY access_barray(j_common_ptr cinfo, jvirt_barray_ptr pointer, J
         /* Shared file pages keep their data; the next touch maps them again from the page cache. */
         madvise(state->base, state->length, MADV_DONTNEED);
         state->touched = bytes;
+        for (fic_coefficient_array *other = state->arrays; other != NULL; other = other->next) {
+            other->populated_start = other->populated_end = 0;
+        }
+    }
+    int populated = start_row >= array->populated_start && end <= array->populated_end;
+    if (writable && bytes > 0 && !populated) {
+        /*
+         * Map the rows writable in one call. A scan reads coefficients before it changes them:
+         * left to faults, each page would be mapped read-only first and then take a second fault,
+         * with ext4's page_mkwrite, for its first write (~1.5 s of system time per progressive
+         * gigabyte, measured). Ignored where the kernel lacks MADV_POPULATE_WRITE.
+         */
+        uintptr_t first = (uintptr_t)array->row_pointers[start_row] & ~(uintptr_t)4095u;
+        uintptr_t last = ((uintptr_t)array->row_pointers[start_row] + (uintptr_t)bytes + 4095u) & ~(uintptr_t)4095u;
+        madvise((void *)first, (size_t)(last - first), FIC_MADV_POPULATE_WRITE);
+        if (start_row <= array->populated_end && end >= array->populated_start && array->populated_end > 0) {
+            array->populated_start = start_row < array->populated_start ? start_row : array->populated_start;
+            array->populated_end = end > array->populated_end ? (JDIMENSION)end : array->populated_end;
+        } else {
+            array->populated_start = start_row;
+            array->populated_end = (JDIMENSION)end;
+        }
     }
     return array->row_pointers + start_row;
 }
