@@ -7,6 +7,7 @@ let package = Package(
         .library(name: "FastImageCache", targets: ["FastImageCache"]),
         .library(name: "ImageTable", targets: ["ImageTable"]),
         .library(name: "ImageCodec", targets: ["ImageCodec"]),
+        .library(name: "ImageLoader", targets: ["ImageLoader"]),
         .executable(name: "fic", targets: ["fic"]),
     ],
     dependencies: [
@@ -14,6 +15,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-system.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.0"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
     ],
     targets: [
         // C libraries, found with pkg-config (Debian: libjpeg62-turbo-dev, libspng-dev, libwebp-dev, libcairo2-dev).
@@ -55,6 +58,22 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Loading originals: http(s) with AsyncHTTPClient and file URLs, a disk cache of originals,
+        // and the provider that feeds the cache's lanes. It implements FastImageCache's provider
+        // protocol, so it depends on FastImageCache (which never depends on it).
+        .target(
+            name: "ImageLoader",
+            dependencies: [
+                "FICCore", "FastImageCache",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // Benchmarks, run by `fic bench` in release builds.
         .target(
             name: "FICBenchmarks",
@@ -76,5 +95,14 @@ let package = Package(
         .testTarget(name: "ImageCodecTests", dependencies: ["ImageCodec"]),
         .testTarget(name: "FastImageCacheTests", dependencies: ["FastImageCache"]),
         .testTarget(name: "FicTests", dependencies: ["fic", "FastImageCache"]),
+        .testTarget(
+            name: "ImageLoaderTests",
+            dependencies: [
+                "ImageLoader", "FastImageCache",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
     ]
 )
