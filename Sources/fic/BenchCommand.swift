@@ -11,16 +11,18 @@ struct BenchCommand: AsyncParsableCommand {
             retrieval: cachedImage(for:format:) against an in-memory dictionary and against decoding \
             a small JPEG per image, and insert cost while a table fills. decode: the decoder. \
             ingest: photos into a two-format family against vipsthumbnail (run first by "all", so \
-            that its memory figures are its own). With --json the last line of the output is one \
+            that its memory figures are its own). loader: images on screen against a flood of \
+            prefetches through a 4 MB/s link to nginx, lanes against one FIFO queue, and \
+            fetch-to-disk against curl --parallel (needs nginx, curl, cjpeg). With --json the last line of the output is one \
             JSON object with a member per benchmark run.
             """)
 
     /// The benchmarks that can be run.
     enum Which: String, ExpressibleByArgument, CaseIterable {
-        case retrieval, decode, ingest, all
+        case retrieval, decode, ingest, loader, all
     }
 
-    @Argument(help: "The benchmark to run: retrieval, decode, ingest or all.")
+    @Argument(help: "The benchmark to run: retrieval, decode, ingest, loader or all.")
     var benchmark: Which = .all
 
     @Flag(help: "Print the results as one JSON object on the last line.")
@@ -37,6 +39,7 @@ struct BenchCommand: AsyncParsableCommand {
         var retrieval: RetrievalBenchmarkResult?
         var decode: DecodeBenchmarkResult?
         var ingest: IngestBenchmarkResult?
+        var loader: LoaderBenchmarkResult?
     }
 
     func run() async throws {
@@ -76,6 +79,17 @@ struct BenchCommand: AsyncParsableCommand {
             let r = try DecodeBenchmark.run(testdata: testdata, workDirectory: work, log: log)
             printDecode(r)
             report.decode = r
+        }
+        if benchmark == .all || benchmark == .loader {
+            print("\n== loader ==")
+            do {
+                let r = try await LoaderBenchmark.run(testdata: testdata, workDirectory: work, log: log)
+                printLoader(r)
+                report.loader = r
+            } catch {
+                print("error: the loader benchmark failed: \(error)")
+                failures.append("loader")
+            }
         }
 
         #if DEBUG
@@ -209,6 +223,26 @@ struct BenchCommand: AsyncParsableCommand {
         row("process ru_maxrss", mib(r.processMaxRSSBytes))
         if let v = r.vipsPeakRSSBytes { row("vipsthumbnail peak RSS (/usr/bin/time)", mib(v)) }
         row("flush and close one cache", String(format: "%.1f ms", r.closeMs))
+        for note in r.notes { print("  note: \(note)") }
+    }
+
+    private func printLoader(_ r: LoaderBenchmarkResult) {
+        print("\n  \(r.photos) photos of \(r.meanPhotoBytes / 1000) KB on average, nginx behind a \(r.linkBytesPerSecond / 1_000_000) MB/s link; \(r.visible) visible after \(r.prefetched) prefetches")
+        row("figure", "value", "target", nil)
+        row("visible alone", String(format: "%.0f ms", r.visibleAloneMs))
+        row("visible under the flood (lanes)", String(format: "%.0f ms", r.visibleUnderFloodMs))
+        row("visible under the flood (one FIFO queue)", String(format: "%.0f ms", r.fifoUnderFloodMs))
+        row("lanes under flood / alone", String(format: "%.2f×", r.underFloodOverAlone), "≤ 1.25", r.targetsMet["under_flood_le_1_25_alone"])
+        row("FIFO under flood / alone", String(format: "%.1f×", r.fifoOverAlone))
+        row("promotions of queued prefetches", "\(r.promotions)")
+        row("bytes downloaded / unique bytes", "\(r.bytesDownloaded) / \(r.uniqueBytes)", "equal", r.targetsMet["bytes_downloaded_eq_unique"])
+        row("fetch to disk (\(r.throughputImages) photos, \(r.throughputParallel) at a time)", String(format: "%.0f photos/s", r.fetchToDiskImagesPerSecond))
+        if let c = r.curlImagesPerSecond, let ratio = r.oursOverCurl {
+            row("curl --parallel, same URLs", String(format: "%.0f photos/s", c))
+            row("ours / curl", String(format: "%.2f×", ratio), "≥ 0.8", r.targetsMet["fetch_to_disk_ge_0_8_curl"])
+        } else {
+            row("curl", "skipped")
+        }
         for note in r.notes { print("  note: \(note)") }
     }
 

@@ -1,0 +1,81 @@
+import Foundation
+import Glibc
+
+/// nginx from the system, started with a configuration of its own on 127.0.0.1 to serve a
+/// folder, and stopped by its pid file. Nothing of the system's nginx setup is used.
+public final class LocalNginx: @unchecked Sendable {
+    /// The port it listens on.
+    public let port: Int
+    /// Its base URL.
+    public var base: URL { URL(string: "http://127.0.0.1:\(port)")! }
+    private let prefix: String
+
+    /// Starts nginx serving `root`, with its files in `prefix` (created).
+    ///
+    /// - Throws: ``BenchmarkError`` when nginx is missing or does not start.
+    public init(root: String, prefix: String) throws {
+        guard let nginx = BenchKit.findExecutable("nginx") ?? (access("/usr/sbin/nginx", X_OK) == 0 ? "/usr/sbin/nginx" : nil) else {
+            throw BenchmarkError("nginx is not installed (scripts/install-deps --bench installs it)")
+        }
+        self.prefix = prefix
+        try FileManager.default.createDirectory(atPath: prefix + "/tmp", withIntermediateDirectories: true)
+        var lastError = ""
+        for attempt in 0..<30 {
+            let port = 40000 + Int(getpid() % 10000) + attempt * 11
+            let user = getuid() == 0 ? "user root root;" : ""
+            let conf = """
+                \(user)
+                worker_processes 2;
+                daemon on;
+                pid \(prefix)/nginx.pid;
+                error_log \(prefix)/error.log warn;
+                events { worker_connections 1024; }
+                http {
+                    access_log off;
+                    client_body_temp_path \(prefix)/tmp/body;
+                    proxy_temp_path \(prefix)/tmp/proxy;
+                    fastcgi_temp_path \(prefix)/tmp/fastcgi;
+                    uwsgi_temp_path \(prefix)/tmp/uwsgi;
+                    scgi_temp_path \(prefix)/tmp/scgi;
+                    types { image/jpeg jpg; }
+                    sendfile on;
+                    tcp_nopush on;
+                    keepalive_requests 100000;
+                    server {
+                        listen 127.0.0.1:\(port) backlog=1024;
+                        root \(root);
+                        location / { }
+                    }
+                }
+                """
+            try conf.write(toFile: prefix + "/nginx.conf", atomically: true, encoding: .utf8)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: nginx)
+            process.arguments = ["-p", prefix, "-c", prefix + "/nginx.conf"]
+            let errors = Pipe()
+            process.standardError = errors
+            try process.run()
+            let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            if process.terminationStatus == 0 {
+                for _ in 0..<50 where !FileManager.default.fileExists(atPath: prefix + "/nginx.pid") { usleep(20_000) }
+                self.port = port
+                return
+            }
+            lastError = message
+            if !message.contains("Address already in use") { break }
+        }
+        throw BenchmarkError("nginx did not start: \(lastError)")
+    }
+
+    /// Stops nginx (the master of our pid file) and waits for it to go.
+    public func stop() {
+        guard let text = try? String(contentsOfFile: prefix + "/nginx.pid", encoding: .utf8), let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)) else { return }
+        kill(pid, SIGTERM)
+        for _ in 0..<100 where kill(pid, 0) == 0 { usleep(20_000) }
+    }
+
+    deinit {
+        stop()
+    }
+}
