@@ -64,7 +64,7 @@ let package = Package(
         .target(
             name: "ImageLoader",
             dependencies: [
-                "FICCore", "FastImageCache",
+                "FICCore", "ImageTable", "FastImageCache",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -49,15 +49,10 @@ public final class LocalNginx: @unchecked Sendable {
                 }
                 """
             try conf.write(toFile: prefix + "/nginx.conf", atomically: true, encoding: .utf8)
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: nginx)
-            process.arguments = ["-p", prefix, "-c", prefix + "/nginx.conf"]
-            let errors = Pipe()
-            process.standardError = errors
-            try process.run()
-            let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            if process.terminationStatus == 0 {
+            let log = prefix + "/start.log"
+            let status = try Self.spawnAndWait(nginx, ["-p", prefix, "-c", prefix + "/nginx.conf"], errors: log)
+            let message = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            if status == 0 {
                 for _ in 0..<50 where !FileManager.default.fileExists(atPath: prefix + "/nginx.pid") { usleep(20_000) }
                 self.port = port
                 return
@@ -66,6 +61,26 @@ public final class LocalNginx: @unchecked Sendable {
             if !message.contains("Address already in use") { break }
         }
         throw BenchmarkError("nginx did not start: \(lastError)")
+    }
+
+    /// Runs `executable` with `arguments` (output discarded, errors to the file `errors`) and
+    /// returns its exit status. Not `Process`: it waits on a descriptor that nginx's daemon
+    /// inherits and keeps open, so it would wait forever.
+    static func spawnAndWait(_ executable: String, _ arguments: [String], errors: String) throws -> Int32 {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, errors, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { for a in argv { free(a) } }
+        var pid: pid_t = 0
+        let rc = posix_spawn(&pid, executable, &actions, nil, argv, environ)
+        guard rc == 0 else { throw BenchmarkError("cannot start \(executable): errno \(rc)") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        return (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
     }
 
     /// Stops nginx (the master of our pid file) and waits for it to go.

@@ -4,9 +4,26 @@ import Foundation
 import Glibc
 import SystemPackage
 
+/// Where and how a downloaded body is to be stored in the originals cache.
+struct PendingEntry: Sendable {
+    let cache: OriginalsCache
+    let storedAt: Date
+    let maximumAge: Int64?
+    let etag: String?
+    let lastModified: String?
+
+    /// A writer for the entry of `url`, or nil when it cannot be stored.
+    func makeWriter(for url: URL) throws(ImageCacheError) -> EntryWriter? {
+        try cache.makeWriter(for: url, storedAt: storedAt, maximumAge: maximumAge, etag: etag, lastModified: lastModified)
+    }
+}
+
 /// The state of one network body being read: counts, limits, the deadline, the connection permit
 /// and the entry of the originals cache being written from it. Used by the one iterator of its
 /// download, from whichever thread that iterator's task is on.
+///
+/// Bytes for the cache are gathered in memory and written a megabyte at a time; a body smaller
+/// than that is written, checked and published in a single visit to the I/O threads at its end.
 final class NetworkBody: @unchecked Sendable {
     /// Bytes gathered before each write to the originals cache.
     static let writeBatch = 1 << 20
@@ -16,17 +33,20 @@ final class NetworkBody: @unchecked Sendable {
     private let loader: OriginalsLoader
     private let permit: HostPermit
     private let deadline: ContinuousClock.Instant
+    private var entry: PendingEntry?
     private var writer: EntryWriter?
-    private var pending: [UInt8] = []
+    /// Chunks not yet written to the cache entry (kept as they came: no copying into one buffer).
+    private var pending: [[UInt8]] = []
+    private var pendingBytes = 0
     private var receivedBytes = 0
 
-    init(url: URL, expected: Int?, loader: OriginalsLoader, permit: HostPermit, deadline: ContinuousClock.Instant, writer: EntryWriter?) {
+    init(url: URL, expected: Int?, loader: OriginalsLoader, permit: HostPermit, deadline: ContinuousClock.Instant, entry: PendingEntry?) {
         self.url = url
         self.expected = expected
         self.loader = loader
         self.permit = permit
         self.deadline = deadline
-        self.writer = writer
+        self.entry = entry
     }
 
     /// Throws `.timedOut` once the whole download has taken longer than allowed.
@@ -44,21 +64,32 @@ final class NetworkBody: @unchecked Sendable {
         }
         receivedBytes = total
         loader.countDownloaded(chunk.count)
-        guard writer != nil else { return }
-        pending += chunk
-        if pending.count >= Self.writeBatch { await flush() }
+        guard entry != nil else { return }
+        pending.append(chunk)
+        pendingBytes += chunk.count
+        if pendingBytes >= Self.writeBatch { await flush(publishing: false) }
     }
 
-    /// Writes what is pending to the cache entry; a failure there (a full disk) only stops caching.
-    private func flush() async {
-        guard let writer, !pending.isEmpty else { return }
-        let bytes = pending
+    /// Writes what is pending to the cache entry (making it first), and publishes it when
+    /// `publishing`, in one visit to the I/O threads. A failure there (a full disk) only stops
+    /// caching this download.
+    private func flush(publishing: Bool) async {
+        guard let entry else { return }
+        let (url, chunks, existing) = (url, pending, writer)
         pending = []
+        pendingBytes = 0
         do {
-            try await WorkerThreads.blockingIO.run { try writer.write(bytes) }
+            writer = try await WorkerThreads.blockingIO.run { () throws -> EntryWriter? in
+                guard let writer = try existing ?? entry.makeWriter(for: url) else { return nil }
+                for chunk in chunks { try writer.write(chunk) }
+                if publishing { try entry.cache.commit(writer) }
+                return writer
+            }
+            if writer == nil { self.entry = nil }
         } catch {
-            loader.logger.warning("cannot write to the originals cache; this download is not cached: \(error)", metadata: ["url": "\(url.absoluteString)"])
-            self.writer = nil
+            loader.logger.warning("cannot store a download in the originals cache: \(error)", metadata: ["url": "\(url.absoluteString)"])
+            self.entry = nil
+            writer = nil
         }
     }
 
@@ -69,21 +100,18 @@ final class NetworkBody: @unchecked Sendable {
         }
         permit.release()
         loader.failures.forget(url)
-        await flush()
-        if let writer, let originals = loader.originals {
-            self.writer = nil
-            do {
-                _ = try await WorkerThreads.blockingIO.run { try originals.commit(writer) }
-            } catch {
-                loader.logger.warning("cannot store a download in the originals cache: \(error)", metadata: ["url": "\(url.absoluteString)"])
-            }
-        }
+        await flush(publishing: true)
+        entry = nil
+        writer = nil
     }
 
     /// The download failed: returns the error to throw, remembering it for the back-off unless
     /// it was a cancellation. Nothing is stored.
     func fail(_ error: any Error) -> ImageCacheError {
+        entry = nil
         writer = nil
+        pending = []
+        pendingBytes = 0
         permit.release()
         let mapped = LoaderErrors.map(error, url: url, received: receivedBytes, expected: expected)
         if mapped.code != .cancelled { loader.failures.record(mapped, for: url) }

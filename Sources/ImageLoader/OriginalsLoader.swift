@@ -144,21 +144,16 @@ public final class OriginalsLoader: ImageSourceProvider, Sendable {
             return refreshed
         case .body(let response, let permit, let length):
             counters.withLockedValue { $0.downloads += 1 }
-            var writer: EntryWriter?
+            var entry: PendingEntry?
             let policy = CachePolicy(cacheControl: response.headers["cache-control"])
             if let originals, !policy.noStore, (length ?? 0) + EntryHeader.fixedLength < originals.maximumBytes {
-                let maximumAge = policy.maximumAge ?? configuration.defaultMaximumAge.map { $0.components.seconds }
-                let etag = response.headers.first(name: "etag").flatMap { NetworkClient.isSafeHeaderValue($0) ? $0 : nil }
-                let lastModified = response.headers.first(name: "last-modified").flatMap { NetworkClient.isSafeHeaderValue($0) ? $0 : nil }
-                do {
-                    writer = try await WorkerThreads.blockingIO.run {
-                        try originals.makeWriter(for: url, storedAt: Date(), maximumAge: maximumAge, etag: etag, lastModified: lastModified)
-                    }
-                } catch {
-                    logger.warning("cannot write to the originals cache; this download is not cached: \(error)", metadata: ["url": "\(url.absoluteString)"])
-                }
+                entry = PendingEntry(
+                    cache: originals, storedAt: Date(),
+                    maximumAge: policy.maximumAge ?? configuration.defaultMaximumAge.map { $0.components.seconds },
+                    etag: response.headers.first(name: "etag").flatMap { NetworkClient.isSafeHeaderValue($0) ? $0 : nil },
+                    lastModified: response.headers.first(name: "last-modified").flatMap { NetworkClient.isSafeHeaderValue($0) ? $0 : nil })
             }
-            let body = NetworkBody(url: url, expected: length, loader: self, permit: permit, deadline: deadline, writer: writer)
+            let body = NetworkBody(url: url, expected: length, loader: self, permit: permit, deadline: deadline, entry: entry)
             return OriginalDownload(url: url, origin: .network, expectedLength: length, chunks: ByteChunks(.network(response.body, body)))
         }
     }

@@ -237,6 +237,8 @@ struct BenchCommand: AsyncParsableCommand {
         row("promotions of queued prefetches", "\(r.promotions)")
         row("bytes downloaded / unique bytes", "\(r.bytesDownloaded) / \(r.uniqueBytes)", "equal", r.targetsMet["bytes_downloaded_eq_unique"])
         row("fetch to disk (\(r.throughputImages) photos, \(r.throughputParallel) at a time)", String(format: "%.0f photos/s", r.fetchToDiskImagesPerSecond))
+        print("      runs (s), ours: " + r.fetchToDiskSeconds.map { String(format: "%.3f", $0) }.joined(separator: " ")
+              + (r.curlSeconds.isEmpty ? "" : "; curl: " + r.curlSeconds.map { String(format: "%.3f", $0) }.joined(separator: " ")))
         if let c = r.curlImagesPerSecond, let ratio = r.oursOverCurl {
             row("curl --parallel, same URLs", String(format: "%.0f photos/s", c))
             row("ours / curl", String(format: "%.2f×", ratio), "≥ 0.8", r.targetsMet["fetch_to_disk_ge_0_8_curl"])

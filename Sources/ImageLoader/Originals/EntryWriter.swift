@@ -1,4 +1,3 @@
-import Crypto
 import FICCore
 import Foundation
 import Glibc
@@ -15,7 +14,7 @@ final class EntryWriter: @unchecked Sendable {
     let name: String
     private(set) var header: EntryHeader
     private let file: TemporaryFile
-    private var hasher = SHA256()
+    private var checksum = BodyChecksum()
     private var written = 0
     private let limit: Int
     /// The body outgrew the cache; nothing more is written and the entry will not be stored.
@@ -44,18 +43,21 @@ final class EntryWriter: @unchecked Sendable {
             return
         }
         try file.descriptor.writeBytes(bytes, at: header.length + written, path: file.path)
-        hasher.update(data: bytes)
+        checksum.update(bytes)
         written += bytes.count
     }
 
     /// Writes the final header (body length and digest). Returns the file's length.
     func finish() throws(ImageCacheError) -> Int {
         header.bodyLength = written
-        header.bodyDigest = Array(hasher.finalize())
+        header.bodyChecksum = checksum.finalize()
         let bytes = header.encoded()
         try file.descriptor.writeBytes(bytes, at: 0, path: file.path)
         return header.length + written
     }
+
+    /// `AT_EMPTY_PATH` of Linux's `fcntl.h`, which Swift's Glibc module does not export.
+    private static let atEmptyPath: Int32 = 0x1000
 
     /// Gives the finished file the name ``name`` in `directory`, atomically replacing any file of
     /// that name: linked under a hidden name, then renamed. Not flushed to the disk: after a power
@@ -63,7 +65,12 @@ final class EntryWriter: @unchecked Sendable {
     func publish(in directory: Directory) throws(ImageCacheError) {
         var generator = SystemRandomNumberGenerator()
         let hidden = ".\(name).tmp-\(String(generator.next() as UInt64, radix: 16))"
-        let rc = linkat(AT_FDCWD, "/proc/self/fd/\(file.descriptor.rawValue)", directory.descriptor.rawValue, hidden, AT_SYMLINK_FOLLOW)
+        // Linking the open file itself (AT_EMPTY_PATH) needs CAP_DAC_READ_SEARCH; without it, the
+        // link goes through its /proc name.
+        var rc = linkat(file.descriptor.rawValue, "", directory.descriptor.rawValue, hidden, Self.atEmptyPath)
+        if rc != 0 {
+            rc = linkat(AT_FDCWD, "/proc/self/fd/\(file.descriptor.rawValue)", directory.descriptor.rawValue, hidden, AT_SYMLINK_FOLLOW)
+        }
         if rc != 0 { throw ImageCacheError.system("link", path: directory.child(hidden), errno: Glibc.errno) }
         do throws(ImageCacheError) {
             try directory.rename(hidden, to: name)

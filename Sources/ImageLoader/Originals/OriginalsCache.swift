@@ -35,7 +35,7 @@ public struct OriginalsStatistics: Sendable, Hashable, Codable {
 /// - **Atomic.** An entry is written completely, then linked and renamed into place; a
 ///   half-written download is never visible under an entry's name, also after `kill -9`.
 /// - **Validated.** Every read checks the entry's header checksum, URL, length and the body's
-///   SHA-256; anything else is a miss and the file is removed.
+///   checksum; anything else is a miss and the file is removed.
 /// - **Names** are the SHA-256 of the URL, in hexadecimal.
 /// - **Several processes** may share the folder: they keep sizes and recency in a shared
 ///   journal under an exclusive `flock`, with O(1) work per access (see the journal's notes).
@@ -130,7 +130,7 @@ public final class OriginalsCache: Sendable {
         var keep = false
         defer { if !keep { fd.closeQuietly() } }
         let length = Int(try fd.status(path: directory.child(name)).st_size)
-        let head = try fd.readBytes(count: min(length, EntryHeader.fixedLength + EntryHeader.maximumURLBytes + 2 * EntryHeader.maximumValidatorBytes + 32), at: 0, path: directory.child(name))
+        let head = try fd.readBytes(count: min(length, EntryHeader.fixedLength + EntryHeader.maximumURLBytes + 2 * EntryHeader.maximumValidatorBytes + EntryHeader.checksumLength), at: 0, path: directory.child(name))
         let decoded = head.withUnsafeBytes { b in
             EntryHeader.decode(b, fileLength: length, url: url.absoluteString, maximumBodyBytes: maximumBytes)
         }
@@ -172,7 +172,7 @@ public final class OriginalsCache: Sendable {
 
     /// A writer for a new entry of `url`, or nil when it cannot be stored (URL too long).
     func makeWriter(for url: URL, storedAt: Date, maximumAge: Int64?, etag: String?, lastModified: String?) throws(ImageCacheError) -> EntryWriter? {
-        var header = EntryHeader(url: url.absoluteString, bodyLength: 0, bodyDigest: [UInt8](repeating: 0, count: 32),
+        var header = EntryHeader(url: url.absoluteString, bodyLength: 0, bodyChecksum: 0,
                                  storedAt: storedAt, maximumAge: maximumAge, etag: etag, lastModified: lastModified)
         header.trimValidators()
         guard header.isStorable else { return nil }

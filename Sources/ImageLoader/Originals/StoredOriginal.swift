@@ -1,10 +1,9 @@
-import Crypto
 import FICCore
 import Foundation
 import SystemPackage
 
 /// An entry of the originals cache, opened and with its header checked; the body is checked
-/// against its SHA-256 as it is read. The open file stays readable even if another process
+/// against its checksum as it is read. The open file stays readable even if another process
 /// evicts or replaces the entry meanwhile.
 final class StoredOriginal: @unchecked Sendable {
     let name: String
@@ -23,14 +22,14 @@ final class StoredOriginal: @unchecked Sendable {
         descriptor.closeQuietly()
     }
 
-    /// The whole body, or nil when it does not match its digest (torn or altered file).
+    /// The whole body, or nil when it does not match its checksum (torn or altered file).
     func readBody() throws(ImageCacheError) -> [UInt8]? {
         let body = try descriptor.readBytes(count: header.bodyLength, at: header.length, path: path)
-        guard body.count == header.bodyLength, Array(SHA256.hash(data: body)) == header.bodyDigest else { return nil }
+        guard body.count == header.bodyLength, BodyChecksum.of(body) == header.bodyChecksum else { return nil }
         return body
     }
 
-    /// Reads the body in chunks of at most `chunkBytes`, checking the digest at the end.
+    /// Reads the body in chunks of at most `chunkBytes`, checking the checksum at the end.
     func makeChunkReader(chunkBytes: Int = 1 << 18) -> ChunkReader {
         ChunkReader(original: self, chunkBytes: chunkBytes)
     }
@@ -40,21 +39,21 @@ final class StoredOriginal: @unchecked Sendable {
         private let original: StoredOriginal
         private let chunkBytes: Int
         private var offset = 0
-        private var hasher = SHA256()
+        private var checksum = BodyChecksum()
 
         init(original: StoredOriginal, chunkBytes: Int) {
             self.original = original
             self.chunkBytes = chunkBytes
         }
 
-        /// The next chunk; nil at the end of a body that matched its digest.
+        /// The next chunk; nil at the end of a body that matched its checksum.
         ///
-        /// - Throws: `.corruptData` when the body does not match its digest, or is shorter than
+        /// - Throws: `.corruptData` when the body does not match its checksum, or is shorter than
         ///   its header says.
         func next() throws(ImageCacheError) -> [UInt8]? {
             let remaining = original.header.bodyLength - offset
             if remaining == 0 {
-                guard Array(hasher.finalize()) == original.header.bodyDigest else {
+                guard checksum.finalize() == original.header.bodyChecksum else {
                     throw ImageCacheError(.corruptData, "the stored original does not match its checksum; it was removed, request it again", path: original.path)
                 }
                 return nil
@@ -63,7 +62,7 @@ final class StoredOriginal: @unchecked Sendable {
             guard chunk.count == min(chunkBytes, remaining) else {
                 throw ImageCacheError(.corruptData, "the stored original is shorter than its header says", path: original.path)
             }
-            hasher.update(data: chunk)
+            checksum.update(chunk)
             offset += chunk.count
             return chunk
         }
