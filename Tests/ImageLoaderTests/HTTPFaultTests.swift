@@ -5,7 +5,7 @@ import Testing
 
 /// A loader with short timeouts against a fault server, with an originals cache in `dir`.
 func faultLoader(_ dir: TemporaryDirectory, _ configure: (inout LoaderConfiguration) -> Void = { _ in }) throws -> (OriginalsLoader, String) {
-    var c = LoaderConfiguration(connectTimeout: .seconds(5), idleTimeout: .seconds(1), totalTimeout: .seconds(20), failureBackoff: .zero)
+    var c = LoaderConfiguration(connectTimeout: .seconds(5), idleTimeout: .seconds(10), totalTimeout: .seconds(60), failureBackoff: .zero)
     configure(&c)
     let folder = dir.child("originals")
     return (OriginalsLoader(configuration: c, originals: try OriginalsCache(directory: folder, maximumBytes: 64 << 20)), folder)
@@ -71,7 +71,7 @@ func loaderError(_ body: () async throws -> Void) async -> ImageCacheError? {
     @Test func aStalledBodyTimesOut() async throws {
         let dir = TemporaryDirectory(); defer { dir.cleanup() }
         let server = try await FaultServer.start()
-        let (loader, folder) = try faultLoader(dir)
+        let (loader, folder) = try faultLoader(dir) { $0.idleTimeout = .seconds(1) }
         try await expectNothingLost(loader, folder, server) {
             let start = ContinuousClock.now
             let e = await loaderError { _ = try await loader.data(for: server.url("/stall/100000")) }
@@ -302,6 +302,10 @@ func loaderError(_ body: () async throws -> Void) async -> ImageCacheError? {
         #expect(entryFiles(folder).isEmpty)
         let e = await loaderError { _ = try await loader.data(for: URL(fileURLWithPath: "/nonexistent/x.jpg")) }
         #expect(e?.code == .sourceUnavailable && e?.path == "/nonexistent/x.jpg")
+        // A FIFO would block a reader forever: refused at once.
+        let fifo = dir.child("fifo.jpg")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        #expect(await loaderError { _ = try await loader.data(for: URL(fileURLWithPath: fifo)) }?.code == .sourceUnavailable)
         try await loader.shutdown()
     }
 }
