@@ -37,7 +37,8 @@ final class FailureMemory: Sendable {
             guard let f = s.failures[url] else { return nil }
             guard now < f.until else { return nil }
             let seconds = Double((f.until - now).components.seconds) + Double((f.until - now).components.attoseconds) / 1e18
-            return ImageCacheError(.recentlyFailed, String(format: "this URL failed %d time%@ recently and is not tried again for %.1f s", f.count, f.count == 1 ? "" : "s", seconds),
+            let times = f.count == 1 ? "once" : "\(f.count) times"
+            return ImageCacheError(.recentlyFailed, "this URL failed \(times) recently and is not tried again for " + String(format: "%.1f s", seconds),
                                    path: url.absoluteString, underlying: f.error)
         }
     }

@@ -118,6 +118,7 @@ func loaderError(_ body: () async throws -> Void) async -> ImageCacheError? {
             #expect(e?.path == missing.absoluteString)
             let again = await loaderError { _ = try await loader.data(for: missing) }
             #expect(again?.code == .recentlyFailed)
+            #expect(again?.message.contains("failed once recently and is not tried again for") == true)
             #expect((again?.underlying as? ImageCacheError)?.code == .httpStatus)
             #expect(server.requests("/status/404") == 1, "a broken link is not fetched again during its back-off")
             let failing = await loaderError { _ = try await loader.data(for: server.url("/status/500")) }
