@@ -77,7 +77,7 @@ let package = Package(
         // Benchmarks, run by `fic bench` in release builds.
         .target(
             name: "FICBenchmarks",
-            dependencies: ["FastImageCache", "ImageTable", "ImageCodec", "ImageLoader"],
+            dependencies: ["FICCore", "FastImageCache", "ImageTable", "ImageCodec", "ImageLoader"],
             path: "Benchmarks/FICBenchmarks"
         ),
         .executableTarget(
@@ -98,7 +98,7 @@ let package = Package(
         .testTarget(
             name: "ImageLoaderTests",
             dependencies: [
-                "ImageLoader", "FastImageCache", "FICBenchmarks",
+                "FICCore", "ImageLoader", "FastImageCache", "FICBenchmarks",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
