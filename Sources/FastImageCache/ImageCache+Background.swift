@@ -10,16 +10,17 @@ extension ImageCache {
     @discardableResult
     public func storeImages(from source: SourceImage, for entity: some ImageEntity, family: String? = nil, releasingPages: Bool = false, priority: RequestPriority) async throws -> [String: CachedImage] {
         try Task.checkCancellation()
-        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[String: CachedImage], any Error>) in
+        let handoff = Handoff<[String: CachedImage]>()
+        return try await handoff.wait {
             let queued = requests.enqueueCPU(at: priority, run: {
-                continuation.resume(with: Result { try self.storeImages(from: source, for: entity, family: family, releasingPages: releasingPages) })
+                handoff.deliver(Result { try self.storeImages(from: source, for: entity, family: family, releasingPages: releasingPages) })
             }, cancel: {
-                continuation.resume(throwing: ImageCacheError(.closed, "the cache was closed before the images were stored"))
+                handoff.deliver(.failure(ImageCacheError(.closed, "the cache was closed before the images were stored")))
             })
             if queued {
                 requests.cpu.submit { self.runCPUWork() }
             } else {
-                continuation.resume(throwing: ImageCacheError(.closed, "the cache is closed"))
+                handoff.deliver(.failure(ImageCacheError(.closed, "the cache is closed")))
             }
         }
     }

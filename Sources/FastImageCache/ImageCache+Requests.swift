@@ -25,20 +25,20 @@ extension ImageCache {
         if let image = cachedImage(for: entity, format: format) { return image }
         let (t, url) = try requestTarget(entity, format: format)
         let boxed: any ImageEntity = entity
-        let idBox = WaiterIDBox()
+        let handle = RequestHandle()
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<CachedImage, any Error>) in
+            try await handle.handoff.wait {
                 let (id, effects) = requests.register(
-                    url: url, entity: boxed, format: t, priority: priority, continuation: continuation,
+                    url: url, entity: boxed, format: t, priority: priority, handle: handle,
                     alreadyStored: { self.cachedImage(for: entity, format: format) })
                 perform(effects)
                 if let id {
-                    idBox.set(id)
+                    handle.id = id
                     if Task.isCancelled { perform(requests.cancel(waiter: id)) }
                 }
             }
         } onCancel: {
-            if let id = idBox.get() { perform(requests.cancel(waiter: id)) }
+            if let id = handle.id { perform(requests.cancel(waiter: id)) }
         }
     }
 
@@ -56,7 +56,7 @@ extension ImageCache {
             return
         }
         let (_, effects) = requests.register(
-            url: url, entity: entity, format: t, priority: priority, continuation: nil,
+            url: url, entity: entity, format: t, priority: priority, handle: nil,
             alreadyStored: { self.cachedImage(for: entity, format: format) })
         perform(effects)
     }
@@ -127,7 +127,7 @@ extension ImageCache {
         if let provider {
             for (url, entity) in effects.abandoned { provider.didCancelRequest(at: url, for: entity) }
         }
-        for (continuation, result) in effects.resumes { continuation.resume(with: result) }
+        for (handle, result) in effects.resumes { handle.deliver(result) }
         for (url, error) in effects.failedPrefetches {
             logger.debug("prefetch failed: \(error)", metadata: ["url": "\(url.absoluteString)"])
         }
@@ -199,8 +199,8 @@ extension ImageCache {
             guard let decoded, failure == nil else {
                 let error = failure ?? ImageCacheError(.decodingFailed, "the source could not be decoded")
                 for w in batch {
-                    if let c = w.continuation {
-                        c.resume(throwing: ImageCacheError.wrap(error, format: w.format.format.name, code: .sourceUnavailable))
+                    if let h = w.handle {
+                        h.deliver(.failure(ImageCacheError.wrap(error, format: w.format.format.name, code: .sourceUnavailable)))
                     }
                 }
                 if batch.contains(where: \.isPrefetch) { logger.debug("prefetch failed: \(error)") }
@@ -220,18 +220,11 @@ extension ImageCache {
         }
         for w in batch {
             let result = made[w.entity.entityID]?[w.format.format.name] ?? .failure(ImageCacheError(.drawingFailed, "no image was drawn", format: w.format.format.name))
-            if let c = w.continuation {
-                c.resume(with: result)
+            if let h = w.handle {
+                h.deliver(result)
             } else if case .failure(let error) = result {
                 logger.debug("prefetch failed: \(error)", metadata: ["entity": "\(w.entity.entityID)"])
             }
         }
     }
-}
-
-/// Passes a waiter id from the registering closure to the cancellation handler.
-final class WaiterIDBox: Sendable {
-    private let id = LockedBox<UInt64?>(nil)
-    func set(_ value: UInt64) { id.withLockedValue { $0 = value } }
-    func get() -> UInt64? { id.withLockedValue { $0 } }
 }

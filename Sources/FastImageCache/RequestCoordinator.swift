@@ -14,15 +14,15 @@ import Foundation
 /// All state is in one ``LockedBox``. Methods change it and return the ``Effects`` to carry out
 /// once the lock is released (start fetches, wake CPU threads, resume callers, cancel tasks).
 final class RequestCoordinator: Sendable {
-    /// Someone waiting for an image of a job: a caller, or a prefetch (no continuation).
+    /// Someone waiting for an image of a job: a caller, or a prefetch (no handle).
     struct Waiter {
         let id: UInt64
         let entity: any ImageEntity
         let format: FormatTable
         var priority: RequestPriority
-        let continuation: CheckedContinuation<CachedImage, any Error>?
+        let handle: RequestHandle?
 
-        var isPrefetch: Bool { continuation == nil }
+        var isPrefetch: Bool { handle == nil }
     }
 
     /// Where a job is.
@@ -85,7 +85,7 @@ final class RequestCoordinator: Sendable {
     struct Effects {
         var starts: [FetchStart] = []
         var cpuWakeups = 0
-        var resumes: [(CheckedContinuation<CachedImage, any Error>, Result<CachedImage, any Error>)] = []
+        var resumes: [(RequestHandle, Result<CachedImage, any Error>)] = []
         var cancelledTasks: [Task<Void, Never>] = []
         /// Fetches abandoned by their last waiter: the provider is told.
         var abandoned: [(URL, any ImageEntity)] = []
@@ -125,21 +125,21 @@ final class RequestCoordinator: Sendable {
     // MARK: Requests
 
     /// Adds a waiter for (`entity`, `format`) to the job of `url`, making the job if there is
-    /// none. A prefetch (`continuation` nil) that duplicates one already waiting only raises its
+    /// none. A prefetch (`handle` nil) that duplicates one already waiting only raises its
     /// priority. Returns the waiter's id, or nil when the request was answered at once (the
     /// image was stored meanwhile, the cache is closed) or merged into another prefetch.
     func register(url: URL, entity: any ImageEntity, format: FormatTable, priority: RequestPriority,
-                  continuation: CheckedContinuation<CachedImage, any Error>?, alreadyStored: () -> CachedImage?) -> (UInt64?, Effects) {
+                  handle: RequestHandle?, alreadyStored: () -> CachedImage?) -> (UInt64?, Effects) {
         var e = Effects()
         let id: UInt64? = state.withLockedValue { s in
             if s.closed {
-                if let continuation {
-                    e.resumes.append((continuation, .failure(ImageCacheError(.closed, "the cache is closed", format: format.format.name))))
+                if let handle {
+                    e.resumes.append((handle, .failure(ImageCacheError(.closed, "the cache is closed", format: format.format.name))))
                 }
                 return nil
             }
             if let jobID = s.byURL[url], var job = s.jobs[jobID] {
-                if continuation == nil, let twin = job.waiters.values.first(where: {
+                if handle == nil, let twin = job.waiters.values.first(where: {
                     $0.isPrefetch && $0.entity.entityID == entity.entityID && $0.format === format
                 }) {
                     job.waiters[twin.id]?.priority = max(twin.priority, priority)
@@ -149,7 +149,7 @@ final class RequestCoordinator: Sendable {
                     return nil
                 }
                 s.nextID += 1
-                let waiter = Waiter(id: s.nextID, entity: entity, format: format, priority: priority, continuation: continuation)
+                let waiter = Waiter(id: s.nextID, entity: entity, format: format, priority: priority, handle: handle)
                 job.waiters[waiter.id] = waiter
                 s.jobs[jobID] = job
                 index(waiter, job: jobID, &s)
@@ -159,13 +159,13 @@ final class RequestCoordinator: Sendable {
             }
             // No job: the image may have been stored by a job that just ended.
             if let image = alreadyStored() {
-                if let continuation { e.resumes.append((continuation, .success(image))) }
+                if let handle { e.resumes.append((handle, .success(image))) }
                 return nil
             }
             s.nextID += 1
             let jobID = s.nextID
             s.nextID += 1
-            let waiter = Waiter(id: s.nextID, entity: entity, format: format, priority: priority, continuation: continuation)
+            let waiter = Waiter(id: s.nextID, entity: entity, format: format, priority: priority, handle: handle)
             var job = Job(id: jobID, url: url, entity: entity, priority: priority)
             job.waiters[waiter.id] = waiter
             s.jobs[jobID] = job
@@ -264,8 +264,8 @@ final class RequestCoordinator: Sendable {
                 if s.byURL[job.url] == jobID { s.byURL[job.url] = nil }
                 for w in job.waiters.values {
                     unindex(w, &s)
-                    if let c = w.continuation {
-                        e.resumes.append((c, .failure(ImageCacheError.wrap(error, format: w.format.format.name, code: .sourceUnavailable))))
+                    if let h = w.handle {
+                        e.resumes.append((h, .failure(ImageCacheError.wrap(error, format: w.format.format.name, code: .sourceUnavailable))))
                     } else {
                         e.failedPrefetches.append((job.url, error))
                     }
@@ -365,7 +365,7 @@ final class RequestCoordinator: Sendable {
     /// Fails every waiter with `.closed`, cancels every fetch, refuses new requests, and lets the
     /// CPU threads end once the work they have is done.
     func cancelAll() {
-        var resumes: [CheckedContinuation<CachedImage, any Error>] = []
+        var resumes: [RequestHandle] = []
         var tasks: [Task<Void, Never>] = []
         var formats: [String] = []
         var cancels: [@Sendable () -> Void] = []
@@ -374,8 +374,8 @@ final class RequestCoordinator: Sendable {
             for job in s.jobs.values {
                 if let task = job.task { tasks.append(task) }
                 for w in job.waiters.values {
-                    if let c = w.continuation {
-                        resumes.append(c)
+                    if let h = w.handle {
+                        resumes.append(h)
                         formats.append(w.format.format.name)
                     }
                 }
@@ -395,8 +395,8 @@ final class RequestCoordinator: Sendable {
         cpu.stop()
         for task in tasks { task.cancel() }
         for cancel in cancels { cancel() }
-        for (c, format) in zip(resumes, formats) {
-            c.resume(throwing: ImageCacheError(.closed, "the cache was closed", format: format))
+        for (h, format) in zip(resumes, formats) {
+            h.deliver(.failure(ImageCacheError(.closed, "the cache was closed", format: format)))
         }
     }
 
@@ -417,8 +417,8 @@ final class RequestCoordinator: Sendable {
     private func removeWaiter(_ id: UInt64, _ s: inout State, _ e: inout Effects) {
         guard let jobID = s.waiterJob[id], var job = s.jobs[jobID], let w = job.waiters.removeValue(forKey: id) else { return }
         unindex(w, &s)
-        if let c = w.continuation {
-            e.resumes.append((c, .failure(ImageCacheError(.cancelled, "the request was cancelled", format: w.format.format.name))))
+        if let h = w.handle {
+            e.resumes.append((h, .failure(ImageCacheError(.cancelled, "the request was cancelled", format: w.format.format.name))))
         }
         s.jobs[jobID] = job
         if job.waiters.isEmpty {

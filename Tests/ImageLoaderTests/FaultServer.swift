@@ -25,17 +25,20 @@ final class FaultServer: Sendable {
     let port: Int
     let stats: Locked<Stats>
     private let channel: any Channel
+    private let group: MultiThreadedEventLoopGroup
 
-    private init(port: Int, channel: any Channel, stats: Locked<Stats>) {
+    private init(port: Int, channel: any Channel, stats: Locked<Stats>, group: MultiThreadedEventLoopGroup) {
         self.port = port
         self.channel = channel
         self.stats = stats
+        self.group = group
     }
 
-    /// Starts a server on a free port.
+    /// Starts a server on a free port, on an event loop of its own (not the client's).
     static func start() async throws -> FaultServer {
         let stats = Locked(Stats())
-        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let channel = try await ServerBootstrap(group: group)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
@@ -43,7 +46,7 @@ final class FaultServer: Sendable {
                 }
             }
             .bind(host: "127.0.0.1", port: 0).get()
-        return FaultServer(port: channel.localAddress!.port!, channel: channel, stats: stats)
+        return FaultServer(port: channel.localAddress!.port!, channel: channel, stats: stats, group: group)
     }
 
     /// The URL of `path` on this server.
@@ -52,16 +55,31 @@ final class FaultServer: Sendable {
     /// Requests made for `path` (without the query).
     func requests(_ path: String) -> Int { stats.withLock { $0.requests[path] ?? 0 } }
 
-    /// Stops listening.
+    /// Stops listening and ends its event loop.
     func stop() async {
         try? await channel.close()
+        try? await group.shutdownGracefully()
     }
 
+    /// The pattern's period: a prime, so that no chunk boundary lines up with it.
+    static let period = 1_048_573
+
     /// The byte at `i` of every body this server sends.
-    static func byte(at i: Int) -> UInt8 { UInt8(truncatingIfNeeded: i &* 31 &+ i >> 8) }
+    static func byte(at i: Int) -> UInt8 {
+        let j = i % period
+        return UInt8(truncatingIfNeeded: j &* 31 &+ j >> 8)
+    }
+
+    /// One period of the pattern, computed once.
+    static let cycle: [UInt8] = (0..<period).map(byte(at:))
 
     /// The first `n` bytes of the pattern.
-    static func body(_ n: Int) -> [UInt8] { (0..<n).map(byte(at:)) }
+    static func body(_ n: Int) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(n)
+        while out.count < n { out += cycle.prefix(n - out.count) }
+        return out
+    }
 }
 
 /// Parses one request per connection and answers as its path says.
@@ -198,7 +216,16 @@ private final class FaultHandler: ChannelInboundHandler {
             return
         }
         let count = min(chunk, to - from)
-        let buffer = patterned ? ByteBuffer(bytes: (from..<(from + count)).map(FaultServer.byte(at:))) : Self.megabyte.getSlice(at: 0, length: count)!
+        let buffer: ByteBuffer
+        if patterned {
+            let start = from % FaultServer.period
+            let first = min(count, FaultServer.period - start)
+            var b = Self.cycle.getSlice(at: start, length: first)!
+            if first < count { b.writeImmutableBuffer(Self.cycle.getSlice(at: 0, length: count - first)!) }
+            buffer = b
+        } else {
+            buffer = Self.megabyte.getSlice(at: 0, length: count)!
+        }
         context.writeAndFlush(wrapOutboundOut(buffer)).assumeIsolated().whenComplete { [self] result in
             if case .success = result { send(context, from: from + count, to: to, chunk: chunk, patterned: patterned, then: done) }
         }
@@ -214,7 +241,9 @@ private final class FaultHandler: ChannelInboundHandler {
     }
 
     /// A megabyte for unpatterned bodies, shared by every write.
-    private static let megabyte = ByteBuffer(bytes: (0..<(1 << 20)).map(FaultServer.byte(at:)))
+    private static let megabyte = ByteBuffer(bytes: FaultServer.body(1 << 20))
+    /// One period of the pattern, shared by every write.
+    private static let cycle = ByteBuffer(bytes: FaultServer.cycle)
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         context.close(promise: nil)

@@ -5,7 +5,7 @@ import Testing
 
 /// A loader with short timeouts against a fault server, with an originals cache in `dir`.
 func faultLoader(_ dir: TemporaryDirectory, _ configure: (inout LoaderConfiguration) -> Void = { _ in }) throws -> (OriginalsLoader, String) {
-    var c = LoaderConfiguration(connectTimeout: .seconds(5), idleTimeout: .seconds(10), totalTimeout: .seconds(60), failureBackoff: .zero)
+    var c = LoaderConfiguration(connectTimeout: .seconds(20), idleTimeout: .seconds(20), totalTimeout: .seconds(60), failureBackoff: .zero)
     configure(&c)
     let folder = dir.child("originals")
     return (OriginalsLoader(configuration: c, originals: try OriginalsCache(directory: folder, maximumBytes: 64 << 20)), folder)
