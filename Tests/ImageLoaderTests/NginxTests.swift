@@ -70,9 +70,9 @@ func fileSize(_ relative: String) -> Int {
         let photos = (0..<12).map { WebPhoto(entityID: "p\($0)", url: linked.appendingPathComponent("\(folder)/\($0).jpg")) }
         let loader = OriginalsLoader(originals: try OriginalsCache(directory: dir.child("originals"), maximumBytes: 16 << 20))
         let cache = try ImageCache(directory: dir.child("cache"), formats: webFormats, provider: loader)
+        // Queued prefetches, then at once the images on screen: one of them a queued prefetch
+        // (promoted), two nobody asked for yet, and a duplicate.
         cache.prefetch(photos[0..<10], format: "thumb")
-        try await waitUntil("a prefetch downloads") { loader.statistics.downloads == 1 }
-        // On screen: one queued prefetch (promoted), two images nobody asked for yet, and a duplicate.
         let started = ContinuousClock.now
         let visible = [photos[9], photos[10], photos[11], photos[9]]
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -80,9 +80,10 @@ func fileSize(_ relative: String) -> Int {
             try await group.waitForAll()
         }
         let visibleTime = ContinuousClock.now - started
+        // The first prefetch may have been running already; the others waited.
         let prefetchedMeanwhile = (1..<9).filter { cache.containsImage(for: photos[$0], format: "thumb") }.count
         #expect(prefetchedMeanwhile <= 1, "prefetches wait while visible images load (\(prefetchedMeanwhile) done meanwhile)")
-        #expect(visibleTime < .seconds(3), "the visible images took \(visibleTime)")
+        #expect(visibleTime < .seconds(10), "the visible images took \(visibleTime)")
         try await waitUntil("the prefetches finish", timeout: .seconds(60)) { cache.requestStatistics.isIdle }
         for p in photos { #expect(cache.containsImage(for: p, format: "thumb")) }
         #expect(loader.statistics.downloads == 12, "one download per image, promotions and duplicates included")
