@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "ImageTable", targets: ["ImageTable"]),
         .library(name: "ImageCodec", targets: ["ImageCodec"]),
         .library(name: "TiledImage", targets: ["TiledImage"]),
+        .library(name: "ImageLoader", targets: ["ImageLoader"]),
         .executable(name: "fic", targets: ["fic"]),
     ],
     dependencies: [
@@ -15,6 +16,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-system.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.0"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
     ],
     targets: [
         // C libraries, found with pkg-config (Debian: libjpeg62-turbo-dev, libspng-dev, libwebp-dev with libwebpdemux, libcairo2-dev).
@@ -66,10 +69,26 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Loading originals: http(s) with AsyncHTTPClient and file URLs, a disk cache of originals,
+        // and the provider that feeds the cache's lanes. It implements FastImageCache's provider
+        // protocol, so it depends on FastImageCache (which never depends on it).
+        .target(
+            name: "ImageLoader",
+            dependencies: [
+                "FICCore", "ImageTable", "FastImageCache",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // Benchmarks, run by `fic bench` in release builds.
         .target(
             name: "FICBenchmarks",
-            dependencies: ["FastImageCache", "ImageTable", "ImageCodec", "TiledImage"],
+            dependencies: ["FICCore", "FastImageCache", "ImageTable", "ImageCodec", "TiledImage", "ImageLoader"],
             path: "Benchmarks/FICBenchmarks"
         ),
         .executableTarget(
@@ -89,5 +108,14 @@ let package = Package(
         .testTarget(name: "FastImageCacheTests", dependencies: ["FastImageCache"]),
         .testTarget(name: "TiledImageTests", dependencies: ["TiledImage", "ImageCodec"]),
         .testTarget(name: "FicTests", dependencies: ["fic", "FastImageCache"]),
+        .testTarget(
+            name: "ImageLoaderTests",
+            dependencies: [
+                "FICCore", "ImageLoader", "FastImageCache", "FICBenchmarks",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
     ]
 )

@@ -54,6 +54,17 @@ extension ImageCache {
         return images
     }
 
+    /// The formats to draw for `entity` when `requested` formats were asked for: those, plus every
+    /// format of their families unless the provider declines a family
+    /// (``ImageSourceProvider/shouldDrawFamily(_:for:)``).
+    func formatsToDraw(requested: some Sequence<String>, for entity: any ImageEntity) -> Set<String> {
+        var wanted = Set(requested)
+        for family in Set(wanted.compactMap { tables[$0]?.format.family }) where provider?.shouldDrawFamily(family, for: entity) ?? true {
+            wanted.formUnion(formats(inFamily: family).map(\.name))
+        }
+        return wanted
+    }
+
     /// Draws `entity` from `decoded` into each format of `names` that lacks an up-to-date image
     /// (the others are returned as they are), in configuration order.
     func drawMissing(_ names: Set<String>, for entity: some ImageEntity, from decoded: DecodedImage) -> [String: Result<CachedImage, any Error>] {

@@ -12,7 +12,10 @@ public enum SourceImage: Sendable {
 /// Supplies source images to the cache when an image is missing (the delegate of the original).
 public protocol ImageSourceProvider: Sendable {
     /// Fetches the source image at `url` for `entity`. Called once for all concurrent requests of
-    /// the same URL. Cancellation of the calling task means every waiter has gone.
+    /// the same URL, on a fetch slot of the cache's lanes (at most a few at once), on Swift's
+    /// cooperative pool: wait with `await`, and do blocking I/O elsewhere (the cache's own file
+    /// provider reads on dedicated threads). Cancellation of the calling task means every waiter
+    /// has gone.
     func sourceImage(at url: URL, for entity: any ImageEntity) async throws -> SourceImage
     /// Whether the formats of `family` that lack an image of `entity` should be drawn from a
     /// source fetched for another format of the family. Defaults to true.
@@ -28,7 +31,8 @@ extension ImageSourceProvider {
     public func didCancelRequest(at url: URL, for entity: any ImageEntity) {}
 }
 
-/// Reads source images from `file://` URLs.
+/// Reads source images from `file://` URLs, on the package's I/O threads (never blocking
+/// Swift's cooperative pool).
 public struct FileSourceProvider: ImageSourceProvider {
     /// Creates a provider.
     public init() {}
@@ -38,11 +42,12 @@ public struct FileSourceProvider: ImageSourceProvider {
         guard url.isFileURL else {
             throw ImageCacheError(.sourceUnavailable, "only file URLs can be read by FileSourceProvider, not \(url.absoluteString)")
         }
-        do {
-            let data = try Data(contentsOf: url)
-            return .encoded([UInt8](data))
-        } catch {
-            throw ImageCacheError(.sourceUnavailable, "cannot read the source image", path: url.path, underlying: error)
+        return try await WorkerThreads.blockingIO.run {
+            do {
+                return .encoded([UInt8](try Data(contentsOf: url)))
+            } catch {
+                throw ImageCacheError(.sourceUnavailable, "cannot read the source image", path: url.path, underlying: error)
+            }
         }
     }
 }

@@ -52,8 +52,10 @@ struct BoxShrinker: ~Copyable {
                 lanes &+= Self.spread(row[x])
                 x += 1
             }
-            sums[2 * column] &+= lanes & 0x0000_FFFF_0000_FFFF  // B, G
-            sums[2 * column + 1] &+= (lanes >> 16) & 0x0000_FFFF_0000_FFFF  // R, A
+            // Written out rather than `&+=`: Swift 6.3 emits invalid IR for `&+=` through a pointer
+            // subscript here when compiling for Thread Sanitizer.
+            sums[2 * column] = sums[2 * column] &+ (lanes & 0x0000_FFFF_0000_FFFF)  // B, G
+            sums[2 * column + 1] = sums[2 * column + 1] &+ ((lanes >> 16) & 0x0000_FFFF_0000_FFFF)  // R, A
         }
         rowsInBlock += 1
         let lastRow = outputRow * k + rowsInBlock == sourceHeight

@@ -11,17 +11,20 @@ struct BenchCommand: AsyncParsableCommand {
             retrieval: cachedImage(for:format:) against an in-memory dictionary and against decoding \
             a small JPEG per image, and insert cost while a table fills. decode: the decoder. \
             ingest: photos into a two-format family against vipsthumbnail (run first by "all", so \
-            that its memory figures are its own). With --json the last line of the output is one \
-            JSON object with a member per benchmark run. tiles: tile pyramids of an 18000×18000 JPEG \
-            and its progressive twin against djpeg and libvips (needs `scripts/install-deps --bench`).
+            that its memory figures are its own). tiles: tile pyramids of an 18000×18000 JPEG and its \
+            progressive twin against djpeg and libvips. loader: images on screen against a flood of \
+            prefetches through a 4 MB/s link to nginx, lanes against one FIFO queue, and \
+            fetch-to-disk against curl --parallel (needs nginx, curl, cjpeg). With --json the last \
+            line of the output is one JSON object with a member per benchmark run. The baselines \
+            come with `scripts/install-deps --bench`.
             """)
 
     /// The benchmarks that can be run.
     enum Which: String, ExpressibleByArgument, CaseIterable {
-        case retrieval, decode, ingest, tiles, all
+        case retrieval, decode, ingest, tiles, loader, all
     }
 
-    @Argument(help: "The benchmark to run: retrieval, decode, ingest, tiles or all.")
+    @Argument(help: "The benchmark to run: retrieval, decode, ingest, tiles, loader or all.")
     var benchmark: Which = .all
 
     @Flag(help: "Print the results as one JSON object on the last line.")
@@ -51,6 +54,7 @@ struct BenchCommand: AsyncParsableCommand {
         var decode: DecodeBenchmarkResult?
         var ingest: IngestBenchmarkResult?
         var tiles: TilesBenchmarkResult?
+        var loader: LoaderBenchmarkResult?
     }
 
     func run() async throws {
@@ -102,6 +106,17 @@ struct BenchCommand: AsyncParsableCommand {
             let r = try TilesBenchmark.run(testdata: testdata, workDirectory: work, fic: fic, log: log)
             printTiles(r)
             report.tiles = r
+        }
+        if benchmark == .all || benchmark == .loader {
+            print("\n== loader ==")
+            do {
+                let r = try await LoaderBenchmark.run(testdata: testdata, workDirectory: work, log: log)
+                printLoader(r)
+                report.loader = r
+            } catch {
+                print("error: the loader benchmark failed: \(error)")
+                failures.append("loader")
+            }
         }
 
         #if DEBUG
@@ -274,6 +289,28 @@ struct BenchCommand: AsyncParsableCommand {
         row("  pread / memcpy", String(format: "%.2f×", r.tileReadOverMemcpy))
         row("warm tile, mapped view copied out", String(format: "%.1f µs", r.mappedTileReadNs / 1000))
         row("  mapped view / memcpy", String(format: "%.2f×", r.mappedTileReadOverMemcpy), "≤ 1.5", r.targetsMet["tile_read_le_1_5x_memcpy"])
+        for note in r.notes { print("  note: \(note)") }
+    }
+
+    private func printLoader(_ r: LoaderBenchmarkResult) {
+        print("\n  \(r.photos) photos of \(r.meanPhotoBytes / 1000) KB on average, nginx behind a \(r.linkBytesPerSecond / 1_000_000) MB/s link; \(r.visible) visible after \(r.prefetched) prefetches")
+        row("figure", "value", "target", nil)
+        row("visible alone", String(format: "%.0f ms", r.visibleAloneMs))
+        row("visible under the flood (lanes)", String(format: "%.0f ms", r.visibleUnderFloodMs))
+        row("visible under the flood (one FIFO queue)", String(format: "%.0f ms", r.fifoUnderFloodMs))
+        row("lanes under flood / alone", String(format: "%.2f×", r.underFloodOverAlone), "≤ 1.25", r.targetsMet["under_flood_le_1_25_alone"])
+        row("FIFO under flood / alone", String(format: "%.1f×", r.fifoOverAlone))
+        row("promotions of queued prefetches", "\(r.promotions)")
+        row("bytes downloaded / unique bytes", "\(r.bytesDownloaded) / \(r.uniqueBytes)", "equal", r.targetsMet["bytes_downloaded_eq_unique"])
+        row("fetch to disk (\(r.throughputImages) photos, \(r.throughputParallel) at a time)", String(format: "%.0f photos/s", r.fetchToDiskImagesPerSecond))
+        print("      runs (s), ours: " + r.fetchToDiskSeconds.map { String(format: "%.3f", $0) }.joined(separator: " ")
+              + (r.curlSeconds.isEmpty ? "" : "; curl: " + r.curlSeconds.map { String(format: "%.3f", $0) }.joined(separator: " ")))
+        if let c = r.curlImagesPerSecond, let ratio = r.oursOverCurl {
+            row("curl --parallel, same URLs", String(format: "%.0f photos/s", c))
+            row("ours / curl", String(format: "%.2f×", ratio), "≥ 0.8", r.targetsMet["fetch_to_disk_ge_0_8_curl"])
+        } else {
+            row("curl", "skipped")
+        }
         for note in r.notes { print("  note: \(note)") }
     }
 

@@ -61,4 +61,59 @@ import Testing
         cache.close()
         if case .failure(let e as ImageCacheError) = await task.result { #expect(e.code == .closed) } else { Issue.record("expected a closed error") }
     }
+
+    @Test func cancellingACallerKeepsAPrefetchOfTheSameImageAlive() async throws {
+        let dir = TemporaryDirectory(); defer { dir.cleanup() }
+        let provider = GatedProvider()
+        let cache = try laneCache(dir, provider: provider)
+        cache.prefetch([photo(0), photo(1)], format: "thumb")
+        try await waitUntil("the first prefetch runs") { provider.started.count == 1 }
+        let impatient = Task { try await cache.image(for: photo(1), format: "thumb") }
+        try await waitUntil("the request promotes the queued prefetch") { provider.started.count == 2 }
+        #expect(cache.requests.priority(of: photoURL(1)) == .high)
+        impatient.cancel()
+        if case .failure(let e as ImageCacheError) = await impatient.result { #expect(e.code == .cancelled) } else { Issue.record("expected .cancelled") }
+        #expect(cache.requests.priority(of: photoURL(1)) == .low, "the job falls back to the prefetch's priority")
+        #expect(provider.cancellations.isEmpty, "the fetch goes on for the prefetch")
+        provider.releaseAll()
+        try await waitUntil("the prefetch is stored") { cache.containsImage(for: photo(1), format: "thumb") }
+        #expect(provider.started.count == 2)
+    }
+
+    @Test func cancellingTheOnlyWaiterOfAQueuedJobMeansItNeverStarts() async throws {
+        let dir = TemporaryDirectory(); defer { dir.cleanup() }
+        let provider = GatedProvider()
+        let cache = try laneCache(dir, provider: provider, lanes: RequestLanes(fastFetches: 1))
+        let running = Task { try await cache.image(for: photo(0), format: "thumb") }
+        try await waitUntil("the first fetch runs") { provider.started.count == 1 }
+        let queued = Task { try await cache.image(for: photo(1), format: "thumb") }
+        try await waitUntil("the second is queued") { cache.requestStatistics.queuedFast == 1 }
+        queued.cancel()
+        if case .failure(let e as ImageCacheError) = await queued.result { #expect(e.code == .cancelled) } else { Issue.record("expected .cancelled") }
+        #expect(cache.requestStatistics.queuedFast == 0)
+        provider.releaseAll()
+        _ = try await running.value
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(provider.started == [photoURL(0)], "the cancelled job was never fetched")
+        #expect(provider.cancellations.isEmpty, "the provider is told only about fetches it started")
+    }
+
+    @Test func cancelPrefetchDropsPrefetchesOnly() async throws {
+        let dir = TemporaryDirectory(); defer { dir.cleanup() }
+        let provider = GatedProvider()
+        let cache = try laneCache(dir, provider: provider)
+        cache.prefetch([photo(0), photo(1), photo(2)], format: "thumb")
+        try await waitUntil("the first prefetch runs") { provider.started.count == 1 }
+        let wanted = Task { try await cache.image(for: photo(2), format: "thumb", priority: .low) }
+        try await waitUntil("the caller waits") { cache.requests.waiters(entityID: "photo-2", format: nil).count == 2 }
+        cache.cancelPrefetch(for: photo(1))
+        cache.cancelPrefetch(for: photo(2))
+        #expect(cache.requests.waiters(entityID: "photo-1", format: nil).isEmpty)
+        #expect(cache.requests.waiters(entityID: "photo-2", format: nil).count == 1, "the caller is not a prefetch")
+        provider.releaseAll()
+        #expect(try await wanted.value.width == 80)
+        try await waitUntil("the lanes are idle") { cache.requestStatistics.isIdle }
+        #expect(!cache.containsImage(for: photo(1), format: "thumb"))
+        #expect(!provider.started.contains(photoURL(1)))
+    }
 }

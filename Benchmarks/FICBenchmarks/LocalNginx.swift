@@ -1,0 +1,96 @@
+import Foundation
+import Glibc
+
+/// nginx from the system, started with a configuration of its own on 127.0.0.1 to serve a
+/// folder, and stopped by its pid file. Nothing of the system's nginx setup is used.
+public final class LocalNginx: @unchecked Sendable {
+    /// The port it listens on.
+    public let port: Int
+    /// Its base URL.
+    public var base: URL { URL(string: "http://127.0.0.1:\(port)")! }
+    private let prefix: String
+
+    /// Starts nginx serving `root`, with its files in `prefix` (created).
+    ///
+    /// - Throws: ``BenchmarkError`` when nginx is missing or does not start.
+    public init(root: String, prefix: String) throws {
+        guard let nginx = BenchKit.findExecutable("nginx") ?? (access("/usr/sbin/nginx", X_OK) == 0 ? "/usr/sbin/nginx" : nil) else {
+            throw BenchmarkError("nginx is not installed (scripts/install-deps --bench installs it)")
+        }
+        self.prefix = prefix
+        try FileManager.default.createDirectory(atPath: prefix + "/tmp", withIntermediateDirectories: true)
+        var lastError = ""
+        for attempt in 0..<30 {
+            let port = 40000 + Int(getpid() % 10000) + attempt * 11
+            let user = getuid() == 0 ? "user root root;" : ""
+            let conf = """
+                \(user)
+                worker_processes 2;
+                daemon on;
+                pid \(prefix)/nginx.pid;
+                error_log \(prefix)/error.log warn;
+                events { worker_connections 1024; }
+                http {
+                    access_log off;
+                    client_body_temp_path \(prefix)/tmp/body;
+                    proxy_temp_path \(prefix)/tmp/proxy;
+                    fastcgi_temp_path \(prefix)/tmp/fastcgi;
+                    uwsgi_temp_path \(prefix)/tmp/uwsgi;
+                    scgi_temp_path \(prefix)/tmp/scgi;
+                    types { image/jpeg jpg; }
+                    sendfile on;
+                    tcp_nopush on;
+                    keepalive_requests 100000;
+                    server {
+                        listen 127.0.0.1:\(port) backlog=1024;
+                        root \(root);
+                        location / { }
+                    }
+                }
+                """
+            try conf.write(toFile: prefix + "/nginx.conf", atomically: true, encoding: .utf8)
+            let log = prefix + "/start.log"
+            let status = try Self.spawnAndWait(nginx, ["-p", prefix, "-c", prefix + "/nginx.conf"], errors: log)
+            let message = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            if status == 0 {
+                for _ in 0..<50 where !FileManager.default.fileExists(atPath: prefix + "/nginx.pid") { usleep(20_000) }
+                self.port = port
+                return
+            }
+            lastError = message
+            if !message.contains("Address already in use") { break }
+        }
+        throw BenchmarkError("nginx did not start: \(lastError)")
+    }
+
+    /// Runs `executable` with `arguments` (output discarded, errors to the file `errors`) and
+    /// returns its exit status. Not `Process`: it waits on a descriptor that nginx's daemon
+    /// inherits and keeps open, so it would wait forever.
+    static func spawnAndWait(_ executable: String, _ arguments: [String], errors: String) throws -> Int32 {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, errors, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { for a in argv { free(a) } }
+        var pid: pid_t = 0
+        let rc = posix_spawn(&pid, executable, &actions, nil, argv, environ)
+        guard rc == 0 else { throw BenchmarkError("cannot start \(executable): errno \(rc)") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        return (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+    }
+
+    /// Stops nginx (the master of our pid file) and waits for it to go.
+    public func stop() {
+        guard let text = try? String(contentsOfFile: prefix + "/nginx.pid", encoding: .utf8), let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)) else { return }
+        kill(pid, SIGTERM)
+        for _ in 0..<100 where kill(pid, 0) == 0 { usleep(20_000) }
+    }
+
+    deinit {
+        stop()
+    }
+}

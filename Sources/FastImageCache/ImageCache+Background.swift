@@ -1,0 +1,27 @@
+/// The family policy on the cache's CPU lane, for callers on Swift's cooperative pool.
+extension ImageCache {
+    /// ``storeImages(from:for:family:releasingPages:)`` run on one of the cache's CPU threads,
+    /// in priority order with the decodes of requests, so that bulk imports neither block the
+    /// cooperative pool nor get ahead of images wanted on screen. Work already queued runs even
+    /// if the calling task is cancelled.
+    ///
+    /// - Throws: what ``storeImages(from:for:family:releasingPages:)`` throws, or `.closed` once
+    ///   the cache is closed.
+    @discardableResult
+    public func storeImages(from source: SourceImage, for entity: some ImageEntity, family: String? = nil, releasingPages: Bool = false, priority: RequestPriority) async throws -> [String: CachedImage] {
+        try Task.checkCancellation()
+        let handoff = Handoff<[String: CachedImage]>()
+        return try await handoff.wait {
+            let queued = requests.enqueueCPU(at: priority, run: {
+                handoff.deliver(Result { try self.storeImages(from: source, for: entity, family: family, releasingPages: releasingPages) })
+            }, cancel: {
+                handoff.deliver(.failure(ImageCacheError(.closed, "the cache was closed before the images were stored")))
+            })
+            if queued {
+                requests.cpu.submit { self.runCPUWork() }
+            } else {
+                handoff.deliver(.failure(ImageCacheError(.closed, "the cache is closed")))
+            }
+        }
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+
+/// A small pool of dedicated threads, outside Swift's cooperative pool, for work that blocks
+/// (file I/O) or keeps a core busy for long (decoding, drawing).
+///
+/// Work runs first come, first served on at most ``maximumThreads`` threads. A thread is started
+/// when queued work outnumbers idle threads, and ends after a few idle seconds, so an unused pool
+/// costs nothing. After ``stop()`` queued work still runs; new work is refused.
+package final class WorkerThreads: Sendable {
+    private struct State {
+        var queue = FIFO<@Sendable () -> Void>()
+        var threads = 0
+        var idle = 0
+        var stopped = false
+        var members = Set<pthread_t>()
+    }
+
+    /// The threads' name, for debuggers and tests.
+    package let name: String
+    /// The most threads running at once.
+    package let maximumThreads: Int
+    private let idleSeconds: Double
+    private let state = ConditionBox(State())
+
+    /// A pool of at most `maximumThreads` threads named `name` that end after `idleSeconds` idle.
+    package init(name: String, maximumThreads: Int, idleSeconds: Double = 5) {
+        self.name = name
+        self.maximumThreads = max(1, maximumThreads)
+        self.idleSeconds = idleSeconds
+    }
+
+    /// The shared pool for blocking file I/O of every cache and provider in the process.
+    package static let blockingIO = WorkerThreads(name: "fic-io", maximumThreads: 8)
+
+    /// Queues `work`. Returns false, without running it, once the pool is stopped.
+    @discardableResult
+    package func submit(_ work: @escaping @Sendable () -> Void) -> Bool {
+        let spawn: Bool? = state.withLockedValue { s in
+            if s.stopped { return nil }
+            s.queue.append(work)
+            guard s.queue.count > s.idle, s.threads < maximumThreads else { return false }
+            s.threads += 1
+            return true
+        }
+        guard let spawn else { return false }
+        state.signal()
+        if spawn {
+            let thread = Thread { [self] in loop() }
+            thread.name = name
+            thread.start()
+        }
+        return true
+    }
+
+    /// Runs `body` on one of the pool's threads and returns its result. A task cancelled before
+    /// the work is queued throws `CancellationError`; queued work runs to the end.
+    package func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try Task.checkCancellation()
+        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+            let accepted = submit {
+                continuation.resume(with: Result { try body() })
+            }
+            if !accepted {
+                continuation.resume(throwing: ImageCacheError(.closed, "the worker threads '\(name)' are stopped"))
+            }
+        }
+    }
+
+    /// Refuses new work; threads end once the queue is empty.
+    package func stop() {
+        state.withLockedValue { $0.stopped = true }
+        state.broadcast()
+    }
+
+    /// The number of threads now running (for tests).
+    package var threadCount: Int { state.withLockedValue { $0.threads } }
+
+    /// Whether the calling thread is one of this pool's.
+    package var ownsCurrentThread: Bool {
+        let me = pthread_self()
+        return state.withLockedValue { $0.members.contains(me) }
+    }
+
+    private func loop() {
+        Thread.current.name = name
+        let me = pthread_self()
+        state.withLockedValue { _ = $0.members.insert(me) }
+        while true {
+            var counted = false
+            let work: (@Sendable () -> Void)? = state.withLockedValue(waitingUpTo: idleSeconds) { s, timedOut in
+                if counted {
+                    s.idle -= 1
+                    counted = false
+                }
+                if let next = s.queue.popFirst() { return .some(next) }
+                if s.stopped || timedOut {
+                    s.threads -= 1
+                    s.members.remove(me)
+                    return .some(nil)
+                }
+                s.idle += 1
+                counted = true
+                return nil
+            }
+            guard let work else { return }
+            work()
+        }
+    }
+}

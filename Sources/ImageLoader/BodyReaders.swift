@@ -1,0 +1,199 @@
+import FICCore
+import FastImageCache
+import Foundation
+import Glibc
+import SystemPackage
+
+/// Where and how a downloaded body is to be stored in the originals cache.
+struct PendingEntry: Sendable {
+    let cache: OriginalsCache
+    let storedAt: Date
+    let maximumAge: Int64?
+    let etag: String?
+    let lastModified: String?
+
+    /// A writer for the entry of `url`, or nil when it cannot be stored.
+    func makeWriter(for url: URL) throws(ImageCacheError) -> EntryWriter? {
+        try cache.makeWriter(for: url, storedAt: storedAt, maximumAge: maximumAge, etag: etag, lastModified: lastModified)
+    }
+}
+
+/// The state of one network body being read: counts, limits, the deadline, the connection permit
+/// and the entry of the originals cache being written from it. Used by the one iterator of its
+/// download, from whichever thread that iterator's task is on.
+///
+/// Bytes for the cache are gathered in memory and written a megabyte at a time; a body smaller
+/// than that is written, checked and published in a single visit to the I/O threads at its end.
+final class NetworkBody: @unchecked Sendable {
+    /// Bytes gathered before each write to the originals cache.
+    static let writeBatch = 1 << 20
+
+    let url: URL
+    let expected: Int?
+    private let loader: OriginalsLoader
+    private let permit: HostPermit
+    private let deadline: ContinuousClock.Instant
+    private var entry: PendingEntry?
+    private var writer: EntryWriter?
+    /// Chunks not yet written to the cache entry (kept as they came: no copying into one buffer).
+    private var pending: [[UInt8]] = []
+    private var pendingBytes = 0
+    private var receivedBytes = 0
+
+    init(url: URL, expected: Int?, loader: OriginalsLoader, permit: HostPermit, deadline: ContinuousClock.Instant, entry: PendingEntry?) {
+        self.url = url
+        self.expected = expected
+        self.loader = loader
+        self.permit = permit
+        self.deadline = deadline
+        self.entry = entry
+    }
+
+    /// Throws `.timedOut` once the whole download has taken longer than allowed.
+    func checkDeadline() throws(ImageCacheError) {
+        if ContinuousClock.now > deadline {
+            throw ImageCacheError(.timedOut, "the download took longer than \(loader.configuration.totalTimeout) (the server sends too slowly)", path: url.absoluteString)
+        }
+    }
+
+    /// Counts a chunk, enforces the size limit, and passes the bytes on to the cache entry.
+    func accept(_ chunk: [UInt8]) async throws {
+        let (total, overflow) = receivedBytes.addingReportingOverflow(chunk.count)
+        guard !overflow, total <= loader.configuration.maximumBodyBytes else {
+            throw ImageCacheError(.bodyTooLarge, "the body is larger than the \(loader.configuration.maximumBodyBytes) bytes allowed; it was not read further", path: url.absoluteString)
+        }
+        receivedBytes = total
+        loader.countDownloaded(chunk.count)
+        guard entry != nil else { return }
+        pending.append(chunk)
+        pendingBytes += chunk.count
+        if pendingBytes >= Self.writeBatch { await flush(publishing: false) }
+    }
+
+    /// Writes what is pending to the cache entry (making it first), and publishes it when
+    /// `publishing`, in one visit to the I/O threads. A failure there (a full disk) only stops
+    /// caching this download.
+    private func flush(publishing: Bool) async {
+        guard let entry else { return }
+        let (url, chunks, existing) = (url, pending, writer)
+        pending = []
+        pendingBytes = 0
+        do {
+            writer = try await WorkerThreads.blockingIO.run { () throws -> EntryWriter? in
+                guard let writer = try existing ?? entry.makeWriter(for: url) else { return nil }
+                for chunk in chunks { try writer.write(chunk) }
+                if publishing { try entry.cache.commit(writer) }
+                return writer
+            }
+            if writer == nil { self.entry = nil }
+        } catch {
+            loader.logger.warning("cannot store a download in the originals cache: \(error)", metadata: ["url": "\(url.absoluteString)"])
+            self.entry = nil
+            writer = nil
+        }
+    }
+
+    /// The body ended: checks its length, publishes the cache entry, returns the permit.
+    func finish() async throws {
+        if let expected, receivedBytes != expected {
+            throw ImageCacheError(.truncated, "the connection ended after \(receivedBytes) of the \(expected) bytes the server announced; try again later", path: url.absoluteString)
+        }
+        permit.release()
+        loader.failures.forget(url)
+        await flush(publishing: true)
+        entry = nil
+        writer = nil
+    }
+
+    /// The download failed: returns the error to throw, remembering it for the back-off unless
+    /// it was a cancellation. Nothing is stored.
+    func fail(_ error: any Error) -> ImageCacheError {
+        entry = nil
+        writer = nil
+        pending = []
+        pendingBytes = 0
+        permit.release()
+        let mapped = LoaderErrors.map(error, url: url, received: receivedBytes, expected: expected)
+        if mapped.code != .cancelled { loader.failures.record(mapped, for: url) }
+        return mapped
+    }
+}
+
+/// Reading a stored original: a body that fails its checksum removes the entry.
+final class StoredBody: Sendable {
+    let name: String
+    let cache: OriginalsCache
+
+    init(name: String, cache: OriginalsCache) {
+        self.name = name
+        self.cache = cache
+    }
+
+    /// The body did not check out.
+    func failed() {
+        let (cache, name) = (cache, name)
+        WorkerThreads.blockingIO.submit { cache.discard(name) }
+    }
+}
+
+/// Reads a `file` URL in chunks on the I/O threads.
+final class FileChunkReader: @unchecked Sendable {
+    private let descriptor: FileDescriptor
+    private let path: String
+    let length: Int
+    private let chunkBytes: Int
+    private var offset = 0
+
+    /// Opens the regular file at `path`; refuses files larger than `maximum` bytes.
+    init(path: String, maximum: Int, chunkBytes: Int = 1 << 18) throws(ImageCacheError) {
+        // O_NONBLOCK keeps a FIFO or device from blocking the open; it is refused just below.
+        let raw = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard raw >= 0 else {
+            let e = errno
+            throw ImageCacheError(e == ENOENT ? .sourceUnavailable : .io, e == ENOENT ? "the file does not exist" : "cannot open the file", path: path, errno: e)
+        }
+        let fd = FileDescriptor(rawValue: raw)
+        do throws(ImageCacheError) {
+            let st = try fd.status(path: path)
+            guard st.isRegularFile else { throw ImageCacheError(.sourceUnavailable, "not a regular file", path: path) }
+            _ = fcntl(raw, F_SETFL, fcntl(raw, F_GETFL) & ~O_NONBLOCK)
+            guard Int(st.st_size) <= maximum else {
+                throw ImageCacheError(.bodyTooLarge, "the file is \(st.st_size) bytes, more than the \(maximum) allowed", path: path)
+            }
+            length = Int(st.st_size)
+        } catch {
+            fd.closeQuietly()
+            throw error
+        }
+        descriptor = fd
+        self.path = path
+        self.chunkBytes = chunkBytes
+    }
+
+    deinit {
+        descriptor.closeQuietly()
+    }
+
+    /// The whole file (read on the calling thread).
+    func readAll() throws(ImageCacheError) -> [UInt8] {
+        let bytes = try descriptor.readBytes(count: length, at: 0, path: path)
+        guard bytes.count == length else { throw ImageCacheError(.truncated, "the file shrank while it was read", path: path) }
+        return bytes
+    }
+
+    /// The next chunk, read on the I/O threads; nil at the end.
+    func next() async throws -> [UInt8]? {
+        let remaining = length - offset
+        guard remaining > 0 else { return nil }
+        let count = min(chunkBytes, remaining)
+        let at = offset
+        let (descriptor, path) = (descriptor, path)
+        let chunk = try await WorkerThreads.blockingIO.run { () throws -> [UInt8] in
+            let chunk = try descriptor.readBytes(count: count, at: at, path: path)
+            guard chunk.count == count else { throw ImageCacheError(.truncated, "the file shrank while it was read", path: path) }
+            return chunk
+        }
+        offset += count
+        return chunk
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import Testing
+@testable import FastImageCache
+
+/// A provider whose fetches wait until the test releases them, recording the order they start
+/// in and how many run at once. Every URL serves the bytes of `coffee`.
+final class GatedProvider: ImageSourceProvider {
+    struct State {
+        var started: [URL] = []
+        var running = 0
+        var maximumRunning = 0
+        var released = Set<URL>()
+        var releaseEverything = false
+        var cancellations: [URL] = []
+        var sawCancellation: [URL] = []
+    }
+
+    let state = Locked(State())
+    let bytes: [UInt8]
+
+    init() {
+        bytes = [UInt8](try! Data(contentsOf: coffee))
+    }
+
+    var started: [URL] { state.withLock { $0.started } }
+    var running: Int { state.withLock { $0.running } }
+    var maximumRunning: Int { state.withLock { $0.maximumRunning } }
+    var cancellations: [URL] { state.withLock { $0.cancellations } }
+
+    func release(_ url: URL) { state.withLock { _ = $0.released.insert(url) } }
+    func releaseAll() { state.withLock { $0.releaseEverything = true } }
+
+    func sourceImage(at url: URL, for entity: any ImageEntity) async throws -> SourceImage {
+        state.withLock { s in
+            s.started.append(url)
+            s.running += 1
+            s.maximumRunning = max(s.maximumRunning, s.running)
+        }
+        defer { state.withLock { $0.running -= 1 } }
+        while !state.withLock({ $0.releaseEverything || $0.released.contains(url) }) {
+            do {
+                try await Task.sleep(for: .milliseconds(2))
+            } catch {
+                state.withLock { $0.sawCancellation.append(url) }
+                throw error
+            }
+        }
+        return .encoded(bytes)
+    }
+
+    func didCancelRequest(at url: URL, for entity: any ImageEntity) {
+        state.withLock { $0.cancellations.append(url) }
+    }
+}
+
+/// The URL of test photo `i` (any scheme works: the provider decides what it means).
+func photoURL(_ i: Int) -> URL { URL(string: "test://photos/\(i).jpg")! }
+
+/// A photo entity with a made-up URL.
+func photo(_ i: Int) -> Photo { Photo(entityID: "photo-\(i)", url: photoURL(i)) }
+
+/// Waits (polling) until `condition` holds; records an issue after `timeout`.
+func waitUntil(_ what: String, timeout: Duration = .seconds(10), _ condition: () -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    let deadline = ContinuousClock.now + timeout
+    while !condition() {
+        if ContinuousClock.now > deadline {
+            Issue.record("timed out waiting until \(what)", sourceLocation: sourceLocation)
+            return
+        }
+        try await Task.sleep(for: .milliseconds(2))
+    }
+}
+
+/// A cache of the two-format family `photos` over `provider`, with `lanes`.
+func laneCache(_ dir: TemporaryDirectory, provider: any ImageSourceProvider, lanes: RequestLanes = .standard) throws -> ImageCache {
+    let cache = try ImageCache(directory: dir.path, formats: [try thumbFormat(), try mediumFormat()], provider: provider)
+    cache.requestLanes = lanes
+    return cache
+}
+
+/// An entity whose drawing records the thread it ran on and how many drawings overlapped.
+struct ObservedPhoto: ImageEntity {
+    final class Observations: Sendable {
+        struct State {
+            /// For each drawing, whether it ran on a thread of `pool`.
+            var onCPUThread: [Bool] = []
+            var drawing = 0
+            var maximumDrawing = 0
+        }
+        let state = Locked(State())
+        let pool: WorkerThreads?
+        init(pool: WorkerThreads?) { self.pool = pool }
+    }
+
+    var entityID: String
+    var url: URL
+    var observations: Observations
+    var sourceImageID: String { "v1" }
+    func sourceImageURL(for format: ImageFormat) -> URL? { url }
+
+    func draw(_ source: DecodedImage, format: ImageFormat, canvas: ImageCanvas) throws {
+        observations.state.withLock { s in
+            s.onCPUThread.append(observations.pool?.ownsCurrentThread ?? false)
+            s.drawing += 1
+            s.maximumDrawing = max(s.maximumDrawing, s.drawing)
+        }
+        Thread.sleep(forTimeInterval: 0.02)
+        canvas.draw(source, in: CGRect(origin: .zero, size: format.size), contentMode: .aspectFill)
+        observations.state.withLock { $0.drawing -= 1 }
+    }
+}
+

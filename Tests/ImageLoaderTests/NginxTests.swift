@@ -1,0 +1,148 @@
+import FICBenchmarks
+import FICCore
+import FastImageCache
+import Foundation
+import Testing
+@testable import ImageLoader
+
+/// A photo on a web server.
+struct WebPhoto: ImageEntity {
+    let entityID: String
+    let url: URL
+    var sourceImageID: String { "v1" }
+    func sourceImageURL(for format: ImageFormat) -> URL? { url }
+}
+
+let webFormats: [ImageFormat] = [
+    try! ImageFormat(name: "thumb", family: "photos", size: CGSize(width: 40, height: 30), scale: 2, style: .rgb565, maximumCount: 200),
+    try! ImageFormat(name: "medium", family: "photos", size: CGSize(width: 100, height: 100), style: .bgra32Premultiplied, maximumCount: 200),
+]
+
+let smallPhotos = ["photos/chelsea.jpg", "photos/coffee.jpg", "photos/astronaut.jpg", "photos/rocket.jpg"]
+
+func fileSize(_ relative: String) -> Int {
+    (try? FileManager.default.attributesOfItem(atPath: testFile(relative).path)[.size] as? Int) ?? 0
+}
+
+/// The loader and the cache against the real nginx of `scripts/test-server`.
+@Suite(.enabled(if: NginxServer.isRunning, nginxMissing), .serialized) struct NginxTests {
+    let server = NginxServer.shared!
+
+    @Test func theCacheLoadsThroughTheLoaderAndAFreshCacheNeedsNoNetwork() async throws {
+        let dir = TemporaryDirectory(); defer { dir.cleanup() }
+        let folder = try server.publish(smallPhotos); defer { server.unpublish(folder) }
+        let photos = smallPhotos.map { WebPhoto(entityID: $0, url: server.url(folder + "/" + ($0 as NSString).lastPathComponent)) }
+        let originals = dir.child("originals")
+        let loader = OriginalsLoader(originals: try OriginalsCache(directory: originals, maximumBytes: 16 << 20))
+        let cache = try ImageCache(directory: dir.child("cache"), formats: webFormats, provider: loader)
+        for p in photos { #expect(try await cache.image(for: p, format: "thumb").width == 80) }
+        for p in photos { #expect(cache.containsImage(for: p, format: "medium"), "the family is drawn from the one download") }
+        #expect(loader.statistics.downloads == 4)
+        #expect(loader.statistics.bytesDownloaded == smallPhotos.map(fileSize).reduce(0, +))
+        cache.close()
+        try await loader.shutdown()
+        // Another cache, another loader, the same originals: no network.
+        let second = OriginalsLoader(originals: try OriginalsCache(directory: originals, maximumBytes: 16 << 20))
+        let other = try ImageCache(directory: dir.child("cache2"), formats: webFormats, provider: second)
+        for p in photos { #expect(try await other.image(for: p, format: "medium").width == 100) }
+        #expect(second.statistics.bytesDownloaded == 0 && second.statistics.downloads == 0)
+        #expect(second.originals?.statistics.hits == 4)
+        other.close()
+        try await second.shutdown()
+    }
+
+    @Test func onASlowLinkVisibleImagesOvertakeQueuedPrefetchesWithoutDownloadingTwice() async throws {
+        let dir = TemporaryDirectory(); defer { dir.cleanup() }
+        // Twelve distinct files (copies under new names).
+        let folder = try server.publish([])
+        defer { server.unpublish(folder) }
+        var sizes = 0
+        for i in 0..<12 {
+            let source = smallPhotos[i % smallPhotos.count]
+            try FileManager.default.copyItem(atPath: testFile(source).path, toPath: server.root + "/\(folder)/\(i).jpg")
+            sizes += fileSize(source)
+        }
+        // A 600 KB/s link for all connections together (nginx's limit_rate is per response and lets
+        // the first second through at once, so it does not slow photos this small).
+        let link = try ThrottledLink(targetPort: server.base.port!, bytesPerSecond: 600_000)
+        defer { link.stop() }
+        let linked = URL(string: "http://127.0.0.1:\(link.port)/")!
+        let photos = (0..<12).map { WebPhoto(entityID: "p\($0)", url: linked.appendingPathComponent("\(folder)/\($0).jpg")) }
+        let loader = OriginalsLoader(originals: try OriginalsCache(directory: dir.child("originals"), maximumBytes: 16 << 20))
+        let cache = try ImageCache(directory: dir.child("cache"), formats: webFormats, provider: loader)
+        // Queued prefetches, then at once the images on screen: one of them a queued prefetch
+        // (promoted), two nobody asked for yet, and a duplicate.
+        cache.prefetch(photos[0..<10], format: "thumb")
+        let started = ContinuousClock.now
+        let visible = [photos[9], photos[10], photos[11], photos[9]]
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for p in visible { group.addTask { _ = try await cache.image(for: p, format: "thumb") } }
+            try await group.waitForAll()
+        }
+        let visibleTime = ContinuousClock.now - started
+        // The first prefetch may have been running already; the others waited.
+        let prefetchedMeanwhile = (1..<9).filter { cache.containsImage(for: photos[$0], format: "thumb") }.count
+        #expect(prefetchedMeanwhile <= 1, "prefetches wait while visible images load (\(prefetchedMeanwhile) done meanwhile)")
+        #expect(visibleTime < .seconds(10), "the visible images took \(visibleTime)")
+        try await waitUntil("the prefetches finish", timeout: .seconds(60)) { cache.requestStatistics.isIdle }
+        for p in photos { #expect(cache.containsImage(for: p, format: "thumb")) }
+        #expect(loader.statistics.downloads == 12, "one download per image, promotions and duplicates included")
+        #expect(loader.statistics.bytesDownloaded == sizes)
+        #expect(cache.requestStatistics.promotions >= 1)
+        cache.close()
+        try await loader.shutdown()
+    }
+
+    @Test func nginxsLimitRateSlowsALargeBodyWithoutTrippingTheIdleTimeout() async throws {
+        let dir = TemporaryDirectory(); defer { dir.cleanup() }
+        let folder = try server.publish(["photos/hubble.jpg"]); defer { server.unpublish(folder) }
+        // nginx sends a second's worth of bytes, then waits for its clock's next second (longer on
+        // a busy machine).
+        let loader = OriginalsLoader(configuration: LoaderConfiguration(idleTimeout: .seconds(15)), originals: nil)
+        let start = ContinuousClock.now
+        let bytes = try await loader.data(for: server.url(folder + "/hubble.jpg", location: "slow"))
+        let elapsed = ContinuousClock.now - start
+        #expect(bytes == [UInt8](try Data(contentsOf: testFile("photos/hubble.jpg"))))
+        // 528 KB at 256 KB/s, the first second's worth at once: one to two seconds.
+        #expect(elapsed > .milliseconds(700), "limit_rate applies (took \(elapsed))")
+        try await loader.shutdown()
+    }
+
+    @Test func aStaleOriginalIsRevalidatedWithNginxsETag() async throws {
+        let dir = TemporaryDirectory(); defer { dir.cleanup() }
+        let folder = try server.publish(["photos/coffee.jpg"]); defer { server.unpublish(folder) }
+        let loader = OriginalsLoader(originals: try OriginalsCache(directory: dir.child("originals"), maximumBytes: 16 << 20))
+        let url = server.url(folder + "/coffee.jpg", location: "maxage1")
+        let bytes = try await loader.data(for: url)
+        try await Task.sleep(for: .milliseconds(1100))
+        #expect(try await loader.data(for: url) == bytes)
+        #expect(loader.statistics.notModified == 1, "nginx answered 304 to If-None-Match")
+        #expect(loader.statistics.bytesDownloaded == bytes.count)
+        try await loader.shutdown()
+    }
+
+    @Test func nginxStatusesRedirectsAndNoStore() async throws {
+        let dir = TemporaryDirectory(); defer { dir.cleanup() }
+        let folder = try server.publish(["photos/chelsea.jpg"]); defer { server.unpublish(folder) }
+        let originals = dir.child("originals")
+        let loader = OriginalsLoader(configuration: LoaderConfiguration(failureBackoff: .zero), originals: try OriginalsCache(directory: originals, maximumBytes: 16 << 20))
+        let missing = server.base.appendingPathComponent("status/404")
+        let e = await loaderError { _ = try await loader.data(for: missing) }
+        #expect(e?.code == .httpStatus && e?.message.contains("404") == true && e?.path == missing.absoluteString)
+        #expect(await loaderError { _ = try await loader.data(for: server.base.appendingPathComponent("status/500")) }?.code == .httpStatus)
+        #expect(await loaderError { _ = try await loader.data(for: server.base.appendingPathComponent("loop")) }?.code == .tooManyRedirects)
+        let file = [UInt8](try Data(contentsOf: testFile("photos/chelsea.jpg")))
+        #expect(try await loader.data(for: server.url(folder + "/chelsea.jpg", location: "moved")) == file)
+        #expect(entryFiles(originals).count == 1)
+        #expect(try await loader.data(for: server.url(folder + "/chelsea.jpg", location: "nostore")) == file)
+        #expect(entryFiles(originals).count == 1, "no-store responses are not stored")
+        try await loader.shutdown()
+    }
+}
+
+/// When `scripts/test` runs the tests it requires nginx: a missing server fails instead of skipping.
+@Test func theTestServerRunsWhenRequired() {
+    if ProcessInfo.processInfo.environment["FIC_REQUIRE_TEST_SERVER"] == "1" {
+        #expect(NginxServer.isRunning, "scripts/test started nginx, but the tests cannot reach it")
+    }
+}
