@@ -1,0 +1,107 @@
+import Foundation
+
+/// Runs a mode in a window until the person closes it or the script ends: each frame takes
+/// the input, lets the mode move on and draw (compose), then presents it (present), and the
+/// two times are recorded separately.
+final class ViewerLoop {
+    private let window: ViewerWindow
+    private let canvas: FrameCanvas
+    private let mode: any ViewerMode
+    private let options: ViewerOptions
+    private var player: ScriptPlayer?
+    private var stats = FrameStats()
+    private var showOverlay: Bool
+    private var phase: String?
+    private var dragging = false
+    private var overlayMemory = 0
+
+    /// The simulated time a scripted frame advances.
+    static let scriptedFrameSeconds = 1.0 / 60
+
+    init(window: ViewerWindow, mode: any ViewerMode, options: ViewerOptions, script: ViewerScript?) {
+        self.window = window
+        self.mode = mode
+        self.options = options
+        canvas = FrameCanvas(window.canvas)
+        player = script.map(ScriptPlayer.init)
+        showOverlay = !options.noOverlay
+    }
+
+    /// Runs frames until the end; then writes the screenshot and statistics asked for.
+    func run() throws {
+        var lastFrameStart = Stopwatch.now()
+        let frameNanoseconds: UInt64 = 16_666_667
+        var running = true
+        while running {
+            let start = Stopwatch.now()
+            // Input: the window's events, and the script's actions for this frame.
+            var actions = WindowEvents.poll(mode.bindings, scripted: player != nil, dragging: &dragging)
+            if player != nil {
+                actions += player!.actions(idle: mode.isIdle)
+                if player!.finished { running = false }
+            }
+            for action in actions {
+                switch action {
+                case .quit: running = false
+                case .overlay(let on): showOverlay = on ?? !showOverlay
+                case .phase(let name): phase = name
+                case .screenshot: break  // after drawing, below
+                default: mode.handle(action)
+                }
+            }
+            let seconds = player != nil ? Self.scriptedFrameSeconds : min(0.1, Double(start &- lastFrameStart) / 1e9)
+            lastFrameStart = start
+            mode.advance(by: seconds)
+            mode.draw(into: canvas)
+            if showOverlay { canvas.panel(overlayLines()) }
+            canvas.flush()
+            let composed = Stopwatch.now()
+            window.present()
+            let presented = Stopwatch.now()
+            stats.record(compose: composed &- start, present: presented &- composed, phase: phase ?? mode.defaultPhase)
+            mode.framePresented(at: presented)
+            for case .screenshot(let path) in actions { try saveScreenshot(path) }
+            if player == nil || options.paced {
+                let deadline = start &+ frameNanoseconds, now = Stopwatch.now()
+                if deadline > now { usleep(UInt32((deadline - now) / 1000)) }
+            }
+        }
+        mode.stop()
+        if let path = options.screenshot { try saveScreenshot(Paths.absolute(path)) }
+        if let path = options.stats { try writeStatistics(to: Paths.absolute(path)) }
+    }
+
+    private func overlayLines() -> [String] {
+        let count = stats.all.compose.count
+        if count % 30 == 0 { overlayMemory = ProcessMemory.residentBytes }
+        let last = count > 0 ? (Double(stats.all.compose[count - 1]) / 1e6, Double(stats.all.present[count - 1]) / 1e6) : (0, 0)
+        return [
+            "\(Formatting.fixed(stats.recentRate(60), 1)) FPS   slowest of 60: \(Formatting.fixed(Double(stats.slowestRecent(60)) / 1e6, 1)) ms",
+            "compose \(Formatting.fixed(last.0, 2)) ms   present \(Formatting.fixed(last.1, 2)) ms",
+        ] + mode.overlayLines() + ["memory \(Formatting.bytes(overlayMemory))   o: overlay  q: quit"]
+    }
+
+    private func saveScreenshot(_ path: String) throws {
+        do {
+            try window.writePNG(to: path)
+        } catch {
+            throw CLIError("cannot write the screenshot \(path): \(error)")
+        }
+    }
+
+    private func writeStatistics(to path: String) throws {
+        var values = stats.all.summary.values
+        values["phases"] = .object(stats.phases.mapValues { .object($0.summary.values) })
+        values["peak_rss_bytes"] = .int(ProcessMemory.peakResidentBytes)
+        values["window_width"] = .int(window.width)
+        values["window_height"] = .int(window.height)
+        for (key, value) in mode.statistics() { values[key] = value }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        do {
+            try encoder.encode(values).write(to: URL(fileURLWithPath: path))
+        } catch {
+            throw CLIError("cannot write the statistics \(path): \(error.localizedDescription)")
+        }
+    }
+}
