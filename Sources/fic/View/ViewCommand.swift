@@ -26,6 +26,6 @@ struct ViewCommand: ParsableCommand {
 
             Without a desktop: xvfb-run -a -s "-screen 0 1280x800x24" fic view gallery
             """,
-        subcommands: [ViewGalleryCommand.self]
+        subcommands: [ViewGalleryCommand.self, ViewPhotoCommand.self]
     )
 }

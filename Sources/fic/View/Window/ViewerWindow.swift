@@ -26,6 +26,9 @@ final class ViewerWindow {
     init(title: String, width: Int, height: Int) throws {
         SDL_SetHint(SDL_HINT_NO_SIGNAL_HANDLERS, "1")
         SDL_SetHint(SDL_HINT_VIDEO_X11_NET_WM_BYPASS_COMPOSITOR, "0")
+        // The window's own framebuffer (X11: shared-memory images), not a GL texture: no GL
+        // driver is loaded (software GL alone maps ~60 MB), and presenting is one copy.
+        SDL_SetHint(SDL_HINT_FRAMEBUFFER_ACCELERATION, "0")
         guard SDL_Init(SDL_INIT_VIDEO) == 0 else {
             throw CLIError("cannot open a window: \(Self.lastError()); run it on a desktop, or under a virtual display with `xvfb-run -a -s \"-screen 0 \(width)x\(height)x24\" fic view …`")
         }
