@@ -13,15 +13,18 @@ struct BenchCommand: AsyncParsableCommand {
             ingest: photos into a two-format family against vipsthumbnail (run first by "all", so \
             that its memory figures are its own). With --json the last line of the output is one \
             JSON object with a member per benchmark run. tiles: tile pyramids of an 18000×18000 JPEG \
-            and its progressive twin against djpeg and libvips (needs `scripts/install-deps --bench`).
+            and its progressive twin against djpeg and libvips (needs `scripts/install-deps --bench`). \
+            view: `fic view` in a 1280×800 window on Xvfb, frame times split into compose and present: \
+            the gallery flung through 10,000 cells (cache and conventional paths), an 18000×18000 \
+            photo zoomed from fit to 1:1 and panned (needs xvfb-run: scripts/install-deps).
             """)
 
     /// The benchmarks that can be run.
     enum Which: String, ExpressibleByArgument, CaseIterable {
-        case retrieval, decode, ingest, tiles, all
+        case retrieval, decode, ingest, tiles, view, all
     }
 
-    @Argument(help: "The benchmark to run: retrieval, decode, ingest, tiles or all.")
+    @Argument(help: "The benchmark to run: retrieval, decode, ingest, tiles, view or all.")
     var benchmark: Which = .all
 
     @Flag(help: "Print the results as one JSON object on the last line.")
@@ -39,6 +42,7 @@ struct BenchCommand: AsyncParsableCommand {
         var decode: DecodeBenchmarkResult?
         var ingest: IngestBenchmarkResult?
         var tiles: TilesBenchmarkResult?
+        var view: ViewBenchmarkResult?
     }
 
     func run() async throws {
@@ -84,6 +88,13 @@ struct BenchCommand: AsyncParsableCommand {
             let r = try TilesBenchmark.run(testdata: testdata, workDirectory: work, fic: fic, log: log)
             printTiles(r)
             report.tiles = r
+        }
+
+        attempt("view") {
+            let fic = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+            let r = try ViewBenchmark.run(testdata: testdata, workDirectory: work, fic: fic, log: log)
+            printView(r)
+            report.view = r
         }
 
         #if DEBUG
@@ -251,6 +262,30 @@ struct BenchCommand: AsyncParsableCommand {
         row("  pread / memcpy", String(format: "%.2f×", r.tileReadOverMemcpy))
         row("warm tile, mapped view copied out", String(format: "%.1f µs", r.mappedTileReadNs / 1000))
         row("  mapped view / memcpy", String(format: "%.2f×", r.mappedTileReadOverMemcpy), "≤ 1.5", r.targetsMet["tile_read_le_1_5x_memcpy"])
+        for note in r.notes { print("  note: \(note)") }
+    }
+
+    private func printView(_ r: ViewBenchmarkResult) {
+        print("\n  \(r.windowWidth)×\(r.windowHeight) window on Xvfb; compose = the viewer's work, present = handing the frame to the X server")
+        row("figure", "value", "target", nil)
+        func frames(_ f: ViewBenchmarkResult.Frames) -> String {
+            String(format: "p99 %.2f, max %.2f ms", f.composeP99Ms, f.composeMaxMs)
+        }
+        row("gallery, cache path: compose", frames(r.galleryCache), "p99 ≤ 4 ms", r.targetsMet["gallery_cache_compose_p99_le_4ms"])
+        row("  compose over 8.3 ms", "\(r.galleryCache.framesComposeOver8_3Ms) of \(r.galleryCache.frames)", "none", r.targetsMet["gallery_cache_no_compose_over_8_3ms"])
+        row("  compose median / present median", String(format: "%.2f / %.2f ms", r.galleryCache.composeMedianMs, r.galleryCache.presentMedianMs))
+        row("  cells shown without their image", "\(r.galleryCacheMisses)")
+        row("gallery, conventional path: compose", frames(r.galleryConventional))
+        row("  compose over 8.3 ms", "\(r.galleryConventional.framesComposeOver8_3Ms) of \(r.galleryConventional.frames)")
+        row("  compose median / present median", String(format: "%.2f / %.2f ms", r.galleryConventional.composeMedianMs, r.galleryConventional.presentMedianMs))
+        row("photo \(r.photoSide)², whole run: compose", frames(r.photoAll), "p99 ≤ 8.3 ms", r.targetsMet["photo_compose_p99_le_8_3ms"])
+        row("  zoom fit → 1:1: compose", frames(r.photoZoom))
+        row("  pan across at 1:1: compose", frames(r.photoPan))
+        row("  present median", String(format: "%.2f ms", r.photoAll.presentMedianMs))
+        row("  first sharp frame after a zoom (max)", String(format: "%.1f ms", r.photoFirstSharpMaxMs), "≤ 100 ms", r.targetsMet["photo_first_sharp_after_zoom_le_100ms"])
+        row("  peak RSS of the viewer", mib(r.photoPeakRSSBytes), "≤ 150 MB", r.targetsMet["photo_peak_rss_le_150MB"])
+        row("  frames with a coarser level showing", "\(r.photoFramesNotSharp) of \(r.photoAll.frames)")
+        row("  tiles read", "\(r.photoTileReads)")
         for note in r.notes { print("  note: \(note)") }
     }
 

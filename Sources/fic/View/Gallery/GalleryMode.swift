@@ -36,8 +36,9 @@ final class GalleryMode: ViewerMode {
 
     var defaultPhase: String { source.name }
 
+    /// At rest with nothing left to load (cells still waiting then have no image to come).
     var isIdle: Bool {
-        scroller.isAtRest && waiting.isEmpty && source.isIdle && (conventional?.isReady ?? true) && !(wantsConventional && source !== conventional?.source)
+        scroller.isAtRest && source.isIdle && (conventional?.isReady ?? true) && !(wantsConventional && source !== conventional?.source)
     }
 
     func handle(_ action: ViewerAction) {

@@ -157,6 +157,9 @@ struct ScriptPlayer {
             switch step {
             case .act(let action):
                 actions.append(action)
+                // A screenshot shows the frame as the actions before it left it: what follows
+                // waits for the next frame.
+                if case .screenshot = action { return actions }
             case .wait(let frames):
                 if frames > 0 {
                     framesLeft = frames

@@ -32,6 +32,12 @@ final class ViewerWindow {
         guard SDL_Init(SDL_INIT_VIDEO) == 0 else {
             throw CLIError("cannot open a window: \(Self.lastError()); run it on a desktop, or under a virtual display with `xvfb-run -a -s \"-screen 0 \(width)x\(height)x24\" fic view …`")
         }
+        // Without a display SDL falls back to drivers that show nothing; use them only when asked.
+        let driver = SDL_GetCurrentVideoDriver().map { String(cString: $0) } ?? ""
+        if ["offscreen", "dummy", "evdev"].contains(driver), getenv("SDL_VIDEODRIVER") == nil {
+            SDL_Quit()
+            throw CLIError("cannot open a window: there is no display (DISPLAY and WAYLAND_DISPLAY are not set); run it on a desktop, or under a virtual display with `xvfb-run -a -s \"-screen 0 \(width)x\(height)x24\" fic view …`")
+        }
         guard let window = SDL_CreateWindow(title, Int32(SDL_WINDOWPOS_CENTERED_MASK), Int32(SDL_WINDOWPOS_CENTERED_MASK), Int32(width), Int32(height), SDL_WINDOW_SHOWN.rawValue) else {
             let message = Self.lastError()
             SDL_Quit()
