@@ -21,6 +21,8 @@ final class GalleryMode: ViewerMode {
     /// Cells that showed a placeholder and were filled in later.
     private var filledLater = 0
     private var hitsByPath: [String: (hits: Int, misses: Int)] = [:]
+    private var hitsByPhase: [String: (hits: Int, misses: Int)] = [:]
+    private var phase: String?
 
     init(layout: GalleryLayout, cacheSource: any CellSource, conventional: ConventionalPreparation?) {
         self.layout = layout
@@ -105,6 +107,14 @@ final class GalleryMode: ViewerMode {
         if hit { hits += 1 } else { misses += 1 }
         hitsByPath[source.name, default: (0, 0)].hits += hit ? 1 : 0
         hitsByPath[source.name, default: (0, 0)].misses += hit ? 0 : 1
+        if let phase {
+            hitsByPhase[phase, default: (0, 0)].hits += hit ? 1 : 0
+            hitsByPhase[phase, default: (0, 0)].misses += hit ? 0 : 1
+        }
+    }
+
+    func beginPhase(_ name: String) {
+        phase = name
     }
 
     func overlayLines() -> [String] {
@@ -124,6 +134,7 @@ final class GalleryMode: ViewerMode {
             "path": .string(source.name),
             "hits": .int(hits), "misses": .int(misses), "filled_later": .int(filledLater),
             "by_path": .object(hitsByPath.mapValues { .object(["hits": .int($0.hits), "misses": .int($0.misses)]) }),
+            "by_phase": .object(hitsByPhase.mapValues { .object(["hits": .int($0.hits), "misses": .int($0.misses)]) }),
             "layout": .object([
                 "columns": .int(layout.columns), "left": .int(layout.left), "gap": .int(layout.gap),
                 "cell_width": .int(layout.cellWidth), "cell_height": .int(layout.cellHeight),

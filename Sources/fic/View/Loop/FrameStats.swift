@@ -6,10 +6,14 @@ struct FrameStats {
     struct Series {
         var compose: [UInt64] = []
         var present: [UInt64] = []
+        /// The CPU time the viewer's thread spent composing: far below `compose` when the
+        /// thread was not running (another process had the core).
+        var composeCPU: [UInt64] = []
 
-        mutating func append(compose c: UInt64, present p: UInt64) {
+        mutating func append(compose c: UInt64, present p: UInt64, composeCPU cpu: UInt64) {
             compose.append(c)
             present.append(p)
+            composeCPU.append(cpu)
         }
 
         /// The summary written to `--stats`.
@@ -20,12 +24,24 @@ struct FrameStats {
     private(set) var phases: [String: Series] = [:]
     /// The phase names in the order they first appeared.
     private(set) var phaseOrder: [String] = []
+    /// The phase of each frame.
+    private var frameTags: [String] = []
 
     /// Records one frame of `phase`.
-    mutating func record(compose: UInt64, present: UInt64, phase: String) {
-        all.append(compose: compose, present: present)
+    mutating func record(compose: UInt64, present: UInt64, composeCPU: UInt64, phase: String) {
+        all.append(compose: compose, present: present, composeCPU: composeCPU)
         if phases[phase] == nil { phaseOrder.append(phase) }
-        phases[phase, default: Series()].append(compose: compose, present: present)
+        phases[phase, default: Series()].append(compose: compose, present: present, composeCPU: composeCPU)
+        frameTags.append(phase)
+    }
+
+    /// The `count` frames with the longest compose: frame number, phase, compose and its CPU time (ms).
+    func slowestComposes(_ count: Int) -> [StatValue] {
+        let order = all.compose.indices.sorted { all.compose[$0] > all.compose[$1] }.prefix(count)
+        return order.map { i in
+            .object(["frame": .int(i), "phase": .string(frameTags[i]),
+                     "compose_ms": .double(Double(all.compose[i]) / 1e6), "compose_cpu_ms": .double(Double(all.composeCPU[i]) / 1e6)])
+        }
     }
 
     /// The slowest frame (compose + present) of the last `count` frames, in nanoseconds.
@@ -34,15 +50,6 @@ struct FrameStats {
         var slowest: UInt64 = 0
         for i in max(0, n - count)..<n { slowest = max(slowest, all.compose[i] &+ all.present[i]) }
         return slowest
-    }
-
-    /// Frames per second over the last `count` frames.
-    func recentRate(_ count: Int) -> Double {
-        let n = all.compose.count
-        guard n > 0 else { return 0 }
-        var total: UInt64 = 0
-        for i in max(0, n - count)..<n { total &+= all.compose[i] &+ all.present[i] }
-        return total == 0 ? 0 : Double(min(n, count)) * 1e9 / Double(total)
     }
 }
 
@@ -64,6 +71,9 @@ struct FrameSummary {
     /// Whole frames (compose plus present) over the budgets of 120 and 60 frames a second.
     var frames_over_8_3_ms: Int
     var frames_over_16_7_ms: Int
+    /// The CPU time of compose (the viewer's thread only).
+    var compose_cpu_p99_ms: Double
+    var compose_cpu_max_ms: Double
 
     init(_ series: FrameStats.Series) {
         let total = zip(series.compose, series.present).map { $0 &+ $1 }
@@ -75,6 +85,7 @@ struct FrameSummary {
         frames_compose_over_16_7_ms = series.compose.filter { $0 > 16_666_667 }.count
         frames_over_8_3_ms = total.filter { $0 > 8_333_333 }.count
         frames_over_16_7_ms = total.filter { $0 > 16_666_667 }.count
+        (_, compose_cpu_p99_ms, compose_cpu_max_ms) = Self.figures(series.composeCPU)
     }
 
     /// Median, 99th percentile (nearest rank) and maximum, in ms.
@@ -97,6 +108,7 @@ struct FrameSummary {
             "frame_median_ms": .double(frame_median_ms), "frame_p99_ms": .double(frame_p99_ms), "frame_max_ms": .double(frame_max_ms),
             "frames_compose_over_8_3_ms": .int(frames_compose_over_8_3_ms), "frames_compose_over_16_7_ms": .int(frames_compose_over_16_7_ms),
             "frames_over_8_3_ms": .int(frames_over_8_3_ms), "frames_over_16_7_ms": .int(frames_over_16_7_ms),
+            "compose_cpu_p99_ms": .double(compose_cpu_p99_ms), "compose_cpu_max_ms": .double(compose_cpu_max_ms),
         ]
     }
 }

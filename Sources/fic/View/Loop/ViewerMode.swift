@@ -24,6 +24,12 @@ protocol ViewerMode: AnyObject {
     func statistics() -> [String: StatValue]
     /// Stops background work (loaders) before the viewer closes.
     func stop()
+    /// Told when a script labels the frames that follow (counters can be kept per phase).
+    func beginPhase(_ name: String)
+}
+
+extension ViewerMode {
+    func beginPhase(_ name: String) {}
 }
 
 /// A JSON value of the `--stats` file.
@@ -34,6 +40,7 @@ enum StatValue: Encodable {
     case bool(Bool)
     case doubles([Double])
     case object([String: StatValue])
+    case array([StatValue])
 
     func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
@@ -44,6 +51,7 @@ enum StatValue: Encodable {
         case .bool(let v): try container.encode(v)
         case .doubles(let v): try container.encode(v.map { $0.isFinite ? $0 : 0 })
         case .object(let v): try container.encode(v)
+        case .array(let v): try container.encode(v)
         }
     }
 }
