@@ -76,6 +76,26 @@ extension ViewTests {
             #expect(cellsChecked == 25)  // rows 2…6 of 5 columns are (partly) visible at 287 px
         }
 
+        @Test("a scripted drag moves the grid with the pointer and flings on release; the same script ends at the same offset")
+        func dragAndFling() throws {
+            try #require(ViewRunner.hasXvfb, "xvfb-run is missing: run scripts/install-deps")
+            let folder = try TemporaryFolder()
+            let (cache, _) = try makeCache(in: folder)
+            let script = folder.path("drag.script")
+            try "wait-idle\ndrag 320 350 to 320 150 in 10\nwait-idle\n".write(toFile: script, atomically: true, encoding: .utf8)
+            var offsets: [Int] = []
+            for i in 0..<2 {
+                let run = try ViewRunner.run(["view", "gallery", "--cache", cache, "--cells", "1000", "--size", "640x400", "--no-overlay",
+                                              "--script", script, "--stats", folder.path("\(i).json")], width: 640, height: 400)
+                #expect(run.status == 0, "\(run.stderr)")
+                let stats = try ViewRunner.stats(folder.path("\(i).json"))
+                offsets.append(stats["scroll_offset"] as? Int ?? -1)
+                #expect(stats["frames"] as? Int ?? .max < 1000, "the fling came to rest")
+            }
+            #expect(offsets[0] > 200, "200 px dragged, then the fling carried on: \(offsets[0])")
+            #expect(offsets[0] == offsets[1])
+        }
+
         @Test("a photo that cannot be decoded stays a placeholder; the others fill in")
         func placeholders() throws {
             try #require(ViewRunner.hasXvfb, "xvfb-run is missing: run scripts/install-deps")
