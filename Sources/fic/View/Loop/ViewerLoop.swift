@@ -70,7 +70,9 @@ final class ViewerLoop {
             stats.record(compose: composed &- start, present: presented &- composed, composeCPU: composedCPU &- startCPU, phase: phase ?? mode.defaultPhase)
             mode.framePresented(at: presented)
             for case .screenshot(let path) in actions { try saveScreenshot(path) }
-            if player == nil || options.paced {
+            // Paced when a person watches, and while a script waits for background work (so that
+            // its limit is about time, not about how fast idle frames are).
+            if player == nil || options.paced || player!.isWaitingForIdle {
                 let deadline = start &+ frameNanoseconds, now = Stopwatch.now()
                 if deadline > now { usleep(UInt32((deadline - now) / 1000)) }
             }

@@ -19,7 +19,8 @@ import Foundation
 ///     phase NAME              label the frames that follow in the statistics
 ///     screenshot FILE.png     save the window now
 ///     wait 30                 let 30 frames pass
-///     wait-idle [FRAMES]      let frames pass until nothing moves or loads (at most FRAMES, default 1200)
+///     wait-idle [FRAMES]      let frames pass until nothing moves or loads (at most FRAMES, default
+///                             1200); these frames are paced at 60 a second, so the limit is time
 ///     quit                    stop here (the end of the script stops too)
 struct ViewerScript {
     /// One step of the script.
@@ -99,6 +100,7 @@ struct ViewerScript {
                 guard words.count == 8, words[3] == "to", words[6] == "in" else { throw bad("expected 'drag X Y to X Y in FRAMES'") }
                 let (x0, y0, x1, y1) = (try number(1), try number(2), try number(4), try number(5))
                 let frames = max(1, try count(7))
+                guard frames <= 10_000 else { throw bad("a drag lasts at most 10000 frames") }
                 steps.append(.act(.dragBegan(x: x0, y: y0)))
                 for i in 1...frames {
                     let t = Double(i) / Double(frames)
@@ -136,6 +138,9 @@ struct ScriptPlayer {
     init(_ script: ViewerScript) {
         steps = script.steps
     }
+
+    /// Whether it is letting frames pass until the mode is idle.
+    var isWaitingForIdle: Bool { waitingForIdle }
 
     /// Whether every step has been played.
     var finished: Bool { next >= steps.count && framesLeft == 0 && !waitingForIdle }
