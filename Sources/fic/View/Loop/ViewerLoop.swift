@@ -37,6 +37,8 @@ final class ViewerLoop {
         // time), so that the first frame costs what any frame does.
         canvas.panel([String((32..<127).map { Character(UnicodeScalar($0)!) }) + "…×²µ"])
         var running = true
+        var stopped = false
+        defer { if !stopped { mode.stop() } }
         while running {
             let start = Stopwatch.now(), startCPU = Self.threadCPUTime()
             recentStarts.append(start)
@@ -78,6 +80,7 @@ final class ViewerLoop {
             }
         }
         mode.stop()
+        stopped = true
         if let path = options.screenshot { try saveScreenshot(Paths.absolute(path)) }
         if let path = options.stats { try writeStatistics(to: Paths.absolute(path)) }
     }
