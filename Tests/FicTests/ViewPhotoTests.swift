@@ -65,5 +65,37 @@ extension ViewTests {
             #expect(half.bgr(10, 200) == half.bgr(630, 200), "background beside the photo")
             #expect(half.bgr(10, 200) != half.bgr(320, 200))
         }
+    
+        @Test("while the tiles of a new zoom are read, the coarser level stands in (blurred, never blank); then the sharp tiles replace it")
+        func coarseThenSharp() throws {
+            try #require(ViewRunner.hasXvfb, "xvfb-run is missing: run scripts/install-deps")
+            let folder = try TemporaryFolder()
+            let photo = Fic.testdata + "/photos/retina.jpg"  // 1411 × 1411, bright: blank would show
+            let tile = try Fic.run(["tile", photo, "--out", folder.path("retina.tiles")])
+            #expect(tile.status == 0, "\(tile.stderr)")
+            let script = folder.path("zoom.script")
+            try """
+                wait-idle 3000
+                zoom-to 1
+                wait 2
+                screenshot \(folder.path("early.png"))
+                wait-idle 3000
+                """.write(toFile: script, atomically: true, encoding: .utf8)
+            // Each tile read pauses 150 ms: the first level-0 tile cannot be there two frames after the zoom.
+            let run = try ViewRunner.run(["view", "photo", folder.path("retina.tiles"), "--tile-read-delay-ms", "150", "--size", "640x400", "--no-overlay",
+                                          "--script", script, "--screenshot", folder.path("late.png"), "--stats", folder.path("stats.json")], width: 640, height: 400)
+            #expect(run.status == 0, "\(run.stderr)")
+            let stats = try ViewRunner.stats(folder.path("stats.json"))
+            #expect(stats["level"] as? Int == 0)
+            #expect((stats["frames_not_sharp"] as? Int ?? 0) >= 2)
+            #expect((stats["misses"] as? Int ?? 0) > 0)
+            let full = try Picture(photo)
+            let x = Int((stats["origin_x"] as? Double ?? .nan).rounded()), y = Int((stats["origin_y"] as? Double ?? .nan).rounded())
+            let early = try Picture(folder.path("early.png")), late = try Picture(folder.path("late.png"))
+            #expect(late.differences(x: 0, y: 0, w: 640, h: 400, from: full, ox: x, oy: y) == 0, "sharp at the end")
+            #expect(early.differences(x: 0, y: 0, w: 640, h: 400, from: full, ox: x, oy: y) > 10_000, "not sharp yet")
+            let psnr = early.psnr(x: 0, y: 0, w: 640, h: 400, against: full, ox: x, oy: y)
+            #expect(psnr > 22, "the same picture, blurred: \(psnr) dB")
+        }
     }
 }

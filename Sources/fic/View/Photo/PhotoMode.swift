@@ -27,8 +27,11 @@ final class PhotoMode: ViewerMode {
     private var hits = 0
     private var misses = 0
 
-    init(source: PyramidSource, width: Int, height: Int) {
+    private let readDelayMilliseconds: Int
+
+    init(source: PyramidSource, width: Int, height: Int, readDelayMilliseconds: Int = 0) {
         self.source = source
+        self.readDelayMilliseconds = readDelayMilliseconds
         self.width = width
         self.height = height
     }
@@ -62,7 +65,8 @@ final class PhotoMode: ViewerMode {
         pyramid = ready
         let geometry = ready.geometry
         viewport = PhotoViewport(imageWidth: geometry.width, imageHeight: geometry.height, width: width, height: height)
-        loader = TileLoader(pyramid: ready, capacity: TilePlan.capacity(width: width, height: height, coarsestTiles: geometry.levels.last!.tileCount))
+        loader = TileLoader(pyramid: ready, capacity: TilePlan.capacity(width: width, height: height, coarsestTiles: geometry.levels.last!.tileCount),
+                            readDelayMilliseconds: readDelayMilliseconds)
         let queued = pendingActions
         pendingActions = []
         for action in queued { handle(action) }

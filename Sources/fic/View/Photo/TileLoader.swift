@@ -30,12 +30,16 @@ final class TileLoader: Sendable {
     private let wake = DispatchSemaphore(value: 0)
     private let exited = DispatchSemaphore(value: 0)
     private let threads: Int
+    /// A pause after each read, in microseconds (tests use it to see coarse tiles stand in).
+    private let readDelay: UInt32
 
-    /// Starts `threads` reader threads for `pyramid`, keeping at most `capacity` tiles.
-    init(pyramid: TilePyramid, capacity: Int, threads: Int = 2) {
+    /// Starts `threads` reader threads for `pyramid`, keeping at most `capacity` tiles, each read
+    /// followed by a pause of `readDelayMilliseconds` (0 but in tests).
+    init(pyramid: TilePyramid, capacity: Int, threads: Int = 2, readDelayMilliseconds: Int = 0) {
         self.pyramid = pyramid
         self.capacity = max(8, capacity)
         self.threads = threads
+        readDelay = UInt32(min(max(0, readDelayMilliseconds), 10_000) * 1000)
         for i in 0..<threads {
             let thread = Thread { [self] in
                 defer { exited.signal() }
@@ -136,6 +140,7 @@ final class TileLoader: Sendable {
         } catch {
             failure = "\(error)"
         }
+        if readDelay > 0 { usleep(readDelay) }
         let elapsed = Stopwatch.elapsed(since: start)
         state.withLockedValue { s in
             s.loading.remove(key)

@@ -20,6 +20,9 @@ struct ViewPhotoCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Where a throwaway pyramid's unnamed files go (default: $TMPDIR).", valueName: "dir"))
     var workDirectory: String?
 
+    @Option(name: .long, help: ArgumentHelp("Pause after each tile read (for tests: coarse tiles stand in meanwhile).", visibility: .hidden))
+    var tileReadDelayMs = 0
+
     @OptionGroup var viewer: ViewerOptions
 
     func run() throws {
@@ -36,7 +39,7 @@ struct ViewPhotoCommand: ParsableCommand {
         let pyramid = isDirectory.boolValue
             ? try PyramidSource(folder: path)
             : try PyramidSource(imageFile: path, temporaryFolder: workDirectory.map(Paths.absolute))
-        let mode = PhotoMode(source: pyramid, width: width, height: height)
+        let mode = PhotoMode(source: pyramid, width: width, height: height, readDelayMilliseconds: tileReadDelayMs)
         let window = try ViewerWindow(title: "fic view photo", width: width, height: height)
         try ViewerLoop(window: window, mode: mode, options: viewer, script: script).run()
     }
