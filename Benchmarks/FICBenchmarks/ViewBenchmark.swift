@@ -6,13 +6,21 @@ import Glibc
 public struct ViewBenchmarkResult: Sendable, Codable {
     /// Frame-time figures of one phase of a run, in milliseconds.
     public struct Frames: Sendable, Codable {
+        /// Frames in the phase.
         public var frames: Int
+        /// Median compose time.
         public var composeMedianMs: Double
+        /// 99th percentile (nearest rank) of compose.
         public var composeP99Ms: Double
+        /// Slowest compose.
         public var composeMaxMs: Double
+        /// Median present time.
         public var presentMedianMs: Double
+        /// 99th percentile of present.
         public var presentP99Ms: Double
+        /// Frames whose compose took more than 8.3 ms (120 frames a second).
         public var framesComposeOver8_3Ms: Int
+        /// Frames whose compose plus present took more than 16.7 ms (60 frames a second).
         public var framesOver16_7Ms: Int
         /// CPU time of the slowest compose: much less than its wall time when the viewer's
         /// thread was waiting for a core (others building on the same machine).
@@ -21,11 +29,13 @@ public struct ViewBenchmarkResult: Sendable, Codable {
         public var composeCPUP99Ms: Double
     }
 
-    /// Window size, pixels.
+    /// Window width, pixels.
     public var windowWidth: Int
+    /// Window height, pixels.
     public var windowHeight: Int
-    /// Gallery: cells in the grid and how far the flings went (the last offset, px).
+    /// Gallery: cells in the grid.
     public var galleryCells: Int
+    /// Gallery: how far the flings went (the last offset, px).
     public var galleryScrolledPixels: Int
     /// Gallery, cache path (cells from the image tables).
     public var galleryCache: Frames
@@ -35,18 +45,21 @@ public struct ViewBenchmarkResult: Sendable, Codable {
     public var galleryCacheMisses: Int
     /// Photo: the side of the square test image.
     public var photoSide: Int
-    /// Photo: zooming from fit to 1:1 in steps of ×1.25 (each followed by a pause), smoothly
-    /// (×1.1 every frame), and panning across at 1:1.
+    /// Photo: zooming from fit to 1:1 in steps of ×1.25, each followed by a pause.
     public var photoZoom: Frames
+    /// Photo: zooming from fit to 1:1 smoothly, ×1.1 every frame.
     public var photoSmoothZoom: Frames
+    /// Photo: panning across at 1:1.
     public var photoPan: Frames
     /// Photo: the whole run.
     public var photoAll: Frames
     /// Photo: from each zoom to the first frame with every visible tile at its level, ms.
     public var photoFirstSharpAfterZoomMs: [Double]
+    /// Photo: the longest of those.
     public var photoFirstSharpMaxMs: Double
-    /// Photo: frames that showed a coarser level somewhere, and tiles read.
+    /// Photo: frames that showed a coarser level somewhere.
     public var photoFramesNotSharp: Int
+    /// Photo: tiles read.
     public var photoTileReads: Int
     /// Photo: the viewer's peak resident set (`VmHWM`), bytes.
     public var photoPeakRSSBytes: Int
