@@ -2,8 +2,10 @@ import FICCore
 import Foundation
 import TiledImage
 
-/// Where the photo's pyramid comes from: a saved pyramid folder (opened at once), or an image
-/// file turned into a throwaway pyramid on a thread of its own while the window shows progress.
+/// Where the photo's pyramid comes from: a saved pyramid folder (ready at once), or a pyramid
+/// being built in the background (from an image file, or from a download) while the window shows
+/// progress. Thread-safe: builders report through ``progress(received:total:)``,
+/// ``progress(adding:)``, ``finish(_:)`` and ``fail(_:)``.
 final class PyramidSource: Sendable {
     private enum State {
         case building(received: Int, total: Int)
@@ -12,8 +14,9 @@ final class PyramidSource: Sendable {
     }
 
     private let state: LockedBox<State>
-    private let cancelled = LockedBox(false)
-    private let name: String
+    private let cancellation = LockedBox<(cancelled: Bool, handlers: [@Sendable () -> Void])>((false, []))
+    /// The name shown while building.
+    let name: String
 
     /// A pyramid saved by `fic tile` (or `TilePyramidBuilder` with a folder destination).
     init(folder: String) throws {
@@ -25,18 +28,19 @@ final class PyramidSource: Sendable {
         }
     }
 
+    /// A pyramid that a builder will deliver.
+    init(building name: String) {
+        self.name = name
+        state = LockedBox(.building(received: 0, total: 0))
+    }
+
     /// Builds a throwaway pyramid of the image file at `path` (in `temporaryFolder`, or `$TMPDIR`)
     /// on a thread of its own, reading it in 1 MiB chunks.
-    init(imageFile path: String, temporaryFolder: String?) throws {
-        name = (path as NSString).lastPathComponent
+    static func building(imageFile path: String, temporaryFolder: String?) throws -> PyramidSource {
         var info = stat()
         guard stat(path, &info) == 0 else {
             throw CLIError("cannot read \(path): \(String(cString: strerror(errno)))")
         }
-        let total = Int(info.st_size)
-        let state = LockedBox<State>(.building(received: 0, total: total))
-        let cancelled = self.cancelled
-        self.state = state
         let builder: TilePyramidBuilder
         do {
             builder = try TilePyramidBuilder(destination: .temporary(folder: temporaryFolder))
@@ -46,27 +50,66 @@ final class PyramidSource: Sendable {
         guard let file = FileHandle(forReadingAtPath: path) else {
             throw CLIError("cannot open \(path): \(String(cString: strerror(errno)))")
         }
+        let source = PyramidSource(building: (path as NSString).lastPathComponent)
+        source.progress(received: 0, total: Int(info.st_size))
+        source.onCancel { builder.cancel() }
         let thread = Thread {
             defer { try? file.close() }
             do {
-                var received = 0
-                while true {
-                    if cancelled.withLockedValue({ $0 }) { builder.cancel(); return }
+                while !source.isCancelled {
                     let chunk = try file.read(upToCount: 1 << 20) ?? Data()
-                    if chunk.isEmpty { break }
+                    if chunk.isEmpty {
+                        source.finish(try builder.finish())
+                        return
+                    }
                     try builder.append(chunk)
-                    received += chunk.count
-                    state.withLockedValue { $0 = .building(received: received, total: max(total, received)) }
+                    source.progress(adding: chunk.count)
                 }
-                let pyramid = try builder.finish()
-                state.withLockedValue { $0 = .ready(pyramid) }
             } catch {
-                state.withLockedValue { $0 = .failed("cannot tile \(path): \(error)") }
+                source.fail("cannot tile \(path): \(error)")
             }
         }
         thread.name = "fic view: pyramid"
         thread.start()
+        return source
     }
+
+    // MARK: Builders report
+
+    /// Sets the bytes received and expected (0: unknown).
+    func progress(received: Int, total: Int) {
+        state.withLockedValue { if case .building = $0 { $0 = .building(received: received, total: total) } }
+    }
+
+    /// Adds `count` bytes received.
+    func progress(adding count: Int) {
+        state.withLockedValue { if case .building(let r, let t) = $0 { $0 = .building(received: r + count, total: t) } }
+    }
+
+    /// The pyramid is ready.
+    func finish(_ pyramid: TilePyramid) {
+        state.withLockedValue { $0 = .ready(pyramid) }
+    }
+
+    /// The build failed with `message`.
+    func fail(_ message: String) {
+        state.withLockedValue { $0 = .failed(message) }
+    }
+
+    /// Whether the viewer has closed (builders stop).
+    var isCancelled: Bool { cancellation.withLockedValue { $0.cancelled } }
+
+    /// Calls `handler` when the viewer closes (at once if it has).
+    func onCancel(_ handler: @escaping @Sendable () -> Void) {
+        let now = cancellation.withLockedValue { c -> Bool in
+            if c.cancelled { return true }
+            c.handlers.append(handler)
+            return false
+        }
+        if now { handler() }
+    }
+
+    // MARK: The viewer reads
 
     /// The pyramid, once it is ready.
     var pyramid: TilePyramid? {
@@ -77,7 +120,8 @@ final class PyramidSource: Sendable {
     var status: String {
         switch state.withLockedValue({ $0 }) {
         case .building(let received, let total):
-            return "building the tile pyramid of \(name): \(Formatting.bytes(received)) of \(Formatting.bytes(total)) read"
+            let of = total > 0 ? " of \(Formatting.bytes(total))" : ""
+            return "building the tile pyramid of \(name): \(Formatting.bytes(received))\(of) read"
         case .ready: return name
         case .failed(let message): return message
         }
@@ -85,6 +129,11 @@ final class PyramidSource: Sendable {
 
     /// Stops a build that is still going on.
     func cancel() {
-        cancelled.withLockedValue { $0 = true }
+        let handlers = cancellation.withLockedValue { c -> [@Sendable () -> Void] in
+            c.cancelled = true
+            defer { c.handlers = [] }
+            return c.handlers
+        }
+        for handler in handlers { handler() }
     }
 }

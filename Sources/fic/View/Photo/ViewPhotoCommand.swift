@@ -38,7 +38,7 @@ struct ViewPhotoCommand: ParsableCommand {
         }
         let pyramid = isDirectory.boolValue
             ? try PyramidSource(folder: path)
-            : try PyramidSource(imageFile: path, temporaryFolder: workDirectory.map(Paths.absolute))
+            : try PyramidSource.building(imageFile: path, temporaryFolder: workDirectory.map(Paths.absolute))
         let mode = PhotoMode(source: pyramid, width: width, height: height, readDelayMilliseconds: tileReadDelayMs)
         let window = try ViewerWindow(title: "fic view photo", width: width, height: height)
         try ViewerLoop(window: window, mode: mode, options: viewer, script: script).run()
