@@ -76,6 +76,11 @@ final class PhotoMode: ViewerMode {
         canvas.clear(gray: 0.08)
         guard let pyramid, let loader, let viewport else {
             canvas.centredText(source.status, y: Double(height) / 2)
+            if let fraction = source.fraction {
+                let barWidth = Double(width) * 0.6, left = (Double(width) - barWidth) / 2, top = Double(height) / 2 + 16
+                canvas.fill(x: left, y: top, width: barWidth, height: 6, gray: 0.25)
+                canvas.fill(x: left, y: top, width: barWidth * fraction, height: 6, gray: 0.8)
+            }
             return
         }
         if plan == nil || viewport != lastViewport {

@@ -116,6 +116,14 @@ final class PyramidSource: Sendable {
         state.withLockedValue { if case .ready(let p) = $0 { return p } else { return nil } }
     }
 
+    /// The part of the input received, 0…1, while building with a known size.
+    var fraction: Double? {
+        state.withLockedValue {
+            if case .building(let received, let total) = $0, total > 0 { return min(1, Double(received) / Double(total)) }
+            return nil
+        }
+    }
+
     /// What is happening, for the window and the overlay.
     var status: String {
         switch state.withLockedValue({ $0 }) {
