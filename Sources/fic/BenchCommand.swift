@@ -15,16 +15,18 @@ struct BenchCommand: AsyncParsableCommand {
             progressive twin against djpeg and libvips. loader: images on screen against a flood of \
             prefetches through a 4 MB/s link to nginx, lanes against one FIFO queue, and \
             fetch-to-disk against curl --parallel (needs nginx, curl, cjpeg). With --json the last \
-            line of the output is one JSON object with a member per benchmark run. The baselines \
-            come with `scripts/install-deps --bench`.
+            line of the output is one JSON object with a member per benchmark run. view: `fic view` \
+            in a 1280×800 window on Xvfb, frame times split into compose and present: the gallery \
+            flung through 10,000 cells (cache and conventional paths), an 18000×18000 photo zoomed \
+            from fit to 1:1 and panned. The baselines come with `scripts/install-deps --bench`.
             """)
 
     /// The benchmarks that can be run.
     enum Which: String, ExpressibleByArgument, CaseIterable {
-        case retrieval, decode, ingest, tiles, loader, all
+        case retrieval, decode, ingest, tiles, loader, view, all
     }
 
-    @Argument(help: "The benchmark to run: retrieval, decode, ingest, tiles, loader or all.")
+    @Argument(help: "The benchmark to run: retrieval, decode, ingest, tiles, loader, view or all.")
     var benchmark: Which = .all
 
     @Flag(help: "Print the results as one JSON object on the last line.")
@@ -55,6 +57,7 @@ struct BenchCommand: AsyncParsableCommand {
         var ingest: IngestBenchmarkResult?
         var tiles: TilesBenchmarkResult?
         var loader: LoaderBenchmarkResult?
+        var view: ViewBenchmarkResult?
     }
 
     func run() async throws {
@@ -117,6 +120,13 @@ struct BenchCommand: AsyncParsableCommand {
                 print("error: the loader benchmark failed: \(error)")
                 failures.append("loader")
             }
+        }
+
+        attempt("view") {
+            let fic = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+            let r = try ViewBenchmark.run(testdata: testdata, workDirectory: work, fic: fic, log: log)
+            printView(r)
+            report.view = r
         }
 
         #if DEBUG
@@ -311,6 +321,31 @@ struct BenchCommand: AsyncParsableCommand {
         } else {
             row("curl", "skipped")
         }
+
+    private func printView(_ r: ViewBenchmarkResult) {
+        print("\n  \(r.windowWidth)×\(r.windowHeight) window on Xvfb; compose = the viewer's work, present = handing the frame to the X server;")
+        print("  CPU = the viewer thread's CPU time in compose (wall times far above it mean the machine was busy)")
+        row("figure", "value", "target", nil)
+        func frames(_ f: ViewBenchmarkResult.Frames) -> String {
+            String(format: "p99 %.2f, max %.2f ms (CPU p99 %.2f)", f.composeP99Ms, f.composeMaxMs, f.composeCPUP99Ms)
+        }
+        row("gallery, cache path: compose", frames(r.galleryCache), "p99 ≤ 4 ms", r.targetsMet["gallery_cache_compose_p99_le_4ms"])
+        row("  compose over 8.3 ms", "\(r.galleryCache.framesComposeOver8_3Ms) of \(r.galleryCache.frames)", "none", r.targetsMet["gallery_cache_no_compose_over_8_3ms"])
+        row("  CPU time of the slowest compose", String(format: "%.2f ms", r.galleryCache.composeCPUMaxMs))
+        row("  compose median / present median", String(format: "%.2f / %.2f ms", r.galleryCache.composeMedianMs, r.galleryCache.presentMedianMs))
+        row("  cells shown without their image", "\(r.galleryCacheMisses)")
+        row("gallery, conventional path: compose", frames(r.galleryConventional))
+        row("  compose over 8.3 ms", "\(r.galleryConventional.framesComposeOver8_3Ms) of \(r.galleryConventional.frames)")
+        row("  compose median / present median", String(format: "%.2f / %.2f ms", r.galleryConventional.composeMedianMs, r.galleryConventional.presentMedianMs))
+        row("photo \(r.photoSide)², whole run: compose", frames(r.photoAll), "p99 ≤ 8.3 ms", r.targetsMet["photo_compose_p99_le_8_3ms"])
+        row("  zoom fit → 1:1 in steps: compose", frames(r.photoZoom))
+        row("  zoom fit → 1:1 smoothly: compose", frames(r.photoSmoothZoom))
+        row("  pan across at 1:1: compose", frames(r.photoPan))
+        row("  present median", String(format: "%.2f ms", r.photoAll.presentMedianMs))
+        row("  first sharp frame after a zoom (max)", String(format: "%.1f ms", r.photoFirstSharpMaxMs), "≤ 100 ms", r.targetsMet["photo_first_sharp_after_zoom_le_100ms"])
+        row("  peak RSS of the viewer", mib(r.photoPeakRSSBytes), "≤ 150 MB", r.targetsMet["photo_peak_rss_le_150MB"])
+        row("  frames with a coarser level showing", "\(r.photoFramesNotSharp) of \(r.photoAll.frames)")
+        row("  tiles read", "\(r.photoTileReads)")
         for note in r.notes { print("  note: \(note)") }
     }
 

@@ -1,0 +1,147 @@
+import FICCore
+import Foundation
+import TiledImage
+
+/// Where the photo's pyramid comes from: a saved pyramid folder (ready at once), or a pyramid
+/// being built in the background (from an image file, or from a download) while the window shows
+/// progress. Thread-safe: builders report through ``progress(received:total:)``,
+/// ``progress(adding:)``, ``finish(_:)`` and ``fail(_:)``.
+final class PyramidSource: Sendable {
+    private enum State {
+        case building(received: Int, total: Int)
+        case ready(TilePyramid)
+        case failed(String)
+    }
+
+    private let state: LockedBox<State>
+    private let cancellation = LockedBox<(cancelled: Bool, handlers: [@Sendable () -> Void])>((false, []))
+    /// The name shown while building.
+    let name: String
+
+    /// A pyramid saved by `fic tile` (or `TilePyramidBuilder` with a folder destination).
+    init(folder: String) throws {
+        name = (folder as NSString).lastPathComponent
+        do {
+            state = LockedBox(.ready(try TilePyramid.open(at: folder)))
+        } catch {
+            throw CLIError("cannot open the tile pyramid \(folder): \(error)")
+        }
+    }
+
+    /// A pyramid that a builder will deliver.
+    init(building name: String) {
+        self.name = name
+        state = LockedBox(.building(received: 0, total: 0))
+    }
+
+    /// Builds a throwaway pyramid of the image file at `path` (in `temporaryFolder`, or `$TMPDIR`)
+    /// on a thread of its own, reading it in 1 MiB chunks.
+    static func building(imageFile path: String, temporaryFolder: String?) throws -> PyramidSource {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            throw CLIError("cannot read \(path): \(String(cString: strerror(errno)))")
+        }
+        let builder: TilePyramidBuilder
+        do {
+            builder = try TilePyramidBuilder(destination: .temporary(folder: temporaryFolder))
+        } catch {
+            throw CLIError("cannot start a tile pyramid: \(error)")
+        }
+        guard let file = FileHandle(forReadingAtPath: path) else {
+            throw CLIError("cannot open \(path): \(String(cString: strerror(errno)))")
+        }
+        let source = PyramidSource(building: (path as NSString).lastPathComponent)
+        source.progress(received: 0, total: Int(info.st_size))
+        source.onCancel { builder.cancel() }
+        let thread = Thread {
+            defer { try? file.close() }
+            do {
+                while !source.isCancelled {
+                    let chunk = try file.read(upToCount: 1 << 20) ?? Data()
+                    if chunk.isEmpty {
+                        source.finish(try builder.finish())
+                        return
+                    }
+                    try builder.append(chunk)
+                    source.progress(adding: chunk.count)
+                }
+            } catch {
+                source.fail("cannot tile \(path): \(error)")
+            }
+        }
+        thread.name = "fic view: pyramid"
+        thread.start()
+        return source
+    }
+
+    // MARK: Builders report
+
+    /// Sets the bytes received and expected (0: unknown).
+    func progress(received: Int, total: Int) {
+        state.withLockedValue { if case .building = $0 { $0 = .building(received: received, total: total) } }
+    }
+
+    /// Adds `count` bytes received.
+    func progress(adding count: Int) {
+        state.withLockedValue { if case .building(let r, let t) = $0 { $0 = .building(received: r + count, total: t) } }
+    }
+
+    /// The pyramid is ready.
+    func finish(_ pyramid: TilePyramid) {
+        state.withLockedValue { $0 = .ready(pyramid) }
+    }
+
+    /// The build failed with `message`.
+    func fail(_ message: String) {
+        state.withLockedValue { $0 = .failed(message) }
+    }
+
+    /// Whether the viewer has closed (builders stop).
+    var isCancelled: Bool { cancellation.withLockedValue { $0.cancelled } }
+
+    /// Calls `handler` when the viewer closes (at once if it has).
+    func onCancel(_ handler: @escaping @Sendable () -> Void) {
+        let now = cancellation.withLockedValue { c -> Bool in
+            if c.cancelled { return true }
+            c.handlers.append(handler)
+            return false
+        }
+        if now { handler() }
+    }
+
+    // MARK: The viewer reads
+
+    /// The pyramid, once it is ready.
+    var pyramid: TilePyramid? {
+        state.withLockedValue { if case .ready(let p) = $0 { return p } else { return nil } }
+    }
+
+    /// The part of the input received, 0…1, while building with a known size.
+    var fraction: Double? {
+        state.withLockedValue {
+            if case .building(let received, let total) = $0, total > 0 { return min(1, Double(received) / Double(total)) }
+            return nil
+        }
+    }
+
+    /// What is happening, for the window and the overlay.
+    var status: String {
+        switch state.withLockedValue({ $0 }) {
+        case .building(let received, let total):
+            let of = total > 0 ? " of \(Formatting.bytes(total))" : ""
+            return "building the tile pyramid of \(name): \(Formatting.bytes(received))\(of) read"
+        case .ready: return name
+        case .failed(let message): return message
+        }
+    }
+
+    /// Stops a build that is still going on.
+    func cancel() {
+        let handlers = cancellation.withLockedValue { c -> [@Sendable () -> Void] in
+            c.cancelled = true
+            defer { c.handlers = [] }
+            return c.handlers
+        }
+        for handler in handlers { handler() }
+    }
+}

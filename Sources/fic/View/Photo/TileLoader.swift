@@ -1,0 +1,157 @@
+import FICCore
+import Foundation
+import TiledImage
+
+/// Reads a pyramid's tiles on threads of its own into a small resident set, so that the frame
+/// path never waits on the disk: each frame hands over its ``TilePlan`` and takes the tiles that
+/// are resident now; the rest arrive on later frames.
+///
+/// Tiles are read with `pread` (``TilePyramid/readTile(level:column:row:into:)``) into memory of
+/// the loader's own, a fixed number of 256 KiB buffers: resident memory stays bounded however
+/// far the view pans (a mapping of the level files would keep every page it touched).
+final class TileLoader: Sendable {
+    private struct State {
+        var wanted: [TileKey] = []
+        var keep: Set<TileKey> = []
+        var resident: [TileKey: PageBuffer] = [:]
+        var free: [PageBuffer] = []
+        var allocated = 0
+        var loading: Set<TileKey> = []
+        var failed: [TileKey: String] = [:]
+        var stopped = false
+        var reads = 0
+        var readNanoseconds: UInt64 = 0
+    }
+
+    /// The most tiles resident at once.
+    let capacity: Int
+    private let pyramid: TilePyramid
+    private let state = LockedBox(State())
+    private let wake = DispatchSemaphore(value: 0)
+    private let exited = DispatchSemaphore(value: 0)
+    private let threads: Int
+    /// A pause after each read, in microseconds (tests use it to see coarse tiles stand in).
+    private let readDelay: UInt32
+
+    /// Starts `threads` reader threads for `pyramid`, keeping at most `capacity` tiles, each read
+    /// followed by a pause of `readDelayMilliseconds` (0 but in tests).
+    init(pyramid: TilePyramid, capacity: Int, threads: Int = 2, readDelayMilliseconds: Int = 0) {
+        self.pyramid = pyramid
+        self.capacity = max(8, capacity)
+        self.threads = threads
+        readDelay = UInt32(min(max(0, readDelayMilliseconds), 10_000) * 1000)
+        for i in 0..<threads {
+            let thread = Thread { [self] in
+                defer { exited.signal() }
+                readLoop()
+            }
+            thread.name = "fic view: tiles \(i)"
+            thread.start()
+        }
+    }
+
+    /// Hands over what the frame needs and returns the tiles of `plan.keep` resident now. A
+    /// returned buffer is not reused while its tile stays in the plan's `keep` set, which holds
+    /// until the next call.
+    func update(_ plan: TilePlan) -> [TileKey: PageBuffer] {
+        let (snapshot, work) = state.withLockedValue { s -> ([TileKey: PageBuffer], Bool) in
+            s.wanted = plan.wanted
+            s.keep = plan.keep
+            var snapshot: [TileKey: PageBuffer] = [:]
+            snapshot.reserveCapacity(plan.keep.count)
+            for key in plan.keep { if let b = s.resident[key] { snapshot[key] = b } }
+            let work = s.wanted.contains { s.resident[$0] == nil && !s.loading.contains($0) && s.failed[$0] == nil }
+            return (snapshot, work)
+        }
+        if work { wake.signal() }
+        return snapshot
+    }
+
+    /// Whether every wanted tile is resident (or failed) and nothing is being read.
+    var isIdle: Bool {
+        state.withLockedValue { s in s.loading.isEmpty && s.wanted.allSatisfy { s.resident[$0] != nil || s.failed[$0] != nil } }
+    }
+
+    /// Reads done, their average time in ms, tiles resident and tiles that failed (with a reason).
+    var figures: (reads: Int, averageMs: Double, resident: Int, failed: Int, firstFailure: String?) {
+        state.withLockedValue { s in
+            (s.reads, s.reads == 0 ? 0 : Double(s.readNanoseconds) / Double(s.reads) / 1e6, s.resident.count, s.failed.count, s.failed.values.first)
+        }
+    }
+
+    /// Stops the threads and waits for them.
+    func stop() {
+        state.withLockedValue { $0.stopped = true }
+        for _ in 0..<threads { wake.signal() }
+        for _ in 0..<threads { exited.wait() }
+    }
+
+    private enum Job {
+        case stop
+        case idle
+        case read(TileKey, PageBuffer?)
+    }
+
+    private func readLoop() {
+        guard let scratch = try? TileBuffer() else { return }
+        while true {
+            switch nextJob() {
+            case .stop: return
+            case .idle: wake.wait()
+            case .read(let key, let reused):
+                read(key, reusing: reused, scratch: scratch)
+            }
+        }
+    }
+
+    /// The most urgent tile that is neither resident nor being read, with a buffer for it: a
+    /// free one, a new one while under capacity, or one of a tile the plan no longer keeps
+    /// (nil when a new one must be allocated).
+    private func nextJob() -> Job {
+        state.withLockedValue { s -> Job in
+            if s.stopped { return .stop }
+            guard let key = s.wanted.first(where: { s.resident[$0] == nil && !s.loading.contains($0) && s.failed[$0] == nil }) else { return .idle }
+            var buffer: PageBuffer?
+            if let free = s.free.popLast() {
+                buffer = free
+            } else if s.allocated < capacity {
+                s.allocated += 1
+            } else if let victim = s.resident.first(where: { !s.keep.contains($0.key) }) {
+                s.resident[victim.key] = nil
+                buffer = victim.value
+            } else {
+                return .idle  // everything resident is needed: the plan is larger than the capacity
+            }
+            s.loading.insert(key)
+            return .read(key, buffer)
+        }
+    }
+
+    private func read(_ key: TileKey, reusing reused: PageBuffer?, scratch: TileBuffer) {
+        let start = Stopwatch.now()
+        var buffer = reused
+        var failure: String?
+        do {
+            if buffer == nil { buffer = try PageBuffer(count: PyramidGeometry.tileBytes) }
+            try pyramid.readTile(level: key.level, column: key.column, row: key.row, into: scratch)
+            scratch.withUnsafeBytes { bytes in
+                buffer!.base.copyMemory(from: bytes.baseAddress!, byteCount: min(bytes.count, PyramidGeometry.tileBytes))
+            }
+        } catch {
+            failure = "\(error)"
+        }
+        if readDelay > 0 { usleep(readDelay) }
+        let elapsed = Stopwatch.elapsed(since: start)
+        state.withLockedValue { s in
+            s.loading.remove(key)
+            if let failure {
+                s.failed[key] = failure
+                if let buffer { s.free.append(buffer) } else { s.allocated -= 1 }
+            } else if let buffer {
+                s.reads += 1
+                s.readNanoseconds += elapsed
+                if s.keep.contains(key) { s.resident[key] = buffer } else { s.free.append(buffer) }
+            }
+        }
+    }
+}

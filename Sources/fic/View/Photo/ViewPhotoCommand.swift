@@ -1,0 +1,46 @@
+import ArgumentParser
+import Foundation
+
+/// `fic view photo`: pan and zoom a tile pyramid.
+struct ViewPhotoCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "photo",
+        abstract: "Pan and zoom a huge photo through its tile pyramid.",
+        discussion: """
+            SOURCE is a pyramid folder made by `fic tile IMAGE --out DIR`, or an image file \
+            (JPEG, PNG, WebP), which is tiled into a throwaway pyramid first while the window \
+            shows progress. Tiles are read off the frame path into a small resident set; a tile \
+            not read yet is drawn from a coarser level until it arrives.
+            """
+    )
+
+    @Argument(help: ArgumentHelp("A pyramid folder or an image file.", valueName: "source"))
+    var source: String
+
+    @Option(name: .long, help: ArgumentHelp("Where a throwaway pyramid's unnamed files go (default: $TMPDIR).", valueName: "dir"))
+    var workDirectory: String?
+
+    @Option(name: .long, help: ArgumentHelp("Pause after each tile read (for tests: coarse tiles stand in meanwhile).", visibility: .hidden))
+    var tileReadDelayMs = 0
+
+    @OptionGroup var viewer: ViewerOptions
+
+    func run() throws {
+        let (width, height) = try viewer.windowSize
+        let script = try viewer.script.map { try ViewerScript(contentsOf: Paths.absolute($0), width: width, height: height) }
+        if source.hasPrefix("http://") || source.hasPrefix("https://") {
+            throw CLIError("viewing a photo from a URL needs the prioritised loader, which this build does not have yet; download it and give the file")
+        }
+        let path = Paths.absolute(source)
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw CLIError("\(path) does not exist: give a pyramid folder (made by `fic tile`) or an image file")
+        }
+        let pyramid = isDirectory.boolValue
+            ? try PyramidSource(folder: path)
+            : try PyramidSource.building(imageFile: path, temporaryFolder: workDirectory.map(Paths.absolute))
+        let mode = PhotoMode(source: pyramid, width: width, height: height, readDelayMilliseconds: tileReadDelayMs)
+        let window = try ViewerWindow(title: "fic view photo", width: width, height: height)
+        try ViewerLoop(window: window, mode: mode, options: viewer, script: script).run()
+    }
+}

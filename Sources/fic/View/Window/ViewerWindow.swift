@@ -1,0 +1,113 @@
+import CSDL2
+import FastImageCache
+
+/// A desktop window (SDL2) and the memory the viewer draws a frame into.
+///
+/// Frames are drawn into the window's own surface when it is 32-bit XRGB (what X11 servers,
+/// Xvfb included, give a 24-bit screen), so presenting is a single `SDL_UpdateWindowSurface`;
+/// any other window format gets a 32-bit shadow surface that is converted when presenting.
+/// Every call must come from the thread that created the window.
+final class ViewerWindow {
+    /// Width in pixels.
+    let width: Int
+    /// Height in pixels.
+    let height: Int
+    private let window: OpaquePointer
+    private var windowSurface: UnsafeMutablePointer<SDL_Surface>
+    /// The surface frames are drawn into: the window's own, or a shadow one.
+    private(set) var frame: UnsafeMutablePointer<SDL_Surface>
+    private var shadow: UnsafeMutablePointer<SDL_Surface>?
+    /// The frame's pixels as a cairo surface (BGRX, cairo `RGB24`).
+    private(set) var canvas: CairoImageSurface
+
+    /// Opens a `width × height` window titled `title`.
+    ///
+    /// - Throws: ``CLIError`` when there is no display (no `DISPLAY`, or the X server refused).
+    init(title: String, width: Int, height: Int) throws {
+        SDL_SetHint(SDL_HINT_NO_SIGNAL_HANDLERS, "1")
+        SDL_SetHint(SDL_HINT_VIDEO_X11_NET_WM_BYPASS_COMPOSITOR, "0")
+        // The window's own framebuffer (X11: shared-memory images), not a GL texture: no GL
+        // driver is loaded (software GL alone maps ~60 MB), and presenting is one copy.
+        SDL_SetHint(SDL_HINT_FRAMEBUFFER_ACCELERATION, "0")
+        guard SDL_Init(SDL_INIT_VIDEO) == 0 else {
+            throw CLIError("cannot open a window: \(Self.lastError()); run it on a desktop, or under a virtual display with `xvfb-run -a -s \"-screen 0 \(width)x\(height)x24\" fic view …`")
+        }
+        // Without a display SDL falls back to drivers that show nothing; use them only when asked.
+        let driver = SDL_GetCurrentVideoDriver().map { String(cString: $0) } ?? ""
+        if ["offscreen", "dummy", "evdev"].contains(driver), getenv("SDL_VIDEODRIVER") == nil {
+            SDL_Quit()
+            throw CLIError("cannot open a window: there is no display (DISPLAY and WAYLAND_DISPLAY are not set); run it on a desktop, or under a virtual display with `xvfb-run -a -s \"-screen 0 \(width)x\(height)x24\" fic view …`")
+        }
+        guard let window = SDL_CreateWindow(title, Int32(SDL_WINDOWPOS_CENTERED_MASK), Int32(SDL_WINDOWPOS_CENTERED_MASK), Int32(width), Int32(height), SDL_WINDOW_SHOWN.rawValue) else {
+            let message = Self.lastError()
+            SDL_Quit()
+            throw CLIError("cannot create a \(width)×\(height) window: \(message)")
+        }
+        self.window = window
+        self.width = width
+        self.height = height
+        do {
+            (windowSurface, shadow) = try Self.surfaces(of: window, width: width, height: height)
+            frame = shadow ?? windowSurface
+            canvas = try Self.canvas(over: frame)
+        } catch {
+            SDL_DestroyWindow(window)
+            SDL_Quit()
+            throw error
+        }
+    }
+
+    deinit {
+        if let shadow { SDL_FreeSurface(shadow) }
+        SDL_DestroyWindow(window)
+        SDL_Quit()
+    }
+
+    /// The window's surface, and a shadow surface when the window's format is not 32-bit XRGB.
+    private static func surfaces(of window: OpaquePointer, width: Int, height: Int) throws -> (UnsafeMutablePointer<SDL_Surface>, UnsafeMutablePointer<SDL_Surface>?) {
+        guard let surface = SDL_GetWindowSurface(window) else {
+            throw CLIError("the window has no drawable surface: \(lastError())")
+        }
+        let format = surface.pointee.format.pointee.format
+        if format == SDL_PIXELFORMAT_RGB888.rawValue || format == SDL_PIXELFORMAT_ARGB8888.rawValue,
+           Int(surface.pointee.w) == width, Int(surface.pointee.h) == height {
+            return (surface, nil)
+        }
+        guard let shadow = SDL_CreateRGBSurfaceWithFormat(0, Int32(width), Int32(height), 32, SDL_PIXELFORMAT_RGB888.rawValue) else {
+            throw CLIError("cannot allocate a \(width)×\(height) frame: \(lastError())")
+        }
+        return (surface, shadow)
+    }
+
+    private static func canvas(over surface: UnsafeMutablePointer<SDL_Surface>) throws -> CairoImageSurface {
+        guard let pixels = surface.pointee.pixels else { throw CLIError("the window surface has no pixels") }
+        return try CairoImageSurface(pixels: pixels, width: Int(surface.pointee.w), height: Int(surface.pointee.h), bytesPerRow: Int(surface.pointee.pitch), format: .bgrx32)
+    }
+
+    /// Hands the frame to the display.
+    func present() {
+        canvas.flush()
+        if let shadow {
+            SDL_UpperBlit(shadow, nil, windowSurface, nil)
+        }
+        SDL_UpdateWindowSurface(window)
+    }
+
+    /// Calls `body` with the frame's pixels (BGRX, rows `bytesPerRow` apart).
+    func withFramePixels<R>(_ body: (_ pixels: UnsafeRawPointer, _ bytesPerRow: Int) throws -> R) rethrows -> R {
+        canvas.flush()
+        return try body(UnsafeRawPointer(frame.pointee.pixels), Int(frame.pointee.pitch))
+    }
+
+    /// Writes the frame as a PNG file.
+    func writePNG(to path: String) throws {
+        try withFramePixels { pixels, bytesPerRow in
+            try PNGEncoder.write(pixels: pixels, width: width, height: height, bytesPerRow: bytesPerRow, format: .bgrx32, to: path)
+        }
+    }
+
+    /// SDL's message for the last failure.
+    static func lastError() -> String {
+        String(cString: SDL_GetError())
+    }
+}
