@@ -13,7 +13,7 @@ struct PendingEntry: Sendable {
     let lastModified: String?
 
     /// A writer for the entry of `url`, or nil when it cannot be stored.
-    func makeWriter(for url: URL) throws(ImageCacheError) -> EntryWriter? {
+    func makeWriter(for url: URL) throws -> EntryWriter? {
         try cache.makeWriter(for: url, storedAt: storedAt, maximumAge: maximumAge, etag: etag, lastModified: lastModified)
     }
 }
@@ -50,7 +50,7 @@ final class NetworkBody: @unchecked Sendable {
     }
 
     /// Throws `.timedOut` once the whole download has taken longer than allowed.
-    func checkDeadline() throws(ImageCacheError) {
+    func checkDeadline() throws {
         if ContinuousClock.now > deadline {
             throw ImageCacheError(.timedOut, "the download took longer than \(loader.configuration.totalTimeout) (the server sends too slowly)", path: url.absoluteString)
         }
@@ -145,7 +145,7 @@ final class FileChunkReader: @unchecked Sendable {
     private var offset = 0
 
     /// Opens the regular file at `path`; refuses files larger than `maximum` bytes.
-    init(path: String, maximum: Int, chunkBytes: Int = 1 << 18) throws(ImageCacheError) {
+    init(path: String, maximum: Int, chunkBytes: Int = 1 << 18) throws {
         // O_NONBLOCK keeps a FIFO or device from blocking the open; it is refused just below.
         let raw = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard raw >= 0 else {
@@ -153,7 +153,7 @@ final class FileChunkReader: @unchecked Sendable {
             throw ImageCacheError(e == ENOENT ? .sourceUnavailable : .io, e == ENOENT ? "the file does not exist" : "cannot open the file", path: path, errno: e)
         }
         let fd = FileDescriptor(rawValue: raw)
-        do throws(ImageCacheError) {
+        do {
             let st = try fd.status(path: path)
             guard st.isRegularFile else { throw ImageCacheError(.sourceUnavailable, "not a regular file", path: path) }
             _ = fcntl(raw, F_SETFL, fcntl(raw, F_GETFL) & ~O_NONBLOCK)
@@ -175,7 +175,7 @@ final class FileChunkReader: @unchecked Sendable {
     }
 
     /// The whole file (read on the calling thread).
-    func readAll() throws(ImageCacheError) -> [UInt8] {
+    func readAll() throws -> [UInt8] {
         let bytes = try descriptor.readBytes(count: length, at: 0, path: path)
         guard bytes.count == length else { throw ImageCacheError(.truncated, "the file shrank while it was read", path: path) }
         return bytes

@@ -3,16 +3,11 @@ import Glibc
 import SystemPackage
 
 extension FileDescriptor {
-    /// Releases a `flock` lock taken with ``FileDescriptor/lock(_:wait:path:)``.
-    func unlock() {
-        while flock(rawValue, LOCK_UN) != 0 && errno == EINTR {}
-    }
-
     /// Reads up to `count` bytes at `offset` (fewer only at the end of the file).
-    func readBytes(count: Int, at offset: Int, path: String?) throws(ImageCacheError) -> [UInt8] {
-        var failure: ImageCacheError?
+    func readBytes(count: Int, at offset: Int, path: String?) throws -> [UInt8] {
+        var failure: (any Error)?
         let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
-            do throws(ImageCacheError) {
+            do {
                 initialized = try readAll(into: UnsafeMutableRawBufferPointer(buffer), at: offset, path: path)
             } catch {
                 failure = error
@@ -24,10 +19,10 @@ extension FileDescriptor {
     }
 
     /// Writes all of `bytes` at `offset`.
-    func writeBytes(_ bytes: [UInt8], at offset: Int, path: String?) throws(ImageCacheError) {
-        var failure: ImageCacheError?
+    func writeBytes(_ bytes: [UInt8], at offset: Int, path: String?) throws {
+        var failure: (any Error)?
         bytes.withUnsafeBytes { b in
-            do throws(ImageCacheError) {
+            do {
                 try writeAll(b, at: offset, path: path)
             } catch {
                 failure = error

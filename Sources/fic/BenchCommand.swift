@@ -321,6 +321,8 @@ struct BenchCommand: AsyncParsableCommand {
         } else {
             row("curl", "skipped")
         }
+        for note in r.notes { print("  note: \(note)") }
+    }
 
     private func printView(_ r: ViewBenchmarkResult) {
         print("\n  \(r.windowWidth)×\(r.windowHeight) window on Xvfb; compose = the viewer's work, present = handing the frame to the X server;")

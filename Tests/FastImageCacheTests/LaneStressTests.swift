@@ -8,7 +8,7 @@ final class JitterProvider: ImageSourceProvider {
     let calls = Locked(0)
 
     func sourceImage(at url: URL, for entity: any ImageEntity) async throws -> SourceImage {
-        calls.withLock { $0 += 1 }
+        calls.withLockedValue { $0 += 1 }
         try await Task.sleep(for: .microseconds(Int.random(in: 0...3000)))
         return .encoded(bytes)
     }
@@ -70,7 +70,7 @@ final class JitterProvider: ImageSourceProvider {
         try await waitUntil("the lanes drain", timeout: .seconds(60)) { cache.requestStatistics.isIdle }
         let stats = cache.requestStatistics
         #expect(stats.waiters == 0 && stats.queuedFast == 0 && stats.queuedSlow == 0)
-        #expect(provider.calls.withLock { $0 } > 0)
+        #expect(provider.calls.withLockedValue { $0 } > 0)
         cache.close()
     }
 }

@@ -22,26 +22,26 @@ final class GatedProvider: ImageSourceProvider {
         bytes = [UInt8](try! Data(contentsOf: coffee))
     }
 
-    var started: [URL] { state.withLock { $0.started } }
-    var running: Int { state.withLock { $0.running } }
-    var maximumRunning: Int { state.withLock { $0.maximumRunning } }
-    var cancellations: [URL] { state.withLock { $0.cancellations } }
+    var started: [URL] { state.withLockedValue { $0.started } }
+    var running: Int { state.withLockedValue { $0.running } }
+    var maximumRunning: Int { state.withLockedValue { $0.maximumRunning } }
+    var cancellations: [URL] { state.withLockedValue { $0.cancellations } }
 
-    func release(_ url: URL) { state.withLock { _ = $0.released.insert(url) } }
-    func releaseAll() { state.withLock { $0.releaseEverything = true } }
+    func release(_ url: URL) { state.withLockedValue { _ = $0.released.insert(url) } }
+    func releaseAll() { state.withLockedValue { $0.releaseEverything = true } }
 
     func sourceImage(at url: URL, for entity: any ImageEntity) async throws -> SourceImage {
-        state.withLock { s in
+        state.withLockedValue { s in
             s.started.append(url)
             s.running += 1
             s.maximumRunning = max(s.maximumRunning, s.running)
         }
-        defer { state.withLock { $0.running -= 1 } }
-        while !state.withLock({ $0.releaseEverything || $0.released.contains(url) }) {
+        defer { state.withLockedValue { $0.running -= 1 } }
+        while !state.withLockedValue({ $0.releaseEverything || $0.released.contains(url) }) {
             do {
                 try await Task.sleep(for: .milliseconds(2))
             } catch {
-                state.withLock { $0.sawCancellation.append(url) }
+                state.withLockedValue { $0.sawCancellation.append(url) }
                 throw error
             }
         }
@@ -49,7 +49,7 @@ final class GatedProvider: ImageSourceProvider {
     }
 
     func didCancelRequest(at url: URL, for entity: any ImageEntity) {
-        state.withLock { $0.cancellations.append(url) }
+        state.withLockedValue { $0.cancellations.append(url) }
     }
 }
 
@@ -99,14 +99,14 @@ struct ObservedPhoto: ImageEntity {
     func sourceImageURL(for format: ImageFormat) -> URL? { url }
 
     func draw(_ source: DecodedImage, format: ImageFormat, canvas: ImageCanvas) throws {
-        observations.state.withLock { s in
+        observations.state.withLockedValue { s in
             s.onCPUThread.append(observations.pool?.ownsCurrentThread ?? false)
             s.drawing += 1
             s.maximumDrawing = max(s.maximumDrawing, s.drawing)
         }
         Thread.sleep(forTimeInterval: 0.02)
         canvas.draw(source, in: CGRect(origin: .zero, size: format.size), contentMode: .aspectFill)
-        observations.state.withLock { $0.drawing -= 1 }
+        observations.state.withLockedValue { $0.drawing -= 1 }
     }
 }
 

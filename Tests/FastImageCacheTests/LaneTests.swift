@@ -185,7 +185,7 @@ import Testing
             }
             try await group.waitForAll()
         }
-        let seen = observations.state.withLock { $0 }
+        let seen = observations.state.withLockedValue { $0 }
         #expect(seen.onCPUThread.count == 16, "two formats of the family for each of 8 photos")
         #expect(seen.onCPUThread.allSatisfy { $0 }, "every drawing ran on the cache's CPU threads")
         #expect(seen.maximumDrawing <= 2)
@@ -199,7 +199,7 @@ import Testing
         let entity = ObservedPhoto(entityID: "bg", url: photoURL(9), observations: observations)
         let images = try await cache.storeImages(from: .encoded([UInt8](try Data(contentsOf: coffee))), for: entity, priority: .low)
         #expect(Set(images.keys) == ["thumb", "medium"])
-        #expect(observations.state.withLock { $0.onCPUThread } == [true, true])
+        #expect(observations.state.withLockedValue { $0.onCPUThread } == [true, true])
         cache.close()
         await #expect(throws: ImageCacheError.self) {
             try await cache.storeImages(from: .encoded([1, 2, 3]), for: entity, priority: .low)

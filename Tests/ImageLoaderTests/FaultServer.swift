@@ -53,7 +53,7 @@ final class FaultServer: Sendable {
     func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
 
     /// Requests made for `path` (without the query).
-    func requests(_ path: String) -> Int { stats.withLock { $0.requests[path] ?? 0 } }
+    func requests(_ path: String) -> Int { stats.withLockedValue { $0.requests[path] ?? 0 } }
 
     /// Stops listening and ends its event loop.
     func stop() async {
@@ -96,7 +96,7 @@ private final class FaultHandler: ChannelInboundHandler {
     }
 
     func channelActive(context: ChannelHandlerContext) {
-        stats.withLock { s in
+        stats.withLockedValue { s in
             s.open += 1
             s.maximumOpen = max(s.maximumOpen, s.open)
         }
@@ -104,7 +104,7 @@ private final class FaultHandler: ChannelInboundHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        stats.withLock { $0.open -= 1 }
+        stats.withLockedValue { $0.open -= 1 }
         context.fireChannelInactive()
     }
 
@@ -126,7 +126,7 @@ private final class FaultHandler: ChannelInboundHandler {
         let path = components?.path ?? target
         var query: [String: String] = [:]
         for item in components?.queryItems ?? [] { query[item.name] = item.value ?? "" }
-        stats.withLock { s in
+        stats.withLockedValue { s in
             s.requests[path, default: 0] += 1
             if headers["if-none-match"] != nil || headers["if-modified-since"] != nil { s.conditional.append(path) }
         }

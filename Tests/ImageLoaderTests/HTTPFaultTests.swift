@@ -210,7 +210,7 @@ func loaderError(_ body: () async throws -> Void) async -> ImageCacheError? {
             }
             try await group.waitForAll()
         }
-        #expect(server.stats.withLock { $0.maximumOpen } <= 3)
+        #expect(server.stats.withLockedValue { $0.maximumOpen } <= 3)
         #expect(loader.network.hosts.active("http://127.0.0.1:\(server.port)") == 0)
         try await loader.shutdown()
         await server.stop()
@@ -243,7 +243,7 @@ func loaderError(_ body: () async throws -> Void) async -> ImageCacheError? {
         #expect(download.origin == .originalsCache)
         #expect(same(try await download.chunks.collect(), FaultServer.body(5000)))
         #expect(server.requests("/bytes/5000") == 2)
-        #expect(server.stats.withLock { $0.conditional } == ["/bytes/5000"])
+        #expect(server.stats.withLockedValue { $0.conditional } == ["/bytes/5000"])
         #expect(loader.statistics.notModified == 1 && loader.statistics.bytesDownloaded == 5000)
         #expect(loader.originals?.statistics.revalidations == 1)
         _ = try await loader.data(for: url)

@@ -13,7 +13,7 @@ import Testing
         let cache = try ImageCache(directory: dir.child("cache"), formats: webFormats)
         let urls = smallPhotos.map(testFile) + [testFile("bad/corrupt-entropy.jpg"), URL(fileURLWithPath: "/nonexistent/y.jpg"), testFile(smallPhotos[0])]
         let seen = Locked<[IngestProgress]>([])
-        let results = await loader.ingest(urls, into: cache, maximumInFlight: 2) { p in seen.withLock { $0.append(p) } }
+        let results = await loader.ingest(urls, into: cache, maximumInFlight: 2) { p in seen.withLockedValue { $0.append(p) } }
         #expect(results.count == urls.count)
         for (i, url) in smallPhotos.map(testFile).enumerated() {
             let image = try results[i].get()
@@ -23,7 +23,7 @@ import Testing
         if case .failure(let e) = results[4] { #expect(e.code == .decodingFailed) } else { Issue.record("a corrupt file is refused") }
         if case .failure(let e) = results[5] { #expect(e.code == .sourceUnavailable) } else { Issue.record("a missing file is refused") }
         #expect(try results[6].get().entity == (try results[0].get().entity), "a URL listed twice is loaded once")
-        let last = try #require(seen.withLock { $0.last })
+        let last = try #require(seen.withLockedValue { $0.last })
         #expect(last.finished == urls.count && last.failed == 2 && last.stored == 5 && last.total == urls.count)
         #expect(last.bytesRead >= smallPhotos.map(fileSize).reduce(0, +))
         #expect(last.bytesDownloaded == 0)
@@ -44,11 +44,11 @@ extension NginxTests {
         let first = OriginalsLoader(configuration: LoaderConfiguration(failureBackoff: .zero), originals: try OriginalsCache(directory: originals, maximumBytes: 16 << 20))
         let cache = try ImageCache(directory: dir.child("cache"), formats: webFormats)
         let progress = Locked<IngestProgress?>(nil)
-        let results = await first.ingest(urls, into: cache, maximumInFlight: 3) { p in progress.withLock { $0 = p } }
+        let results = await first.ingest(urls, into: cache, maximumInFlight: 3) { p in progress.withLockedValue { $0 = p } }
         #expect(results.prefix(4).allSatisfy { (try? $0.get().origin) == .network })
         if case .failure(let e) = results[4] { #expect(e.code == .httpStatus) } else { Issue.record("404 is a failure") }
         let sizes = smallPhotos.map(fileSize).reduce(0, +)
-        #expect(progress.withLock { $0?.bytesDownloaded } == sizes)
+        #expect(progress.withLockedValue { $0?.bytesDownloaded } == sizes)
         cache.close()
         try await first.shutdown()
         // A second run over the same list, into a new cache, downloads nothing.

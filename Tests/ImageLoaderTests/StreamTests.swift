@@ -70,7 +70,7 @@ import Testing
             for try await _ in download.chunks { break }
         }
         try await waitUntil("the connection permit comes back") { loader.network.hosts.active("http://127.0.0.1:\(server.port)") == 0 }
-        try await waitUntil("the server sees the connection close") { server.stats.withLock { $0.open } == 0 }
+        try await waitUntil("the server sees the connection close") { server.stats.withLockedValue { $0.open } == 0 }
         #expect(filesIn(folder) == ["journal"])
         #expect(loader.statistics.bytesDownloaded < 1 << 30)
         try await loader.shutdown()

@@ -4,13 +4,8 @@ import Testing
 @testable import FastImageCache
 @testable import ImageLoader
 
-/// A value guarded by a pthread lock (which Thread Sanitizer understands).
-final class Locked<Value>: @unchecked Sendable {
-    private let lock = Lock()
-    private var value: Value
-    init(_ value: Value) { self.value = value }
-    func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R { try lock.withLock { try body(&value) } }
-}
+/// The tests' locked values are FICCore's box, as the library's are.
+typealias Locked<Value> = LockedBox<Value>
 
 /// The repository's root folder.
 let repositoryRoot: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

@@ -20,7 +20,7 @@ final class EntryWriter: @unchecked Sendable {
     /// The body outgrew the cache; nothing more is written and the entry will not be stored.
     private(set) var isOverLimit = false
 
-    init(directory: Directory, name: String, header: EntryHeader, limit: Int) throws(ImageCacheError) {
+    init(directory: Directory, name: String, header: EntryHeader, limit: Int) throws {
         self.name = name
         self.header = header
         self.limit = limit
@@ -35,7 +35,7 @@ final class EntryWriter: @unchecked Sendable {
     var path: String { file.path }
 
     /// Appends body bytes.
-    func write(_ bytes: [UInt8]) throws(ImageCacheError) {
+    func write(_ bytes: [UInt8]) throws {
         guard !isOverLimit, !bytes.isEmpty else { return }
         let (end, overflow) = (header.length + written).addingReportingOverflow(bytes.count)
         if overflow || end > limit {
@@ -48,7 +48,7 @@ final class EntryWriter: @unchecked Sendable {
     }
 
     /// Writes the final header (body length and digest). Returns the file's length.
-    func finish() throws(ImageCacheError) -> Int {
+    func finish() throws -> Int {
         header.bodyLength = written
         header.bodyChecksum = checksum.finalize()
         let bytes = header.encoded()
@@ -62,7 +62,7 @@ final class EntryWriter: @unchecked Sendable {
     /// Gives the finished file the name ``name`` in `directory`, atomically replacing any file of
     /// that name: linked under a hidden name, then renamed. Not flushed to the disk: after a power
     /// failure the entry may be torn, which reading detects (length and digest) and treats as a miss.
-    func publish(in directory: Directory) throws(ImageCacheError) {
+    func publish(in directory: Directory) throws {
         var generator = SystemRandomNumberGenerator()
         let hidden = ".\(name).tmp-\(String(generator.next() as UInt64, radix: 16))"
         // Linking the open file itself (AT_EMPTY_PATH) needs CAP_DAC_READ_SEARCH; without it, the
@@ -72,7 +72,7 @@ final class EntryWriter: @unchecked Sendable {
             rc = linkat(AT_FDCWD, "/proc/self/fd/\(file.descriptor.rawValue)", directory.descriptor.rawValue, hidden, AT_SYMLINK_FOLLOW)
         }
         if rc != 0 { throw ImageCacheError.system("link", path: directory.child(hidden), errno: Glibc.errno) }
-        do throws(ImageCacheError) {
+        do {
             try directory.rename(hidden, to: name)
         } catch {
             try? directory.removeFile(hidden)

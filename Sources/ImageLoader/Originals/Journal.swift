@@ -58,7 +58,7 @@ struct Journal {
     // MARK: Reading
 
     /// Brings ``index`` up to date with the journal on disk. Call holding the folder's lock.
-    mutating func synchronize() throws(ImageCacheError) {
+    mutating func synchronize() throws {
         let onDisk = try directory.status(of: Self.fileName)
         if let onDisk, let identity, let _ = descriptor, onDisk.isSameFile(as: identity) {
             try readTail()
@@ -82,7 +82,7 @@ struct Journal {
         try readTail()
     }
 
-    private mutating func readFirstLine() throws(ImageCacheError) -> Bool {
+    private mutating func readFirstLine() throws -> Bool {
         guard let fd = descriptor else { return false }
         let expected = Array((Self.firstLine + "\n").utf8)
         let buffer = try fd.readBytes(count: expected.count, at: 0, path: directory.child(Self.fileName))
@@ -93,7 +93,7 @@ struct Journal {
 
     /// Applies the complete lines after ``consumed``. A last line without its newline is what a
     /// crash left: it is ended with a newline, so that it is ignored as damaged.
-    private mutating func readTail() throws(ImageCacheError) {
+    private mutating func readTail() throws {
         guard let fd = descriptor else { return }
         let path = directory.child(Self.fileName)
         let size = Int(try fd.status(path: path).st_size)
@@ -155,7 +155,7 @@ struct Journal {
 
     /// Appends `records` and applies them to ``index``. Call holding the folder's lock, after
     /// ``synchronize()``.
-    mutating func append(_ records: [Record]) throws(ImageCacheError) {
+    mutating func append(_ records: [Record]) throws {
         guard !records.isEmpty else { return }
         if descriptor == nil { try synchronize() }
         let bytes = Array(records.map(\.line).joined().utf8)
@@ -172,13 +172,13 @@ struct Journal {
         if lines > 2 * index.count + 1024 { try compact() }
     }
 
-    private func write(_ bytes: [UInt8], at offset: Int) throws(ImageCacheError) {
+    private func write(_ bytes: [UInt8], at offset: Int) throws {
         guard let fd = descriptor else { return }
         try fd.writeBytes(bytes, at: offset, path: directory.child(Self.fileName))
     }
 
     /// Rewrites the journal with one line per entry, oldest first, and renames it into place.
-    mutating func compact() throws(ImageCacheError) {
+    mutating func compact() throws {
         var text = Self.firstLine + "\n"
         let entries = index.entries
         for (name, bytes) in entries { text += Record.stored(name, bytes).line }
@@ -197,7 +197,7 @@ struct Journal {
     /// Rebuilds the journal from the folder: every entry file, oldest modification first.
     /// Hidden temporary files older than an hour (left by a crash where the file system could
     /// not make unnamed files) are removed.
-    mutating func rebuild() throws(ImageCacheError) {
+    mutating func rebuild() throws {
         close()
         index.removeAll()
         var found: [(name: String, bytes: Int, modified: Int)] = []

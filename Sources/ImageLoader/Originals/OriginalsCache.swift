@@ -64,7 +64,7 @@ public final class OriginalsCache: Sendable {
         self.logger = logger
         directory = try Directory.open(path, create: true)
         journal = LockedBox(Journal(directory: directory))
-        try withJournal { j throws(ImageCacheError) in
+        try withJournal { j throws in
             try j.synchronize()
             // Entries the journal lost track of (a journal rebuilt elsewhere) or files it lists
             // that are gone are reconciled once, here; then the limit is enforced.
@@ -104,7 +104,7 @@ public final class OriginalsCache: Sendable {
         }
         counters.withLockedValue { $0.hits += 1 }
         do {
-            try withJournal { j throws(ImageCacheError) in
+            try withJournal { j throws in
                 try j.synchronize()
                 if j.index.bytes(of: name) == nil {
                     // Present on disk but unknown to the journal: adopt it.
@@ -119,12 +119,12 @@ public final class OriginalsCache: Sendable {
         return stored
     }
 
-    private func open(_ name: String, url: URL) throws(ImageCacheError) -> StoredOriginal? {
+    private func open(_ name: String, url: URL) throws -> StoredOriginal? {
         guard try directory.status(of: name) != nil else { return nil }
         let fd: FileDescriptor
         do {
             fd = try directory.openFile(name, writable: false)
-        } catch where error.errno == ENOENT {
+        } catch let error as ImageCacheError where error.errno == ENOENT {
             return nil
         }
         var keep = false
@@ -148,7 +148,7 @@ public final class OriginalsCache: Sendable {
     /// Removes an entry found damaged (its header or body did not check out).
     func discard(_ name: String) {
         counters.withLockedValue { $0.invalidEntries += 1 }
-        try? withJournal { j throws(ImageCacheError) in
+        try? withJournal { j throws in
             try j.synchronize()
             try directory.removeFile(name)
             try j.append([.deleted(name)])
@@ -171,7 +171,7 @@ public final class OriginalsCache: Sendable {
     // MARK: Writing
 
     /// A writer for a new entry of `url`, or nil when it cannot be stored (URL too long).
-    func makeWriter(for url: URL, storedAt: Date, maximumAge: Int64?, etag: String?, lastModified: String?) throws(ImageCacheError) -> EntryWriter? {
+    func makeWriter(for url: URL, storedAt: Date, maximumAge: Int64?, etag: String?, lastModified: String?) throws -> EntryWriter? {
         var header = EntryHeader(url: url.absoluteString, bodyLength: 0, bodyChecksum: 0,
                                  storedAt: storedAt, maximumAge: maximumAge, etag: etag, lastModified: lastModified)
         header.trimValidators()
@@ -182,16 +182,16 @@ public final class OriginalsCache: Sendable {
     /// Finishes `writer` and publishes its entry, first removing least recently used entries
     /// until it fits. Returns false (storing nothing) when the entry is larger than the cache.
     @discardableResult
-    func commit(_ writer: EntryWriter) throws(ImageCacheError) -> Bool {
+    func commit(_ writer: EntryWriter) throws -> Bool {
         guard !writer.isOverLimit else { return false }
         let bytes = try writer.finish()
         guard bytes <= maximumBytes else { return false }
-        try withJournal { j throws(ImageCacheError) in
+        try withJournal { j throws in
             try j.synchronize()
             try makeRoom(for: writer.name, bytes: bytes, &j)
             // Recorded before it is published: a crash in between overcounts (safe for the limit).
             try j.append([.stored(writer.name, bytes)])
-            do throws(ImageCacheError) {
+            do {
                 try writer.publish(in: directory)
             } catch {
                 try? j.append([.deleted(writer.name)])
@@ -210,7 +210,7 @@ public final class OriginalsCache: Sendable {
     /// Removes the entry of `url`, if any.
     public func remove(_ url: URL) throws {
         let name = Self.entryName(for: url)
-        try withJournal { j throws(ImageCacheError) in
+        try withJournal { j throws in
             try j.synchronize()
             try directory.removeFile(name)
             if j.index.bytes(of: name) != nil { try j.append([.deleted(name)]) }
@@ -219,7 +219,7 @@ public final class OriginalsCache: Sendable {
 
     /// Removes every entry.
     public func removeAll() throws {
-        try withJournal { j throws(ImageCacheError) in
+        try withJournal { j throws in
             try j.synchronize()
             let names = j.index.entries.map(\.name)
             for name in names { try directory.removeFile(name) }
@@ -232,7 +232,7 @@ public final class OriginalsCache: Sendable {
 
     /// Bytes of the entries now (all processes).
     public var diskUsage: Int {
-        (try? withJournal { j throws(ImageCacheError) -> Int in
+        (try? withJournal { j throws -> Int in
             try j.synchronize()
             return j.index.totalBytes
         }) ?? journal.withLockedValue { $0.index.totalBytes }
@@ -240,7 +240,7 @@ public final class OriginalsCache: Sendable {
 
     /// Entries and bytes (all processes) and this process's counters.
     public var statistics: OriginalsStatistics {
-        let (entries, bytes) = (try? withJournal { j throws(ImageCacheError) -> (Int, Int) in
+        let (entries, bytes) = (try? withJournal { j throws -> (Int, Int) in
             try j.synchronize()
             return (j.index.count, j.index.totalBytes)
         }) ?? journal.withLockedValue { ($0.index.count, $0.index.totalBytes) }
@@ -254,8 +254,8 @@ public final class OriginalsCache: Sendable {
     // MARK: Inside the lock
 
     /// Runs `body` with the journal, holding this object's lock and the folder's `flock`.
-    private func withJournal<R>(_ body: (inout Journal) throws(ImageCacheError) -> R) throws(ImageCacheError) -> R {
-        try journal.withLockedValue { (j: inout Journal) throws(ImageCacheError) -> R in
+    private func withJournal<R>(_ body: (inout Journal) throws -> R) throws -> R {
+        try journal.withLockedValue { (j: inout Journal) throws -> R in
             _ = try directory.lock(.exclusive, wait: true)
             defer { directory.descriptor.unlock() }
             return try body(&j)
@@ -263,7 +263,7 @@ public final class OriginalsCache: Sendable {
     }
 
     /// Removes least recently used entries (never `keeping`) until `bytes` more fit.
-    private func makeRoom(for keeping: String?, bytes: Int, _ j: inout Journal) throws(ImageCacheError) {
+    private func makeRoom(for keeping: String?, bytes: Int, _ j: inout Journal) throws {
         let replaced = keeping.flatMap { j.index.bytes(of: $0) } ?? 0
         var total = j.index.totalBytes - replaced
         var victims: [Journal.Record] = []
@@ -283,7 +283,7 @@ public final class OriginalsCache: Sendable {
     }
 
     /// Adopts entry files the journal does not list and forgets listed ones that are gone.
-    private func reconcile(_ j: inout Journal) throws(ImageCacheError) {
+    private func reconcile(_ j: inout Journal) throws {
         var listed = Set(j.index.entries.map(\.name))
         var records: [Journal.Record] = []
         for name in try directory.names() where Journal.isEntryName(name) {

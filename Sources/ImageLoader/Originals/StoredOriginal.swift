@@ -23,7 +23,7 @@ final class StoredOriginal: @unchecked Sendable {
     }
 
     /// The whole body, or nil when it does not match its checksum (torn or altered file).
-    func readBody() throws(ImageCacheError) -> [UInt8]? {
+    func readBody() throws -> [UInt8]? {
         let body = try descriptor.readBytes(count: header.bodyLength, at: header.length, path: path)
         guard body.count == header.bodyLength, BodyChecksum.of(body) == header.bodyChecksum else { return nil }
         return body
@@ -50,7 +50,7 @@ final class StoredOriginal: @unchecked Sendable {
         ///
         /// - Throws: `.corruptData` when the body does not match its checksum, or is shorter than
         ///   its header says.
-        func next() throws(ImageCacheError) -> [UInt8]? {
+        func next() throws -> [UInt8]? {
             let remaining = original.header.bodyLength - offset
             if remaining == 0 {
                 guard checksum.finalize() == original.header.bodyChecksum else {
