@@ -96,7 +96,7 @@ let package = Package(
         .executableTarget(
             name: "fic",
             dependencies: [
-                "FastImageCache", "TiledImage", "FICBenchmarks", "FICCore", "CLibJPEG", "CCairo", "CSDL2",
+                "FastImageCache", "TiledImage", "ImageLoader", "FICBenchmarks", "FICCore", "CLibJPEG", "CCairo", "CSDL2",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
