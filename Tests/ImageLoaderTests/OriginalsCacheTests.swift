@@ -213,4 +213,19 @@ func pattern(_ n: Int, seed: Int = 0) -> [UInt8] { (0..<n).map { UInt8(truncatin
         let e = #expect(throws: ImageCacheError.self) { try OriginalsCache(directory: dir.child("link"), maximumBytes: 1000) }
         #expect(e?.code == .unsafePath)
     }
+
+    @Test func aFolderOfSomeoneElsesFilesIsRefusedAndLeftAlone() throws {
+        let dir = TemporaryDirectory(); defer { dir.cleanup() }
+        let photos = dir.child("Pictures")
+        try FileManager.default.createDirectory(atPath: photos, withIntermediateDirectories: true)
+        try Data([1, 2, 3]).write(to: URL(fileURLWithPath: photos + "/IMG_0001.jpg"))
+        let e = #expect(throws: ImageCacheError.self) { try OriginalsCache(directory: photos, maximumBytes: 1) }
+        #expect(e?.code == .unsafePath)
+        #expect(e?.message.contains("IMG_0001.jpg") == true)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: photos) == ["IMG_0001.jpg"])
+        // The cache's own folder reopens.
+        let own = dir.child("originals")
+        _ = try OriginalsCache(directory: own, maximumBytes: 1000)
+        _ = try OriginalsCache(directory: own, maximumBytes: 1000)
+    }
 }

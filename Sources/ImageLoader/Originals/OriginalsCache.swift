@@ -55,14 +55,20 @@ public final class OriginalsCache: Sendable {
     /// Opens (or creates, 0700) the cache folder at `path`, keeping at most `maximumBytes` of
     /// entries. Entries beyond the limit (a smaller limit than last time) are removed now.
     ///
-    /// - Throws: ``ImageCacheError``: `.unsafePath` when the folder is a symbolic link, `.io`,
-    ///   `.noSpace`, `.invalidArgument` for a limit below 1.
+    /// A folder that holds anything the cache does not make (a user's photos, say) is refused
+    /// before anything in it is read or removed: the cache only ever removes its own files.
+    ///
+    /// - Throws: ``ImageCacheError``: `.unsafePath` when the folder is a symbolic link or holds
+    ///   files of others, `.io`, `.noSpace`, `.invalidArgument` for a limit below 1.
     public init(directory path: String, maximumBytes: Int, logger: Logger = Logger(label: "ImageLoader.OriginalsCache")) throws {
         guard maximumBytes > 0 else { throw ImageCacheError(.invalidArgument, "the originals cache needs a maximum of at least 1 byte, not \(maximumBytes)", path: path) }
         self.path = path
         self.maximumBytes = maximumBytes
         self.logger = logger
         directory = try Directory.open(path, create: true)
+        if let foreign = try directory.names().sorted().first(where: { !Self.isOwnName($0) }) {
+            throw ImageCacheError(.unsafePath, "the folder holds '\(foreign)', which the originals cache did not make; give the cache a folder of its own (new or empty)", path: path)
+        }
         journal = LockedBox(Journal(directory: directory))
         try withJournal { j throws in
             try j.synchronize()
@@ -75,6 +81,12 @@ public final class OriginalsCache: Sendable {
 
     deinit {
         journal.withLockedValue { $0.close() }
+    }
+
+    /// Whether `name` is one the cache makes in its folder: an entry, the journal, or a hidden
+    /// temporary file.
+    static func isOwnName(_ name: String) -> Bool {
+        Journal.isEntryName(name) || name == Journal.fileName || name.hasPrefix(".")
     }
 
     /// The file name of `url`'s entry: the SHA-256 of its absolute string, in hexadecimal.

@@ -2,12 +2,13 @@ import ArgumentParser
 import FastImageCache
 import Foundation
 
-/// `fic ingest DIR --cache DIR --format SPEC…`: stores every image under a folder in every
-/// format of one family, one decode per file, several files at a time.
+/// `fic ingest DIR|URL… [--urls FILE] --cache DIR --format SPEC…`: stores every image under a
+/// folder, and every image at a list of URLs, in every format of one family, one decode per
+/// image, several at a time.
 struct IngestCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ingest",
-        abstract: "Add every image under a folder to a cache, in every format of one family.",
+        abstract: "Add every image under a folder, or at a list of URLs, to a cache, in every format of one family.",
         discussion: """
             Each file is decoded once, at the size of the largest format, and drawn into every \
             format from that one decode. The entity of an image is its path relative to DIR; its \
@@ -22,13 +23,29 @@ struct IngestCommand: AsyncParsableCommand {
             inspect, verify, and ingest without --format) use them. Giving other formats later \
             replaces them, and the cache discards the images of every changed format.
 
-            Exit status: 0 when every image was ingested, 1 when some files were refused \
+            URLs (http, https or file; as arguments or one a line in --urls FILE, where blank \
+            lines and lines starting with # are skipped) are downloaded through a disk cache of \
+            originals (--originals DIR, default CACHE/NAMESPACE.originals, at most \
+            --originals-limit MiB): a second run over the same list downloads nothing the \
+            originals cache still holds. The entity of such an image is its URL; its version a \
+            hash of its bytes. Progress shows images, bytes downloaded and bytes read.
+
+            Exit status: 0 when every image was ingested, 1 when some files or URLs were refused \
             (each is named on stderr with the reason), 2 on usage errors.
             """
     )
 
-    @Argument(help: ArgumentHelp("The folder of images (searched recursively, following links to files).", valueName: "dir"))
-    var source: String
+    @Argument(help: ArgumentHelp("A folder of images (searched recursively, following links to files), an image file, or http(s)/file URLs of images.", valueName: "dir|url"))
+    var sources: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp("A file of image URLs, one a line.", valueName: "file"))
+    var urls: String?
+
+    @Option(name: .long, help: ArgumentHelp("The disk cache of downloaded originals (default: CACHE/NAMESPACE.originals).", valueName: "dir"))
+    var originals: String?
+
+    @Option(name: .long, help: ArgumentHelp("The most the originals cache may hold, in MiB (default 1024).", valueName: "mib"))
+    var originalsLimit: Int = 1024
 
     @OptionGroup var cacheOptions: CacheOptions
 
@@ -50,6 +67,10 @@ struct IngestCommand: AsyncParsableCommand {
     var reportMemory = false
 
     func validate() throws {
+        let local = sources.filter { URLIngest.parse($0) == nil }
+        if local.isEmpty && sources.isEmpty && urls == nil { throw ValidationError("give a folder of images, image URLs, or --urls FILE") }
+        if local.count > 1 { throw ValidationError("give one folder (or file) of images; URLs may be given as well") }
+        if originalsLimit < 1 || originalsLimit > 1 << 24 { throw ValidationError("--originals-limit must be between 1 and 16777216 MiB, not \(originalsLimit)") }
         for text in formatTexts {
             do { _ = try FormatSpec(parsing: text) } catch let error as CLIError { throw ValidationError(error.message) }
         }
@@ -65,7 +86,9 @@ struct IngestCommand: AsyncParsableCommand {
 
     func run() async throws {
         let directory = cacheOptions.directory, namespace = cacheOptions.namespace
-        let root = Paths.absolute(source)
+        var webURLs = sources.compactMap(URLIngest.parse)
+        if let urls { webURLs += try URLIngest.urls(inListFile: Paths.absolute(urls)) }
+        let root = sources.first { URLIngest.parse($0) == nil }.map(Paths.absolute)
         let existing = try CacheDescription.loadIfPresent(directory: directory, namespace: namespace, followLinks: cacheOptions.followLinks)
         let specs = try formatTexts.map { try FormatSpec(parsing: $0) }
         guard let chosen = specs.isEmpty ? existing?.formats : specs else {
@@ -76,7 +99,7 @@ struct IngestCommand: AsyncParsableCommand {
             Terminal.error("note: the formats differ from the cache's; images of changed formats are discarded")
         }
         let formats = specs.isEmpty ? try description.storedFormats(directory: directory, namespace: namespace) : try description.imageFormats()
-        let files = try ImageFiles.files(under: root)
+        let files = try root.map(ImageFiles.files(under:)) ?? []
         let cache = try CacheOpener.open(directory: directory, namespace: namespace, formats: formats, options: cacheOptions.options(readOnly: false))
         defer { cache.close() }
         OpenReports.print(cache)
@@ -112,11 +135,23 @@ struct IngestCommand: AsyncParsableCommand {
         var line = "ingested \(counts.added + counts.unchanged) of \(candidates.count) image files into \(formats.map(\.name).joined(separator: ", ")) in \(seconds) s: \(counts.added) added, \(counts.unchanged) unchanged, \(counts.refused) refused"
         let ignored = files.count - candidates.count
         if ignored > 0 { line += "; \(ignored) other file\(ignored == 1 ? "" : "s") ignored" }
-        print(line)
+        if root != nil { print(line) }
+
+        var urlsFailed = 0
+        if !webURLs.isEmpty {
+            let urlStart = Stopwatch.now()
+            let store = originals.map(Paths.absolute) ?? (directory as NSString).appendingPathComponent(namespace + ".originals")
+            let outcome = try await URLIngest.run(webURLs, cache: cache, family: description.family, originals: store,
+                                                  originalsLimit: originalsLimit << 20, jobs: jobCount)
+            try cache.synchronize()
+            urlsFailed = outcome.failed
+            let urlSeconds = Formatting.fixed(Double(Stopwatch.elapsed(since: urlStart)) / 1e9, 2)
+            print("ingested \(outcome.added + outcome.unchanged) of \(webURLs.count) URLs into \(formats.map(\.name).joined(separator: ", ")) in \(urlSeconds) s: \(outcome.added) added, \(outcome.unchanged) unchanged, \(outcome.failed) refused; \(Formatting.bytes(outcome.bytesDownloaded)) downloaded, \(Formatting.bytes(outcome.bytesRead)) read from the originals cache or files")
+        }
         if reportMemory, let peak = Self.peakResidentKiB() {
             print("peak resident memory: \(peak) KiB")
         }
-        if counts.refused > 0 { throw ExitCode(ExitStatus.failure) }
+        if counts.refused > 0 || urlsFailed > 0 { throw ExitCode(ExitStatus.failure) }
     }
 
     /// `VmHWM` from `/proc/self/status`: the peak resident set of this process's own memory
