@@ -74,8 +74,9 @@ extension OriginalsLoader {
     /// Decoding and drawing run on the cache's CPU threads at `priority`, so an import does not
     /// hold up images wanted on screen. A URL listed twice is loaded once.
     ///
-    /// - Parameter progress: called as bytes arrive and as each URL finishes (from any thread;
-    ///   keep it short).
+    /// - Parameter progress: called as bytes arrive and as each URL finishes, from any thread but
+    ///   one call at a time and in order (every count only grows); keep it short, and do not
+    ///   start another ingest from it.
     /// - Returns: one result per URL, in the order given.
     public func ingest(_ urls: [URL], into cache: ImageCache, family: String? = nil, maximumInFlight: Int = 8,
                        priority: RequestPriority = .normal,
@@ -93,11 +94,12 @@ extension OriginalsLoader {
             }
         }
         let state = LockedBox(IngestProgress(total: urls.count))
+        // Reported under the lock, so reports arrive one at a time and in order: each count only grows.
         let report: @Sendable ((inout IngestProgress) -> Void) -> Void = { change in
-            progress(state.withLockedValue { p in
+            state.withLockedValue { p in
                 change(&p)
-                return p
-            })
+                progress(p)
+            }
         }
         var results = [Result<IngestedImage, ImageCacheError>?](repeating: nil, count: unique.count)
         await withTaskGroup(of: (Int, Result<IngestedImage, ImageCacheError>).self) { group in

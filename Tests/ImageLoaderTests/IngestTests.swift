@@ -45,7 +45,7 @@ extension NginxTests {
         let cache = try ImageCache(directory: dir.child("cache"), formats: webFormats)
         let progress = Locked<IngestProgress?>(nil)
         let results = await first.ingest(urls, into: cache, maximumInFlight: 3) { p in progress.withLockedValue { $0 = p } }
-        #expect(results.prefix(4).allSatisfy { (try? $0.get().origin) == .network })
+        #expect(results.prefix(4).allSatisfy { (try? $0.get().origin) == .network }, "\(results.prefix(4).map { r in (try? r.get().origin.rawValue) ?? "\(r)" })")
         if case .failure(let e) = results[4] { #expect(e.code == .httpStatus) } else { Issue.record("404 is a failure") }
         let sizes = smallPhotos.map(fileSize).reduce(0, +)
         #expect(progress.withLockedValue { $0?.bytesDownloaded } == sizes)
@@ -55,7 +55,7 @@ extension NginxTests {
         let second = OriginalsLoader(originals: try OriginalsCache(directory: originals, maximumBytes: 16 << 20))
         let other = try ImageCache(directory: dir.child("cache2"), formats: webFormats)
         let again = await second.ingest(Array(urls.prefix(4)), into: other)
-        #expect(again.allSatisfy { (try? $0.get().origin) == .originalsCache })
+        #expect(again.allSatisfy { (try? $0.get().origin) == .originalsCache }, "\(again.map { r in (try? r.get().origin.rawValue) ?? "\(r)" })")
         #expect(second.statistics.bytesDownloaded == 0)
         other.close()
         try await second.shutdown()
