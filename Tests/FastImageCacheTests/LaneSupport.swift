@@ -60,7 +60,7 @@ func photoURL(_ i: Int) -> URL { URL(string: "test://photos/\(i).jpg")! }
 func photo(_ i: Int) -> Photo { Photo(entityID: "photo-\(i)", url: photoURL(i)) }
 
 /// Waits (polling) until `condition` holds; records an issue after `timeout`.
-func waitUntil(_ what: String, timeout: Duration = .seconds(10), _ condition: () -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+func waitUntil(_ what: String, timeout: Duration = .seconds(60), _ condition: () -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async throws {
     let deadline = ContinuousClock.now + timeout
     while !condition() {
         if ContinuousClock.now > deadline {

@@ -77,7 +77,7 @@ struct NginxServer: Sendable {
 let nginxMissing: Comment = "nginx is not running: start it with scripts/test-server start (scripts/test does)"
 
 /// Waits (polling) until `condition` holds; records an issue after `timeout`.
-func waitUntil(_ what: String, timeout: Duration = .seconds(10), _ condition: () -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+func waitUntil(_ what: String, timeout: Duration = .seconds(60), _ condition: () -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async throws {
     let deadline = ContinuousClock.now + timeout
     while !condition() {
         if ContinuousClock.now > deadline {
