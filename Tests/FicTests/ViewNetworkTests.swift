@@ -51,7 +51,7 @@ extension ViewTests {
                 screenshot \(folder.path("scrolled.png"))
                 """.write(toFile: script, atomically: true, encoding: .utf8)
             let cache = folder.path("cache")
-            let delay = 150
+            let delay = 100
             let run = try ViewRunner.run(["view", "gallery", "--urls", folder.path("urls.txt"), "--cache", cache, "--originals", folder.path("originals"),
                                           "--format", "cell:100x100:bgrx", "--fetch-delay-ms", "\(delay)", "--size", "\(Self.width)x\(Self.height)",
                                           "--no-overlay", "--script", script, "--stats", folder.path("stats.json")], width: Self.width, height: Self.height)
