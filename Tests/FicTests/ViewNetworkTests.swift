@@ -135,3 +135,49 @@ extension ViewTests {
         }
     }
 }
+
+extension ViewTests {
+    /// `fic view gallery --urls` without the test server: file URLs, and the list's errors.
+    @Suite("network gallery, file URLs and the list")
+    struct NetworkList {
+        @Test("file URLs load through the same lanes; a missing file is an error cell, the others fill in; wait-idle ends")
+        func fileURLs() throws {
+            try #require(ViewRunner.hasXvfb, "xvfb-run is missing: run scripts/install-deps")
+            let folder = try TemporaryFolder()
+            let photos = ["astronaut.jpg", "coffee.jpg", "rocket.jpg"].map { URL(fileURLWithPath: Fic.testdata + "/photos/" + $0).absoluteString }
+            let list = ["  # a comment, then a blank line", "", photos[0], URL(fileURLWithPath: folder.path("missing.jpg")).absoluteString, photos[1], photos[2] + "   "]
+            try list.joined(separator: "\n").write(toFile: folder.path("urls.txt"), atomically: true, encoding: .utf8)
+            try "wait-idle\n".write(toFile: folder.path("idle.script"), atomically: true, encoding: .utf8)
+            let run = try ViewRunner.run(["view", "gallery", "--urls", folder.path("urls.txt"), "--size", "640x400", "--no-overlay",
+                                          "--script", folder.path("idle.script"), "--screenshot", folder.path("shot.png"), "--stats", folder.path("stats.json")], width: 640, height: 400)
+            #expect(run.status == 0, "\(run.stderr)")
+            let stats = try ViewRunner.stats(folder.path("stats.json"))
+            #expect(stats["frames"] as? Int ?? .max < 600, "wait-idle ended once the requests had")
+            let network = try #require(stats["network"] as? [String: Any])
+            #expect(network["photos"] as? Int == 4 && network["failed"] as? Int == 1 && network["loaded"] as? Int == 3, "\(network)")
+            #expect((network["last_error"] as? String ?? "").contains("missing.jpg"))
+            // thumb: 150 px cells, 4 columns from x = 8.
+            let shot = try Picture(folder.path("shot.png"))
+            let centre = { (i: Int) in shot.bgr(8 + i * 158 + 75, 8 + 75) }
+            let error = centre(1)
+            #expect(Int(error.2) > Int(error.1) + 40, "the missing file's cell is an error cell: \(error)")
+            for i in [0, 2, 3] { #expect(centre(i) != (51, 51, 51) && centre(i) != error, "cell \(i) filled in") }
+            #expect(centre(0) != centre(2) && centre(2) != centre(3))
+        }
+
+        @Test("the URL list's errors name the line; a list without URLs and options that do not go together are refused")
+        func listErrors() throws {
+            let folder = try TemporaryFolder()
+            try "http://example.com/a.jpg\n\nftp://example.com/b.jpg\n".write(toFile: folder.path("bad.txt"), atomically: true, encoding: .utf8)
+            let bad = try Fic.run(["view", "gallery", "--urls", folder.path("bad.txt")])
+            #expect(bad.status == 2 && bad.stderr.contains("line 3") && bad.stderr.contains("ftp"), "\(bad.stderr)")
+            try "# only a comment\n\n".write(toFile: folder.path("empty.txt"), atomically: true, encoding: .utf8)
+            let empty = try Fic.run(["view", "gallery", "--urls", folder.path("empty.txt")])
+            #expect(empty.status == 2 && empty.stderr.contains("holds no URL"), "\(empty.stderr)")
+            let originals = try Fic.run(["view", "gallery", "--originals", folder.path("o")])
+            #expect(originals.status == 2 && originals.stderr.contains("--originals goes with --urls"), "\(originals.stderr)")
+            let both = try Fic.run(["view", "gallery", "--urls", folder.path("bad.txt"), "--photos", folder.path("p")])
+            #expect(both.status == 2, "\(both.stderr)")
+        }
+    }
+}
