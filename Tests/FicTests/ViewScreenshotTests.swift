@@ -43,7 +43,7 @@ extension ViewTests {
             defer { server.unpublish(served) }
             let folder = try TemporaryFolder()
             try names.map { server.url(served + "/" + $0).absoluteString }.joined(separator: "\n").write(toFile: folder.path("urls.txt"), atomically: true, encoding: .utf8)
-            let shot = try Picture(try shoot("network", ["gallery", "--urls", folder.path("urls.txt"), "--fetch-delay-ms", "300"], in: folder))
+            let shot = try Picture(try shoot("network", ["gallery", "--urls", folder.path("urls.txt"), "--fetch-delay-ms", "600"], in: folder))
             #expect(shot.width == Self.width && shot.height == Self.height)
             #expect(hasOverlay(shot))
             // Below the overlay, some cells loaded and some still placeholders (the placeholder's
