@@ -36,6 +36,26 @@ extension ViewTests {
             #expect(hasOverlay(shot))
         }
 
+        @Test("the network gallery: URLs loading through the lanes, with the overlay", .enabled(if: ViewTestServer.shouldTest, viewServerMissing))
+        func network() throws {
+            let server = try #require(ViewTestServer.shared, "FIC_REQUIRE_TEST_SERVER=1 but nginx is not running")
+            let (served, names) = try server.publishPhotos()
+            defer { server.unpublish(served) }
+            let folder = try TemporaryFolder()
+            try names.map { server.url(served + "/" + $0).absoluteString }.joined(separator: "\n").write(toFile: folder.path("urls.txt"), atomically: true, encoding: .utf8)
+            let shot = try Picture(try shoot("network", ["gallery", "--urls", folder.path("urls.txt"), "--fetch-delay-ms", "600"], in: folder))
+            #expect(shot.width == Self.width && shot.height == Self.height)
+            #expect(hasOverlay(shot))
+            // Below the overlay, some cells loaded and some still placeholders (the placeholder's
+            // gray): 150 px cells in 4 columns from x = 8, rows 158 px apart.
+            var placeholders = 0, loaded = 0
+            for y in [241, 360] {
+                for column in 0..<4 where shot.bgr(8 + column * 158 + 75, y) == (51, 51, 51) { placeholders += 1 }
+                for column in 0..<4 where shot.bgr(8 + column * 158 + 75, y) != (51, 51, 51) { loaded += 1 }
+            }
+            #expect(placeholders > 0 && loaded > 0, "\(placeholders) placeholders, \(loaded) loaded")
+        }
+
         @Test("the photo: a pyramid zoomed in, with the overlay")
         func photo() throws {
             let folder = try TemporaryFolder()

@@ -53,10 +53,10 @@ enum CacheOpener {
         return logger
     }
 
-    /// Opens (or creates) the cache.
-    static func open(directory: String, namespace: String, formats: [ImageFormat], options: TableOpenOptions = .init()) throws -> ImageCache {
+    /// Opens (or creates) the cache, with `provider` for the images it lacks.
+    static func open(directory: String, namespace: String, formats: [ImageFormat], options: TableOpenOptions = .init(), provider: (any ImageSourceProvider)? = nil) throws -> ImageCache {
         do {
-            return try ImageCache(directory: directory, namespace: namespace, formats: formats, options: options, logger: quietLogger)
+            return try ImageCache(directory: directory, namespace: namespace, formats: formats, provider: provider, options: options, logger: quietLogger)
         } catch let error as ImageCacheError {
             if error.code == .inUse {
                 throw CLIError("the cache \(directory)/\(namespace) is open in another process: wait for it to finish and try again")

@@ -1,5 +1,5 @@
 /// Where the gallery's cells get their images: the seam between the grid and the ways of
-/// filling it (the cache's synchronous path, the conventional decode, the network loader).
+/// filling it (the cache's synchronous path, the conventional decode, the network through the cache's lanes).
 ///
 /// Called on the viewer's thread only. ``image(for:)`` must answer now: a cell whose image is
 /// not ready gets nil, shows a placeholder, and is asked again on later frames.
@@ -15,6 +15,10 @@ protocol CellSource: AnyObject {
     var isIdle: Bool { get }
     /// Its lines of the overlay (queue lengths, progress).
     func overlayLines() -> [String]
+    /// Whether the cell's image cannot come (its request failed): drawn as an error cell.
+    func hasFailed(_ index: Int) -> Bool
+    /// Its figures for `--stats`.
+    func statistics() -> [String: StatValue]
     /// Stops its background work.
     func stop()
 }
@@ -23,5 +27,7 @@ extension CellSource {
     func visibleCellsChanged(_ visible: Range<Int>, direction: Int) {}
     var isIdle: Bool { true }
     func overlayLines() -> [String] { [] }
+    func hasFailed(_ index: Int) -> Bool { false }
+    func statistics() -> [String: StatValue] { [:] }
     func stop() {}
 }

@@ -20,6 +20,9 @@ final class GalleryMode: ViewerMode {
     private var misses = 0
     /// Cells that showed a placeholder and were filled in later.
     private var filledLater = 0
+    /// Cells drawn as placeholders, summed over frames, and cells drawn as errors (failed).
+    private var placeholderCellFrames = 0
+    private var errorCellFrames = 0
     private var hitsByPath: [String: (hits: Int, misses: Int)] = [:]
     private var hitsByPhase: [String: (hits: Int, misses: Int)] = [:]
     private var phase: String?
@@ -40,7 +43,7 @@ final class GalleryMode: ViewerMode {
 
     /// At rest with nothing left to load (cells still waiting then have no image to come).
     var isIdle: Bool {
-        scroller.isAtRest && source.isIdle && (conventional?.isReady ?? true) && !(wantsConventional && source !== conventional?.source)
+        scroller.isAtRest && source.isIdle && (conventional?.isReady ?? true) && !(wantsConventional && conventional != nil && source !== conventional?.source)
     }
 
     func handle(_ action: ViewerAction) {
@@ -96,7 +99,12 @@ final class GalleryMode: ViewerMode {
             let (x, y) = layout.origin(of: index, offset: offset)
             if let cell {
                 canvas.draw(cell.surface, x: x, y: y, opaque: cell.surface.format != .bgra32Premultiplied)
+            } else if source.hasFailed(index) {
+                errorCellFrames += 1
+                canvas.fill(x: Double(x), y: Double(y), width: Double(layout.cellWidth), height: Double(layout.cellHeight), red: 0.35, green: 0.1, blue: 0.1)
+                canvas.outline(x: Double(x), y: Double(y), width: Double(layout.cellWidth), height: Double(layout.cellHeight), gray: 0.5)
             } else {
+                placeholderCellFrames += 1
                 canvas.fill(x: Double(x), y: Double(y), width: Double(layout.cellWidth), height: Double(layout.cellHeight), gray: 0.2)
                 canvas.outline(x: Double(x), y: Double(y), width: Double(layout.cellWidth), height: Double(layout.cellHeight), gray: 0.35)
             }
@@ -118,7 +126,7 @@ final class GalleryMode: ViewerMode {
     }
 
     func overlayLines() -> [String] {
-        var lines = ["path: \(source.name)   c: switch path   space: fling",
+        var lines = [conventional != nil ? "path: \(source.name)   c: switch path   space: fling" : "path: \(source.name)   space: fling",
                      "cells \(lastVisible.lowerBound)…\(max(lastVisible.lowerBound, lastVisible.upperBound - 1)) of \(layout.cells)   hits \(hits)  misses \(misses)  filled later \(filledLater)"]
         if wantsConventional && source !== conventional?.source {
             lines.append("conventional path: \(conventional?.status ?? "unavailable")")
@@ -129,7 +137,7 @@ final class GalleryMode: ViewerMode {
     func framePresented(at nanoseconds: UInt64) {}
 
     func statistics() -> [String: StatValue] {
-        [
+        var values: [String: StatValue] = [
             "mode": .string("gallery"),
             "path": .string(source.name),
             "hits": .int(hits), "misses": .int(misses), "filled_later": .int(filledLater),
@@ -141,7 +149,12 @@ final class GalleryMode: ViewerMode {
                 "cells": .int(layout.cells), "row_pitch": .int(layout.rowPitch),
             ]),
             "scroll_offset": .int(scroller.pixelOffset),
+            "placeholder_cells": .int(misses),
+            "placeholder_cell_frames": .int(placeholderCellFrames),
+            "error_cell_frames": .int(errorCellFrames),
         ]
+        for (key, value) in cacheSource.statistics() { values[key] = value }
+        return values
     }
 
     func stop() {

@@ -10,7 +10,14 @@ struct ViewGalleryCommand: ParsableCommand {
             --photos DIR ingests the photos into a temporary cache while the window is already \
             showing (cells fill in as photos are stored); without a source, the bundled sample \
             photos fill 10,000 cells. --cache DIR shows an existing cache made by `fic ingest`, \
-            opened read-only. --urls FILE shows a network gallery (one URL a line).
+            opened read-only. --urls FILE shows a network gallery: one http, https or file URL a \
+            line (# comments), loaded through the cache's lanes: visible cells on the fast lane, \
+            the next two screens and the one behind prefetched on the slow lane, cells that \
+            scroll away demoted, far ones cancelled; cells show a placeholder until their image \
+            is stored (a failed URL: a red error cell). With --urls, --cache DIR keeps the image \
+            tables there (created if missing; default: a temporary folder removed at the end) \
+            and --originals DIR the downloaded originals (default: DIR/originals of the cache \
+            folder, temporary or not).
             """
     )
 
@@ -29,7 +36,13 @@ struct ViewGalleryCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("A file of image URLs, one a line: a network gallery.", valueName: "file"))
     var urls: String?
 
-    @Option(name: .long, help: ArgumentHelp("The format the cells show: thumb or medium with --photos, any of the cache's with --cache (default: its first).", valueName: "name"))
+    @Option(name: .long, help: ArgumentHelp("With --urls: the folder of the downloaded originals (default: CACHE/originals).", valueName: "dir"))
+    var originals: String?
+
+    @Option(name: .long, help: ArgumentHelp("Wait before each fetch (for tests: placeholders show meanwhile).", visibility: .hidden))
+    var fetchDelayMs = 0
+
+    @Option(name: .long, help: ArgumentHelp("The format the cells show: thumb or medium with --photos, any of the cache's with --cache (default: its first); with --urls and a new cache also NAME:WxH[@SCALE][:STYLE].", valueName: "name"))
     var format: String?
 
     @Option(name: .long, help: ArgumentHelp("Cells in the grid (the photos repeated); default: one per photo, 10,000 for the sample photos.", valueName: "n"))
@@ -41,18 +54,22 @@ struct ViewGalleryCommand: ParsableCommand {
     @OptionGroup var viewer: ViewerOptions
 
     func validate() throws {
-        let sources = [photos, cache, urls].compactMap { $0 }
-        guard sources.count <= 1 else { throw ValidationError("give one of --photos, --cache and --urls") }
+        // With --urls, --cache is where the network gallery keeps its tables, not a source.
+        let sources = [photos, urls == nil ? cache : nil, urls].compactMap { $0 }
+        guard sources.count <= 1 else { throw ValidationError("give one of --photos, --cache and --urls (--cache goes with --urls as the folder of its tables)") }
         if let cells, !(1...10_000_000).contains(cells) { throw ValidationError("--cells must be 1…10000000, not \(cells)") }
+        if originals != nil && urls == nil { throw ValidationError("--originals goes with --urls") }
+        if conventional && urls != nil { throw ValidationError("--conventional does not go with --urls: the network gallery has no conventional path") }
+        if !(0...60_000).contains(fetchDelayMs) { throw ValidationError("--fetch-delay-ms must be 0…60000") }
         try CacheOptions.validateName(namespace, what: "--namespace")
     }
 
     func run() throws {
-        if urls != nil {
-            throw CLIError("the network gallery (--urls) needs the prioritised loader, which this build does not have yet")
-        }
         let (width, height) = try viewer.windowSize
         let script = try viewer.script.map { try ViewerScript(contentsOf: Paths.absolute($0), width: width, height: height) }
+        if let urls {
+            return try runNetwork(URLList.read(Paths.absolute(urls)), width: width, height: height, script: script)
+        }
         let content: GalleryContent
         if let cache {
             let options = try CacheOptions.parse(["--cache", cache, "--namespace", namespace] + (followLinks ? ["--follow-links"] : []))
@@ -67,6 +84,19 @@ struct ViewGalleryCommand: ParsableCommand {
         let source = CachedCellSource(cache: content.cache, format: content.format.name, catalog: content.catalog)
         let mode = GalleryMode(layout: layout, cacheSource: source, conventional: content.conventional)
         if conventional { mode.handle(.togglePath) }
+        let window = try ViewerWindow(title: "fic view gallery", width: width, height: height)
+        try ViewerLoop(window: window, mode: mode, options: viewer, script: script).run()
+    }
+
+    /// The network gallery: `urls` through the cache's lanes.
+    private func runNetwork(_ list: [URL], width: Int, height: Int, script: ViewerScript?) throws {
+        let content = try NetworkGalleryContent.open(urls: list, cacheFolder: cache, originalsFolder: originals, namespace: namespace,
+                                                     followLinks: followLinks, formatName: format, fetchDelay: fetchDelayMs)
+        defer { content.close() }
+        let size = content.format.pixelSize
+        let layout = GalleryLayout(width: width, height: height, cellWidth: size.width, cellHeight: size.height, cells: cells ?? list.count)
+        let source = NetworkCellSource(content: content, layout: layout)
+        let mode = GalleryMode(layout: layout, cacheSource: source, conventional: nil)
         let window = try ViewerWindow(title: "fic view gallery", width: width, height: height)
         try ViewerLoop(window: window, mode: mode, options: viewer, script: script).run()
     }

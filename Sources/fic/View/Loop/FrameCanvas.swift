@@ -29,6 +29,14 @@ final class FrameCanvas {
         cairo_fill(context)
     }
 
+    /// Fills a rectangle with a colour (each channel 0…1).
+    func fill(x: Double, y: Double, width: Double, height: Double, red: Double, green: Double, blue: Double) {
+        cairo_set_operator(context, CAIRO_OPERATOR_SOURCE)
+        cairo_set_source_rgb(context, red, green, blue)
+        cairo_rectangle(context, x, y, width, height)
+        cairo_fill(context)
+    }
+
     /// Fills the whole frame with a gray level.
     func clear(gray: Double) {
         fill(x: 0, y: 0, width: Double(width), height: Double(height), gray: gray)
