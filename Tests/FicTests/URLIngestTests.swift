@@ -78,6 +78,6 @@ struct URLIngestTests {
         try "http://127.0.0.1:1/a.jpg\nftp://example.com/b.jpg\n".write(toFile: list, atomically: true, encoding: .utf8)
         let run = try Fic.run(["ingest", "--urls", list, "--cache", folder.path("cache")] + Self.formats)
         #expect(run.status == 2)
-        #expect(run.stderr.contains("urls.txt:2"), "\(run.stderr)")
+        #expect(run.stderr.contains("urls.txt line 2"), "\(run.stderr)")
     }
 }

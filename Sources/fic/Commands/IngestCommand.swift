@@ -87,7 +87,7 @@ struct IngestCommand: AsyncParsableCommand {
     func run() async throws {
         let directory = cacheOptions.directory, namespace = cacheOptions.namespace
         var webURLs = sources.compactMap(URLIngest.parse)
-        if let urls { webURLs += try URLIngest.urls(inListFile: Paths.absolute(urls)) }
+        if let urls { webURLs += try URLList.read(Paths.absolute(urls)) }
         let root = sources.first { URLIngest.parse($0) == nil }.map(Paths.absolute)
         let existing = try CacheDescription.loadIfPresent(directory: directory, namespace: namespace, followLinks: cacheOptions.followLinks)
         let specs = try formatTexts.map { try FormatSpec(parsing: $0) }

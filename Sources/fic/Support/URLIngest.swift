@@ -21,29 +21,8 @@ enum URLIngest {
         var bytesRead = 0
     }
 
-    /// The URLs of a list file: one a line; blank lines and lines starting with `#` are skipped.
-    ///
-    /// - Throws: ``CLIError`` when the file cannot be read or a line is not an http, https or file URL.
-    static func urls(inListFile path: String) throws -> [URL] {
-        let text: String
-        do {
-            text = try String(contentsOfFile: path, encoding: .utf8)
-        } catch {
-            throw CLIError("cannot read the URL list \(path): \(error.localizedDescription)")
-        }
-        var urls: [URL] = []
-        for (number, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = raw.trimmingCharacters(in: .whitespaces)
-            if line.isEmpty || line.hasPrefix("#") { continue }
-            guard let url = parse(line) else {
-                throw CLIError("\(path):\(number + 1): '\(line.prefix(200))' is not an http, https or file URL", status: ExitStatus.usage)
-            }
-            urls.append(url)
-        }
-        return urls
-    }
-
-    /// `text` as an http, https or file URL with a host (or a path, for file URLs), or nil.
+    /// `text` (a command-line argument) as an http, https or file URL with a host (or a path, for
+    /// file URLs), or nil: then it is a folder or file of images.
     static func parse(_ text: String) -> URL? {
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased() else { return nil }
         switch scheme {

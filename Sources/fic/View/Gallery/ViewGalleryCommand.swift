@@ -16,8 +16,8 @@ struct ViewGalleryCommand: ParsableCommand {
             scroll away demoted, far ones cancelled; cells show a placeholder until their image \
             is stored (a failed URL: a red error cell). With --urls, --cache DIR keeps the image \
             tables there (created if missing; default: a temporary folder removed at the end) \
-            and --originals DIR the downloaded originals (default: DIR/originals of the cache \
-            folder, temporary or not).
+            and --originals DIR the downloaded originals (default: NAMESPACE.originals in the \
+            cache folder, temporary or not, as fic ingest uses).
             """
     )
 
@@ -36,7 +36,7 @@ struct ViewGalleryCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("A file of image URLs, one a line: a network gallery.", valueName: "file"))
     var urls: String?
 
-    @Option(name: .long, help: ArgumentHelp("With --urls: the folder of the downloaded originals (default: CACHE/originals).", valueName: "dir"))
+    @Option(name: .long, help: ArgumentHelp("With --urls: the folder of the downloaded originals (default: CACHE/NAMESPACE.originals, as fic ingest uses).", valueName: "dir"))
     var originals: String?
 
     @Option(name: .long, help: ArgumentHelp("Wait before each fetch (for tests: placeholders show meanwhile).", visibility: .hidden))

@@ -4,7 +4,7 @@ import ImageLoader
 
 /// What a network gallery (`--urls FILE`) shows and where it keeps it: the image tables (a
 /// cache folder given with `--cache`, or a temporary one), the originals cache (`--originals`,
-/// default `CACHE/originals`, or the temporary folder's), and the loader that fills them.
+/// default `CACHE/NAMESPACE.originals`, as `fic ingest` uses, or the temporary folder's), and the loader that fills them.
 final class NetworkGalleryContent {
     /// The version every network gallery image is stored under: an image is named by its URL,
     /// and is not redrawn when the bytes behind the URL change (the originals cache revalidates
@@ -36,7 +36,7 @@ final class NetworkGalleryContent {
     /// - Parameters:
     ///   - cacheFolder: the image tables' folder (created if missing; opened with its stored
     ///     formats when it holds a cache of `namespace`); nil: a temporary folder, removed at the end.
-    ///   - originalsFolder: the originals cache; nil: `originals` in the cache folder.
+    ///   - originalsFolder: the originals cache; nil: `NAMESPACE.originals` in the cache folder.
     ///   - formatName: `thumb` (default), `medium`, or a spec `NAME:WxH[@SCALE][:STYLE]`, for a new
     ///     cache; the name of one of its formats for an existing one.
     ///   - fetchDelay: a wait before each fetch, in milliseconds (tests).
@@ -56,7 +56,7 @@ final class NetworkGalleryContent {
             let directory = cacheFolder.map(Paths.absolute) ?? temporary! + "/cache"
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             let formats = try formats(directory: directory, namespace: namespace, followLinks: followLinks, formatName: formatName, count: entities.count)
-            let originalsPath = originalsFolder.map(Paths.absolute) ?? directory + "/originals"
+            let originalsPath = originalsFolder.map(Paths.absolute) ?? directory + "/" + namespace + ".originals"
             guard originalsPath != directory + "/" + namespace else {
                 throw CLIError("--originals must not be the namespace folder \(originalsPath) of the image tables", status: ExitStatus.usage)
             }

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The `--urls FILE` list of a network gallery: one `http`, `https` or `file` URL a line; blank
+/// The `--urls FILE` list of `fic ingest` and of a network gallery: one `http`, `https` or `file` URL a line; blank
 /// lines and lines starting with `#` are skipped. The file is input from outside: its size and
 /// the number of URLs are bounded, and every refused line is named.
 enum URLList {
