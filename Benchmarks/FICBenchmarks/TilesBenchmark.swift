@@ -53,6 +53,8 @@ public struct TilesBenchmarkResult: Sendable, Codable {
     public var streamedSeconds: Double?
     /// The bytes it downloaded.
     public var streamedBytes: Int?
+    /// That run's peak resident set, bytes (no copy of the download is kept).
+    public var streamedPeakRSSBytes: Int?
     /// One warm (page-cached) 256 KiB tile read with `pread`, ns (median of runs).
     public var tileReadNs: Double
     /// A warm tile through the zero-copy mapped view (`withMappedTile`), copied out once, ns.
@@ -96,6 +98,7 @@ public struct TilesBenchmarkResult: Sendable, Codable {
         case streamedAfterLastByteMs = "streamed_after_last_byte_ms"
         case streamedSeconds = "streamed_seconds"
         case streamedBytes = "streamed_bytes"
+        case streamedPeakRSSBytes = "streamed_peak_rss_bytes"
         case tileReadNs
         case mappedTileReadNs
         case memcpyNs
@@ -190,7 +193,7 @@ public enum TilesBenchmark {
         log("streamed over loopback HTTP: nginx behind a 20 MB/s link, `fic tile URL` …")
         let streamed = try streamedOverHTTP(baseline, fic: fic, workDirectory: workDirectory, output: output)
         if let streamed {
-            log("  whole run \(BenchKit.fixed(streamed.seconds, 2)) s, \(streamed.bytes >> 20) MiB downloaded, last byte → ready \(BenchKit.fixed(streamed.afterLastByteMs)) ms")
+            log("  whole run \(BenchKit.fixed(streamed.seconds, 2)) s, \(streamed.bytes >> 20) MiB downloaded, peak RSS \(BenchKit.mebibytes(streamed.peakRSSBytes)), last byte → ready \(BenchKit.fixed(streamed.afterLastByteMs)) ms")
         } else {
             notes.append("nginx not found (scripts/install-deps): no streamed-over-HTTP figure")
         }
@@ -221,6 +224,7 @@ public enum TilesBenchmark {
             progressiveDjpeg: progressiveDjpeg, progressivePyramid: progressivePyramid, progressiveVipsTiffsave: progressiveTiff,
             pacedStreamAfterLastByteMs: streamAfter, pacedStreamSeconds: streamSeconds,
             streamedAfterLastByteMs: streamed?.afterLastByteMs, streamedSeconds: streamed?.seconds, streamedBytes: streamed?.bytes,
+            streamedPeakRSSBytes: streamed?.peakRSSBytes,
             tileReadNs: tileNs, mappedTileReadNs: mappedNs, memcpyNs: copyNs, pyramidOverDjpeg: overDjpeg, vipsTiffsaveOverPyramid: tiffRatio,
             vipsDzsaveOverPyramid: dz.map { $0.seconds / pyramid.seconds }, progressiveOverDjpeg: progressiveRatio,
             tileReadOverMemcpy: tileNs / copyNs, mappedTileReadOverMemcpy: mappedNs / copyNs, targetsMet: met, notes: notes)
@@ -286,7 +290,7 @@ public enum TilesBenchmark {
 
     /// `fic tile URL` of `path` served by nginx (started here) behind a 20 MB/s ``ThrottledLink``;
     /// nil when nginx is not installed.
-    static func streamedOverHTTP(_ path: String, fic: String, workDirectory: String, output: String) throws -> (seconds: Double, afterLastByteMs: Double, bytes: Int)? {
+    static func streamedOverHTTP(_ path: String, fic: String, workDirectory: String, output: String) throws -> (seconds: Double, afterLastByteMs: Double, bytes: Int, peakRSSBytes: Int)? {
         let server: LocalNginx
         do {
             server = try LocalNginx(root: (path as NSString).deletingLastPathComponent, prefix: workDirectory + "/tiles-nginx-\(getpid())")
@@ -306,7 +310,7 @@ public enum TilesBenchmark {
         guard let after = object?["after_last_byte_ms"] as? Double, let bytes = object?["bytes_downloaded"] as? Int else {
             throw BenchmarkError("fic tile \(url) gave no figures: \(json)")
         }
-        return (run.seconds, after, bytes)
+        return (run.seconds, after, bytes, run.peakRSSBytes)
     }
 
     // MARK: In-process figures
