@@ -39,13 +39,17 @@ struct TestWebServer: Sendable {
 }
 
 /// An HTTP server on 127.0.0.1 that answers every request with `200`, a `Content-Length` of the
-/// whole `body`, and only its first `sent` bytes, then closes the connection (a truncated body)
-/// or resets it. Blocking sockets on one thread: for tests only.
+/// whole `body`, and only its first `sent` bytes, then closes the connection (a truncated body),
+/// resets it, or sends nothing more until the client goes (a stalled body). Blocking sockets on
+/// one thread: for tests only.
 final class CuttingServer: @unchecked Sendable {
+    /// What happens after the bytes sent.
+    enum Ending: Sendable { case close, reset, stall }
+
     let port: Int
     private let listener: Int32
 
-    init(body: [UInt8], sent: Int, reset: Bool) throws {
+    init(body: [UInt8], sent: Int, ending: Ending) throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         try #require(fd >= 0)
         var address = sockaddr_in()
@@ -62,13 +66,13 @@ final class CuttingServer: @unchecked Sendable {
             while true {
                 let client = accept(fd, nil, nil)
                 if client < 0 { if errno == EINTR { continue } else { return } }
-                Self.serve(client, body: body, sent: sent, reset: reset)
+                Self.serve(client, body: body, sent: sent, ending: ending)
             }
         }
         thread.start()
     }
 
-    private static func serve(_ client: Int32, body: [UInt8], sent: Int, reset: Bool) {
+    private static func serve(_ client: Int32, body: [UInt8], sent: Int, ending: Ending) {
         var request: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         while !request.suffix(4).elementsEqual([13, 10, 13, 10]) {
@@ -86,7 +90,10 @@ final class CuttingServer: @unchecked Sendable {
             }
         }
         usleep(50_000)
-        if reset {
+        if ending == .stall {
+            while buffer.withUnsafeMutableBytes({ read(client, $0.baseAddress, $0.count) }) > 0 {}
+        }
+        if ending == .reset {
             var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
             setsockopt(client, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
         }
@@ -172,19 +179,25 @@ struct TileURLTests {
         expectNoPyramid(folder.path("c"))
     }
 
-    @Test("a body cut short (the connection closed or reset after 60 %): exit status 1, a clear message, and the half-written levels removed",
-          arguments: [false, true])
-    func cutBody(reset: Bool) throws {
+    @Test("a body cut short (the connection closed, reset, or stalled after 60 %): exit status 1, a clear message, and the half-written levels removed",
+          arguments: [CuttingServer.Ending.close, .reset, .stall])
+    func cutBody(ending: CuttingServer.Ending) throws {
         let body = Array(try Data(contentsOf: URL(fileURLWithPath: Fic.testdata + "/photos/retina.jpg")))
-        let server = try CuttingServer(body: body, sent: body.count * 6 / 10, reset: reset)
+        let sent = body.count * 6 / 10
+        let server = try CuttingServer(body: body, sent: sent, ending: ending)
         let folder = try TemporaryFolder()
-        let run = try Fic.run(["tile", "http://127.0.0.1:\(server.port)/retina.jpg", "--out", folder.path("p")])
+        let started = ContinuousClock.now
+        let run = try Fic.run(["tile", "http://127.0.0.1:\(server.port)/retina.jpg", "--out", folder.path("p"), "--stall-timeout-ms", "700"])
         #expect(run.status == 1)
         #expect(run.stderr.contains("cannot tile"), "\(run.stderr)")
-        if reset {
-            #expect(run.stderr.contains("ended after") || run.stderr.lowercased().contains("reset") || run.stderr.contains("network"), "\(run.stderr)")
-        } else {
-            #expect(run.stderr.contains("ended after \(body.count * 6 / 10) of the \(body.count) bytes"), "\(run.stderr)")
+        switch ending {
+        case .close:
+            #expect(run.stderr.contains("ended after \(sent) of the \(body.count) bytes"), "\(run.stderr)")
+        case .reset:
+            #expect(run.stderr.contains("ended after \(sent) of the \(body.count) bytes") || run.stderr.lowercased().contains("reset"), "\(run.stderr)")
+        case .stall:
+            #expect(run.stderr.contains("stalled"), "\(run.stderr)")
+            #expect(ContinuousClock.now - started < .seconds(10), "the stall is noticed after the timeout, not the loader's default")
         }
         expectNoPyramid(folder.path("p"))
     }

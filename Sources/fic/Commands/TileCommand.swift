@@ -31,6 +31,9 @@ struct TileCommand: AsyncParsableCommand {
     @Flag(help: "Print the results as one JSON object on the last line.")
     var json = false
 
+    @Option(name: .long, help: ArgumentHelp("Fail a download or input that delivers nothing for this long (for tests; default 15 s for URLs, 30 s otherwise).", visibility: .hidden))
+    var stallTimeoutMs: Int?
+
     /// The figures printed with `--json`.
     struct Report: Encodable {
         var input: String
@@ -61,13 +64,15 @@ struct TileCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let options = TilePyramidOptions(viewSize: view.flatMap(Self.parseView), overlapWrites: !lowMemory)
+        var options = TilePyramidOptions(viewSize: view.flatMap(Self.parseView), overlapWrites: !lowMemory)
+        let stall = stallTimeoutMs.map { Duration.milliseconds(max(1, $0)) }
+        if let stall { options.stallTimeout = stall }
         let destination = TilePyramidDestination.folder(Paths.absolute(out))
         let pyramid: TilePyramid
         var downloaded: Int?
         do {
             if PyramidDownload.isURL(input) {
-                let result = try await PyramidDownload.build(input, destination: destination, options: options)
+                let result = try await PyramidDownload.build(input, destination: destination, options: options, idleTimeout: stall)
                 pyramid = result.pyramid
                 downloaded = result.bytesDownloaded
             } else {

@@ -24,10 +24,13 @@ enum PyramidDownload {
 
     /// The loader's limits for pyramids: no body-size limit of its own (the builder's pixel
     /// limit, checked at the image's header, bounds what is built), an hour for the whole
-    /// download, the loader's 15 s without a byte for a stalled body, and no back-off memory
-    /// (each run is one download).
-    static let configuration = LoaderConfiguration(
-        maximumBodyBytes: Int.max, totalTimeout: .seconds(3600), failureBackoff: .zero)
+    /// download, `idleTimeout` without a byte for a stalled body (the loader's default, 15 s,
+    /// unless given), and no back-off memory (each run is one download).
+    static func configuration(idleTimeout: Duration?) -> LoaderConfiguration {
+        LoaderConfiguration(
+            maximumBodyBytes: Int.max, idleTimeout: idleTimeout ?? LoaderConfiguration().idleTimeout,
+            totalTimeout: .seconds(3600), failureBackoff: .zero)
+    }
 
     /// Whether `text` is an http(s) URL rather than a file.
     static func isURL(_ text: String) -> Bool {
@@ -37,9 +40,10 @@ enum PyramidDownload {
 
     /// Downloads `url` into a pyramid at `destination`. `started` is called once the body
     /// begins, with its announced length (nil when unknown); `received` after each chunk with
-    /// that chunk's size. Cancelling the calling task stops the download and removes the build.
+    /// that chunk's size. `idleTimeout` (default 15 s) is how long the server may send nothing.
+    /// Cancelling the calling task stops the download and removes the build.
     static func build(
-        _ url: String, destination: TilePyramidDestination, options: TilePyramidOptions,
+        _ url: String, destination: TilePyramidDestination, options: TilePyramidOptions, idleTimeout: Duration? = nil,
         started: @escaping @Sendable (Int?) -> Void = { _ in },
         received: @escaping @Sendable (Int) -> Void = { _ in }
     ) async throws -> Result {
@@ -47,7 +51,7 @@ enum PyramidDownload {
               parsed.host?.isEmpty == false else {
             throw ImageCacheError(.unsupportedURL, "'\(url)' is not an http(s) URL with a host; give an image file or a URL such as https://example.org/photo.jpg", path: url)
         }
-        let loader = OriginalsLoader(configuration: configuration, originals: nil)
+        let loader = OriginalsLoader(configuration: configuration(idleTimeout: idleTimeout), originals: nil)
         do {
             let download = try await loader.download(parsed)
             started(download.expectedLength)
