@@ -34,5 +34,22 @@ extension ViewTests {
             let one = try Picture(folder.path("one.png"))
             #expect(one.differences(x: 0, y: 0, w: 640, h: 400, from: full, ox: 300, oy: 200) == 0)
         }
+
+        @Test("a URL that fails (404) is shown as its error, with no pyramid",
+              .enabled(if: TestWebServer.shared != nil || TestWebServer.isRequired, "nginx is not running: start it with scripts/test-server start (scripts/test does)"))
+        func failedURL() throws {
+            try #require(ViewRunner.hasXvfb, "xvfb-run is missing: run scripts/install-deps")
+            let server = try #require(TestWebServer.shared)
+            let folder = try TemporaryFolder()
+            let script = folder.path("wait.script")
+            try "wait 30\n".write(toFile: script, atomically: true, encoding: .utf8)
+            let run = try ViewRunner.run(["view", "photo", "\(server.base)/missing-\(UUID().uuidString).jpg", "--size", "320x200", "--no-overlay",
+                                          "--script", script, "--stats", folder.path("stats.json")], width: 320, height: 200)
+            #expect(run.status == 0, "\(run.stderr)")
+            let stats = try ViewRunner.stats(folder.path("stats.json"))
+            let status = stats["status"] as? String ?? ""
+            #expect(status.contains("cannot tile") && status.contains("404 Not Found"), "\(status)")
+            #expect(stats["levels"] == nil, "no pyramid")
+        }
     }
 }
