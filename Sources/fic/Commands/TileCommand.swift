@@ -31,6 +31,9 @@ struct TileCommand: AsyncParsableCommand {
     @Flag(help: "Print the results as one JSON object on the last line.")
     var json = false
 
+    @Option(name: .long, help: ArgumentHelp("Fail a download or input that delivers nothing for this long (for tests; default 15 s for URLs, 30 s otherwise).", visibility: .hidden))
+    var stallTimeoutMs: Int?
+
     /// The figures printed with `--json`.
     struct Report: Encodable {
         var input: String
@@ -44,6 +47,8 @@ struct TileCommand: AsyncParsableCommand {
         var peak_rss_bytes: Int
         var coefficient_file_bytes: Int
         var level_sizes: [[Int]]
+        /// Body bytes received over the network (URL input only).
+        var bytes_downloaded: Int?
     }
 
     func validate() throws {
@@ -59,12 +64,17 @@ struct TileCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let options = TilePyramidOptions(viewSize: view.flatMap(Self.parseView), overlapWrites: !lowMemory)
+        var options = TilePyramidOptions(viewSize: view.flatMap(Self.parseView), overlapWrites: !lowMemory)
+        let stall = stallTimeoutMs.map { Duration.milliseconds(max(1, $0)) }
+        if let stall { options.stallTimeout = stall }
         let destination = TilePyramidDestination.folder(Paths.absolute(out))
         let pyramid: TilePyramid
+        var downloaded: Int?
         do {
-            if Self.isURL(input) {
-                pyramid = try await Self.tileFromURL(input, destination: destination, options: options)
+            if PyramidDownload.isURL(input) {
+                let result = try await PyramidDownload.build(input, destination: destination, options: options, idleTimeout: stall)
+                pyramid = result.pyramid
+                downloaded = result.bytesDownloaded
             } else {
                 pyramid = try TilePyramidBuilder.build(contentsOf: Paths.absolute(input), destination: destination, options: options)
             }
@@ -81,6 +91,9 @@ struct TileCommand: AsyncParsableCommand {
             print("  level \(level.index): \(level.width)×\(level.height) px, \(level.columns)×\(level.rows) tiles")
         }
         print(String(format: "  time %.3f s, last byte → ready %.1f ms, peak RSS %.1f MiB", seconds, afterLast, Double(peak) / 1_048_576))
+        if let downloaded {
+            print("  downloaded \(Formatting.bytes(downloaded)) (\(downloaded) bytes)")
+        }
         if let stats, stats.coefficientFileBytes > 0 {
             print(String(format: "  progressive JPEG: %.1f MiB of coefficients kept in a file", Double(stats.coefficientFileBytes) / 1_048_576))
         }
@@ -89,22 +102,11 @@ struct TileCommand: AsyncParsableCommand {
                 input: input, width: geometry.width, height: geometry.height, levels: geometry.levels.count,
                 tiles: geometry.tileCount, bytes: geometry.byteCount, seconds: seconds, after_last_byte_ms: afterLast,
                 peak_rss_bytes: peak, coefficient_file_bytes: stats?.coefficientFileBytes ?? 0,
-                level_sizes: geometry.levels.map { [$0.width, $0.height] })
+                level_sizes: geometry.levels.map { [$0.width, $0.height] }, bytes_downloaded: downloaded)
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             print(String(decoding: try encoder.encode(report), as: UTF8.self))
         }
-    }
-
-    static func isURL(_ text: String) -> Bool {
-        let lower = text.lowercased()
-        return lower.hasPrefix("http://") || lower.hasPrefix("https://")
-    }
-
-    /// Streams the body of `url` into a builder. Not wired yet: the HTTP loader (ImageLoader)
-    /// provides the streamed body; connect it here with `TilePyramidBuilder.build(from:…)`.
-    static func tileFromURL(_ url: String, destination: TilePyramidDestination, options: TilePyramidOptions) async throws -> TilePyramid {
-        throw CLIError("tiling from a URL is not yet wired to the HTTP loader; download \(url) to a file and tile that")
     }
 }
 

@@ -7,14 +7,14 @@ struct ViewPhotoCommand: ParsableCommand {
         commandName: "photo",
         abstract: "Pan and zoom a huge photo through its tile pyramid.",
         discussion: """
-            SOURCE is a pyramid folder made by `fic tile IMAGE --out DIR`, or an image file \
-            (JPEG, PNG, WebP), which is tiled into a throwaway pyramid first while the window \
-            shows progress. Tiles are read off the frame path into a small resident set; a tile \
+            SOURCE is a pyramid folder made by `fic tile IMAGE --out DIR`, an image file (JPEG, \
+            PNG, WebP) or an http(s) URL of one, which is tiled into a throwaway pyramid first \
+            (a URL while it downloads) while the window shows progress. Tiles are read off the frame path into a small resident set; a tile \
             not read yet is drawn from a coarser level until it arrives.
             """
     )
 
-    @Argument(help: ArgumentHelp("A pyramid folder or an image file.", valueName: "source"))
+    @Argument(help: ArgumentHelp("A pyramid folder, an image file or an http(s) URL.", valueName: "source"))
     var source: String
 
     @Option(name: .long, help: ArgumentHelp("Where a throwaway pyramid's unnamed files go (default: $TMPDIR).", valueName: "dir"))
@@ -28,8 +28,11 @@ struct ViewPhotoCommand: ParsableCommand {
     func run() throws {
         let (width, height) = try viewer.windowSize
         let script = try viewer.script.map { try ViewerScript(contentsOf: Paths.absolute($0), width: width, height: height) }
-        if source.hasPrefix("http://") || source.hasPrefix("https://") {
-            throw CLIError("viewing a photo from a URL needs the prioritised loader, which this build does not have yet; download it and give the file")
+        let workFolder = workDirectory.map(Paths.absolute)
+        if PyramidDownload.isURL(source) {
+            let pyramid = PyramidSource.building(url: source, temporaryFolder: workFolder)
+            try show(pyramid, width: width, height: height, script: script)
+            return
         }
         let path = Paths.absolute(source)
         var isDirectory: ObjCBool = false
@@ -38,7 +41,12 @@ struct ViewPhotoCommand: ParsableCommand {
         }
         let pyramid = isDirectory.boolValue
             ? try PyramidSource(folder: path)
-            : try PyramidSource.building(imageFile: path, temporaryFolder: workDirectory.map(Paths.absolute))
+            : try PyramidSource.building(imageFile: path, temporaryFolder: workFolder)
+        try show(pyramid, width: width, height: height, script: script)
+    }
+
+    /// Opens the window on `pyramid` and runs it until it closes.
+    private func show(_ pyramid: PyramidSource, width: Int, height: Int, script: ViewerScript?) throws {
         let mode = PhotoMode(source: pyramid, width: width, height: height, readDelayMilliseconds: tileReadDelayMs)
         let window = try ViewerWindow(title: "fic view photo", width: width, height: height)
         try ViewerLoop(window: window, mode: mode, options: viewer, script: script).run()

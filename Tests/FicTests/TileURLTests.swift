@@ -1,0 +1,204 @@
+import Foundation
+import Glibc
+import Testing
+
+/// The nginx test server of `scripts/test-server` (which `scripts/test` starts): its base URL and
+/// served folder from `FIC_TEST_SERVER_URL`/`FIC_TEST_SERVER_ROOT`, or from `.build/test-server`.
+struct TestWebServer: Sendable {
+    let base: String
+    let root: String
+
+    static let shared: TestWebServer? = {
+        let env = ProcessInfo.processInfo.environment
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+        let folder = env["FIC_TEST_SERVER_DIR"] ?? repository + "/.build/test-server"
+        let root = env["FIC_TEST_SERVER_ROOT"] ?? folder + "/www"
+        if let url = env["FIC_TEST_SERVER_URL"] { return TestWebServer(base: url, root: root) }
+        guard let url = try? String(contentsOfFile: folder + "/url", encoding: .utf8),
+              let pid = try? String(contentsOfFile: folder + "/nginx.pid", encoding: .utf8),
+              let n = Int32(pid.trimmingCharacters(in: .whitespacesAndNewlines)), kill(n, 0) == 0 else { return nil }
+        return TestWebServer(base: url.trimmingCharacters(in: .whitespacesAndNewlines), root: root)
+    }()
+
+    /// Whether the tests must have it (`scripts/test` sets `FIC_REQUIRE_TEST_SERVER=1`).
+    static let isRequired = ProcessInfo.processInfo.environment["FIC_REQUIRE_TEST_SERVER"] == "1"
+
+    /// A new served folder holding copies of the test-data `files`; returns its name.
+    func publish(_ files: [String]) throws -> String {
+        let name = "fic-\(UUID().uuidString)"
+        let folder = root + "/" + name
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        for file in files {
+            try FileManager.default.copyItem(atPath: Fic.testdata + "/" + file, toPath: folder + "/" + (file as NSString).lastPathComponent)
+        }
+        return name
+    }
+
+    /// Removes a published folder.
+    func unpublish(_ name: String) { try? FileManager.default.removeItem(atPath: root + "/" + name) }
+}
+
+/// An HTTP server on 127.0.0.1 that answers every request with `200`, a `Content-Length` of the
+/// whole `body`, and only its first `sent` bytes, then closes the connection (a truncated body),
+/// resets it, or sends nothing more until the client goes (a stalled body). Blocking sockets on
+/// one thread: for tests only.
+final class CuttingServer: @unchecked Sendable {
+    /// What happens after the bytes sent.
+    enum Ending: Sendable { case close, reset, stall }
+
+    let port: Int
+    private let listener: Int32
+
+    init(body: [UInt8], sent: Int, ending: Ending) throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(fd >= 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = in_addr_t(UInt32(0x7F00_0001).bigEndian)
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        try #require(bound && listen(fd, 16) == 0, "cannot listen on 127.0.0.1: errno \(errno)")
+        listener = fd
+        port = Int(UInt16(bigEndian: address.sin_port))
+        let thread = Thread {
+            while true {
+                let client = accept(fd, nil, nil)
+                if client < 0 { if errno == EINTR { continue } else { return } }
+                Self.serve(client, body: body, sent: sent, ending: ending)
+            }
+        }
+        thread.start()
+    }
+
+    private static func serve(_ client: Int32, body: [UInt8], sent: Int, ending: Ending) {
+        var request: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while !request.suffix(4).elementsEqual([13, 10, 13, 10]) {
+            let n = buffer.withUnsafeMutableBytes { read(client, $0.baseAddress, $0.count) }
+            if n <= 0 { break }
+            request += buffer[0..<n]
+        }
+        let head = Array("HTTP/1.1 200 OK\r\nContent-Type: image/jpeg\r\nContent-Length: \(body.count)\r\n\r\n".utf8)
+        for part in [head, Array(body[0..<sent])] {
+            var offset = 0
+            while offset < part.count {
+                let n = part[offset...].withUnsafeBytes { write(client, $0.baseAddress, $0.count) }
+                if n <= 0 { break }
+                offset += n
+            }
+        }
+        usleep(50_000)
+        if ending == .stall {
+            while buffer.withUnsafeMutableBytes({ read(client, $0.baseAddress, $0.count) }) > 0 {}
+        }
+        if ending == .reset {
+            var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+            setsockopt(client, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+        }
+        close(client)
+    }
+
+    deinit {
+        shutdown(listener, Int32(SHUT_RDWR))
+        close(listener)
+    }
+}
+
+/// `fic tile URL`: the download's bytes go straight into the pyramid.
+@Suite("fic tile URL", .serialized)
+struct TileURLTests {
+    /// The files of a pyramid folder, by name.
+    private func pyramidFiles(_ folder: String) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { !$0.hasPrefix(".") }.sorted()
+    }
+
+    /// Asserts that `folder` holds nothing that looks like a pyramid, finished or not.
+    private func expectNoPyramid(_ folder: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        #expect(!files.contains { $0.contains("pyramid.info") || $0.hasPrefix("level-") }, "left behind: \(files)", sourceLocation: sourceLocation)
+    }
+
+    private func server() throws -> TestWebServer {
+        if TestWebServer.shared == nil && TestWebServer.isRequired {
+            Issue.record("scripts/test started nginx, but the tests cannot reach it")
+        }
+        return try #require(TestWebServer.shared)
+    }
+
+    @Test("every tile of every level from the nginx test server equals the same file tiled from disk (JPEG through the rate-limited location, PNG)",
+          .enabled(if: TestWebServer.shared != nil || TestWebServer.isRequired, "nginx is not running: start it with scripts/test-server start (scripts/test does)"),
+          arguments: [("photos/hubble.jpg", "slow/"), ("photos/camera-gray.png", "")])
+    func urlEqualsFile(_ file: String, location: String) throws {
+        let server = try server()
+        let published = try server.publish([file]); defer { server.unpublish(published) }
+        let folder = try TemporaryFolder()
+        let name = (file as NSString).lastPathComponent
+        let fromFile = try Fic.run(["tile", Fic.testdata + "/" + file, "--out", folder.path("file")])
+        #expect(fromFile.status == 0, "\(fromFile.stderr)")
+        let url = "\(server.base)/\(location)\(published)/\(name)"
+        let fromURL = try Fic.run(["tile", url, "--out", folder.path("url"), "--json"])
+        #expect(fromURL.status == 0, "\(fromURL.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data((fromURL.stdout.split(separator: "\n").last ?? "").utf8)) as? [String: Any])
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: Fic.testdata + "/" + file)[.size] as? Int)
+        #expect(report["bytes_downloaded"] as? Int == size)
+        #expect((report["after_last_byte_ms"] as? Double ?? -1) >= 0)
+
+        let levels = pyramidFiles(folder.path("file")).filter { $0.hasPrefix("level-") }
+        #expect(levels.count >= 2, "\(levels)")
+        #expect(pyramidFiles(folder.path("url")) == pyramidFiles(folder.path("file")))
+        for level in levels {
+            let a = try Data(contentsOf: URL(fileURLWithPath: folder.path("file") + "/" + level))
+            let b = try Data(contentsOf: URL(fileURLWithPath: folder.path("url") + "/" + level))
+            #expect(a.count > 0 && a == b, "\(level) differs")
+        }
+        // It opens and reads like any pyramid.
+        let tile = try Fic.run(["tile-get", folder.path("url"), "--level", "0", "--column", "0", "--row", "0", "--out", folder.path("tile.png")])
+        #expect(tile.status == 0, "\(tile.stderr)")
+    }
+
+    @Test("an HTTP error or a body that is not an image: exit status 1, a clear message, no pyramid",
+          .enabled(if: TestWebServer.shared != nil || TestWebServer.isRequired, "nginx is not running: start it with scripts/test-server start (scripts/test does)"))
+    func httpErrorsAndNonImages() throws {
+        let server = try server()
+        let published = try server.publish([]); defer { server.unpublish(published) }
+        try String(repeating: "<html>not a photo</html>\n", count: 2000).write(toFile: server.root + "/" + published + "/page.jpg", atomically: true, encoding: .utf8)
+        let folder = try TemporaryFolder()
+        let missing = try Fic.run(["tile", "\(server.base)/\(published)/missing.jpg", "--out", folder.path("a")])
+        #expect(missing.status == 1)
+        #expect(missing.stderr.contains("404"), "\(missing.stderr)")
+        expectNoPyramid(folder.path("a"))
+        let failing = try Fic.run(["tile", "\(server.base)/status/500", "--out", folder.path("b")])
+        #expect(failing.status == 1)
+        #expect(failing.stderr.contains("500"), "\(failing.stderr)")
+        expectNoPyramid(folder.path("b"))
+        let page = try Fic.run(["tile", "\(server.base)/\(published)/page.jpg", "--out", folder.path("c")])
+        #expect(page.status == 1)
+        #expect(page.stderr.contains("not an image"), "\(page.stderr)")
+        expectNoPyramid(folder.path("c"))
+    }
+
+    @Test("a body cut short (the connection closed, reset, or stalled after 60 %): exit status 1, a clear message, and the half-written levels removed",
+          arguments: [CuttingServer.Ending.close, .reset, .stall])
+    func cutBody(ending: CuttingServer.Ending) throws {
+        let body = Array(try Data(contentsOf: URL(fileURLWithPath: Fic.testdata + "/photos/retina.jpg")))
+        let sent = body.count * 6 / 10
+        let server = try CuttingServer(body: body, sent: sent, ending: ending)
+        let folder = try TemporaryFolder()
+        let started = ContinuousClock.now
+        let run = try Fic.run(["tile", "http://127.0.0.1:\(server.port)/retina.jpg", "--out", folder.path("p"), "--stall-timeout-ms", "700"])
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("cannot tile"), "\(run.stderr)")
+        switch ending {
+        case .close:
+            #expect(run.stderr.contains("ended after \(sent) of the \(body.count) bytes"), "\(run.stderr)")
+        case .reset:
+            #expect(run.stderr.contains("ended after \(sent) of the \(body.count) bytes") || run.stderr.lowercased().contains("reset"), "\(run.stderr)")
+        case .stall:
+            #expect(run.stderr.contains("stalled"), "\(run.stderr)")
+            #expect(ContinuousClock.now - started < .seconds(10), "the stall is noticed after the timeout, not the loader's default")
+        }
+        expectNoPyramid(folder.path("p"))
+    }
+}
