@@ -24,7 +24,7 @@ import SystemPackage
 /// Any failure leaves no pyramid behind, and the builder then rethrows that first error.
 /// Thread-safe; calls are serialised.
 public final class TilePyramidBuilder: Sendable {
-    private let options: TilePyramidOptions
+    let options: TilePyramidOptions
     private let state: LockedBox<BuildState>
     private let activity = LockedBox(ContinuousClock.now)
     /// What has been written so far, readable without the build's lock.

@@ -23,6 +23,9 @@ struct ViewPhotoCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Pause after each tile read (for tests: coarse tiles stand in meanwhile).", visibility: .hidden))
     var tileReadDelayMs = 0
 
+    @Option(name: .long, help: ArgumentHelp("Feed only this many bytes of an image file to the build, then hold (for tests: a half-built pyramid).", visibility: .hidden))
+    var buildHoldAfterBytes: Int?
+
     @OptionGroup var viewer: ViewerOptions
 
     func run() throws {
@@ -41,7 +44,7 @@ struct ViewPhotoCommand: ParsableCommand {
         }
         let pyramid = isDirectory.boolValue
             ? try PyramidSource(folder: path)
-            : try PyramidSource.building(imageFile: path, temporaryFolder: workFolder)
+            : try PyramidSource.building(imageFile: path, temporaryFolder: workFolder, holdAfterBytes: buildHoldAfterBytes.map { max(0, $0) })
         try show(pyramid, width: width, height: height, script: script)
     }
 
