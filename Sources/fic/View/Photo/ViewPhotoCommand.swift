@@ -9,7 +9,8 @@ struct ViewPhotoCommand: ParsableCommand {
         discussion: """
             SOURCE is a pyramid folder made by `fic tile IMAGE --out DIR`, an image file (JPEG, \
             PNG, WebP) or an http(s) URL of one, which is tiled into a throwaway pyramid first \
-            (a URL while it downloads) while the window shows progress. Tiles are read off the frame path into a small resident set; a tile \
+            (a URL while it downloads); the photo is shown, with the progress, as soon as its size is \
+            known, and sharpens row by row as the pyramid is written. Tiles are read off the frame path into a small resident set; a tile \
             not read yet is drawn from a coarser level until it arrives.
             """
     )
