@@ -24,6 +24,7 @@ import SystemPackage
 /// Any failure leaves no pyramid behind, and the builder then rethrows that first error.
 /// Thread-safe; calls are serialised.
 public final class TilePyramidBuilder: Sendable {
+    /// The options it was made with.
     let options: TilePyramidOptions
     private let state: LockedBox<BuildState>
     private let activity = LockedBox(ContinuousClock.now)

@@ -117,7 +117,8 @@ final class PhotoMode: ViewerMode {
 
     func draw(into canvas: FrameCanvas) {
         canvas.clear(gray: 0.08)
-        guard let geometry, let loader, let viewport else {
+        // A failed build shows its error alone, even when part of the photo was shown.
+        guard !source.isFailed, let geometry, let loader, let viewport else {
             drawProgress(into: canvas, y: Double(height) / 2)
             return
         }

@@ -150,6 +150,11 @@ final class PyramidSource: Sendable {
         state.withLockedValue { if case .ready(let p) = $0 { return p } else { return nil } }
     }
 
+    /// Whether the build failed (its message is ``status``).
+    var isFailed: Bool {
+        state.withLockedValue { if case .failed = $0 { return true } else { return false } }
+    }
+
     /// The builder, while the pyramid is being built (nil once ready, or for a saved pyramid).
     var builder: TilePyramidBuilder? {
         pyramid == nil ? builderBox.withLockedValue { $0 } : nil
