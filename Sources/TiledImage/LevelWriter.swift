@@ -37,17 +37,26 @@ final class LevelWriter {
     private let next: LevelWriter?
     /// Rows of this level received so far.
     private(set) var rowsWritten = 0
+    /// Where completed rows of tiles are reported (nil: not reported).
+    private let progress: BuildProgress?
+    /// The band handed over from each band buffer, until its writes are known complete (-1: none).
+    private var bandInBuffer: [Int]
+    /// Bands handed over, and bands whose writes have completed (always a prefix).
+    private var bandsSubmitted = 0
+    private var bandsCompleted = 0
 
     /// A writer of `level` into `file` with `bands` band buffers (at least 1), tagged from `firstTag`.
-    init(level: TileLevel, file: FileDescriptor, next: LevelWriter?, writes: BandWrites, bands: Int, firstTag: Int) throws {
+    init(level: TileLevel, file: FileDescriptor, next: LevelWriter?, writes: BandWrites, bands: Int, firstTag: Int, progress: BuildProgress? = nil) throws {
         precondition(bands >= 1, "a level needs a band")
         self.level = level
+        self.progress = progress
         self.file = file
         self.next = next
         self.writes = writes
         self.firstTag = firstTag
         // A level of one band needs one buffer.
         bandCount = level.height <= Self.bandRows ? 1 : bands
+        bandInBuffer = [Int](repeating: -1, count: bandCount)
         bandBytes = level.columns * Self.segmentBytes
         memory = try PageBuffer(count: bandCount * bandBytes)  // zero: padding columns stay zero
         // Fewer page faults, and direct writes pin one huge page instead of 512 small ones.
@@ -64,7 +73,36 @@ final class LevelWriter {
     /// Waits, before the first row goes into the current band, until its previous writes are done.
     @inline(__always)
     private func prepareBand() throws {
-        if rowsWritten % Self.bandRows == 0 { try writes.wait(for: firstTag + current) }
+        guard rowsWritten % Self.bandRows == 0 else { return }
+        try writes.wait(for: firstTag + current)
+        if bandInBuffer[current] >= 0 {
+            // Buffers are reused in turn, so every band before this one has completed too.
+            bandsCompleted(through: bandInBuffer[current])
+            bandInBuffer[current] = -1
+        }
+    }
+
+    /// Bands `0...band` are written: reports the rows of tiles that completes, if any.
+    private func bandsCompleted(through band: Int) {
+        guard band + 1 > bandsCompleted else { return }
+        let before = completedTileRows
+        bandsCompleted = band + 1
+        let after = completedTileRows
+        if after > before { progress?.complete(level: level.index, tileRows: after) }
+    }
+
+    /// Rows of tiles whose every band has been written (a last row of tiles may have fewer than
+    /// ``bandsPerTileRow`` bands: it is complete with the image's last band).
+    private var completedTileRows: Int {
+        let totalBands = (level.height + Self.bandRows - 1) / Self.bandRows
+        return bandsCompleted >= totalBands ? level.rows : bandsCompleted / Self.bandsPerTileRow
+    }
+
+    /// Every write handed over has completed (after ``BandWrites/waitAll()``).
+    func writesCompleted() {
+        if bandsSubmitted > 0 { bandsCompleted(through: bandsSubmitted - 1) }
+        for i in bandInBuffer.indices { bandInBuffer[i] = -1 }
+        next?.writesCompleted()
     }
 
     /// Appends `count` contiguous rows (`bytesPerRow` apart, `level.width × 4` bytes used each).
@@ -127,6 +165,8 @@ final class LevelWriter {
         try writes.submit(
             base, length: Self.segmentBytes, bufferStride: Self.segmentBytes, count: level.columns,
             to: file, offset: offset, fileStride: PyramidGeometry.tileBytes, band: firstTag + current)
+        bandInBuffer[current] = band
+        bandsSubmitted = band + 1
         current = (current + 1) % bandCount
         base = memory.base + current * bandBytes
     }
@@ -147,7 +187,8 @@ final class PyramidWriter {
     /// Writes level `i` into `files[i]`. Full resolution keeps three bands (two in flight while one
     /// fills), the other levels two, which they fill at half the pace or slower; with
     /// `overlapWrites` false every level keeps two (less memory, fewer writes in flight).
-    init(geometry: PyramidGeometry, files: [FileDescriptor], path: String?, overlapWrites: Bool = true) throws {
+    /// Completed rows of tiles are reported to `progress`, when given.
+    init(geometry: PyramidGeometry, files: [FileDescriptor], path: String?, overlapWrites: Bool = true, progress: BuildProgress? = nil) throws {
         precondition(files.count == geometry.levels.count, "one file per level")
         self.geometry = geometry
         let bands = { (level: Int) in level == 0 && overlapWrites ? 3 : 2 }
@@ -159,7 +200,7 @@ final class PyramidWriter {
         for level in geometry.levels.reversed() {
             next = try LevelWriter(
                 level: level, file: files[level.index], next: next, writes: writes, bands: bands(level.index),
-                firstTag: tags[0..<level.index].reduce(0, +))
+                firstTag: tags[0..<level.index].reduce(0, +), progress: progress)
         }
         top = next!
     }
@@ -173,6 +214,7 @@ final class PyramidWriter {
     /// Waits until every band handed over has been written; throws the first write error.
     func drain() throws {
         try writes.waitAll()
+        top.writesCompleted()
     }
 
     /// Rows of the full-resolution level received so far.

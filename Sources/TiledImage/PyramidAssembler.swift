@@ -29,9 +29,12 @@ final class PyramidAssembler: RowSink {
     private var stored: (file: FileDescriptor, writer: PyramidWriter)?
     private var pipeline: RowPipeline?
     private var finished = false
+    /// What readers of the unfinished pyramid may read.
+    let progress: BuildProgress
 
-    init(destination: TilePyramidDestination, options: TilePyramidOptions) throws {
+    init(destination: TilePyramidDestination, options: TilePyramidOptions, progress: BuildProgress) throws {
         self.options = options
+        self.progress = progress
         switch destination {
         case .folder(let path):
             let directory = try Directory.open(path, create: true)
@@ -91,8 +94,11 @@ final class PyramidAssembler: RowSink {
         for level in geometry.levels {
             levelFiles.append(try makeLevelFile(level))
         }
-        let writer = try PyramidWriter(geometry: geometry, files: levelFiles, path: folder?.path, overlapWrites: options.overlapWrites)
+        // Rows of tiles are reported as their writes complete; a rotated image's only once it is
+        // turned upright at the end (the stored writer reports nothing).
+        let writer = try PyramidWriter(geometry: geometry, files: levelFiles, path: folder?.path, overlapWrites: options.overlapWrites, progress: progress)
         self.writer = writer
+        try progress.begin(geometry: geometry, files: levelFiles)
         let consumer: WriterConsumer
         if header.orientation == .up {
             consumer = WriterConsumer(writer)

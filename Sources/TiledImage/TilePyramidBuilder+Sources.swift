@@ -42,11 +42,17 @@ extension TilePyramidBuilder {
     public static func build<Chunks: AsyncSequence & Sendable>(
         from chunks: Chunks, destination: TilePyramidDestination, options: TilePyramidOptions = .init()
     ) async throws -> TilePyramid where Chunks.Element: ContiguousBytes {
-        let builder = try TilePyramidBuilder(destination: destination, options: options)
-        try await builder.consume(chunks, stallTimeout: options.stallTimeout) { chunk, builder throws in
+        try await TilePyramidBuilder(destination: destination, options: options).build(from: chunks)
+    }
+
+    /// Feeds this builder every chunk of `chunks` and returns the finished pyramid, as
+    /// ``build(from:destination:options:)`` does (stall watch and all); meanwhile other threads
+    /// may read the rows of tiles already written (``readTile(level:column:row:into:)``).
+    public func build<Chunks: AsyncSequence & Sendable>(from chunks: Chunks) async throws -> TilePyramid where Chunks.Element: ContiguousBytes {
+        try await consume(chunks, stallTimeout: options.stallTimeout) { chunk, builder throws in
             try builder.append(chunk)
         }
-        return try builder.finish()
+        return try finish()
     }
 
     /// Feeds every chunk of `chunks` through `append`, watching for stalls; on any failure the

@@ -24,15 +24,18 @@ import SystemPackage
 /// Any failure leaves no pyramid behind, and the builder then rethrows that first error.
 /// Thread-safe; calls are serialised.
 public final class TilePyramidBuilder: Sendable {
-    private let options: TilePyramidOptions
+    /// The options it was made with.
+    let options: TilePyramidOptions
     private let state: LockedBox<BuildState>
     private let activity = LockedBox(ContinuousClock.now)
+    /// What has been written so far, readable without the build's lock.
+    let progress = BuildProgress()
 
     /// Prepares a build into `destination`. For a folder, any pyramid already there is removed
     /// now (the folder must not be open elsewhere: `.inUse`).
     public init(destination: TilePyramidDestination, options: TilePyramidOptions = .init()) throws {
         self.options = options
-        state = LockedBox(BuildState(assembler: try PyramidAssembler(destination: destination, options: options)))
+        state = LockedBox(BuildState(assembler: try PyramidAssembler(destination: destination, options: options, progress: progress)))
     }
 
     deinit {
@@ -159,12 +162,14 @@ private struct BuildState {
     mutating func stop() {
         source?.stop()
         source = nil
+        assembler?.progress.fail(ImageCacheError(.cancelled, "the pyramid build was stopped"))
         assembler?.abandon()
         assembler = nil
     }
 
     mutating func fail(_ error: ImageCacheError) {
         phase = .failed(error)
+        assembler?.progress.fail(error)
         stop()
         Self.logger.debug("tile pyramid build failed: \(error)")
     }

@@ -8,3 +8,9 @@ extension ImageCacheError.Code {
     /// A tile pyramid on disk is incomplete, damaged or of another version; build it again.
     public static let damagedPyramid = ImageCacheError.Code("damagedPyramid")
 }
+
+extension ImageCacheError.Code {
+    /// A tile of a pyramid still being built was asked for before its row of tiles was written;
+    /// ask again once ``TilePyramidBuilder/completedTileRows(level:)`` covers it.
+    public static let notWrittenYet = ImageCacheError.Code("notWrittenYet")
+}

@@ -40,12 +40,14 @@ enum PyramidDownload {
 
     /// Downloads `url` into a pyramid at `destination`. `started` is called once the body
     /// begins, with its announced length (nil when unknown); `received` after each chunk with
-    /// that chunk's size. `idleTimeout` (default 15 s) is how long the server may send nothing.
+    /// that chunk's size; `building` with the builder, before its first byte (to read its tiles
+    /// during the build). `idleTimeout` (default 15 s) is how long the server may send nothing.
     /// Cancelling the calling task stops the download and removes the build.
     static func build(
         _ url: String, destination: TilePyramidDestination, options: TilePyramidOptions, idleTimeout: Duration? = nil,
         started: @escaping @Sendable (Int?) -> Void = { _ in },
-        received: @escaping @Sendable (Int) -> Void = { _ in }
+        received: @escaping @Sendable (Int) -> Void = { _ in },
+        building: @escaping @Sendable (TilePyramidBuilder) -> Void = { _ in }
     ) async throws -> Result {
         guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(), scheme == "http" || scheme == "https",
               parsed.host?.isEmpty == false else {
@@ -59,7 +61,9 @@ enum PyramidDownload {
                 received(chunk.count)
                 return chunk
             }
-            let pyramid = try await TilePyramidBuilder.build(from: chunks, destination: destination, options: options)
+            let builder = try TilePyramidBuilder(destination: destination, options: options)
+            building(builder)
+            let pyramid = try await builder.build(from: chunks)
             let bytes = loader.statistics.bytesDownloaded
             try? await loader.shutdown()
             return Result(pyramid: pyramid, bytesDownloaded: bytes)

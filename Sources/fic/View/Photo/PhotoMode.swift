@@ -6,11 +6,23 @@ import TiledImage
 /// The photo: pans and zooms a tile pyramid. Each frame draws the visible tiles of the best
 /// level for the scale; a tile not resident yet is drawn from the finest coarser tile that is
 /// (blurred, never blank), and the loader reads the missing ones off the frame path.
+///
+/// While the pyramid is being built the photo is shown as soon as its size is known, from the
+/// rows of tiles the builder has written (the rest stays background, or a coarser level's
+/// written tiles stand in), sharpening as rows arrive, under the progress bar; when the build
+/// finishes the loader switches to the finished pyramid (same bytes: nothing flickers).
 final class PhotoMode: ViewerMode {
     private let width: Int
     private let height: Int
     private let source: PyramidSource
+    /// The finished pyramid, once ready.
     private var pyramid: TilePyramid?
+    /// The builder shown from while the pyramid is built.
+    private var builder: TilePyramidBuilder?
+    /// Its completed rows of tiles per level last seen.
+    private var lastCompleted: [Int] = []
+    /// The levels shown (known before the pyramid is finished).
+    private var geometry: PyramidGeometry?
     private var loader: TileLoader?
     private var viewport: PhotoViewport?
     private var plan: TilePlan?
@@ -38,7 +50,13 @@ final class PhotoMode: ViewerMode {
 
     var bindings: WindowEvents.Bindings { .photo(width: Double(width), height: Double(height)) }
     var defaultPhase: String { "photo" }
-    var isIdle: Bool { pyramid != nil && pendingActions.isEmpty && dragPoint == nil && (loader?.isIdle ?? true) && zoomedAt == nil }
+    var isIdle: Bool {
+        guard pendingActions.isEmpty, dragPoint == nil else { return false }
+        if pyramid != nil { return (loader?.isIdle ?? true) && zoomedAt == nil }
+        // A build held on purpose (tests) that has settled, once its written tiles are shown.
+        guard source.isHeld, let builder, let loader else { return false }
+        return builder.completedTileRows == lastCompleted && loader.isSettled
+    }
 
     func handle(_ action: ViewerAction) {
         guard viewport != nil else {
@@ -61,11 +79,36 @@ final class PhotoMode: ViewerMode {
     }
 
     func advance(by seconds: Double) {
-        guard pyramid == nil, let ready = source.pyramid else { return }
-        pyramid = ready
-        let geometry = ready.geometry
+        guard pyramid == nil else { return }
+        if let ready = source.pyramid {
+            pyramid = ready
+            builder = nil
+            if let loader {
+                loader.written(switchingTo: ready)
+            } else {
+                start(geometry: ready.geometry, reader: ready)
+            }
+            return
+        }
+        if loader == nil, let building = source.builder, let known = building.geometry {
+            builder = building
+            start(geometry: known, reader: building)
+        }
+        // No reads here: the counts are taken under the builder's progress lock, never its build lock.
+        if let builder, let loader {
+            let completed = builder.completedTileRows
+            if completed != lastCompleted {
+                lastCompleted = completed
+                loader.written()
+            }
+        }
+    }
+
+    /// The size is known: the viewport and the loader start, and queued actions apply.
+    private func start(geometry: PyramidGeometry, reader: any TileReading) {
+        self.geometry = geometry
         viewport = PhotoViewport(imageWidth: geometry.width, imageHeight: geometry.height, width: width, height: height)
-        loader = TileLoader(pyramid: ready, capacity: TilePlan.capacity(width: width, height: height, coarsestTiles: geometry.levels.last!.tileCount),
+        loader = TileLoader(reader: reader, capacity: TilePlan.capacity(width: width, height: height, coarsestTiles: geometry.levels.last!.tileCount),
                             readDelayMilliseconds: readDelayMilliseconds)
         let queued = pendingActions
         pendingActions = []
@@ -74,22 +117,35 @@ final class PhotoMode: ViewerMode {
 
     func draw(into canvas: FrameCanvas) {
         canvas.clear(gray: 0.08)
-        guard let pyramid, let loader, let viewport else {
-            canvas.centredText(source.status, y: Double(height) / 2)
-            if let fraction = source.fraction {
-                let barWidth = Double(width) * 0.6, left = (Double(width) - barWidth) / 2, top = Double(height) / 2 + 16
-                canvas.fill(x: left, y: top, width: barWidth, height: 6, gray: 0.25)
-                canvas.fill(x: left, y: top, width: barWidth * fraction, height: 6, gray: 0.8)
-            }
+        // A failed build shows its error alone, even when part of the photo was shown.
+        guard !source.isFailed, let geometry, let loader, let viewport else {
+            drawProgress(into: canvas, y: Double(height) / 2)
             return
         }
+        drawTiles(into: canvas, geometry: geometry, loader: loader, viewport: viewport)
+        if pyramid == nil { drawProgress(into: canvas, y: Double(height) - 28) }
+    }
+
+    /// The status line and, with a known size, the progress bar below it, at `y`.
+    private func drawProgress(into canvas: FrameCanvas, y: Double) {
+        canvas.centredText(source.status, y: y)
+        if let fraction = source.fraction {
+            let barWidth = Double(width) * 0.6, left = (Double(width) - barWidth) / 2, top = y + 16
+            canvas.fill(x: left, y: top, width: barWidth, height: 6, gray: 0.25)
+            canvas.fill(x: left, y: top, width: barWidth * fraction, height: 6, gray: 0.8)
+        }
+    }
+
+    private func drawTiles(into canvas: FrameCanvas, geometry: PyramidGeometry, loader: TileLoader, viewport: PhotoViewport) {
+        // While building, whether the image has alpha is not known yet: blend (same pixels when opaque).
+        let opaque = !(pyramid?.hasAlpha ?? true)
         if plan == nil || viewport != lastViewport {
-            plan = TilePlan(viewport: viewport, geometry: pyramid.geometry)
+            plan = TilePlan(viewport: viewport, geometry: geometry)
             lastViewport = viewport
         }
         let plan = plan!
         let resident = loader.update(plan)
-        let levels = pyramid.geometry.levels
+        let levels = geometry.levels
         let level = plan.level
         let factor = Double(1 << level)
         let effective = viewport.scale * factor
@@ -107,7 +163,7 @@ final class PhotoMode: ViewerMode {
             if let buffer = resident[key], let tile = surface(for: buffer) {
                 hits += 1
                 canvas.draw(tile, source: 0, 0, Double(valid.width), Double(valid.height),
-                            into: left, top, right - left, bottom - top, smooth: !exact, opaque: !pyramid.hasAlpha)
+                            into: left, top, right - left, bottom - top, smooth: !exact, opaque: opaque)
                 continue
             }
             missing += 1
@@ -121,7 +177,7 @@ final class PhotoMode: ViewerMode {
                             source: Double(key.column) * side / shrink - Double(ancestor.column) * side,
                             Double(key.row) * side / shrink - Double(ancestor.row) * side,
                             Double(valid.width) / shrink, Double(valid.height) / shrink,
-                            into: left, top, right - left, bottom - top, smooth: true, opaque: !pyramid.hasAlpha)
+                            into: left, top, right - left, bottom - top, smooth: true, opaque: opaque)
                 break
             }
         }
@@ -145,11 +201,11 @@ final class PhotoMode: ViewerMode {
     }
 
     func overlayLines() -> [String] {
-        guard let pyramid, let viewport, let plan, let loader else { return [source.status] }
+        guard let geometry, let viewport, let plan, let loader else { return [source.status] }
         let f = loader.figures
         let scale = viewport.scale >= 1 ? "\(Formatting.fixed(viewport.scale, 2)):1" : "1:\(Formatting.fixed(1 / viewport.scale, 2))"
         var lines = [
-            "\(pyramid.geometry.width)×\(pyramid.geometry.height) px, scale \(scale), level \(plan.level) of \(pyramid.geometry.levels.count - 1)",
+            "\(geometry.width)×\(geometry.height) px, scale \(scale), level \(plan.level) of \(geometry.levels.count - 1)" + (pyramid == nil ? " (building)" : ""),
             "tiles: \(plan.visible.count) visible, \(missingLastFrame) still coarse; \(f.resident) resident of \(loader.capacity)",
             "reads \(f.reads), \(Formatting.fixed(f.averageMs, 2)) ms each" + (sharpAfterZoomMs.last.map { "; last zoom sharp after \(Formatting.fixed($0, 1)) ms" } ?? ""),
             "drag: pan  wheel: zoom  0: fit  1: 1:1",
@@ -167,12 +223,14 @@ final class PhotoMode: ViewerMode {
 
     func statistics() -> [String: StatValue] {
         var values: [String: StatValue] = ["mode": .string("photo"), "status": .string(source.status)]
-        guard let pyramid, let viewport, let loader else { return values }
+        guard let geometry, let viewport, let loader else { return values }
         let f = loader.figures
         let sorted = sharpAfterZoomMs.sorted()
-        values["image_width"] = .int(pyramid.geometry.width)
-        values["image_height"] = .int(pyramid.geometry.height)
-        values["levels"] = .int(pyramid.geometry.levels.count)
+        values["image_width"] = .int(geometry.width)
+        values["image_height"] = .int(geometry.height)
+        values["levels"] = .int(geometry.levels.count)
+        values["building"] = .int(pyramid == nil ? 1 : 0)
+        values["completed_tile_rows"] = .doubles(lastCompleted.map(Double.init))
         values["scale"] = .double(viewport.scale)
         values["origin_x"] = .double(viewport.originX)
         values["origin_y"] = .double(viewport.originY)

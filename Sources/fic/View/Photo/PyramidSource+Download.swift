@@ -13,7 +13,8 @@ extension PyramidSource {
                 let result = try await PyramidDownload.build(
                     url, destination: .temporary(folder: temporaryFolder), options: TilePyramidOptions(),
                     started: { length in source.progress(received: 0, total: length ?? 0) },
-                    received: { count in source.progress(adding: count) })
+                    received: { count in source.progress(adding: count) },
+                    building: { builder in source.building(builder) })
                 source.finish(result.pyramid)
             } catch {
                 source.fail("cannot tile \(url): \(error)")

@@ -15,6 +15,10 @@ final class PyramidSource: Sendable {
 
     private let state: LockedBox<State>
     private let cancellation = LockedBox<(cancelled: Bool, handlers: [@Sendable () -> Void])>((false, []))
+    /// The builder of a pyramid being built, once it exists: its written tiles are shown meanwhile.
+    private let builderBox = LockedBox<TilePyramidBuilder?>(nil)
+    /// Set when a build held on purpose (tests) has settled: no more rows will be written.
+    private let heldBox = LockedBox(false)
     /// The name shown while building.
     let name: String
 
@@ -36,7 +40,9 @@ final class PyramidSource: Sendable {
 
     /// Builds a throwaway pyramid of the image file at `path` (in `temporaryFolder`, or `$TMPDIR`)
     /// on a thread of its own, reading it in 1 MiB chunks.
-    static func building(imageFile path: String, temporaryFolder: String?) throws -> PyramidSource {
+    /// `holdAfterBytes` (tests) feeds only that many bytes, then waits until the viewer closes:
+    /// the build stays half done.
+    static func building(imageFile path: String, temporaryFolder: String?, holdAfterBytes: Int? = nil) throws -> PyramidSource {
         var info = stat()
         guard stat(path, &info) == 0 else {
             throw CLIError("cannot read \(path): \(String(cString: strerror(errno)))")
@@ -52,12 +58,26 @@ final class PyramidSource: Sendable {
         }
         let source = PyramidSource(building: (path as NSString).lastPathComponent)
         source.progress(received: 0, total: Int(info.st_size))
+        source.building(builder)
         source.onCancel { builder.cancel() }
         let thread = Thread {
             defer { try? file.close() }
             do {
+                var fed = 0
+                var settled: (rows: [Int], since: ContinuousClock.Instant)?
                 while !source.isCancelled {
-                    let chunk = try file.read(upToCount: 1 << 20) ?? Data()
+                    if let holdAfterBytes, fed >= holdAfterBytes {
+                        // Held: once the writes of what was fed have settled (no row of tiles
+                        // completed for 300 ms), the viewer may count as idle.
+                        usleep(10_000)
+                        let rows = builder.completedTileRows
+                        if settled?.rows != rows { settled = (rows, .now) }
+                        if let settled, ContinuousClock.now - settled.since > .milliseconds(300) { source.held() }
+                        continue
+                    }
+                    let count = min(1 << 20, holdAfterBytes.map { $0 - fed } ?? Int.max)
+                    let chunk = try file.read(upToCount: count) ?? Data()
+                    fed += chunk.count
                     if chunk.isEmpty {
                         source.finish(try builder.finish())
                         return
@@ -86,9 +106,23 @@ final class PyramidSource: Sendable {
         state.withLockedValue { if case .building(let r, let t) = $0 { $0 = .building(received: r + count, total: t) } }
     }
 
+    /// The builder whose finished rows of tiles may be shown while it builds.
+    func building(_ builder: TilePyramidBuilder) {
+        builderBox.withLockedValue { $0 = builder }
+    }
+
+    /// A held build (tests) has settled.
+    func held() {
+        heldBox.withLockedValue { $0 = true }
+    }
+
+    /// Whether a held build (tests) has settled: nothing more will be written.
+    var isHeld: Bool { heldBox.withLockedValue { $0 } }
+
     /// The pyramid is ready.
     func finish(_ pyramid: TilePyramid) {
         state.withLockedValue { $0 = .ready(pyramid) }
+        builderBox.withLockedValue { $0 = nil }
     }
 
     /// The build failed with `message`.
@@ -114,6 +148,16 @@ final class PyramidSource: Sendable {
     /// The pyramid, once it is ready.
     var pyramid: TilePyramid? {
         state.withLockedValue { if case .ready(let p) = $0 { return p } else { return nil } }
+    }
+
+    /// Whether the build failed (its message is ``status``).
+    var isFailed: Bool {
+        state.withLockedValue { if case .failed = $0 { return true } else { return false } }
+    }
+
+    /// The builder, while the pyramid is being built (nil once ready, or for a saved pyramid).
+    var builder: TilePyramidBuilder? {
+        pyramid == nil ? builderBox.withLockedValue { $0 } : nil
     }
 
     /// The part of the input received, 0…1, while building with a known size.

@@ -18,6 +18,11 @@ final class TileLoader: Sendable {
         var allocated = 0
         var loading: Set<TileKey> = []
         var failed: [TileKey: String] = [:]
+        /// Tiles of a pyramid being built whose rows were not written yet when asked for.
+        var notWritten: Set<TileKey> = []
+        var reader: any TileReading
+        /// Counts ``written(switchingTo:)`` calls: a refusal from before the last one is retried.
+        var generation = 0
         var stopped = false
         var reads = 0
         var readNanoseconds: UInt64 = 0
@@ -25,18 +30,17 @@ final class TileLoader: Sendable {
 
     /// The most tiles resident at once.
     let capacity: Int
-    private let pyramid: TilePyramid
-    private let state = LockedBox(State())
+    private let state: LockedBox<State>
     private let wake = DispatchSemaphore(value: 0)
     private let exited = DispatchSemaphore(value: 0)
     private let threads: Int
     /// A pause after each read, in microseconds (tests use it to see coarse tiles stand in).
     private let readDelay: UInt32
 
-    /// Starts `threads` reader threads for `pyramid`, keeping at most `capacity` tiles, each read
-    /// followed by a pause of `readDelayMilliseconds` (0 but in tests).
-    init(pyramid: TilePyramid, capacity: Int, threads: Int = 2, readDelayMilliseconds: Int = 0) {
-        self.pyramid = pyramid
+    /// Starts `threads` reader threads for `reader` (a pyramid, or a builder at work), keeping at
+    /// most `capacity` tiles, each read followed by a pause of `readDelayMilliseconds` (0 but in tests).
+    init(reader: any TileReading, capacity: Int, threads: Int = 2, readDelayMilliseconds: Int = 0) {
+        state = LockedBox(State(reader: reader))
         self.capacity = max(8, capacity)
         self.threads = threads
         readDelay = UInt32(min(max(0, readDelayMilliseconds), 10_000) * 1000)
@@ -60,11 +64,33 @@ final class TileLoader: Sendable {
             var snapshot: [TileKey: PageBuffer] = [:]
             snapshot.reserveCapacity(plan.keep.count)
             for key in plan.keep { if let b = s.resident[key] { snapshot[key] = b } }
-            let work = s.wanted.contains { s.resident[$0] == nil && !s.loading.contains($0) && s.failed[$0] == nil }
+            let work = s.wanted.contains { s.resident[$0] == nil && !s.loading.contains($0) && s.failed[$0] == nil && !s.notWritten.contains($0) }
             return (snapshot, work)
         }
         if work { wake.signal() }
         return snapshot
+    }
+
+    /// More rows of tiles have been written, or the pyramid is finished (`reader`, replacing the
+    /// builder: the tiles already resident stay, they are the same bytes): tiles refused as not
+    /// written yet are asked for again.
+    func written(switchingTo reader: (any TileReading)? = nil) {
+        let work = state.withLockedValue { s -> Bool in
+            if let reader { s.reader = reader }
+            s.generation += 1
+            let retry = !s.notWritten.isEmpty
+            s.notWritten = []
+            return retry
+        }
+        if work { wake.signal() }
+    }
+
+    /// Whether nothing is being read and every wanted tile is resident, failed, or refused as not
+    /// written yet (a build that does not progress).
+    var isSettled: Bool {
+        state.withLockedValue { s in
+            s.loading.isEmpty && s.wanted.allSatisfy { s.resident[$0] != nil || s.failed[$0] != nil || s.notWritten.contains($0) }
+        }
     }
 
     /// Whether every wanted tile is resident (or failed) and nothing is being read.
@@ -89,7 +115,7 @@ final class TileLoader: Sendable {
     private enum Job {
         case stop
         case idle
-        case read(TileKey, PageBuffer?)
+        case read(TileKey, PageBuffer?, any TileReading, Int)
     }
 
     private func readLoop() {
@@ -98,8 +124,8 @@ final class TileLoader: Sendable {
             switch nextJob() {
             case .stop: return
             case .idle: wake.wait()
-            case .read(let key, let reused):
-                read(key, reusing: reused, scratch: scratch)
+            case .read(let key, let reused, let reader, let generation):
+                read(key, from: reader, generation: generation, reusing: reused, scratch: scratch)
             }
         }
     }
@@ -110,7 +136,7 @@ final class TileLoader: Sendable {
     private func nextJob() -> Job {
         state.withLockedValue { s -> Job in
             if s.stopped { return .stop }
-            guard let key = s.wanted.first(where: { s.resident[$0] == nil && !s.loading.contains($0) && s.failed[$0] == nil }) else { return .idle }
+            guard let key = s.wanted.first(where: { s.resident[$0] == nil && !s.loading.contains($0) && s.failed[$0] == nil && !s.notWritten.contains($0) }) else { return .idle }
             var buffer: PageBuffer?
             if let free = s.free.popLast() {
                 buffer = free
@@ -123,22 +149,34 @@ final class TileLoader: Sendable {
                 return .idle  // everything resident is needed: the plan is larger than the capacity
             }
             s.loading.insert(key)
-            return .read(key, buffer)
+            return .read(key, buffer, s.reader, s.generation)
         }
     }
 
-    private func read(_ key: TileKey, reusing reused: PageBuffer?, scratch: TileBuffer) {
+    private func read(_ key: TileKey, from reader: any TileReading, generation: Int, reusing reused: PageBuffer?, scratch: TileBuffer) {
         let start = Stopwatch.now()
         var buffer = reused
         var failure: String?
+        var notWritten = false
         do {
             if buffer == nil { buffer = try PageBuffer(count: PyramidGeometry.tileBytes) }
-            try pyramid.readTile(level: key.level, column: key.column, row: key.row, into: scratch)
+            try reader.readTile(level: key.level, column: key.column, row: key.row, into: scratch)
             scratch.withUnsafeBytes { bytes in
                 buffer!.base.copyMemory(from: bytes.baseAddress!, byteCount: min(bytes.count, PyramidGeometry.tileBytes))
             }
+        } catch let error as ImageCacheError where error.code == .notWrittenYet {
+            notWritten = true
         } catch {
             failure = "\(error)"
+        }
+        if notWritten {
+            state.withLockedValue { s in
+                s.loading.remove(key)
+                // Asked again after the next rows are written (``written(switchingTo:)``).
+                if s.generation == generation { s.notWritten.insert(key) }
+                if let buffer { s.free.append(buffer) } else { s.allocated -= 1 }
+            }
+            return
         }
         if readDelay > 0 { usleep(readDelay) }
         let elapsed = Stopwatch.elapsed(since: start)

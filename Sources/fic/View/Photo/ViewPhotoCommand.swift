@@ -9,7 +9,8 @@ struct ViewPhotoCommand: ParsableCommand {
         discussion: """
             SOURCE is a pyramid folder made by `fic tile IMAGE --out DIR`, an image file (JPEG, \
             PNG, WebP) or an http(s) URL of one, which is tiled into a throwaway pyramid first \
-            (a URL while it downloads) while the window shows progress. Tiles are read off the frame path into a small resident set; a tile \
+            (a URL while it downloads); the photo is shown, with the progress, as soon as its size is \
+            known, and sharpens row by row as the pyramid is written. Tiles are read off the frame path into a small resident set; a tile \
             not read yet is drawn from a coarser level until it arrives.
             """
     )
@@ -22,6 +23,9 @@ struct ViewPhotoCommand: ParsableCommand {
 
     @Option(name: .long, help: ArgumentHelp("Pause after each tile read (for tests: coarse tiles stand in meanwhile).", visibility: .hidden))
     var tileReadDelayMs = 0
+
+    @Option(name: .long, help: ArgumentHelp("Feed only this many bytes of an image file to the build, then hold (for tests: a half-built pyramid).", visibility: .hidden))
+    var buildHoldAfterBytes: Int?
 
     @OptionGroup var viewer: ViewerOptions
 
@@ -41,7 +45,7 @@ struct ViewPhotoCommand: ParsableCommand {
         }
         let pyramid = isDirectory.boolValue
             ? try PyramidSource(folder: path)
-            : try PyramidSource.building(imageFile: path, temporaryFolder: workFolder)
+            : try PyramidSource.building(imageFile: path, temporaryFolder: workFolder, holdAfterBytes: buildHoldAfterBytes.map { max(0, $0) })
         try show(pyramid, width: width, height: height, script: script)
     }
 
