@@ -106,9 +106,11 @@ let package = Package(
 
         .testTarget(name: "FICCoreTests", dependencies: ["FICCore"]),
         .testTarget(name: "ImageTableTests", dependencies: ["ImageTable"]),
-        .testTarget(name: "ImageCodecTests", dependencies: ["ImageCodec"]),
+        // Test files the tests write by hand (PNGs byte by byte), shared by test targets.
+        .target(name: "FICTestSupport", path: "Tests/FICTestSupport"),
+        .testTarget(name: "ImageCodecTests", dependencies: ["ImageCodec", "FICTestSupport"]),
         .testTarget(name: "FastImageCacheTests", dependencies: ["FastImageCache"]),
-        .testTarget(name: "TiledImageTests", dependencies: ["TiledImage", "ImageCodec"]),
+        .testTarget(name: "TiledImageTests", dependencies: ["TiledImage", "ImageCodec", "FICTestSupport"]),
         .testTarget(name: "FicTests", dependencies: ["fic", "FastImageCache"]),
         .testTarget(
             name: "ImageLoaderTests",

@@ -1,3 +1,4 @@
+import FICTestSupport
 import Foundation
 import ImageCodec
 import Testing
@@ -47,7 +48,7 @@ import Testing
         #expect(PixelComparison.identical(image, try Self.original().image))
         #expect(image.source.orientation == .up)
         // An APP1 segment whose length stops short: its remaining bytes are junk before the next marker.
-        let short = TestImageBuilder.appSegment(1, Array("Exif".utf8) + [0, 0] + TestImageBuilder.exif(orientation: 1), declaredLength: 10)
+        let short = TestImageBuilder.appSegment(1, Array("Exif".utf8) + [0, 0] + PNGFiles.exif(orientation: 1), declaredLength: 10)
         try Self.expectRecovered(TestImageBuilder.inserting(short, into: bytes, at: 2), warning: "extraneous bytes")
     }
 

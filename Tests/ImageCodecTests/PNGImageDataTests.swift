@@ -1,3 +1,4 @@
+import FICTestSupport
 import Foundation
 import ImageCodec
 import Testing
@@ -27,9 +28,9 @@ import Testing
         let channels = [0: 1, 2: 3, 4: 2, 6: 4][colorType]!
         let (width, height) = (37, 23)
         let rows = Self.rows(width: width, height: height, channels: channels, depth: depth)
-        let plain = try ImageDecoder.decode(TestImageBuilder.png(width: width, height: height, bitDepth: UInt8(depth), colorType: UInt8(colorType), rows: rows))
+        let plain = try ImageDecoder.decode(PNGFiles.png(width: width, height: height, bitDepth: UInt8(depth), colorType: UInt8(colorType), rows: rows))
         for filter in 1...5 {
-            let png = TestImageBuilder.png(width: width, height: height, bitDepth: UInt8(depth), colorType: UInt8(colorType), rows: rows, filter: UInt8(filter), chunk: 97)
+            let png = PNGFiles.png(width: width, height: height, bitDepth: UInt8(depth), colorType: UInt8(colorType), rows: rows, filter: UInt8(filter), idatBytes: 97)
             let image = try ImageDecoder.decode(png)
             #expect(PixelComparison.identical(image, plain), "filter \(filter), color type \(colorType), \(depth) bits")
             // libspng, streaming, agrees.
@@ -50,7 +51,7 @@ import Testing
 
     @Test func damagedImageDataIsRefused() throws {
         let rows = Self.rows(width: 64, height: 64, channels: 3, depth: 8)
-        let png = TestImageBuilder.png(width: 64, height: 64, bitDepth: 8, colorType: 2, rows: rows, filter: 5, chunk: 1000)
+        let png = PNGFiles.png(width: 64, height: 64, bitDepth: 8, colorType: 2, rows: rows, filter: 5, idatBytes: 1000)
         _ = try ImageDecoder.decode(png)
         // Cut inside the image data.
         let cut = try #require(throws: ImageCacheError.self) { try ImageDecoder.decode(Array(png.prefix(png.count / 2))) }
@@ -65,11 +66,11 @@ import Testing
         #expect((try? ImageDecoder.decode(noEnd)) == nil)
         #expect(try ImageDecoder.decode(noEnd, options: DecodingOptions(allowCorruptData: true)).width == 64)
         // A filter type beyond 4.
-        var badFilter = TestImageBuilder.png(width: 64, height: 64, bitDepth: 8, colorType: 2, rows: rows)
-        let idat = try #require(TestImageBuilder.pngChunks(badFilter).firstIndex { $0.type == "IDAT" })
-        var chunks = TestImageBuilder.pngChunks(badFilter)
+        var badFilter = PNGFiles.png(width: 64, height: 64, bitDepth: 8, colorType: 2, rows: rows)
+        let idat = try #require(PNGFiles.chunks(badFilter).firstIndex { $0.type == "IDAT" })
+        var chunks = PNGFiles.chunks(badFilter)
         chunks[idat].data[7] = 9  // the first row's filter byte, after zlib's and the stored block's headers
-        badFilter = TestImageBuilder.pngSignature + chunks.flatMap { TestImageBuilder.pngChunk($0.type, $0.data) }
+        badFilter = PNGFiles.signature + chunks.flatMap { PNGFiles.chunk($0.type, $0.data) }
         let filterError = try #require(throws: ImageCacheError.self) { try ImageDecoder.decode(badFilter) }
         #expect(filterError.code == .corruptData)
     }

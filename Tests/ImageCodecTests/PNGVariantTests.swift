@@ -1,3 +1,4 @@
+import FICTestSupport
 import Foundation
 import ImageCodec
 import Testing
@@ -16,29 +17,15 @@ import Testing
         return (levels, image.width, image.height)
     }
 
-    /// Packs `samples` (each below 2^bits) into PNG rows of `bits` per sample.
-    static func pack(_ samples: [Int], width: Int, bits: Int) -> [[UInt8]] {
-        stride(from: 0, to: samples.count, by: width).map { start in
-            let row = samples[start..<start + width]
-            if bits == 16 { return row.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] } }
-            var bytes = [UInt8](repeating: 0, count: (width * bits + 7) / 8)
-            for (x, value) in row.enumerated() {
-                let bit = x * bits
-                bytes[bit / 8] |= UInt8(value << (8 - bits - bit % 8))
-            }
-            return bytes
-        }
-    }
-
     @Test(arguments: [1, 2, 4, 8, 16])
     func grayTransparencyAtEveryDepth(bits: Int) throws {
         let (levels, width, height) = try Self.grayPhoto()
         let maximum = (1 << bits) - 1
         let samples = levels.map { Int($0) * maximum / 255 }
         let transparent = samples[samples.count / 2]  // a level the photo has
-        let png = TestImageBuilder.png(
-            width: width, height: height, bitDepth: UInt8(bits), colorType: 0, rows: Self.pack(samples, width: width, bits: bits),
-            extra: [TestImageBuilder.pngChunk("tRNS", [UInt8(transparent >> 8), UInt8(transparent & 0xFF)])]
+        let png = PNGFiles.png(
+            width: width, height: height, bitDepth: UInt8(bits), colorType: 0, rows: PNGFiles.pack(samples, width: width, bits: bits),
+            extra: [PNGFiles.chunk("tRNS", [UInt8(transparent >> 8), UInt8(transparent & 0xFF)])]
         )
         let image = try ImageDecoder.decode(png)
         #expect(image.source.hasAlpha)
@@ -61,8 +48,8 @@ import Testing
     @Test(arguments: [false, true])
     func exifOrientationBeforeImageData(prefixed: Bool) throws {
         let bytes = try TestData.bytes("png/astronaut-rgba.png")
-        let payload = (prefixed ? Array("Exif".utf8) + [0, 0] : []) + TestImageBuilder.exif(orientation: 6)
-        let rotated = TestImageBuilder.pngInserting(TestImageBuilder.pngChunk("eXIf", payload), into: bytes, before: "IDAT")
+        let payload = (prefixed ? Array("Exif".utf8) + [0, 0] : []) + PNGFiles.exif(orientation: 6)
+        let rotated = PNGFiles.inserting(PNGFiles.chunk("eXIf", payload), into: bytes, before: "IDAT")
         let info = try ImageDecoder.info(rotated)
         #expect(info.orientation == .right)
         let image = try ImageDecoder.decode(rotated)
@@ -89,7 +76,7 @@ import Testing
 
     @Test func exifAfterImageDataIsIgnoredAsBrowsersDo() throws {
         let bytes = try TestData.bytes("png/astronaut-rgb.png")
-        let late = TestImageBuilder.pngInserting(TestImageBuilder.pngChunk("eXIf", TestImageBuilder.exif(orientation: 6)), into: bytes, before: "IEND")
+        let late = PNGFiles.inserting(PNGFiles.chunk("eXIf", PNGFiles.exif(orientation: 6)), into: bytes, before: "IEND")
         #expect(try ImageDecoder.info(late).orientation == .up)
         #expect(try ImageDecoder.decode(late).width == 256)
     }
@@ -99,20 +86,20 @@ import Testing
     @Test(arguments: [true, false])
     func animatedPNGDecodesItsDefaultImage(defaultIsFirstFrame: Bool) throws {
         let bytes = try TestData.bytes("png/astronaut-rgb.png")
-        let chunks = TestImageBuilder.pngChunks(bytes)
+        let chunks = PNGFiles.chunks(bytes)
         let ihdr = try #require(chunks.first { $0.type == "IHDR" }).data
         let idat = chunks.filter { $0.type == "IDAT" }.flatMap(\.data)
         func frameControl(_ sequence: Int) -> [UInt8] {
-            TestImageBuilder.pngChunk("fcTL", TestImageBuilder.bigEndian32(sequence) + ihdr[0..<8] + TestImageBuilder.bigEndian32(0) + TestImageBuilder.bigEndian32(0) + [0, 1, 0, 10, 0, 0])
+            PNGFiles.chunk("fcTL", PNGFiles.bigEndian32(sequence) + ihdr[0..<8] + PNGFiles.bigEndian32(0) + PNGFiles.bigEndian32(0) + [0, 1, 0, 10, 0, 0])
         }
-        var apng = TestImageBuilder.pngSignature + TestImageBuilder.pngChunk("IHDR", ihdr) + TestImageBuilder.pngChunk("acTL", TestImageBuilder.bigEndian32(2) + TestImageBuilder.bigEndian32(0))
+        var apng = PNGFiles.signature + PNGFiles.chunk("IHDR", ihdr) + PNGFiles.chunk("acTL", PNGFiles.bigEndian32(2) + PNGFiles.bigEndian32(0))
         var sequence = 0
         if defaultIsFirstFrame { apng += frameControl(sequence); sequence += 1 }
-        apng += TestImageBuilder.pngChunk("IDAT", idat)
+        apng += PNGFiles.chunk("IDAT", idat)
         // The animation's own frame: the same picture upside down would do, any valid data will.
         apng += frameControl(sequence)
-        apng += TestImageBuilder.pngChunk("fdAT", TestImageBuilder.bigEndian32(sequence + 1) + idat)
-        apng += TestImageBuilder.pngChunk("IEND", [])
+        apng += PNGFiles.chunk("fdAT", PNGFiles.bigEndian32(sequence + 1) + idat)
+        apng += PNGFiles.chunk("IEND", [])
         let image = try ImageDecoder.decode(apng)
         #expect(PixelComparison.identical(image, try ImageDecoder.decode(bytes)))
     }

@@ -1,3 +1,4 @@
+import FICTestSupport
 import Foundation
 import ImageCodec
 import Testing
@@ -14,10 +15,10 @@ import Testing
         let maximum = (1 << bits) - 1
         let samples = levels.map { Int($0) * maximum / 255 }
         let transparent = samples[samples.count / 2]
-        let png = PNGMaker.png(
+        let png = PNGFiles.png(
             width: Self.width, height: Self.height, bitDepth: UInt8(bits), colorType: 0,
-            rows: PNGMaker.pack(samples, width: Self.width, bits: bits),
-            extra: [PNGMaker.chunk("tRNS", [UInt8(transparent >> 8), UInt8(transparent & 0xFF)])])
+            rows: PNGFiles.pack(samples, width: Self.width, bits: bits),
+            extra: [PNGFiles.chunk("tRNS", [UInt8(transparent >> 8), UInt8(transparent & 0xFF)])], idatBytes: 8192)
         let folder = try Fixtures.makeFolder()
         defer { Fixtures.remove(folder) }
         let pyramid = try buildPyramid(png, chunkSize: 3000, destination: .temporary(folder: folder))
@@ -40,10 +41,10 @@ import Testing
 
     @Test(arguments: [false, true])
     func exifOrientationIsApplied(prefixed: Bool) throws {
-        let payload = (prefixed ? Array("Exif".utf8) + [0, 0] : []) + PNGMaker.exif(orientation: 6)
+        let payload = (prefixed ? Array("Exif".utf8) + [0, 0] : []) + PNGFiles.exif(orientation: 6)
         let levels = try PNGMaker.greyLevels(width: Self.width, height: Self.height)
-        let plain = PNGMaker.png(width: Self.width, height: Self.height, bitDepth: 8, colorType: 0, rows: PNGMaker.pack(levels.map(Int.init), width: Self.width, bits: 8))
-        let rotated = PNGMaker.inserting(PNGMaker.chunk("eXIf", payload), into: plain, before: "IDAT")
+        let plain = PNGFiles.png(width: Self.width, height: Self.height, bitDepth: 8, colorType: 0, rows: PNGFiles.pack(levels.map(Int.init), width: Self.width, bits: 8), idatBytes: 8192)
+        let rotated = PNGFiles.inserting(PNGFiles.chunk("eXIf", payload), into: plain, before: "IDAT")
         let folder = try Fixtures.makeFolder()
         defer { Fixtures.remove(folder) }
         for chunk in [1000, 1 << 20] {
@@ -61,7 +62,7 @@ import Testing
         }
         // With alpha too (the bundled RGBA photograph).
         let astronaut = try Fixtures.bytes("png/astronaut-rgba.png")
-        let withAlpha = PNGMaker.inserting(PNGMaker.chunk("eXIf", payload), into: astronaut, before: "IDAT")
+        let withAlpha = PNGFiles.inserting(PNGFiles.chunk("eXIf", payload), into: astronaut, before: "IDAT")
         let pyramid = try buildPyramid(withAlpha, chunkSize: 4096, destination: .temporary(folder: folder))
         #expect(pyramid.sourceOrientation == .right && pyramid.hasAlpha)
         try expectPyramid(pyramid, matches: Bitmap(decoding: withAlpha))
@@ -69,8 +70,8 @@ import Testing
 
     @Test func interlacedPNGOverTheSampleLimitIsRefusedAtItsHeader() throws {
         // 20000 × 20000, 16-bit RGBA, interlaced: 3.2 GB of samples before the first row.
-        let header = PNGMaker.bigEndian32(20000) + PNGMaker.bigEndian32(20000) + [16, 6, 0, 0, 1]
-        let png = PNGMaker.signature + PNGMaker.chunk("IHDR", header) + PNGMaker.chunk("IDAT", [0x78, 0x01])
+        let header = PNGFiles.bigEndian32(20000) + PNGFiles.bigEndian32(20000) + [16, 6, 0, 0, 1]
+        let png = PNGFiles.signature + PNGFiles.chunk("IHDR", header) + PNGFiles.chunk("IDAT", [0x78, 0x01])
         let folder = try Fixtures.makeFolder()
         defer { Fixtures.remove(folder) }
         let error = try #require(throws: ImageCacheError.self) {
