@@ -54,40 +54,49 @@ public final class DecodedImage: @unchecked Sendable {
     /// which throws instead.
     ///
     /// - Precondition: `width > 0`, `height > 0` and `pixelFormat` is a 32-bit format.
-    package init(
+    package convenience init(
         width: Int, height: Int, pixelFormat: PixelFormat, source: ImageInfo,
         isOrientationApplied: Bool, scaleDenominator: Int = 1, zeroFilled: Bool
     ) {
         precondition(width > 0 && height > 0, "bitmap dimensions must be positive")
-        self.width = width
-        self.height = height
-        self.pixelFormat = pixelFormat
-        self.bytesPerRow = (width * pixelFormat.bytesPerPixel + 3) & ~3
-        self.source = source
-        self.isOrientationApplied = isOrientationApplied
-        self.scaleDenominator = scaleDenominator
-        self.storage = LargeBufferPool.allocateOrFallBack(byteCount: bytesPerRow * height, zeroed: zeroFilled)
-        self.baseAddress = storage.base
+        let storage = LargeBufferPool.allocateOrFallBack(byteCount: Self.bytesPerRow(width, pixelFormat) * height, zeroed: zeroFilled)
+        self.init(width: width, height: height, pixelFormat: pixelFormat, source: source,
+                  isOrientationApplied: isOrientationApplied, scaleDenominator: scaleDenominator, storage: storage)
     }
 
     /// Allocates a bitmap for a decoder, throwing ``ImageCacheError/Code/overMemoryBudget`` when the
     /// system refuses the memory.
     ///
     /// - Precondition: `width > 0`, `height > 0` and `pixelFormat` is a 32-bit format.
-    package init(
+    package convenience init(
         allocating width: Int, height: Int, pixelFormat: PixelFormat, source: ImageInfo,
         isOrientationApplied: Bool, scaleDenominator: Int = 1, zeroFilled: Bool
     ) throws {
         precondition(width > 0 && height > 0, "bitmap dimensions must be positive")
+        let storage = try LargeBufferPool.allocate(byteCount: Self.bytesPerRow(width, pixelFormat) * height, zeroed: zeroFilled)
+        self.init(width: width, height: height, pixelFormat: pixelFormat, source: source,
+                  isOrientationApplied: isOrientationApplied, scaleDenominator: scaleDenominator, storage: storage)
+    }
+
+    /// A bitmap over `storage`, which holds `bytesPerRow(width, pixelFormat) × height` bytes.
+    private init(
+        width: Int, height: Int, pixelFormat: PixelFormat, source: ImageInfo,
+        isOrientationApplied: Bool, scaleDenominator: Int, storage: LargeBufferPool.Storage
+    ) {
         self.width = width
         self.height = height
         self.pixelFormat = pixelFormat
-        self.bytesPerRow = (width * pixelFormat.bytesPerPixel + 3) & ~3
+        self.bytesPerRow = Self.bytesPerRow(width, pixelFormat)
         self.source = source
         self.isOrientationApplied = isOrientationApplied
         self.scaleDenominator = scaleDenominator
-        self.storage = try LargeBufferPool.allocate(byteCount: bytesPerRow * height, zeroed: zeroFilled)
+        self.storage = storage
         self.baseAddress = storage.base
+    }
+
+    /// The row length of a `width`-pixel bitmap: rounded up to a multiple of 4 bytes.
+    private static func bytesPerRow(_ width: Int, _ pixelFormat: PixelFormat) -> Int {
+        (width * pixelFormat.bytesPerPixel + 3) & ~3
     }
 
     /// The same pixels described by another `source` (a decoder that learns the orientation only
