@@ -36,21 +36,7 @@ enum Fic {
     /// Runs `fic` with `arguments`, capturing its output through files (no pipe can fill up).
     static func run(_ arguments: [String]) throws -> FicRun {
         let binary = try #require(binary, "the fic binary was not found next to the test bundle; set FIC_BINARY")
-        let scratch = try TemporaryFolder()
-        let outPath = scratch.path("stdout"), errPath = scratch.path("stderr")
-        _ = FileManager.default.createFile(atPath: outPath, contents: nil)
-        _ = FileManager.default.createFile(atPath: errPath, contents: nil)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = arguments
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
-        try process.run()
-        process.waitUntilExit()
-        return FicRun(
-            status: process.terminationStatus,
-            stdout: (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "",
-            stderr: (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "")
+        return try Process.capture(binary, arguments)
     }
 }
 

@@ -33,7 +33,7 @@ enum ViewRunner {
 }
 
 extension Process {
-    /// Runs `executable` with `arguments`, capturing its output through files.
+    /// Runs `executable` with `arguments`, capturing its output through files (no pipe can fill up).
     static func capture(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws -> FicRun {
         let scratch = try TemporaryFolder()
         let outPath = scratch.path("stdout"), errPath = scratch.path("stderr")
