@@ -140,7 +140,7 @@ struct IngestCommand: AsyncParsableCommand {
         var urlsFailed = 0
         if !webURLs.isEmpty {
             let urlStart = Stopwatch.now()
-            let store = originals.map(Paths.absolute) ?? (directory as NSString).appendingPathComponent(namespace + ".originals")
+            let store = originals.map(Paths.absolute) ?? CacheDescription.originalsPath(directory: directory, namespace: namespace)
             let outcome = try await URLIngest.run(webURLs, cache: cache, family: description.family, originals: store,
                                                   originalsLimit: originalsLimit << 20, jobs: jobCount)
             try cache.synchronize()

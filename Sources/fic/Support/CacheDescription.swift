@@ -23,6 +23,12 @@ struct CacheDescription: Codable {
         (directory as NSString).appendingPathComponent(fileName(namespace: namespace))
     }
 
+    /// The default folder of the downloaded originals of `namespace` in `directory` (beside the
+    /// namespace's tables and description), used by `fic ingest` and `fic view gallery --urls`.
+    static func originalsPath(directory: String, namespace: String) -> String {
+        (directory as NSString).appendingPathComponent(namespace + ".originals")
+    }
+
     /// Reads the description.
     ///
     /// - Throws: ``CLIError`` when there is none (no cache) or it cannot be read.

@@ -56,7 +56,7 @@ final class NetworkGalleryContent {
             let directory = cacheFolder.map(Paths.absolute) ?? temporary! + "/cache"
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             let formats = try formats(directory: directory, namespace: namespace, followLinks: followLinks, formatName: formatName, count: entities.count)
-            let originalsPath = originalsFolder.map(Paths.absolute) ?? directory + "/" + namespace + ".originals"
+            let originalsPath = originalsFolder.map(Paths.absolute) ?? CacheDescription.originalsPath(directory: directory, namespace: namespace)
             guard originalsPath != directory + "/" + namespace else {
                 throw CLIError("--originals must not be the namespace folder \(originalsPath) of the image tables", status: ExitStatus.usage)
             }
