@@ -2,9 +2,12 @@
  * File-backed coefficient arrays for libjpeg. A progressive (multi-scan) JPEG keeps every DCT
  * coefficient of the image until its last scan: about 3 bytes a pixel, 1 GB for 18000 x 18000.
  * These hooks on libjpeg's memory manager place those "virtual arrays" in one shared mapping of a
- * file instead of in memory, and drop the process's pages of it whenever more than a budget has
- * been touched since the last drop, so the resident set stays bounded: the coefficients live in
- * the file (and the page cache, which the kernel can write back and reclaim).
+ * file instead of in memory, and keep only about a budget of its pages mapped, so the resident set
+ * stays bounded: the coefficients live in the file (and the page cache, which the kernel can write
+ * back and reclaim). A pager thread (jpeg_coefficient_pager.c) prepares the pages ahead of the
+ * decoder and drops them behind it; when that thread cannot be started, or is not wanted, the
+ * decoding thread does the same work itself, less well (all the zeros first, then drops everything
+ * whenever the budget has been touched).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -14,6 +17,7 @@
 #include <unistd.h>
 
 #include "fic_tile_support.h"
+#include "jpeg_coefficient_pager.h"
 #include "jpeg_internal.h"
 
 #ifdef MADV_POPULATE_WRITE
@@ -27,6 +31,7 @@ typedef struct fic_coefficient_array {
     JDIMENSION blocks_per_row;
     JDIMENSION rows;
     size_t offset;          /* in the file */
+    int index;              /* among the pager's regions */
     JBLOCKROW *row_pointers; /* one per row, set when realized */
     /* Rows mapped writable since the last drop: [populated_start, populated_end). */
     JDIMENSION populated_start;
@@ -41,6 +46,10 @@ typedef struct {
     size_t length;
     uint64_t placed_bytes;
     int failure_errno;
+    int wants_pager;
+    int paged; /* a pager was started */
+    fic_pager *pager; /* or NULL: this thread pages */
+    uint64_t peak_pager_window;
     fic_coefficient_array *arrays;
 
     jvirt_barray_ptr (*request_barray)(j_common_ptr, int, boolean, JDIMENSION, JDIMENSION, JDIMENSION);
@@ -57,6 +66,11 @@ static fic_coefficient_file *state_of(j_common_ptr cinfo) {
 
 /* Unmaps the file and forgets the arrays (their rows are no longer reachable). */
 static void release_arrays(fic_coefficient_file *state) {
+    if (state->pager != NULL) {
+        state->peak_pager_window = fic_pager_peak_window_bytes(state->pager);
+        fic_pager_stop(state->pager);
+        state->pager = NULL;
+    }
     if (state->base != NULL) {
         munmap(state->base, state->length);
         state->base = NULL;
@@ -73,9 +87,9 @@ static void release_arrays(fic_coefficient_file *state) {
     state->touched = 0;
 }
 
-/* Writes total bytes of zeros at the start of fd in pieces of 512 KiB. Returns 0 or an errno. */
+/* Writes total bytes of zeros at the start of fd, a page at a time. Returns 0 or an errno. */
 static int write_zeros(int fd, uint64_t total) {
-    const size_t piece = 512u << 10;
+    const size_t piece = FIC_COEFFICIENT_ZERO_PIECE;
     uint8_t *zeros = (uint8_t *)calloc(1, piece); /* untouched: reads map the zero page */
     if (zeros == NULL) {
         return ENOMEM;
@@ -143,19 +157,6 @@ static void realize(j_common_ptr cinfo) {
         state->failure_errno = rc;
         ERREXIT(cinfo, JERR_NO_BACKING_STORE);
     }
-    /*
-     * Put the file in the page cache now, with buffered writes of zeros in pieces of 512 KiB: the
-     * page cache then holds it in folios of that size, already dirty. Without this, the first touch
-     * of each page through the mapping creates the folios (readahead picks 2 MiB ones for mapped
-     * faults, which on virtual machines that return free memory to the host cost 1.5-2.5 s of
-     * system time for 1 GB, measured), and every later scan's faults pay for each page's
-     * page_mkwrite. With it, creating them costs ~0.1 s and a scan's faults ~0.08 s per GB.
-     */
-    rc = write_zeros(state->fd, total);
-    if (rc != 0) {
-        state->failure_errno = rc;
-        ERREXIT(cinfo, JERR_NO_BACKING_STORE);
-    }
     void *base = mmap(NULL, (size_t)total, PROT_READ | PROT_WRITE, MAP_SHARED, state->fd, 0);
     if (base == MAP_FAILED) {
         state->failure_errno = errno;
@@ -164,7 +165,9 @@ static void realize(j_common_ptr cinfo) {
     state->base = (uint8_t *)base;
     state->length = (size_t)total;
     state->placed_bytes = total;
+    int count = 0;
     for (fic_coefficient_array *array = state->arrays; array != NULL; array = array->next) {
+        array->index = count++;
         array->row_pointers = (JBLOCKROW *)malloc(((size_t)array->rows + 1) * sizeof(JBLOCKROW));
         if (array->row_pointers == NULL) {
             ERREXIT1(cinfo, JERR_OUT_OF_MEMORY, 11);
@@ -172,6 +175,29 @@ static void realize(j_common_ptr cinfo) {
         size_t row_bytes = (size_t)array->blocks_per_row * sizeof(JBLOCK);
         for (JDIMENSION row = 0; row < array->rows; row++) {
             array->row_pointers[row] = (JBLOCKROW)(state->base + array->offset + (size_t)row * row_bytes);
+        }
+    }
+    if (state->wants_pager && count <= 64) {
+        fic_pager_region regions[64];
+        for (fic_coefficient_array *array = state->arrays; array != NULL; array = array->next) {
+            regions[array->index] = (fic_pager_region){array->offset, (size_t)array->blocks_per_row * sizeof(JBLOCK), array->rows};
+        }
+        state->pager = fic_pager_start(state->fd, state->base, regions, count, state->resident_limit);
+        state->paged = state->pager != NULL;
+    }
+    if (state->pager == NULL) {
+        /*
+         * Put the file in the page cache now, with buffered writes of zeros (see
+         * FIC_COEFFICIENT_ZERO_PIECE), already dirty. Without this, the first touch of each page
+         * through the mapping creates the folios (readahead picks 2 MiB ones for mapped faults,
+         * which on virtual machines that return free memory to the host cost 1.5-2.5 s of system
+         * time for 1 GB, measured), and every later scan's faults pay for each page's
+         * page_mkwrite. (The pager writes the same zeros, ahead of the decoder.)
+         */
+        int zeroed = write_zeros(state->fd, total);
+        if (zeroed != 0) {
+            state->failure_errno = zeroed;
+            ERREXIT(cinfo, JERR_NO_BACKING_STORE);
         }
     }
 }
@@ -183,6 +209,14 @@ static JBLOCKARRAY access_barray(j_common_ptr cinfo, jvirt_barray_ptr pointer, J
     uint64_t end = (uint64_t)start_row + num_rows;
     if (array->row_pointers == NULL || end > array->rows) {
         ERREXIT(cinfo, JERR_BAD_VIRTUAL_ACCESS);
+    }
+    if (state->pager != NULL) {
+        int failure = fic_pager_will_access(state->pager, array->index, start_row, (JDIMENSION)end, writable);
+        if (failure != 0) {
+            state->failure_errno = failure;
+            ERREXIT(cinfo, JERR_NO_BACKING_STORE);
+        }
+        return array->row_pointers + start_row;
     }
     uint64_t bytes = (uint64_t)num_rows * array->blocks_per_row * sizeof(JBLOCK);
     state->touched += bytes;
@@ -234,7 +268,7 @@ static void self_destruct(j_common_ptr cinfo) {
     original(cinfo);
 }
 
-int fic_jpeg_use_coefficient_file(fic_jpeg_decoder *decoder, int fd, uint64_t resident_limit) {
+int fic_jpeg_use_coefficient_file(fic_jpeg_decoder *decoder, int fd, uint64_t resident_limit, int use_pager) {
     if (decoder->coefficient_file != NULL) {
         return 0;
     }
@@ -244,6 +278,7 @@ int fic_jpeg_use_coefficient_file(fic_jpeg_decoder *decoder, int fd, uint64_t re
     }
     struct jpeg_memory_mgr *mem = decoder->cinfo.mem;
     state->fd = fd;
+    state->wants_pager = use_pager;
     state->resident_limit = resident_limit < (1u << 20) ? (1u << 20) : resident_limit;
     state->request_barray = mem->request_virt_barray;
     state->realize = mem->realize_virt_arrays;
@@ -267,4 +302,17 @@ uint64_t fic_jpeg_coefficient_file_bytes(const fic_jpeg_decoder *decoder) {
 int fic_jpeg_coefficient_file_errno(const fic_jpeg_decoder *decoder) {
     const fic_coefficient_file *state = (const fic_coefficient_file *)decoder->coefficient_file;
     return state == NULL ? 0 : state->failure_errno;
+}
+
+int fic_jpeg_coefficient_file_paged(const fic_jpeg_decoder *decoder) {
+    const fic_coefficient_file *state = (const fic_coefficient_file *)decoder->coefficient_file;
+    return state != NULL && state->paged;
+}
+
+uint64_t fic_jpeg_coefficient_file_peak_window(const fic_jpeg_decoder *decoder) {
+    fic_coefficient_file *state = (fic_coefficient_file *)decoder->coefficient_file;
+    if (state == NULL) {
+        return 0;
+    }
+    return state->pager != NULL ? fic_pager_peak_window_bytes(state->pager) : state->peak_pager_window;
 }

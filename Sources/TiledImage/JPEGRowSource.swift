@@ -16,6 +16,8 @@ final class JPEGRowSource: RowSource {
         var allowCorruptData: Bool
         var coefficientMemoryBudget: Int
         var residentCoefficientLimit: Int
+        /// Whether a pager thread prepares the coefficient file's pages.
+        var pagesCoefficientsInBackground = true
         /// Makes the unlinked file for coefficients.
         var makeCoefficientFile: () throws -> FileDescriptor
     }
@@ -49,6 +51,9 @@ final class JPEGRowSource: RowSource {
 
     /// Bytes of coefficients kept in the file.
     var coefficientFileBytes: Int { Int(fic_jpeg_coefficient_file_bytes(handle)) }
+
+    /// The most bytes of the coefficient file its pager thread held mapped at once (0 without one).
+    var coefficientPagerPeakBytes: Int { Int(fic_jpeg_coefficient_file_peak_window(handle)) }
 
     func append(_ bytes: UnsafeRawBufferPointer) throws {
         guard !bytes.isEmpty else { return }
@@ -148,7 +153,7 @@ final class JPEGRowSource: RowSource {
         if header.multiple_scans != 0 && header.coefficient_bytes > UInt64(max(0, limits.coefficientMemoryBudget)) {
             let file = try limits.makeCoefficientFile()
             coefficientFile = file
-            guard fic_jpeg_use_coefficient_file(handle, file.rawValue, UInt64(max(1 << 20, limits.residentCoefficientLimit))) == 0 else {
+            guard fic_jpeg_use_coefficient_file(handle, file.rawValue, UInt64(max(1 << 20, limits.residentCoefficientLimit)), limits.pagesCoefficientsInBackground ? 1 : 0) == 0 else {
                 throw ImageCacheError(.overMemoryBudget, "out of memory preparing the coefficient file")
             }
         }

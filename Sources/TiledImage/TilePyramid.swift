@@ -168,4 +168,7 @@ public struct TilePyramidBuildStatistics: Sendable, Hashable {
     public var afterLastByte: Duration
     /// Bytes of progressive-JPEG coefficients kept in a file instead of memory (0 when none).
     public var coefficientFileBytes: Int
+    /// The most bytes of that file mapped at once by the thread that pages it ahead of the decoder
+    /// (bounded by about ``TilePyramidOptions/residentCoefficientLimit``; 0 when no file was used).
+    public var coefficientPagerPeakBytes: Int
 }

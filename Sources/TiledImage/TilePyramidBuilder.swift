@@ -89,11 +89,12 @@ public final class TilePyramidBuilder: Sendable {
                 let first = state.firstByte ?? clock, last = state.lastChunk ?? clock
                 let received = state.received
                 let coefficientBytes = (state.source as? JPEGRowSource)?.coefficientFileBytes ?? 0
+                let pagerPeak = (state.source as? JPEGRowSource)?.coefficientPagerPeakBytes ?? 0
                 let pyramid = try assembler.complete(sourceBytes: received) {
                     let ready = ContinuousClock.now
                     return TilePyramidBuildStatistics(
                         inputBytes: received, totalDuration: ready - first, afterLastByte: ready - last,
-                        coefficientFileBytes: coefficientBytes)
+                        coefficientFileBytes: coefficientBytes, coefficientPagerPeakBytes: pagerPeak)
                 }
                 state.phase = .finished
                 state.source = nil
@@ -195,6 +196,7 @@ private struct BuildState {
             made = try JPEGRowSource(sink: assembler, limits: .init(
                 maximumPixelCount: options.maximumPixelCount, allowCorruptData: options.allowCorruptData,
                 coefficientMemoryBudget: options.coefficientMemoryBudget, residentCoefficientLimit: options.residentCoefficientLimit,
+                pagesCoefficientsInBackground: options.pagesCoefficientsInBackground,
                 makeCoefficientFile: { () throws -> FileDescriptor in try assembler.makeUnnamedFile("coefficients") }))
         } else if isPNG && (prefix.count >= 29 || final) {
             try PNGRowSource.checkHeader(prefix)

@@ -28,6 +28,9 @@ public struct TilePyramidOptions: Sendable, Hashable {
     /// while the next fills: faster (the disk and the decoder work at the same time), at twice the
     /// strip memory (about 75 MB instead of 37 MB for an 18000-pixel-wide image).
     public var overlapWrites: Bool
+    /// Whether a thread of its own prepares the coefficient file's pages ahead of the decoder
+    /// (else the decoding thread does, more slowly); off only to test that way.
+    var pagesCoefficientsInBackground = true
 
     /// Creates options; every parameter has the default described on its property.
     public init(

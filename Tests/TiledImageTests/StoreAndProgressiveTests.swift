@@ -71,6 +71,33 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder + "/p").sorted().allSatisfy { $0.hasPrefix("level-") || $0 == "pyramid.info" })
     }
 
+    /// The pager thread keeps about `residentCoefficientLimit` of the coefficient file mapped: far
+    /// less than the file, whatever the chunking of the input; the pixels are the same with it, and
+    /// with the decoding thread paging by itself.
+    @Test(arguments: [4096, 1 << 20])
+    func pagerBoundsTheMappedWindow(chunkSize: Int) throws {
+        let folder = try Fixtures.makeFolder()
+        defer { Fixtures.remove(folder) }
+        let jpeg = try Fixtures.makeJPEG(width: 2100, height: 1500, progressive: true, in: folder)
+        let bytes = try Fixtures.bytes(atPath: jpeg)
+        let reference = try Bitmap(decoding: bytes)
+        let limit = 1 << 20
+        let paged = try buildPyramid(bytes, chunkSize: chunkSize, destination: .temporary(folder: folder),
+                                     options: TilePyramidOptions(coefficientMemoryBudget: 0, residentCoefficientLimit: limit))
+        let statistics = try #require(paged.statistics)
+        #expect(statistics.coefficientFileBytes > 8 * limit)
+        #expect(statistics.coefficientPagerPeakBytes > 0, "a pager thread served the file")
+        #expect(statistics.coefficientPagerPeakBytes <= 2 * limit, "at most about the limit mapped at once (\(statistics.coefficientPagerPeakBytes) bytes)")
+        try expectPyramid(paged, matches: reference)
+
+        var alone = TilePyramidOptions(coefficientMemoryBudget: 0, residentCoefficientLimit: limit)
+        alone.pagesCoefficientsInBackground = false
+        let unpaged = try buildPyramid(bytes, chunkSize: chunkSize, destination: .temporary(folder: folder), options: alone)
+        #expect(unpaged.statistics?.coefficientPagerPeakBytes == 0)
+        #expect(unpaged.statistics?.coefficientFileBytes == statistics.coefficientFileBytes)
+        try expectPyramid(unpaged, matches: reference)
+    }
+
     @Test func smallProgressiveStaysInMemory() throws {
         let bytes = try Fixtures.bytes("jpeg/coffee-progressive.jpg")
         let folder = try Fixtures.makeFolder()

@@ -61,11 +61,19 @@ void fic_tile_writer_destroy(fic_tile_writer *writer);
  * Makes libjpeg keep the whole-image coefficient arrays of a progressive (multi-scan) JPEG in a
  * shared mapping of the file fd (which should be an unlinked temporary file; it is grown as needed
  * and never closed here) instead of in memory. At most about resident_limit bytes of the mapping
- * stay in the resident set: when more have been touched, the process's pages are dropped (the data
- * stays in the file and the page cache). Call after fic_jpeg_read_header, before fic_jpeg_start.
- * Returns 0, or -1 when out of memory.
+ * stay in the resident set (the data stays in the file and the page cache). With use_pager, a
+ * thread prepares the file's pages ahead of the decoder and drops them behind it; without it, or
+ * when that thread cannot be started, the decoding thread writes the file's zeros first and drops
+ * all its pages whenever more than the limit has been touched. Call after fic_jpeg_read_header,
+ * before fic_jpeg_start. Returns 0, or -1 when out of memory.
  */
-int fic_jpeg_use_coefficient_file(fic_jpeg_decoder *decoder, int fd, uint64_t resident_limit);
+int fic_jpeg_use_coefficient_file(fic_jpeg_decoder *decoder, int fd, uint64_t resident_limit, int use_pager);
+
+/** Whether a pager thread served the coefficient file (known after fic_jpeg_start). */
+int fic_jpeg_coefficient_file_paged(const fic_jpeg_decoder *decoder);
+
+/** The most bytes of the coefficient file the pager held mapped at once, or 0 without a pager. */
+uint64_t fic_jpeg_coefficient_file_peak_window(const fic_jpeg_decoder *decoder);
 
 /** Bytes of coefficients placed in the file (0 until the arrays are realized or when unused). */
 uint64_t fic_jpeg_coefficient_file_bytes(const fic_jpeg_decoder *decoder);

@@ -46,6 +46,8 @@ struct TileCommand: AsyncParsableCommand {
         var after_last_byte_ms: Double
         var peak_rss_bytes: Int
         var coefficient_file_bytes: Int
+        /// The most bytes of the coefficient file mapped at once by its pager thread.
+        var coefficient_pager_peak_bytes: Int
         var level_sizes: [[Int]]
         /// Body bytes received over the network (URL input only).
         var bytes_downloaded: Int?
@@ -95,13 +97,15 @@ struct TileCommand: AsyncParsableCommand {
             print("  downloaded \(Formatting.bytes(downloaded)) (\(downloaded) bytes)")
         }
         if let stats, stats.coefficientFileBytes > 0 {
-            print(String(format: "  progressive JPEG: %.1f MiB of coefficients kept in a file", Double(stats.coefficientFileBytes) / 1_048_576))
+            print(String(format: "  progressive JPEG: %.1f MiB of coefficients kept in a file, at most %.1f MiB of it mapped at once",
+                         Double(stats.coefficientFileBytes) / 1_048_576, Double(stats.coefficientPagerPeakBytes) / 1_048_576))
         }
         if json {
             let report = Report(
                 input: input, width: geometry.width, height: geometry.height, levels: geometry.levels.count,
                 tiles: geometry.tileCount, bytes: geometry.byteCount, seconds: seconds, after_last_byte_ms: afterLast,
                 peak_rss_bytes: peak, coefficient_file_bytes: stats?.coefficientFileBytes ?? 0,
+                coefficient_pager_peak_bytes: stats?.coefficientPagerPeakBytes ?? 0,
                 level_sizes: geometry.levels.map { [$0.width, $0.height] }, bytes_downloaded: downloaded)
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
