@@ -4,7 +4,7 @@ package final class AllocationProbe: Sendable {
     /// The probe of the current task, if any.
     @TaskLocal package static var current: AllocationProbe?
 
-    private let state = LockedBox((largest: 0, total: 0, count: 0))
+    private let state = LockedBox((largest: 0, total: 0, count: 0, sizes: [Int]()))
 
     /// Creates an empty probe.
     package init() {}
@@ -15,12 +15,15 @@ package final class AllocationProbe: Sendable {
     package var totalBytes: Int { state.withLockedValue { $0.total } }
     /// How many buffers were handed out.
     package var count: Int { state.withLockedValue { $0.count } }
+    /// The size of each buffer handed out, in order.
+    package var sizes: [Int] { state.withLockedValue { $0.sizes } }
 
     func record(_ bytes: Int) {
         state.withLockedValue { s in
             s.largest = max(s.largest, bytes)
             s.total += bytes
             s.count += 1
+            s.sizes.append(bytes)
         }
     }
 }

@@ -5,6 +5,11 @@ final class GrowableBytes {
     /// Bytes appended so far.
     private(set) var count = 0
 
+    /// An empty buffer; with `reserving`, its first allocation holds that many bytes.
+    init(reserving capacity: Int = 0) throws {
+        if capacity > 0 { storage = try LargeBufferPool.allocate(byteCount: capacity, zeroed: false) }
+    }
+
     /// Appends `bytes`.
     ///
     /// - Throws: ``ImageCacheError/Code/overMemoryBudget`` when the system refuses the memory.
@@ -20,6 +25,12 @@ final class GrowableBytes {
         }
         storage!.base.advanced(by: count).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
         count = needed
+    }
+
+    /// Hands over the memory and the count of bytes in it, leaving the buffer empty.
+    func takeStorage() -> (storage: LargeBufferPool.Storage?, count: Int) {
+        defer { (storage, count) = (nil, 0) }
+        return (storage, count)
     }
 
     /// Calls `body` with the bytes appended so far.

@@ -55,6 +55,13 @@ public final class ImageBytes: ContiguousBytes, @unchecked Sendable {
         self.storage = storage
     }
 
+    /// Takes over `count` bytes of `storage` (nil when there are none).
+    init(storage: LargeBufferPool.Storage?, count: Int) throws {
+        self.storage = try storage ?? LargeBufferPool.allocate(byteCount: 0, zeroed: false)
+        self.path = nil
+        self.count = count
+    }
+
     /// Calls `body` with the bytes.
     public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         try body(UnsafeRawBufferPointer(start: storage.base, count: count))

@@ -123,7 +123,7 @@ public final class IncrementalWebPDecoder {
         let buffered = head
         head = []
         if features.has_animation != 0 {
-            let bytes = GrowableBytes()
+            let bytes = try GrowableBytes()
             try buffered.withUnsafeBytes { try bytes.append($0) }
             whole = bytes
             return
