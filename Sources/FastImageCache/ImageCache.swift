@@ -201,6 +201,13 @@ public final class ImageCache: Sendable {
             } catch {
                 throw ImageCacheError.decoding(error, format: format)
             }
+        case .bytes(let bytes):
+            counters.countDecode()
+            do {
+                return try ImageDecoder.decode(bytes, options: DecodingOptions(targetSize: target))
+            } catch {
+                throw ImageCacheError.decoding(error, format: format)
+            }
         }
     }
 }

@@ -1,10 +1,15 @@
 import Foundation
+import ImageCodec
 
 /// A source image as a provider hands it to the cache.
 public enum SourceImage: Sendable {
     /// Encoded bytes (JPEG, PNG or WebP). The cache decodes them once per family, at the
     /// largest size the family needs, off the calling task.
     case encoded([UInt8])
+    /// Encoded bytes in memory of their own (``ImageBytes``: a file read with one `pread`, or a
+    /// download gathered with ``ImageBytesBuilder``), never in `malloc`'s heap. The cache decodes
+    /// them as it does ``encoded(_:)``.
+    case bytes(ImageBytes)
     /// An image that is already decoded.
     case decoded(DecodedImage)
 }
@@ -44,7 +49,7 @@ public struct FileSourceProvider: ImageSourceProvider {
         }
         return try await WorkerThreads.blockingIO.run {
             do {
-                return .encoded([UInt8](try Data(contentsOf: url)))
+                return .bytes(try ImageBytes(contentsOf: url.path(percentEncoded: false)))
             } catch {
                 throw ImageCacheError(.sourceUnavailable, "cannot read the source image", path: url.path, underlying: error)
             }

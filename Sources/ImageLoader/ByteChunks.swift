@@ -78,6 +78,23 @@ public struct ByteChunks: AsyncSequence, Sendable {
         return all
     }
 
+    /// Reads every chunk into memory of its own (``ImageBytes``: mapped pages once large, never a
+    /// growing heap array), reserving `expectedCount` (a download's announced length, trusted no
+    /// further than `limit`) up front. `onChunk` sees each chunk as it arrives.
+    ///
+    /// - Throws: what iterating throws; `.bodyTooLarge` past `limit` bytes.
+    public func collectBytes(limit: Int = .max, expectedCount: Int? = nil, onChunk: ([UInt8]) -> Void = { _ in }) async throws -> ImageBytes {
+        let builder = try ImageBytesBuilder(expectedCount: expectedCount.map { Swift.min(Swift.max(0, $0), limit) })
+        for try await chunk in self {
+            guard chunk.count <= limit - builder.count else {
+                throw ImageCacheError(.bodyTooLarge, "the body is larger than the \(limit) bytes allowed")
+            }
+            try builder.append(chunk)
+            onChunk(chunk)
+        }
+        return try builder.finish()
+    }
+
     /// Reads the chunks, one at a time.
     public struct AsyncIterator: AsyncIteratorProtocol {
         enum State {

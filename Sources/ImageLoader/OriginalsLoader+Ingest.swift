@@ -18,9 +18,9 @@ public struct URLImageEntity: ImageEntity, Hashable {
     }
 
     /// An entity for `url` versioned by the SHA-256 of `bytes` (its first 128 bits).
-    public init(url: URL, contents bytes: [UInt8]) {
+    public init(url: URL, contents bytes: some ContiguousBytes) {
         self.url = url
-        sourceImageID = SHA256.hash(data: bytes).prefix(16).map { b in
+        sourceImageID = bytes.withUnsafeBytes { SHA256.hash(data: $0) }.prefix(16).map { b in
             let hex = String(b, radix: 16)
             return b < 16 ? "0" + hex : hex
         }.joined()
@@ -133,9 +133,8 @@ extension OriginalsLoader {
                            report: @Sendable ((inout IngestProgress) -> Void) -> Void) async -> Result<IngestedImage, ImageCacheError> {
         do {
             let download = try await download(url)
-            var bytes: [UInt8] = []
-            for try await chunk in download.chunks {
-                if bytes.isEmpty { bytes = chunk } else { bytes += chunk }
+            // In memory of its own (mapped pages once large), never a growing heap array.
+            let bytes = try await download.chunks.collectBytes(limit: configuration.maximumBodyBytes, expectedCount: download.expectedLength) { chunk in
                 report { p in
                     if download.origin == .network { p.bytesDownloaded += chunk.count } else { p.bytesRead += chunk.count }
                 }
@@ -144,7 +143,7 @@ extension OriginalsLoader {
             let names = cache.formats.filter { family == nil || $0.family == family }.map(\.name)
             let wasStored = !names.isEmpty && names.allSatisfy { cache.containsImage(for: entity, format: $0) }
             if !wasStored {
-                try await cache.storeImages(from: .encoded(bytes), for: entity, family: family, releasingPages: true, priority: priority)
+                try await cache.storeImages(from: .bytes(bytes), for: entity, family: family, releasingPages: true, priority: priority)
             }
             return .success(IngestedImage(url: url, entity: entity, origin: download.origin, bytes: bytes.count, wasStored: wasStored))
         } catch let error as ImageCacheError {

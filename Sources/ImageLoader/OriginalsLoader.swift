@@ -84,6 +84,13 @@ public final class OriginalsLoader: ImageSourceProvider, Sendable {
         try await download(url).chunks.collect(limit: configuration.maximumBodyBytes)
     }
 
+    /// Like ``data(for:)``, in memory of its own (``ImageBytes``: mapped pages once large) rather
+    /// than a heap array: what a process that loads many large originals should use.
+    public func bytes(for url: URL) async throws -> ImageBytes {
+        let download = try await download(url)
+        return try await download.chunks.collectBytes(limit: configuration.maximumBodyBytes, expectedCount: download.expectedLength)
+    }
+
     /// Starts loading the original at `url` and returns once its body can be read, as a stream
     /// of chunks: from the originals cache when it holds a fresh copy (or the server confirms a
     /// stale one), else from the network, writing the body to the originals cache as it arrives
@@ -206,8 +213,8 @@ public final class OriginalsLoader: ImageSourceProvider, Sendable {
 
     // MARK: ImageSourceProvider
 
-    /// The encoded original at `url`, for the cache to decode (see ``data(for:)``).
+    /// The encoded original at `url`, for the cache to decode (see ``bytes(for:)``).
     public func sourceImage(at url: URL, for entity: any ImageEntity) async throws -> SourceImage {
-        .encoded(try await data(for: url))
+        .bytes(try await bytes(for: url))
     }
 }

@@ -1,6 +1,7 @@
 import FICCore
 import FastImageCache
 import Foundation
+import ImageCodec
 import Testing
 @testable import ImageLoader
 
@@ -13,7 +14,15 @@ import Testing
         let cache = try ImageCache(directory: dir.child("cache"), formats: webFormats)
         let urls = smallPhotos.map(testFile) + [testFile("bad/corrupt-entropy.jpg"), URL(fileURLWithPath: "/nonexistent/y.jpg"), testFile(smallPhotos[0])]
         let seen = Locked<[IngestProgress]>([])
-        let results = await loader.ingest(urls, into: cache, maximumInFlight: 2) { p in seen.withLockedValue { $0.append(p) } }
+        let probe = AllocationProbe()
+        let results = await AllocationProbe.$current.withValue(probe) {
+            await loader.ingest(urls, into: cache, maximumInFlight: 2) { p in seen.withLockedValue { $0.append(p) } }
+        }
+        // Each original was gathered in one buffer of its announced size from the decoders' pool
+        // (mapped pages once large), not in a growing heap array.
+        for photo in smallPhotos {
+            #expect(probe.sizes.contains(fileSize(photo)), "\(photo): \(fileSize(photo)) bytes, buffers \(probe.sizes)")
+        }
         #expect(results.count == urls.count)
         for (i, url) in smallPhotos.map(testFile).enumerated() {
             let image = try results[i].get()

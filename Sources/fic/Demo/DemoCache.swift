@@ -18,9 +18,9 @@ struct DemoCache {
         try cache.reset()
         var entities: [DemoPhoto] = []
         for photo in photos {
-            let bytes = try Data(contentsOf: URL(fileURLWithPath: photo.path))
+            let bytes = try ImageBytes(contentsOf: photo.path)
             let entity = DemoPhoto(entityID: photo.name, sourceImageID: FileEntity.contentHash(bytes), url: URL(fileURLWithPath: photo.path))
-            try cache.storeImages(from: .encoded([UInt8](bytes)), for: entity, releasingPages: true)
+            try cache.storeImages(from: .bytes(bytes), for: entity, releasingPages: true)
             entities.append(entity)
         }
         try cache.synchronize()

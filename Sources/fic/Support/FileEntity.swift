@@ -16,7 +16,7 @@ struct FileEntity: ImageEntity {
 
     /// The SHA-256 of `bytes` as 64 hex digits: the source version. A cryptographic hash, so
     /// that no edited file can keep the version (and so the thumbnail) of the original.
-    static func contentHash(_ bytes: Data) -> String {
-        SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+    static func contentHash(_ bytes: some ContiguousBytes) -> String {
+        bytes.withUnsafeBytes { SHA256.hash(data: $0) }.map { String(format: "%02x", $0) }.joined()
     }
 }

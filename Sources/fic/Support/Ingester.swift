@@ -51,10 +51,7 @@ struct Ingester: Sendable {
         } catch let error as ImageCacheError {
             return .refused(Self.reason(error))
         }
-        let hash = bytes.withUnsafeBytes { buffer in
-            // The bytes are hashed where they are, not copied into the Data.
-            FileEntity.contentHash(Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: buffer.baseAddress!), count: buffer.count, deallocator: .none))
-        }
+        let hash = FileEntity.contentHash(bytes)  // where they are, not copied
         let entity = FileEntity(entityID: file.relativePath, sourceImageID: hash, url: URL(fileURLWithPath: file.path))
         if cache.formats.allSatisfy({ cache.containsImage(for: entity, format: $0.name) }) {
             return .unchanged

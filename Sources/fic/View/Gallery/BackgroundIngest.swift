@@ -18,9 +18,9 @@ final class BackgroundIngest: Sendable {
             for (index, source) in sources.enumerated() {
                 if stop.withLockedValue({ $0 }) { return }
                 do {
-                    let bytes = try Data(contentsOf: URL(fileURLWithPath: source.path))
+                    let bytes = try ImageBytes(contentsOf: source.path)
                     let entity = DemoPhoto(entityID: source.name, sourceImageID: FileEntity.contentHash(bytes), url: URL(fileURLWithPath: source.path))
-                    try cache.storeImages(from: .encoded([UInt8](bytes)), for: entity)
+                    try cache.storeImages(from: .bytes(bytes), for: entity)
                     catalog.settle(.entity(entity), at: index)
                 } catch {
                     catalog.settle(nil, at: index)
