@@ -191,23 +191,21 @@ public final class ImageCache: Sendable {
     // MARK: Decoding
 
     func decodeSource(_ source: SourceImage, target: PixelSize, format: String?) throws -> DecodedImage {
+        let options = DecodingOptions(targetSize: target)
+        let decode: () throws -> DecodedImage
         switch source {
         case .decoded(let image):
             return image
         case .encoded(let bytes):
-            counters.countDecode()
-            do {
-                return try ImageDecoder.decode(bytes, options: DecodingOptions(targetSize: target))
-            } catch {
-                throw ImageCacheError.decoding(error, format: format)
-            }
+            decode = { try ImageDecoder.decode(bytes, options: options) }
         case .bytes(let bytes):
-            counters.countDecode()
-            do {
-                return try ImageDecoder.decode(bytes, options: DecodingOptions(targetSize: target))
-            } catch {
-                throw ImageCacheError.decoding(error, format: format)
-            }
+            decode = { try ImageDecoder.decode(bytes, options: options) }  // with the file's path, when read from one
+        }
+        counters.countDecode()
+        do {
+            return try decode()
+        } catch {
+            throw ImageCacheError.decoding(error, format: format)
         }
     }
 }
