@@ -20,12 +20,6 @@
 #include "jpeg_coefficient_pager.h"
 #include "jpeg_internal.h"
 
-#ifdef MADV_POPULATE_WRITE
-#define FIC_MADV_POPULATE_WRITE MADV_POPULATE_WRITE
-#else
-#define FIC_MADV_POPULATE_WRITE 23 /* Linux 5.14 */
-#endif
-
 typedef struct fic_coefficient_array {
     struct fic_coefficient_array *next;
     JDIMENSION blocks_per_row;
@@ -47,7 +41,6 @@ typedef struct {
     uint64_t placed_bytes;
     int failure_errno;
     int wants_pager;
-    int paged; /* a pager was started */
     fic_pager *pager; /* or NULL: this thread pages */
     uint64_t peak_pager_window;
     fic_coefficient_array *arrays;
@@ -85,30 +78,6 @@ static void release_arrays(fic_coefficient_file *state) {
     }
     state->arrays = NULL;
     state->touched = 0;
-}
-
-/* Writes total bytes of zeros at the start of fd, a page at a time. Returns 0 or an errno. */
-static int write_zeros(int fd, uint64_t total) {
-    const size_t piece = FIC_COEFFICIENT_ZERO_PIECE;
-    uint8_t *zeros = (uint8_t *)calloc(1, piece); /* untouched: reads map the zero page */
-    if (zeros == NULL) {
-        return ENOMEM;
-    }
-    int error = 0;
-    uint64_t offset = 0;
-    while (offset < total && error == 0) {
-        size_t length = total - offset < piece ? (size_t)(total - offset) : piece;
-        ssize_t n = pwrite(fd, zeros, length, (off_t)offset);
-        if (n > 0) {
-            offset += (uint64_t)n;
-        } else if (n == 0) {
-            error = ENOSPC;
-        } else if (errno != EINTR) {
-            error = errno;
-        }
-    }
-    free(zeros);
-    return error;
 }
 
 static jvirt_barray_ptr request_barray(j_common_ptr cinfo, int pool_id, boolean pre_zero, JDIMENSION blocks_per_row,
@@ -183,7 +152,6 @@ static void realize(j_common_ptr cinfo) {
             regions[array->index] = (fic_pager_region){array->offset, (size_t)array->blocks_per_row * sizeof(JBLOCK), array->rows};
         }
         state->pager = fic_pager_start(state->fd, state->base, regions, count, state->resident_limit);
-        state->paged = state->pager != NULL;
     }
     if (state->pager == NULL) {
         /*
@@ -194,7 +162,7 @@ static void realize(j_common_ptr cinfo) {
          * time for 1 GB, measured), and every later scan's faults pay for each page's
          * page_mkwrite. (The pager writes the same zeros, ahead of the decoder.)
          */
-        int zeroed = write_zeros(state->fd, total);
+        int zeroed = fic_coefficient_write_zeros(state->fd, 0, total);
         if (zeroed != 0) {
             state->failure_errno = zeroed;
             ERREXIT(cinfo, JERR_NO_BACKING_STORE);
@@ -302,11 +270,6 @@ uint64_t fic_jpeg_coefficient_file_bytes(const fic_jpeg_decoder *decoder) {
 int fic_jpeg_coefficient_file_errno(const fic_jpeg_decoder *decoder) {
     const fic_coefficient_file *state = (const fic_coefficient_file *)decoder->coefficient_file;
     return state == NULL ? 0 : state->failure_errno;
-}
-
-int fic_jpeg_coefficient_file_paged(const fic_jpeg_decoder *decoder) {
-    const fic_coefficient_file *state = (const fic_coefficient_file *)decoder->coefficient_file;
-    return state != NULL && state->paged;
 }
 
 uint64_t fic_jpeg_coefficient_file_peak_window(const fic_jpeg_decoder *decoder) {

@@ -22,16 +22,7 @@
 
 #include "jpeg_coefficient_pager.h"
 
-#ifdef MADV_POPULATE_WRITE
-#define FIC_MADV_POPULATE_WRITE MADV_POPULATE_WRITE
-#define FIC_MADV_POPULATE_READ MADV_POPULATE_READ
-#else
-#define FIC_MADV_POPULATE_READ 22 /* Linux 5.14 */
-#define FIC_MADV_POPULATE_WRITE 23
-#endif
-
 #define FIC_PAGE ((uint64_t)4096)
-#define FIC_ZERO_PIECE ((uint64_t)FIC_COEFFICIENT_ZERO_PIECE)
 #define FIC_PUBLISH_EVERY ((uint64_t)256 << 10) /* zeros written between two wake-ups of the decoder */
 #define FIC_MAP_CHUNK_MAX ((uint64_t)2 << 20)
 #define FIC_AHEAD_MIN ((uint64_t)64 << 10)
@@ -65,7 +56,6 @@ struct fic_pager {
     int populate_unsupported;
     int fd;
     uint8_t *base;
-    uint8_t *zeros; /* FIC_ZERO_PIECE bytes, never written */
     uint64_t ahead;
     uint64_t behind;
     uint64_t chunk; /* mapped per step */
@@ -99,25 +89,41 @@ static void map_ahead(fic_pager *pager, const pager_region *region, uint64_t fro
     }
 }
 
-/* Writes zeros up to `to` (at least one piece) in a region, publishing each piece. Returns 0 or an errno. */
-static int zero_until(fic_pager *pager, pager_region *region, uint64_t to) {
-    uint64_t at = region->zeroed; /* only this thread changes it */
-    if (to > region->bytes) {
-        to = region->bytes;
-    }
-    while (at < to) {
-        uint64_t length = region->bytes - at < FIC_ZERO_PIECE ? region->bytes - at : FIC_ZERO_PIECE;
-        ssize_t n = pwrite(pager->fd, pager->zeros, (size_t)length, (off_t)(region->geometry.offset + at));
+/* Read-only zeros, the source of every write of zeros. */
+static const uint8_t zero_piece[FIC_COEFFICIENT_ZERO_PIECE];
+
+int fic_coefficient_write_zeros(int fd, uint64_t offset, uint64_t length) {
+    uint64_t end = offset + length;
+    while (offset < end) {
+        size_t piece = end - offset < FIC_COEFFICIENT_ZERO_PIECE ? (size_t)(end - offset) : FIC_COEFFICIENT_ZERO_PIECE;
+        ssize_t n = pwrite(fd, zero_piece, piece, (off_t)offset);
         if (n < 0 && errno == EINTR) {
             continue;
         }
         if (n <= 0) {
             return n == 0 ? ENOSPC : errno;
         }
-        at += (uint64_t)n;
-        if (at < to && at % FIC_PUBLISH_EVERY != 0) {
-            continue;
+        offset += (uint64_t)n;
+    }
+    return 0;
+}
+
+/* Writes zeros up to `to` in a region, publishing every FIC_PUBLISH_EVERY bytes. Returns 0 or an errno. */
+static int zero_until(fic_pager *pager, pager_region *region, uint64_t to) {
+    uint64_t at = region->zeroed; /* only this thread changes it */
+    if (to > region->bytes) {
+        to = region->bytes;
+    }
+    while (at < to) {
+        uint64_t next = (at / FIC_PUBLISH_EVERY + 1) * FIC_PUBLISH_EVERY;
+        if (next > to) {
+            next = to;
         }
+        int error = fic_coefficient_write_zeros(pager->fd, region->geometry.offset + at, next - at);
+        if (error != 0) {
+            return error;
+        }
+        at = next;
         pthread_mutex_lock(&pager->lock);
         region->zeroed = at;
         pthread_cond_broadcast(&pager->progress);
@@ -262,11 +268,6 @@ fic_pager *fic_pager_start(int fd, uint8_t *base, const fic_pager_region *region
     if (pager == NULL) {
         return NULL;
     }
-    pager->zeros = (uint8_t *)calloc(1, (size_t)FIC_ZERO_PIECE); /* untouched: it reads the zero page */
-    if (pager->zeros == NULL) {
-        free(pager);
-        return NULL;
-    }
     pager->fd = fd;
     pager->base = base;
     pager->count = count;
@@ -296,7 +297,6 @@ fic_pager *fic_pager_start(int fd, uint8_t *base, const fic_pager_region *region
         pthread_cond_destroy(&pager->progress);
         pthread_cond_destroy(&pager->work);
         pthread_mutex_destroy(&pager->lock);
-        free(pager->zeros);
         free(pager);
         errno = rc;
         return NULL;
@@ -347,6 +347,5 @@ void fic_pager_stop(fic_pager *pager) {
     pthread_cond_destroy(&pager->progress);
     pthread_cond_destroy(&pager->work);
     pthread_mutex_destroy(&pager->lock);
-    free(pager->zeros);
     free(pager);
 }

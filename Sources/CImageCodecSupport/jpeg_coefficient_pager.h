@@ -8,6 +8,15 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/mman.h>
+
+#ifdef MADV_POPULATE_WRITE
+#define FIC_MADV_POPULATE_WRITE MADV_POPULATE_WRITE
+#define FIC_MADV_POPULATE_READ MADV_POPULATE_READ
+#else
+#define FIC_MADV_POPULATE_READ 22 /* Linux 5.14 */
+#define FIC_MADV_POPULATE_WRITE 23
+#endif
 
 /*
  * The zeros are written in pieces of this size, so that the page cache holds the file in folios of
@@ -18,6 +27,10 @@
  * mapping large folios, but the pager does that beside the decoder.
  */
 #define FIC_COEFFICIENT_ZERO_PIECE ((size_t)4096)
+
+/* Writes `length` bytes of zeros at `offset` of fd, in pieces of FIC_COEFFICIENT_ZERO_PIECE.
+ * Returns 0 or an errno (ENOSPC when a write makes no progress). */
+int fic_coefficient_write_zeros(int fd, uint64_t offset, uint64_t length);
 
 /* One coefficient array: a page-aligned run of rows of the mapped file. */
 typedef struct {

@@ -69,9 +69,6 @@ void fic_tile_writer_destroy(fic_tile_writer *writer);
  */
 int fic_jpeg_use_coefficient_file(fic_jpeg_decoder *decoder, int fd, uint64_t resident_limit, int use_pager);
 
-/** Whether a pager thread served the coefficient file (known after fic_jpeg_start). */
-int fic_jpeg_coefficient_file_paged(const fic_jpeg_decoder *decoder);
-
 /** The most bytes of the coefficient file the pager held mapped at once, or 0 without a pager. */
 uint64_t fic_jpeg_coefficient_file_peak_window(const fic_jpeg_decoder *decoder);
 
