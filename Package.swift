@@ -106,16 +106,16 @@ let package = Package(
 
         .testTarget(name: "FICCoreTests", dependencies: ["FICCore"]),
         .testTarget(name: "ImageTableTests", dependencies: ["ImageTable"]),
-        // Test files the tests write by hand (PNGs byte by byte), shared by test targets.
+        // What several test targets share: files the tests write by hand (PNGs byte by byte), waiting for a condition.
         .target(name: "FICTestSupport", path: "Tests/FICTestSupport"),
         .testTarget(name: "ImageCodecTests", dependencies: ["ImageCodec", "FICTestSupport"]),
-        .testTarget(name: "FastImageCacheTests", dependencies: ["FastImageCache"]),
+        .testTarget(name: "FastImageCacheTests", dependencies: ["FastImageCache", "FICTestSupport"]),
         .testTarget(name: "TiledImageTests", dependencies: ["TiledImage", "ImageCodec", "FICTestSupport"]),
         .testTarget(name: "FicTests", dependencies: ["fic", "FastImageCache"]),
         .testTarget(
             name: "ImageLoaderTests",
             dependencies: [
-                "FICCore", "ImageLoader", "FastImageCache", "FICBenchmarks",
+                "FICCore", "ImageLoader", "FastImageCache", "FICBenchmarks", "FICTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

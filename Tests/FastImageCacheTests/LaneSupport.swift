@@ -59,18 +59,6 @@ func photoURL(_ i: Int) -> URL { URL(string: "test://photos/\(i).jpg")! }
 /// A photo entity with a made-up URL.
 func photo(_ i: Int) -> Photo { Photo(entityID: "photo-\(i)", url: photoURL(i)) }
 
-/// Waits (polling) until `condition` holds; records an issue after `timeout`.
-func waitUntil(_ what: String, timeout: Duration = .seconds(60), _ condition: () -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async throws {
-    let deadline = ContinuousClock.now + timeout
-    while !condition() {
-        if ContinuousClock.now > deadline {
-            Issue.record("timed out waiting until \(what)", sourceLocation: sourceLocation)
-            return
-        }
-        try await Task.sleep(for: .milliseconds(2))
-    }
-}
-
 /// A cache of the two-format family `photos` over `provider`, with `lanes`.
 func laneCache(_ dir: TemporaryDirectory, provider: any ImageSourceProvider, lanes: RequestLanes = .standard) throws -> ImageCache {
     let cache = try ImageCache(directory: dir.path, formats: [try thumbFormat(), try mediumFormat()], provider: provider)

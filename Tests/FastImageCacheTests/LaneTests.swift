@@ -1,3 +1,4 @@
+import FICTestSupport
 import Foundation
 import Testing
 @testable import FastImageCache

@@ -1,4 +1,5 @@
 import FICCore
+import FICTestSupport
 import Foundation
 import Testing
 @testable import ImageLoader

@@ -1,5 +1,6 @@
 import FICBenchmarks
 import FICCore
+import FICTestSupport
 import FastImageCache
 import Foundation
 import Testing

@@ -76,18 +76,6 @@ struct NginxServer: Sendable {
 /// Why nginx tests are skipped when they are.
 let nginxMissing: Comment = "nginx is not running: start it with scripts/test-server start (scripts/test does)"
 
-/// Waits (polling) until `condition` holds; records an issue after `timeout`.
-func waitUntil(_ what: String, timeout: Duration = .seconds(60), _ condition: () -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async throws {
-    let deadline = ContinuousClock.now + timeout
-    while !condition() {
-        if ContinuousClock.now > deadline {
-            Issue.record("timed out waiting until \(what)", sourceLocation: sourceLocation)
-            return
-        }
-        try await Task.sleep(for: .milliseconds(5))
-    }
-}
-
 /// The names of the files in `folder` (entries, journal, anything else).
 func filesIn(_ folder: String) -> [String] {
     ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
