@@ -6,12 +6,13 @@ struct VerifyTests {
     @Test("verify passes on an intact cache, then names a corrupted entry and exits 1")
     func verifyCatchesCorruption() throws {
         let folder = try TemporaryFolder()
-        // Two files, ingested in name order: a-first.jpg takes slot 0.
+        // Two files, ingested one at a time in name order (--jobs 1: parallel decodes store in the
+        // order they finish): a-first.jpg takes slot 0.
         try folder.copyTestdata("photos/chelsea.jpg", into: "source", as: "a-first.jpg")
         try folder.copyTestdata("photos/coffee.jpg", into: "source", as: "b-second.jpg")
         let cache = folder.path("cache")
         // 8×8 px BGRA: rows of 64 bytes (32 rounded up to 64), 512 bytes of pixels, one 4096-byte slot.
-        let ingest = try Fic.run(["ingest", folder.path("source"), "--cache", cache, "--format", "tiny:8x8:bgra:max=16"])
+        let ingest = try Fic.run(["ingest", folder.path("source"), "--cache", cache, "--format", "tiny:8x8:bgra:max=16", "--jobs", "1"])
         #expect(ingest.status == 0, "\(ingest.stderr)")
 
         let intact = try Fic.run(["verify", "--cache", cache])
