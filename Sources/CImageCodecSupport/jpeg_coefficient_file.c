@@ -43,6 +43,7 @@ typedef struct {
     int wants_pager;
     fic_pager *pager; /* or NULL: this thread pages */
     uint64_t peak_pager_window;
+    uint64_t freed_early;
     fic_coefficient_array *arrays;
 
     jvirt_barray_ptr (*request_barray)(j_common_ptr, int, boolean, JDIMENSION, JDIMENSION, JDIMENSION);
@@ -61,7 +62,7 @@ static fic_coefficient_file *state_of(j_common_ptr cinfo) {
 static void release_arrays(fic_coefficient_file *state) {
     if (state->pager != NULL) {
         state->peak_pager_window = fic_pager_peak_window_bytes(state->pager);
-        fic_pager_stop(state->pager);
+        state->freed_early = fic_pager_stop(state->pager);
         state->pager = NULL;
     }
     if (state->base != NULL) {
@@ -260,6 +261,21 @@ int fic_jpeg_use_coefficient_file(fic_jpeg_decoder *decoder, int fd, uint64_t re
     mem->free_pool = free_pool;
     mem->self_destruct = self_destruct;
     return 0;
+}
+
+void fic_jpeg_coefficient_file_final_pass(fic_jpeg_decoder *decoder) {
+    fic_coefficient_file *state = (fic_coefficient_file *)decoder->coefficient_file;
+    if (state != NULL && state->pager != NULL) {
+        fic_pager_final_pass(state->pager);
+    }
+}
+
+uint64_t fic_jpeg_coefficient_file_freed_early(const fic_jpeg_decoder *decoder) {
+    fic_coefficient_file *state = (fic_coefficient_file *)decoder->coefficient_file;
+    if (state == NULL) {
+        return 0;
+    }
+    return state->pager != NULL ? fic_pager_freed_bytes(state->pager) : state->freed_early;
 }
 
 uint64_t fic_jpeg_coefficient_file_bytes(const fic_jpeg_decoder *decoder) {

@@ -11,9 +11,12 @@
  * Per region the pager keeps a window [lo, top) of bytes that may be mapped: rows up to `ahead`
  * beyond the decoder's last request are mapped, rows more than `behind` before it are unmapped, and
  * a request before the window (the next scan starting at the top again) unmaps the whole window.
+ * During the final output pass, the blocks of the file behind the rows the output has read are
+ * freed (punched out), with their page cache.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -26,6 +29,7 @@
 #define FIC_PUBLISH_EVERY ((uint64_t)256 << 10) /* zeros written between two wake-ups of the decoder */
 #define FIC_MAP_CHUNK_MAX ((uint64_t)2 << 20)
 #define FIC_AHEAD_MIN ((uint64_t)64 << 10)
+#define FIC_PUNCH_MAX ((uint64_t)4 << 20) /* the most bytes a punch waits for */
 
 typedef struct {
     fic_pager_region geometry;
@@ -42,7 +46,10 @@ typedef struct {
     uint64_t seen_serial;
     uint64_t lo, hi, top; /* [lo, top) may be mapped; [lo, hi) needs no mapping from the pager */
     uint64_t target;      /* map up to here */
-    int writable;
+    uint64_t needed;      /* the end of the decoder's last request */
+    int writable;         /* whether the current pass writes (any of its requests did) */
+    uint64_t read_start;  /* the final output pass's last request, or 0 */
+    uint64_t punched;     /* file offset up to which the region's blocks are freed (page-aligned) */
 } pager_region;
 
 struct fic_pager {
@@ -54,12 +61,19 @@ struct fic_pager {
     int sleeping;
     int failure;
     int populate_unsupported;
+    int punch_unsupported;
+    int decoder_populate_unsupported; /* the decoding thread's own */
+    int zeroing; /* shared, under the lock: zeros remain to be written */
+    int final_pass; /* shared, under the lock: set by fic_pager_final_pass */
     int fd;
     uint8_t *base;
     uint64_t ahead;
     uint64_t behind;
     uint64_t chunk; /* mapped per step */
+    uint64_t punch_piece; /* freed per punch, at least */
     uint64_t peak_window;
+    uint64_t freed;           /* bytes punched out (the pager's own) */
+    uint64_t published_freed; /* the same, under the lock */
     int count;
     pager_region regions[];
 };
@@ -132,12 +146,35 @@ static int zero_until(fic_pager *pager, pager_region *region, uint64_t to) {
     return 0;
 }
 
+/*
+ * Frees the region's blocks behind the final output pass: rows more than four above its last
+ * request (block smoothing reads two above the current one), in pieces of `punch_piece` or more.
+ * The output never goes back, and the final scan it may run alongside is always ahead of it.
+ */
+static void punch_behind(fic_pager *pager, pager_region *region) {
+    uint64_t margin = 4 * (uint64_t)region->geometry.row_bytes;
+    if (pager->punch_unsupported || region->read_start <= margin) {
+        return;
+    }
+    uint64_t last = round_down(region->geometry.offset + region->read_start - margin);
+    if (last < region->punched + pager->punch_piece) {
+        return;
+    }
+    if (fallocate(pager->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)region->punched, (off_t)(last - region->punched)) != 0) {
+        pager->punch_unsupported = 1; /* the file system cannot: the blocks are freed when the file is closed */
+        return;
+    }
+    pager->freed += last - region->punched;
+    region->punched = last;
+}
+
 /* Moves a region's window to the decoder's new request. */
-static void follow(fic_pager *pager, pager_region *region, uint64_t start, uint64_t end, int writable) {
+static void follow(fic_pager *pager, pager_region *region, uint64_t start, uint64_t end, int writable, int final_pass) {
     if (start < region->lo) {
         /* A new pass from the top: nothing of the old window is needed soon. */
         drop(pager, region, region->lo, region->top);
         region->lo = region->hi = region->top = start;
+        region->writable = writable;
     } else {
         uint64_t lo = start > pager->behind ? start - pager->behind : 0;
         if (lo > region->lo) {
@@ -152,7 +189,13 @@ static void follow(fic_pager *pager, pager_region *region, uint64_t start, uint6
         region->top = end;
     }
     region->target = end + pager->ahead < region->bytes ? end + pager->ahead : region->bytes;
-    region->writable = writable;
+    region->needed = end;
+    /* In the final scan's company, the output's read requests come between the scan's writes. */
+    region->writable = region->writable || writable;
+    if (final_pass && !writable) {
+        region->read_start = start;
+        punch_behind(pager, region);
+    }
 }
 
 /* Bytes of the mapping the pager may hold now. */
@@ -164,9 +207,33 @@ static uint64_t window_bytes(const fic_pager *pager) {
     return window;
 }
 
-/* One step of work: map the next chunk of the region furthest from its target, or else write the
- * next piece of zeros where the fewest have been written. Returns whether there was work. */
+/*
+ * One step of work. While zeros remain to be written, they are all the decoder can wait for (the
+ * first scan touches every page): write the next piece where the decoder's lead is smallest, as a
+ * fraction of the region, and leave the mapping of its rows to the decoder meanwhile (see
+ * fic_pager_will_access), so that the two halves of the work run on two cores. Once every zero is
+ * written, map the next chunk of the region furthest from its target. Returns whether there was work.
+ */
 static int step(fic_pager *pager, int *error) {
+    pager_region *least = NULL;
+    double least_lead = 0;
+    for (int i = 0; i < pager->count; i++) {
+        pager_region *region = &pager->regions[i];
+        double lead = ((double)region->zeroed - (double)region->needed) / (double)region->bytes;
+        if (region->zeroed < region->bytes && (least == NULL || lead < least_lead)) {
+            least = region;
+            least_lead = lead;
+        }
+    }
+    if (least != NULL) {
+        *error = zero_until(pager, least, least->zeroed + FIC_PUBLISH_EVERY);
+        return 1;
+    }
+    if (pager->zeroing) {
+        pthread_mutex_lock(&pager->lock);
+        pager->zeroing = 0; /* from now on the pager maps the decoder's rows ahead of it */
+        pthread_mutex_unlock(&pager->lock);
+    }
     pager_region *chosen = NULL;
     uint64_t most = 0;
     for (int i = 0; i < pager->count; i++) {
@@ -188,27 +255,16 @@ static int step(fic_pager *pager, int *error) {
         }
         return 1;
     }
-    pager_region *least = NULL;
-    for (int i = 0; i < pager->count; i++) {
-        pager_region *region = &pager->regions[i];
-        /* zeroed / bytes, compared without division */
-        if (region->zeroed < region->bytes &&
-            (least == NULL || (double)region->zeroed * (double)least->bytes < (double)least->zeroed * (double)region->bytes)) {
-            least = region;
-        }
-    }
-    if (least != NULL) {
-        *error = zero_until(pager, least, least->zeroed + FIC_PUBLISH_EVERY);
-        return 1;
-    }
     return 0;
 }
 
 static void *run(void *argument) {
     fic_pager *pager = (fic_pager *)argument;
     pthread_mutex_lock(&pager->lock);
-    while (!pager->stop) {
+    for (;;) {
         /* Take the decoder's latest requests. */
+        int stopping = pager->stop;
+        int final_pass = pager->final_pass;
         int moved[64] = {0};
         uint64_t start[64], end[64];
         int writable[64];
@@ -225,8 +281,15 @@ static void *run(void *argument) {
         pthread_mutex_unlock(&pager->lock);
         for (int i = 0; i < pager->count; i++) {
             if (moved[i]) {
-                follow(pager, &pager->regions[i], start[i], end[i], writable[i]);
+                follow(pager, &pager->regions[i], start[i], end[i], writable[i], final_pass);
             }
+        }
+        if (stopping) {
+            /* The decoder's last requests are followed (what the final pass left behind is freed);
+             * nothing more is mapped or zeroed. */
+            pthread_mutex_lock(&pager->lock);
+            pager->published_freed = pager->freed;
+            break;
         }
         int error = 0;
         int worked = pager->failure == 0 && step(pager, &error);
@@ -235,6 +298,7 @@ static void *run(void *argument) {
         if (window > pager->peak_window) {
             pager->peak_window = window;
         }
+        pager->published_freed = pager->freed;
         for (int i = 0; i < pager->count; i++) {
             pager->regions[i].published_lo = pager->regions[i].lo;
             pager->regions[i].published_hi = pager->regions[i].hi;
@@ -271,6 +335,7 @@ fic_pager *fic_pager_start(int fd, uint8_t *base, const fic_pager_region *region
     pager->fd = fd;
     pager->base = base;
     pager->count = count;
+    pager->zeroing = 1;
     /* Each region's window gets an equal share of the limit: three quarters ahead, one behind. */
     uint64_t share = resident_limit / (uint64_t)count;
     pager->ahead = share / 4 * 3 < FIC_AHEAD_MIN ? FIC_AHEAD_MIN : share / 4 * 3;
@@ -279,11 +344,14 @@ fic_pager *fic_pager_start(int fd, uint8_t *base, const fic_pager_region *region
     for (int i = 0; i < count; i++) {
         pager->regions[i].geometry = regions[i];
         pager->regions[i].bytes = (uint64_t)regions[i].rows * regions[i].row_bytes;
+        pager->regions[i].punched = regions[i].offset;
         /* Block smoothing reads a row or two above the current one: keep them. */
         if (pager->behind < 4 * (uint64_t)regions[i].row_bytes) {
             pager->behind = 4 * (uint64_t)regions[i].row_bytes;
         }
     }
+    /* Free in pieces of the window behind the decoder (up to 4 MiB): few calls, little left over. */
+    pager->punch_piece = round_up(pager->behind < FIC_PUNCH_MAX ? pager->behind : FIC_PUNCH_MAX);
     pthread_mutex_init(&pager->lock, NULL);
     pthread_cond_init(&pager->work, NULL);
     pthread_cond_init(&pager->progress, NULL);
@@ -327,8 +395,31 @@ int fic_pager_will_access(fic_pager *pager, int index, uint32_t start, uint32_t 
         pthread_cond_wait(&pager->progress, &pager->lock);
     }
     int failure = region->zeroed < to ? pager->failure : 0;
+    /* Rows the pager has not mapped yet (it writes zeros first): map them here, in one call. */
+    uint64_t map_from = from > region->published_hi ? from : region->published_hi;
+    int map_here = failure == 0 && writable && pager->zeroing && map_from < to && !pager->decoder_populate_unsupported;
     pthread_mutex_unlock(&pager->lock);
+    if (map_here) {
+        uint64_t first = round_down(region->geometry.offset + map_from);
+        uint64_t last = round_up(region->geometry.offset + to);
+        if (madvise(pager->base + first, (size_t)(last - first), FIC_MADV_POPULATE_WRITE) != 0 && errno == EINVAL) {
+            pager->decoder_populate_unsupported = 1;
+        }
+    }
     return failure;
+}
+
+void fic_pager_final_pass(fic_pager *pager) {
+    pthread_mutex_lock(&pager->lock);
+    pager->final_pass = 1;
+    pthread_mutex_unlock(&pager->lock);
+}
+
+uint64_t fic_pager_freed_bytes(fic_pager *pager) {
+    pthread_mutex_lock(&pager->lock);
+    uint64_t freed = pager->published_freed;
+    pthread_mutex_unlock(&pager->lock);
+    return freed;
 }
 
 uint64_t fic_pager_peak_window_bytes(fic_pager *pager) {
@@ -338,14 +429,16 @@ uint64_t fic_pager_peak_window_bytes(fic_pager *pager) {
     return peak;
 }
 
-void fic_pager_stop(fic_pager *pager) {
+uint64_t fic_pager_stop(fic_pager *pager) {
     pthread_mutex_lock(&pager->lock);
     pager->stop = 1;
     pthread_cond_signal(&pager->work);
     pthread_mutex_unlock(&pager->lock);
     pthread_join(pager->thread, NULL);
+    uint64_t freed = pager->freed;
     pthread_cond_destroy(&pager->progress);
     pthread_cond_destroy(&pager->work);
     pthread_mutex_destroy(&pager->lock);
     free(pager);
+    return freed;
 }

@@ -58,10 +58,22 @@ fic_pager *fic_pager_start(int fd, uint8_t *base, const fic_pager_region *region
  */
 int fic_pager_will_access(fic_pager *pager, int index, uint32_t start, uint32_t end, int writable);
 
+/*
+ * Says that the output pass now starting is the last use of the coefficients: from here on the
+ * pager frees the file's blocks (and their page cache) behind the rows the output has read, so
+ * that little is left to free when the file is closed, and that little off the decoder's path.
+ */
+void fic_pager_final_pass(fic_pager *pager);
+
+/* Bytes of the file freed so far during the final output pass (see fic_pager_final_pass). */
+uint64_t fic_pager_freed_bytes(fic_pager *pager);
+
 /* The largest number of bytes the pager has held mapped at once (a test's measure of its bound). */
 uint64_t fic_pager_peak_window_bytes(fic_pager *pager);
 
-/* Stops the thread, waits for it and frees the pager. The mapping stays to the caller. */
-void fic_pager_stop(fic_pager *pager);
+/* Stops the thread once it has followed the decoder's last requests (freeing what the final pass
+ * left behind), waits for it and frees the pager. The mapping stays to the caller. Returns the
+ * bytes of the file freed in all. */
+uint64_t fic_pager_stop(fic_pager *pager);
 
 #endif

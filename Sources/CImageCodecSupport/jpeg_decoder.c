@@ -112,9 +112,14 @@ fic_jpeg_status fic_jpeg_configure(fic_jpeg_decoder *decoder, int scale_denomina
 
 fic_jpeg_status fic_jpeg_start(fic_jpeg_decoder *decoder) {
     FIC_GUARD(decoder);
+    if (decoder->overlap_final_scan) {
+        return fic_jpeg_start_overlapped(decoder);
+    }
     if (!jpeg_start_decompress(&decoder->cinfo)) {
         return FIC_JPEG_SUSPENDED;
     }
+    /* A multi-scan file has been read whole: the one output pass is the last use of its coefficients. */
+    fic_jpeg_coefficient_file_final_pass(decoder);
     return FIC_JPEG_OK;
 }
 
@@ -178,6 +183,9 @@ uint32_t fic_jpeg_output_scanline(const fic_jpeg_decoder *decoder) {
 
 fic_jpeg_status fic_jpeg_finish(fic_jpeg_decoder *decoder) {
     FIC_GUARD(decoder);
+    if (decoder->overlap_final_scan) {
+        return fic_jpeg_finish_overlapped(decoder);
+    }
     if (!jpeg_finish_decompress(&decoder->cinfo)) {
         return FIC_JPEG_SUSPENDED;
     }

@@ -38,6 +38,12 @@ struct fic_jpeg_decoder {
     int convert_cmyk;
     int cmyk_inverted;
 
+    /* Output alongside the final scan of a progressive JPEG (jpeg_overlap.c). */
+    int overlap_final_scan;
+    int overlap_decompressing; /* jpeg_start_decompress has returned, in buffered-image mode */
+    int overlap_output;        /* the final scan (or the end of the file) has been reached */
+    int overlap_output_done;   /* jpeg_finish_output has returned */
+
     /* File-backed coefficient arrays (jpeg_coefficient_file.c), or NULL. */
     void *coefficient_file;
     /* The texts of the first recoverable warnings, for logging (jpeg_errors.c). */
@@ -61,5 +67,14 @@ void fic_jpeg_install_memory_manager(fic_jpeg_decoder *decoder);
  * call it delegated can leave libjpeg's own there), so that its self_destruct, and every hook on it,
  * runs: it unmaps what it mapped, then destroys libjpeg's manager. */
 void fic_jpeg_reinstate_memory_manager(fic_jpeg_decoder *decoder);
+
+/* Tells the coefficient file that the output pass now running is the last pass over the
+ * coefficients: rows it has left behind are not needed again (jpeg_coefficient_file.c). */
+void fic_jpeg_coefficient_file_final_pass(fic_jpeg_decoder *decoder);
+
+/* fic_jpeg_start and fic_jpeg_finish when overlap_final_scan is set (jpeg_overlap.c); called
+ * inside the caller's setjmp guard. */
+fic_jpeg_status fic_jpeg_start_overlapped(fic_jpeg_decoder *decoder);
+fic_jpeg_status fic_jpeg_finish_overlapped(fic_jpeg_decoder *decoder);
 
 #endif

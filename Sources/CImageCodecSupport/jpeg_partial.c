@@ -85,6 +85,7 @@ fic_jpeg_status fic_jpeg_start_partial(fic_jpeg_decoder *decoder, int max_point_
         }
     }
     *scans_read = cinfo->input_scan_number;
+    fic_jpeg_coefficient_file_final_pass(decoder); /* the scans left are never read */
     if (!jpeg_start_output(cinfo, cinfo->input_scan_number)) {
         return FIC_JPEG_SUSPENDED;
     }

@@ -8,7 +8,8 @@ import SystemPackage
 ///
 /// Progressive (multi-scan) JPEGs need every coefficient until their last scan; above
 /// `coefficientMemoryBudget` those live in an unlinked file (see `fic_jpeg_use_coefficient_file`)
-/// and at most about `residentCoefficientLimit` bytes of them stay resident. Arithmetic-coded
+/// and at most about `residentCoefficientLimit` bytes of them stay resident. Their rows come out
+/// while the final scan is read (`fic_jpeg_overlap_final_scan`). Arithmetic-coded
 /// JPEGs, which libjpeg cannot suspend inside, are decoded once the input is complete.
 final class JPEGRowSource: RowSource {
     struct Limits {
@@ -54,6 +55,9 @@ final class JPEGRowSource: RowSource {
 
     /// The most bytes of the coefficient file its pager thread held mapped at once (0 without one).
     var coefficientPagerPeakBytes: Int { Int(fic_jpeg_coefficient_file_peak_window(handle)) }
+
+    /// Bytes of the coefficient file freed behind the final output pass, before the file is closed.
+    var coefficientBytesFreedEarly: Int { Int(fic_jpeg_coefficient_file_freed_early(handle)) }
 
     func append(_ bytes: UnsafeRawBufferPointer) throws {
         guard !bytes.isEmpty else { return }
@@ -149,6 +153,8 @@ final class JPEGRowSource: RowSource {
         }
         var outWidth: UInt32 = 0, outHeight: UInt32 = 0
         _ = try check(fic_jpeg_configure(handle, 1, &outWidth, &outHeight))
+        // Rows of a progressive JPEG come out while its final scan is read, not after the file.
+        fic_jpeg_overlap_final_scan(handle)
         self.height = Int(outHeight)
         if header.multiple_scans != 0 && header.coefficient_bytes > UInt64(max(0, limits.coefficientMemoryBudget)) {
             let file = try limits.makeCoefficientFile()

@@ -171,4 +171,8 @@ public struct TilePyramidBuildStatistics: Sendable, Hashable {
     /// The most bytes of that file mapped at once by the thread that pages it ahead of the decoder
     /// (bounded by about ``TilePyramidOptions/residentCoefficientLimit``; 0 when no file was used).
     public var coefficientPagerPeakBytes: Int
+    /// Bytes of that file freed, with their page cache, as the final output pass left them behind,
+    /// rather than all at once when the file is closed (0 when no file was used, or where the file
+    /// system cannot free parts of a file).
+    public var coefficientBytesFreedEarly: Int = 0
 }

@@ -90,11 +90,13 @@ public final class TilePyramidBuilder: Sendable {
                 let received = state.received
                 let coefficientBytes = (state.source as? JPEGRowSource)?.coefficientFileBytes ?? 0
                 let pagerPeak = (state.source as? JPEGRowSource)?.coefficientPagerPeakBytes ?? 0
+                let freedEarly = (state.source as? JPEGRowSource)?.coefficientBytesFreedEarly ?? 0
                 let pyramid = try assembler.complete(sourceBytes: received) {
                     let ready = ContinuousClock.now
                     return TilePyramidBuildStatistics(
                         inputBytes: received, totalDuration: ready - first, afterLastByte: ready - last,
-                        coefficientFileBytes: coefficientBytes, coefficientPagerPeakBytes: pagerPeak)
+                        coefficientFileBytes: coefficientBytes, coefficientPagerPeakBytes: pagerPeak,
+                        coefficientBytesFreedEarly: freedEarly)
                 }
                 state.phase = .finished
                 state.source = nil

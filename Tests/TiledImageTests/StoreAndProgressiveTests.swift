@@ -73,7 +73,7 @@ import Testing
 
     /// The pager thread keeps about `residentCoefficientLimit` of the coefficient file mapped: far
     /// less than the file, whatever the chunking of the input; the pixels are the same with it, and
-    /// with the decoding thread paging by itself.
+    /// with the decoding thread paging by itself. The final output pass frees the file behind it.
     @Test(arguments: [4096, 1 << 20])
     func pagerBoundsTheMappedWindow(chunkSize: Int) throws {
         let folder = try Fixtures.makeFolder()
@@ -88,12 +88,15 @@ import Testing
         #expect(statistics.coefficientFileBytes > 8 * limit)
         #expect(statistics.coefficientPagerPeakBytes > 0, "a pager thread served the file")
         #expect(statistics.coefficientPagerPeakBytes <= 2 * limit, "at most about the limit mapped at once (\(statistics.coefficientPagerPeakBytes) bytes)")
+        #expect(statistics.coefficientBytesFreedEarly >= statistics.coefficientFileBytes / 2,
+                "the final output pass freed most of the file behind it (\(statistics.coefficientBytesFreedEarly) of \(statistics.coefficientFileBytes) bytes)")
         try expectPyramid(paged, matches: reference)
 
         var alone = TilePyramidOptions(coefficientMemoryBudget: 0, residentCoefficientLimit: limit)
         alone.pagesCoefficientsInBackground = false
         let unpaged = try buildPyramid(bytes, chunkSize: chunkSize, destination: .temporary(folder: folder), options: alone)
         #expect(unpaged.statistics?.coefficientPagerPeakBytes == 0)
+        #expect(unpaged.statistics?.coefficientBytesFreedEarly == 0)
         #expect(unpaged.statistics?.coefficientFileBytes == statistics.coefficientFileBytes)
         try expectPyramid(unpaged, matches: reference)
     }

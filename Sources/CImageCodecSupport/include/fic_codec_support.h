@@ -88,6 +88,13 @@ const uint8_t *fic_jpeg_exif(const fic_jpeg_decoder *decoder, size_t *length);
  */
 fic_jpeg_status fic_jpeg_configure(fic_jpeg_decoder *decoder, int scale_denominator,
                                    uint32_t *output_width, uint32_t *output_height);
+/**
+ * For a progressive JPEG, makes fic_jpeg_start return as soon as the final scan begins (the scan
+ * after which every coefficient is complete), so that rows come out while that scan is read
+ * instead of after the whole file; fic_jpeg_finish then fails if the file sends another scan
+ * after it. Call after fic_jpeg_configure, before fic_jpeg_start. Does nothing for other JPEGs.
+ */
+void fic_jpeg_overlap_final_scan(fic_jpeg_decoder *decoder);
 /** jpeg_start_decompress. May suspend (progressive input is consumed here). */
 fic_jpeg_status fic_jpeg_start(fic_jpeg_decoder *decoder);
 /**

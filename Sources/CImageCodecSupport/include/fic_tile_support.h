@@ -72,6 +72,12 @@ int fic_jpeg_use_coefficient_file(fic_jpeg_decoder *decoder, int fd, uint64_t re
 /** The most bytes of the coefficient file the pager held mapped at once, or 0 without a pager. */
 uint64_t fic_jpeg_coefficient_file_peak_window(const fic_jpeg_decoder *decoder);
 
+/**
+ * Bytes of the coefficient file freed (punched out, with their page cache) behind the final
+ * output pass, before the file is closed; 0 without a pager or where the file system cannot.
+ */
+uint64_t fic_jpeg_coefficient_file_freed_early(const fic_jpeg_decoder *decoder);
+
 /** Bytes of coefficients placed in the file (0 until the arrays are realized or when unused). */
 uint64_t fic_jpeg_coefficient_file_bytes(const fic_jpeg_decoder *decoder);
 

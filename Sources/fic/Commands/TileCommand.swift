@@ -48,6 +48,8 @@ struct TileCommand: AsyncParsableCommand {
         var coefficient_file_bytes: Int
         /// The most bytes of the coefficient file mapped at once by its pager thread.
         var coefficient_pager_peak_bytes: Int
+        /// Bytes of the coefficient file freed behind the final output pass, before it was closed.
+        var coefficient_freed_early_bytes: Int
         var level_sizes: [[Int]]
         /// Body bytes received over the network (URL input only).
         var bytes_downloaded: Int?
@@ -97,8 +99,9 @@ struct TileCommand: AsyncParsableCommand {
             print("  downloaded \(Formatting.bytes(downloaded)) (\(downloaded) bytes)")
         }
         if let stats, stats.coefficientFileBytes > 0 {
-            print(String(format: "  progressive JPEG: %.1f MiB of coefficients kept in a file, at most %.1f MiB of it mapped at once",
-                         Double(stats.coefficientFileBytes) / 1_048_576, Double(stats.coefficientPagerPeakBytes) / 1_048_576))
+            print(String(format: "  progressive JPEG: %.1f MiB of coefficients kept in a file, at most %.1f MiB of it mapped at once, %.1f MiB freed behind the output",
+                         Double(stats.coefficientFileBytes) / 1_048_576, Double(stats.coefficientPagerPeakBytes) / 1_048_576,
+                         Double(stats.coefficientBytesFreedEarly) / 1_048_576))
         }
         if json {
             let report = Report(
@@ -106,6 +109,7 @@ struct TileCommand: AsyncParsableCommand {
                 tiles: geometry.tileCount, bytes: geometry.byteCount, seconds: seconds, after_last_byte_ms: afterLast,
                 peak_rss_bytes: peak, coefficient_file_bytes: stats?.coefficientFileBytes ?? 0,
                 coefficient_pager_peak_bytes: stats?.coefficientPagerPeakBytes ?? 0,
+                coefficient_freed_early_bytes: stats?.coefficientBytesFreedEarly ?? 0,
                 level_sizes: geometry.levels.map { [$0.width, $0.height] }, bytes_downloaded: downloaded)
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
