@@ -122,27 +122,19 @@ int fic_coefficient_write_zeros(int fd, uint64_t offset, uint64_t length) {
     return 0;
 }
 
-/* Writes zeros up to `to` in a region, publishing every FIC_PUBLISH_EVERY bytes. Returns 0 or an errno. */
-static int zero_until(fic_pager *pager, pager_region *region, uint64_t to) {
+/* Writes the region's next FIC_PUBLISH_EVERY bytes of zeros (or what is left), then tells the
+ * decoder. Returns 0 or an errno. */
+static int zero_next_piece(fic_pager *pager, pager_region *region) {
     uint64_t at = region->zeroed; /* only this thread changes it */
-    if (to > region->bytes) {
-        to = region->bytes;
+    uint64_t next = region->bytes - at > FIC_PUBLISH_EVERY ? at + FIC_PUBLISH_EVERY : region->bytes;
+    int error = fic_coefficient_write_zeros(pager->fd, region->geometry.offset + at, next - at);
+    if (error != 0) {
+        return error;
     }
-    while (at < to) {
-        uint64_t next = (at / FIC_PUBLISH_EVERY + 1) * FIC_PUBLISH_EVERY;
-        if (next > to) {
-            next = to;
-        }
-        int error = fic_coefficient_write_zeros(pager->fd, region->geometry.offset + at, next - at);
-        if (error != 0) {
-            return error;
-        }
-        at = next;
-        pthread_mutex_lock(&pager->lock);
-        region->zeroed = at;
-        pthread_cond_broadcast(&pager->progress);
-        pthread_mutex_unlock(&pager->lock);
-    }
+    pthread_mutex_lock(&pager->lock);
+    region->zeroed = next;
+    pthread_cond_broadcast(&pager->progress);
+    pthread_mutex_unlock(&pager->lock);
     return 0;
 }
 
@@ -226,7 +218,7 @@ static int step(fic_pager *pager, int *error) {
         }
     }
     if (least != NULL) {
-        *error = zero_until(pager, least, least->zeroed + FIC_PUBLISH_EVERY);
+        *error = zero_next_piece(pager, least);
         return 1;
     }
     if (pager->zeroing) {
@@ -244,14 +236,12 @@ static int step(fic_pager *pager, int *error) {
         }
     }
     if (chosen != NULL) {
+        /* Every zero is written by now. */
         uint64_t to = chosen->hi + pager->chunk < chosen->target ? chosen->hi + pager->chunk : chosen->target;
-        *error = zero_until(pager, chosen, to);
-        if (*error == 0) {
-            map_ahead(pager, chosen, chosen->hi, to, chosen->writable);
-            chosen->hi = to;
-            if (chosen->top < to) {
-                chosen->top = to;
-            }
+        map_ahead(pager, chosen, chosen->hi, to, chosen->writable);
+        chosen->hi = to;
+        if (chosen->top < to) {
+            chosen->top = to;
         }
         return 1;
     }
