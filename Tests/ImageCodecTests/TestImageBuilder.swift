@@ -1,3 +1,4 @@
+import FICTestSupport
 import Foundation
 import ImageCodec
 import Testing
@@ -8,17 +9,10 @@ enum TestImageBuilder {
     // MARK: JPEG
 
     /// The offset of each marker segment of the JPEG header (SOI excluded) up to and including SOS.
-    static func jpegSegments(_ bytes: [UInt8]) -> [(marker: UInt8, offset: Int, length: Int)] {
-        var segments: [(UInt8, Int, Int)] = []
-        var offset = 2
-        while offset + 4 <= bytes.count, bytes[offset] == 0xFF {
-            let marker = bytes[offset + 1]
-            let length = Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
-            segments.append((marker, offset, length + 2))
-            if marker == 0xDA { break }
-            offset += length + 2
-        }
-        return segments
+    static func jpegSegments(_ bytes: [UInt8]) -> [JPEGFiles.Segment] {
+        let all = JPEGFiles.segments(bytes)
+        guard let scan = all.firstIndex(where: { $0.marker == 0xDA }) else { return all }
+        return Array(all[...scan])
     }
 
     /// `bytes` with `insert` placed at `offset`.

@@ -12,19 +12,14 @@ import Testing
         let folder = try Fixtures.makeFolder()
         defer { Fixtures.remove(folder) }
         let bytes = try Fixtures.bytes(atPath: Fixtures.makeJPEG(width: 1300, height: 2100, progressive: true, in: folder))
-        let scans = Fixtures.scanOffsets(bytes)
+        let scans = JPEGFiles.scanOffsets(bytes)
         #expect(scans.count >= 8, "a progressive JPEG of several scans (\(scans.count))")
         let final = try #require(scans.last)
         // Everything but the second half of the final scan.
         let withheld = final + (bytes.count - final) / 2
         let options = TilePyramidOptions(coefficientMemoryBudget: coefficientMemoryBudget, residentCoefficientLimit: 1 << 20)
         let builder = try TilePyramidBuilder(destination: .temporary(folder: folder), options: options)
-        var offset = 0
-        while offset < withheld {
-            let end = min(withheld, offset + 16 << 10)
-            try builder.append(Array(bytes[offset..<end]))
-            offset = end
-        }
+        try append(bytes[..<withheld], to: builder, chunkSize: 16 << 10)
         try await waitUntil("rows of tiles are complete before the final scan has arrived", timeout: .seconds(20)) {
             (builder.completedTileRows.first ?? 0) > 0
         }
@@ -43,7 +38,7 @@ import Testing
         let folder = try Fixtures.makeFolder()
         defer { Fixtures.remove(folder) }
         let bytes = try Fixtures.bytes(atPath: Fixtures.makeJPEG(width: 700, height: 500, progressive: true, in: folder))
-        let final = try #require(Fixtures.scanOffsets(bytes).last)
+        let final = try #require(JPEGFiles.scanOffsets(bytes).last)
         #expect(Array(bytes.suffix(2)) == [0xFF, 0xD9])
         // The final scan twice: the second refines coefficients that were already complete.
         let doubled = Array(bytes[..<(bytes.count - 2)]) + Array(bytes[final..<(bytes.count - 2)]) + [0xFF, 0xD9]
@@ -62,7 +57,7 @@ import Testing
         let folder = try Fixtures.makeFolder()
         defer { Fixtures.remove(folder) }
         let bytes = try Fixtures.bytes(atPath: Fixtures.makeJPEG(width: 900, height: 1400, progressive: true, in: folder))
-        let final = try #require(Fixtures.scanOffsets(bytes).last)
+        let final = try #require(JPEGFiles.scanOffsets(bytes).last)
         let cut = final + (bytes.count - final) * 3 / 4
         let error = try #require(throws: ImageCacheError.self) {
             _ = try buildPyramid(Array(bytes[..<cut]), chunkSize: 50_000, destination: .folder(folder + "/p"),

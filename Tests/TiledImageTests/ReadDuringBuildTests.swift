@@ -1,4 +1,5 @@
 import FICCore
+import FICTestSupport
 import Foundation
 import Testing
 @testable import TiledImage
@@ -123,14 +124,9 @@ struct ReadDuringBuildTests {
         let jpeg = kind == "rotated" ? withOrientation(plain, 6) : plain
         let builder = try TilePyramidBuilder(destination: .temporary(folder: folder))
         let buffer = try TileBuffer()
-        var offset = 0
         // The end of the image (or the whole final scan) arrives with finish().
-        let held = kind == "rotated" ? jpeg.count - 64 : try #require(Fixtures.scanOffsets(jpeg).last)
-        while offset < held {
-            let end = min(held, offset + 16 << 10)
-            try builder.append(Array(jpeg[offset..<end]))
-            offset = end
-        }
+        let held = kind == "rotated" ? jpeg.count - 64 : try #require(JPEGFiles.scanOffsets(jpeg).last)
+        try append(jpeg[..<held], to: builder, chunkSize: 16 << 10)
         usleep(200_000)  // the writer thread has had time to write what it was given
         let geometry = try #require(builder.geometry)
         if kind == "rotated" { #expect(geometry.width == 1800 && geometry.height == 1300, "the upright size") }

@@ -75,27 +75,6 @@ enum Fixtures {
         }
     }
 
-    /// Offsets of the SOS markers of a JPEG's scans (walking the segments between them; entropy-coded
-    /// data is skipped to the next marker that is not a stuffed byte or a restart).
-    static func scanOffsets(_ jpeg: [UInt8]) -> [Int] {
-        var offsets: [Int] = []
-        var i = 2
-        while i + 4 <= jpeg.count {
-            guard jpeg[i] == 0xFF else { i += 1; continue }
-            let marker = jpeg[i + 1]
-            if marker == 0xD9 { break }
-            let length = Int(jpeg[i + 2]) << 8 | Int(jpeg[i + 3])
-            if marker == 0xDA {
-                offsets.append(i)
-                i += 2 + length
-                while i + 1 < jpeg.count, !(jpeg[i] == 0xFF && jpeg[i + 1] != 0 && !(0xD0...0xD7).contains(jpeg[i + 1])) { i += 1 }
-            } else {
-                i += 2 + length
-            }
-        }
-        return offsets
-    }
-
     /// A `width × height` JPEG made from a test photograph (mirrored tiles, so the content varies
     /// everywhere) with cjpeg; progressive with `progressive`. Cached per size in `folder`.
     static func makeJPEG(width: Int, height: Int, progressive: Bool = false, in folder: String) throws -> String {
@@ -205,13 +184,18 @@ struct Bitmap: Equatable {
 /// Feeds `bytes` to a builder in chunks of `chunkSize`.
 func buildPyramid(_ bytes: [UInt8], chunkSize: Int, destination: TilePyramidDestination, options: TilePyramidOptions = .init()) throws -> TilePyramid {
     let builder = try TilePyramidBuilder(destination: destination, options: options)
-    var start = 0
-    while start < bytes.count {
-        let end = min(bytes.count, start + chunkSize)
+    try append(bytes[...], to: builder, chunkSize: chunkSize)
+    return try builder.finish()
+}
+
+/// Appends `bytes` to `builder` in chunks of `chunkSize` (the last one shorter).
+func append(_ bytes: ArraySlice<UInt8>, to builder: TilePyramidBuilder, chunkSize: Int) throws {
+    var start = bytes.startIndex
+    while start < bytes.endIndex {
+        let end = min(bytes.endIndex, start + chunkSize)
         try builder.append(Array(bytes[start..<end]))
         start = end
     }
-    return try builder.finish()
 }
 
 /// Checks level 0 against `reference` exactly and every further level against the box filter of
