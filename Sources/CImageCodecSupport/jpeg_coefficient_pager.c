@@ -109,7 +109,9 @@ static const uint8_t zero_piece[FIC_COEFFICIENT_ZERO_PIECE];
 int fic_coefficient_write_zeros(int fd, uint64_t offset, uint64_t length) {
     uint64_t end = offset + length;
     while (offset < end) {
-        size_t piece = end - offset < FIC_COEFFICIENT_ZERO_PIECE ? (size_t)(end - offset) : FIC_COEFFICIENT_ZERO_PIECE;
+        /* Up to the next multiple of the piece size, so that the page cache's folios are aligned. */
+        uint64_t boundary = (offset / FIC_COEFFICIENT_ZERO_PIECE + 1) * FIC_COEFFICIENT_ZERO_PIECE;
+        size_t piece = (size_t)((end < boundary ? end : boundary) - offset);
         ssize_t n = pwrite(fd, zero_piece, piece, (off_t)offset);
         if (n < 0 && errno == EINTR) {
             continue;
