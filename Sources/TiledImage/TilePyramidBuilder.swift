@@ -88,9 +88,10 @@ public final class TilePyramidBuilder: Sendable {
                 let clock = ContinuousClock.now
                 let first = state.firstByte ?? clock, last = state.lastChunk ?? clock
                 let received = state.received
-                let coefficientBytes = (state.source as? JPEGRowSource)?.coefficientFileBytes ?? 0
-                let pagerPeak = (state.source as? JPEGRowSource)?.coefficientPagerPeakBytes ?? 0
-                let freedEarly = (state.source as? JPEGRowSource)?.coefficientBytesFreedEarly ?? 0
+                let jpeg = state.source as? JPEGRowSource
+                let coefficientBytes = jpeg?.coefficientFileBytes ?? 0
+                let pagerPeak = jpeg?.coefficientPagerPeakBytes ?? 0
+                let freedEarly = jpeg?.coefficientBytesFreedEarly ?? 0
                 let pyramid = try assembler.complete(sourceBytes: received) {
                     let ready = ContinuousClock.now
                     return TilePyramidBuildStatistics(
