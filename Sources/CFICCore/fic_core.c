@@ -3,10 +3,18 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/vfs.h>
 
 const int fic_o_tmpfile = O_TMPFILE;
 
 int fic_mremap_fixed(void *old_address, size_t size, void *target) {
     void *moved = mremap(old_address, size, size, MREMAP_MAYMOVE | MREMAP_FIXED, target);
     return moved == target ? 0 : errno;
+}
+
+int fic_fstatfs_type(int fd, uint64_t *type) {
+    struct statfs info;
+    if (fstatfs(fd, &info) != 0) return -1;
+    *type = (uint64_t)(unsigned long)info.f_type;
+    return 0;
 }

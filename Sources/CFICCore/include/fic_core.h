@@ -2,6 +2,7 @@
 #define FIC_CORE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /// O_TMPFILE, which Swift cannot import (a macro built from other macros).
 extern const int fic_o_tmpfile;
@@ -9,5 +10,27 @@ extern const int fic_o_tmpfile;
 /// mremap(old, size, size, MREMAP_MAYMOVE | MREMAP_FIXED, target), which Swift cannot call because
 /// the C function is variadic. Returns 0, or the errno.
 int fic_mremap_fixed(void *old_address, size_t size, void *target);
+
+/// fstatfs(fd)'s f_type (the file system's magic number) in *type, which Swift cannot reach
+/// (Glibc's module map leaves out sys/vfs.h). Returns 0, or -1 with errno set.
+int fic_fstatfs_type(int fd, uint64_t *type);
+
+/// Stores `value` at `address` (8-byte aligned) with release ordering: every load and store the
+/// thread made before it is visible before it, to other threads and processes mapping the same
+/// memory, and neither the compiler nor the processor moves those earlier stores after it.
+static inline void fic_store_release_u64(void *address, uint64_t value) {
+    __atomic_store_n((uint64_t *)address, value, __ATOMIC_RELEASE);
+}
+
+/// Loads the 8 bytes at `address` (8-byte aligned) with acquire ordering: later loads see at
+/// least what was stored before the release store that wrote this value.
+static inline uint64_t fic_load_acquire_u64(const void *address) {
+    return __atomic_load_n((const uint64_t *)address, __ATOMIC_ACQUIRE);
+}
+
+/// A release fence: stores before it are made visible before any store after it.
+static inline void fic_release_fence(void) {
+    __atomic_thread_fence(__ATOMIC_RELEASE);
+}
 
 #endif
