@@ -105,7 +105,7 @@ let package = Package(
         ),
 
         .testTarget(name: "FICCoreTests", dependencies: ["FICCore"]),
-        .testTarget(name: "ImageTableTests", dependencies: ["ImageTable"]),
+        .testTarget(name: "ImageTableTests", dependencies: ["ImageTable", "FICCore", .product(name: "Logging", package: "swift-log")]),
         // What several test targets share: files the tests write by hand (PNGs byte by byte), waiting for a condition.
         .target(name: "FICTestSupport", path: "Tests/FICTestSupport"),
         .testTarget(name: "ImageCodecTests", dependencies: ["ImageCodec", "FICTestSupport"]),

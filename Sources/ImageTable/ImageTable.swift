@@ -37,9 +37,14 @@ public final class ImageTable: Sendable {
     ///
     /// A file written with a different configuration (including its identity or the system's page
     /// size) is replaced by an empty table; so is a file that is not a valid table (truncated,
-    /// garbage), which is logged as an error and said in ``openReport``. A file left open by a
-    /// killed process is reopened with every entry marked for checking: each entry's checksum is
-    /// checked the first time it is read.
+    /// garbage), which is logged as an error and said in ``openReport``.
+    ///
+    /// Closing is optional. A file left open by a process that stopped without closing it
+    /// (killed, or ended without ``close()``) is reopened on the same boot at no cost: every
+    /// completed entry is served as it is, and only the images being written when it stopped are
+    /// dropped. After a restart of the system, on a network file system, or for a copy of the
+    /// file, every entry is marked for checking instead: its checksum is checked the first time
+    /// it is read (see ``TableOpenReport/UncleanStop``).
     ///
     /// - Throws: ``ImageCacheError`` with code `.inUse` when another process or table object has
     ///   the file open, `.unsafePath` when the path (or its folder, unless allowed) is a symbolic
@@ -118,7 +123,11 @@ public final class ImageTable: Sendable {
     /// - Throws: ``ImageCacheError`` (`.tableFull`, `.noSpace`, `.closed`, `.readOnly`, `.io`) or what `draw` throws.
     @discardableResult
     public func insert(entity: TableKey, source: TableKey, label: String = "", draw: (UnsafeMutableRawBufferPointer) throws -> Void) throws -> StoredImage {
-        let (slot, pixels, chunk, generation) = try reserveSlot()
+        let (slot, pixels, record, chunk, generation) = try reserveSlot()
+        // The slot's record says "being written" before its first pixel changes, so that a
+        // process stopped during `draw` leaves a slot every later opener recognises.
+        IndexRecord.inFlight(entity: entity, source: source, label: label).write(to: record, slot: slot)
+        releaseFence()
         let buffer = UnsafeMutableRawBufferPointer(start: pixels, count: configuration.pixelByteCount)
         do {
             try draw(buffer)
@@ -133,11 +142,11 @@ public final class ImageTable: Sendable {
         return StoredImage(table: state, chunk: chunk, slot: slot, generation: generation, pixels: pixels, configuration: configuration, entity: entity, source: source)
     }
 
-    private func reserveSlot() throws -> (Int, UnsafeMutableRawPointer, TableChunk, UInt64) {
+    private func reserveSlot() throws -> (Int, UnsafeMutableRawPointer, UnsafeMutableRawPointer, TableChunk, UInt64) {
         while true {
             switch state.withLockedValue({ $0.reserve() }) {
-            case .slot(let slot, let pixels, let chunk, let generation):
-                return (slot, pixels, chunk, generation)
+            case .slot(let slot, let pixels, let record, let chunk, let generation):
+                return (slot, pixels, record, chunk, generation)
             case .closed:
                 throw ImageCacheError(.closed, "the table is closed", path: path)
             case .busy:

@@ -8,13 +8,21 @@
 /// 16   source key                 16 bytes  SHA-256 of the source version, truncated
 /// 32   pixel checksum             UInt64    XXH64 of the slot's pixel bytes
 /// 40   commit sequence            UInt64    newer commits win when a crash left two records for one entity
-/// 48   flags                      UInt32    bit 0: the pixels must be checked before they are served
+/// 48   flags                      UInt32    bit 0: the pixels must be checked before they are served;
+///                                           bit 1: in flight, the slot's pixels are being written
 /// 52   label length + label       1 + 59 bytes (the start of the entity identifier, for people)
 /// 112  record checksum            UInt64    XXH64 of bytes 0..<112, seeded with the slot number
 /// 120  last access                UInt64    recency, saved in batches; not covered by the checksum
 /// ```
-/// A record is committed exactly when its checksum matches and its fields are in range;
-/// anything else is a free slot.
+/// A record is committed exactly when its checksum matches, its fields are in range and it is
+/// not in flight; anything else is a free slot.
+///
+/// The write protocol makes every moment of a store recognisable in the file, for a process
+/// that is killed at any instruction: before a slot's pixels are overwritten its record becomes
+/// an *in-flight* record (sealed, naming the entity being written); the pixels are drawn; then
+/// the final record is written with its checksum stored last, with release ordering. Reopened on
+/// the same boot, a table therefore holds only committed entries whose pixels are whole, free
+/// slots, and in-flight slots, which are dropped (see ``WriterSession``).
 struct IndexRecord {
     static let length = 128
     static let flagsOffset = 48
@@ -25,6 +33,10 @@ struct IndexRecord {
     static let maximumSequence: UInt64 = 1 << 62
     /// Flag: the entry was written by a session that did not close cleanly, or failed a check.
     static let needsVerification: UInt32 = 1
+    /// Flag: the slot's pixels are being written for the entity named; not an entry.
+    static let inFlight: UInt32 = 2
+    /// Every flag a record may carry.
+    static let knownFlags: UInt32 = needsVerification | inFlight
 
     var entity: TableKey
     var source: TableKey
@@ -42,7 +54,7 @@ struct IndexRecord {
         func u64(_ o: Int) -> UInt64 { UInt64(littleEndian: p.loadUnaligned(fromByteOffset: o, as: UInt64.self)) }
         let flags = UInt32(littleEndian: p.loadUnaligned(fromByteOffset: flagsOffset, as: UInt32.self))
         let sequence = u64(40)
-        guard sequence <= maximumSequence, flags & ~needsVerification == 0 else { return nil }
+        guard sequence <= maximumSequence, flags & ~knownFlags == 0 else { return nil }
         let labelLength = min(Int(p.load(fromByteOffset: 52, as: UInt8.self)), maximumLabelLength)
         let label = String(decoding: UnsafeRawBufferPointer(start: p + 53, count: labelLength), as: UTF8.self)
         return IndexRecord(
@@ -51,9 +63,21 @@ struct IndexRecord {
             pixelChecksum: u64(32), sequence: sequence, flags: flags, label: label)
     }
 
-    /// Writes the record, checksum last.
+    /// The in-flight record of a slot whose pixels are about to be written for `entity`.
+    static func inFlight(entity: TableKey, source: TableKey, label: String) -> IndexRecord {
+        IndexRecord(entity: entity, source: source, pixelChecksum: 0, sequence: 0, flags: inFlight, label: label)
+    }
+
+    /// Whether this record marks a slot being written rather than an entry.
+    var isInFlight: Bool { flags & Self.inFlight != 0 }
+
+    /// Writes the record: its checksum is destroyed first, then the fields are written, then the
+    /// new checksum is stored last with release ordering, so that neither the compiler nor the
+    /// processor lets a reader (or a process killed midway) see the checksum before the fields
+    /// and the pixels written before them.
     func write(to p: UnsafeMutableRawPointer, slot: Int) {
-        p.storeBytes(of: 0 as UInt64, toByteOffset: Self.checksumOffset, as: UInt64.self)
+        p.storeRelease(0, toByteOffset: Self.checksumOffset)
+        releaseFence()
         p.storeBytes(of: entity.high.littleEndian, toByteOffset: 0, as: UInt64.self)
         p.storeBytes(of: entity.low.littleEndian, toByteOffset: 8, as: UInt64.self)
         p.storeBytes(of: source.high.littleEndian, toByteOffset: 16, as: UInt64.self)
@@ -68,17 +92,20 @@ struct IndexRecord {
         Self.seal(p, slot: slot)
     }
 
-    /// Writes the checksum of the record bytes at `p` (as ``write(to:slot:)`` does last).
+    /// Writes the checksum of the record bytes at `p` (as ``write(to:slot:)`` does last), with
+    /// release ordering.
     static func seal(_ p: UnsafeMutableRawPointer, slot: Int) {
         var sum = XXH64.hash(UnsafeRawPointer(p), count: checksumOffset, seed: seed(slot: slot))
         if sum == 0 { sum = 1 } // 0 marks a free slot
-        p.storeBytes(of: sum.littleEndian, toByteOffset: checksumOffset, as: UInt64.self)
+        p.storeRelease(sum, toByteOffset: checksumOffset)
     }
 
-    /// Marks `slot` free by destroying its checksum.
+    /// Marks `slot` free by destroying its checksum, ordered before any later store (the
+    /// slot's next pixels).
     static func clear(at p: UnsafeMutableRawPointer) {
-        p.storeBytes(of: UInt64(0), toByteOffset: checksumOffset, as: UInt64.self)
+        p.storeRelease(0, toByteOffset: checksumOffset)
         p.storeBytes(of: UInt64(0), toByteOffset: lastAccessOffset, as: UInt64.self)
+        releaseFence()
     }
 
     /// The saved recency of the record at `p` (any value; used only to order entries).

@@ -73,7 +73,7 @@ enum TableFile {
         }
         var page = [UInt8](repeating: 0, count: TableHeader.readLength)
         let read = try page.withUnsafeMutableBytes { (b) throws in try file.descriptor.readAll(into: b, at: 0, path: file.path) }
-        var wasOpen = false
+        var left: TableHeader.State?
         var rebuild: (reason: String, damaged: Bool)?
         if fileSize == 0 {
             // An empty file this call did not create (left by a crash before its header was
@@ -85,8 +85,8 @@ enum TableFile {
             switch page.withUnsafeBytes({ TableHeader.decode($0) }) {
             case .failure(let why):
                 rebuild = (why.reason, !why.isOwnTable)
-            case .success(let (header, open)):
-                wasOpen = open
+            case .success(let (header, state)):
+                left = state
                 if header.pageSize != file.header.pageSize {
                     rebuild = ("it was written for \(header.pageSize)-byte pages, this system uses \(file.header.pageSize)", false)
                 } else if header != file.header {
@@ -108,31 +108,70 @@ enum TableFile {
             let fresh = try replaceWithEmptyTable(file)
             return Opened(state: TableState(layout: fresh.layout, pixelByteCount: configuration.pixelByteCount).withFile(fresh), report: report)
         }
-        report.recoveredFromCrash = wasOpen
-        if wasOpen {
-            logger.notice("table was not closed cleanly; each entry's pixels are checked before first use", metadata: ["path": "\(file.path)"])
-        }
+        let wasOpen = left?.wasOpen ?? false
+        // Left open: its writer stopped without closing. Trusted as it is only when nothing but
+        // that process can have been lost (see WriterSession); otherwise every entry is checked.
+        let distrust = wasOpen ? left?.session.distrust(reopenedUnder: try file.session(), on: try file.fileSystemKind()) : nil
+        if wasOpen { report.uncleanStop = distrust.map { .pageCacheMayBeLost(reason: $0) } ?? .processStopped }
         var state = TableState(layout: file.layout, pixelByteCount: configuration.pixelByteCount).withFile(file)
-        report.droppedEntries = try mapAndLoad(file, fileSize: fileSize, into: &state, crashed: wasOpen)
-        if report.droppedEntries > 0 {
-            logger.error("table lost \(report.droppedEntries) entries whose records or pixels were damaged or cut off", metadata: ["path": "\(file.path)"])
-        }
-        if file.isWritable && !wasOpen { try file.writeHeader(open: true) }
+        let loaded = try mapAndLoad(file, fileSize: fileSize, into: &state, checkEverything: distrust != nil, trustsInterruptions: wasOpen)
+        report.droppedEntries = loaded.damaged
+        report.interruptedWrites = loaded.interrupted
+        report.entriesToCheck = loaded.toCheck
+        log(report, path: file.path, logger: logger)
+        // The header names the session that may leave the table open next: written (durably,
+        // after the records were marked) unless it already says exactly that.
+        if file.isWritable && (!wasOpen || distrust != nil) { try file.writeHeader(open: true) }
         return Opened(state: state, report: report)
+    }
+
+    /// Logs what opening found: an ordinary stop without `close()` at `debug`; checks to come
+    /// and dropped images at `notice`, with their counts; damage at `error`.
+    private static func log(_ report: TableOpenReport, path: String, logger: Logger) {
+        let metadata: Logger.Metadata = ["path": "\(path)"]
+        if report.droppedEntries > 0 {
+            logger.error("table lost \(report.droppedEntries) entries whose records or pixels were damaged or cut off", metadata: metadata)
+        }
+        switch report.uncleanStop {
+        case .pageCacheMayBeLost(let reason)?:
+            logger.notice("table was not closed cleanly, and \(reason): each of its \(report.entriesToCheck) entries is checked before first use", metadata: metadata)
+        case .processStopped?:
+            if report.interruptedWrites > 0 || report.entriesToCheck > 0 {
+                logger.notice("table was not closed (its process stopped on this boot): \(report.interruptedWrites) images being written were dropped, \(report.entriesToCheck) entries are checked before first use", metadata: metadata)
+            } else {
+                logger.debug("table was not closed (its process stopped on this boot); its entries are served as they are", metadata: metadata)
+            }
+        case nil:
+            if report.entriesToCheck > 0 {
+                logger.notice("\(report.entriesToCheck) entries left unchecked by an earlier unclean stop are checked before first use", metadata: metadata)
+            }
+        }
+    }
+
+    /// What loading the records found.
+    private struct Loaded {
+        /// Records or slots that were damaged or cut off.
+        var damaged = 0
+        /// In-flight records of a stopped writer.
+        var interrupted = 0
+        /// Entries whose pixels must be checked before they are served.
+        var toCheck = 0
     }
 
     /// Maps every chunk the file has and loads their records. A chunk the file ends inside is
     /// completed (writable) or mapped as it is (read-only); entries whose slots the file does not
-    /// wholly hold are dropped, the others kept. Returns how many entries were dropped.
-    private static func mapAndLoad(_ file: TableFileHandle, fileSize: Int, into state: inout TableState, crashed: Bool) throws -> Int {
+    /// wholly hold are dropped, the others kept. In-flight records are cleared: interruptions
+    /// when `trustsInterruptions` (the table was left open), damage otherwise (a closed table has none). With
+    /// `checkEverything`, every entry is marked, in its record, to be checked before first use.
+    private static func mapAndLoad(_ file: TableFileHandle, fileSize: Int, into state: inout TableState, checkEverything: Bool, trustsInterruptions: Bool) throws -> Loaded {
         let layout = file.layout
-        var dropped = 0
+        var loaded = Loaded()
         var saved: [(access: UInt64, slot: Int)] = []
         for k in 0..<layout.maximumChunks {
             let start = layout.chunkOffset(k)
             guard start < fileSize else { break }
             guard start + layout.recordsLength <= fileSize else {
-                dropped += countRecords(file, chunk: k, readableBytes: fileSize - start)
+                loaded.damaged += countRecords(file, chunk: k, readableBytes: fileSize - start)
                 break
             }
             let complete = start + layout.chunkByteCount(k) <= fileSize
@@ -146,17 +185,23 @@ enum TableFile {
                 let p = state.record(slot)
                 guard let r = IndexRecord.read(at: p, slot: slot) else {
                     if UInt64(littleEndian: p.loadUnaligned(fromByteOffset: IndexRecord.checksumOffset, as: UInt64.self)) != 0 {
-                        dropped += 1 // a damaged record
+                        loaded.damaged += 1 // a damaged record
                         if file.isWritable { IndexRecord.clear(at: p) }
                     }
                     continue
                 }
-                guard layout.slotOffset(slot: slot) + layout.slotLength <= fileSize else {
-                    dropped += 1 // its pixels were cut off
+                if r.isInFlight {
+                    // Pixels being written when the writer stopped: never an entry.
+                    if trustsInterruptions { loaded.interrupted += 1 } else { loaded.damaged += 1 }
                     if file.isWritable { IndexRecord.clear(at: p) }
                     continue
                 }
-                let needsCheck = crashed || r.flags & IndexRecord.needsVerification != 0
+                guard layout.slotOffset(slot: slot) + layout.slotLength <= fileSize else {
+                    loaded.damaged += 1 // its pixels were cut off
+                    if file.isWritable { IndexRecord.clear(at: p) }
+                    continue
+                }
+                let needsCheck = checkEverything || r.flags & IndexRecord.needsVerification != 0
                 guard state.load(r, slot: slot, verified: !needsCheck) else {
                     if file.isWritable { IndexRecord.clear(at: p) }
                     continue
@@ -167,12 +212,14 @@ enum TableFile {
         }
         state.finishLoading()
         state.restoreRecency(saved)
-        if crashed {
-            // Remember, in each record, that it must be checked: a later clean close must not
-            // make torn pixels look intact.
-            for (_, slot) in saved where state.entries[slot] != nil { state.markUnverified(slot) }
+        for (_, slot) in saved {
+            guard let entry = state.entries[slot], !entry.verified else { continue }
+            loaded.toCheck += 1
+            // Remember, in each record, that it must be checked: a later clean close (or a
+            // later stop on this boot) must not make torn pixels look intact.
+            if checkEverything { state.markUnverified(slot) }
         }
-        return dropped
+        return loaded
     }
 
     /// How many committed records the first `readableBytes` of chunk `k`'s records hold (for

@@ -1,3 +1,4 @@
+import FICCore
 import Glibc
 import SystemPackage
 
@@ -42,11 +43,22 @@ final class TableFileHandle: @unchecked Sendable {
         return region
     }
 
-    /// Writes the header page with the open state, durably.
+    /// Writes the header page with the open state and this process's session (the running boot,
+    /// this file), durably.
     func writeHeader(open: Bool) throws {
-        let page = header.encode(open: open)
+        let page = header.encode(open: open, session: try session())
         try page.withUnsafeBytes { (b) throws in try descriptor.writeAll(b, at: 0, path: path) }
         try descriptor.synchronize(path: path)
+    }
+
+    /// The session a header written now records: the running boot and this file.
+    func session() throws -> WriterSession {
+        WriterSession.current(file: try descriptor.status(path: path))
+    }
+
+    /// The kind of file system the table lives on.
+    func fileSystemKind() throws -> FileSystemKind {
+        try descriptor.fileSystemKind(path: path)
     }
 
     /// Makes a new file hold an empty table: the header page, marked open.

@@ -16,10 +16,16 @@
 /// 76  (reserved, zero)            UInt32
 /// 80  header checksum             UInt64   XXH64 of bytes 0..<80 and the identity
 /// 88  open state                  UInt32   1 while open for writing, 0 after a clean close
+/// 92  (reserved, zero)            UInt32
+/// 96  boot identifier             16 bytes the boot the table was last opened for writing under
+/// 112 device, inode               UInt64 × 2  the file it was written as (a copy is another file)
 /// 128 identity                    UTF-8
 /// ```
-/// Every field is compared with what the configuration expects; a file whose header differs in
-/// any way (another format, another page size, another layout version) is rebuilt.
+/// Every field up to the checksum is compared with what the configuration expects; a file whose
+/// header differs in any way (another format, another page size, another layout version) is
+/// rebuilt. The open state and the writer's session (bytes 88..<128) change while the format
+/// does not, so they are outside the checksum: a damaged session only ever reads as "another
+/// boot", which makes every entry be checked.
 struct TableHeader: Equatable {
     static let magic: UInt64 = 0x454C_4241_5443_4946 // "FICTABLE" little-endian
     static let layoutVersion: UInt32 = 2
@@ -27,6 +33,8 @@ struct TableHeader: Equatable {
     static let readLength = 4096
     static let identityOffset = 128
     static let openStateOffset = 88
+    /// Where the writer's session starts: boot identifier, device, inode.
+    static let sessionOffset = 96
 
     var pageSize: Int
     var pixelWidth: Int
@@ -61,7 +69,7 @@ struct TableHeader: Equatable {
     }
 
     /// Serialises the header into a buffer of ``readLength`` bytes (the rest of the page is zero).
-    func encode(open: Bool) -> [UInt8] {
+    func encode(open: Bool, session: WriterSession) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: Self.readLength)
         bytes.withUnsafeMutableBytes { b in
             b.storeBytes(of: Self.magic.littleEndian, toByteOffset: 0, as: UInt64.self)
@@ -77,6 +85,7 @@ struct TableHeader: Equatable {
             for (i, byte) in id.enumerated() { b[Self.identityOffset + i] = byte }
             b.storeBytes(of: Self.checksum(UnsafeRawBufferPointer(b)).littleEndian, toByteOffset: 80, as: UInt64.self)
             b.storeBytes(of: UInt32(open ? 1 : 0).littleEndian, toByteOffset: Self.openStateOffset, as: UInt32.self)
+            session.encode(into: UnsafeMutableRawBufferPointer(rebasing: b[Self.sessionOffset..<Self.identityOffset]))
         }
         return bytes
     }
@@ -88,9 +97,16 @@ struct TableHeader: Equatable {
         return XXH64.hash(b.baseAddress! + identityOffset, count: idLength, seed: head)
     }
 
-    /// Parses a header page; returns the header and whether the file was left open (not closed
-    /// cleanly), or a sentence saying why the page is not a valid header. Any bytes are safe.
-    static func decode(_ b: UnsafeRawBufferPointer) -> Result<(TableHeader, wasOpen: Bool), NotATable> {
+    /// What a header page says beyond the format: whether the file was left open (not closed
+    /// cleanly), and the session that last opened it for writing.
+    struct State {
+        var wasOpen: Bool
+        var session: WriterSession
+    }
+
+    /// Parses a header page; returns the header and its state, or a sentence saying why the page
+    /// is not a valid header. Any bytes are safe.
+    static func decode(_ b: UnsafeRawBufferPointer) -> Result<(TableHeader, State), NotATable> {
         guard b.count >= readLength else { return .failure(NotATable("the file is shorter than its header")) }
         func u32(_ o: Int) -> Int { Int(UInt32(littleEndian: b.loadUnaligned(fromByteOffset: o, as: UInt32.self))) }
         func u64(_ o: Int) -> Int { Int(truncatingIfNeeded: UInt64(littleEndian: b.loadUnaligned(fromByteOffset: o, as: UInt64.self))) }
@@ -117,7 +133,8 @@ struct TableHeader: Equatable {
         h.chunkLength = u64(56)
         h.recordsLength = u64(64)
         h.identity = String(decoding: UnsafeRawBufferPointer(rebasing: b[identityOffset..<(identityOffset + u32(72))]), as: UTF8.self)
-        return .success((h, u32(openStateOffset) != 0))
+        let session = WriterSession(decoding: UnsafeRawBufferPointer(rebasing: b[sessionOffset..<identityOffset]))
+        return .success((h, State(wasOpen: u32(openStateOffset) != 0, session: session)))
     }
 
     /// Whether `b` starts with a valid header of any table (the proof that a file is the package's own).

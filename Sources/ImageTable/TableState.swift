@@ -14,8 +14,9 @@ struct TableState {
 
     /// Where a new image can go.
     enum Reservation {
-        /// A slot, pinned for the writer.
-        case slot(Int, UnsafeMutableRawPointer, TableChunk, generation: UInt64)
+        /// A slot, pinned for the writer: its pixels and its record (which only the writer
+        /// touches until it commits or abandons the slot).
+        case slot(Int, UnsafeMutableRawPointer, record: UnsafeMutableRawPointer, TableChunk, generation: UInt64)
         /// A new chunk must be added first.
         case needsGrowth(chunk: Int, file: TableFileHandle, generation: UInt64)
         /// Every slot holds an image in use.
@@ -275,7 +276,7 @@ struct TableState {
     private mutating func reserved(_ slot: Int) -> Reservation {
         pin(slot)
         writersInFlight += 1
-        return .slot(slot, pixels(slot), chunk(of: slot), generation: generation)
+        return .slot(slot, pixels(slot), record: record(slot), chunk(of: slot), generation: generation)
     }
 
     /// Makes a fully written slot visible: writes its record (checksum last) and retires any older
@@ -284,7 +285,11 @@ struct TableState {
     mutating func commit(slot: Int, generation g: UInt64, entity: TableKey, source: TableKey, label: String, pixelChecksum: UInt64) -> Bool {
         writersInFlight -= 1
         guard g == generation, !isQuiescing else {
-            if g == generation { orphaned[slot] = true }
+            if g == generation {
+                // Closing waits for this writer, so the file is still mapped: no in-flight record may stay.
+                if isWritable { IndexRecord.clear(at: record(slot)) }
+                orphaned[slot] = true
+            }
             return false
         }
         if let old = slotOf[entity] { release(old) }
@@ -297,7 +302,8 @@ struct TableState {
         slotOf[entity] = slot
         touch(slot)
         inserts += 1
-        bytesWritten += pixelByteCount + IndexRecord.length
+        // The pixels, the in-flight record written before them, and the final record.
+        bytesWritten += pixelByteCount + 2 * IndexRecord.length
         return true
     }
 
@@ -305,6 +311,7 @@ struct TableState {
     mutating func abandon(slot: Int, generation g: UInt64) {
         writersInFlight -= 1
         guard g == generation else { return }
+        if isWritable { IndexRecord.clear(at: record(slot)) }
         pins[slot] -= 1
         if pins[slot] == 0 { heldSlots -= 1 }
         freeSlots.append(slot)

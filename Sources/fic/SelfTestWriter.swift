@@ -2,8 +2,9 @@ import ArgumentParser
 import Foundation
 import ImageTable
 
-/// A hidden subcommand used by the crash-recovery tests: it writes, replaces and removes
-/// entries of one table as fast as it can until it is killed.
+/// A hidden subcommand used by the crash-recovery tests: it writes, replaces, removes and resets
+/// entries of one table as fast as it can until it is killed (or, with --die-mid-write-after,
+/// kills itself half way through drawing an image).
 struct SelfTestWriter: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "selftest-writer",
@@ -13,29 +14,49 @@ struct SelfTestWriter: ParsableCommand {
     @Option(help: "The table file.") var table: String
     @Option(help: "Maximum count of the table.") var max: Int = 40
     @Option(help: "Seed of the sequence of operations.") var seed: UInt64 = 1
+    @Option(help: "Empty the table (a reset) every N operations; 0 never.") var resetEvery: Int = 0
+    @Option(help: "After N inserts, stop the process with SIGKILL half way through drawing the next image.") var dieMidWriteAfter: Int?
+    @Option(help: "Wait up to this many seconds for another process to let go of the table.") var waitSeconds: Int = 0
 
     func run() throws {
-        let t = try ImageTable(path: table, configuration: Self.configuration(max: max))
+        let options = TableOpenOptions(lockTimeout: .seconds(waitSeconds))
+        let t = try ImageTable(path: table, configuration: Self.configuration(max: max), options: options)
         var rng = seed | 1
         var version = 0
-        var announced = false
+        var inserts = 0
+        var operations = 0
+        // Announced once the table is open (and its lock held), with what opening found.
+        let report = t.openReport
+        let stop = switch report.uncleanStop {
+        case nil: "clean"
+        case .processStopped?: "process-stopped"
+        case .pageCacheMayBeLost?: "page-cache-may-be-lost"
+        }
+        FileHandle.standardOutput.write(Data("ready stop=\(stop) interrupted=\(report.interruptedWrites) check=\(report.entriesToCheck)\n".utf8))
         while true {
             rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17
+            operations += 1
+            if resetEvery > 0 && operations % resetEvery == 0 {
+                try t.removeAll()
+                continue
+            }
             let entity = TableKey("entity-\(rng % 100)")
             if rng % 10 == 0 {
                 t.remove(entity)
                 continue
             }
             version += 1
-            let source = TableKey("version-\(version)")
+            let source = TableKey("version-\(seed)-\(version)")
             let count = t.configuration.pixelByteCount
+            let dies = inserts == dieMidWriteAfter
             try t.insert(entity: entity, source: source, label: "entity-\(rng % 100)") { p in
-                TestPattern.fill(p.baseAddress!, count: count, seed: TestPattern.seed(entity: entity, source: source))
+                TestPattern.fill(p.baseAddress!, count: dies ? count / 2 : count, seed: TestPattern.seed(entity: entity, source: source))
+                if dies {
+                    FileHandle.standardOutput.write(Data("dying entity-\(rng % 100)\n".utf8))
+                    kill(getpid(), SIGKILL)
+                }
             }
-            if !announced {
-                FileHandle.standardOutput.write(Data("ready\n".utf8))
-                announced = true
-            }
+            inserts += 1
         }
     }
 

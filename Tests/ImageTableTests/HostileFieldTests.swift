@@ -9,6 +9,7 @@ import Testing
     static let c = config(24, 8, max: 12, chunkBytes: 4 * 4096)
     static let headerFields: [(offset: Int, width: Int)] = [
         (0, 8), (8, 4), (12, 4), (16, 4), (20, 4), (24, 4), (28, 4), (32, 8), (40, 8), (48, 8), (56, 8), (64, 8), (72, 4), (76, 4), (80, 8), (88, 4),
+        (92, 4), (96, 8), (104, 8), (112, 8), (120, 8), // the open state's session: boot, device, inode
     ]
     static let recordFields: [(offset: Int, width: Int)] = [
         (0, 8), (8, 8), (16, 8), (24, 8), (32, 8), (40, 8), (48, 4), (52, 1), (53, 8), (104, 8), (112, 8), (120, 8),

@@ -51,11 +51,12 @@ import Testing
         let dir = TemporaryDirectory("hostile"); defer { dir.cleanup() }
         let c = config(max: 8)
         let (path, _) = try makeTable(dir, c)
-        // A crash: the file is left marked open, and one entry's pixels were torn.
+        // A system crash: the file is left marked open under another boot, and one entry's pixels were torn.
         let probe = try ImageTable(path: path, configuration: c)
         let slot = try #require(probe.entries().first { $0.label == "e2" }).slot
         probe.close()
         try patch(path, at: TableHeader.openStateOffset, UInt32(1))
+        try simulateRestart(path)
         try patch(path, at: slotOffset(slot: slot, c) + 10, [UInt8](repeating: 0xAB, count: 64))
         // Another command opens and closes the table cleanly without reading that entry.
         let other = try ImageTable(path: path, configuration: c)

@@ -46,3 +46,11 @@ func put(_ table: ImageTable, _ entity: String, source: String = "v1", seed: UIn
 func fileSize(_ path: String) -> Int {
     ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int) ?? -1
 }
+
+/// Makes the table at `path` look as it does after the system restarted: its header names
+/// another boot than the running one (random bytes, as a new boot identifier is).
+func simulateRestart(_ path: String) throws {
+    var rng = SystemRandomNumberGenerator()
+    let other = (0..<16).map { _ in UInt8.random(in: 0...255, using: &rng) }
+    try patch(path, at: TableHeader.sessionOffset, other)
+}
