@@ -63,6 +63,10 @@ public struct RetrievalBenchmarkResult: Codable, Sendable {
     /// Largest over smallest bucket of `insert_bucket_bytes` (target ≤ 1.01: constant).
     public var insertBytesMaxOverMin: Double
 
+    /// The first lookup of each image by a new process, after a clean close, after a stop without
+    /// close and after a simulated restart; nil when the `fic` executable was not given.
+    public var firstLookup: FirstLookupBenchmarkResult?
+
     /// Each target by name, and whether it was met.
     public var targetsMet: [String: Bool]
     /// Remarks: skipped parts, how figures were obtained.
@@ -93,6 +97,7 @@ public struct RetrievalBenchmarkResult: Codable, Sendable {
         case insertTimeMaxOverMin = "insert_time_max_over_min"
         case insertEngineTimeMaxOverMin = "insert_engine_time_max_over_min"
         case insertBytesMaxOverMin = "insert_bytes_max_over_min"
+        case firstLookup = "first_lookup"
         case targetsMet = "targets_met"
         case notes
     }
@@ -124,6 +129,7 @@ public struct RetrievalBenchmarkResult: Codable, Sendable {
         try c.encode(insertTimeMaxOverMin, forKey: .insertTimeMaxOverMin)
         try c.encode(insertEngineTimeMaxOverMin, forKey: .insertEngineTimeMaxOverMin)
         try c.encode(insertBytesMaxOverMin, forKey: .insertBytesMaxOverMin)
+        try c.encode(firstLookup, forKey: .firstLookup)
         try c.encode(targetsMet, forKey: .targetsMet)
         try c.encode(notes, forKey: .notes)
     }
@@ -160,6 +166,7 @@ public enum RetrievalBenchmark {
         ("conventional_over_read_ge_100", "conventional / (retrieval + read every pixel) ≥ 100"),
         ("insert_engine_time_constant", "insert time outside the draw closure max/min ≤ 1.5 over the fill"),
         ("insert_bytes_constant", "bytes per insert max/min ≤ 1.01 over the fill"),
+        ("first_lookup_after_stop_le_1_2x_clean_close", "first lookup after a stop without close ≤ 1.2 × after a clean close"),
     ]
 
     struct Entity: ImageEntity {
@@ -169,8 +176,9 @@ public enum RetrievalBenchmark {
     }
 
     /// Runs the benchmark with the photos of `testdata` (its `photos` folder if it has one),
-    /// keeping its files in a folder of `workDirectory` that is removed afterwards.
-    public static func run(testdata: String, workDirectory: String, options: Options = Options(), log: (String) -> Void) throws -> RetrievalBenchmarkResult {
+    /// keeping its files in a folder of `workDirectory` that is removed afterwards; `fic`, the
+    /// tool's executable, runs the processes of the first-lookup measurement.
+    public static func run(testdata: String, workDirectory: String, fic: String?, options: Options = Options(), log: (String) -> Void) throws -> RetrievalBenchmarkResult {
         let side = 200
         let rowBytes = side * 4
         let root = try BenchKit.makeFreshDirectory(workDirectory, "retrieval-\(getpid())")
@@ -313,6 +321,9 @@ public enum RetrievalBenchmark {
         // (e) inserting while a table fills from empty.
         let fill = try measureFill(root: root, bitmaps: entities.prefix(sources.count).map { bitmaps[$0.entityID]! }, side: side, options: options, log: log)
 
+        // (f) the first lookup of each image by a new process: after a clean close, a stop without close, a restart.
+        let firstLookup = try fic.map { try FirstLookupBenchmark.run(fic: $0, root: root, sources: sources, log: log) }
+
         let readOverInMemory = read.median / inMemory.median
         let conventionalOverRead = conventional.map { $0.median / read.median }
         func spread(_ values: [Double]) -> Double { (values.max() ?? 0) / max(values.min() ?? 1, 1e-9) }
@@ -325,6 +336,7 @@ public enum RetrievalBenchmark {
             "insert_engine_time_constant": engineRatio <= 1.5,
             "insert_bytes_constant": bytesRatio <= 1.01,
         ]
+        if let firstLookup { met["first_lookup_after_stop_le_1_2x_clean_close"] = firstLookup.stopOverCleanClose <= 1.2 }
         if let conventionalOverRead { met["conventional_over_read_ge_100"] = conventionalOverRead >= 100 }
         if let c = conventional { met["conventional_over_lookup_ge_100"] = c.median / lookup.median >= 100 }
         notes.append("insert time includes the caller's drawing into pages of the file touched for the first time; on this VM first touches of fresh memory slow down as the fill grows, which the engine's own time (outside the draw) does not")
@@ -338,7 +350,8 @@ public enum RetrievalBenchmark {
             conventionalOverInMemoryRead: conventional.map { $0.median / inMemory.median },
             insertBucketSize: options.insertBucketSize, insertBucketNs: fill.total, insertBucketDrawNs: fill.draw,
             insertBucketEngineNs: fill.engine, insertBucketBytes: fill.bytes,
-            insertTimeMaxOverMin: timeRatio, insertEngineTimeMaxOverMin: engineRatio, insertBytesMaxOverMin: bytesRatio, targetsMet: met, notes: notes)
+            insertTimeMaxOverMin: timeRatio, insertEngineTimeMaxOverMin: engineRatio, insertBytesMaxOverMin: bytesRatio,
+            firstLookup: firstLookup, targetsMet: met, notes: notes)
     }
 
     /// Mean figures per insert, one element per bucket.
