@@ -160,6 +160,10 @@ public final class ImageCache: Sendable {
 
     /// Flushes and closes every table, then unlocks the namespace; pending requests fail with
     /// `.closed`. Images still held stay valid and unchanged (they are detached from the files).
+    ///
+    /// Optional: a process that ends without it (killed, or returning from `main`) loses only the
+    /// recency since the last ``synchronize()`` and the image it was writing; the next open on
+    /// the same boot serves every other stored image with no check (see ``TableOpenReport/UncleanStop``).
     public func close() {
         requests.cancelAll()
         for t in tables.values { t.table.close() }

@@ -136,8 +136,11 @@ enum TableFile {
         case .pageCacheMayBeLost(let reason)?:
             logger.notice("table was not closed cleanly, and \(reason): each of its \(report.entriesToCheck) entries is checked before first use", metadata: metadata)
         case .processStopped?:
-            if report.interruptedWrites > 0 || report.entriesToCheck > 0 {
-                logger.notice("table was not closed (its process stopped on this boot): \(report.interruptedWrites) images being written were dropped, \(report.entriesToCheck) entries are checked before first use", metadata: metadata)
+            var costs: [String] = []
+            if report.interruptedWrites > 0 { costs.append("\(report.interruptedWrites) images being written were dropped") }
+            if report.entriesToCheck > 0 { costs.append("\(report.entriesToCheck) entries left unchecked by an earlier unclean stop are checked before first use") }
+            if !costs.isEmpty {
+                logger.notice("table was not closed (its process stopped on this boot): \(costs.joined(separator: "; "))", metadata: metadata)
             } else {
                 logger.debug("table was not closed (its process stopped on this boot); its entries are served as they are", metadata: metadata)
             }

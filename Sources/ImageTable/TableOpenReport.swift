@@ -58,7 +58,7 @@ public struct TableOpenReport: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         var parts: [String] = []
         if let rebuildReason {
-            parts.append(wasDamaged ? "damaged and rebuilt empty (\(rebuildReason)); its images were lost" : "rebuilt empty (\(rebuildReason))")
+            parts.append(wasDamaged ? "the table was damaged and rebuilt empty (\(rebuildReason)); its images were lost" : "the table was rebuilt empty (\(rebuildReason))")
         }
         if droppedEntries > 0 { parts.append("\(droppedEntries) damaged or cut-off \(Self.images(droppedEntries)) dropped") }
         if interruptedWrites > 0 {
@@ -66,7 +66,7 @@ public struct TableOpenReport: Sendable, Hashable, CustomStringConvertible {
         }
         switch uncleanStop {
         case .pageCacheMayBeLost(let reason)?:
-            parts.append("not closed cleanly, and \(reason): each of its \(entriesToCheck) \(Self.images(entriesToCheck)) is checked before it is first served")
+            parts.append("the table was not closed cleanly, and \(reason): each of its \(entriesToCheck) \(Self.images(entriesToCheck)) is checked before it is first served")
         case .processStopped?, nil:
             if entriesToCheck > 0 { parts.append("\(entriesToCheck) \(Self.images(entriesToCheck)) left unchecked by an earlier unclean stop \(entriesToCheck == 1 ? "is" : "are") checked before first use") }
         }

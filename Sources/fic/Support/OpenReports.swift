@@ -8,10 +8,11 @@ enum OpenReports {
     static func print(_ cache: ImageCache) -> Bool {
         var lost = false
         for format in cache.formats {
-            guard let report = cache.openReports[format.name] else { continue }
+            guard var report = cache.openReports[format.name] else { continue }
+            report.isReadOnly = false  // the command chose that
             let text = report.description
-            if !text.isEmpty && text != "read-only" {
-                Terminal.error("format \(format.name): the table was \(text)")
+            if !text.isEmpty {
+                Terminal.error("format \(format.name): \(text)")
             }
             lost = lost || report.lostImages
         }
