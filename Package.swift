@@ -111,7 +111,7 @@ let package = Package(
         .testTarget(name: "ImageCodecTests", dependencies: ["ImageCodec", "FICTestSupport"]),
         .testTarget(name: "FastImageCacheTests", dependencies: ["FastImageCache", "FICTestSupport"]),
         .testTarget(name: "TiledImageTests", dependencies: ["TiledImage", "ImageCodec", "FICTestSupport"]),
-        .testTarget(name: "FicTests", dependencies: ["fic", "FastImageCache"]),
+        .testTarget(name: "FicTests", dependencies: ["fic", "FastImageCache", "FICTestSupport"]),
         .testTarget(
             name: "ImageLoaderTests",
             dependencies: [
