@@ -341,6 +341,11 @@ struct BenchCommand: AsyncParsableCommand {
         row("  CPU time of the slowest compose", String(format: "%.2f ms", r.galleryCache.composeCPUMaxMs))
         row("  compose median / present median", String(format: "%.2f / %.2f ms", r.galleryCache.composeMedianMs, r.galleryCache.presentMedianMs))
         row("  cells shown without their image", "\(r.galleryCacheMisses)")
+        func launch(_ l: ViewBenchmarkResult.Launch) -> String { "\(l.placeholderCells) placeholder cells, \(l.misses) misses, \(l.cacheDecodes) decodes" }
+        row("gallery, first launch (empty cache)", launch(r.galleryFirstLaunch))
+        row("  frames until loaded / compose", "\(r.galleryFirstLaunch.startupFrames) / " + frames(r.galleryFirstLaunch.cache))
+        row("gallery, second launch (same cache)", launch(r.gallerySecondLaunch), "0, 0, 0", r.targetsMet["gallery_second_launch_0_placeholder_cells_0_misses_0_decodes"])
+        row("  frames until loaded / compose", "\(r.gallerySecondLaunch.startupFrames) / " + frames(r.gallerySecondLaunch.cache))
         row("gallery, conventional path: compose", frames(r.galleryConventional))
         row("  compose over 8.3 ms", "\(r.galleryConventional.framesComposeOver8_3Ms) of \(r.galleryConventional.frames)")
         row("  compose median / present median", String(format: "%.2f / %.2f ms", r.galleryConventional.composeMedianMs, r.galleryConventional.presentMedianMs))
