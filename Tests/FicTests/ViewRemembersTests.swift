@@ -79,13 +79,17 @@ extension ViewTests {
             #expect(FileManager.default.fileExists(atPath: setup.cacheFolder + "/\(namespace).sources.json"))
 
             // The second launch: its first frame is screenshot before anything else happens.
-            let second = try Self.gallery(setup.photos, script: "screenshot \(folder.path("second.png"))\nwait-idle\n", in: folder, name: "second", environment: setup.environment)
+            let second = try Self.gallery(setup.photos, script: "screenshot \(folder.path("second.png"))\nwait-idle\ntoggle-path\nwait-idle\nscreenshot \(folder.path("conventional.png"))\n",
+                                          in: folder, name: "second", environment: setup.environment)
+            #expect(second.stats["script_waits_timed_out"] as? Int == 0)
+            #expect(second.stats["path"] as? String == "conventional", "the conventional path's thumbnails were made")
             #expect(second.stats["misses"] as? Int == 0)
             #expect(second.stats["placeholder_cells"] as? Int == 0)
             #expect(second.stats["placeholder_cell_frames"] as? Int == 0)
             #expect(second.stats["cache_decodes"] as? Int == 0)
-            #expect(second.stats["hits"] as? Int == photoCount, "every photo's cell is on screen")
-            let a = try Picture(folder.path("first.png")), b = try Picture(folder.path("second.png"))
+            let byPath = try #require(second.stats["by_path"] as? [String: [String: Int]])
+            #expect(byPath["cache"]?["hits"] == photoCount, "every photo's cell is on screen")
+            let a = try Picture(folder.path("first.png")), b = try Picture(folder.path("second.png")), conventional = try Picture(folder.path("conventional.png"))
             #expect(b.differences(x: 0, y: 0, w: Self.width, h: Self.height, from: a, ox: 0, oy: 0) == 0, "the first frame equals the first launch's loaded window")
 
             // The cells are the cache's images, as `fic get` reads them back (the namespace chosen by the photo folder).
@@ -100,6 +104,9 @@ extension ViewTests {
                 guard visible > 0 else { continue }
                 // RGB565 widened to 8 bits by cairo in the window and by the PNG writer may differ in the low bits.
                 #expect(b.differences(x: cell.x, y: cell.y, w: cell.side, h: visible, from: expected, ox: 0, oy: 0, tolerance: 7) == 0, "\(name)")
+                // The conventional path shows the same photos, through JPEG (made from the cache's images: nothing decoded above).
+                let psnr = conventional.psnr(x: cell.x, y: cell.y, w: cell.side, h: visible, against: expected, ox: 0, oy: 0)
+                #expect(psnr > 28, "conventional \(name): \(psnr) dB")
             }
         }
 

@@ -11,6 +11,11 @@ enum ConventionalThumbnails {
     /// conventional path too). Stops early, leaving the rest without files, once `shouldStop`.
     static func fromCache(_ cache: ImageCache, format: ImageFormat, items: [GalleryCatalog.Item?], folder: String,
                           progress: (Int) -> Void, shouldStop: () -> Bool = { false }) throws -> ConventionalStore {
+        do {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        } catch {
+            throw CLIError("cannot create \(folder): \(error.localizedDescription)")
+        }
         let size = format.pixelSize
         let bytesPerRow = (size.width * 4 + 63) / 64 * 64
         let scratch = UnsafeMutableRawPointer.allocate(byteCount: bytesPerRow * size.height, alignment: 64)
