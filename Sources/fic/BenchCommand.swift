@@ -17,8 +17,9 @@ struct BenchCommand: AsyncParsableCommand {
             fetch-to-disk against curl --parallel (needs nginx, curl, cjpeg). With --json the last \
             line of the output is one JSON object with a member per benchmark run. view: `fic view` \
             in a 1280×800 window on Xvfb, frame times split into compose and present: the gallery \
-            flung through 10,000 cells (cache and conventional paths), an 18000×18000 photo zoomed \
-            from fit to 1:1 and panned. The baselines come with `scripts/install-deps --bench`.
+            flung through 10,000 cells (cache and conventional paths), launched twice on one cache \
+            (the second launch's misses, placeholder cells and decodes), an 18000×18000 photo \
+            zoomed from fit to 1:1 and panned. The baselines come with `scripts/install-deps --bench`.
             """)
 
     /// The benchmarks that can be run.
