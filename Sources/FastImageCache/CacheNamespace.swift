@@ -24,22 +24,38 @@ final class CacheNamespace: Sendable {
             readOnly = true
             root = try Directory.open(directory, create: false, followLinks: options.followsSymbolicLinkedFolder)
         }
-        do {
-            folder = try root.subdirectory(namespace, create: !readOnly)
-        } catch let error as ImageCacheError where error.code == .readOnly && !readOnly {
-            readOnly = true
-            folder = try root.subdirectory(namespace, create: false)
-        }
-        if !readOnly && access(folder.path, W_OK) != 0 && errno == EROFS { readOnly = true }
-        isReadOnly = readOnly
         let clock = ContinuousClock()
         let deadline = clock.now + options.lockTimeout
-        while try !folder.lock(readOnly ? .shared : .exclusive, wait: false) {
-            guard clock.now < deadline else {
-                throw ImageCacheError(.inUse, "the cache is open in another process or cache object; close it first", path: folder.path, errno: EWOULDBLOCK)
+        var attempt = 0
+        while true {
+            var opened: Directory
+            do {
+                opened = try root.subdirectory(namespace, create: !readOnly)
+            } catch let error as ImageCacheError where error.code == .readOnly && !readOnly {
+                readOnly = true
+                opened = try root.subdirectory(namespace, create: false)
             }
-            usleep(10_000)
+            if !readOnly && access(opened.path, W_OK) != 0 && errno == EROFS { readOnly = true }
+            while try !opened.lock(readOnly ? .shared : .exclusive, wait: false) {
+                guard clock.now < deadline else {
+                    throw ImageCacheError(.inUse, "the cache is open in another process or cache object; close it first", path: opened.path, errno: EWOULDBLOCK)
+                }
+                usleep(10_000)
+            }
+            // CacheDirectory removes an unused namespace while holding this lock: a folder opened
+            // just before its removal is locked only once it has no name. Open the new one then.
+            if let named = try root.status(of: namespace), let locked = try? opened.descriptor.status(path: opened.path), named.isSameFile(as: locked) {
+                folder = opened
+                break
+            }
+            attempt += 1
+            guard attempt < 10 else {
+                throw ImageCacheError(.inUse, "the namespace folder was removed and made again repeatedly while it was being opened", path: opened.path)
+            }
         }
+        isReadOnly = readOnly
+        // The last use, for CacheDirectory's least-recently-used trimming (the folder is the cache's own).
+        if !readOnly { try? folder.setModificationTimeToNow() }
         if readOnly && !options.readOnly {
             logger.notice("the cache is on a read-only file system; it is opened for reading only", metadata: ["path": "\(folder.path)"])
         }

@@ -17,8 +17,9 @@ struct BenchCommand: AsyncParsableCommand {
             fetch-to-disk against curl --parallel (needs nginx, curl, cjpeg). With --json the last \
             line of the output is one JSON object with a member per benchmark run. view: `fic view` \
             in a 1280×800 window on Xvfb, frame times split into compose and present: the gallery \
-            flung through 10,000 cells (cache and conventional paths), an 18000×18000 photo zoomed \
-            from fit to 1:1 and panned. The baselines come with `scripts/install-deps --bench`.
+            flung through 10,000 cells (cache and conventional paths), launched twice on one cache \
+            (the second launch's misses, placeholder cells and decodes), an 18000×18000 photo \
+            zoomed from fit to 1:1 and panned. The baselines come with `scripts/install-deps --bench`.
             """)
 
     /// The benchmarks that can be run.
@@ -350,6 +351,11 @@ struct BenchCommand: AsyncParsableCommand {
         row("  CPU time of the slowest compose", String(format: "%.2f ms", r.galleryCache.composeCPUMaxMs))
         row("  compose median / present median", String(format: "%.2f / %.2f ms", r.galleryCache.composeMedianMs, r.galleryCache.presentMedianMs))
         row("  cells shown without their image", "\(r.galleryCacheMisses)")
+        func launch(_ l: ViewBenchmarkResult.Launch) -> String { "\(l.placeholderCells) placeholder cells, \(l.misses) misses, \(l.cacheDecodes) decodes" }
+        row("gallery, first launch (empty cache)", launch(r.galleryFirstLaunch))
+        row("  frames until loaded / compose", "\(r.galleryFirstLaunch.startupFrames) / " + frames(r.galleryFirstLaunch.cache))
+        row("gallery, second launch (same cache)", launch(r.gallerySecondLaunch), "0, 0, 0", r.targetsMet["gallery_second_launch_0_placeholder_cells_0_misses_0_decodes"])
+        row("  frames until loaded / compose", "\(r.gallerySecondLaunch.startupFrames) / " + frames(r.gallerySecondLaunch.cache))
         row("gallery, conventional path: compose", frames(r.galleryConventional))
         row("  compose over 8.3 ms", "\(r.galleryConventional.framesComposeOver8_3Ms) of \(r.galleryConventional.frames)")
         row("  compose median / present median", String(format: "%.2f / %.2f ms", r.galleryConventional.composeMedianMs, r.galleryConventional.presentMedianMs))

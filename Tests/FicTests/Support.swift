@@ -34,9 +34,11 @@ enum Fic {
     }()
 
     /// Runs `fic` with `arguments`, capturing its output through files (no pipe can fill up).
-    static func run(_ arguments: [String]) throws -> FicRun {
+    /// `environment` is added to this process's (see ``Process/capture(_:_:environment:)`` for
+    /// where the default cache folder is).
+    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> FicRun {
         let binary = try #require(binary, "the fic binary was not found next to the test bundle; set FIC_BINARY")
-        return try Process.capture(binary, arguments)
+        return try Process.capture(binary, arguments, environment: environment.isEmpty ? nil : ProcessInfo.processInfo.environment.merging(environment) { $1 })
     }
 }
 

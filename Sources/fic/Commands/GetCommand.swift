@@ -12,6 +12,8 @@ struct GetCommand: ParsableCommand {
 
     @OptionGroup var cacheOptions: CacheOptions
 
+    @OptionGroup var folder: PhotoFolderOption
+
     @Option(name: .long, help: ArgumentHelp("The format name.", valueName: "name"))
     var format: String
 
@@ -22,7 +24,7 @@ struct GetCommand: ParsableCommand {
     var out: String
 
     func run() throws {
-        let (cache, _) = try cacheOptions.openExisting(readOnly: true)
+        let (cache, _) = try cacheOptions.location(choosing: folder).openExisting(readOnly: true)
         defer { cache.close() }
         guard let imageFormat = cache.format(named: format) else {
             throw CLIError("the cache has no format '\(format)'; its formats: \(cache.formats.map(\.name).joined(separator: ", "))")

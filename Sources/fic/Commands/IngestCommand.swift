@@ -2,7 +2,7 @@ import ArgumentParser
 import FastImageCache
 import Foundation
 
-/// `fic ingest DIR|URL… [--urls FILE] --cache DIR --format SPEC…`: stores every image under a
+/// `fic ingest DIR|URL… [--urls FILE] [--cache DIR] [--format SPEC…]`: stores every image under a
 /// folder, and every image at a list of URLs, in every format of one family, one decode per
 /// image, several at a time.
 struct IngestCommand: AsyncParsableCommand {
@@ -18,6 +18,13 @@ struct IngestCommand: AsyncParsableCommand {
             coefficients: ~44 MB at 5120×2880), and the decodes in flight share one budget of \
             --memory MiB, so memory stays flat however many files there are. Results are \
             reported in the order of the files.
+
+            Without --cache, the images go to the folder's own namespace in the default cache \
+            folder ($XDG_CACHE_HOME/fic, or ~/.cache/fic), the one `fic view gallery --photos DIR` \
+            shows; without --format and with none stored, in the viewer's formats. With --cache \
+            the namespace is 'default' unless --namespace says otherwise. The default folder is \
+            kept under --cache-limit MiB (default 2048) by removing the least recently used other \
+            namespaces, never one in use.
 
             The formats are remembered in CACHE/NAMESPACE.formats.json: later commands (get, \
             inspect, verify, and ingest without --format) use them. Giving other formats later \
@@ -63,6 +70,9 @@ struct IngestCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The memory the decodes in flight may use together, in MiB (default 96). A file that needs more is decoded alone.", valueName: "mib"))
     var memory: Int = 96
 
+    @Option(name: .long, help: ArgumentHelp("Keep the cache folder's tables under this many MiB, removing the least recently used other namespaces first (default without --cache: 2048; with --cache: no limit).", valueName: "mib"))
+    var cacheLimit: Double?
+
     @Flag(name: .long, help: "After the summary, print the process's peak resident memory (VmHWM).")
     var reportMemory = false
 
@@ -79,41 +89,65 @@ struct IngestCommand: AsyncParsableCommand {
         if let family { try CacheOptions.validateName(family, what: "--family") }
         if let jobs, jobs < 1 || jobs > 256 { throw ValidationError("--jobs must be between 1 and 256, not \(jobs)") }
         if memory < 1 || memory > 1 << 20 { throw ValidationError("--memory must be between 1 and 1048576 MiB, not \(memory)") }
+        if let cacheLimit, !(cacheLimit > 0 && cacheLimit <= Double(1 << 30)) { throw ValidationError("--cache-limit must be a positive number of MiB, at most 1073741824, not \(cacheLimit)") }
     }
 
     /// The number of decodes at a time.
     var jobCount: Int { jobs ?? max(1, ProcessInfo.processInfo.activeProcessorCount) }
 
     func run() async throws {
-        let directory = cacheOptions.directory, namespace = cacheOptions.namespace
         var webURLs = sources.compactMap(URLIngest.parse)
         if let urls { webURLs += try URLList.read(Paths.absolute(urls)) }
         let root = sources.first { URLIngest.parse($0) == nil }.map(Paths.absolute)
-        let existing = try CacheDescription.loadIfPresent(directory: directory, namespace: namespace, followLinks: cacheOptions.followLinks)
+        let files = try root.map(ImageFiles.files(under:)) ?? []
+        // The photo folder: the folder given, or the folder of the file given.
+        let photoFolder = try root.map { root in
+            try DefaultCache.realPath(files.count == 1 && files[0].path == root ? (root as NSString).deletingLastPathComponent : root)
+        }
+        // Without --cache, the folder's own namespace in the default folder (the viewer's).
+        let location = try cacheOptions.location(photos: cacheOptions.usesDefaultDirectory ? photoFolder : nil)
+        let directory = location.directory, namespace = location.namespace
+        let existing = try CacheDescription.loadIfPresent(directory: directory, namespace: namespace, followLinks: location.followLinks)
         let specs = try formatTexts.map { try FormatSpec(parsing: $0) }
-        guard let chosen = specs.isEmpty ? existing?.formats : specs else {
+        let description: CacheDescription
+        if !specs.isEmpty {
+            description = CacheDescription(family: family ?? existing?.family ?? "images", formats: specs, photos: existing?.photos)
+        } else if let existing {
+            description = CacheDescription(family: family ?? existing.family, formats: existing.formats, photos: existing.photos)
+        } else if photoFolder != nil {
+            // Nothing given or stored: the viewer's formats, so that `fic view gallery --photos` shows them.
+            description = try DemoFormats.description(count: files.count, photos: nil)
+        } else {
             throw CLIError("give at least one --format NAME:WxH[@SCALE][:STYLE][:max=N] (the cache has none yet)", status: ExitStatus.usage)
         }
-        let description = CacheDescription(family: family ?? existing?.family ?? "images", formats: chosen)
+        var stored = description
+        if stored.photos == nil && cacheOptions.usesDefaultDirectory && cacheOptions.namespace == nil { stored.photos = photoFolder }
         if let existing, existing.formats != description.formats || existing.family != description.family {
             Terminal.error("note: the formats differ from the cache's; images of changed formats are discarded")
         }
-        let formats = specs.isEmpty ? try description.storedFormats(directory: directory, namespace: namespace) : try description.imageFormats()
-        let files = try root.map(ImageFiles.files(under:)) ?? []
-        let cache = try CacheOpener.open(directory: directory, namespace: namespace, formats: formats, options: cacheOptions.options(readOnly: false))
+        let formats = specs.isEmpty && existing != nil ? try description.storedFormats(directory: directory, namespace: namespace) : try description.imageFormats()
+        let cache = try CacheOpener.open(directory: directory, namespace: namespace, formats: formats, options: location.options(readOnly: false))
         defer { cache.close() }
         OpenReports.print(cache)
-        try description.save(directory: directory, namespace: namespace, followLinks: cacheOptions.followLinks)
+        try stored.save(directory: directory, namespace: namespace, followLinks: location.followLinks)
         ImageDecoder.logger = CacheOpener.quietLogger  // warnings are reported below, per file
 
-        let ingester = Ingester(cache: cache, budget: DecodeMemoryBudget(capacity: memory << 20))
+        // The namespace is this folder's: remember each file's version for the viewer.
+        let remembers = photoFolder != nil && stored.photos == photoFolder
+        var memo = remembers ? SourceMemo.load(directory: directory, namespace: namespace, followLinks: location.followLinks) : SourceMemo()
+        let viewerFormats = DemoFormats.isViewerDescription(description)
+        let ingester = Ingester(cache: cache, budget: DecodeMemoryBudget(capacity: memory << 20)) { id, hash, url -> any ImageEntity in
+            // Drawn as the viewer draws them, when they are the viewer's formats.
+            viewerFormats ? DemoPhoto(entityID: id, sourceImageID: hash, url: url) : FileEntity(entityID: id, sourceImageID: hash, url: url)
+        }
         let candidates = files.filter(ImageFiles.looksLikeImage)
         let progress = ProgressBar(total: candidates.count)
         let start = Stopwatch.now()
         var counts = (added: 0, unchanged: 0, refused: 0)
-        try await IngestQueue.run(candidates, jobs: jobCount, work: ingester.ingest) { index, file, outcome in
+        try await IngestQueue.run(candidates, jobs: jobCount, work: ingester.ingest) { index, file, result in
             progress.update(index + 1, label: file.relativePath)
-            switch outcome {
+            memo.set(result.row, for: file.relativePath)
+            switch result.outcome {
             case .added(let warnings):
                 counts.added += 1
                 for warning in warnings {
@@ -131,11 +165,17 @@ struct IngestCommand: AsyncParsableCommand {
         progress.update(candidates.count, label: "done")
         progress.clear()
         try cache.synchronize()
+        if remembers {
+            do { try memo.save(directory: directory, namespace: namespace, followLinks: location.followLinks) } catch {
+                Terminal.error("note: cannot remember the files' versions (\(error)); the viewer reads them again")
+            }
+        }
         let seconds = Formatting.fixed(Double(Stopwatch.elapsed(since: start)) / 1e9, 2)
         var line = "ingested \(counts.added + counts.unchanged) of \(candidates.count) image files into \(formats.map(\.name).joined(separator: ", ")) in \(seconds) s: \(counts.added) added, \(counts.unchanged) unchanged, \(counts.refused) refused"
         let ignored = files.count - candidates.count
         if ignored > 0 { line += "; \(ignored) other file\(ignored == 1 ? "" : "s") ignored" }
         if root != nil { print(line) }
+        if cacheOptions.usesDefaultDirectory { print("cache: \(location.path)") }
 
         var urlsFailed = 0
         if !webURLs.isEmpty {
@@ -147,6 +187,10 @@ struct IngestCommand: AsyncParsableCommand {
             urlsFailed = outcome.failed
             let urlSeconds = Formatting.fixed(Double(Stopwatch.elapsed(since: urlStart)) / 1e9, 2)
             print("ingested \(outcome.added + outcome.unchanged) of \(webURLs.count) URLs into \(formats.map(\.name).joined(separator: ", ")) in \(urlSeconds) s: \(outcome.added) added, \(outcome.unchanged) unchanged, \(outcome.failed) refused; \(Formatting.bytes(outcome.bytesDownloaded)) downloaded, \(Formatting.bytes(outcome.bytesRead)) read from the originals cache or files")
+        }
+        if let limit = cacheLimit.map({ Int($0 * 1_048_576) }) ?? (cacheOptions.usesDefaultDirectory ? DefaultCache.limitMiB << 20 : nil),
+           let note = CacheTrim.run(directory: directory, keeping: namespace, limitBytes: limit, followLinks: location.followLinks) {
+            Terminal.error(note)
         }
         if reportMemory, let peak = Self.peakResidentKiB() {
             print("peak resident memory: \(peak) KiB")

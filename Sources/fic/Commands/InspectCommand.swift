@@ -2,23 +2,44 @@ import ArgumentParser
 import FastImageCache
 import Foundation
 
-/// `fic inspect`: what a cache holds, per format.
+/// `fic inspect`: what a cache holds, per format; or the namespaces of a cache folder.
 struct InspectCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "inspect",
-        abstract: "Show a cache's formats: size, style, entries, fill and disk use.",
-        discussion: "Exit status: 0 on success, 1 when there is no cache, 2 on usage errors."
+        abstract: "Show a cache's formats: size, style, entries, fill and disk use; or list the namespaces of a cache folder.",
+        discussion: """
+            Without --cache, --namespace and --photos (or with --list), lists the namespaces of the \
+            cache folder: name, photo folder, size on disk and last use, least recently used first \
+            (the first to go when the folder is over its limit).
+
+            Exit status: 0 on success, 1 when there is no cache, 2 on usage errors.
+            """
     )
 
     @OptionGroup var cacheOptions: CacheOptions
+
+    @OptionGroup var folder: PhotoFolderOption
+
+    @Flag(name: .long, help: "List the namespaces of the cache folder.")
+    var list = false
 
     @Flag(name: .long, help: "Print JSON instead of a table.")
     var json = false
 
     func run() throws {
-        let (cache, description) = try cacheOptions.openExisting(readOnly: true)
+        let listing = list || (cacheOptions.usesDefaultDirectory && cacheOptions.namespace == nil && folder.photos == nil)
+        if listing {
+            if cacheOptions.namespace != nil || folder.photos != nil {
+                throw CLIError("--list shows every namespace: leave out --namespace and --photos", status: ExitStatus.usage)
+            }
+            let report = try NamespaceListing(directory: try cacheOptions.directory(), followLinks: cacheOptions.followLinks)
+            print(json ? try report.json() : report.table())
+            return
+        }
+        let location = try cacheOptions.location(choosing: folder)
+        let (cache, description) = try location.openExisting(readOnly: true)
         OpenReports.print(cache)
-        let report = InspectReport(cache: cache, family: description.family, directory: cacheOptions.directory, namespace: cacheOptions.namespace)
+        let report = InspectReport(cache: cache, family: description.family, directory: location.directory, namespace: location.namespace, photos: description.photos)
         cache.close()
         print(json ? try report.json() : report.table())
     }
@@ -43,12 +64,14 @@ struct InspectReport: Codable {
 
     var directory: String
     var namespace: String
+    /// The photo folder the namespace belongs to, when it is one folder's.
+    var photos: String?
     var family: String
     var formats: [Format]
     var totalCount: Int
     var totalDiskBytes: Int
 
-    init(cache: ImageCache, family: String, directory: String, namespace: String) {
+    init(cache: ImageCache, family: String, directory: String, namespace: String, photos: String?) {
         let stats = Dictionary(cache.statistics.formats.map { ($0.format, $0) }, uniquingKeysWith: { a, _ in a })
         formats = cache.formats.map { f in
             let s = stats[f.name]
@@ -62,16 +85,13 @@ struct InspectReport: Codable {
         }
         self.directory = directory
         self.namespace = namespace
+        self.photos = photos
         self.family = family
         totalCount = formats.reduce(0) { $0 + $1.count }
         totalDiskBytes = formats.reduce(0) { $0 + $1.diskBytes }
     }
 
-    func json() throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        return String(decoding: try encoder.encode(self), as: UTF8.self)
-    }
+    func json() throws -> String { try Formatting.json(self) }
 
     func table() -> String {
         func number(_ v: Double) -> String { v == v.rounded() ? String(Int(v)) : String(v) }
@@ -84,12 +104,8 @@ struct InspectReport: Codable {
             ])
         }
         rows.append(["total", "", "", "", Formatting.grouped(totalCount), "", Formatting.bytes(totalDiskBytes)])
-        let widths = (0..<rows[0].count).map { c in rows.map { $0[c].count }.max() ?? 0 }
-        var lines = ["cache \(directory)/\(namespace), family \(family)"]
-        for row in rows {
-            lines.append(zip(row, widths).map { Formatting.pad($0, $1) }.joined(separator: "  ").trimmingTrailingSpaces)
-        }
-        return lines.joined(separator: "\n")
+        let title = "cache \(directory)/\(namespace), family \(family)" + (photos.map { ", photos \($0)" } ?? "")
+        return ([title] + Formatting.aligned(rows)).joined(separator: "\n")
     }
 }
 

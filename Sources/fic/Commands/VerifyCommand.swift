@@ -19,14 +19,17 @@ struct VerifyCommand: ParsableCommand {
 
     @OptionGroup var cacheOptions: CacheOptions
 
+    @OptionGroup var folder: PhotoFolderOption
+
     @Flag(name: .long, help: "Remove the damaged entries (they are drawn again when next requested or ingested).")
     var repair = false
 
     func run() throws {
-        let (cache, _) = try cacheOptions.openExisting(readOnly: !repair)
+        let location = try cacheOptions.location(choosing: folder)
+        let (cache, _) = try location.openExisting(readOnly: !repair)
         defer { cache.close() }
         if repair && cache.isReadOnly {
-            throw CLIError("the cache \(cacheOptions.directory)/\(cacheOptions.namespace) is on a read-only file system: it can be verified (without --repair) but not repaired")
+            throw CLIError("the cache \(location.path) is on a read-only file system: it can be verified (without --repair) but not repaired")
         }
         let lost = OpenReports.print(cache)
         let total = cache.statistics.formats.reduce(0) { $0 + $1.count }

@@ -39,12 +39,32 @@ enum DemoFormats {
     /// Corner radius of medium images, in points.
     static let cornerRadius: CGFloat = 12
 
-    /// The two formats, each keeping at least `count` images.
+    /// The most images a format keeps, for `count` photos: at least 10,000, else `count` rounded
+    /// up to a multiple of 10,000. It changes only in large steps, because a change of format
+    /// discards every image stored in it: one photo more must not.
+    static func maximumCount(for count: Int) -> Int {
+        let step = 10_000
+        return max(step, (count + step - 1) / step * step)
+    }
+
+    /// The two formats, each keeping at least `count` images (see ``maximumCount(for:)``).
     static func make(count: Int) throws -> [ImageFormat] {
-        let keep = max(count, 100)
+        let keep = maximumCount(for: count)
         return [
             try ImageFormat(name: thumb, family: family, size: CGSize(width: thumbPoints, height: thumbPoints), scale: scale, style: .rgb565, maximumCount: keep),
             try ImageFormat(name: medium, family: family, size: CGSize(width: mediumPoints, height: mediumPoints), scale: scale, style: .bgra32Premultiplied, maximumCount: keep),
         ]
+    }
+
+    /// The description of a cache of the two formats for `count` photos.
+    static func description(count: Int, photos: String?) throws -> CacheDescription {
+        CacheDescription(family: family, formats: try make(count: count).map(FormatSpec.init), photos: photos)
+    }
+
+    /// Whether `description` holds the viewer's formats, whatever their maximum counts.
+    static func isViewerDescription(_ description: CacheDescription) -> Bool {
+        guard let ours = try? self.description(count: 0, photos: nil) else { return false }
+        func shape(_ d: CacheDescription) -> [FormatSpec] { d.formats.map { var f = $0; f.maximumCount = 0; return f } }
+        return description.family == ours.family && shape(description) == shape(ours)
     }
 }

@@ -4,18 +4,24 @@ import Foundation
 enum DemoPhotos {
     /// The photos under `folder`, or the bundled sample photos when it is nil.
     static func find(in folder: String?) throws -> [DemoSource] {
-        let root: String
-        if let folder {
-            root = Paths.absolute(folder)
-        } else {
-            guard let url = Bundle.module.url(forResource: "SamplePhotos", withExtension: nil) else {
-                throw CLIError("the bundled sample photos are missing: reinstall fic, or give --photos DIR")
-            }
-            root = url.path
-        }
+        let root = try self.root(of: folder)
         let found = try ImageFiles.decodableImages(under: root)
-        guard !found.isEmpty else { throw CLIError("no JPEG, PNG or WebP images under \(root): give --photos a folder of photos") }
+        guard !found.isEmpty else { throw noPhotos(under: root) }
         return found.map { DemoSource(path: $0.path, name: $0.relativePath) }
+    }
+
+    /// The absolute path of `folder`, or of the bundled sample photos when it is nil.
+    static func root(of folder: String?) throws -> String {
+        if let folder { return Paths.absolute(folder) }
+        guard let url = Bundle.module.url(forResource: "SamplePhotos", withExtension: nil) else {
+            throw CLIError("the bundled sample photos are missing: reinstall fic, or give --photos DIR")
+        }
+        return url.path
+    }
+
+    /// The error for a folder without photos.
+    static func noPhotos(under root: String) -> CLIError {
+        CLIError("no JPEG, PNG or WebP images under \(root): give --photos a folder of photos")
     }
 
     /// `folder` (created if needed), or a new temporary folder.

@@ -14,9 +14,15 @@ struct CacheDescription: Codable {
     var family: String
     /// The formats, in order.
     var formats: [FormatSpec]
+    /// The folder of photos the namespace holds, when it is one folder's (the viewer's and
+    /// `fic ingest DIR`'s default namespaces), so that tools can say which folder it belongs to.
+    var photos: String?
+
+    /// The end of the description's file name.
+    static let fileSuffix = ".formats.json"
 
     /// The file name of the description of `namespace`.
-    static func fileName(namespace: String) -> String { namespace + ".formats.json" }
+    static func fileName(namespace: String) -> String { namespace + fileSuffix }
 
     /// The path of the description of `namespace` in `directory`.
     static func path(directory: String, namespace: String) -> String {
@@ -34,7 +40,7 @@ struct CacheDescription: Codable {
     /// - Throws: ``CLIError`` when there is none (no cache) or it cannot be read.
     static func load(directory: String, namespace: String, followLinks: Bool) throws -> CacheDescription {
         guard let description = try loadIfPresent(directory: directory, namespace: namespace, followLinks: followLinks) else {
-            throw CLIError("no cache '\(namespace)' in \(directory) (\(path(directory: directory, namespace: namespace)) is missing): create it with 'fic ingest DIR --cache \(directory) --format NAME:WxH'")
+            throw CLIError("no cache '\(namespace)' in \(directory) (\(path(directory: directory, namespace: namespace)) is missing): create it with 'fic ingest DIR --cache \(directory) --namespace \(namespace)', or choose another with --namespace NS or --photos DIR ('fic inspect --list' lists them)")
         }
         return description
     }
@@ -42,25 +48,19 @@ struct CacheDescription: Codable {
     /// Reads the description if there is one.
     static func loadIfPresent(directory: String, namespace: String, followLinks: Bool) throws -> CacheDescription? {
         let path = path(directory: directory, namespace: namespace)
-        let folder: Directory
+        let bytes: [UInt8]?
         do {
-            folder = try Directory.open(directory, create: false, followLinks: followLinks)
-        } catch let error as ImageCacheError where error.errno == ENOENT {
-            return nil
-        } catch {
-            throw CLIError("cannot open the cache directory: \(error)")
-        }
-        do {
-            guard try folder.status(of: fileName(namespace: namespace)) != nil else { return nil }
-            let fd = try folder.openFile(fileName(namespace: namespace), writable: false)
-            defer { fd.closeQuietly() }
-            let size = Int(try fd.status(path: path).st_size)
-            guard size <= 1 << 20 else { throw CLIError("\(path) is \(size) bytes, not a cache description; delete it and ingest again") }
-            var bytes = [UInt8](repeating: 0, count: size)
-            let read = try bytes.withUnsafeMutableBytes { try fd.readAll(into: $0, at: 0, path: path) }
-            return try JSONDecoder().decode(CacheDescription.self, from: Data(bytes[0..<read]))
+            bytes = try CompanionFile.read(fileName(namespace: namespace), in: directory, followLinks: followLinks, limit: 1 << 20)
         } catch let error as CLIError {
-            throw error
+            throw CLIError("\(error.message): not a cache description; delete it and ingest again")
+        } catch let error as ImageCacheError where error.path == directory {
+            throw CLIError("cannot open the cache directory: \(error)")
+        } catch {
+            throw CLIError("cannot read \(path): \(error); delete it and the folder \(namespace) and ingest again")
+        }
+        guard let bytes else { return nil }
+        do {
+            return try JSONDecoder().decode(CacheDescription.self, from: Data(bytes))
         } catch {
             throw CLIError("cannot read \(path): \(error); delete it and the folder \(namespace) and ingest again")
         }
@@ -70,13 +70,9 @@ struct CacheDescription: Codable {
     func save(directory: String, namespace: String, followLinks: Bool) throws {
         let path = Self.path(directory: directory, namespace: namespace)
         do {
-            let folder = try Directory.open(directory, create: true, followLinks: followLinks)
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            let bytes = [UInt8](try encoder.encode(self))
-            let file = try folder.makeTemporaryFile(for: Self.fileName(namespace: namespace))
-            try bytes.withUnsafeBytes { try file.descriptor.writeAll($0, at: 0, path: path) }
-            try file.commit()
+            try CompanionFile.write([UInt8](try encoder.encode(self)), as: Self.fileName(namespace: namespace), in: directory, followLinks: followLinks)
         } catch {
             throw CLIError("cannot write \(path): \(error)")
         }

@@ -5,17 +5,17 @@ import Logging
 
 /// `--cache DIR` and `--namespace NS`, shared by the commands that open a cache.
 struct CacheOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("The cache directory.", valueName: "dir"))
-    var cache: String
+    @Option(name: .long, help: ArgumentHelp("The cache directory (default: $XDG_CACHE_HOME/fic, or ~/.cache/fic).", valueName: "dir"))
+    var cache: String?
 
-    @Option(name: .long, help: ArgumentHelp("The namespace: a folder of the cache directory.", valueName: "ns"))
-    var namespace: String = "default"
+    @Option(name: .long, help: ArgumentHelp("The namespace: a folder of the cache directory (default: the photo folder's own namespace, or 'default').", valueName: "ns"))
+    var namespace: String?
 
     @Flag(name: .long, help: "Accept a cache directory or namespace that is a symbolic link (refused otherwise, so that the cache never writes where it was not pointed).")
     var followLinks = false
 
     func validate() throws {
-        try Self.validateName(namespace, what: "--namespace")
+        if let namespace { try Self.validateName(namespace, what: "--namespace") }
     }
 
     /// Refuses names the cache would refuse (and paths such as `..`), as a usage error.
@@ -27,8 +27,43 @@ struct CacheOptions: ParsableArguments {
         guard ok else { throw ValidationError("\(what) '\(name)' is invalid: use 1 to 128 letters, digits, '.', '-' or '_'") }
     }
 
+    /// Whether the directory is the default one (no `--cache`).
+    var usesDefaultDirectory: Bool { cache == nil }
+
+    /// The absolute cache directory: `--cache`, or the default folder (``DefaultCache``).
+    func directory() throws -> String {
+        try cache.map(Paths.absolute) ?? DefaultCache.directory()
+    }
+
+    /// The cache a reading command (get, inspect, verify) opens: `--namespace` or `--photos`.
+    ///
+    /// - Throws: ``CLIError`` (usage) when both are given.
+    func location(choosing folder: PhotoFolderOption) throws -> CacheLocation {
+        if namespace != nil && folder.photos != nil {
+            throw CLIError("give --namespace or --photos, not both", status: ExitStatus.usage)
+        }
+        return try location(photos: folder.photos)
+    }
+
+    /// The cache: `--namespace` if given, else the namespace of the photo folder `photos` if
+    /// given, else `default`.
+    func location(photos: String?) throws -> CacheLocation {
+        let name = try namespace ?? photos.map(DefaultCache.namespace(forPhotos:)) ?? "default"
+        return CacheLocation(directory: try directory(), namespace: name, followLinks: followLinks)
+    }
+}
+
+/// One cache: a directory and a namespace in it.
+struct CacheLocation {
     /// The absolute cache directory.
-    var directory: String { Paths.absolute(cache) }
+    let directory: String
+    /// The namespace.
+    let namespace: String
+    /// Whether a linked cache directory or namespace is accepted.
+    let followLinks: Bool
+
+    /// `DIRECTORY/NAMESPACE`, for messages.
+    var path: String { (directory as NSString).appendingPathComponent(namespace) }
 
     /// How the library opens the cache: read-only when `readOnly`, following links when asked.
     func options(readOnly: Bool) -> TableOpenOptions {
@@ -44,6 +79,13 @@ struct CacheOptions: ParsableArguments {
     }
 }
 
+/// `--photos DIR` of the commands that read a cache (get, inspect, verify): the namespace of a
+/// photo folder, as the viewer and `fic ingest DIR` name it.
+struct PhotoFolderOption: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("Choose the namespace of this photo folder (as `fic view gallery --photos DIR` and `fic ingest DIR` without --cache name it).", valueName: "dir"))
+    var photos: String?
+}
+
 /// Opens caches for the tool, with the libraries' logging kept off the terminal.
 enum CacheOpener {
     /// A logger that prints only critical messages: the tool reports problems itself.
@@ -55,12 +97,19 @@ enum CacheOpener {
 
     /// Opens (or creates) the cache, with `provider` for the images it lacks.
     static func open(directory: String, namespace: String, formats: [ImageFormat], options: TableOpenOptions = .init(), provider: (any ImageSourceProvider)? = nil) throws -> ImageCache {
+        guard let cache = try openUnlessInUse(directory: directory, namespace: namespace, formats: formats, options: options, provider: provider) else {
+            throw CLIError("the cache \(directory)/\(namespace) is open in another process: wait for it to finish and try again")
+        }
+        return cache
+    }
+
+    /// Opens (or creates) the cache, or returns nil when another process (or cache object) has
+    /// it open.
+    static func openUnlessInUse(directory: String, namespace: String, formats: [ImageFormat], options: TableOpenOptions = .init(), provider: (any ImageSourceProvider)? = nil) throws -> ImageCache? {
         do {
             return try ImageCache(directory: directory, namespace: namespace, formats: formats, provider: provider, options: options, logger: quietLogger)
         } catch let error as ImageCacheError {
-            if error.code == .inUse {
-                throw CLIError("the cache \(directory)/\(namespace) is open in another process: wait for it to finish and try again")
-            }
+            if error.code == .inUse { return nil }
             throw CLIError("cannot open the cache \(directory)/\(namespace): \(error)")
         }
     }

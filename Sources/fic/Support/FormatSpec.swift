@@ -66,6 +66,16 @@ struct FormatSpec: Codable, Hashable {
         _ = try makeFormat(family: nil)
     }
 
+    /// The spec of `format` (its family aside).
+    init(_ format: ImageFormat) {
+        name = format.name
+        width = Double(format.size.width)
+        height = Double(format.size.height)
+        scale = format.scale
+        style = format.style.rawValue
+        maximumCount = format.maximumCount
+    }
+
     /// The cache format this spec describes, in `family`.
     ///
     /// - Throws: ``CLIError`` with the usage status when the cache refuses it (bad name, too large).

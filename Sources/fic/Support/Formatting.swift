@@ -38,6 +38,19 @@ enum Formatting {
         String(format: "%.\(digits)f", value)
     }
 
+    /// `rows` of cells as lines, each column padded to its widest cell, two spaces apart.
+    static func aligned(_ rows: [[String]]) -> [String] {
+        let widths = (0..<(rows.first?.count ?? 0)).map { c in rows.map { $0[c].count }.max() ?? 0 }
+        return rows.map { row in zip(row, widths).map { pad($0, $1) }.joined(separator: "  ").trimmingTrailingSpaces }
+    }
+
+    /// `value` as indented JSON with sorted keys, for the `--json` of the tool's reports.
+    static func json(_ value: some Encodable) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+
     /// Pads or leaves `text` to `width` characters, left-aligned.
     static func pad(_ text: String, _ width: Int) -> String {
         text.count >= width ? text : text + String(repeating: " ", count: width - text.count)

@@ -16,14 +16,23 @@ struct Ingester: Sendable {
         case refused(String)
     }
 
+    /// What became of one file, and the memo row to keep for it (nil: not to be trusted).
+    struct Ingested: Sendable {
+        let outcome: Outcome
+        let row: SourceMemo.Row?
+    }
+
     let cache: ImageCache
     let budget: DecodeMemoryBudget
     /// The decoding options: the size of the family's largest format.
     let options: DecodingOptions
+    /// The entity of a file (its relative path, the hash of its bytes, the file): how it is drawn.
+    let entity: @Sendable (String, String, URL) -> any ImageEntity
 
-    init(cache: ImageCache, budget: DecodeMemoryBudget) {
+    init(cache: ImageCache, budget: DecodeMemoryBudget, entity: @escaping @Sendable (String, String, URL) -> any ImageEntity = { FileEntity(entityID: $0, sourceImageID: $1, url: $2) }) {
         self.cache = cache
         self.budget = budget
+        self.entity = entity
         options = DecodingOptions(targetSize: cache.decodeSize(forFamiliesOf: cache.formats.map(\.name)))
     }
 
@@ -31,12 +40,12 @@ struct Ingester: Sendable {
     ///
     /// - Throws: ``CLIError`` for failures of the cache itself (disk full, I/O), which stop the
     ///   run; `CancellationError` when the task is cancelled while it waits for memory.
-    func ingest(_ file: ImageFiles.Found) async throws -> Outcome {
+    func ingest(_ file: ImageFiles.Found) async throws -> Ingested {
         let estimate: DecodeMemoryEstimate
         do {
             estimate = try ImageDecoder.estimatedMemory(ofFileAt: file.path, options: options)
         } catch let error as ImageCacheError {
-            return .refused(Self.reason(error))
+            return Ingested(outcome: .refused(Self.reason(error)), row: nil)
         }
         let reservation = try await budget.reserve(estimate.totalBytes)
         defer { reservation.release() }
@@ -44,15 +53,19 @@ struct Ingester: Sendable {
     }
 
     /// Reads, decodes and stores `file`; everything it allocates is gone when it returns.
-    private func store(_ file: ImageFiles.Found) throws -> Outcome {
-        let bytes: ImageBytes
+    private func store(_ file: ImageFiles.Found) throws -> Ingested {
+        let hashed: SourceMemo.Hashed
         do {
-            bytes = try ImageBytes(contentsOf: file.path)
+            hashed = try SourceMemo.readAndHash(file.path)
         } catch let error as ImageCacheError {
-            return .refused(Self.reason(error))
+            return Ingested(outcome: .refused(Self.reason(error)), row: nil)
         }
-        let hash = FileEntity.contentHash(bytes)  // where they are, not copied
-        let entity = FileEntity(entityID: file.relativePath, sourceImageID: hash, url: URL(fileURLWithPath: file.path))
+        return Ingested(outcome: try store(file, hashed.bytes, hash: hashed.hash), row: hashed.row)
+    }
+
+    /// Decodes and stores `bytes`, the content of `file`, unless every format holds them already.
+    private func store(_ file: ImageFiles.Found, _ bytes: ImageBytes, hash: String) throws -> Outcome {
+        let entity = self.entity(file.relativePath, hash, URL(fileURLWithPath: file.path))
         if cache.formats.allSatisfy({ cache.containsImage(for: entity, format: $0.name) }) {
             return .unchanged
         }

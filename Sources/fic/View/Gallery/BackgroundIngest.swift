@@ -4,31 +4,46 @@ import Foundation
 
 /// Stores photos in the gallery's cache on a thread of its own while the window is already
 /// showing, each through the library's family policy (`storeImages`: one decode per photo, every
-/// format drawn from it). A photo's cells fill in as soon as it is stored.
+/// format drawn from it, nothing decoded when every format holds it already). A photo's cells
+/// fill in as soon as it is stored. Then, for a cache kept between launches, it lets
+/// ``GalleryKeeping`` remember the photos' versions and keep the cache folder under its limit.
 final class BackgroundIngest: Sendable {
     private let stopRequested = LockedBox(false)
+    private let settled = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
 
-    /// Starts storing `sources` into `cache`, settling each in `catalog` (refused photos are
-    /// settled as nil and stay placeholders).
-    init(sources: [DemoSource], cache: ImageCache, catalog: GalleryCatalog) {
-        let stop = stopRequested, finished = self.finished
+    /// Starts storing the photos of `photos` at the indices `pending` (read and hashed, since the
+    /// memo did not know them or the cache lacked them) into `cache`, settling each in `catalog`
+    /// (refused photos are settled as nil and stay placeholders).
+    init(photos: GalleryPhotos, pending: [Int], cache: ImageCache, catalog: GalleryCatalog, keeping: GalleryKeeping?) {
+        let stop = stopRequested, settled = self.settled, finished = self.finished
         let thread = Thread {
             defer { finished.signal() }
-            for (index, source) in sources.enumerated() {
-                if stop.withLockedValue({ $0 }) { return }
+            var fresh: [Int: SourceMemo.Row?] = [:]
+            for index in pending {
+                if stop.withLockedValue({ $0 }) { break }
+                let photo = photos.photos[index]
                 do {
-                    let bytes = try ImageBytes(contentsOf: source.path)
-                    let entity = DemoPhoto(entityID: source.name, sourceImageID: FileEntity.contentHash(bytes), url: URL(fileURLWithPath: source.path))
-                    try cache.storeImages(from: .bytes(bytes), for: entity)
+                    let hashed = try SourceMemo.readAndHash(photo.path)
+                    fresh.updateValue(hashed.row, forKey: index)
+                    let entity = photo.entity(hash: hashed.hash)
+                    try cache.storeImages(from: .bytes(hashed.bytes), for: entity)
                     catalog.settle(.entity(entity), at: index)
                 } catch {
                     catalog.settle(nil, at: index)
                 }
             }
+            settled.signal()
+            for line in keeping?.finish(photos: photos, fresh: fresh, cache: cache) ?? [] { Terminal.error(line) }
         }
         thread.name = "fic view: ingest"
         thread.start()
+    }
+
+    /// Waits until every pending photo is stored or refused (or the ingest was stopped).
+    func waitUntilSettled() {
+        settled.wait()
+        settled.signal()  // later calls return at once
     }
 
     /// Asks the thread to stop after the photo it is storing, and waits for it.

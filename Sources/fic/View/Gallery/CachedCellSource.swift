@@ -8,28 +8,34 @@ final class CachedCellSource: CellSource {
     private let cache: ImageCache
     private let format: String
     private let catalog: GalleryCatalog
+    private let place: GalleryCachePlace
 
-    init(cache: ImageCache, format: String, catalog: GalleryCatalog) {
+    init(cache: ImageCache, format: String, catalog: GalleryCatalog, place: GalleryCachePlace) {
         self.cache = cache
         self.format = format
         self.catalog = catalog
+        self.place = place
     }
 
     func image(for index: Int) -> LiveCell? {
-        let image: CachedImage?
-        switch catalog.item(for: index) {
-        case .entity(let entity)?: image = cache.cachedImage(for: entity, format: format)
-        case .entityID(let id)?: image = cache.cachedImage(entityID: id, format: format)
-        case nil: image = nil
-        }
-        guard let image, let surface = try? image.makeCairoSurface() else { return nil }
+        guard let image = catalog.item(for: index)?.image(in: cache, format: format), let surface = try? image.makeCairoSurface() else { return nil }
         return LiveCell(surface: surface, owner: nil)  // the surface keeps the image alive
     }
 
     var isIdle: Bool { catalog.isComplete }
 
     func overlayLines() -> [String] {
-        catalog.isComplete ? [] : ["ingesting: \(catalog.progress.done) of \(catalog.progress.total) photos"]
+        (place.notice.map { [$0] } ?? []) + (catalog.isComplete ? [] : ["ingesting: \(catalog.progress.done) of \(catalog.progress.total) photos"])
+    }
+
+    func statistics() -> [String: StatValue] {
+        let figures = cache.statistics
+        var values: [String: StatValue] = [
+            "cache_decodes": .int(figures.sourceDecodes), "cache_fetches": .int(figures.sourceFetches),
+            "cache_directory": .string(place.directory), "cache_namespace": .string(place.namespace), "cache_temporary": .bool(place.isTemporary),
+        ]
+        if let notice = place.notice { values["cache_notice"] = .string(notice) }
+        return values
     }
 }
 

@@ -2,29 +2,20 @@ import CCairo
 import FastImageCache
 import Foundation
 
-/// Makes the conventional path's JPEG thumbnails: from the photos (``ConventionalStore/build``,
-/// in chunks so that progress shows), or from the images of an existing cache (re-encoded as
-/// the quality-0.8 JPEGs the original demo pre-rendered).
+/// Makes the conventional path's JPEG thumbnails from the images of the gallery's cache,
+/// re-encoded as the quality-0.8 JPEGs the original demo pre-rendered: the photos are not decoded
+/// again for them.
 enum ConventionalThumbnails {
-    /// One thumbnail per photo, in photo order; a photo that cannot be decoded gets no file
-    /// (its cells show placeholders on the conventional path too).
-    static func fromPhotos(_ photos: [DemoSource], folder: String, points: Double, scale: Double, progress: (Int) -> Void) throws -> ConventionalStore {
-        var paths: [String] = []
-        var side = Int((points * scale).rounded(.up))
-        let chunk = 32
-        for start in stride(from: 0, to: photos.count, by: chunk) {
-            let part = Array(photos[start..<min(photos.count, start + chunk)])
-            let (store, kept, _) = try ConventionalStore.build(photos: part, folder: folder + "/\(start / chunk)", points: points, scale: scale)
-            side = store.pixelSize
-            let made = Dictionary(zip(kept.map(\.path), store.paths), uniquingKeysWith: { a, _ in a })
-            paths += part.map { made[$0.path] ?? "" }
-            progress(paths.count)
+    /// One thumbnail per item of `items` (in catalog order), drawn from its image in `cache`; an
+    /// item that is nil or not stored gets no file (its cells show placeholders on the
+    /// conventional path too). Stops early, leaving the rest without files, once `shouldStop`.
+    static func fromCache(_ cache: ImageCache, format: ImageFormat, items: [GalleryCatalog.Item?], folder: String,
+                          progress: (Int) -> Void, shouldStop: () -> Bool = { false }) throws -> ConventionalStore {
+        do {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        } catch {
+            throw CLIError("cannot create \(folder): \(error.localizedDescription)")
         }
-        return ConventionalStore(paths: paths, pixelSize: side)
-    }
-
-    /// One thumbnail per entity of `entityIDs`, drawn from its image in `cache`.
-    static func fromCache(_ cache: ImageCache, format: ImageFormat, entityIDs: [String], folder: String, progress: (Int) -> Void) throws -> ConventionalStore {
         let size = format.pixelSize
         let bytesPerRow = (size.width * 4 + 63) / 64 * 64
         let scratch = UnsafeMutableRawPointer.allocate(byteCount: bytesPerRow * size.height, alignment: 64)
@@ -33,9 +24,9 @@ enum ConventionalThumbnails {
         let context = cairo_create(target.surface)
         defer { cairo_destroy(context) }
         var paths: [String] = []
-        for (index, id) in entityIDs.enumerated() {
+        for (index, item) in items.enumerated() {
             let path = folder + String(format: "/%05d.jpg", index)
-            if let image = cache.cachedImage(entityID: id, format: format.name), let surface = try? image.makeCairoSurface() {
+            if !shouldStop(), let image = item?.image(in: cache, format: format.name), let surface = try? image.makeCairoSurface() {
                 cairo_set_source_rgb(context, 0.12, 0.12, 0.12)
                 cairo_paint(context)
                 cairo_set_source_surface(context, surface.surface, 0, 0)
@@ -51,7 +42,7 @@ enum ConventionalThumbnails {
             }
             if index % 16 == 0 { progress(index) }
         }
-        progress(entityIDs.count)
+        progress(items.count)
         return ConventionalStore(paths: paths, pixelSize: size.width)
     }
 }

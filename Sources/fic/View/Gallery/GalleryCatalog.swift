@@ -1,9 +1,10 @@
 import FICCore
 import FastImageCache
 
-/// The gallery's photos, by cell: cell `i` shows photo `i % count`. Filled in the background
-/// while photos are ingested (a photo not stored yet has no item and shows a placeholder), or
-/// complete from the start for an existing cache. Thread-safe.
+/// The gallery's photos, by cell: cell `i` shows photo `i % count`. Photos found stored before
+/// the first frame are settled at once; the others in the background as they are ingested (a
+/// photo not stored yet has no item and shows a placeholder). Complete from the start for an
+/// existing cache. Thread-safe.
 final class GalleryCatalog: Sendable {
     /// How a cell's image is found in the cache.
     enum Item: Sendable {
@@ -11,6 +12,14 @@ final class GalleryCatalog: Sendable {
         case entity(DemoPhoto)
         /// An entity identifier only (an existing cache, listed from its table).
         case entityID(String)
+
+        /// Its stored image in `format`, now (the frame path's lookup), or nil.
+        func image(in cache: ImageCache, format: String) -> CachedImage? {
+            switch self {
+            case .entity(let entity): return cache.cachedImage(for: entity, format: format)
+            case .entityID(let id): return cache.cachedImage(entityID: id, format: format)
+            }
+        }
     }
 
     /// Photos in the catalog.
@@ -42,6 +51,9 @@ final class GalleryCatalog: Sendable {
             $0.settled += 1
         }
     }
+
+    /// Every photo's item, in photo order (nil: not stored, yet or at all).
+    var items: [Item?] { state.withLockedValue { $0.items } }
 
     /// Photos settled (stored or refused) and the total.
     var progress: (done: Int, total: Int) { state.withLockedValue { ($0.settled, count) } }

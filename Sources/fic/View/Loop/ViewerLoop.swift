@@ -74,7 +74,7 @@ final class ViewerLoop {
             for case .screenshot(let path) in actions { try saveScreenshot(path) }
             // Paced when a person watches, and while a script waits for background work (so that
             // its limit is about time, not about how fast idle frames are).
-            if player == nil || options.paced || player!.isWaitingForIdle {
+            if player == nil || options.paced || player!.isWaiting {
                 let deadline = start &+ frameNanoseconds, now = Stopwatch.now()
                 if deadline > now { usleep(UInt32((deadline - now) / 1000)) }
             }
@@ -123,6 +123,7 @@ final class ViewerLoop {
         values["slowest_composes"] = .array(stats.slowestComposes(5))
         values["window_width"] = .int(window.width)
         values["window_height"] = .int(window.height)
+        if let player { values["script_waits_timed_out"] = .int(player.timedOutWaits) }
         for (key, value) in mode.statistics() { values[key] = value }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]

@@ -21,6 +21,8 @@ import Foundation
 ///     wait 30                 let 30 frames pass
 ///     wait-idle [FRAMES]      let frames pass until nothing moves or loads (at most FRAMES, default
 ///                             1200); these frames are paced at 60 a second, so the limit is time
+///     wait-file PATH [FRAMES] let frames pass until the file PATH exists (at most FRAMES, default
+///                             3600, paced as wait-idle): another program says when to go on
 ///     quit                    stop here (the end of the script stops too)
 struct ViewerScript {
     /// One step of the script.
@@ -31,6 +33,8 @@ struct ViewerScript {
         case wait(Int)
         /// Frames until the mode is idle, at most this many.
         case waitIdle(Int)
+        /// Frames until the file exists, at most this many.
+        case waitFile(String, Int)
     }
 
     /// The steps, in order.
@@ -119,6 +123,9 @@ struct ViewerScript {
             case "wait-idle":
                 guard words.count <= 2 else { throw bad("'wait-idle' takes at most one argument") }
                 steps.append(.waitIdle(words.count == 2 ? try count(1) : 1200))
+            case "wait-file":
+                guard words.count == 2 || words.count == 3 else { throw bad("expected 'wait-file PATH [FRAMES]'") }
+                steps.append(.waitFile(Paths.absolute(words[1]), words.count == 3 ? try count(2) : 3600))
             case "quit": try arguments(0); steps.append(.act(.quit))
             default:
                 throw bad("unknown command '\(command)'; see `fic view --help` for the script commands")
@@ -133,23 +140,39 @@ struct ScriptPlayer {
     private let steps: [ViewerScript.Step]
     private var next = 0
     private var framesLeft = 0
-    private var waitingForIdle = false
+    /// What a waiting step waits for: the mode to be idle, or a file to exist.
+    private enum Condition { case idle, file(String) }
+    private var waitingFor: Condition?
+    /// Waits that ended at their frame limit rather than on what they waited for.
+    private(set) var timedOutWaits = 0
 
     init(_ script: ViewerScript) {
         steps = script.steps
     }
 
-    /// Whether it is letting frames pass until the mode is idle.
-    var isWaitingForIdle: Bool { waitingForIdle }
+    /// Whether it is letting frames pass until the mode is idle or a file exists (frames are
+    /// paced then, so that the limit is about time).
+    var isWaiting: Bool { waitingFor != nil }
 
     /// Whether every step has been played.
-    var finished: Bool { next >= steps.count && framesLeft == 0 && !waitingForIdle }
+    var finished: Bool { next >= steps.count && framesLeft == 0 && waitingFor == nil }
 
     /// The actions for the next frame. `idle` tells whether the mode has nothing moving or loading.
     mutating func actions(idle: Bool) -> [ViewerAction] {
-        if waitingForIdle {
+        if let condition = waitingFor {
             framesLeft -= 1
-            if idle || framesLeft <= 0 { waitingForIdle = false; framesLeft = 0 } else { return [] }
+            let met: Bool
+            switch condition {
+            case .idle: met = idle
+            case .file(let path): met = FileManager.default.fileExists(atPath: path)
+            }
+            if met || framesLeft <= 0 {
+                if !met { timedOutWaits += 1 }
+                waitingFor = nil
+                framesLeft = 0
+            } else {
+                return []
+            }
         }
         if framesLeft > 0 {
             framesLeft -= 1
@@ -171,7 +194,11 @@ struct ScriptPlayer {
                     return actions
                 }
             case .waitIdle(let limit):
-                waitingForIdle = true
+                waitingFor = .idle
+                framesLeft = max(1, limit)
+                return actions
+            case .waitFile(let path, let limit):
+                waitingFor = .file(path)
                 framesLeft = max(1, limit)
                 return actions
             }
