@@ -111,11 +111,7 @@ let package = Package(
         .testTarget(name: "ImageCodecTests", dependencies: ["ImageCodec", "FICTestSupport"]),
         .testTarget(name: "FastImageCacheTests", dependencies: ["FastImageCache", "FICTestSupport"]),
         .testTarget(name: "TiledImageTests", dependencies: ["TiledImage", "ImageCodec", "FICTestSupport"]),
-<<<<<<< HEAD
-        .testTarget(name: "FicTests", dependencies: ["fic", "FastImageCache", "ImageTable"]),
-=======
-        .testTarget(name: "FicTests", dependencies: ["fic", "FastImageCache", "FICTestSupport"]),
->>>>>>> view-remembers
+        .testTarget(name: "FicTests", dependencies: ["fic", "FastImageCache", "ImageTable", "FICTestSupport"]),
         .testTarget(
             name: "ImageLoaderTests",
             dependencies: [
