@@ -39,4 +39,25 @@ enum PixelComparison {
         }
         return true
     }
+
+    /// PSNR over R, G, B, in dB, of two bitmaps of the same size as they look on a grey 128
+    /// background: a premultiplied pixel shows `c + 128 × (255 − a) / 255`; a bitmap without alpha
+    /// is opaque whatever its fourth byte holds.
+    static func psnrOnGrey(_ a: DecodedImage, _ b: DecodedImage) -> Double {
+        var squared = 0.0
+        for y in 0..<a.height {
+            let rowA = (a.baseAddress + y * a.bytesPerRow).assumingMemoryBound(to: UInt8.self)
+            let rowB = (b.baseAddress + y * b.bytesPerRow).assumingMemoryBound(to: UInt8.self)
+            for x in 0..<a.width {
+                let greyA = a.pixelFormat.hasAlpha ? (128 * (255 - Int(rowA[x * 4 + 3])) + 127) / 255 : 0
+                let greyB = b.pixelFormat.hasAlpha ? (128 * (255 - Int(rowB[x * 4 + 3])) + 127) / 255 : 0
+                for c in 0..<3 {
+                    let d = Double(Int(rowA[x * 4 + c]) + greyA - Int(rowB[x * 4 + c]) - greyB)
+                    squared += d * d
+                }
+            }
+        }
+        let mse = squared / Double(a.width * a.height * 3)
+        return mse == 0 ? .infinity : 10 * log10(255 * 255 / mse)
+    }
 }

@@ -1,0 +1,60 @@
+import Foundation
+import Testing
+
+/// The public conformance suites (PngSuite, libwebp's and others' WebP files, JPEG crash and
+/// reference tests; see `../shared/conformance/SOURCES.md`), each file checked as its class says
+/// against Pillow's decode (`scripts/conformance-refs`) and the suite's stored references. A
+/// failure names the file, its class and the reason (the decoder's error, or the PSNR); each
+/// suite prints a summary when its last file is done. Each test checks its files one at a time,
+/// so that at most one child decode per test runs at once.
+@Suite("Conformance suites") struct ConformanceTests {
+    @Test func manifestsAndReferencesArePresent() {
+        for suite in Conformance.suites {
+            let entries = Conformance.entries(suite)
+            #expect(entries.count >= 100, "\(Conformance.root)/\(suite)/MANIFEST.tsv lists \(entries.count) files (set FIC_CONFORMANCE)")
+            for entry in entries {
+                #expect(entry.kind != nil, "\(entry.testDescription): unknown class")
+                #expect(FileManager.default.fileExists(atPath: entry.path), "\(entry.testDescription): the file is missing")
+            }
+        }
+        #expect(FileManager.default.fileExists(atPath: Conformance.references + "/STAMP"),
+                "no references in \(Conformance.references): run scripts/conformance-refs (scripts/test runs it)")
+    }
+
+    @Test(.serialized, arguments: Self.files("pngsuite"))
+    func pngsuite(_ entry: Conformance.Entry) async throws {
+        try await Self.check(entry)
+    }
+
+    @Test(.serialized, arguments: Self.files("webp-suite"))
+    func webpSuite(_ entry: Conformance.Entry) async throws {
+        try await Self.check(entry)
+    }
+
+    @Test(.serialized, arguments: Self.files("jpeg-suite"))
+    func jpegSuite(_ entry: Conformance.Entry) async throws {
+        try await Self.check(entry)
+    }
+
+    /// Damaged files browsers show must decode with the default options. Until the decoders do,
+    /// only with `FIC_CONFORMANCE_LENIENT=1`.
+    @Test(.enabled(if: Conformance.checksLenientFiles, "FIC_CONFORMANCE_LENIENT=1 checks the lenient files"), .serialized,
+          arguments: Conformance.suites.flatMap { Conformance.entries($0).filter { $0.kind == .lenient } })
+    func lenientFiles(_ entry: Conformance.Entry) async throws {
+        try await Self.check(entry)
+    }
+
+    /// The files of `suite` but its lenient ones, which ``lenientFiles(_:)`` checks.
+    static func files(_ suite: String) -> [Conformance.Entry] {
+        Conformance.entries(suite).filter { $0.kind != .lenient }
+    }
+
+    /// Checks `entry`, records its outcome for the summary, and fails with the reason.
+    private static func check(_ entry: Conformance.Entry) async throws {
+        let outcome = await ConformanceCheck.check(entry)
+        ConformanceSummary.record(entry, outcome)
+        if case .failed(let reason) = outcome {
+            throw ConformanceFailure("\(entry.testDescription): \(reason)")
+        }
+    }
+}
