@@ -32,10 +32,12 @@ public enum ChildProcess {
     }
 
     /// Runs `executable` with `arguments` and `extraEnvironment` added to this process's
-    /// environment, polling (every 2 ms, without holding a thread) until it ends or `timeout`
-    /// has passed; then it is killed with SIGKILL and reaped. A cancelled task kills it too.
+    /// environment, polling every 2 ms until it ends or `timeout` has passed; then it is killed
+    /// with SIGKILL and reaped. Blocks the calling thread all the while, so that the time limit
+    /// holds however busy Swift's cooperative pool is: from async code, call it through
+    /// ``OwnThread/run(_:)``.
     public static func run(_ executable: String, _ arguments: [String], extraEnvironment: [String: String] = [:],
-                           timeout: Duration) async throws -> Result {
+                           timeout: Duration) throws -> Result {
         let errorPath = FileManager.default.temporaryDirectory.appendingPathComponent("child-\(UUID().uuidString).stderr").path
         defer { unlink(errorPath) }
         let pid = try spawn(executable, arguments, extraEnvironment: extraEnvironment, standardError: errorPath)
@@ -47,17 +49,13 @@ public enum ChildProcess {
             if reaped == pid {
                 ending = decode(status)
             } else if reaped < 0 && errno != EINTR {
+                killAndReap(pid)
                 throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .ECHILD)
             } else if ContinuousClock.now > deadline {
                 killAndReap(pid)
                 ending = .timedOut(timeout)
             } else {
-                do {
-                    try await Task.sleep(for: .milliseconds(2))
-                } catch {
-                    killAndReap(pid)
-                    throw error
-                }
+                usleep(2_000)
             }
         }
         return Result(ending: ending!, standardError: contents(of: errorPath))

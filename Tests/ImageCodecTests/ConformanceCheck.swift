@@ -29,16 +29,17 @@ enum ConformanceCheck {
     static let hangLimit: Duration = .seconds(60)
 
     /// Checks `entry` and returns what became of it (``ConformanceOutcome/failed(_:)`` with the
-    /// reason when its class's promise is not kept).
-    static func check(_ entry: Conformance.Entry) async -> ConformanceOutcome {
+    /// reason when its class's promise is not kept). Blocks the calling thread while it decodes
+    /// and while the child runs.
+    static func check(_ entry: Conformance.Entry) -> ConformanceOutcome {
         do {
-            return try await outcome(entry)
+            return try outcome(entry)
         } catch {
             return .failed("\(error)")
         }
     }
 
-    private static func outcome(_ entry: Conformance.Entry) async throws -> ConformanceOutcome {
+    private static func outcome(_ entry: Conformance.Entry) throws -> ConformanceOutcome {
         guard let kind = entry.kind else {
             throw ConformanceFailure("unknown class '\(entry.kindName)' in \(entry.suite)/MANIFEST.tsv")
         }
@@ -52,7 +53,7 @@ enum ConformanceCheck {
             }
             return try match(decoded, try ConformanceReferences(for: entry))
         }
-        let child = try await decodeInChild(entry)
+        let child = try decodeInChild(entry)
         if kind == .corrupt {
             return child.ending == .exited(0) ? .accepted : .refused(child.reason)
         }
@@ -122,12 +123,12 @@ enum ConformanceCheck {
     /// Runs `fic decode FILE --out /dev/null`; a signal, a hang or an exit status other than 0
     /// (decoded), 1 (refused) or 2 (usage) is a failure. Under Address Sanitizer a memory error
     /// aborts the child (a signal) rather than exiting with status 1, which would read as a refusal.
-    private static func decodeInChild(_ entry: Conformance.Entry) async throws -> ChildDecode {
+    private static func decodeInChild(_ entry: Conformance.Entry) throws -> ChildDecode {
         guard let fic = FicExecutable.path else {
             throw ConformanceFailure("fic was not found beside the test bundle (swift build --build-tests builds it; or set FIC_BINARY)")
         }
         let sanitizer = [ProcessInfo.processInfo.environment["ASAN_OPTIONS"], "abort_on_error=1:detect_leaks=0"]
-        let run = try await ChildProcess.run(fic, ["decode", entry.path, "--out", "/dev/null"],
+        let run = try ChildProcess.run(fic, ["decode", entry.path, "--out", "/dev/null"],
                                              extraEnvironment: ["ASAN_OPTIONS": sanitizer.compactMap { $0 }.joined(separator: ":")],
                                              timeout: hangLimit)
         let lines = run.standardError.split(separator: "\n").map(String.init)

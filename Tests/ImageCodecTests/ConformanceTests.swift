@@ -1,3 +1,4 @@
+import FICTestSupport
 import Foundation
 import Testing
 
@@ -6,7 +7,8 @@ import Testing
 /// against Pillow's decode (`scripts/conformance-refs`) and the suite's stored references. A
 /// failure names the file, its class and the reason (the decoder's error, or the PSNR); each
 /// suite prints a summary when its last file is done. Each test checks its files one at a time,
-/// so that at most one child decode per test runs at once.
+/// each on a thread of its own (decoding and waiting for the child decode block it), so that at
+/// most one child decode per test runs at once and Swift's cooperative pool stays free.
 @Suite("Conformance suites") struct ConformanceTests {
     @Test func manifestsAndReferencesArePresent() {
         for suite in Conformance.suites {
@@ -51,7 +53,7 @@ import Testing
 
     /// Checks `entry`, records its outcome for the summary, and fails with the reason.
     private static func check(_ entry: Conformance.Entry) async throws {
-        let outcome = await ConformanceCheck.check(entry)
+        let outcome = await OwnThread.run { ConformanceCheck.check(entry) }
         ConformanceSummary.record(entry, outcome)
         if case .failed(let reason) = outcome {
             throw ConformanceFailure("\(entry.testDescription): \(reason)")
