@@ -56,7 +56,7 @@ import Testing
         let outcome = await OwnThread.run { ConformanceCheck.check(entry) }
         ConformanceSummary.record(entry, outcome)
         if case .failed(let reason) = outcome {
-            throw ConformanceFailure("\(entry.testDescription): \(reason)")
+            throw ConformanceFailure("\(entry.testDescription): \(reason)" + (entry.note.isEmpty ? "" : " (\(entry.note))"))
         }
     }
 }
