@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// Collects what became of each conformance file and prints a suite's summary — files per class,
@@ -13,7 +14,12 @@ enum ConformanceSummary {
             all[entry.suite, default: []].append((entry, outcome))
             return all[entry.suite]!.count == total ? all[entry.suite]! : nil
         }
-        if let complete { print(text(entry.suite, complete, unchecked: Conformance.entries(entry.suite).count - total)) }
+        if let complete {
+            print(text(entry.suite, complete, unchecked: Conformance.entries(entry.suite).count - total))
+            // Before Swift Testing's own lines, when both go to one pipe. All streams (nil): naming
+            // `stdout`, a C global, is an error under strict concurrency.
+            fflush(nil)
+        }
     }
 
     /// The summary of one suite, `unchecked` of whose lenient files were left out.
