@@ -30,6 +30,8 @@ let package = Package(
         // setjmp/longjmp error handling and source managers for libjpeg, which Swift cannot do itself;
         // mapped allocators; the PNG image-data inflater (zlib, Debian: zlib1g-dev).
         .target(name: "CImageCodecSupport", dependencies: ["CLibJPEG"], linkerSettings: [.linkedLibrary("z")]),
+        // The tile pyramids' own C: the 2 × 2 box filter and band writes in flight (Linux AIO). No codec.
+        .target(name: "CTileSupport"),
 
         // The lowest layer: the package's one error type, locks, and every system call, wrapped once.
         .target(name: "CFICCore"),
@@ -67,7 +69,7 @@ let package = Package(
         .target(
             name: "TiledImage",
             dependencies: [
-                "FICCore", "ImageCodec", "CImageCodecSupport", "CSpng",
+                "FICCore", "ImageCodec", "CTileSupport", .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

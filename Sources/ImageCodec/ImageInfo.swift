@@ -6,6 +6,15 @@ public enum ImageFileFormat: String, Sendable, Hashable, Codable {
     case png
     /// WebP (lossy and lossless), decoded with libwebp.
     case webp
+
+    /// The format's name, for people: "JPEG", "PNG", "WebP".
+    public var name: String {
+        switch self {
+        case .jpeg: "JPEG"
+        case .png: "PNG"
+        case .webp: "WebP"
+        }
+    }
 }
 
 /// EXIF orientation: how the stored pixels must be transformed to be displayed upright.

@@ -4,7 +4,7 @@ import CWebP
 /// own scaler (`use_scaling`) shrinks while it decodes, and writes premultiplied BGRA (or BGRX)
 /// into the output bitmap, so no full-size bitmap and no conversion pass exist. Animated WebPs
 /// decode to their first frame (via the demux API) on their canvas, as a still thumbnail should.
-enum WebPImageDecoder {
+package enum WebPFormat: ImageFormatDecoder {
     /// The first frame of an animation and where it sits on the canvas.
     struct Frame {
         let bytes: UnsafeRawBufferPointer
@@ -21,7 +21,7 @@ enum WebPImageDecoder {
     }
 
     /// Reads the header of a WebP.
-    static func info(_ bytes: UnsafeRawBufferPointer) throws -> ImageInfo {
+    package static func info(_ bytes: UnsafeRawBufferPointer) throws -> ImageInfo {
         let found = try features(bytes)
         var hasAlpha = found.has_alpha != 0
         if found.has_animation != 0 {
@@ -64,7 +64,7 @@ enum WebPImageDecoder {
     }
 
     /// Decodes a WebP into premultiplied BGRA or BGRX, covering `options.targetSize`.
-    static func decode(_ bytes: UnsafeRawBufferPointer, options: DecodingOptions) throws -> DecodedImage {
+    package static func decode(_ bytes: UnsafeRawBufferPointer, options: DecodingOptions) throws -> DecodedImage {
         let found = try features(bytes)
         let info = try info(bytes)
         try PixelLimits.check(width: info.width, height: info.height, maximumPixelCount: options.maximumPixelCount, format: "WebP")
@@ -144,5 +144,44 @@ enum WebPImageDecoder {
         default:
             throw ImageCacheError(.corruptData, "The WebP data is corrupt (libwebp: bitstream error). Re-export the image.")
         }
+    }
+}
+
+extension WebPFormat {
+    /// WebP.
+    package static let format = ImageFileFormat.webp
+
+    /// libwebp: scaled while decoding; decoded whole.
+    package static let capabilities = DecoderCapabilities(
+        reducedDecode: "libwebp's scaler, to exactly the covering size, while decoding",
+        streamsRows: false, maximumDimension: 16_383)
+
+    /// `RIFF` at 0 and `WEBP` at 8.
+    package static func sniff(_ prefix: UnsafeRawBufferPointer) -> SniffResult {
+        switch Signature.check(prefix, Array("RIFF".utf8)) {
+        case .match:
+            guard prefix.count >= 12 else { return .needMoreBytes }
+            return Signature.check(UnsafeRawBufferPointer(rebasing: prefix[8...]), Array("WEBP".utf8))
+        case let other:
+            return other
+        }
+    }
+
+
+    /// What a decode needs in memory at its peak, from the header alone.
+    package static func estimatedMemory(_ data: UnsafeRawBufferPointer, options: DecodingOptions) throws -> DecodeMemoryEstimate {
+        let features = try WebPFormat.features(data)
+        let width = Int(features.width), height = Int(features.height)
+        let info = ImageInfo(format: .webp, width: width, height: height, orientation: WebPEXIF.orientation(data), hasAlpha: features.has_alpha != 0)
+        let size = TargetScale.coveringSize(for: info, target: options.targetSize)
+        let output = MemoryEstimator.bitmap(size.width, size.height, orientation: info.orientation, options: options)
+        let pixels = MemoryEstimator.multiply(width, height)
+        var working = MemoryEstimator.add(MemoryEstimator.fixedOverhead, MemoryEstimator.multiply(width, 96))  // rows of YUV, filter and scaler state
+        switch features.format {
+        case 2: working = MemoryEstimator.add(working, MemoryEstimator.multiply(pixels, 4))  // VP8L decodes all of its ARGB first
+        case 1: if features.has_alpha != 0 { working = MemoryEstimator.add(working, pixels) }  // the alpha plane
+        default: working = MemoryEstimator.add(working, MemoryEstimator.multiply(pixels, 5))  // an animation's frame: assume the worst
+        }
+        return DecodeMemoryEstimate(info: info, outputBytes: output, workingBytes: working, encodedBytes: 0)
     }
 }

@@ -4,7 +4,7 @@ import FICCore
 /// PNG row decoder reads through a callback). The producer waits while more than `limit` bytes
 /// are buffered, so memory stays bounded; the consumer takes whatever is there, waiting only when
 /// nothing is.
-final class ByteChannel: Sendable {
+package final class ByteChannel: Sendable {
     private struct State {
         var buffer: [UInt8] = []
         var start = 0
@@ -18,12 +18,13 @@ final class ByteChannel: Sendable {
     private let state = ConditionBox(State())
     private let limit: Int
 
-    init(limit: Int = 4 << 20) {
+    /// A channel that makes its producer wait while more than `limit` bytes are buffered.
+    package init(limit: Int = 4 << 20) {
         self.limit = limit
     }
 
     /// Adds bytes; waits while the consumer is behind. Returns false when the consumer stopped.
-    func push(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    package func push(_ bytes: UnsafeRawBufferPointer) -> Bool {
         let limit = self.limit
         let open = state.withLockedValue(waitingUntil: { $0.cancelled || $0.drained || $0.available <= limit }) { state in
             !state.cancelled
@@ -41,12 +42,12 @@ final class ByteChannel: Sendable {
     }
 
     /// No more bytes will come.
-    func end() {
+    package func end() {
         state.update { $0.ended = true }
     }
 
     /// The consumer has read all it needs: later pushes are accepted and dropped.
-    func stopReading() {
+    package func stopReading() {
         state.update { state in
             state.drained = true
             state.buffer = []
@@ -55,7 +56,7 @@ final class ByteChannel: Sendable {
     }
 
     /// The consumer stops: pending and later pushes return false, reads throw.
-    func cancel() {
+    package func cancel() {
         state.update { $0.cancelled = true }
     }
 
@@ -63,7 +64,7 @@ final class ByteChannel: Sendable {
     /// many, 0 once the stream has ended and everything was read.
     ///
     /// - Throws: `.cancelled` when the channel was cancelled.
-    func read(into destination: UnsafeMutableRawBufferPointer) throws -> Int {
+    package func read(into destination: UnsafeMutableRawBufferPointer) throws -> Int {
         let limit = self.limit
         let (count, producerMayWait) = try state.withLockedValue(
             waitingUntil: { $0.cancelled || $0.ended || $0.available > 0 }

@@ -1,9 +1,8 @@
-import FICCore
 import Glibc
 
 /// A joinable thread running one closure. ``join()`` may be called any number of times, from any
 /// thread; the first call waits for the closure to return.
-final class WorkerThread: Sendable {
+package final class WorkerThread: Sendable {
     private let thread: pthread_t
     /// Whether the thread has been joined; the lock also makes a second caller wait for the first.
     private let joined = LockedBox(false)
@@ -14,7 +13,7 @@ final class WorkerThread: Sendable {
     }
 
     /// Starts `body` on a new thread.
-    init(_ body: @escaping @Sendable () -> Void) throws {
+    package init(_ body: @escaping @Sendable () -> Void) throws {
         let box = Unmanaged.passRetained(Body(body)).toOpaque()
         var thread = pthread_t()
         let rc = pthread_create(&thread, nil, { raw in
@@ -30,7 +29,7 @@ final class WorkerThread: Sendable {
     }
 
     /// Waits for the closure to return.
-    func join() {
+    package func join() {
         joined.withLockedValue { joined in
             guard !joined else { return }
             pthread_join(thread, nil)
@@ -42,7 +41,12 @@ final class WorkerThread: Sendable {
 /// A value handed from one thread to another that uses it after the hand-over only (a decoder's
 /// sink, a writer's consumer): the thread that made it does not touch it again until it has joined
 /// the other thread, which orders the two (Thread Sanitizer sees the join).
-struct HandedOver<Value>: @unchecked Sendable {
+package struct HandedOver<Value>: @unchecked Sendable {
     /// The value.
-    let value: Value
+    package let value: Value
+
+    /// Hands `value` over.
+    package init(value: Value) {
+        self.value = value
+    }
 }

@@ -1,13 +1,12 @@
 import FICCore
-import ImageCodec
 
-/// Decodes a PNG row by row while its bytes arrive: ImageCodec's ``PNGRowDecoder`` runs on a
-/// decoder thread and reads through a ``ByteChannel``, which hands it whatever has arrived and
+/// Decodes a PNG row by row while its bytes arrive: a ``PNGRowDecoder`` runs on a decoder thread
+/// and reads through a ``ByteChannel``, which hands it whatever has arrived and
 /// makes it wait only when nothing has. Only the decoder's row and the sink's batches are in
 /// memory, whatever the image size; an Adam7-interlaced PNG, whose rows are final only after the
 /// last pass, has its stored samples gathered by the decoder first (checked against
 /// ``maximumInterlacedSampleBytes`` before decoding starts).
-final class PNGRowSource: RowSource {
+final class PNGStreamDecoder: RowDecoder {
     /// The most bytes of stored samples an interlaced PNG may need.
     static let maximumInterlacedSampleBytes = 512 << 20
 
@@ -19,12 +18,15 @@ final class PNGRowSource: RowSource {
     private let channel = ByteChannel()
     private let outcome = LockedBox(Outcome())
     private let thread: WorkerThread
+    /// The first bytes, until the header's sizes have been checked.
+    private var prefix: [UInt8]? = []
 
     /// Starts the decoder thread, which hands the header and the rows to `sink`. The caller does
     /// not use `sink` again until ``finish()`` or ``stop()`` has returned.
-    init(sink: RowSink, options: PNGRowDecoder.Options) throws {
+    init(sink: any RowSink, options: RowDecodingOptions) throws {
         let channel = self.channel, outcome = self.outcome
         let handed = HandedOver(value: sink)
+        let options = PNGRowDecoder.Options(maximumPixelCount: options.maximumPixelCount, allowCorruptData: options.allowCorruptData)
         thread = try WorkerThread {
             do throws {
                 try Self.decode(from: channel, into: handed.value, options: options)
@@ -57,6 +59,11 @@ final class PNGRowSource: RowSource {
 
     func append(_ bytes: UnsafeRawBufferPointer) throws {
         guard !bytes.isEmpty else { return }
+        if var head = prefix {
+            head.append(contentsOf: bytes.prefix(29 - head.count))
+            prefix = head.count < 29 ? head : nil
+            if head.count == 29 { try Self.checkHeader(head) }
+        }
         if !channel.push(bytes) {
             thread.join()  // the decoder stopped on its own
             if let failure = outcome.withLockedValue({ $0.failure }) { throw failure }
@@ -81,7 +88,7 @@ final class PNGRowSource: RowSource {
     }
 
     /// Runs on the decoder thread.
-    private static func decode(from channel: ByteChannel, into sink: RowSink, options: PNGRowDecoder.Options) throws {
+    private static func decode(from channel: ByteChannel, into sink: any RowSink, options: PNGRowDecoder.Options) throws {
         let decoder = try PNGRowDecoder(options: options) { buffer in try channel.read(into: buffer) }
         let info = decoder.info
         try sink.begin(SourceHeader(
@@ -100,59 +107,5 @@ final class PNGRowSource: RowSource {
             }
         }
         if let batch, batch.count > 0 { try sink.submit(batch) }
-    }
-}
-
-/// Keeps every byte and decodes the image whole when the input ends: WebP (at most 16383 × 16383).
-final class WholeImageSource: RowSource {
-    private var bytes: [UInt8] = []
-    private let sink: RowSink
-    private let maximumPixelCount: Int
-    private let allowCorruptData: Bool
-    /// The most input kept in memory.
-    static let maximumInputBytes = 512 << 20
-
-    init(sink: RowSink, maximumPixelCount: Int, allowCorruptData: Bool) {
-        self.sink = sink
-        self.maximumPixelCount = maximumPixelCount
-        self.allowCorruptData = allowCorruptData
-    }
-
-    func append(_ chunk: UnsafeRawBufferPointer) throws {
-        guard bytes.count + chunk.count <= Self.maximumInputBytes else {
-            throw ImageCacheError(.overMemoryBudget, "the image is over \(Self.maximumInputBytes >> 20) MiB; WebP images are decoded whole and cannot be that large")
-        }
-        bytes.append(contentsOf: chunk)
-    }
-
-    /// Nothing runs on another thread.
-    func stop() {}
-
-    func finish() throws {
-        let image: DecodedImage
-        do {
-            image = try ImageDecoder.decode(bytes, options: DecodingOptions(
-                maximumPixelCount: maximumPixelCount, applyOrientation: false, allowCorruptData: allowCorruptData))
-        } catch let error as ImageCacheError {
-            throw error
-        } catch {
-            throw ImageCacheError(.decodingFailed, "the image could not be decoded", underlying: error)
-        }
-        bytes = []
-        let info = image.source
-        try sink.begin(SourceHeader(format: info.format, width: image.width, height: image.height, orientation: info.orientation, hasAlpha: image.pixelFormat == .bgra32Premultiplied))
-        var row = 0
-        try typed { try image.withUnsafeBytes { raw in
-            while row < image.height {
-                let batch = try sink.acquireBatch()
-                let n = min(batch.capacity, image.height - row)
-                for i in 0..<n {
-                    batch.row(i).copyMemory(from: raw.baseAddress! + (row + i) * image.bytesPerRow, byteCount: image.width * 4)
-                }
-                batch.count = n
-                row += n
-                try sink.submit(batch)
-            }
-        } }
     }
 }

@@ -1,11 +1,11 @@
 /// One-shot JPEG decoding straight into a ``DecodedImage``.
-enum JPEGImageDecoder {
+package enum JPEGFormat: ImageFormatDecoder {
     /// The point transform (low bits not yet sent) tolerated in the coefficients of a progressive
     /// JPEG decoded from its first scans: at most 1, an error of under one grey level at scale 1/8.
     static let partialPointTransform = 1
 
     /// Reads the header of a complete JPEG stream.
-    static func info(_ bytes: UnsafeRawBufferPointer) throws -> ImageInfo {
+    package static func info(_ bytes: UnsafeRawBufferPointer) throws -> ImageInfo {
         try header(bytes).info
     }
 
@@ -32,7 +32,7 @@ enum JPEGImageDecoder {
     /// A progressive JPEG decoded at 1/8 reads only the scans that scale needs (see
     /// `fic_jpeg_start_partial`); the rest of the file is then only checked to end with an
     /// end-of-image marker, so that an incomplete download is still refused.
-    static func decode(_ bytes: UnsafeRawBufferPointer, options: DecodingOptions) throws -> DecodedImage {
+    package static func decode(_ bytes: UnsafeRawBufferPointer, options: DecodingOptions) throws -> DecodedImage {
         let decompressor = try JPEGDecompressor(strict: !options.allowCorruptData)
         decompressor.setInput(bytes)
         guard let header = try decompressor.readHeader() else { throw endedEarly() }
@@ -99,5 +99,41 @@ enum JPEGImageDecoder {
 
     private static func endedEarly() -> ImageCacheError {
         ImageCacheError(.truncated, "The JPEG data ends before the image does. The file was cut short; download or copy it again.")
+    }
+}
+
+extension JPEGFormat {
+    /// JPEG.
+    package static let format = ImageFileFormat.jpeg
+
+    /// libjpeg-turbo: DCT scaling, rows as bytes arrive (progressive ones through a coefficient file).
+    package static let capabilities = DecoderCapabilities(
+        reducedDecode: "DCT scaling to 1/2, 1/4 or 1/8 (a progressive JPEG at 1/8 reads only the scans it needs)",
+        streamsRows: true, maximumDimension: 65_500)
+
+    /// `FF D8 FF` at the start (junk before it is found by ``ImageFormats/locate(_:)``).
+    package static func sniff(_ prefix: UnsafeRawBufferPointer) -> SniffResult {
+        Signature.check(prefix, [0xFF, 0xD8, 0xFF])
+    }
+
+    /// Rows as bytes arrive, through libjpeg's suspending source.
+    package static func makeRowDecoder(sink: any RowSink, options: RowDecodingOptions) throws -> any RowDecoder {
+        try JPEGStreamDecoder(sink: sink, options: options)
+    }
+
+
+    /// What a decode needs in memory at its peak, from the header alone.
+    package static func estimatedMemory(_ data: UnsafeRawBufferPointer, options: DecodingOptions) throws -> DecodeMemoryEstimate {
+        let header = try JPEGFormat.header(data)
+        let info = header.info
+        let (d, size) = JPEGFormat.sizes(for: info, target: options.targetSize)
+        let output = MemoryEstimator.bitmap(size.width, size.height, orientation: info.orientation, options: options)
+        // Strips: a few full-width rows per component, and the DCT-scaled strip being resampled.
+        var working = MemoryEstimator.add(MemoryEstimator.fixedOverhead, MemoryEstimator.add(MemoryEstimator.multiply(info.width, 48), MemoryEstimator.multiply((info.width + d - 1) / d, 64 + 16)))
+        if header.raw.multiple_scans != 0 {
+            let coefficients = Int(clamping: header.raw.coefficient_bytes)
+            working = MemoryEstimator.add(working, MemoryEstimator.add(coefficients, coefficients / 32))  // blocks rounded up to whole MCUs
+        }
+        return DecodeMemoryEstimate(info: info, outputBytes: output, workingBytes: working, encodedBytes: 0)
     }
 }
