@@ -13,18 +13,21 @@ public struct DecodingOptions: Sendable, Hashable {
     public var targetSize: PixelSize? = nil
     /// Whether to transform the pixels so that they are upright. `false` keeps the stored orientation.
     public var applyOrientation: Bool = true
-    /// Whether to accept damaged data (corrupt or missing JPEG data, bad ancillary PNG CRCs) and
-    /// return what could be decoded. The default is strict: such input is an error. Damage that
+    /// Whether damaged data is decoded past, as browsers show it: what the codec recovers is
+    /// kept and the rest stays grey (a JPEG whose entropy-coded data is corrupt or ends early),
+    /// damaged ancillary PNG chunks are skipped, and what was wrong is listed in
+    /// ``DecodedImage/warnings`` (and logged). The default. `false` is strict: any damage is an
+    /// error. Either way a PNG whose critical chunks are damaged is refused, and damage that
     /// leaves the picture whole (extraneous bytes before a JPEG marker, junk before its start) is
-    /// decoded either way, and reported in ``DecodedImage/warnings``.
-    public var allowCorruptData: Bool = false
+    /// decoded past and reported.
+    public var allowCorruptData: Bool = true
 
     /// Creates options; every parameter has the default described on its property.
     public init(
         maximumPixelCount: Int = 100_000_000,
         targetSize: PixelSize? = nil,
         applyOrientation: Bool = true,
-        allowCorruptData: Bool = false
+        allowCorruptData: Bool = true
     ) {
         self.maximumPixelCount = maximumPixelCount
         self.targetSize = targetSize

@@ -7,10 +7,9 @@ import Foundation
 /// Decodes JPEG, PNG and WebP images into cairo-compatible bitmaps.
 ///
 /// The format is always sniffed from the bytes, never taken from a file name. Every failure is an
-/// ``ImageCacheError``; damaged input never yields a partially decoded image unless
-/// ``DecodingOptions/allowCorruptData`` is set. Damage that leaves the picture whole (libjpeg's
-/// recoverable warnings, junk before a JPEG's start) is decoded past, logged, and listed in
-/// ``DecodedImage/warnings``.
+/// ``ImageCacheError``. By default damaged input is decoded as browsers show it — what can be
+/// recovered, the rest grey — and the damage is logged and listed in ``DecodedImage/warnings``;
+/// ``DecodingOptions/allowCorruptData`` set to `false` refuses it instead.
 public enum ImageDecoder {
     /// The format `bytes` start with (JPEG `FF D8 FF`, the PNG signature, or `RIFF….WEBP`), or `nil`.
     public static func sniffFormat(_ bytes: UnsafeRawBufferPointer) -> ImageFileFormat? {

@@ -19,9 +19,12 @@ final class JPEGDecompressor {
     }
 
     private let handle: OpaquePointer
+    /// Whether damage is refused rather than decoded past.
+    private let strict: Bool
 
     /// Creates a decompressor; `strict` turns libjpeg warnings into errors.
     init(strict: Bool) throws {
+        self.strict = strict
         guard let handle = fic_jpeg_create(strict ? 1 : 0) else {
             throw ImageCacheError(.overMemoryBudget, "Could not allocate a JPEG decompressor: out of memory.")
         }
@@ -183,7 +186,8 @@ final class JPEGDecompressor {
         case FIC_JPEG_ERR_INVALID:
             return ImageCacheError(.invalidArgument, "Invalid JPEG decoding request (\(quoted)).")
         default:
-            return ImageCacheError(.corruptData, "The JPEG data is corrupt (\(quoted)). Re-export the image, or set allowCorruptData to accept what can be decoded.")
+            let advice = strict ? "Re-export the image, or decode it without strict checking (allowCorruptData) to see what can be recovered." : "Re-export the image."
+            return ImageCacheError(.corruptData, "The JPEG data is corrupt (\(quoted)). \(advice)")
         }
     }
 }

@@ -65,7 +65,7 @@ package enum JPEGFormat: ImageFormatDecoder {
         }
         if partial {
             try decompressor.finishPartial()
-            if !readEveryScan && !options.allowCorruptData {
+            if !readEveryScan {  // a file cut short is refused in every mode, even where its last scans go unread
                 var scanner = JPEGEndScanner()
                 scanner.scan(decompressor.bufferedBytes)
                 guard scanner.foundEnd else {
