@@ -52,14 +52,24 @@ public struct ImageInfo: Sendable, Hashable {
     public var orientation: ImageOrientation
     /// Whether the image carries an alpha channel.
     public var hasAlpha: Bool
+    /// How the file says its colours are to be understood (decoded pixels are always sRGB).
+    public var color: ColorDescription
+    /// Bits per sample as stored (8 for most images; 1 to 16).
+    public var bitsPerSample: Int
+    /// Frames in the file (1 for a still image; the first is the one decoded).
+    public var frameCount: Int
 
     /// Creates an info value.
-    public init(format: ImageFileFormat, width: Int, height: Int, orientation: ImageOrientation = .up, hasAlpha: Bool) {
+    public init(format: ImageFileFormat, width: Int, height: Int, orientation: ImageOrientation = .up, hasAlpha: Bool,
+                color: ColorDescription = .untagged, bitsPerSample: Int = 8, frameCount: Int = 1) {
         self.format = format
         self.width = width
         self.height = height
         self.orientation = orientation
         self.hasAlpha = hasAlpha
+        self.color = color
+        self.bitsPerSample = bitsPerSample
+        self.frameCount = frameCount
     }
 
     /// Width once the orientation is applied.

@@ -1,0 +1,136 @@
+/// The last step of every decoder: its samples, as its library hands them out, become the
+/// package's pixels — sRGB, 4 bytes a pixel, premultiplied BGRA when the image has alpha, else
+/// BGRX. One place for every format, so that byte orders, bit depths, CMYK, alpha and colour
+/// profiles are handled alike whatever the file was.
+///
+/// Not thread-safe: one per decode (or per thread), made once, used for every row.
+package struct SamplePipeline {
+    /// How a decoder's samples are laid out; 16-bit samples are native-endian, full range.
+    package enum Layout: Sendable, Hashable {
+        /// Blue, green, red, unused (already the package's opaque layout).
+        case bgrx8
+        /// Blue, green, red, alpha, not premultiplied.
+        case bgra8
+        /// Red, green, blue.
+        case rgb8
+        /// Red, green, blue, alpha, not premultiplied.
+        case rgba8
+        /// 16-bit red, green, blue.
+        case rgb16
+        /// 16-bit red, green, blue, alpha, not premultiplied.
+        case rgba16
+        /// Grey.
+        case gray8
+        /// Grey and alpha.
+        case grayAlpha8
+        /// 16-bit grey.
+        case gray16
+        /// 16-bit grey and alpha.
+        case grayAlpha16
+        /// Cyan, magenta, yellow, black (0 = no ink).
+        case cmyk8
+        /// Adobe's inverted CMYK (255 = no ink), as JPEGs with an Adobe marker store it.
+        case cmykInverted8
+
+        /// Whether the samples carry alpha.
+        package var hasAlpha: Bool {
+            switch self {
+            case .bgra8, .rgba8, .rgba16, .grayAlpha8, .grayAlpha16: true
+            default: false
+            }
+        }
+
+        /// Bytes of one pixel.
+        package var bytesPerPixel: Int {
+            switch self {
+            case .gray8: 1
+            case .grayAlpha8, .gray16: 2
+            case .rgb8: 3
+            case .bgrx8, .bgra8, .rgba8, .grayAlpha16, .cmyk8, .cmykInverted8: 4
+            case .rgb16: 6
+            case .rgba16: 8
+            }
+        }
+    }
+
+    /// The samples' layout.
+    package let layout: Layout
+    /// The colours the file declared.
+    package let color: ColorDescription
+
+    /// A pipeline for samples in `layout` whose colours are as `color` says. What cannot be
+    /// honoured (an unusable profile) is appended to `warnings`; the pixels are then taken as sRGB.
+    package init(layout: Layout, color: ColorDescription, warnings: inout [String]) {
+        self.layout = layout
+        self.color = color
+    }
+
+    /// Whether the output is premultiplied BGRA (else BGRX).
+    package var hasAlpha: Bool { layout.hasAlpha }
+
+    /// The output's pixel format.
+    package var pixelFormat: PixelFormat { hasAlpha ? .bgra32Premultiplied : .bgrx32 }
+
+    /// Converts `count` pixels from `source` into `destination` (4 bytes a pixel). The two may
+    /// be the same memory when the layout is 4 bytes a pixel.
+    package func convert(_ source: UnsafeRawPointer, to destination: UnsafeMutableRawPointer, count: Int) {
+        let out = destination.assumingMemoryBound(to: UInt32.self)
+        switch layout {
+        case .bgrx8:
+            for i in 0..<count { out[i] = source.loadUnaligned(fromByteOffset: i * 4, as: UInt32.self) | 0xFF00_0000 }
+        case .bgra8:
+            for i in 0..<count {
+                let p = source.loadUnaligned(fromByteOffset: i * 4, as: UInt32.self)
+                out[i] = Self.pixel(p >> 16 & 0xFF, p >> 8 & 0xFF, p & 0xFF, p >> 24)
+            }
+        case .rgb8:
+            let s = source.assumingMemoryBound(to: UInt8.self)
+            for i in 0..<count { out[i] = Self.pixel(UInt32(s[i * 3]), UInt32(s[i * 3 + 1]), UInt32(s[i * 3 + 2]), 255) }
+        case .rgba8:
+            let s = source.assumingMemoryBound(to: UInt8.self)
+            for i in 0..<count { out[i] = Self.pixel(UInt32(s[i * 4]), UInt32(s[i * 4 + 1]), UInt32(s[i * 4 + 2]), UInt32(s[i * 4 + 3])) }
+        case .rgb16:
+            for i in 0..<count {
+                out[i] = Self.pixel(Self.reduce(source, i * 3), Self.reduce(source, i * 3 + 1), Self.reduce(source, i * 3 + 2), 255)
+            }
+        case .rgba16:
+            for i in 0..<count {
+                out[i] = Self.pixel(Self.reduce(source, i * 4), Self.reduce(source, i * 4 + 1), Self.reduce(source, i * 4 + 2), Self.reduce(source, i * 4 + 3))
+            }
+        case .gray8:
+            let s = source.assumingMemoryBound(to: UInt8.self)
+            for i in 0..<count { let g = UInt32(s[i]); out[i] = Self.pixel(g, g, g, 255) }
+        case .grayAlpha8:
+            let s = source.assumingMemoryBound(to: UInt8.self)
+            for i in 0..<count { let g = UInt32(s[i * 2]); out[i] = Self.pixel(g, g, g, UInt32(s[i * 2 + 1])) }
+        case .gray16:
+            for i in 0..<count { let g = Self.reduce(source, i); out[i] = Self.pixel(g, g, g, 255) }
+        case .grayAlpha16:
+            for i in 0..<count { let g = Self.reduce(source, i * 2); out[i] = Self.pixel(g, g, g, Self.reduce(source, i * 2 + 1)) }
+        case .cmyk8, .cmykInverted8:
+            // Without a profile, as browsers convert untagged CMYK: each ink darkens its
+            // complementary channel, black darkens all three.
+            let inverted = layout == .cmykInverted8
+            let s = source.assumingMemoryBound(to: UInt8.self)
+            for i in 0..<count {
+                var c = UInt32(s[i * 4]), m = UInt32(s[i * 4 + 1]), y = UInt32(s[i * 4 + 2]), k = UInt32(s[i * 4 + 3])
+                if !inverted { c = 255 - c; m = 255 - m; y = 255 - y; k = 255 - k }
+                out[i] = Self.pixel((c * k + 127) / 255, (m * k + 127) / 255, (y * k + 127) / 255, 255)
+            }
+        }
+    }
+
+    /// A premultiplied BGRA pixel (BGRX when `a` is 255) from 8-bit channels.
+    @inline(__always)
+    static func pixel(_ r: UInt32, _ g: UInt32, _ b: UInt32, _ a: UInt32) -> UInt32 {
+        if a == 255 { return b | g << 8 | r << 16 | 0xFF00_0000 }
+        if a == 0 { return 0 }
+        return PixelConversion.premultiply(b, a) | PixelConversion.premultiply(g, a) << 8 | PixelConversion.premultiply(r, a) << 16 | a << 24
+    }
+
+    /// The 16-bit sample at `index` reduced to 8 bits with rounding: `round(v × 255 / 65535)`.
+    @inline(__always)
+    static func reduce(_ source: UnsafeRawPointer, _ index: Int) -> UInt32 {
+        (UInt32(source.loadUnaligned(fromByteOffset: index * 2, as: UInt16.self)) * 255 + 32767) / 65535
+    }
+}
