@@ -1,74 +1,87 @@
 import CHeif
 
 /// One image of a HEIF file decoded by libheif — rotated, mirrored, cropped and (for a grid)
-/// assembled by it — as interleaved RGB(A): 8 bits a sample, or for 10- and 12-bit images 16-bit
-/// containers holding the file's own range. It becomes the package's pixels through
-/// ``SamplePipeline``, at full size or shrunk row by row to a smaller one.
+/// assembled by it — as planar RGB (and alpha) at the file's own bit depth: libheif 1.15 always
+/// turns YCbCr into RGB planes, and asking for them spares the interleaved copy it would make
+/// next (a third of a decode's peak memory). The planes become the package's pixels row by row:
+/// interleaved into one row of samples (16-bit ones scaled to the full range), then through
+/// ``SamplePipeline``, at full size or shrunk by an ``AreaResampler``.
 final class HEIFPicture {
+    /// One plane of samples: 8 bits in a byte, or more in native-endian 16-bit containers.
+    struct Plane {
+        let base: UnsafePointer<UInt8>
+        let stride: Int
+        let scale: SampleScale
+
+        /// Whether the samples take 16 bits.
+        var isWide: Bool { scale.bits > 8 }
+
+        /// The sample at `x` of row `y`.
+        @inline(__always)
+        func sample(_ x: Int, _ row: UnsafePointer<UInt8>) -> UInt32 {
+            isWide ? UInt32(UnsafeRawPointer(row).loadUnaligned(fromByteOffset: 2 * x, as: UInt16.self)) : UInt32(row[x])
+        }
+    }
+
     /// libheif's decoded image.
     private let image: OpaquePointer
     /// Size in pixels.
     let width: Int, height: Int
-    /// Whether the samples carry alpha.
-    let hasAlpha: Bool
+    /// Red, green, blue, and alpha when there is alpha.
+    private let planes: [Plane]
     /// Whether the colour samples are premultiplied by alpha (undone before the pipeline, which
     /// converts colour before it premultiplies).
     let isPremultiplied: Bool
-    /// Bits of each sample's range: 8, or up to 16 in 16-bit containers.
-    let bits: Int
-    /// The first row, and the distance between rows.
-    private let plane: UnsafePointer<UInt8>
-    private let stride: Int
     /// What libheif decoded past (in lenient decoding).
     let warnings: [String]
 
-    /// Decodes `handle`, with alpha when `alpha`, in 16-bit containers when `highBitDepth`;
-    /// `strict` makes libheif refuse what it would otherwise decode past.
-    init(_ handle: HEIFHandle, alpha: Bool, highBitDepth: Bool, strict: Bool, file: HEIFFile) throws {
+    /// Decodes `handle` with alpha when `alpha`; `strict` makes libheif refuse what it would
+    /// otherwise decode past.
+    init(_ handle: HEIFHandle, alpha: Bool, strict: Bool, file: HEIFFile) throws {
         guard let options = heif_decoding_options_alloc() else {
             throw ImageCacheError(.overMemoryBudget, "libheif could not allocate its decoding options.")
         }
         defer { heif_decoding_options_free(options) }
         options.pointee.ignore_transformations = 0
-        options.pointee.convert_hdr_to_8bit = highBitDepth ? 0 : 1
+        options.pointee.convert_hdr_to_8bit = 0
         options.pointee.strict_decoding = strict ? 1 : 0
-        let chroma: heif_chroma = switch (alpha, highBitDepth) {
-        case (false, false): heif_chroma_interleaved_RGB
-        case (true, false): heif_chroma_interleaved_RGBA
-        case (false, true): heif_chroma_interleaved_RRGGBB_LE
-        case (true, true): heif_chroma_interleaved_RRGGBBAA_LE
-        }
         var decoded: OpaquePointer?
-        try HEIFError.check(heif_decode_image(handle.handle, &decoded, heif_colorspace_RGB, chroma, options),
+        try HEIFError.check(heif_decode_image(handle.handle, &decoded, heif_colorspace_RGB, heif_chroma_444, options),
                             format: file.formatName, maximumDimension: file.maximumDimension)
         guard let decoded else {
             throw ImageCacheError(.corruptData, "libheif decoded the \(file.formatName) image into nothing. The file is damaged.")
         }
         image = decoded
-        width = Int(heif_image_get_width(decoded, heif_channel_interleaved))
-        height = Int(heif_image_get_height(decoded, heif_channel_interleaved))
-        hasAlpha = alpha
-        isPremultiplied = alpha && handle.isPremultiplied
-        let storage = Int(heif_image_get_bits_per_pixel(decoded, heif_channel_interleaved))
-        let range = Int(heif_image_get_bits_per_pixel_range(decoded, heif_channel_interleaved))
-        var rowStride: Int32 = 0
-        let first = heif_image_get_plane_readonly(decoded, heif_channel_interleaved, &rowStride)
-        let channels = alpha ? 4 : 3
-        let bytesPerSample = highBitDepth ? 2 : 1
-        // What libheif hands back must be what was asked for before a byte of it is read.
-        guard heif_image_get_colorspace(decoded) == heif_colorspace_RGB, heif_image_get_chroma_format(decoded) == chroma,
-              width > 0, height > 0, let first, storage == channels * bytesPerSample * 8,
-              highBitDepth ? (1...16).contains(range) : range == 8,
-              Int(rowStride) >= width * channels * bytesPerSample else {
+        width = Int(heif_image_get_width(decoded, heif_channel_R))
+        height = Int(heif_image_get_height(decoded, heif_channel_R))
+        // What libheif hands back must be what was asked for before a byte of it is read: three
+        // (or four) planes of the image's size, each at most 16 bits deep, rows long enough.
+        var planes: [Plane] = []
+        var channels = [heif_channel_R, heif_channel_G, heif_channel_B]
+        if alpha && heif_image_has_channel(decoded, heif_channel_Alpha) != 0 { channels.append(heif_channel_Alpha) }
+        for channel in channels {
+            var stride: Int32 = 0
+            let bits = Int(heif_image_get_bits_per_pixel_range(decoded, channel))
+            guard let base = heif_image_get_plane_readonly(decoded, channel, &stride), (1...16).contains(bits),
+                  heif_image_get_width(decoded, channel) == width, heif_image_get_height(decoded, channel) == height,
+                  Int(stride) >= width * (bits > 8 ? 2 : 1) else { break }
+            planes.append(Plane(base: base, stride: Int(stride), scale: SampleScale(bits: bits)))
+        }
+        guard heif_image_get_colorspace(decoded) == heif_colorspace_RGB, heif_image_get_chroma_format(decoded) == heif_chroma_444,
+              width > 0, height > 0, planes.count == channels.count else {
             heif_image_release(decoded)
             throw ImageCacheError(.corruptData,
-                "libheif decoded the \(file.formatName) image into an unexpected layout (\(width)×\(height), \(storage) bits a pixel). The file is damaged.")
+                "libheif decoded the \(file.formatName) image into an unexpected layout (\(width)×\(height), \(planes.count) planes). The file is damaged.")
         }
-        bits = range
-        plane = first
-        stride = Int(rowStride)
+        self.planes = planes
+        // An image whose alpha plane is missing is given opaque alpha by the layout below.
+        isPremultiplied = planes.count == 4 && handle.isPremultiplied
         warnings = Self.warnings(of: decoded)
+        hasAlpha = alpha
     }
+
+    /// Whether the output carries alpha (what was asked for; opaque when the file had none).
+    let hasAlpha: Bool
 
     deinit {
         heif_image_release(image)
@@ -85,9 +98,12 @@ final class HEIFPicture {
         }
     }
 
-    /// The pipeline's layout for these samples (16-bit ones once scaled to the full range).
+    /// Whether samples reach the pipeline 16 bits wide: when any plane is deeper than 8 bits.
+    private var isWide: Bool { planes.contains { $0.isWide } }
+
+    /// The pipeline's layout for the interleaved rows.
     var layout: SamplePipeline.Layout {
-        switch (hasAlpha, bits > 8) {
+        switch (hasAlpha, isWide) {
         case (false, false): .rgb8
         case (true, false): .rgba8
         case (false, true): .rgb16
@@ -98,59 +114,91 @@ final class HEIFPicture {
     /// Writes the picture into `output` through `pipeline`: row by row when the sizes agree,
     /// else shrunk by an ``AreaResampler`` (each output pixel the average of the area it covers).
     func write(into output: DecodedImage, pipeline: SamplePipeline) throws {
-        precondition(output.width <= width && output.height <= height)
-        let channels = hasAlpha ? 4 : 3
-        // Samples rewritten before the pipeline: scaled to 16 bits, alpha un-premultiplied.
-        let rewrite = bits > 8 || isPremultiplied
+        precondition(output.width <= width && output.height <= height && pipeline.layout == layout)
         let resample = output.width != width || output.height != height
-        let rewrittenBytes = rewrite ? width * channels * (bits > 8 ? 2 : 1) : 0
-        let scratch = try LargeBufferPool.allocate(byteCount: max(1, rewrittenBytes + (resample ? width * 4 : 0)), zeroed: false)
-        let rewritten = scratch.base
-        let shrinkRow = (scratch.base + rewrittenBytes).assumingMemoryBound(to: UInt32.self)
+        let rowBytes = width * layout.bytesPerPixel
+        let scratch = try LargeBufferPool.allocate(byteCount: rowBytes + (resample ? width * 4 : 0), zeroed: false)
+        let interleaved = scratch.base
+        let shrinkRow = (scratch.base + rowBytes).assumingMemoryBound(to: UInt32.self)
         let rowPixels = output.bytesPerRow / 4
         let pixels = output.baseAddress.assumingMemoryBound(to: UInt32.self)
         var resampler = resample
             ? AreaResampler(sourceWidth: width, sourceHeight: height, outputWidth: output.width, outputHeight: output.height) : nil
-        let scale = SampleScale(bits: bits)
         for y in 0..<height {
-            var source = UnsafeRawPointer(plane + y * stride)
-            if rewrite {
-                if bits > 8 {
-                    scale.rewrite(source, into: rewritten, pixels: width, channels: channels, premultiplied: isPremultiplied)
-                } else {
-                    Self.unpremultiply8(source, into: rewritten, pixels: width)
-                }
-                source = UnsafeRawPointer(rewritten)
-            }
+            if isWide { interleave16(row: y, into: interleaved) } else { interleave8(row: y, into: interleaved) }
             if resampler != nil {
-                pipeline.convert(source, to: shrinkRow, count: width)
+                pipeline.convert(interleaved, to: shrinkRow, count: width)
                 resampler!.add(shrinkRow) { pixels + $0 * rowPixels }
             } else {
-                pipeline.convert(source, to: pixels + y * rowPixels, count: width)
+                pipeline.convert(interleaved, to: pixels + y * rowPixels, count: width)
             }
         }
     }
 
-    /// RGBA with premultiplied colour to straight colour, 8 bits a sample.
-    private static func unpremultiply8(_ source: UnsafeRawPointer, into destination: UnsafeMutableRawPointer, pixels: Int) {
-        let s = source.assumingMemoryBound(to: UInt8.self), d = destination.assumingMemoryBound(to: UInt8.self)
-        for i in 0..<pixels {
-            let a = UInt32(s[4 * i + 3])
-            for c in 0..<3 { d[4 * i + c] = UInt8(PixelConversion.unpremultiply(UInt32(s[4 * i + c]), a)) }
-            d[4 * i + 3] = UInt8(a)
+    /// Row `y` as 8-bit RGB(A), straight alpha (255 when the file has none).
+    private func interleave8(row y: Int, into destination: UnsafeMutableRawPointer) {
+        let d = destination.assumingMemoryBound(to: UInt8.self)
+        let r = planes[0].base + y * planes[0].stride, g = planes[1].base + y * planes[1].stride, b = planes[2].base + y * planes[2].stride
+        guard hasAlpha else {
+            for x in 0..<width {
+                d[3 * x] = r[x]
+                d[3 * x + 1] = g[x]
+                d[3 * x + 2] = b[x]
+            }
+            return
+        }
+        let a: UnsafePointer<UInt8>? = planes.count == 4 ? planes[3].base + y * planes[3].stride : nil
+        for x in 0..<width {
+            let alpha = a.map { UInt32($0[x]) } ?? 255
+            if isPremultiplied {
+                d[4 * x] = UInt8(PixelConversion.unpremultiply(UInt32(r[x]), alpha))
+                d[4 * x + 1] = UInt8(PixelConversion.unpremultiply(UInt32(g[x]), alpha))
+                d[4 * x + 2] = UInt8(PixelConversion.unpremultiply(UInt32(b[x]), alpha))
+            } else {
+                d[4 * x] = r[x]
+                d[4 * x + 1] = g[x]
+                d[4 * x + 2] = b[x]
+            }
+            d[4 * x + 3] = UInt8(alpha)
+        }
+    }
+
+    /// Row `y` as native 16-bit full-range RGB(A), straight alpha.
+    private func interleave16(row y: Int, into destination: UnsafeMutableRawPointer) {
+        let d = destination.assumingMemoryBound(to: UInt16.self)
+        let channels = hasAlpha ? 4 : 3
+        for (index, plane) in planes.prefix(channels).enumerated() {
+            let row = plane.base + y * plane.stride
+            for x in 0..<width { d[channels * x + index] = plane.scale.scale(plane.sample(x, row)) }
+        }
+        guard hasAlpha else { return }
+        if planes.count < 4 {
+            for x in 0..<width { d[4 * x + 3] = 65535 }
+        } else if isPremultiplied {
+            for x in 0..<width {
+                let alpha = UInt32(d[4 * x + 3])
+                for c in 0..<3 {
+                    // c × 65535 < 2^32 for every 16-bit c.
+                    d[4 * x + c] = alpha == 0 ? 0 : UInt16(min(65535, (UInt32(d[4 * x + c]) * 65535 + alpha / 2) / alpha))
+                }
+            }
         }
     }
 }
 
-/// Little-endian samples of `bits` bits in 16-bit containers to native 16-bit full range (what
-/// ``SamplePipeline`` takes), rounded: `v × 65535 / (2^bits − 1)`; out-of-range values clamp.
+/// Samples of `bits` bits to 16-bit full range (what ``SamplePipeline`` takes), rounded:
+/// `v × 65535 / (2^bits − 1)`; out-of-range values clamp.
 struct SampleScale {
+    /// Bits of the samples' range.
+    let bits: Int
+    /// `2^bits − 1`.
     let maximum: UInt32
-    /// `65535 / maximum` in 16.16 fixed point, rounded: one multiply per sample instead of a division.
+    /// `65535 / maximum` in 32.32 fixed point, rounded: one multiply a sample instead of a division.
     private let factor: UInt64
 
     init(bits: Int) {
-        maximum = UInt32((1 << max(1, min(bits, 16))) - 1)
+        self.bits = max(1, min(bits, 16))
+        maximum = UInt32((1 << self.bits) - 1)
         factor = (UInt64(65535) << 32 + UInt64(maximum) / 2) / UInt64(maximum)
     }
 
@@ -158,26 +206,5 @@ struct SampleScale {
     @inline(__always)
     func scale(_ value: UInt32) -> UInt16 {
         UInt16((UInt64(min(value, maximum)) &* factor &+ (1 << 31)) >> 32)
-    }
-
-    /// Rewrites one row of `pixels` pixels of `channels` samples; with `premultiplied` (and
-    /// alpha, the fourth sample), colour is divided by alpha first, in the file's own range.
-    func rewrite(_ source: UnsafeRawPointer, into destination: UnsafeMutableRawPointer, pixels: Int, channels: Int, premultiplied: Bool) {
-        let d = destination.assumingMemoryBound(to: UInt16.self)
-        @inline(__always) func sample(_ index: Int) -> UInt32 {
-            UInt32(UInt16(littleEndian: source.loadUnaligned(fromByteOffset: index * 2, as: UInt16.self)))
-        }
-        if premultiplied && channels == 4 {
-            for i in 0..<pixels {
-                let a = min(sample(4 * i + 3), maximum)
-                for c in 0..<3 {
-                    let v = sample(4 * i + c)
-                    d[4 * i + c] = a == 0 ? 0 : scale(min(maximum, (min(v, maximum) * maximum + a / 2) / a))
-                }
-                d[4 * i + 3] = scale(a)
-            }
-        } else {
-            for i in 0..<(pixels * channels) { d[i] = scale(sample(i)) }
-        }
     }
 }
