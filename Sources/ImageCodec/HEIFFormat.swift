@@ -1,3 +1,5 @@
+import CImageCodecSupport
+
 /// HEIC (HEVC in HEIF, as phones write it) and AVIF (AV1 in HEIF) with libheif: the primary
 /// image, upright (libheif applies the file's `irot`, `imir` and `clap`), grids assembled by
 /// libheif on several threads, alpha (straight or premultiplied), 10- and 12-bit samples at full
@@ -17,6 +19,17 @@ package enum HEIFFormat: ImageFormatDecoder {
     /// Decodes the primary image (or a thumbnail that covers the target) into premultiplied BGRA
     /// or BGRX, covering `options.targetSize`.
     package static func decode(_ bytes: UnsafeRawBufferPointer, options: DecodingOptions) throws -> DecodedImage {
+        // libheif and its codecs allocate a decode's planes (tens of megabytes) with malloc. glibc
+        // keeps what they free in its heaps (its mmap threshold rises to the size of the first
+        // plane freed), so a process that decodes one photo after another would hold the largest
+        // decode's memory, fragmented, for good (182 MB against 107 MB over 40 HEICs of 12
+        // megapixels): give it back once everything of this decode has been freed.
+        defer { fic_release_free_heap_memory() }
+        return try decodeFile(bytes, options: options)
+    }
+
+    /// ``decode(_:options:)``; everything libheif allocated for it is freed when it returns.
+    private static func decodeFile(_ bytes: UnsafeRawBufferPointer, options: DecodingOptions) throws -> DecodedImage {
         let file = try HEIFFile(bytes, maximumPixelCount: options.maximumPixelCount)
         let info = file.info()
         try file.checkPixelLimit(options.maximumPixelCount)
