@@ -20,10 +20,13 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
     ],
     targets: [
-        // C libraries, found with pkg-config (Debian: libjpeg62-turbo-dev, libspng-dev, libwebp-dev with libwebpdemux, libcairo2-dev).
+        // C libraries, found with pkg-config (Debian: libjpeg62-turbo-dev, libspng-dev, libwebp-dev with libwebpdemux,
+        // libheif-dev, libcairo2-dev).
         .systemLibrary(name: "CLibJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"])]),
         .systemLibrary(name: "CSpng", pkgConfig: "spng", providers: [.apt(["libspng-dev"])]),
         .systemLibrary(name: "CWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"])]),
+        // HEIC (HEVC through libde265) and AVIF (AV1 through dav1d), the codecs built into Debian's libheif.
+        .systemLibrary(name: "CHeif", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
         .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
         // A desktop window for `fic view` (Debian: libsdl2-dev).
         .systemLibrary(name: "CSDL2", pkgConfig: "sdl2", providers: [.apt(["libsdl2-dev"])]),
@@ -48,11 +51,11 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
-        // Decoding JPEG / PNG / WebP into cairo-compatible bitmaps.
+        // Decoding JPEG / PNG / WebP / HEIC / AVIF into cairo-compatible bitmaps.
         .target(
             name: "ImageCodec",
             dependencies: [
-                "FICCore", "CImageCodecSupport", "CLibJPEG", "CSpng", "CWebP",
+                "FICCore", "CImageCodecSupport", "CLibJPEG", "CSpng", "CWebP", "CHeif",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
@@ -110,7 +113,8 @@ let package = Package(
         .testTarget(name: "ImageTableTests", dependencies: ["ImageTable", "FICCore", .product(name: "Logging", package: "swift-log")]),
         // What several test targets share: files the tests write by hand (PNGs byte by byte), waiting for a condition.
         .target(name: "FICTestSupport", path: "Tests/FICTestSupport"),
-        .testTarget(name: "ImageCodecTests", dependencies: ["ImageCodec", "FICTestSupport"]),
+        // CHeif: libheif's encoder writes the files whose thumbnails differ from their images.
+        .testTarget(name: "ImageCodecTests", dependencies: ["ImageCodec", "FICTestSupport", "CHeif"]),
         .testTarget(name: "FastImageCacheTests", dependencies: ["FastImageCache", "FICTestSupport"]),
         .testTarget(name: "TiledImageTests", dependencies: ["TiledImage", "ImageCodec", "FICTestSupport"]),
         .testTarget(name: "FicTests", dependencies: ["fic", "FastImageCache", "ImageTable", "FICTestSupport"]),

@@ -9,7 +9,9 @@ public struct DecodingOptions: Sendable, Hashable {
     /// without ever holding the full-size one: JPEGs at the smallest DCT scale (1/2, 1/4 or 1/8)
     /// that covers it, progressive JPEGs at 1/8 from only the scans that scale needs; PNGs shrunk
     /// by the largest whole factor that covers it, row by row as they are inflated; WebPs scaled
-    /// by libwebp while decoding to exactly the covering size. `nil` decodes at full size.
+    /// by libwebp while decoding to exactly the covering size; HEIC and AVIF from their embedded
+    /// thumbnail when it covers it, else decoded whole and shrunk row by row. `nil` decodes at
+    /// full size.
     public var targetSize: PixelSize? = nil
     /// Whether to transform the pixels so that they are upright. `false` keeps the stored orientation.
     public var applyOrientation: Bool = true

@@ -16,10 +16,6 @@ enum FormatSniffer {
         OtherSignature(name: "BMP", offset: 0, bytes: Array("BM".utf8)),
         OtherSignature(name: "TIFF", offset: 0, bytes: [0x49, 0x49, 0x2A, 0x00]),
         OtherSignature(name: "TIFF", offset: 0, bytes: [0x4D, 0x4D, 0x00, 0x2A]),
-        OtherSignature(name: "HEIF/HEIC", offset: 4, bytes: Array("ftypheic".utf8)),
-        OtherSignature(name: "HEIF/HEIC", offset: 4, bytes: Array("ftypheix".utf8)),
-        OtherSignature(name: "HEIF/HEIC", offset: 4, bytes: Array("ftypmif1".utf8)),
-        OtherSignature(name: "AVIF", offset: 4, bytes: Array("ftypavif".utf8)),
         OtherSignature(name: "JPEG XL", offset: 0, bytes: [0xFF, 0x0A]),
         OtherSignature(name: "JPEG XL", offset: 0, bytes: [0x00, 0x00, 0x00, 0x0C, 0x4A, 0x58, 0x4C, 0x20]),
         OtherSignature(name: "JPEG 2000", offset: 0, bytes: [0x00, 0x00, 0x00, 0x0C, 0x6A, 0x50, 0x20, 0x20]),
@@ -102,9 +98,9 @@ enum FormatSniffer {
         )
     }
 
-    /// The names of the decoded formats, for messages: "JPEG, PNG and WebP".
+    /// The names of the decoded formats, for messages: "JPEG, PNG, WebP, HEIF and AVIF".
     static var decodedFormats: String {
-        let names = ImageFormats.decoders.map { $0.format.name }
+        let names = ImageFormats.decoders.flatMap { $0.formats.map(\.name) }
         return names.count <= 1 ? names.joined() : names.dropLast().joined(separator: ", ") + " and " + names.last!
     }
 

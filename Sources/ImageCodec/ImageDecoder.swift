@@ -4,16 +4,17 @@ import FoundationEssentials  // ContiguousBytes
 import Foundation
 #endif
 
-/// Decodes JPEG, PNG and WebP images into cairo-compatible bitmaps.
+/// Decodes JPEG, PNG, WebP, HEIC and AVIF images into cairo-compatible bitmaps.
 ///
 /// The format is always sniffed from the bytes, never taken from a file name. Every failure is an
 /// ``ImageCacheError``. By default damaged input is decoded as browsers show it — what can be
 /// recovered, the rest grey — and the damage is logged and listed in ``DecodedImage/warnings``;
 /// ``DecodingOptions/allowCorruptData`` set to `false` refuses it instead.
 public enum ImageDecoder {
-    /// The format `bytes` start with (JPEG `FF D8 FF`, the PNG signature, or `RIFF….WEBP`), or `nil`.
+    /// The format `bytes` start with (JPEG `FF D8 FF`, the PNG signature, `RIFF….WEBP`, or an
+    /// `ftyp` box with a HEIF or AVIF brand), or `nil`.
     public static func sniffFormat(_ bytes: UnsafeRawBufferPointer) -> ImageFileFormat? {
-        ImageFormats.decoders.first { $0.sniff(bytes) == .match(offset: 0) }?.format
+        ImageFormats.decoders.first { $0.sniff(bytes) == .match(offset: 0) }?.format(of: bytes)
     }
 
     /// Reads only the header: format, stored size, EXIF orientation and whether there is alpha.

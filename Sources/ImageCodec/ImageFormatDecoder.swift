@@ -12,6 +12,13 @@ package protocol ImageFormatDecoder: Sendable {
     /// The format.
     static var format: ImageFileFormat { get }
 
+    /// Every format the decoder reads (formats sharing a container and a library, as HEIF and
+    /// AVIF do): ``format`` first.
+    static var formats: [ImageFileFormat] { get }
+
+    /// The format of the file whose first bytes (that sniffed as a match) are `prefix`.
+    static func format(of prefix: UnsafeRawBufferPointer) -> ImageFileFormat
+
     /// What the decoder can and cannot do.
     static var capabilities: DecoderCapabilities { get }
 
@@ -38,6 +45,12 @@ package protocol ImageFormatDecoder: Sendable {
 }
 
 extension ImageFormatDecoder {
+    /// The one format.
+    package static var formats: [ImageFileFormat] { [format] }
+
+    /// The one format.
+    package static func format(of prefix: UnsafeRawBufferPointer) -> ImageFileFormat { format }
+
     /// Keeps the bytes and decodes the image whole when they end.
     package static func makeRowDecoder(sink: any RowSink, options: RowDecodingOptions) throws -> any RowDecoder {
         WholeImageRowDecoder(decoder: Self.self, sink: sink, options: options)

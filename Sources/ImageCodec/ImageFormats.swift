@@ -1,11 +1,11 @@
 /// The formats the package decodes, and the one place a file's format is recognised.
 package enum ImageFormats {
     /// Every format's decoder, in the order they are tried.
-    package static let decoders: [any ImageFormatDecoder.Type] = [JPEGFormat.self, PNGFormat.self, WebPFormat.self]
+    package static let decoders: [any ImageFormatDecoder.Type] = [JPEGFormat.self, PNGFormat.self, WebPFormat.self, HEIFFormat.self]
 
     /// The decoder of `format`.
     package static func decoder(for format: ImageFileFormat) -> any ImageFormatDecoder.Type {
-        guard let found = decoders.first(where: { $0.format == format }) else {
+        guard let found = decoders.first(where: { $0.formats.contains(format) }) else {
             preconditionFailure("every ImageFileFormat has a decoder in ImageFormats.decoders")
         }
         return found

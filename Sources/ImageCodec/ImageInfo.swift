@@ -6,13 +6,19 @@ public enum ImageFileFormat: String, Sendable, Hashable, Codable {
     case png
     /// WebP (lossy and lossless), decoded with libwebp.
     case webp
+    /// HEIF with HEVC-coded images (HEIC, as phones write it), decoded with libheif and libde265.
+    case heif
+    /// AVIF (HEIF with AV1-coded images), decoded with libheif and dav1d.
+    case avif
 
-    /// The format's name, for people: "JPEG", "PNG", "WebP".
+    /// The format's name, for people: "JPEG", "PNG", "WebP", "HEIF", "AVIF".
     public var name: String {
         switch self {
         case .jpeg: "JPEG"
         case .png: "PNG"
         case .webp: "WebP"
+        case .heif: "HEIF"
+        case .avif: "AVIF"
         }
     }
 }

@@ -86,6 +86,15 @@ enum FuzzMutator {
             for i in Int.random(in: 20...26, using: &rng)..<30 where Bool.random(using: &rng) {
                 data[i] = UInt8.random(in: 0...255, using: &rng)
             }
+        case .heif, .avif:
+            // An `ispe` property (a grid and each of its tiles, a thumbnail, alpha have one each):
+            // "ispe", version and flags, then the 32-bit width and height.
+            let marker = Array("ispe".utf8)
+            let found = data.indices.dropLast(15).filter { Array(data[$0..<($0 + 4)]) == marker }
+            guard let at = found.randomElement(using: &rng) else { return }
+            for (offset, value) in [(at + 8, randomDimension(using: &rng)), (at + 12, randomDimension(using: &rng))] {
+                for i in 0..<4 { data[offset + i] = UInt8(truncatingIfNeeded: value >> (24 - 8 * UInt32(i))) }
+            }
         }
     }
 }
