@@ -11,8 +11,6 @@ enum FormatSniffer {
 
     /// Formats recognised only to name them in an error message.
     private static let others: [OtherSignature] = [
-        OtherSignature(name: "GIF", offset: 0, bytes: Array("GIF87a".utf8)),
-        OtherSignature(name: "GIF", offset: 0, bytes: Array("GIF89a".utf8)),
         OtherSignature(name: "BMP", offset: 0, bytes: Array("BM".utf8)),
         OtherSignature(name: "TIFF", offset: 0, bytes: [0x49, 0x49, 0x2A, 0x00]),
         OtherSignature(name: "TIFF", offset: 0, bytes: [0x4D, 0x4D, 0x00, 0x2A]),
@@ -20,8 +18,6 @@ enum FormatSniffer {
         OtherSignature(name: "HEIF/HEIC", offset: 4, bytes: Array("ftypheix".utf8)),
         OtherSignature(name: "HEIF/HEIC", offset: 4, bytes: Array("ftypmif1".utf8)),
         OtherSignature(name: "AVIF", offset: 4, bytes: Array("ftypavif".utf8)),
-        OtherSignature(name: "JPEG XL", offset: 0, bytes: [0xFF, 0x0A]),
-        OtherSignature(name: "JPEG XL", offset: 0, bytes: [0x00, 0x00, 0x00, 0x0C, 0x4A, 0x58, 0x4C, 0x20]),
         OtherSignature(name: "JPEG 2000", offset: 0, bytes: [0x00, 0x00, 0x00, 0x0C, 0x6A, 0x50, 0x20, 0x20]),
         OtherSignature(name: "ICO", offset: 0, bytes: [0x00, 0x00, 0x01, 0x00]),
         OtherSignature(name: "Photoshop PSD", offset: 0, bytes: Array("8BPS".utf8)),

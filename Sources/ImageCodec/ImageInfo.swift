@@ -6,13 +6,19 @@ public enum ImageFileFormat: String, Sendable, Hashable, Codable {
     case png
     /// WebP (lossy and lossless), decoded with libwebp.
     case webp
+    /// JPEG XL (bare codestream or container), decoded with libjxl.
+    case jxl
+    /// GIF (87a and 89a; the first frame of an animation), decoded with giflib.
+    case gif
 
-    /// The format's name, for people: "JPEG", "PNG", "WebP".
+    /// The format's name, for people: "JPEG", "PNG", "WebP", "JPEG XL", "GIF".
     public var name: String {
         switch self {
         case .jpeg: "JPEG"
         case .png: "PNG"
         case .webp: "WebP"
+        case .jxl: "JPEG XL"
+        case .gif: "GIF"
         }
     }
 }

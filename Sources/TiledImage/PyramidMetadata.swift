@@ -70,6 +70,8 @@ struct PyramidMetadata: Equatable {
         case .jpeg: return 0
         case .png: return 1
         case .webp: return 2
+        case .jxl: return 6
+        case .gif: return 7
         }
     }
 
@@ -108,6 +110,8 @@ struct PyramidMetadata: Equatable {
         case 0: format = .jpeg
         case 1: format = .png
         case 2: format = .webp
+        case 6: format = .jxl
+        case 7: format = .gif
         default: throw damaged("inconsistent (unknown source format \(formatCode))")
         }
         guard let orientation = ImageOrientation(rawValue: orientationCode) else { throw damaged("inconsistent (orientation \(orientationCode))") }
