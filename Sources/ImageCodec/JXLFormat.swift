@@ -87,8 +87,7 @@ package enum JXLFormat: ImageFormatDecoder {
     /// Decodes the first frame into premultiplied BGRA (with alpha) or BGRX, covering `options.targetSize`.
     package static func decode(_ bytes: UnsafeRawBufferPointer, options: DecodingOptions) throws -> DecodedImage {
         let reader = try JXLReader(bytes, events: [JXL_DEC_BASIC_INFO, JXL_DEC_COLOR_ENCODING, JXL_DEC_FULL_IMAGE], threaded: true)
-        let (basic, color) = try reader.readHeader()
-        try PixelLimits.check(width: Int(basic.xsize), height: Int(basic.ysize), maximumPixelCount: options.maximumPixelCount, format: "JPEG XL")
+        let (basic, color) = try reader.readHeader(maximumPixelCount: options.maximumPixelCount)
         let info = makeInfo(basic, color: color, bytes: bytes)
         let gray = basic.num_color_channels == 1
         // Pixels stored in XYB have no profile of their own: ask for sRGB (see `preferSRGB`).

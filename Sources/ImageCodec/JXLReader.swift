@@ -54,14 +54,18 @@ final class JXLReader {
         }
     }
 
-    /// Reads up to the colour encoding: the basic info and the file's colours.
-    func readHeader() throws -> (basic: JxlBasicInfo, color: ColorDescription) {
+    /// Reads up to the colour encoding: the basic info and the file's colours. With
+    /// `maximumPixelCount`, the size is checked as soon as it is known, before anything else is read.
+    func readHeader(maximumPixelCount: Int? = nil) throws -> (basic: JxlBasicInfo, color: ColorDescription) {
         var basic = JxlBasicInfo()
         var haveBasic = false
         while true {
             switch try next() {
             case JXL_DEC_BASIC_INFO:
                 guard JxlDecoderGetBasicInfo(decoder, &basic) == JXL_DEC_SUCCESS else { throw Self.corrupt() }
+                if let maximumPixelCount {
+                    try PixelLimits.check(width: Int(basic.xsize), height: Int(basic.ysize), maximumPixelCount: maximumPixelCount, format: "JPEG XL")
+                }
                 haveBasic = true
             case JXL_DEC_COLOR_ENCODING:
                 guard haveBasic else { throw Self.corrupt() }
