@@ -98,7 +98,7 @@ enum FormatSniffer {
         )
     }
 
-    /// The names of the decoded formats, for messages: "JPEG, PNG and WebP".
+    /// The names of the decoded formats, for messages: "JPEG, PNG, WebP, JPEG XL and GIF".
     static var decodedFormats: String {
         let names = ImageFormats.decoders.map { $0.format.name }
         return names.count <= 1 ? names.joined() : names.dropLast().joined(separator: ", ") + " and " + names.last!

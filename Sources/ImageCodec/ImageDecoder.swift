@@ -4,14 +4,16 @@ import FoundationEssentials  // ContiguousBytes
 import Foundation
 #endif
 
-/// Decodes JPEG, PNG and WebP images into cairo-compatible bitmaps.
+/// Decodes JPEG, PNG, WebP, JPEG XL and GIF images (the first frame of an animation) into
+/// cairo-compatible bitmaps.
 ///
 /// The format is always sniffed from the bytes, never taken from a file name. Every failure is an
 /// ``ImageCacheError``. By default damaged input is decoded as browsers show it — what can be
 /// recovered, the rest grey — and the damage is logged and listed in ``DecodedImage/warnings``;
 /// ``DecodingOptions/allowCorruptData`` set to `false` refuses it instead.
 public enum ImageDecoder {
-    /// The format `bytes` start with (JPEG `FF D8 FF`, the PNG signature, or `RIFF….WEBP`), or `nil`.
+    /// The format `bytes` start with (JPEG `FF D8 FF`, the PNG signature, `RIFF….WEBP`, JPEG XL's
+    /// `FF 0A` or container signature, `GIF87a`/`GIF89a`), or `nil`.
     public static func sniffFormat(_ bytes: UnsafeRawBufferPointer) -> ImageFileFormat? {
         ImageFormats.decoders.first { $0.sniff(bytes) == .match(offset: 0) }?.format
     }

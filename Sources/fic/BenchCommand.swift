@@ -39,7 +39,7 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "A folder for temporary files (default: the system's temporary folder).")
     var workDirectory: String?
 
-    @Option(help: ArgumentHelp("ingest: a folder of photos (JPEG, PNG, WebP, found recursively by content) instead of generated large ones.", valueName: "dir"))
+    @Option(help: ArgumentHelp("ingest: a folder of photos (JPEG, PNG, WebP, JPEG XL, GIF, found recursively by content) instead of generated large ones.", valueName: "dir"))
     var photos: String?
 
     @Option(help: ArgumentHelp("ingest: files per kind of input (default 48).", valueName: "n"))
