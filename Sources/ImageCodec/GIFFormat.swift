@@ -54,7 +54,7 @@ extension GIFFormat {
     /// giflib: no reduced decode; rows as bytes arrive.
     package static let capabilities = DecoderCapabilities(
         reducedDecode: "none in giflib; rows are shrunk by a whole factor and resampled as they are decoded",
-        streamsRows: true, maximumDimension: 65_535)
+        streamsRows: true, maximumDimension: 131_070)  // a 65535-pixel first frame at 65535: the canvas grows to hold it
 
     /// `GIF87a` or `GIF89a`.
     package static func sniff(_ prefix: UnsafeRawBufferPointer) -> SniffResult {
