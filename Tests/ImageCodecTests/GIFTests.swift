@@ -349,4 +349,20 @@ import Testing
         #expect(sniff("GIF87a") == .match(offset: 0) && sniff("GIF89a\u{1}") == .match(offset: 0))
         #expect(sniff("GIF8") == .needMoreBytes && sniff("GIF90a") == .noMatch && sniff("GIX") == .noMatch)
     }
+
+    @Test(arguments: [false, true])
+    func theEstimateComesFromTheHeaderAndCoversTheDecode(interlaced: Bool) throws {
+        let folder = try Folder()
+        let gif = try Self.photoGIF("photos/rocket.jpg", interlaced: interlaced, in: folder)
+        let full = try ImageDecoder.estimatedMemory(gif)
+        #expect(full.info.width == 640 && full.info.height == 427)
+        #expect(try ImageDecoder.estimatedMemory(Array(gif.prefix(2048))) == full, "the header alone")
+        for target in [nil, PixelSize(width: 40, height: 40)] {
+            let options = DecodingOptions(targetSize: target)
+            let estimate = try ImageDecoder.estimatedMemory(gif, options: options)
+            let probe = AllocationProbe()
+            _ = try AllocationProbe.$current.withValue(probe) { try ImageDecoder.decode(gif, options: options) }
+            #expect(estimate.outputBytes + estimate.workingBytes >= probe.totalBytes, "\(String(describing: target)): \(estimate) against \(probe.sizes)")
+        }
+    }
 }

@@ -237,4 +237,20 @@ import Testing
         #expect(streamed.code == .dimensionsTooLarge, "\(streamed)")
         #expect(try ImageDecoder.estimatedMemory(bomb).outputBytes == 65536 * 65536 * 4)
     }
+
+    @Test(arguments: [["-d", "1"], ["-d", "0"]])
+    func theEstimateComesFromTheHeaderAndCoversTheDecode(arguments: [String]) throws {
+        let folder = try Folder()
+        let jxl = try ExternalTools.cjxl(TestData.path("png/astronaut-rgba.png"), arguments, in: folder.path, name: "e.jxl")
+        let full = try ImageDecoder.estimatedMemory(jxl)
+        #expect(full.info.width == 256 && full.info.height == 256 && full.info.hasAlpha)
+        #expect(try ImageDecoder.estimatedMemory(Array(jxl.prefix(2048))) == full, "the header alone")
+        for target in [nil, PixelSize(width: 40, height: 40)] {
+            let options = DecodingOptions(targetSize: target)
+            let estimate = try ImageDecoder.estimatedMemory(jxl, options: options)
+            let probe = AllocationProbe()
+            _ = try AllocationProbe.$current.withValue(probe) { try ImageDecoder.decode(jxl, options: options) }
+            #expect(estimate.outputBytes + estimate.workingBytes >= probe.totalBytes, "\(String(describing: target)): \(estimate) against \(probe.sizes)")
+        }
+    }
 }
