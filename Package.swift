@@ -21,12 +21,16 @@ let package = Package(
     ],
     targets: [
         // C libraries, found with pkg-config (Debian: libjpeg62-turbo-dev, libspng-dev, libwebp-dev with libwebpdemux,
-        // libheif-dev, libcairo2-dev).
+        // libheif-dev, libjxl-dev, libgif-dev, libcairo2-dev).
         .systemLibrary(name: "CLibJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"])]),
         .systemLibrary(name: "CSpng", pkgConfig: "spng", providers: [.apt(["libspng-dev"])]),
         .systemLibrary(name: "CWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"])]),
+        // libjxl and its thread pool. Found through libjxl_threads.pc, which has the same include and library
+        // folders as libjxl.pc: libjxl.pc pulls in libhwy's -DHWY_SHARED_DEFINE, a flag SwiftPM refuses with a warning.
+        .systemLibrary(name: "CJxl", pkgConfig: "libjxl_threads", providers: [.apt(["libjxl-dev"])]),
         // HEIC (HEVC through libde265) and AVIF (AV1 through dav1d), the codecs built into Debian's libheif.
         .systemLibrary(name: "CHeif", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
+        .systemLibrary(name: "CGif", pkgConfig: "libgif", providers: [.apt(["libgif-dev"])]),
         .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
         // A desktop window for `fic view` (Debian: libsdl2-dev).
         .systemLibrary(name: "CSDL2", pkgConfig: "sdl2", providers: [.apt(["libsdl2-dev"])]),
@@ -51,11 +55,11 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
-        // Decoding JPEG / PNG / WebP / HEIC / AVIF into cairo-compatible bitmaps.
+        // Decoding JPEG / PNG / WebP / HEIC / AVIF / JPEG XL / GIF / TIFF into cairo-compatible bitmaps.
         .target(
             name: "ImageCodec",
             dependencies: [
-                "FICCore", "CImageCodecSupport", "CLibJPEG", "CSpng", "CWebP", "CHeif",
+                "FICCore", "CImageCodecSupport", "CLibJPEG", "CSpng", "CWebP", "CHeif", "CJxl", "CGif",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]

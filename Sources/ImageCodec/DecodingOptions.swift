@@ -10,16 +10,20 @@ public struct DecodingOptions: Sendable, Hashable {
     /// that covers it, progressive JPEGs at 1/8 from only the scans that scale needs; PNGs shrunk
     /// by the largest whole factor that covers it, row by row as they are inflated; WebPs scaled
     /// by libwebp while decoding to exactly the covering size; HEIC and AVIF from their embedded
-    /// thumbnail when it covers it, else decoded whole and shrunk row by row. `nil` decodes at
-    /// full size.
+    /// thumbnail when it covers it, else decoded whole and shrunk row by row; JPEG XLs (libjxl 0.7
+    /// has no reduced decode) decoded at full size, then shrunk row by row; GIFs shrunk row by row
+    /// as they are decoded; TIFFs from a pyramidal file's smallest covering level, shrunk row by
+    /// row. `nil` decodes at full size.
     public var targetSize: PixelSize? = nil
     /// Whether to transform the pixels so that they are upright. `false` keeps the stored orientation.
     public var applyOrientation: Bool = true
     /// Whether damaged data is decoded past, as browsers show it: what the codec recovers is
     /// kept and the rest stays grey (a JPEG whose entropy-coded data is corrupt or ends early),
-    /// damaged ancillary PNG chunks are skipped, and what was wrong is listed in
+    /// damaged ancillary PNG chunks are skipped, a GIF whose image data is damaged shows the rows
+    /// before the damage, and what was wrong is listed in
     /// ``DecodedImage/warnings`` (and logged). The default. `false` is strict: any damage is an
-    /// error. Either way a PNG whose critical chunks are damaged is refused, and damage that
+    /// error. Either way a PNG whose critical chunks are damaged is refused, so is a GIF whose first
+    /// frame's image data ends with the file (it was cut short), and damage that
     /// leaves the picture whole (extraneous bytes before a JPEG marker, junk before its start) is
     /// decoded past and reported.
     public var allowCorruptData: Bool = true

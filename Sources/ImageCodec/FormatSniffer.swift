@@ -11,13 +11,9 @@ enum FormatSniffer {
 
     /// Formats recognised only to name them in an error message.
     private static let others: [OtherSignature] = [
-        OtherSignature(name: "GIF", offset: 0, bytes: Array("GIF87a".utf8)),
-        OtherSignature(name: "GIF", offset: 0, bytes: Array("GIF89a".utf8)),
         OtherSignature(name: "BMP", offset: 0, bytes: Array("BM".utf8)),
         OtherSignature(name: "TIFF", offset: 0, bytes: [0x49, 0x49, 0x2A, 0x00]),
         OtherSignature(name: "TIFF", offset: 0, bytes: [0x4D, 0x4D, 0x00, 0x2A]),
-        OtherSignature(name: "JPEG XL", offset: 0, bytes: [0xFF, 0x0A]),
-        OtherSignature(name: "JPEG XL", offset: 0, bytes: [0x00, 0x00, 0x00, 0x0C, 0x4A, 0x58, 0x4C, 0x20]),
         OtherSignature(name: "JPEG 2000", offset: 0, bytes: [0x00, 0x00, 0x00, 0x0C, 0x6A, 0x50, 0x20, 0x20]),
         OtherSignature(name: "ICO", offset: 0, bytes: [0x00, 0x00, 0x01, 0x00]),
         OtherSignature(name: "Photoshop PSD", offset: 0, bytes: Array("8BPS".utf8)),
@@ -98,7 +94,7 @@ enum FormatSniffer {
         )
     }
 
-    /// The names of the decoded formats, for messages: "JPEG, PNG, WebP, HEIF and AVIF".
+    /// The names of the decoded formats, for messages: "JPEG, PNG, WebP, HEIF, AVIF, JPEG XL, GIF and TIFF".
     static var decodedFormats: String {
         let names = ImageFormats.decoders.flatMap { $0.formats.map(\.name) }
         return names.count <= 1 ? names.joined() : names.dropLast().joined(separator: ", ") + " and " + names.last!

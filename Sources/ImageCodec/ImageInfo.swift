@@ -11,7 +11,12 @@ public enum ImageFileFormat: String, Sendable, Hashable, Codable {
     /// AVIF (HEIF with AV1-coded images), decoded with libheif and dav1d.
     case avif
 
-    /// The format's name, for people: "JPEG", "PNG", "WebP", "HEIF", "AVIF".
+    /// JPEG XL (bare codestream or container), decoded with libjxl.
+    case jxl
+    /// GIF (87a and 89a; the first frame of an animation), decoded with giflib.
+    case gif
+
+    /// The format's name, for people: "JPEG", "PNG", "WebP", "HEIF", "AVIF", "JPEG XL", "GIF".
     public var name: String {
         switch self {
         case .jpeg: "JPEG"
@@ -19,6 +24,8 @@ public enum ImageFileFormat: String, Sendable, Hashable, Codable {
         case .webp: "WebP"
         case .heif: "HEIF"
         case .avif: "AVIF"
+        case .jxl: "JPEG XL"
+        case .gif: "GIF"
         }
     }
 }

@@ -72,6 +72,8 @@ struct PyramidMetadata: Equatable {
         case .webp: return 2
         case .heif: return 3
         case .avif: return 4
+        case .jxl: return 6
+        case .gif: return 7
         }
     }
 
@@ -112,6 +114,8 @@ struct PyramidMetadata: Equatable {
         case 2: format = .webp
         case 3: format = .heif
         case 4: format = .avif
+        case 6: format = .jxl
+        case 7: format = .gif
         default: throw damaged("inconsistent (unknown source format \(formatCode))")
         }
         guard let orientation = ImageOrientation(rawValue: orientationCode) else { throw damaged("inconsistent (orientation \(orientationCode))") }

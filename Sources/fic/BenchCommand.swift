@@ -42,7 +42,7 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "A folder for temporary files (default: the system's temporary folder).")
     var workDirectory: String?
 
-    @Option(help: ArgumentHelp("ingest: a folder of photos (JPEG, PNG, WebP, HEIC, AVIF, found recursively by content) instead of generated large ones.", valueName: "dir"))
+    @Option(help: ArgumentHelp("ingest: a folder of photos (JPEG, PNG, WebP, HEIC, AVIF, JPEG XL, GIF, TIFF, found recursively by content) instead of generated large ones.", valueName: "dir"))
     var photos: String?
 
     @Option(help: ArgumentHelp("ingest: files per kind of input (default 48).", valueName: "n"))

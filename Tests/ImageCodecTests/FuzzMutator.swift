@@ -95,6 +95,30 @@ enum FuzzMutator {
             for (offset, value) in [(at + 8, randomDimension(using: &rng)), (at + 12, randomDimension(using: &rng))] {
                 for i in 0..<4 { data[offset + i] = UInt8(truncatingIfNeeded: value >> (24 - 8 * UInt32(i))) }
             }
+        case .jxl:
+            // The size header is bit-packed right after the codestream's FF 0A (at 0 in a bare
+            // codestream, after the jxlc or first jxlp box header in a container).
+            var start = 0
+            if data.count > 12, data[0] == 0 {
+                guard let box = (0..<(data.count - 4)).first(where: { Array(data[$0..<$0 + 4]) == Array("jxlc".utf8) || Array(data[$0..<$0 + 4]) == Array("jxlp".utf8) }) else { return }
+                start = box + (data[box + 3] == 0x70 ? 8 : 4)  // after the type; a jxlp box has a 4-byte index first
+            }
+            guard data.count >= start + 8 else { return }
+            for i in (start + 2)..<(start + 8) where Bool.random(using: &rng) {
+                data[i] = UInt8.random(in: 0...255, using: &rng)
+            }
+        case .gif:
+            // The logical screen (bytes 6...9), or the first image descriptor's rectangle.
+            guard data.count >= 13 else { return }
+            var at = 6
+            if Bool.random(using: &rng), let descriptor = data.indices.dropFirst(13).first(where: { data[$0] == 0x2C }), descriptor + 9 <= data.count {
+                at = descriptor + 1 + 2 * Int.random(in: 0...2, using: &rng)
+            }
+            let value = UInt16(truncatingIfNeeded: randomDimension(using: &rng))
+            data[at] = UInt8(value & 0xFF)
+            data[at + 1] = UInt8(value >> 8)
+            data[at + 2] = UInt8.random(in: 0...255, using: &rng)
+            data[at + 3] = UInt8.random(in: 0...255, using: &rng)
         }
     }
 }

@@ -14,12 +14,12 @@ enum FuzzRunner {
     /// Pixel limit for fuzzed inputs, so that dimension edits do not allocate gigabytes.
     static let pixelLimit = 4_000_000
 
-    /// Fuzzes the decoder of `format` for `seconds`, from `corpus` (by default the test data's
-    /// files of that format).
-    static func run(format: ImageFileFormat, seconds: Double, seed: UInt64, corpus given: [(name: String, bytes: [UInt8])]? = nil) throws -> Stats {
-        let corpus = try given ?? TestData.allFiles().filter { file in
+    /// Mutates the files of `format` among the test data, and `extra` files (made at test time
+    /// for formats the test data has few of).
+    static func run(format: ImageFileFormat, seconds: Double, seed: UInt64, extra: [(name: String, bytes: [UInt8])] = []) throws -> Stats {
+        let corpus = try TestData.allFiles().filter { file in
             file.bytes.withUnsafeBytes { ImageDecoder.sniffFormat($0) } == format
-        }
+        } + extra
         try #require(!corpus.isEmpty)
         var rng = SplitMix64(seed: seed)
         var stats = Stats()

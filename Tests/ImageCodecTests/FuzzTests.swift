@@ -3,12 +3,13 @@ import ImageCodec
 import Testing
 
 /// Deterministic mutation fuzzing of every decoder. `FIC_FUZZ_SECONDS` (default 3) is the total
-/// time, split evenly across JPEG, PNG, WebP and HEIF/AVIF. Every call must either return a sane
-/// image or throw an ``ImageCacheError``; a crash or an ASan report fails the run.
+/// time, split evenly across JPEG, PNG, WebP, HEIF/AVIF, JPEG XL and GIF. Every call must either return a sane
+/// image or throw an ``ImageCacheError``; a crash or an ASan report fails the run. The JPEG XL and
+/// GIF seeds are made at test time (cjxl, ImageMagick) from the bundled photos.
 @Suite(.serialized) struct Fuzz {
     static var secondsPerFormat: Double {
         let total = ProcessInfo.processInfo.environment["FIC_FUZZ_SECONDS"].flatMap(Double.init) ?? 3
-        return max(total, 0.4) / 4
+        return max(total, 0.6) / 6
     }
 
     @Test func jpeg() throws {
@@ -33,7 +34,33 @@ import Testing
     /// HEIC and AVIF made at test time: plain, with a thumbnail, alpha, 10-bit, a grid, turned and
     /// mirrored, an animation's first frame.
     @Test func heif() throws {
-        let stats = try FuzzRunner.run(format: .heif, seconds: Self.secondsPerFormat, seed: 0x4845_4946, corpus: try HEIFTestFiles.fuzzCorpus())
+        let stats = try FuzzRunner.run(format: .heif, seconds: Self.secondsPerFormat, seed: 0x4845_4946, extra: try HEIFTestFiles.fuzzCorpus())
+        #expect(stats.iterations > 0)
+        #expect(stats.failures + stats.successes > 0)
+    }
+
+    @Test func jxl() throws {
+        let folder = try JXLTests.Folder()
+        let seeds = [
+            ("lossless JPEG", try ExternalTools.cjxl(TestData.path("jpeg/orientation/chelsea-orientation-6.jpg"), in: folder.path, name: "a.jxl")),
+            ("VarDCT", try ExternalTools.cjxl(TestData.path("photos/chelsea.jpg"), ["-d", "2", "--lossless_jpeg=0"], in: folder.path, name: "b.jxl")),
+            ("lossless alpha", try ExternalTools.cjxl(TestData.path("png/astronaut-rgba.png"), ["-d", "0", "-e", "1"], in: folder.path, name: "c.jxl")),
+            ("16-bit", try ExternalTools.cjxl(TestData.path("png/astronaut-16bit.png"), ["-d", "3"], in: folder.path, name: "d.jxl")),
+        ]
+        let stats = try FuzzRunner.run(format: .jxl, seconds: Self.secondsPerFormat, seed: 0x4A58_4C, extra: seeds)
+        #expect(stats.iterations > 0)
+        #expect(stats.failures + stats.successes > 0)
+    }
+
+    @Test func gif() throws {
+        let folder = try JXLTests.Folder()
+        let photo = TestData.path("photos/chelsea.jpg")
+        let seeds = [
+            ("photo", try GIFTests.photoGIF("photos/coffee.jpg", extra: ["-resize", "50%"], in: folder)),
+            ("interlaced", try GIFTests.photoGIF("photos/astronaut.jpg", interlaced: true, extra: ["-resize", "25%"], in: folder)),
+            ("animated", try ExternalTools.convert(["-delay", "10", "(", photo, "-resize", "20%", ")", "(", photo, "-resize", "10%", "-transparent", "white", ")", "-colors", "32"], in: folder.path, name: "anim.gif")),
+        ]
+        let stats = try FuzzRunner.run(format: .gif, seconds: Self.secondsPerFormat, seed: 0x4749_46, extra: seeds)
         #expect(stats.iterations > 0)
         #expect(stats.failures + stats.successes > 0)
     }

@@ -73,8 +73,6 @@ import Testing
     }
 
     @Test func unsupportedFormatsAreNamed() throws {
-        let gif = try #require(throws: ImageCacheError.self) { try ImageDecoder.decode(try TestData.bytes("bad/unsupported.gif")) }
-        #expect(gif.message.contains("GIF"))
         let bmp = try #require(throws: ImageCacheError.self) { try ImageDecoder.decode(try TestData.bytes("bad/unsupported.bmp")) }
         #expect(bmp.message.contains("BMP"))
         let random = try #require(throws: ImageCacheError.self) { try ImageDecoder.decode(try TestData.bytes("bad/random-bytes.jpg")) }

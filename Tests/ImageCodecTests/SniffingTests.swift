@@ -10,7 +10,11 @@ import Testing
         #expect(sniff([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0]) == .png)
         #expect(sniff(Array("RIFF\u{0}\u{0}\u{0}\u{0}WEBPVP8 ".utf8)) == .webp)
         #expect(sniff(Array("RIFF\u{0}\u{0}\u{0}\u{0}WAVEfmt ".utf8)) == nil)
-        #expect(sniff(Array("GIF89a".utf8)) == nil)
+        #expect(sniff(Array("GIF89a".utf8)) == .gif)
+        #expect(sniff(Array("GIF87a".utf8)) == .gif)
+        #expect(sniff([0xFF, 0x0A, 0xFA]) == .jxl)
+        #expect(sniff([0, 0, 0, 0x0C, 0x4A, 0x58, 0x4C, 0x20, 0x0D, 0x0A, 0x87, 0x0A]) == .jxl)
+        #expect(sniff(Array("BM".utf8)) == nil)
         #expect(sniff([0xFF, 0xD8]) == nil)
         #expect(sniff([]) == nil)
     }
