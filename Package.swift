@@ -20,16 +20,18 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
     ],
     targets: [
-        // C libraries, found with pkg-config (Debian: libjpeg62-turbo-dev, libspng-dev, libwebp-dev with libwebpdemux, libcairo2-dev).
+        // C libraries, found with pkg-config (Debian: libjpeg62-turbo-dev, libspng-dev, libwebp-dev with libwebpdemux, libtiff-dev, libcairo2-dev).
         .systemLibrary(name: "CLibJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"])]),
+        .systemLibrary(name: "CTIFF", pkgConfig: "libtiff-4", providers: [.apt(["libtiff-dev"])]),
         .systemLibrary(name: "CSpng", pkgConfig: "spng", providers: [.apt(["libspng-dev"])]),
         .systemLibrary(name: "CWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"])]),
         .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
         // A desktop window for `fic view` (Debian: libsdl2-dev).
         .systemLibrary(name: "CSDL2", pkgConfig: "sdl2", providers: [.apt(["libsdl2-dev"])]),
         // setjmp/longjmp error handling and source managers for libjpeg, which Swift cannot do itself;
-        // mapped allocators; the PNG image-data inflater (zlib, Debian: zlib1g-dev).
-        .target(name: "CImageCodecSupport", dependencies: ["CLibJPEG"], linkerSettings: [.linkedLibrary("z")]),
+        // mapped allocators; the PNG image-data inflater (zlib, Debian: zlib1g-dev); libtiff's variadic
+        // tag calls, message handlers and client I/O.
+        .target(name: "CImageCodecSupport", dependencies: ["CLibJPEG", "CTIFF"], linkerSettings: [.linkedLibrary("z")]),
         // The tile pyramids' own C: the 2 × 2 box filter and band writes in flight (Linux AIO). No codec.
         .target(name: "CTileSupport"),
 
@@ -48,11 +50,11 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
-        // Decoding JPEG / PNG / WebP into cairo-compatible bitmaps.
+        // Decoding JPEG / PNG / WebP / TIFF into cairo-compatible bitmaps.
         .target(
             name: "ImageCodec",
             dependencies: [
-                "FICCore", "CImageCodecSupport", "CLibJPEG", "CSpng", "CWebP",
+                "FICCore", "CImageCodecSupport", "CLibJPEG", "CSpng", "CWebP", "CTIFF",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
