@@ -14,8 +14,6 @@ enum FormatSniffer {
         OtherSignature(name: "GIF", offset: 0, bytes: Array("GIF87a".utf8)),
         OtherSignature(name: "GIF", offset: 0, bytes: Array("GIF89a".utf8)),
         OtherSignature(name: "BMP", offset: 0, bytes: Array("BM".utf8)),
-        OtherSignature(name: "TIFF", offset: 0, bytes: [0x49, 0x49, 0x2A, 0x00]),
-        OtherSignature(name: "TIFF", offset: 0, bytes: [0x4D, 0x4D, 0x00, 0x2A]),
         OtherSignature(name: "HEIF/HEIC", offset: 4, bytes: Array("ftypheic".utf8)),
         OtherSignature(name: "HEIF/HEIC", offset: 4, bytes: Array("ftypheix".utf8)),
         OtherSignature(name: "HEIF/HEIC", offset: 4, bytes: Array("ftypmif1".utf8)),

@@ -4,14 +4,15 @@ import FoundationEssentials  // ContiguousBytes
 import Foundation
 #endif
 
-/// Decodes JPEG, PNG and WebP images into cairo-compatible bitmaps.
+/// Decodes JPEG, PNG, WebP and TIFF images into cairo-compatible bitmaps.
 ///
 /// The format is always sniffed from the bytes, never taken from a file name. Every failure is an
 /// ``ImageCacheError``. By default damaged input is decoded as browsers show it — what can be
 /// recovered, the rest grey — and the damage is logged and listed in ``DecodedImage/warnings``;
 /// ``DecodingOptions/allowCorruptData`` set to `false` refuses it instead.
 public enum ImageDecoder {
-    /// The format `bytes` start with (JPEG `FF D8 FF`, the PNG signature, or `RIFF….WEBP`), or `nil`.
+    /// The format `bytes` start with (JPEG `FF D8 FF`, the PNG signature, `RIFF….WEBP`, or a TIFF
+    /// or BigTIFF header), or `nil`.
     public static func sniffFormat(_ bytes: UnsafeRawBufferPointer) -> ImageFileFormat? {
         ImageFormats.decoders.first { $0.sniff(bytes) == .match(offset: 0) }?.format
     }

@@ -6,13 +6,16 @@ public enum ImageFileFormat: String, Sendable, Hashable, Codable {
     case png
     /// WebP (lossy and lossless), decoded with libwebp.
     case webp
+    /// TIFF and BigTIFF (its first page), decoded with libtiff.
+    case tiff
 
-    /// The format's name, for people: "JPEG", "PNG", "WebP".
+    /// The format's name, for people: "JPEG", "PNG", "WebP", "TIFF".
     public var name: String {
         switch self {
         case .jpeg: "JPEG"
         case .png: "PNG"
         case .webp: "WebP"
+        case .tiff: "TIFF"
         }
     }
 }

@@ -70,6 +70,7 @@ struct PyramidMetadata: Equatable {
         case .jpeg: return 0
         case .png: return 1
         case .webp: return 2
+        case .tiff: return 3
         }
     }
 
@@ -108,6 +109,7 @@ struct PyramidMetadata: Equatable {
         case 0: format = .jpeg
         case 1: format = .png
         case 2: format = .webp
+        case 3: format = .tiff
         default: throw damaged("inconsistent (unknown source format \(formatCode))")
         }
         guard let orientation = ImageOrientation(rawValue: orientationCode) else { throw damaged("inconsistent (orientation \(orientationCode))") }

@@ -6,7 +6,7 @@ import Foundation
 struct DecodeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "decode",
-        abstract: "Decode a JPEG, PNG or WebP at full size, upright, into a PNG file.",
+        abstract: "Decode a JPEG, PNG, WebP or TIFF at full size, upright, into a PNG file.",
         discussion: "A damaged file is decoded as browsers show it (what can be recovered; the rest grey) and what was wrong is listed; --strict refuses it. Exit status: 0 when written, 1 when the file cannot be decoded, 2 on usage errors."
     )
 
