@@ -14,8 +14,10 @@ enum FuzzRunner {
     /// Pixel limit for fuzzed inputs, so that dimension edits do not allocate gigabytes.
     static let pixelLimit = 4_000_000
 
-    static func run(format: ImageFileFormat, seconds: Double, seed: UInt64) throws -> Stats {
-        let corpus = try TestData.allFiles().filter { file in
+    /// Fuzzes `format` for `seconds`, starting from `seeds` (named files), or from the test
+    /// data's files of that format.
+    static func run(format: ImageFileFormat, seconds: Double, seed: UInt64, seeds: [(name: String, bytes: [UInt8])]? = nil) throws -> Stats {
+        let corpus = try seeds ?? TestData.allFiles().filter { file in
             file.bytes.withUnsafeBytes { ImageDecoder.sniffFormat($0) } == format
         }
         try #require(!corpus.isEmpty)
