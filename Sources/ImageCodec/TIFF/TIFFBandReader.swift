@@ -91,6 +91,9 @@ final class TIFFBandReader {
     /// The pixel format of the converted rows.
     var pixelFormat: PixelFormat { converter.pipeline.pixelFormat }
 
+    /// The last step of the conversion, for rows prepared with ``samples(row:into:)``.
+    var pipeline: SamplePipeline { converter.pipeline }
+
     /// Decodes every band in turn, top to bottom, calling `body` after each with the band's rows
     /// ready for ``convert(row:into:)``.
     func readBands(_ body: () throws -> Void) throws {
@@ -137,6 +140,48 @@ final class TIFFBandReader {
         }
         for range in failedColumns {
             (out + range.lowerBound).update(repeating: Self.grey, count: range.count)
+        }
+    }
+
+    /// Writes row `index` of the current band (0 is its first) into `destination` as the
+    /// samples SamplePipeline takes (``TIFFSamplePlan/layout``, opaque layouts only), for a
+    /// decode that shrinks before it converts.
+    func samples(row index: Int, into destination: UnsafeMutableRawPointer) {
+        precondition(index >= 0 && index < bandRows && !plan.layout.hasAlpha)
+        let size = plan.layout.bytesPerPixel
+        if failedRows[index] {
+            fillGrey(destination, count: width)
+            return
+        }
+        switch mode {
+        case .strips, .scanlines, .rgba:
+            if planes > 1 {
+                interleave(from: band.base, planeStride: chunkBytes, rowOffset: index * rowBytes, count: width)
+                converter.prepare(interleaved!.base, count: width, into: destination)
+            } else {
+                converter.prepare(band.base + index * rowBytes, count: width, into: destination)
+            }
+        case .tiles(let tileWidth, _, let across):
+            for tile in 0..<across {
+                let x = tile * tileWidth, count = min(tileWidth, width - x)
+                let start = band.base + tile * planes * chunkBytes
+                if planes > 1 {
+                    interleave(from: start, planeStride: chunkBytes, rowOffset: index * rowBytes, count: count)
+                    converter.prepare(interleaved!.base, count: count, into: destination + x * size)
+                } else {
+                    converter.prepare(start + index * rowBytes, count: count, into: destination + x * size)
+                }
+            }
+        }
+        for range in failedColumns {
+            fillGrey(destination + range.lowerBound * size, count: range.count)
+        }
+    }
+
+    private func fillGrey(_ destination: UnsafeMutableRawPointer, count: Int) {
+        let grey = TIFFSampleConverter.grey(plan.layout)
+        grey.withUnsafeBytes { pixel in
+            for i in 0..<count { (destination + i * pixel.count).copyMemory(from: pixel.baseAddress!, byteCount: pixel.count) }
         }
     }
 

@@ -109,6 +109,10 @@ package enum TIFFFormat: ImageFormatDecoder {
             }
             return
         }
+        if factor > 1 && !reader.plan.layout.hasAlpha {
+            try readRowsShrinkingSamples(reader, into: image, factor: factor, shrunk: shrunk)
+            return
+        }
         let scratch = try LargeBufferPool.allocate(byteCount: (width + shrunk.width) * 4, zeroed: false)
         let sourceRow = scratch.base.assumingMemoryBound(to: UInt32.self)
         let shrunkRow = sourceRow + width
@@ -138,6 +142,41 @@ package enum TIFFFormat: ImageFormatDecoder {
                 for i in 0..<reader.bandRows {
                     reader.convert(row: i, into: sourceRow)
                     resampler.add(sourceRow) { pixels + $0 * rowPixels }
+                }
+            }
+        }
+    }
+
+    /// The shrink of opaque samples: by the whole factor before SamplePipeline, which then
+    /// converts one pixel of every `factor²` (its colour transform is most of a conversion's
+    /// cost), then to the exact size. Alpha is shrunk after premultiplying instead (above).
+    private static func readRowsShrinkingSamples(_ reader: TIFFBandReader, into image: DecodedImage, factor: Int, shrunk: (width: Int, height: Int)) throws {
+        let layout = reader.plan.layout, pipeline = reader.pipeline
+        let rowPixels = image.bytesPerRow / 4
+        let pixels = image.baseAddress.assumingMemoryBound(to: UInt32.self)
+        let size = layout.bytesPerPixel
+        let scratch = try LargeBufferPool.allocate(byteCount: reader.width * size + shrunk.width * (size + 4), zeroed: false)
+        let samples = scratch.base, shrunkSamples = scratch.base + reader.width * size
+        let shrunkRow = (shrunkSamples + shrunk.width * size).assumingMemoryBound(to: UInt32.self)
+        var shrinker = SampleBoxShrinker(sourceWidth: reader.width, sourceHeight: reader.height, factor: factor, layout: layout)
+        if image.width == shrunk.width && image.height == shrunk.height {
+            try reader.readBands {
+                for i in 0..<reader.bandRows {
+                    reader.samples(row: i, into: samples)
+                    if let row = shrinker.add(samples, output: { _ in shrunkSamples }) {
+                        pipeline.convert(shrunkSamples, to: pixels + row * rowPixels, count: shrunk.width)
+                    }
+                }
+            }
+            return
+        }
+        var resampler = AreaResampler(sourceWidth: shrunk.width, sourceHeight: shrunk.height, outputWidth: image.width, outputHeight: image.height)
+        try reader.readBands {
+            for i in 0..<reader.bandRows {
+                reader.samples(row: i, into: samples)
+                if shrinker.add(samples, output: { _ in shrunkSamples }) != nil {
+                    pipeline.convert(shrunkSamples, to: shrunkRow, count: shrunk.width)
+                    resampler.add(shrunkRow) { pixels + $0 * rowPixels }
                 }
             }
         }

@@ -22,26 +22,48 @@ final class TIFFSampleConverter {
     /// Converts `count` pixels at `source` into `destination` (4 bytes a pixel).
     func convert(_ source: UnsafeRawPointer, count: Int, into destination: UnsafeMutableRawPointer) {
         precondition(count <= capacity)
+        if case .none = plan.conversion {
+            pipeline.convert(source, to: destination, count: count)
+        } else {
+            prepare(source, count: count, into: scratch.base)
+            pipeline.convert(scratch.base, to: destination, count: count)
+        }
+    }
+
+    /// Writes `count` pixels at `source` into `destination` as SamplePipeline's layout
+    /// (``TIFFSamplePlan/layout``) takes them, without converting them further.
+    func prepare(_ source: UnsafeRawPointer, count: Int, into destination: UnsafeMutableRawPointer) {
         switch plan.conversion {
         case .none:
-            pipeline.convert(source, to: destination, count: count)
+            destination.copyMemory(from: source, byteCount: count * plan.layout.bytesPerPixel)
         case .pick(let channels, let invert, let unpremultiply, let reduceTo8):
             if plan.bitsPerSample == 16 {
                 if reduceTo8 {
-                    Self.pick16to8(source, count: count, samples: plan.samplesPerPixel, channels: channels, into: scratch.base)
+                    Self.pick16to8(source, count: count, samples: plan.samplesPerPixel, channels: channels, into: destination)
                 } else {
-                    Self.pick16(source, count: count, samples: plan.samplesPerPixel, channels: channels, invert: invert, unpremultiply: unpremultiply, into: scratch.base)
+                    Self.pick16(source, count: count, samples: plan.samplesPerPixel, channels: channels, invert: invert, unpremultiply: unpremultiply, into: destination)
                 }
             } else {
-                Self.pick8(source, count: count, samples: plan.samplesPerPixel, channels: channels, invert: invert, unpremultiply: unpremultiply, into: scratch.base)
+                Self.pick8(source, count: count, samples: plan.samplesPerPixel, channels: channels, invert: invert, unpremultiply: unpremultiply, into: destination)
             }
-            pipeline.convert(scratch.base, to: destination, count: count)
         case .lowBitGray(let bits, let invert):
-            Self.expand(source, count: count, bits: bits, invert: invert, into: scratch.base)
-            pipeline.convert(scratch.base, to: destination, count: count)
+            Self.expand(source, count: count, bits: bits, invert: invert, into: destination)
         case .palette(let bits, let table):
-            Self.lookUp(source, count: count, bits: bits, table: table, into: scratch.base)
-            pipeline.convert(scratch.base, to: destination, count: count)
+            Self.lookUp(source, count: count, bits: bits, table: table, into: destination)
+        }
+    }
+
+    /// One opaque mid-grey pixel in an opaque layout (where a strip could not be decoded, in
+    /// samples that are shrunk before they are converted).
+    static func grey(_ layout: SamplePipeline.Layout) -> [UInt8] {
+        switch layout {
+        case .gray8: [0x80]
+        case .gray16: [0x80, 0x80]
+        case .rgb8: [0x80, 0x80, 0x80]
+        case .rgb16: [0x80, 0x80, 0x80, 0x80, 0x80, 0x80]
+        case .cmyk8: [0, 0, 0, 127]  // (255 − 0) × (255 − 127) / 255 = 128
+        case .cmykInverted8: [255, 255, 255, 128]
+        default: [0x80, 0x80, 0x80, 0xFF]
         }
     }
 
