@@ -21,8 +21,9 @@ let package = Package(
     ],
     targets: [
         // C libraries, found with pkg-config (Debian: libjpeg62-turbo-dev, libspng-dev, libwebp-dev with libwebpdemux,
-        // libheif-dev, libjxl-dev, libgif-dev, libcairo2-dev).
+        // libheif-dev, libjxl-dev, libgif-dev, libtiff-dev, libcairo2-dev).
         .systemLibrary(name: "CLibJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"])]),
+        .systemLibrary(name: "CTIFF", pkgConfig: "libtiff-4", providers: [.apt(["libtiff-dev"])]),
         .systemLibrary(name: "CSpng", pkgConfig: "spng", providers: [.apt(["libspng-dev"])]),
         .systemLibrary(name: "CWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"])]),
         // libjxl and its thread pool. Found through libjxl_threads.pc, which has the same include and library
@@ -35,8 +36,9 @@ let package = Package(
         // A desktop window for `fic view` (Debian: libsdl2-dev).
         .systemLibrary(name: "CSDL2", pkgConfig: "sdl2", providers: [.apt(["libsdl2-dev"])]),
         // setjmp/longjmp error handling and source managers for libjpeg, which Swift cannot do itself;
-        // mapped allocators; the PNG image-data inflater (zlib, Debian: zlib1g-dev).
-        .target(name: "CImageCodecSupport", dependencies: ["CLibJPEG"], linkerSettings: [.linkedLibrary("z")]),
+        // mapped allocators; the PNG image-data inflater (zlib, Debian: zlib1g-dev); libtiff's variadic
+        // tag calls, message handlers and client I/O.
+        .target(name: "CImageCodecSupport", dependencies: ["CLibJPEG", "CTIFF"], linkerSettings: [.linkedLibrary("z")]),
         // The tile pyramids' own C: the 2 × 2 box filter and band writes in flight (Linux AIO). No codec.
         .target(name: "CTileSupport"),
 
@@ -59,7 +61,7 @@ let package = Package(
         .target(
             name: "ImageCodec",
             dependencies: [
-                "FICCore", "CImageCodecSupport", "CLibJPEG", "CSpng", "CWebP", "CHeif", "CJxl", "CGif",
+                "FICCore", "CImageCodecSupport", "CLibJPEG", "CSpng", "CWebP", "CHeif", "CJxl", "CGif", "CTIFF",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]

@@ -12,8 +12,6 @@ enum FormatSniffer {
     /// Formats recognised only to name them in an error message.
     private static let others: [OtherSignature] = [
         OtherSignature(name: "BMP", offset: 0, bytes: Array("BM".utf8)),
-        OtherSignature(name: "TIFF", offset: 0, bytes: [0x49, 0x49, 0x2A, 0x00]),
-        OtherSignature(name: "TIFF", offset: 0, bytes: [0x4D, 0x4D, 0x00, 0x2A]),
         OtherSignature(name: "JPEG 2000", offset: 0, bytes: [0x00, 0x00, 0x00, 0x0C, 0x6A, 0x50, 0x20, 0x20]),
         OtherSignature(name: "ICO", offset: 0, bytes: [0x00, 0x00, 0x01, 0x00]),
         OtherSignature(name: "Photoshop PSD", offset: 0, bytes: Array("8BPS".utf8)),

@@ -42,6 +42,14 @@ package protocol ImageFormatDecoder: Sendable {
     /// orientation, at full size — to `sink`. A format that cannot stream keeps its bytes (within
     /// ``RowDecodingOptions/maximumBufferedBytes``) and decodes them whole at the end: the default.
     static func makeRowDecoder(sink: any RowSink, options: RowDecodingOptions) throws -> any RowDecoder
+
+    /// Decodes a complete file (the bytes of `file` from `offset` to `size`), handing its rows —
+    /// top to bottom in stored orientation, at full size — to `sink`, and returns what the decode
+    /// kept outside memory. A format whose files must be read in any order (a TIFF's directory is
+    /// usually at its end) reads them where they lie, with `pread`; the default reads the file from
+    /// start to end in 1 MiB chunks into ``makeRowDecoder(sink:options:)``, as a download would
+    /// arrive. The caller owns `file`.
+    static func decodeRows(ofFile file: FileDescriptor, from offset: Int, size: Int, sink: any RowSink, options: RowDecodingOptions) throws -> RowDecoderStatistics
 }
 
 extension ImageFormatDecoder {
@@ -54,6 +62,26 @@ extension ImageFormatDecoder {
     /// Keeps the bytes and decodes the image whole when they end.
     package static func makeRowDecoder(sink: any RowSink, options: RowDecodingOptions) throws -> any RowDecoder {
         WholeImageRowDecoder(decoder: Self.self, sink: sink, options: options)
+    }
+
+    /// Reads the file from `offset` to `size` in 1 MiB chunks into the format's row decoder.
+    package static func decodeRows(ofFile file: FileDescriptor, from offset: Int, size: Int, sink: any RowSink, options: RowDecodingOptions) throws -> RowDecoderStatistics {
+        let decoder = try makeRowDecoder(sink: sink, options: options)
+        do {
+            let chunk = try LargeBufferPool.allocate(byteCount: 1 << 20, zeroed: false)
+            var position = offset
+            while position < size {
+                let count = try file.readAll(into: UnsafeMutableRawBufferPointer(start: chunk.base, count: min(chunk.count, size - position)), at: position, path: nil)
+                guard count > 0 else { break }  // the file shrank: the decoder reports what is missing
+                try decoder.append(UnsafeRawBufferPointer(start: chunk.base, count: count))
+                position += count
+            }
+            try decoder.finish()
+            return decoder.statistics
+        } catch {
+            decoder.stop()
+            throw error
+        }
     }
 }
 
@@ -75,12 +103,17 @@ package struct DecoderCapabilities: Sendable, Hashable {
     package var streamsRows: Bool
     /// The largest width or height it accepts, whatever the pixel limit.
     package var maximumDimension: Int
+    /// Whether a file is best decoded where it lies, read in any order
+    /// (``ImageFormatDecoder/decodeRows(ofFile:from:size:sink:options:)``), rather than streamed
+    /// from its start: its bytes arriving in order are of no use before the last one.
+    package var readsFilesInAnyOrder: Bool
 
     /// Capabilities as given.
-    package init(reducedDecode: String, streamsRows: Bool, maximumDimension: Int) {
+    package init(reducedDecode: String, streamsRows: Bool, maximumDimension: Int, readsFilesInAnyOrder: Bool = false) {
         self.reducedDecode = reducedDecode
         self.streamsRows = streamsRows
         self.maximumDimension = maximumDimension
+        self.readsFilesInAnyOrder = readsFilesInAnyOrder
     }
 }
 

@@ -1,7 +1,7 @@
 /// The formats the package decodes, and the one place a file's format is recognised.
 package enum ImageFormats {
     /// Every format's decoder, in the order they are tried.
-    package static let decoders: [any ImageFormatDecoder.Type] = [JPEGFormat.self, PNGFormat.self, WebPFormat.self, HEIFFormat.self, JXLFormat.self, GIFFormat.self]
+    package static let decoders: [any ImageFormatDecoder.Type] = [JPEGFormat.self, PNGFormat.self, WebPFormat.self, HEIFFormat.self, JXLFormat.self, GIFFormat.self, TIFFFormat.self]
 
     /// The decoder of `format`.
     package static func decoder(for format: ImageFileFormat) -> any ImageFormatDecoder.Type {

@@ -16,7 +16,10 @@ public enum ImageFileFormat: String, Sendable, Hashable, Codable {
     /// GIF (87a and 89a; the first frame of an animation), decoded with giflib.
     case gif
 
-    /// The format's name, for people: "JPEG", "PNG", "WebP", "HEIF", "AVIF", "JPEG XL", "GIF".
+    /// TIFF and BigTIFF (its first page), decoded with libtiff.
+    case tiff
+
+    /// The format's name, for people: "JPEG", "PNG", "WebP", "HEIF", "AVIF", "JPEG XL", "GIF", "TIFF".
     public var name: String {
         switch self {
         case .jpeg: "JPEG"
@@ -26,6 +29,7 @@ public enum ImageFileFormat: String, Sendable, Hashable, Codable {
         case .avif: "AVIF"
         case .jxl: "JPEG XL"
         case .gif: "GIF"
+        case .tiff: "TIFF"
         }
     }
 }

@@ -74,6 +74,7 @@ struct PyramidMetadata: Equatable {
         case .avif: return 4
         case .jxl: return 6
         case .gif: return 7
+        case .tiff: return 5
         }
     }
 
@@ -116,6 +117,7 @@ struct PyramidMetadata: Equatable {
         case 4: format = .avif
         case 6: format = .jxl
         case 7: format = .gif
+        case 5: format = .tiff
         default: throw damaged("inconsistent (unknown source format \(formatCode))")
         }
         guard let orientation = ImageOrientation(rawValue: orientationCode) else { throw damaged("inconsistent (orientation \(orientationCode))") }

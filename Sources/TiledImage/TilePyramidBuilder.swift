@@ -79,7 +79,7 @@ public final class TilePyramidBuilder: Sendable {
         return try state.withLockedValue { (state) throws -> TilePyramid in
             try state.checkOpen()
             do throws {
-                if state.source == nil {
+                if state.source == nil && state.decodedFile == nil {
                     guard !state.prefix.isEmpty else { throw ImageCacheError(.emptyInput, "the input ended without any bytes; there is no image to tile") }
                     try state.chooseSource(final: true, options: options)
                 }
@@ -88,7 +88,7 @@ public final class TilePyramidBuilder: Sendable {
                 let clock = ContinuousClock.now
                 let first = state.firstByte ?? clock, last = state.lastChunk ?? clock
                 let received = state.received
-                let decoded = state.source?.statistics ?? RowDecoderStatistics()
+                let decoded = state.source?.statistics ?? state.decodedFile ?? RowDecoderStatistics()
                 let pyramid = try assembler.complete(sourceBytes: received) {
                     let ready = ContinuousClock.now
                     return TilePyramidBuildStatistics(
@@ -109,6 +109,8 @@ public final class TilePyramidBuilder: Sendable {
 
     /// Stops the build and removes what was written. Later calls throw `.cancelled`.
     public func cancel() {
+        // Seen by the decoder at its next batch, also while a whole file is decoded under the lock.
+        progress.fail(ImageCacheError(.cancelled, "the pyramid build was cancelled"))
         state.withLockedValue { state in
             if case .open = state.phase { state.fail(ImageCacheError(.cancelled, "the pyramid build was cancelled")) }
         }
@@ -118,6 +120,29 @@ public final class TilePyramidBuilder: Sendable {
     func abandon(_ error: ImageCacheError) {
         state.withLockedValue { state in
             if case .open = state.phase { state.fail(error) }
+        }
+    }
+
+    /// Decodes the whole file `file` (`size` bytes, the image's data from `offset`) with
+    /// `decoder`, which reads it where it lies, instead of appending its bytes; then ``finish()``.
+    func decode(file: FileDescriptor, size: Int, decoder: any ImageFormatDecoder.Type, offset: Int) throws {
+        let options = self.options
+        let now = ContinuousClock.now
+        activity.withLockedValue { $0 = now }
+        try state.withLockedValue { (state) throws in
+            try state.checkOpen()
+            guard state.source == nil, state.decodedFile == nil, state.received == 0, let assembler = state.assembler else {
+                throw ImageCacheError(.invalidArgument, "the builder already has input; a file is decoded into a fresh builder")
+            }
+            state.firstByte = now
+            state.lastChunk = now  // every byte is there from the start
+            state.received = size
+            do throws {
+                state.decodedFile = try decoder.decodeRows(ofFile: file, from: offset, size: size, sink: assembler, options: BuildState.rowOptions(options, assembler: assembler))
+            } catch {
+                state.fail(ImageCacheError.adopting(error))
+                throw error
+            }
         }
     }
 
@@ -143,6 +168,8 @@ private struct BuildState {
     var phase = Phase.open
     var assembler: PyramidAssembler?
     var source: (any RowDecoder)?
+    /// What the decoder of a whole file kept outside memory, once it has decoded it.
+    var decodedFile: RowDecoderStatistics?
     /// The first bytes, kept until the format is known.
     var prefix: [UInt8] = []
     var received = 0
@@ -184,19 +211,24 @@ private struct BuildState {
         try chooseSource(final: false, options: options)
     }
 
-    /// Picks the decoder from the first bytes, once they tell the format (every format's decoder
-    /// is asked: ``ImageFormats``), and hands it what came so far.
-    mutating func chooseSource(final: Bool, options: TilePyramidOptions) throws {
-        guard let assembler else { throw ImageCacheError(.closed, "the builder was cancelled") }
-        let found = try prefix.withUnsafeBytes { try ImageFormats.sniff($0, final: final) }
-        guard let (decoder, offset) = found else { return }  // wait for more bytes
+    /// What a row decoder gets from the build's options; scratch files go next to the pyramid.
+    static func rowOptions(_ options: TilePyramidOptions, assembler: PyramidAssembler) -> RowDecodingOptions {
         var rowOptions = RowDecodingOptions(
             maximumPixelCount: options.maximumPixelCount, allowCorruptData: options.allowCorruptData,
             makeScratchFile: { () throws -> FileDescriptor in try assembler.makeUnnamedFile("scratch") })
         rowOptions.coefficientMemoryBudget = options.coefficientMemoryBudget
         rowOptions.residentCoefficientLimit = options.residentCoefficientLimit
         rowOptions.pagesCoefficientsInBackground = options.pagesCoefficientsInBackground
-        let made = try decoder.makeRowDecoder(sink: assembler, options: rowOptions)
+        return rowOptions
+    }
+
+    /// Picks the decoder from the first bytes, once they tell the format (every format's decoder
+    /// is asked: ``ImageFormats``), and hands it what came so far.
+    mutating func chooseSource(final: Bool, options: TilePyramidOptions) throws {
+        guard let assembler else { throw ImageCacheError(.closed, "the builder was cancelled") }
+        let found = try prefix.withUnsafeBytes { try ImageFormats.sniff($0, final: final) }
+        guard let (decoder, offset) = found else { return }  // wait for more bytes
+        let made = try decoder.makeRowDecoder(sink: assembler, options: Self.rowOptions(options, assembler: assembler))
         if offset > 0 { prefix.removeFirst(offset) }  // junk before a JPEG
         source = made
         let bytes = prefix

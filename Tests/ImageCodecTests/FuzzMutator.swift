@@ -119,6 +119,42 @@ enum FuzzMutator {
             data[at + 1] = UInt8(value >> 8)
             data[at + 2] = UInt8.random(in: 0...255, using: &rng)
             data[at + 3] = UInt8.random(in: 0...255, using: &rng)
+        case .tiff:
+            editTIFFDirectory(&data, using: &rng)
+        }
+    }
+
+    /// Rewrites the inline values of size and layout tags in a TIFF's first directory: width,
+    /// height, bits and samples per pixel, rows per strip, tile width and length, strip and tile
+    /// byte counts and offsets.
+    private static func editTIFFDirectory(_ data: inout [UInt8], using rng: inout SplitMix64) {
+        guard data.count >= 16 else { return }
+        let little = data[0] == 0x49
+        func read(_ at: Int, _ count: Int) -> Int {
+            guard at >= 0, at + count <= data.count else { return -1 }
+            let bytes = data[at..<(at + count)]
+            return (little ? bytes.reversed() : Array(bytes)).reduce(0) { $0 << 8 | Int($1) }
+        }
+        func write(_ at: Int, _ count: Int, _ value: UInt64) {
+            guard at >= 0, at + count <= data.count else { return }
+            for i in 0..<count {
+                let shift = UInt64(8 * (little ? i : count - 1 - i))
+                data[at + i] = UInt8(truncatingIfNeeded: value >> shift)
+            }
+        }
+        let big = read(2, 2) == 43
+        let directory = big ? read(8, 8) : read(4, 4)
+        let countBytes = big ? 8 : 2, entryBytes = big ? 20 : 12, valueBytes = big ? 8 : 4
+        let entries = read(directory, countBytes)
+        guard directory > 0, entries > 0, entries < 1000 else { return }
+        let edited: Set<Int> = [256, 257, 258, 273, 277, 278, 279, 322, 323, 324, 325]
+        for index in 0..<entries {
+            let entry = directory + countBytes + index * entryBytes
+            guard edited.contains(read(entry, 2)), Int.random(in: 0..<3, using: &rng) == 0 else { continue }
+            let value = UInt64(randomDimension(using: &rng))
+            let type = read(entry + 2, 2)
+            // SHORT values sit in the first two bytes of the value field.
+            write(entry + 4 + (big ? 8 : 4), type == 3 ? 2 : valueBytes, type == 3 ? value & 0xFFFF : value)
         }
     }
 }
