@@ -2,7 +2,9 @@ import Foundation
 import Glibc
 
 /// The command-line tools tests make their files with and decode references with (libtiff's
-/// tools, vips, ImageMagick), run as child processes; scripts/install-deps installs them.
+/// tools, vips, ImageMagick, the HEIF, JPEG XL and GIF encoders and decoders, Pillow), run as child
+/// processes; scripts/install-deps installs them. Format-specific helpers extend it in the test
+/// targets that use them.
 public enum ExternalTools {
     /// A tool that failed or is missing.
     public struct Failure: Error, CustomStringConvertible {
@@ -19,19 +21,32 @@ public enum ExternalTools {
         return nil
     }
 
-    /// Runs `tool` with `arguments` and waits; throws unless it exits with status 0. Its output
-    /// goes to /dev/null. ImageMagick is `/usr/bin/convert` (another `convert` may come first on PATH).
-    public static func run(_ tool: String, _ arguments: [String]) throws {
+    /// The path of `name` (as ``path(of:)`` finds it), or a failure naming the Debian package to
+    /// install.
+    public static func tool(_ name: String, package: String) throws -> String {
+        guard let found = path(of: name) else {
+            throw Failure(description: "\(name) is missing: install \(package) (scripts/install-deps)")
+        }
+        return found
+    }
+
+    /// Runs `tool` with `arguments` and waits; throws, with what the tool wrote to its standard
+    /// error, unless it exits with status 0. Its standard output goes to the file `stdout` when
+    /// given, else to /dev/null. ImageMagick is `/usr/bin/convert` (another `convert` may come
+    /// first on PATH).
+    public static func run(_ tool: String, _ arguments: [String], stdout: String? = nil) throws {
         guard let executable = path(of: tool) else {
             throw Failure(description: "\(tool) is not installed; scripts/install-deps installs it")
         }
+        let errors = NSTemporaryDirectory() + "/fic-tool-\(UInt64.random(in: 0...UInt64.max)).txt"
+        defer { unlink(errors) }
         // posix_spawn rather than Foundation's Process, whose run() leaks a weak reference that
         // LeakSanitizer reports in the Address Sanitizer run.
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, stdout ?? "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_addopen(&actions, 2, errors, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid = pid_t()
@@ -40,7 +55,8 @@ public enum ExternalTools {
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         guard status == 0 else {
-            throw Failure(description: "\(tool) \(arguments.joined(separator: " ")) failed (wait status \(status))")
+            let said = String(decoding: (try? bytes(atPath: errors)) ?? [], as: UTF8.self)
+            throw Failure(description: "\(tool) \(arguments.joined(separator: " ")) failed (wait status \(status)): \(said)")
         }
     }
 

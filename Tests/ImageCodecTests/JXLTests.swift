@@ -25,7 +25,7 @@ import Testing
     /// The bytes of an ICC profile shipped by icc-profiles-free.
     static func profile(_ path: String) throws -> [UInt8] {
         try #require(FileManager.default.fileExists(atPath: path), "\(path) is missing: install icc-profiles-free (scripts/install-deps)")
-        return try ExternalTools.bytes(path)
+        return try ExternalTools.bytes(atPath: path)
     }
 
     /// `jpeg` with `profile` embedded in an APP2 ICC_PROFILE segment right after SOI (no re-encoding).

@@ -2,48 +2,22 @@ import Foundation
 @testable import ImageCodec
 import Testing
 
-/// The encoders and reference decoders Debian ships, run at test time to make files and to decode
-/// them independently: `cjxl`/`djxl` (libjxl-tools), `gifbuild` (giflib-tools), ImageMagick's
-/// `/usr/bin/convert` and Pillow (python3-pil). scripts/install-deps installs them.
-enum ExternalTools {
+import FICTestSupport
+
+/// The JPEG XL and GIF encoders and the reference decoders Debian ships, run at test time to make
+/// files and to decode them independently: `cjxl`/`djxl` (libjxl-tools), `gifbuild`
+/// (giflib-tools), ImageMagick's `/usr/bin/convert` and Pillow (python3-pil).
+extension ExternalTools {
     /// The Python that has Debian's Pillow (another `python3` on PATH may not).
     static let python = "/usr/bin/python3"
     /// ImageMagick itself: `convert` elsewhere on PATH may be something else.
     static let convert = "/usr/bin/convert"
 
-    /// The absolute path of `name` in /usr/bin, or a test failure naming the package to install.
-    static func tool(_ name: String, package: String) throws -> String {
-        let path = name.hasPrefix("/") ? name : "/usr/bin/" + name
-        try #require(FileManager.default.isExecutableFile(atPath: path), "\(path) is missing: install \(package) (scripts/install-deps)")
-        return path
-    }
-
-    /// Runs `program` with `arguments`, its standard output into `stdout` (a file) when given;
-    /// fails the test, with what the program said, unless it exits with 0.
-    static func run(_ program: String, _ arguments: [String], stdout: String? = nil) throws {
-        let errors = FileManager.default.temporaryDirectory.appendingPathComponent("fic-tool-\(UUID().uuidString).txt").path
-        defer { unlink(errors) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 1, stdout ?? "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_addopen(&actions, 2, errors, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        // posix_spawn, not Foundation's Process, which leaks a weak reference under LeakSanitizer.
-        let argv: [UnsafeMutablePointer<CChar>?] = ([program] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid = pid_t()
-        try #require(posix_spawn(&pid, program, &actions, nil, argv, environ) == 0, "\(program) could not be started")
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        let said = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
-        try #require(status == 0, "\(program) \(arguments.joined(separator: " ")) failed (wait status \(status)): \(said)")
-    }
-
     /// `cjxl INPUT OUTPUT ARGUMENTS…`: the JPEG XL file's bytes.
     static func cjxl(_ input: String, _ arguments: [String] = [], in folder: String, name: String) throws -> [UInt8] {
         let output = folder + "/" + name
         try run(try tool("cjxl", package: "libjxl-tools"), [input, output] + arguments)
-        return try bytes(output)
+        return try bytes(atPath: output)
     }
 
     /// `djxl`'s own decode of `jxl` (upright, first frame), read back through the package's PNG
@@ -61,14 +35,14 @@ enum ExternalTools {
         let input = folder + "/gifbuild-\(UUID().uuidString).txt", output = input + ".gif"
         try text.write(toFile: input, atomically: true, encoding: .utf8)
         try run(try tool("gifbuild", package: "giflib-tools"), [input], stdout: output)
-        return try bytes(output)
+        return try bytes(atPath: output)
     }
 
     /// `/usr/bin/convert ARGUMENTS… OUTPUT`: the output file's bytes.
     static func convert(_ arguments: [String], in folder: String, name: String) throws -> [UInt8] {
         let output = folder + "/" + name
         try run(try tool(convert, package: "imagemagick"), arguments + [output])
-        return try bytes(output)
+        return try bytes(atPath: output)
     }
 
     /// Pillow's first frame of the image in `bytes`, `Image.open(f).convert("RGBA")`, premultiplied
@@ -86,7 +60,7 @@ enum ExternalTools {
                 out.write(rgba.size[0].to_bytes(4, "little") + rgba.size[1].to_bytes(4, "little") + rgba.tobytes())
             """
         try run(try tool(python, package: "python3-pil"), ["-c", script, input, output])
-        let raw = try Self.bytes(output)
+        let raw = try Self.bytes(atPath: output)
         let width = raw[0..<4].reversed().reduce(0) { $0 << 8 | Int($1) }, height = raw[4..<8].reversed().reduce(0) { $0 << 8 | Int($1) }
         try #require(raw.count == 8 + width * height * 4)
         let image = DecodedImage(width: width, height: height, pixelFormat: .bgra32Premultiplied,
@@ -99,10 +73,5 @@ enum ExternalTools {
             }
         }
         return image
-    }
-
-    /// The bytes of the file at `path`.
-    static func bytes(_ path: String) throws -> [UInt8] {
-        [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
     }
 }
