@@ -20,11 +20,14 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
     ],
     targets: [
-        // C libraries, found with pkg-config (Debian: libjpeg62-turbo-dev, libspng-dev, libwebp-dev with libwebpdemux, libcairo2-dev).
+        // C libraries, found with pkg-config (Debian: libjpeg62-turbo-dev, libspng-dev, libwebp-dev with libwebpdemux, libcairo2-dev,
+        // liblcms2-dev).
         .systemLibrary(name: "CLibJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"])]),
         .systemLibrary(name: "CSpng", pkgConfig: "spng", providers: [.apt(["libspng-dev"])]),
         .systemLibrary(name: "CWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"])]),
         .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
+        // LittleCMS, the colour engine's ICC profiles and transforms.
+        .systemLibrary(name: "CLcms", pkgConfig: "lcms2", providers: [.apt(["liblcms2-dev"])]),
         // A desktop window for `fic view` (Debian: libsdl2-dev).
         .systemLibrary(name: "CSDL2", pkgConfig: "sdl2", providers: [.apt(["libsdl2-dev"])]),
         // setjmp/longjmp error handling and source managers for libjpeg, which Swift cannot do itself;
@@ -46,12 +49,13 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
-        // Decoding JPEG / PNG / WebP into cairo-compatible bitmaps.
+        // Decoding JPEG / PNG / WebP into cairo-compatible bitmaps, and converting colours to sRGB.
         .target(
             name: "ImageCodec",
             dependencies: [
-                "FICCore", "CImageCodecSupport", "CLibJPEG", "CSpng", "CWebP",
+                "FICCore", "CImageCodecSupport", "CLibJPEG", "CSpng", "CWebP", "CLcms",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
