@@ -5,64 +5,23 @@
 ///
 /// Not thread-safe: one per decode (or per thread), made once, used for every row.
 package struct SamplePipeline {
-    /// How a decoder's samples are laid out; 16-bit samples are native-endian, full range.
-    package enum Layout: Sendable, Hashable {
-        /// Blue, green, red, unused (already the package's opaque layout).
-        case bgrx8
-        /// Blue, green, red, alpha, not premultiplied.
-        case bgra8
-        /// Red, green, blue.
-        case rgb8
-        /// Red, green, blue, alpha, not premultiplied.
-        case rgba8
-        /// 16-bit red, green, blue.
-        case rgb16
-        /// 16-bit red, green, blue, alpha, not premultiplied.
-        case rgba16
-        /// Grey.
-        case gray8
-        /// Grey and alpha.
-        case grayAlpha8
-        /// 16-bit grey.
-        case gray16
-        /// 16-bit grey and alpha.
-        case grayAlpha16
-        /// Cyan, magenta, yellow, black (0 = no ink).
-        case cmyk8
-        /// Adobe's inverted CMYK (255 = no ink), as JPEGs with an Adobe marker store it.
-        case cmykInverted8
-
-        /// Whether the samples carry alpha.
-        package var hasAlpha: Bool {
-            switch self {
-            case .bgra8, .rgba8, .rgba16, .grayAlpha8, .grayAlpha16: true
-            default: false
-            }
-        }
-
-        /// Bytes of one pixel.
-        package var bytesPerPixel: Int {
-            switch self {
-            case .gray8: 1
-            case .grayAlpha8, .gray16: 2
-            case .rgb8: 3
-            case .bgrx8, .bgra8, .rgba8, .grayAlpha16, .cmyk8, .cmykInverted8: 4
-            case .rgb16: 6
-            case .rgba16: 8
-            }
-        }
-    }
+    /// How a decoder's samples are laid out (one list for the pipeline and the colour engine);
+    /// 16-bit samples are native-endian, full range.
+    package typealias Layout = ColorConverter.Layout
 
     /// The samples' layout.
     package let layout: Layout
     /// The colours the file declared.
     package let color: ColorDescription
+    /// The conversion to sRGB, when the samples are not sRGB already (and for every CMYK layout).
+    package let converter: ColorConverter?
 
     /// A pipeline for samples in `layout` whose colours are as `color` says. What cannot be
     /// honoured (an unusable profile) is appended to `warnings`; the pixels are then taken as sRGB.
     package init(layout: Layout, color: ColorDescription, warnings: inout [String]) {
         self.layout = layout
         self.color = color
+        converter = ColorConverter.make(for: color, layout: layout, warnings: &warnings)
     }
 
     /// Whether the output is premultiplied BGRA (else BGRX).
@@ -75,6 +34,17 @@ package struct SamplePipeline {
     /// be the same memory when the layout is 4 bytes a pixel.
     package func convert(_ source: UnsafeRawPointer, to destination: UnsafeMutableRawPointer, count: Int) {
         let out = destination.assumingMemoryBound(to: UInt32.self)
+        if let converter {
+            // sRGB, straight BGRA (opaque when the layout has no alpha), then premultiplied here.
+            converter.convert(source, to: destination, count: count)
+            if layout.hasAlpha {
+                for i in 0..<count {
+                    let p = out[i]
+                    out[i] = Self.pixel(p >> 16 & 0xFF, p >> 8 & 0xFF, p & 0xFF, p >> 24)
+                }
+            }
+            return
+        }
         switch layout {
         case .bgrx8:
             for i in 0..<count { out[i] = source.loadUnaligned(fromByteOffset: i * 4, as: UInt32.self) | 0xFF00_0000 }
@@ -108,15 +78,7 @@ package struct SamplePipeline {
         case .grayAlpha16:
             for i in 0..<count { let g = Self.reduce(source, i * 2); out[i] = Self.pixel(g, g, g, Self.reduce(source, i * 2 + 1)) }
         case .cmyk8, .cmykInverted8:
-            // Without a profile, as browsers convert untagged CMYK: each ink darkens its
-            // complementary channel, black darkens all three.
-            let inverted = layout == .cmykInverted8
-            let s = source.assumingMemoryBound(to: UInt8.self)
-            for i in 0..<count {
-                var c = UInt32(s[i * 4]), m = UInt32(s[i * 4 + 1]), y = UInt32(s[i * 4 + 2]), k = UInt32(s[i * 4 + 3])
-                if !inverted { c = 255 - c; m = 255 - m; y = 255 - y; k = 255 - k }
-                out[i] = Self.pixel((c * k + 127) / 255, (m * k + 127) / 255, (y * k + 127) / 255, 255)
-            }
+            preconditionFailure("CMYK always has a converter (ColorConverter.make)")
         }
     }
 

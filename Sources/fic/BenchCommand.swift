@@ -22,15 +22,17 @@ struct BenchCommand: AsyncParsableCommand {
             in a 1280×800 window on Xvfb, frame times split into compose and present: the gallery \
             flung through 10,000 cells (cache and conventional paths), launched twice on one cache \
             (the second launch's misses, placeholder cells and decodes), an 18000×18000 photo \
-            zoomed from fit to 1:1 and panned. The baselines come with `scripts/install-deps --bench`.
+            zoomed from fit to 1:1 and panned. color: conversion to sRGB of a 24-megapixel photo, the \
+            matrix-shaper fast path against LittleCMS, ms per megapixel. The baselines come with \
+            `scripts/install-deps --bench`.
             """)
 
     /// The benchmarks that can be run.
     enum Which: String, ExpressibleByArgument, CaseIterable {
-        case retrieval, decode, ingest, formats, tiles, loader, view, all
+        case retrieval, decode, ingest, formats, tiles, loader, view, color, all
     }
 
-    @Argument(help: "The benchmark to run: retrieval, decode, ingest, formats, tiles, loader, view or all.")
+    @Argument(help: "The benchmark to run: retrieval, decode, ingest, formats, tiles, loader, view, color or all.")
     var benchmark: Which = .all
 
     @Flag(help: "Print the results as one JSON object on the last line.")
@@ -63,6 +65,7 @@ struct BenchCommand: AsyncParsableCommand {
         var tiles: TilesBenchmarkResult?
         var loader: LoaderBenchmarkResult?
         var view: ViewBenchmarkResult?
+        var color: ColorBenchmarkResult?
     }
 
     func run() async throws {
@@ -118,6 +121,11 @@ struct BenchCommand: AsyncParsableCommand {
             let r = try DecodeBenchmark.run(testdata: testdata, workDirectory: work, log: log)
             printDecode(r)
             report.decode = r
+        }
+        attempt("color") {
+            let r = try ColorBenchmark.run(testdata: testdata, log: log)
+            print(String(format: "\n  memcpy of the BGRX buffer: %.2f ms/MP", r.memcpyMillisecondsPerMegapixel))
+            report.color = r
         }
         attempt("tiles") {
             let fic = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
