@@ -20,16 +20,29 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
     ],
     targets: [
-        // C libraries, found with pkg-config (Debian: libjpeg62-turbo-dev, libspng-dev, libwebp-dev with libwebpdemux, libcairo2-dev).
+        // C libraries, found with pkg-config (Debian: libjpeg62-turbo-dev, libspng-dev, libwebp-dev with libwebpdemux,
+        // libheif-dev, libjxl-dev, libgif-dev, libtiff-dev, libcairo2-dev, liblcms2-dev).
         .systemLibrary(name: "CLibJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"])]),
+        .systemLibrary(name: "CTIFF", pkgConfig: "libtiff-4", providers: [.apt(["libtiff-dev"])]),
         .systemLibrary(name: "CSpng", pkgConfig: "spng", providers: [.apt(["libspng-dev"])]),
         .systemLibrary(name: "CWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"])]),
+        // libjxl and its thread pool. Found through libjxl_threads.pc, which has the same include and library
+        // folders as libjxl.pc: libjxl.pc pulls in libhwy's -DHWY_SHARED_DEFINE, a flag SwiftPM refuses with a warning.
+        .systemLibrary(name: "CJxl", pkgConfig: "libjxl_threads", providers: [.apt(["libjxl-dev"])]),
+        // HEIC (HEVC through libde265) and AVIF (AV1 through dav1d), the codecs built into Debian's libheif.
+        .systemLibrary(name: "CHeif", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
+        .systemLibrary(name: "CGif", pkgConfig: "libgif", providers: [.apt(["libgif-dev"])]),
         .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
+        // LittleCMS, the colour engine's ICC profiles and transforms.
+        .systemLibrary(name: "CLcms", pkgConfig: "lcms2", providers: [.apt(["liblcms2-dev"])]),
         // A desktop window for `fic view` (Debian: libsdl2-dev).
         .systemLibrary(name: "CSDL2", pkgConfig: "sdl2", providers: [.apt(["libsdl2-dev"])]),
         // setjmp/longjmp error handling and source managers for libjpeg, which Swift cannot do itself;
-        // mapped allocators; the PNG image-data inflater (zlib, Debian: zlib1g-dev).
-        .target(name: "CImageCodecSupport", dependencies: ["CLibJPEG"], linkerSettings: [.linkedLibrary("z")]),
+        // mapped allocators; the PNG image-data inflater (zlib, Debian: zlib1g-dev); libtiff's variadic
+        // tag calls, message handlers and client I/O.
+        .target(name: "CImageCodecSupport", dependencies: ["CLibJPEG", "CTIFF"], linkerSettings: [.linkedLibrary("z")]),
+        // The tile pyramids' own C: the 2 × 2 box filter and band writes in flight (Linux AIO). No codec.
+        .target(name: "CTileSupport"),
 
         // The lowest layer: the package's one error type, locks, and every system call, wrapped once.
         .target(name: "CFICCore"),
@@ -46,12 +59,13 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
-        // Decoding JPEG / PNG / WebP into cairo-compatible bitmaps.
+        // Decoding JPEG / PNG / WebP / HEIC / AVIF / JPEG XL / GIF / TIFF into cairo-compatible bitmaps, and converting colours to sRGB.
         .target(
             name: "ImageCodec",
             dependencies: [
-                "FICCore", "CImageCodecSupport", "CLibJPEG", "CSpng", "CWebP",
+                "FICCore", "CImageCodecSupport", "CLibJPEG", "CSpng", "CWebP", "CHeif", "CJxl", "CGif", "CTIFF", "CLcms",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
@@ -67,7 +81,7 @@ let package = Package(
         .target(
             name: "TiledImage",
             dependencies: [
-                "FICCore", "ImageCodec", "CImageCodecSupport", "CSpng",
+                "FICCore", "ImageCodec", "CTileSupport", .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -108,7 +122,8 @@ let package = Package(
         .testTarget(name: "ImageTableTests", dependencies: ["ImageTable", "FICCore", .product(name: "Logging", package: "swift-log")]),
         // What several test targets share: files the tests write by hand (PNGs byte by byte), waiting for a condition.
         .target(name: "FICTestSupport", path: "Tests/FICTestSupport"),
-        .testTarget(name: "ImageCodecTests", dependencies: ["ImageCodec", "FICTestSupport"]),
+        // CHeif: libheif's encoder writes the files whose thumbnails differ from their images.
+        .testTarget(name: "ImageCodecTests", dependencies: ["ImageCodec", "FICTestSupport", "CHeif"]),
         .testTarget(name: "FastImageCacheTests", dependencies: ["FastImageCache", "FICTestSupport"]),
         .testTarget(name: "TiledImageTests", dependencies: ["TiledImage", "ImageCodec", "FICTestSupport"]),
         .testTarget(name: "FicTests", dependencies: ["fic", "FastImageCache", "ImageTable", "FICTestSupport"]),

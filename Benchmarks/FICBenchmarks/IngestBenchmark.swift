@@ -152,7 +152,7 @@ public enum IngestBenchmark {
             guard !sets.isEmpty else { throw BenchmarkError("no JPEG, PNG or WebP files under \(photos)") }
         } else {
             let generated = (workDirectory as NSString).appendingPathComponent("large-photos")
-            for kind in LargePhotoSet.Kind.allCases {
+            for kind in LargePhotoSet.Kind.ingestKinds {
                 let originals = try LargePhotoSet.originals(kind, distinct: options.distinct, testdata: testdata, folder: generated, log: log)
                 let files = try LargePhotoSet.linkFolder((root as NSString).appendingPathComponent("input-\(kind.rawValue)"), count: options.count, originals: originals)
                 sets.append((kind.rawValue, files))
@@ -164,51 +164,7 @@ public enum IngestBenchmark {
         if vipsthumbnail == nil { notes.append("vipsthumbnail is not installed (scripts/install-deps --bench): the comparison was skipped") }
         var results: [IngestFormatResult] = []
         for (kind, files) in sets {
-            let inputBytes = files.reduce(0) { $0 + ((try? FileManager.default.attributesOfItem(atPath: $1)[.size] as? Int) ?? 0) }
-            let folder = (files[0] as NSString).deletingLastPathComponent
-            log("  \(kind): \(files.count) files, \(BenchKit.mebibytes(inputBytes))")
-            var ficRuns: [ChildProcess.Run] = []
-            for run in 0...options.runs {
-                let measured = try ingest(fic: fic, folder: folder, count: files.count, jobs: jobs, memory: options.memoryBudgetMiB, root: root)
-                if run > 0 { ficRuns.append(measured) }
-            }
-            let ficBest = ficRuns.min { $0.seconds < $1.seconds }!
-            var result = IngestFormatResult(
-                kind: kind, files: files.count, inputBytes: inputBytes,
-                ficPhotosPerSecond: Double(files.count) / ficBest.seconds, ficSeconds: ficRuns.map(\.seconds),
-                ficCPUMillisecondsPerPhoto: ficRuns.map(\.cpuSeconds).min()! * 1000 / Double(files.count),
-                ficPeakRSSBytes: ficRuns.map(\.peakRSSBytes).max()!
-            )
-            log("    fic ingest:    \(BenchKit.fixed(result.ficPhotosPerSecond)) photos/s (best of \(options.runs)), \(BenchKit.fixed(result.ficCPUMillisecondsPerPhoto)) ms CPU per photo, peak RSS \(BenchKit.mebibytes(result.ficPeakRSSBytes))")
-            if let vipsthumbnail {
-                var vipsRuns: [ChildProcess.Run] = []
-                for run in 0...options.runs {
-                    let out = try BenchKit.makeFreshDirectory(root, "vips-out")
-                    var total = ChildProcess.Run(seconds: 0, cpuSeconds: 0, peakRSSBytes: 0, output: "")
-                    for batch in stride(from: 0, to: files.count, by: 500) {
-                        let slice = Array(files[batch..<min(batch + 500, files.count)])
-                        // vipsthumbnail takes an output path relative to each input's folder unless absolute.
-                        let arguments = ["-s", "\(largestPixelSize.width)x\(largestPixelSize.height)", "--smartcrop", "centre",
-                                         "-o", (out as NSString).appendingPathComponent("%s.jpg")] + slice
-                        let one = try ChildProcess.run(vipsthumbnail, arguments, workDirectory: root)
-                        total.seconds += one.seconds
-                        total.cpuSeconds += one.cpuSeconds
-                        total.peakRSSBytes = max(total.peakRSSBytes, one.peakRSSBytes)
-                    }
-                    let made = (try? FileManager.default.contentsOfDirectory(atPath: out).count) ?? 0
-                    guard made == files.count else { throw BenchmarkError("vipsthumbnail wrote \(made) thumbnails, not \(files.count)") }
-                    if run > 0 { vipsRuns.append(total) }
-                }
-                let vipsBest = vipsRuns.map(\.seconds).min()!
-                result.vipsPhotosPerSecond = Double(files.count) / vipsBest
-                result.vipsSeconds = vipsRuns.map(\.seconds)
-                result.vipsPeakRSSBytes = vipsRuns.map(\.peakRSSBytes).max()
-                result.ficOverVips = result.ficPhotosPerSecond / result.vipsPhotosPerSecond!
-                result.vipsCPUMillisecondsPerPhoto = vipsRuns.map(\.cpuSeconds).min()! * 1000 / Double(files.count)
-                result.cpuRatio = result.vipsCPUMillisecondsPerPhoto! / result.ficCPUMillisecondsPerPhoto
-                log("    vipsthumbnail: \(BenchKit.fixed(result.vipsPhotosPerSecond!)) photos/s (best of \(options.runs)), \(BenchKit.fixed(result.vipsCPUMillisecondsPerPhoto!)) ms CPU per photo, peak RSS \(BenchKit.mebibytes(result.vipsPeakRSSBytes!)); fic / vips = \(BenchKit.fixed(result.ficOverVips!, 2))× (CPU per photo \(BenchKit.fixed(result.cpuRatio!, 2))×)")
-            }
-            results.append(result)
+            results.append(try compare(kind: kind, files: files, fic: fic, vipsthumbnail: vipsthumbnail, jobs: jobs, options: options, root: root, log: log))
         }
 
         // Memory: many large JPEGs against few.
@@ -241,8 +197,57 @@ public enum IngestBenchmark {
             fewFilesPeakRSSBytes: fewRun?.peakRSSBytes, targetsMet: met, notes: notes)
     }
 
+    /// `fic ingest` against `vipsthumbnail` (when installed) on `files`, all of one kind.
+    static func compare(kind: String, files: [String], fic: String, vipsthumbnail: String?, jobs: Int, options: Options, root: String, log: (String) -> Void) throws -> IngestFormatResult {
+        let inputBytes = files.reduce(0) { $0 + ((try? FileManager.default.attributesOfItem(atPath: $1)[.size] as? Int) ?? 0) }
+        let folder = (files[0] as NSString).deletingLastPathComponent
+        log("  \(kind): \(files.count) files, \(BenchKit.mebibytes(inputBytes))")
+        var ficRuns: [ChildProcess.Run] = []
+        for run in 0...options.runs {
+            let measured = try ingest(fic: fic, folder: folder, count: files.count, jobs: jobs, memory: options.memoryBudgetMiB, root: root)
+            if run > 0 { ficRuns.append(measured) }
+        }
+        let ficBest = ficRuns.min { $0.seconds < $1.seconds }!
+        var result = IngestFormatResult(
+            kind: kind, files: files.count, inputBytes: inputBytes,
+            ficPhotosPerSecond: Double(files.count) / ficBest.seconds, ficSeconds: ficRuns.map(\.seconds),
+            ficCPUMillisecondsPerPhoto: ficRuns.map(\.cpuSeconds).min()! * 1000 / Double(files.count),
+            ficPeakRSSBytes: ficRuns.map(\.peakRSSBytes).max()!
+        )
+        log("    fic ingest:    \(BenchKit.fixed(result.ficPhotosPerSecond)) photos/s (best of \(options.runs)), \(BenchKit.fixed(result.ficCPUMillisecondsPerPhoto)) ms CPU per photo, peak RSS \(BenchKit.mebibytes(result.ficPeakRSSBytes))")
+        if let vipsthumbnail {
+            var vipsRuns: [ChildProcess.Run] = []
+            for run in 0...options.runs {
+                let out = try BenchKit.makeFreshDirectory(root, "vips-out")
+                var total = ChildProcess.Run(seconds: 0, cpuSeconds: 0, peakRSSBytes: 0, output: "")
+                for batch in stride(from: 0, to: files.count, by: 500) {
+                    let slice = Array(files[batch..<min(batch + 500, files.count)])
+                    // vipsthumbnail takes an output path relative to each input's folder unless absolute.
+                    let arguments = ["-s", "\(largestPixelSize.width)x\(largestPixelSize.height)", "--smartcrop", "centre",
+                                     "-o", (out as NSString).appendingPathComponent("%s.jpg")] + slice
+                    let one = try ChildProcess.run(vipsthumbnail, arguments, workDirectory: root)
+                    total.seconds += one.seconds
+                    total.cpuSeconds += one.cpuSeconds
+                    total.peakRSSBytes = max(total.peakRSSBytes, one.peakRSSBytes)
+                }
+                let made = (try? FileManager.default.contentsOfDirectory(atPath: out).count) ?? 0
+                guard made == files.count else { throw BenchmarkError("vipsthumbnail wrote \(made) thumbnails, not \(files.count)") }
+                if run > 0 { vipsRuns.append(total) }
+            }
+            let vipsBest = vipsRuns.map(\.seconds).min()!
+            result.vipsPhotosPerSecond = Double(files.count) / vipsBest
+            result.vipsSeconds = vipsRuns.map(\.seconds)
+            result.vipsPeakRSSBytes = vipsRuns.map(\.peakRSSBytes).max()
+            result.ficOverVips = result.ficPhotosPerSecond / result.vipsPhotosPerSecond!
+            result.vipsCPUMillisecondsPerPhoto = vipsRuns.map(\.cpuSeconds).min()! * 1000 / Double(files.count)
+            result.cpuRatio = result.vipsCPUMillisecondsPerPhoto! / result.ficCPUMillisecondsPerPhoto
+            log("    vipsthumbnail: \(BenchKit.fixed(result.vipsPhotosPerSecond!)) photos/s (best of \(options.runs)), \(BenchKit.fixed(result.vipsCPUMillisecondsPerPhoto!)) ms CPU per photo, peak RSS \(BenchKit.mebibytes(result.vipsPeakRSSBytes!)); fic / vips = \(BenchKit.fixed(result.ficOverVips!, 2))× (CPU per photo \(BenchKit.fixed(result.cpuRatio!, 2))×)")
+        }
+        return result
+    }
+
     /// One `fic ingest` of `folder` into a fresh cache; checks that every file was added.
-    private static func ingest(fic: String, folder: String, count: Int, jobs: Int, memory: Int, root: String) throws -> ChildProcess.Run {
+    static func ingest(fic: String, folder: String, count: Int, jobs: Int, memory: Int, root: String) throws -> ChildProcess.Run {
         let cache = (root as NSString).appendingPathComponent("cache")
         if FileManager.default.fileExists(atPath: cache) { try FileManager.default.removeItem(atPath: cache) }
         let arguments = ["ingest", folder, "--cache", cache, "--jobs", "\(jobs)", "--memory", "\(memory)"] + formatArguments

@@ -12,17 +12,48 @@ enum LargePhotoSet {
         case jpegProgressive = "jpeg-progressive"
         case png
         case webp
+        case heic
+        case avif
+        case jxl
+        case tiff
+        case gif
 
-        /// The size of the generated photos.
+        /// The kinds `fic bench ingest` compares (the first formats); `fic bench formats` takes the others.
+        static let ingestKinds: [Kind] = [.jpegBaseline, .jpegProgressive, .png, .webp]
+        /// The kinds of `fic bench formats`.
+        static let formatKinds: [Kind] = [.heic, .avif, .jxl, .tiff, .gif]
+
+        /// The size of the generated photos: a camera's for photographs, a large web animation's for GIF.
         var size: (width: Int, height: Int) {
-            self == .webp ? (4096, 4096) : (5120, 2880)
+            switch self {
+            case .webp: (4096, 4096)
+            case .gif: (2048, 1152)
+            default: (5120, 2880)
+            }
         }
 
         var fileExtension: String {
             switch self {
-            case .jpegBaseline, .jpegProgressive: return "jpg"
-            case .png: return "png"
-            case .webp: return "webp"
+            case .jpegBaseline, .jpegProgressive: "jpg"
+            case .png: "png"
+            case .webp: "webp"
+            case .heic: "heic"
+            case .avif: "avif"
+            case .jxl: "jxl"
+            case .tiff: "tif"
+            case .gif: "gif"
+            }
+        }
+
+        /// The encoder that makes this kind from a PNG, and its arguments (input, output).
+        var encoder: (tool: String, arguments: (String, String) -> [String], package: String)? {
+            switch self {
+            case .heic: ("heif-enc", { ["-q", "80", "-o", $1, $0] }, "libheif-examples")
+            case .avif: ("avifenc", { ["-s", "8", "-j", "all", "--min", "20", "--max", "30", $0, $1] }, "libavif-bin")
+            case .jxl: ("cjxl", { [$0, $1, "-d", "1"] }, "libjxl-tools")
+            case .tiff: ("vips", { ["tiffsave", $0, $1, "--compression", "deflate"] }, "libvips-tools")
+            case .gif: ("vips", { ["gifsave", $0, $1] }, "libvips-tools")
+            default: nil
             }
         }
     }
@@ -69,6 +100,19 @@ enum LargePhotoSet {
                 try WebPEncoder.encode(bgra: pixels.baseAddress!, width: width, height: height, bytesPerRow: canvas.bytesPerRow, quality: 80)
             }
             try Data(bytes).write(to: URL(fileURLWithPath: temporary))
+        case .heic, .avif, .jxl, .tiff, .gif:
+            guard let encoder = kind.encoder, let tool = BenchKit.findExecutable(encoder.tool) else {
+                throw BenchmarkError("\(kind.encoder?.tool ?? "an encoder") is needed to make the \(kind.rawValue) inputs (scripts/install-deps --bench installs \(kind.encoder?.package ?? "it"))")
+            }
+            let png = path + ".png"
+            defer { unlink(png) }
+            try canvas.withUnsafeBytes { pixels in
+                try PNGEncoder.write(pixels: pixels.baseAddress!, width: width, height: height, bytesPerRow: canvas.bytesPerRow, format: .bgrx32, to: png)
+            }
+            // Tools choose the output format by extension: give the temporary file the real one.
+            let staged = path + ".part." + kind.fileExtension
+            try BenchKit.runProcess(tool, encoder.arguments(png, staged))
+            guard rename(staged, temporary) == 0 else { throw BenchmarkError("\(encoder.tool) wrote no \(staged)") }
         }
         guard rename(temporary, path) == 0 else { throw BenchmarkError("could not rename \(temporary) to \(path)") }
     }

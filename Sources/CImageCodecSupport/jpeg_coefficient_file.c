@@ -16,7 +16,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "fic_tile_support.h"
+#include "fic_jpeg_coefficients.h"
 #include "jpeg_coefficient_pager.h"
 #include "jpeg_internal.h"
 

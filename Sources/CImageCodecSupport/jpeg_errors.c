@@ -1,11 +1,13 @@
-/* Error manager: error_exit longjmps back into the wrapper; warnings are errors in strict mode. */
+/* Error manager: error_exit longjmps back into the wrapper; damaging warnings are errors in strict
+ * mode, and the premature end of the file is one in every mode. */
 #include <string.h>
 
 #include "jpeg_internal.h"
 
 static fic_jpeg_error_kind classify(const fic_jpeg_decoder *decoder, int code) {
     if (decoder->hit_end_of_input) {
-        return FIC_JPEG_ERR_TRUNCATED;
+        /* Out of data: cut short, unless the file ends with an EOI (then damage ran into it). */
+        return fic_jpeg_input_ends_with_eoi(decoder) ? FIC_JPEG_ERR_CORRUPT : FIC_JPEG_ERR_TRUNCATED;
     }
     switch (code) {
     case JWRN_JPEG_EOF:
@@ -93,7 +95,12 @@ static void on_emit_message(j_common_ptr cinfo, int level) {
     fic_jpeg_decoder *decoder = (fic_jpeg_decoder *)cinfo->client_data;
     decoder->warnings += 1;
     cinfo->err->num_warnings += 1;
-    if (decoder->strict && is_damaging_warning(decoder, cinfo->err->msg_code)) {
+    /* A file that ends before its image does is an incomplete download or copy, never a picture
+     * to keep: refused in every mode. Running into the end of a file that does end with an EOI
+     * (a bogus segment length) is damage like any other, refused only in strict mode. */
+    int code = cinfo->err->msg_code;
+    int cut_short = code == JWRN_JPEG_EOF && !fic_jpeg_input_ends_with_eoi(decoder);
+    if (cut_short || (decoder->strict && is_damaging_warning(decoder, code))) {
         fic_jpeg_record_error(decoder, cinfo->err->msg_code);
         longjmp(decoder->jump, 1);
     }

@@ -15,6 +15,9 @@
 
 struct fic_memory_mgr;
 
+/* How many of the input's last bytes are searched for an end-of-image marker. */
+#define FIC_JPEG_TAIL_BYTES 32
+
 struct fic_jpeg_decoder {
     struct jpeg_decompress_struct cinfo;
     struct jpeg_error_mgr error_manager;
@@ -34,6 +37,10 @@ struct fic_jpeg_decoder {
     size_t skip_pending;
     int end_of_input;
     int hit_end_of_input;
+    /* The last bytes of all the input given, to tell a file cut short from one whose damage
+     * (a segment length past the end) runs into its end: only the second ends with an EOI. */
+    JOCTET tail[FIC_JPEG_TAIL_BYTES];
+    size_t tail_length;
 
     int convert_cmyk;
     int cmyk_inverted;
@@ -52,6 +59,9 @@ struct fic_jpeg_decoder {
     /* The memory manager that maps large buffers (jpeg_memory.c), or NULL. */
     struct fic_memory_mgr *memory;
 };
+
+/* Whether the input given so far ends with an end-of-image marker (padding after it allowed). */
+int fic_jpeg_input_ends_with_eoi(const fic_jpeg_decoder *decoder);
 
 /* Installs the source manager (jpeg_source.c). */
 void fic_jpeg_install_source(fic_jpeg_decoder *decoder);

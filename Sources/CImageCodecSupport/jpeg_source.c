@@ -1,8 +1,9 @@
 /*
  * Source manager. With end_of_input unset, fill_input_buffer returns FALSE (libjpeg suspends and
  * keeps next_input_byte where it must resume); appended bytes go after the unconsumed ones. Once
- * the end of input is declared, running dry is premature end of data: a warning that strict mode
- * turns into an error, and otherwise a fake EOI, as libjpeg's own sources do.
+ * the end of input is declared, running dry is premature end of data: a warning that the error
+ * manager turns into an error when the file was cut short (it does not end with an EOI), and
+ * otherwise treats as damage (a segment length that runs past the end), then a fake EOI.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +18,7 @@ static void init_source(j_decompress_ptr cinfo) {
 
 static void insert_fake_eoi(fic_jpeg_decoder *decoder) {
     decoder->hit_end_of_input = 1;
-    WARNMS(&decoder->cinfo, JWRN_JPEG_EOF); /* longjmps in strict mode */
+    WARNMS(&decoder->cinfo, JWRN_JPEG_EOF); /* longjmps: see on_emit_message */
     decoder->source.next_input_byte = fake_eoi;
     decoder->source.bytes_in_buffer = sizeof(fake_eoi);
 }
@@ -67,7 +68,30 @@ void fic_jpeg_install_source(fic_jpeg_decoder *decoder) {
     decoder->cinfo.src = &decoder->source;
 }
 
+/* Keeps the last FIC_JPEG_TAIL_BYTES bytes of everything given. */
+static void remember_tail(fic_jpeg_decoder *decoder, const JOCTET *bytes, size_t length) {
+    if (length >= FIC_JPEG_TAIL_BYTES) {
+        memcpy(decoder->tail, bytes + length - FIC_JPEG_TAIL_BYTES, FIC_JPEG_TAIL_BYTES);
+        decoder->tail_length = FIC_JPEG_TAIL_BYTES;
+        return;
+    }
+    size_t keep = decoder->tail_length + length > FIC_JPEG_TAIL_BYTES ? FIC_JPEG_TAIL_BYTES - length : decoder->tail_length;
+    memmove(decoder->tail, decoder->tail + decoder->tail_length - keep, keep);
+    memcpy(decoder->tail + keep, bytes, length);
+    decoder->tail_length = keep + length;
+}
+
+int fic_jpeg_input_ends_with_eoi(const fic_jpeg_decoder *decoder) {
+    for (size_t i = 0; i + 1 < decoder->tail_length; i++) {
+        if (decoder->tail[i] == 0xFF && decoder->tail[i + 1] == JPEG_EOI) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 void fic_jpeg_set_input(fic_jpeg_decoder *decoder, const void *data, size_t length) {
+    remember_tail(decoder, (const JOCTET *)data, length);
     decoder->borrowed = (const JOCTET *)data;
     decoder->source.next_input_byte = (const JOCTET *)data;
     decoder->source.bytes_in_buffer = length;
@@ -79,6 +103,7 @@ int fic_jpeg_append_input(fic_jpeg_decoder *decoder, const void *data, size_t le
         return -1;
     }
     const JOCTET *bytes = (const JOCTET *)data;
+    remember_tail(decoder, bytes, length);
     size_t skip = decoder->skip_pending < length ? decoder->skip_pending : length;
     decoder->skip_pending -= skip;
     bytes += skip;

@@ -3,6 +3,7 @@
  * accept an allocator (libspng and, through it, zlib). Small blocks still come from malloc; large
  * ones never do, so freeing them cannot raise glibc's dynamic mmap threshold.
  */
+#include <malloc.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,4 +90,8 @@ void *fic_mapped_realloc(void *pointer, size_t size) {
     memcpy(moved, pointer, header->size < size ? header->size : size);
     fic_mapped_free(pointer);
     return moved;
+}
+
+void fic_release_free_heap_memory(void) {
+    malloc_trim(0);
 }

@@ -62,7 +62,7 @@ public struct ImageCacheError: Error, Sendable, CustomStringConvertible {
 
         /// The input has no bytes at all.
         public static let emptyInput = Code("emptyInput")
-        /// The bytes are not a JPEG, PNG or WebP image, or use a feature that cannot be decoded.
+        /// The bytes are not an image of a format the package decodes (JPEG, PNG, WebP, HEIC, AVIF, JPEG XL, GIF, TIFF), or use a feature that cannot be decoded.
         public static let unsupportedFormat = Code("unsupportedFormat")
         /// The data ends before the image does (for example an incomplete download).
         public static let truncated = Code("truncated")

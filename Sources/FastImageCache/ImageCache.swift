@@ -130,7 +130,7 @@ public final class ImageCache: Sendable {
         return try t.draw(entity, from: source)
     }
 
-    /// Decodes `bytes` (JPEG, PNG or WebP) at the size `format` needs and stores the image of
+    /// Decodes `bytes` (JPEG, PNG, WebP, HEIC, AVIF, JPEG XL, GIF or TIFF) at the size `format` needs and stores the image of
     /// `entity` drawn from it.
     @discardableResult
     public func setImage(encoded bytes: [UInt8], for entity: some ImageEntity, format: String) throws -> CachedImage {

@@ -3,7 +3,7 @@ import ImageCodec
 
 /// A source image as a provider hands it to the cache.
 public enum SourceImage: Sendable {
-    /// Encoded bytes (JPEG, PNG or WebP). The cache decodes them once per family, at the
+    /// Encoded bytes (JPEG, PNG, WebP, HEIC, AVIF, JPEG XL, GIF or TIFF). The cache decodes them once per family, at the
     /// largest size the family needs, off the calling task.
     case encoded([UInt8])
     /// Encoded bytes in memory of their own (``ImageBytes``: a file read with one `pread`, or a

@@ -3,7 +3,6 @@ import FoundationEssentials  // ContiguousBytes
 #else
 import Foundation
 #endif
-import CWebP
 
 /// What one decode needs in memory at its peak, estimated from the image's header alone, before
 /// anything is decoded: what a caller needs to keep several decodes in flight within one budget
@@ -37,12 +36,8 @@ extension ImageDecoder {
     ///   the error a decode would report for a header that is not an image or is damaged.
     public static func estimatedMemory(_ bytes: some ContiguousBytes, options: DecodingOptions = .init()) throws -> DecodeMemoryEstimate {
         try bytes.withUnsafeBytes { buffer in
-            let (format, data) = try locate(buffer)
-            switch format {
-            case .jpeg: return try MemoryEstimator.jpeg(data, options: options)
-            case .png: return try MemoryEstimator.png(data, options: options)
-            case .webp: return try MemoryEstimator.webp(data, options: options)
-            }
+            let (decoder, data) = try ImageFormats.locate(buffer)
+            return try decoder.estimatedMemory(data, options: options)
         }
     }
 
@@ -71,8 +66,8 @@ extension ImageDecoder {
     }
 }
 
-/// The per-format arithmetic of ``ImageDecoder/estimatedMemory(_:options:)``. Sums saturate:
-/// hostile headers cannot make them trap.
+/// The arithmetic the formats' estimates share (``ImageFormatDecoder/estimatedMemory(_:options:)``).
+/// Sums saturate: hostile headers cannot make them trap.
 enum MemoryEstimator {
     /// Decoder state that does not grow with the image (tables, zlib's window, libwebp's contexts).
     static let fixedOverhead = 512 << 10
@@ -80,59 +75,6 @@ enum MemoryEstimator {
     static func bitmap(_ width: Int, _ height: Int, orientation: ImageOrientation, options: DecodingOptions) -> Int {
         let bytes = multiply(multiply(width, height), 4)
         return options.applyOrientation && orientation != .up ? add(bytes, bytes) : bytes
-    }
-
-    static func jpeg(_ data: UnsafeRawBufferPointer, options: DecodingOptions) throws -> DecodeMemoryEstimate {
-        let header = try JPEGImageDecoder.header(data)
-        let info = header.info
-        let (d, size) = JPEGImageDecoder.sizes(for: info, target: options.targetSize)
-        let output = bitmap(size.width, size.height, orientation: info.orientation, options: options)
-        // Strips: a few full-width rows per component, and the DCT-scaled strip being resampled.
-        var working = add(fixedOverhead, add(multiply(info.width, 48), multiply((info.width + d - 1) / d, 64 + 16)))
-        if header.raw.multiple_scans != 0 {
-            let coefficients = Int(clamping: header.raw.coefficient_bytes)
-            working = add(working, add(coefficients, coefficients / 32))  // blocks rounded up to whole MCUs
-        }
-        return DecodeMemoryEstimate(info: info, outputBytes: output, workingBytes: working, encodedBytes: 0)
-    }
-
-    static func png(_ data: UnsafeRawBufferPointer, options: DecodingOptions) throws -> DecodeMemoryEstimate {
-        // The IHDR chunk: length 13, "IHDR", width, height, depth, color type, …, interlace.
-        guard data.count >= 33 else {
-            throw ImageCacheError(.truncated, "The PNG data ends before its header does. The file was cut short; download or copy it again.")
-        }
-        guard data[12] == 0x49, data[13] == 0x48, data[14] == 0x44, data[15] == 0x52 else {
-            throw ImageCacheError(.corruptData, "The PNG does not start with its IHDR chunk. The file is damaged.")
-        }
-        func uint32(_ at: Int) -> Int { Int(data[at]) << 24 | Int(data[at + 1]) << 16 | Int(data[at + 2]) << 8 | Int(data[at + 3]) }
-        let width = uint32(16), height = uint32(20), depth = Int(data[24]), colorType = Int(data[25]), interlaced = data[28] != 0
-        try PixelLimits.check(width: width, height: height, maximumPixelCount: Int.max / 8, format: "PNG")
-        let channels = [0: 1, 2: 3, 3: 1, 4: 2, 6: 4][colorType] ?? 4
-        let hasAlpha = colorType == 4 || colorType == 6  // tRNS is not looked for: the estimate does not depend on it
-        let info = ImageInfo(format: .png, width: width, height: height, orientation: .up, hasAlpha: hasAlpha)
-        let size = PNGImageDecoder.sizes(for: info, target: options.targetSize).output
-        // The orientation (eXIf) is not read here: assume the upright copy.
-        let output = bitmap(size.width, size.height, orientation: options.applyOrientation ? .right : .up, options: options)
-        let rowBytes = add(multiply(multiply(width, channels), max(depth, 1)) / 8, 1)
-        var working = add(fixedOverhead, add(multiply(rowBytes, 3), multiply(width, 48)))
-        if interlaced { working = add(working, multiply(rowBytes, height)) }
-        return DecodeMemoryEstimate(info: info, outputBytes: output, workingBytes: working, encodedBytes: 0)
-    }
-
-    static func webp(_ data: UnsafeRawBufferPointer, options: DecodingOptions) throws -> DecodeMemoryEstimate {
-        let features = try WebPImageDecoder.features(data)
-        let width = Int(features.width), height = Int(features.height)
-        let info = ImageInfo(format: .webp, width: width, height: height, orientation: WebPEXIF.orientation(data), hasAlpha: features.has_alpha != 0)
-        let size = TargetScale.coveringSize(for: info, target: options.targetSize)
-        let output = bitmap(size.width, size.height, orientation: info.orientation, options: options)
-        let pixels = multiply(width, height)
-        var working = add(fixedOverhead, multiply(width, 96))  // rows of YUV, filter and scaler state
-        switch features.format {
-        case 2: working = add(working, multiply(pixels, 4))  // VP8L decodes all of its ARGB first
-        case 1: if features.has_alpha != 0 { working = add(working, pixels) }  // the alpha plane
-        default: working = add(working, multiply(pixels, 5))  // an animation's frame: assume the worst
-        }
-        return DecodeMemoryEstimate(info: info, outputBytes: output, workingBytes: working, encodedBytes: 0)
     }
 
     static func multiply(_ a: Int, _ b: Int) -> Int {

@@ -9,22 +9,31 @@ public struct DecodingOptions: Sendable, Hashable {
     /// without ever holding the full-size one: JPEGs at the smallest DCT scale (1/2, 1/4 or 1/8)
     /// that covers it, progressive JPEGs at 1/8 from only the scans that scale needs; PNGs shrunk
     /// by the largest whole factor that covers it, row by row as they are inflated; WebPs scaled
-    /// by libwebp while decoding to exactly the covering size. `nil` decodes at full size.
+    /// by libwebp while decoding to exactly the covering size; HEIC and AVIF from their embedded
+    /// thumbnail when it covers it, else decoded whole and shrunk row by row; JPEG XLs (libjxl 0.7
+    /// has no reduced decode) decoded at full size, then shrunk row by row; GIFs shrunk row by row
+    /// as they are decoded; TIFFs from a pyramidal file's smallest covering level, shrunk row by
+    /// row. `nil` decodes at full size.
     public var targetSize: PixelSize? = nil
     /// Whether to transform the pixels so that they are upright. `false` keeps the stored orientation.
     public var applyOrientation: Bool = true
-    /// Whether to accept damaged data (corrupt or missing JPEG data, bad ancillary PNG CRCs) and
-    /// return what could be decoded. The default is strict: such input is an error. Damage that
+    /// Whether damaged data is decoded past, as browsers show it: what the codec recovers is
+    /// kept and the rest stays grey (a JPEG whose entropy-coded data is corrupt or ends early),
+    /// damaged ancillary PNG chunks are skipped, a GIF whose image data is damaged shows the rows
+    /// before the damage, and what was wrong is listed in
+    /// ``DecodedImage/warnings`` (and logged). The default. `false` is strict: any damage is an
+    /// error. Either way a PNG whose critical chunks are damaged is refused, so is a GIF whose first
+    /// frame's image data ends with the file (it was cut short), and damage that
     /// leaves the picture whole (extraneous bytes before a JPEG marker, junk before its start) is
-    /// decoded either way, and reported in ``DecodedImage/warnings``.
-    public var allowCorruptData: Bool = false
+    /// decoded past and reported.
+    public var allowCorruptData: Bool = true
 
     /// Creates options; every parameter has the default described on its property.
     public init(
         maximumPixelCount: Int = 100_000_000,
         targetSize: PixelSize? = nil,
         applyOrientation: Bool = true,
-        allowCorruptData: Bool = false
+        allowCorruptData: Bool = true
     ) {
         self.maximumPixelCount = maximumPixelCount
         self.targetSize = targetSize

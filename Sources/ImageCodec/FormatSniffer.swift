@@ -1,41 +1,28 @@
-/// Recognises image containers from their first bytes (magic numbers), never from file names.
+/// What ``ImageFormats`` needs beyond each decoder's own signature: a JPEG behind junk, the
+/// formats the package does not decode (to name them), and the error for bytes that are no image.
+/// Formats are recognised from their first bytes (magic numbers), never from file names.
 enum FormatSniffer {
     /// A signature: the bytes expected at `offset`.
-    private struct Signature {
+    private struct OtherSignature {
         let name: String
         let offset: Int
         let bytes: [UInt8]
     }
 
-    private static let jpeg = Signature(name: "JPEG", offset: 0, bytes: [0xFF, 0xD8, 0xFF])
-    private static let png = Signature(name: "PNG", offset: 0, bytes: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
-    private static let riff = Signature(name: "RIFF", offset: 0, bytes: Array("RIFF".utf8))
-    private static let webp = Signature(name: "WebP", offset: 8, bytes: Array("WEBP".utf8))
-
     /// Formats recognised only to name them in an error message.
-    private static let others: [Signature] = [
-        Signature(name: "GIF", offset: 0, bytes: Array("GIF87a".utf8)),
-        Signature(name: "GIF", offset: 0, bytes: Array("GIF89a".utf8)),
-        Signature(name: "BMP", offset: 0, bytes: Array("BM".utf8)),
-        Signature(name: "TIFF", offset: 0, bytes: [0x49, 0x49, 0x2A, 0x00]),
-        Signature(name: "TIFF", offset: 0, bytes: [0x4D, 0x4D, 0x00, 0x2A]),
-        Signature(name: "HEIF/HEIC", offset: 4, bytes: Array("ftypheic".utf8)),
-        Signature(name: "HEIF/HEIC", offset: 4, bytes: Array("ftypheix".utf8)),
-        Signature(name: "HEIF/HEIC", offset: 4, bytes: Array("ftypmif1".utf8)),
-        Signature(name: "AVIF", offset: 4, bytes: Array("ftypavif".utf8)),
-        Signature(name: "JPEG XL", offset: 0, bytes: [0xFF, 0x0A]),
-        Signature(name: "JPEG XL", offset: 0, bytes: [0x00, 0x00, 0x00, 0x0C, 0x4A, 0x58, 0x4C, 0x20]),
-        Signature(name: "JPEG 2000", offset: 0, bytes: [0x00, 0x00, 0x00, 0x0C, 0x6A, 0x50, 0x20, 0x20]),
-        Signature(name: "ICO", offset: 0, bytes: [0x00, 0x00, 0x01, 0x00]),
-        Signature(name: "Photoshop PSD", offset: 0, bytes: Array("8BPS".utf8)),
-        Signature(name: "PDF", offset: 0, bytes: Array("%PDF".utf8)),
-        Signature(name: "SVG/XML", offset: 0, bytes: Array("<?xml".utf8)),
-        Signature(name: "SVG", offset: 0, bytes: Array("<svg".utf8)),
-        Signature(name: "gzip", offset: 0, bytes: [0x1F, 0x8B]),
-        Signature(name: "ZIP", offset: 0, bytes: Array("PK\u{03}\u{04}".utf8)),
+    private static let others: [OtherSignature] = [
+        OtherSignature(name: "BMP", offset: 0, bytes: Array("BM".utf8)),
+        OtherSignature(name: "JPEG 2000", offset: 0, bytes: [0x00, 0x00, 0x00, 0x0C, 0x6A, 0x50, 0x20, 0x20]),
+        OtherSignature(name: "ICO", offset: 0, bytes: [0x00, 0x00, 0x01, 0x00]),
+        OtherSignature(name: "Photoshop PSD", offset: 0, bytes: Array("8BPS".utf8)),
+        OtherSignature(name: "PDF", offset: 0, bytes: Array("%PDF".utf8)),
+        OtherSignature(name: "SVG/XML", offset: 0, bytes: Array("<?xml".utf8)),
+        OtherSignature(name: "SVG", offset: 0, bytes: Array("<svg".utf8)),
+        OtherSignature(name: "gzip", offset: 0, bytes: [0x1F, 0x8B]),
+        OtherSignature(name: "ZIP", offset: 0, bytes: Array("PK\u{03}\u{04}".utf8)),
     ]
 
-    private static func matches(_ signature: Signature, _ bytes: UnsafeRawBufferPointer) -> Bool {
+    private static func matches(_ signature: OtherSignature, _ bytes: UnsafeRawBufferPointer) -> Bool {
         guard bytes.count >= signature.offset + signature.bytes.count else { return false }
         for (index, byte) in signature.bytes.enumerated() where bytes[signature.offset + index] != byte {
             return false
@@ -43,42 +30,25 @@ enum FormatSniffer {
         return true
     }
 
-    /// Whether `bytes` is shorter than `signature` but agrees with all of it that is present.
-    private static func isPrefix(of signature: Signature, _ bytes: UnsafeRawBufferPointer) -> Bool {
-        guard !bytes.isEmpty, bytes.count < signature.offset + signature.bytes.count else { return false }
-        for index in 0..<bytes.count {
-            let position = index - signature.offset
-            if position >= 0 && position < signature.bytes.count && bytes[index] != signature.bytes[position] {
-                return false
-            }
-        }
-        return true
-    }
-
-    /// The decodable format of `bytes`, if any.
-    static func format(of bytes: UnsafeRawBufferPointer) -> ImageFileFormat? {
-        if matches(jpeg, bytes) { return .jpeg }
-        if matches(png, bytes) { return .png }
-        if matches(riff, bytes) && matches(webp, bytes) { return .webp }
-        return nil
+    /// Whether `bytes` start like a format the package does not decode.
+    static func isKnownOtherFormat(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        others.contains { matches($0, bytes) }
     }
 
     /// How far into the data a JPEG's start-of-image marker is looked for when the data does not
     /// start with one.
     static let junkLimit = 1024
 
-    /// The decodable format of `bytes` and where its data starts: 0, or for a JPEG preceded by junk
-    /// (as some cameras and broken uploads write), the offset of its start-of-image marker, when
-    /// that lies within ``junkLimit`` bytes, is followed by a marker that can open a JPEG, and the
-    /// data is no other known format.
-    static func locate(_ bytes: UnsafeRawBufferPointer) -> (format: ImageFileFormat, offset: Int)? {
-        if let format = format(of: bytes) { return (format, 0) }
-        guard bytes.count > 4, !others.contains(where: { matches($0, bytes) }) else { return nil }
+    /// Where a JPEG preceded by junk (as some cameras and broken uploads write) starts: the offset
+    /// of its start-of-image marker, when that lies within ``junkLimit`` bytes, is followed by a
+    /// marker that can open a JPEG, and the data is no other known format.
+    static func jpegAfterJunk(_ bytes: UnsafeRawBufferPointer) -> Int? {
+        guard bytes.count > 4, !isKnownOtherFormat(bytes) else { return nil }
         let end = min(bytes.count - 3, junkLimit)
         var index = 1
         while index < end {
             if bytes[index] == 0xFF, bytes[index + 1] == 0xD8, bytes[index + 2] == 0xFF, opensJPEG(bytes[index + 3]) {
-                return (.jpeg, index)
+                return index
             }
             index += 1
         }
@@ -98,33 +68,34 @@ enum FormatSniffer {
         if bytes.isEmpty {
             return ImageCacheError(.emptyInput, "The input is empty (0 bytes); there is no image to decode.")
         }
-        for signature in [jpeg, png, riff] where isPrefix(of: signature, bytes) {
+        if let decoder = ImageFormats.decoders.first(where: { $0.sniff(bytes) == .needMoreBytes }) {
             return ImageCacheError(.truncated,
-                "The input is only \(bytes.count) byte\(bytes.count == 1 ? "" : "s"), the start of a \(signature.name == "RIFF" ? "WebP" : signature.name) signature; the file was cut short."
-            )
-        }
-        if matches(riff, bytes) && bytes.count < 12 {
-            return ImageCacheError(.truncated,
-                "The input is only \(bytes.count) bytes, the start of a RIFF (WebP?) header; the file was cut short."
+                "The input is only \(bytes.count) byte\(bytes.count == 1 ? "" : "s"), the start of a \(decoder.format.name) file; the file was cut short."
             )
         }
         if let other = others.first(where: { matches($0, bytes) }) {
             return ImageCacheError(.unsupportedFormat,
-                "The input is a \(other.name) file; only JPEG, PNG and WebP are decoded. Convert it to one of those."
+                "The input is a \(other.name) file; only \(decodedFormats) are decoded. Convert it to one of those."
             )
         }
-        if matches(riff, bytes) {
+        if bytes.count >= 12, Array(bytes[0..<4]) == Array("RIFF".utf8) {
             return ImageCacheError(.unsupportedFormat,
-                "The input is a RIFF file but not WebP (form type \(describe(bytes, from: 8, count: 4))); only JPEG, PNG and WebP are decoded."
+                "The input is a RIFF file but not WebP (form type \(describe(bytes, from: 8, count: 4))); only \(decodedFormats) are decoded."
             )
         }
         let looksLikeText = bytes.prefix(64).allSatisfy { $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || (0x20..<0x7F).contains($0) }
         let leading = describe(bytes, from: 0, count: 4)
         return ImageCacheError(.unsupportedFormat,
             looksLikeText
-                ? "The input is text, not an image (it starts with \(leading)); only JPEG, PNG and WebP are decoded."
-                : "The input is not a JPEG, PNG or WebP image: unknown bytes \(leading) at its start."
+                ? "The input is text, not an image (it starts with \(leading)); only \(decodedFormats) are decoded."
+                : "The input is not an image of a format the package decodes (\(decodedFormats)): unknown bytes \(leading) at its start."
         )
+    }
+
+    /// The names of the decoded formats, for messages: "JPEG, PNG, WebP, HEIF, AVIF, JPEG XL, GIF and TIFF".
+    static var decodedFormats: String {
+        let names = ImageFormats.decoders.flatMap { $0.formats.map(\.name) }
+        return names.count <= 1 ? names.joined() : names.dropLast().joined(separator: ", ") + " and " + names.last!
     }
 
     /// `"0xAB 0xCD …"` for up to `count` bytes from `start`.

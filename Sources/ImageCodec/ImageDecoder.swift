@@ -4,28 +4,26 @@ import FoundationEssentials  // ContiguousBytes
 import Foundation
 #endif
 
-/// Decodes JPEG, PNG and WebP images into cairo-compatible bitmaps.
+/// Decodes JPEG, PNG, WebP, HEIC, AVIF, JPEG XL, GIF and TIFF images (the first frame of an
+/// animation, the first page of a TIFF) into cairo-compatible bitmaps.
 ///
 /// The format is always sniffed from the bytes, never taken from a file name. Every failure is an
-/// ``ImageCacheError``; damaged input never yields a partially decoded image unless
-/// ``DecodingOptions/allowCorruptData`` is set. Damage that leaves the picture whole (libjpeg's
-/// recoverable warnings, junk before a JPEG's start) is decoded past, logged, and listed in
-/// ``DecodedImage/warnings``.
+/// ``ImageCacheError``. By default damaged input is decoded as browsers show it — what can be
+/// recovered, the rest grey — and the damage is logged and listed in ``DecodedImage/warnings``;
+/// ``DecodingOptions/allowCorruptData`` set to `false` refuses it instead.
 public enum ImageDecoder {
-    /// The format `bytes` start with (JPEG `FF D8 FF`, the PNG signature, or `RIFF….WEBP`), or `nil`.
+    /// The format `bytes` start with (JPEG `FF D8 FF`, the PNG signature, `RIFF….WEBP`, an `ftyp`
+    /// box with a HEIF or AVIF brand, JPEG XL's `FF 0A` or container signature, `GIF87a`/`GIF89a`,
+    /// TIFF's `II*\0`/`MM\0*` and BigTIFF's), or `nil`.
     public static func sniffFormat(_ bytes: UnsafeRawBufferPointer) -> ImageFileFormat? {
-        FormatSniffer.format(of: bytes)
+        ImageFormats.decoders.first { $0.sniff(bytes) == .match(offset: 0) }?.format(of: bytes)
     }
 
     /// Reads only the header: format, stored size, EXIF orientation and whether there is alpha.
     public static func info(_ bytes: some ContiguousBytes) throws -> ImageInfo {
         try bytes.withUnsafeBytes { buffer in
-            let (format, data) = try locate(buffer)
-            switch format {
-            case .jpeg: return try JPEGImageDecoder.info(data)
-            case .png: return try PNGImageDecoder.info(data)
-            case .webp: return try WebPImageDecoder.info(data)
-            }
+            let (decoder, data) = try ImageFormats.locate(buffer)
+            return try decoder.info(data)
         }
     }
 
@@ -64,13 +62,8 @@ public enum ImageDecoder {
             throw ImageCacheError(.invalidArgument, "targetSize must be positive in both dimensions, not \(target).")
         }
         let image = try bytes.withUnsafeBytes { buffer in
-            let (format, data) = try locate(buffer)
-            let image: DecodedImage
-            switch format {
-            case .jpeg: image = try JPEGImageDecoder.decode(data, options: options)
-            case .png: image = try PNGImageDecoder.decode(data, options: options)
-            case .webp: image = try WebPImageDecoder.decode(data, options: options)
-            }
+            let (decoder, data) = try ImageFormats.locate(buffer)
+            let image = try decoder.decode(data, options: options)
             if data.count < buffer.count {
                 image.addWarnings(["\(buffer.count - data.count) bytes of junk before the JPEG's start-of-image marker were skipped"])
             }
@@ -78,14 +71,5 @@ public enum ImageDecoder {
         }
         CodecLog.warnings(image.warnings, format: image.source.format, path: path)
         return image
-    }
-
-    /// The sniffed format and the bytes of the image (after junk before a JPEG), or the error
-    /// describing what the bytes are instead.
-    static func locate(_ buffer: UnsafeRawBufferPointer) throws -> (ImageFileFormat, UnsafeRawBufferPointer) {
-        guard let (format, offset) = FormatSniffer.locate(buffer) else {
-            throw FormatSniffer.unrecognisedError(buffer)
-        }
-        return (format, UnsafeRawBufferPointer(rebasing: buffer[offset...]))
     }
 }

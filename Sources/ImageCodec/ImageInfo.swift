@@ -6,6 +6,32 @@ public enum ImageFileFormat: String, Sendable, Hashable, Codable {
     case png
     /// WebP (lossy and lossless), decoded with libwebp.
     case webp
+    /// HEIF with HEVC-coded images (HEIC, as phones write it), decoded with libheif and libde265.
+    case heif
+    /// AVIF (HEIF with AV1-coded images), decoded with libheif and dav1d.
+    case avif
+
+    /// JPEG XL (bare codestream or container), decoded with libjxl.
+    case jxl
+    /// GIF (87a and 89a; the first frame of an animation), decoded with giflib.
+    case gif
+
+    /// TIFF and BigTIFF (its first page), decoded with libtiff.
+    case tiff
+
+    /// The format's name, for people: "JPEG", "PNG", "WebP", "HEIF", "AVIF", "JPEG XL", "GIF", "TIFF".
+    public var name: String {
+        switch self {
+        case .jpeg: "JPEG"
+        case .png: "PNG"
+        case .webp: "WebP"
+        case .heif: "HEIF"
+        case .avif: "AVIF"
+        case .jxl: "JPEG XL"
+        case .gif: "GIF"
+        case .tiff: "TIFF"
+        }
+    }
 }
 
 /// EXIF orientation: how the stored pixels must be transformed to be displayed upright.
@@ -43,14 +69,24 @@ public struct ImageInfo: Sendable, Hashable {
     public var orientation: ImageOrientation
     /// Whether the image carries an alpha channel.
     public var hasAlpha: Bool
+    /// How the file says its colours are to be understood (decoded pixels are always sRGB).
+    public var color: ColorDescription
+    /// Bits per sample as stored (8 for most images; 1 to 16).
+    public var bitsPerSample: Int
+    /// Frames in the file (1 for a still image; the first is the one decoded).
+    public var frameCount: Int
 
     /// Creates an info value.
-    public init(format: ImageFileFormat, width: Int, height: Int, orientation: ImageOrientation = .up, hasAlpha: Bool) {
+    public init(format: ImageFileFormat, width: Int, height: Int, orientation: ImageOrientation = .up, hasAlpha: Bool,
+                color: ColorDescription = .untagged, bitsPerSample: Int = 8, frameCount: Int = 1) {
         self.format = format
         self.width = width
         self.height = height
         self.orientation = orientation
         self.hasAlpha = hasAlpha
+        self.color = color
+        self.bitsPerSample = bitsPerSample
+        self.frameCount = frameCount
     }
 
     /// Width once the orientation is applied.

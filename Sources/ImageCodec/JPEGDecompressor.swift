@@ -1,5 +1,6 @@
 import CImageCodecSupport
 import CLibJPEG
+import SystemPackage
 
 /// Owns one C-side libjpeg decompressor and turns its status codes into Swift errors.
 ///
@@ -18,9 +19,12 @@ final class JPEGDecompressor {
     }
 
     private let handle: OpaquePointer
+    /// Whether damage is refused rather than decoded past.
+    private let strict: Bool
 
     /// Creates a decompressor; `strict` turns libjpeg warnings into errors.
     init(strict: Bool) throws {
+        self.strict = strict
         guard let handle = fic_jpeg_create(strict ? 1 : 0) else {
             throw ImageCacheError(.overMemoryBudget, "Could not allocate a JPEG decompressor: out of memory.")
         }
@@ -128,6 +132,31 @@ final class JPEGDecompressor {
         }
     }
 
+    /// Makes a progressive JPEG's rows come out while its final scan is read (see
+    /// `fic_jpeg_overlap_final_scan`). After ``configure(scaleDenominator:)``, before ``start()``.
+    func overlapFinalScan() {
+        fic_jpeg_overlap_final_scan(handle)
+    }
+
+    /// Keeps a progressive JPEG's coefficients in `file` (an unlinked scratch file) instead of
+    /// memory, at most about `residentLimit` bytes of it resident; with `pager`, a thread prepares
+    /// its pages ahead of the decoder (see `fic_jpeg_use_coefficient_file`).
+    func useCoefficientFile(_ file: FileDescriptor, residentLimit: Int, pager: Bool) throws {
+        guard fic_jpeg_use_coefficient_file(handle, file.rawValue, UInt64(max(1 << 20, residentLimit)), pager ? 1 : 0) == 0 else {
+            throw ImageCacheError(.overMemoryBudget, "Out of memory preparing the JPEG's coefficient file.")
+        }
+    }
+
+    /// What the coefficient file held: its bytes, the most its pager held mapped at once, and the
+    /// bytes freed behind the final output pass.
+    var coefficientStatistics: RowDecoderStatistics {
+        var statistics = RowDecoderStatistics()
+        statistics.coefficientFileBytes = Int(fic_jpeg_coefficient_file_bytes(handle))
+        statistics.coefficientPagerPeakBytes = Int(fic_jpeg_coefficient_file_peak_window(handle))
+        statistics.coefficientBytesFreedEarly = Int(fic_jpeg_coefficient_file_freed_early(handle))
+        return statistics
+    }
+
     /// The most bytes mapped at once for libjpeg's large buffers so far.
     var peakMappedBytes: Int { Int(fic_jpeg_peak_mapped_bytes(handle)) }
 
@@ -151,11 +180,14 @@ final class JPEGDecompressor {
         case FIC_JPEG_ERR_TOO_LARGE:
             return ImageCacheError(.dimensionsTooLarge, "The JPEG is too large to decode (\(quoted)).")
         case FIC_JPEG_ERR_MEMORY:
+            let e = fic_jpeg_coefficient_file_errno(handle)
+            if e != 0 { return ImageCacheError.system("growing the JPEG's coefficient file", path: nil, errno: e) }
             return ImageCacheError(.overMemoryBudget, "Decoding the JPEG ran out of memory (\(quoted)).")
         case FIC_JPEG_ERR_INVALID:
             return ImageCacheError(.invalidArgument, "Invalid JPEG decoding request (\(quoted)).")
         default:
-            return ImageCacheError(.corruptData, "The JPEG data is corrupt (\(quoted)). Re-export the image, or set allowCorruptData to accept what can be decoded.")
+            let advice = strict ? "Re-export the image, or decode it without strict checking (allowCorruptData) to see what can be recovered." : "Re-export the image."
+            return ImageCacheError(.corruptData, "The JPEG data is corrupt (\(quoted)). \(advice)")
         }
     }
 }

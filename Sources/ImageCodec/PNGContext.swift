@@ -86,7 +86,7 @@ final class PNGContext {
         case Int32(SPNG_EINVAL.rawValue), Int32(SPNG_EBUFSIZ.rawValue):
             throw ImageCacheError(.invalidArgument, "Invalid PNG decoding request (\(quoted)).")
         default:
-            throw ImageCacheError(.corruptData, "The PNG data is corrupt (\(quoted)). Re-export the image, or set allowCorruptData to tolerate damaged ancillary chunks.")
+            throw ImageCacheError(.corruptData, "The PNG data is corrupt (\(quoted)). Re-export the image; only damaged ancillary chunks are skipped, unless strict checking is asked for.")
         }
     }
 }

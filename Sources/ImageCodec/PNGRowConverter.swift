@@ -54,7 +54,9 @@ struct PNGRowConverter {
             } else {
                 layout = .lookup(bits: bits)
                 let maximum = (1 << bits) - 1
-                let transparent = transparency.map { Int($0.gray) }
+                // An out-of-range tRNS level is masked to the bit depth, as libpng (and so every
+                // browser) does: 0xFFFF in a 1-bit image makes white transparent.
+                let transparent = transparency.map { Int($0.gray) & maximum }
                 table = (0...maximum).map { value in
                     if value == transparent { return 0 }
                     let level = UInt32((value * 255 + maximum / 2) / maximum)

@@ -15,17 +15,17 @@
 ///
 /// The header is read when the decoder is created; ``decodeRows(_:)`` then decodes every row once.
 /// An instance has a single owner and is not thread-safe.
-public final class PNGRowDecoder {
+package final class PNGRowDecoder {
     /// Limits for a row-by-row decode.
-    public struct Options: Sendable, Hashable {
+    package struct Options: Sendable, Hashable {
         /// The largest `width × height` accepted, checked as soon as the header has been read.
-        public var maximumPixelCount: Int = 100_000_000
+        package var maximumPixelCount: Int = 100_000_000
         /// Whether damaged ancillary chunks (bad CRCs) are tolerated, and the chunks after the
         /// image data are left unchecked.
-        public var allowCorruptData: Bool = false
+        package var allowCorruptData: Bool = false
 
         /// Creates options; every parameter has the default described on its property.
-        public init(maximumPixelCount: Int = 100_000_000, allowCorruptData: Bool = false) {
+        package init(maximumPixelCount: Int = 100_000_000, allowCorruptData: Bool = false) {
             self.maximumPixelCount = maximumPixelCount
             self.allowCorruptData = allowCorruptData
         }
@@ -39,13 +39,13 @@ public final class PNGRowDecoder {
 
     /// The header facts: stored size, orientation (from an `eXIf` chunk before the image data),
     /// whether there is alpha.
-    public var info: ImageInfo { pipeline.info }
+    package var info: ImageInfo { pipeline.info }
     /// The layout of the rows handed out.
-    public var pixelFormat: PixelFormat { info.hasAlpha ? .bgra32Premultiplied : .bgrx32 }
+    package var pixelFormat: PixelFormat { info.hasAlpha ? .bgra32Premultiplied : .bgrx32 }
     /// The length in bytes of each row handed out (`width × 4`).
-    public var bytesPerRow: Int { info.width * 4 }
+    package var bytesPerRow: Int { info.width * 4 }
     /// Whether the PNG is Adam7-interlaced (and so gathered whole before its first row).
-    public var isInterlaced: Bool { pipeline.isInterlaced }
+    package var isInterlaced: Bool { pipeline.isInterlaced }
 
     /// Reads the PNG bytes on demand through `read`, which fills the buffer it is given and
     /// returns how many bytes it wrote, 0 at the end of the data. An error `read` throws stops
@@ -53,7 +53,7 @@ public final class PNGRowDecoder {
     ///
     /// - Throws: ``ImageCacheError``: the header is damaged, the data is not a PNG, or the image is
     ///   larger than `options.maximumPixelCount`.
-    public init(options: Options = Options(), read: @escaping (UnsafeMutableRawBufferPointer) throws -> Int) throws {
+    package init(options: Options = Options(), read: @escaping (UnsafeMutableRawBufferPointer) throws -> Int) throws {
         self.options = options
         bytes = nil
         pipeline = try PNGRowPipeline(
@@ -63,7 +63,7 @@ public final class PNGRowDecoder {
     }
 
     /// Streams the PNG file at `path` (read in small pieces, never whole). Errors carry `path`.
-    public convenience init(contentsOf path: String, options: Options = Options()) throws {
+    package convenience init(contentsOf path: String, options: Options = Options()) throws {
         do {
             try self.init(options: options, read: try PNGStream.fileReader(path: path))
         } catch let error as ImageCacheError {
@@ -72,7 +72,7 @@ public final class PNGRowDecoder {
     }
 
     /// Decodes the PNG held in `bytes`, which the decoder keeps alive.
-    public init(bytes: ImageBytes, options: Options = Options()) throws {
+    package init(bytes: ImageBytes, options: Options = Options()) throws {
         self.options = options
         self.bytes = bytes
         pipeline = try bytes.withUnsafeBytes { buffer in
@@ -92,7 +92,7 @@ public final class PNGRowDecoder {
     ///
     /// - Throws: ``ImageCacheError`` for damaged or truncated data; ``ImageCacheError/Code/invalidArgument``
     ///   when called a second time.
-    public func decodeRows(_ body: (_ row: Int, _ pixels: UnsafeRawBufferPointer) throws -> Void) throws {
+    package func decodeRows(_ body: (_ row: Int, _ pixels: UnsafeRawBufferPointer) throws -> Void) throws {
         guard !used else {
             throw ImageCacheError(.invalidArgument, "PNGRowDecoder.decodeRows can be called once; make a new decoder to decode again.")
         }

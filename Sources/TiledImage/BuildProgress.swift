@@ -69,6 +69,9 @@ final class BuildProgress: Sendable {
     /// The geometry, once known.
     var geometry: PyramidGeometry? { state.withLockedValue { $0.geometry } }
 
+    /// Why the build failed or was cancelled, once it has.
+    var failure: ImageCacheError? { state.withLockedValue { $0.failure } }
+
     /// Completed rows of tiles per level (empty before the geometry is known).
     var completedTileRows: [Int] { state.withLockedValue { $0.completed } }
 

@@ -1,4 +1,4 @@
-import CImageCodecSupport
+import CTileSupport
 import FICCore
 import Glibc
 import SystemPackage

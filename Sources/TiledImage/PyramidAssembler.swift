@@ -123,6 +123,8 @@ final class PyramidAssembler: RowSink {
 
     func acquireBatch() throws -> RowBatch {
         guard let pipeline else { throw ImageCacheError(.corruptData, "rows arrived before the image's size") }
+        // A cancel from another thread while a whole file is being decoded under the build's lock.
+        if let failure = progress.failure { throw failure }
         return try pipeline.acquire()
     }
 

@@ -70,6 +70,11 @@ struct PyramidMetadata: Equatable {
         case .jpeg: return 0
         case .png: return 1
         case .webp: return 2
+        case .heif: return 3
+        case .avif: return 4
+        case .jxl: return 6
+        case .gif: return 7
+        case .tiff: return 5
         }
     }
 
@@ -108,6 +113,11 @@ struct PyramidMetadata: Equatable {
         case 0: format = .jpeg
         case 1: format = .png
         case 2: format = .webp
+        case 3: format = .heif
+        case 4: format = .avif
+        case 6: format = .jxl
+        case 7: format = .gif
+        case 5: format = .tiff
         default: throw damaged("inconsistent (unknown source format \(formatCode))")
         }
         guard let orientation = ImageOrientation(rawValue: orientationCode) else { throw damaged("inconsistent (orientation \(orientationCode))") }

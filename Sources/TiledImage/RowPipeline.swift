@@ -1,62 +1,6 @@
 import FICCore
 import ImageCodec
 
-/// What a decoder knows once it has read the header.
-struct SourceHeader {
-    /// The container format.
-    var format: ImageFileFormat
-    /// Stored width (before orientation).
-    var width: Int
-    /// Stored height.
-    var height: Int
-    /// The EXIF orientation; rows arrive in stored orientation.
-    var orientation: ImageOrientation
-    /// Whether rows carry alpha (premultiplied) rather than 255.
-    var hasAlpha: Bool
-}
-
-/// Receives the rows of a decoder, top to bottom in stored orientation, 4 bytes a pixel
-/// (BGRX, or BGRA premultiplied when the header says alpha).
-protocol RowSink: AnyObject {
-    /// The header: the sink checks limits and prepares the pyramid.
-    func begin(_ header: SourceHeader) throws
-    /// An empty batch to decode rows into (may wait for the writer to free one).
-    func acquireBatch() throws -> RowBatch
-    /// Hands over a batch holding `batch.count` rows.
-    func submit(_ batch: RowBatch) throws
-}
-
-/// A decoder fed chunk by chunk.
-protocol RowSource: AnyObject {
-    /// Feeds the next chunk; rows it completes go to the sink.
-    func append(_ bytes: UnsafeRawBufferPointer) throws
-    /// The input has ended: decode the rest, or fail if the image is incomplete.
-    func finish() throws
-    /// Stops decoding for good (a failed or cancelled build); waits for a decoder thread, if any.
-    func stop()
-}
-
-/// Contiguous rows of one image, decoded into by one thread and consumed by another. It passes
-/// between them through the ``RowPipeline``'s locked state, so only one thread holds it at a time.
-final class RowBatch {
-    private let memory: PageBuffer
-    /// Rows it can hold.
-    let capacity: Int
-    /// Bytes between rows.
-    let bytesPerRow: Int
-    /// Rows it holds.
-    var count = 0
-
-    init(capacity: Int, bytesPerRow: Int) throws {
-        memory = try PageBuffer(count: capacity * bytesPerRow)
-        self.capacity = capacity
-        self.bytesPerRow = bytesPerRow
-    }
-
-    /// The first byte of row `index`.
-    func row(_ index: Int) -> UnsafeMutableRawPointer { memory.base + index * bytesPerRow }
-}
-
 /// Something that consumes batches on the pipeline's thread.
 protocol RowConsumer: AnyObject {
     /// Takes the rows of `batch`.

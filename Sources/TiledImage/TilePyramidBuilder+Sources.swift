@@ -5,34 +5,72 @@ import Foundation
 #endif
 import FICCore
 import Glibc
+import ImageCodec
+import SystemPackage
 
 extension TilePyramidBuilder {
     /// The chunk size used when reading files.
     static let fileChunkBytes = 1 << 20
 
-    /// Builds a pyramid from the image file at `path`, read in 1 MiB chunks.
+    /// Builds a pyramid from the image file at `path` (see ``build(contentsOf:progress:)``).
     public static func build(contentsOf path: String, destination: TilePyramidDestination, options: TilePyramidOptions = .init()) throws -> TilePyramid {
+        try TilePyramidBuilder(destination: destination, options: options).build(contentsOf: path)
+    }
+
+    /// Feeds this builder the image file at `path` and returns the finished pyramid. A format whose
+    /// files are best read in any order (TIFF, whose directory usually comes last) is decoded
+    /// where the file lies, a band at a time; others are read in 1 MiB chunks, as a download
+    /// arrives. `progress` learns the bytes read (for the first kind, the whole file at once,
+    /// before decoding). Meanwhile other threads may read the rows of tiles already written.
+    public func build(contentsOf path: String, progress: ((Int) -> Void)? = nil) throws -> TilePyramid {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw ImageCacheError.system("open", path: path, errno: errno) }
+        guard fd >= 0 else {
+            let error = ImageCacheError.system("open", path: path, errno: errno)
+            abandon(error)
+            throw error
+        }
         defer { close(fd) }
-        let builder = try TilePyramidBuilder(destination: destination, options: options)
-        var chunk = [UInt8](repeating: 0, count: fileChunkBytes)
+        do {
+            if let (decoder, offset, size) = try Self.randomAccessFormat(of: FileDescriptor(rawValue: fd), path: path) {
+                progress?(size)
+                try decode(file: FileDescriptor(rawValue: fd), size: size, decoder: decoder, offset: offset)
+                return try finish()
+            }
+        } catch {
+            let failure = ImageCacheError.adopting(error)
+            abandon(failure)
+            throw failure.adding(path: path)
+        }
+        var chunk = [UInt8](repeating: 0, count: Self.fileChunkBytes)
         while true {
             let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if count < 0 {
                 if errno == EINTR { continue }
                 let error = ImageCacheError.system("read", path: path, errno: errno)
-                builder.abandon(error)
+                abandon(error)
                 throw error
             }
             if count == 0 { break }
-            try builder.append(count == chunk.count ? chunk : Array(chunk[0..<count]))
+            try append(count == chunk.count ? chunk : Array(chunk[0..<count]))
+            progress?(count)
         }
         do {
-            return try builder.finish()
+            return try finish()
         } catch {
             throw ImageCacheError.adopting(error).adding(path: path)
         }
+    }
+
+    /// The decoder of the file's format, where its data starts and the file's size, when that
+    /// format reads files in any order; nil for the others (and for bytes of no known format,
+    /// which the chunked path reports as it always has).
+    private static func randomAccessFormat(of file: FileDescriptor, path: String) throws -> (any ImageFormatDecoder.Type, Int, Int)? {
+        let size = Int(try file.status(path: path).st_size)
+        var prefix = [UInt8](repeating: 0, count: min(size, 4096))
+        let count = try prefix.withUnsafeMutableBytes { try file.readAll(into: $0, at: 0, path: path) }
+        let found = try? prefix[0..<count].withUnsafeBytes { try ImageFormats.sniff($0, final: count == size) }
+        guard let (decoder, offset) = found ?? nil, decoder.capabilities.readsFilesInAnyOrder else { return nil }
+        return (decoder, offset, size)
     }
 
     /// Builds a pyramid from a stream of byte chunks (for example a download's body), failing

@@ -79,7 +79,7 @@ public final class TilePyramidBuilder: Sendable {
         return try state.withLockedValue { (state) throws -> TilePyramid in
             try state.checkOpen()
             do throws {
-                if state.source == nil {
+                if state.source == nil && state.decodedFile == nil {
                     guard !state.prefix.isEmpty else { throw ImageCacheError(.emptyInput, "the input ended without any bytes; there is no image to tile") }
                     try state.chooseSource(final: true, options: options)
                 }
@@ -88,16 +88,13 @@ public final class TilePyramidBuilder: Sendable {
                 let clock = ContinuousClock.now
                 let first = state.firstByte ?? clock, last = state.lastChunk ?? clock
                 let received = state.received
-                let jpeg = state.source as? JPEGRowSource
-                let coefficientBytes = jpeg?.coefficientFileBytes ?? 0
-                let pagerPeak = jpeg?.coefficientPagerPeakBytes ?? 0
-                let freedEarly = jpeg?.coefficientBytesFreedEarly ?? 0
+                let decoded = state.source?.statistics ?? state.decodedFile ?? RowDecoderStatistics()
                 let pyramid = try assembler.complete(sourceBytes: received) {
                     let ready = ContinuousClock.now
                     return TilePyramidBuildStatistics(
                         inputBytes: received, totalDuration: ready - first, afterLastByte: ready - last,
-                        coefficientFileBytes: coefficientBytes, coefficientPagerPeakBytes: pagerPeak,
-                        coefficientBytesFreedEarly: freedEarly)
+                        coefficientFileBytes: decoded.coefficientFileBytes, coefficientPagerPeakBytes: decoded.coefficientPagerPeakBytes,
+                        coefficientBytesFreedEarly: decoded.coefficientBytesFreedEarly)
                 }
                 state.phase = .finished
                 state.source = nil
@@ -112,6 +109,8 @@ public final class TilePyramidBuilder: Sendable {
 
     /// Stops the build and removes what was written. Later calls throw `.cancelled`.
     public func cancel() {
+        // Seen by the decoder at its next batch, also while a whole file is decoded under the lock.
+        progress.fail(ImageCacheError(.cancelled, "the pyramid build was cancelled"))
         state.withLockedValue { state in
             if case .open = state.phase { state.fail(ImageCacheError(.cancelled, "the pyramid build was cancelled")) }
         }
@@ -121,6 +120,29 @@ public final class TilePyramidBuilder: Sendable {
     func abandon(_ error: ImageCacheError) {
         state.withLockedValue { state in
             if case .open = state.phase { state.fail(error) }
+        }
+    }
+
+    /// Decodes the whole file `file` (`size` bytes, the image's data from `offset`) with
+    /// `decoder`, which reads it where it lies, instead of appending its bytes; then ``finish()``.
+    func decode(file: FileDescriptor, size: Int, decoder: any ImageFormatDecoder.Type, offset: Int) throws {
+        let options = self.options
+        let now = ContinuousClock.now
+        activity.withLockedValue { $0 = now }
+        try state.withLockedValue { (state) throws in
+            try state.checkOpen()
+            guard state.source == nil, state.decodedFile == nil, state.received == 0, let assembler = state.assembler else {
+                throw ImageCacheError(.invalidArgument, "the builder already has input; a file is decoded into a fresh builder")
+            }
+            state.firstByte = now
+            state.lastChunk = now  // every byte is there from the start
+            state.received = size
+            do throws {
+                state.decodedFile = try decoder.decodeRows(ofFile: file, from: offset, size: size, sink: assembler, options: BuildState.rowOptions(options, assembler: assembler))
+            } catch {
+                state.fail(ImageCacheError.adopting(error))
+                throw error
+            }
         }
     }
 
@@ -145,7 +167,9 @@ private struct BuildState {
 
     var phase = Phase.open
     var assembler: PyramidAssembler?
-    var source: RowSource?
+    var source: (any RowDecoder)?
+    /// What the decoder of a whole file kept outside memory, once it has decoded it.
+    var decodedFile: RowDecoderStatistics?
     /// The first bytes, kept until the format is known.
     var prefix: [UInt8] = []
     var received = 0
@@ -187,38 +211,25 @@ private struct BuildState {
         try chooseSource(final: false, options: options)
     }
 
-    /// Picks the decoder from the first bytes (JPEG 3, PNG 29: the header, WebP 12).
+    /// What a row decoder gets from the build's options; scratch files go next to the pyramid.
+    static func rowOptions(_ options: TilePyramidOptions, assembler: PyramidAssembler) -> RowDecodingOptions {
+        var rowOptions = RowDecodingOptions(
+            maximumPixelCount: options.maximumPixelCount, allowCorruptData: options.allowCorruptData,
+            makeScratchFile: { () throws -> FileDescriptor in try assembler.makeUnnamedFile("scratch") })
+        rowOptions.coefficientMemoryBudget = options.coefficientMemoryBudget
+        rowOptions.residentCoefficientLimit = options.residentCoefficientLimit
+        rowOptions.pagesCoefficientsInBackground = options.pagesCoefficientsInBackground
+        return rowOptions
+    }
+
+    /// Picks the decoder from the first bytes, once they tell the format (every format's decoder
+    /// is asked: ``ImageFormats``), and hands it what came so far.
     mutating func chooseSource(final: Bool, options: TilePyramidOptions) throws {
         guard let assembler else { throw ImageCacheError(.closed, "the builder was cancelled") }
-        let isJPEG = prefix.count >= 3 && prefix[0] == 0xFF && prefix[1] == 0xD8 && prefix[2] == 0xFF
-        let pngSignature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
-        let isPNG = prefix.count >= 8 && Array(prefix[0..<8]) == pngSignature
-        let isWebP = prefix.count >= 12 && Array(prefix[0..<4]) == Array("RIFF".utf8) && Array(prefix[8..<12]) == Array("WEBP".utf8)
-        let made: RowSource
-        if isJPEG {
-            made = try JPEGRowSource(sink: assembler, limits: .init(
-                maximumPixelCount: options.maximumPixelCount, allowCorruptData: options.allowCorruptData,
-                coefficientMemoryBudget: options.coefficientMemoryBudget, residentCoefficientLimit: options.residentCoefficientLimit,
-                pagesCoefficientsInBackground: options.pagesCoefficientsInBackground,
-                makeCoefficientFile: { () throws -> FileDescriptor in try assembler.makeUnnamedFile("coefficients") }))
-        } else if isPNG && (prefix.count >= 29 || final) {
-            try PNGRowSource.checkHeader(prefix)
-            made = try PNGRowSource(sink: assembler, options: PNGRowDecoder.Options(
-                maximumPixelCount: options.maximumPixelCount, allowCorruptData: options.allowCorruptData))
-        } else if isWebP {
-            made = WholeImageSource(sink: assembler, maximumPixelCount: options.maximumPixelCount, allowCorruptData: options.allowCorruptData)
-        } else if final || prefix.count >= 32 {
-            do {
-                _ = try ImageDecoder.info(prefix)
-            } catch let error as ImageCacheError {
-                throw error
-            } catch {
-                throw ImageCacheError(.unsupportedFormat, "the input is not an image that can be tiled", underlying: error)
-            }
-            throw ImageCacheError(.unsupportedFormat, "the input is not a JPEG, PNG or WebP image; only those can be tiled")
-        } else {
-            return  // wait for more bytes
-        }
+        let found = try prefix.withUnsafeBytes { try ImageFormats.sniff($0, final: final) }
+        guard let (decoder, offset) = found else { return }  // wait for more bytes
+        let made = try decoder.makeRowDecoder(sink: assembler, options: Self.rowOptions(options, assembler: assembler))
+        if offset > 0 { prefix.removeFirst(offset) }  // junk before a JPEG
         source = made
         let bytes = prefix
         prefix = []

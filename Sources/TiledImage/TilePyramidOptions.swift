@@ -16,7 +16,8 @@ public struct TilePyramidOptions: Sendable, Hashable {
     public var viewSize: PixelSize?
     /// The largest `width × height` accepted, checked as soon as the header has been read.
     public var maximumPixelCount: Int
-    /// Whether recoverable damage (libjpeg warnings, bad ancillary PNG chunks) is tolerated.
+    /// Whether damaged data is decoded past, as ``DecodingOptions/allowCorruptData`` says (the
+    /// default); an input that ends before the image does always fails the build.
     public var allowCorruptData: Bool
     /// Progressive JPEGs whose coefficients need more than this many bytes keep them in a file.
     public var coefficientMemoryBudget: Int
@@ -34,7 +35,7 @@ public struct TilePyramidOptions: Sendable, Hashable {
 
     /// Creates options; every parameter has the default described on its property.
     public init(
-        viewSize: PixelSize? = nil, maximumPixelCount: Int = 1_000_000_000, allowCorruptData: Bool = false,
+        viewSize: PixelSize? = nil, maximumPixelCount: Int = 1_000_000_000, allowCorruptData: Bool = true,
         coefficientMemoryBudget: Int = 64 << 20, residentCoefficientLimit: Int = 96 << 20,
         stallTimeout: Duration = .seconds(30), overlapWrites: Bool = true
     ) {

@@ -11,7 +11,10 @@ struct BenchCommand: AsyncParsableCommand {
             retrieval: cachedImage(for:format:) against an in-memory dictionary and against decoding \
             a small JPEG per image, and insert cost while a table fills. decode: the decoder. \
             ingest: photos into a two-format family against vipsthumbnail (run first by "all", so \
-            that its memory figures are its own). tiles: tile pyramids of an 18000×18000 JPEG and its \
+            that its memory figures are its own). formats: HEIC, AVIF, JPEG XL, TIFF and GIF photos \
+            ingested against vipsthumbnail, what a ProPhoto profile costs an ingest and an 18000² \
+            pyramid, a 24000×16000 tiled BigTIFF into a pyramid against vips, and memory over 500 \
+            HEICs. tiles: tile pyramids of an 18000×18000 JPEG and its \
             progressive twin against djpeg and libvips. loader: images on screen against a flood of \
             prefetches through a 4 MB/s link to nginx, lanes against one FIFO queue, and \
             fetch-to-disk against curl --parallel (needs nginx, curl, cjpeg). With --json the last \
@@ -19,15 +22,17 @@ struct BenchCommand: AsyncParsableCommand {
             in a 1280×800 window on Xvfb, frame times split into compose and present: the gallery \
             flung through 10,000 cells (cache and conventional paths), launched twice on one cache \
             (the second launch's misses, placeholder cells and decodes), an 18000×18000 photo \
-            zoomed from fit to 1:1 and panned. The baselines come with `scripts/install-deps --bench`.
+            zoomed from fit to 1:1 and panned. color: conversion to sRGB of a 24-megapixel photo, the \
+            matrix-shaper fast path against LittleCMS, ms per megapixel. The baselines come with \
+            `scripts/install-deps --bench`.
             """)
 
     /// The benchmarks that can be run.
     enum Which: String, ExpressibleByArgument, CaseIterable {
-        case retrieval, decode, ingest, tiles, loader, view, all
+        case retrieval, decode, ingest, formats, tiles, loader, view, color, all
     }
 
-    @Argument(help: "The benchmark to run: retrieval, decode, ingest, tiles, loader, view or all.")
+    @Argument(help: "The benchmark to run: retrieval, decode, ingest, formats, tiles, loader, view, color or all.")
     var benchmark: Which = .all
 
     @Flag(help: "Print the results as one JSON object on the last line.")
@@ -39,7 +44,7 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "A folder for temporary files (default: the system's temporary folder).")
     var workDirectory: String?
 
-    @Option(help: ArgumentHelp("ingest: a folder of photos (JPEG, PNG, WebP, found recursively by content) instead of generated large ones.", valueName: "dir"))
+    @Option(help: ArgumentHelp("ingest: a folder of photos (JPEG, PNG, WebP, HEIC, AVIF, JPEG XL, GIF, TIFF, found recursively by content) instead of generated large ones.", valueName: "dir"))
     var photos: String?
 
     @Option(help: ArgumentHelp("ingest: files per kind of input (default 48).", valueName: "n"))
@@ -56,9 +61,11 @@ struct BenchCommand: AsyncParsableCommand {
         var retrieval: RetrievalBenchmarkResult?
         var decode: DecodeBenchmarkResult?
         var ingest: IngestBenchmarkResult?
+        var formats: FormatsBenchmarkResult?
         var tiles: TilesBenchmarkResult?
         var loader: LoaderBenchmarkResult?
         var view: ViewBenchmarkResult?
+        var color: ColorBenchmarkResult?
     }
 
     func run() async throws {
@@ -95,6 +102,15 @@ struct BenchCommand: AsyncParsableCommand {
             printIngest(r)
             report.ingest = r
         }
+        attempt("formats") {
+            let fic = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+            var options = IngestBenchmark.Options()
+            if let count { options.count = count }
+            options.jobs = jobs
+            let r = try FormatsBenchmark.run(fic: fic, testdata: testdata, workDirectory: work, options: options, log: log)
+            printFormats(r)
+            report.formats = r
+        }
         attempt("retrieval") {
             let fic = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
             let r = try RetrievalBenchmark.run(testdata: testdata, workDirectory: work, fic: fic, log: log)
@@ -105,6 +121,11 @@ struct BenchCommand: AsyncParsableCommand {
             let r = try DecodeBenchmark.run(testdata: testdata, workDirectory: work, log: log)
             printDecode(r)
             report.decode = r
+        }
+        attempt("color") {
+            let r = try ColorBenchmark.run(testdata: testdata, log: log)
+            print(String(format: "\n  memcpy of the BGRX buffer: %.2f ms/MP", r.memcpyMillisecondsPerMegapixel))
+            report.color = r
         }
         attempt("tiles") {
             let fic = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
@@ -227,6 +248,34 @@ struct BenchCommand: AsyncParsableCommand {
             row("  after a simulated restart (every entry checked)", ns(f.afterRestartNs) + String(format: " (open %.1f ms)", f.openAfterRestartMs))
             row("  warm lookup, for comparison", ns(r.lookupNs))
             row("  after a stop / after a clean close", String(format: "%.2f×", f.stopOverCleanClose), "≤ 1.2", r.targetsMet["first_lookup_after_stop_le_1_2x_clean_close"])
+        }
+        for note in r.notes { print("  note: \(note)") }
+    }
+
+    private func printFormats(_ r: FormatsBenchmarkResult) {
+        print("")
+        row("figure", "value", "target", nil)
+        for f in r.ingest {
+            row("\(f.kind): fic ingest", String(format: "%.1f photos/s, %@ peak", f.ficPhotosPerSecond, mib(f.ficPeakRSSBytes)))
+            if let v = f.vipsPhotosPerSecond, let ratio = f.ficOverVips {
+                row("  vipsthumbnail", String(format: "%.1f photos/s", v))
+                row("  fic / vipsthumbnail", String(format: "%.2f×", ratio), "≥ 2", ratio >= 2)
+            }
+        }
+        if let t = r.taggedIngest {
+            row("JPEG ingest, ProPhoto / untagged", String(format: "%.2f s / %.2f s = %.2f×", t.taggedSeconds, t.untaggedSeconds, t.ratio), "≤ 1.1", r.targetsMet["tagged_ingest_le_1_1"])
+        }
+        if let t = r.taggedPyramid {
+            row("18000² pyramid, ProPhoto / untagged", String(format: "%.2f s / %.2f s = %.2f×", t.taggedSeconds, t.untaggedSeconds, t.ratio), "≤ 1.3", r.targetsMet["tagged_pyramid_le_1_3"])
+        }
+        if let b = r.bigTIFF {
+            row("tiled BigTIFF \(b.width)×\(b.height) → pyramid", String(format: "%.2f s, %@", b.ficSeconds, mib(b.ficPeakRSSBytes)), "≤ 100 MB", r.targetsMet["bigtiff_peak_le_100mb"])
+            if let v = b.vipsSeconds, let rss = b.vipsPeakRSSBytes {
+                row("  vips tiffsave --tile --pyramid", String(format: "%.2f s, %@", v, mib(rss)), "slower", r.targetsMet["bigtiff_faster_than_vips"])
+            }
+        }
+        if let many = r.heicManyPeakRSSBytes, let few = r.heicFewPeakRSSBytes, let n = r.heicManyFiles {
+            row("ingest of \(n) HEICs: peak RSS", "\(mib(many)) (few files: \(mib(few)))", "< 150 MB, flat", r.targetsMet["heic_memory_flat_lt_150mb"])
         }
         for note in r.notes { print("  note: \(note)") }
     }

@@ -17,6 +17,7 @@ struct SelfTestWriter: ParsableCommand {
     @Option(help: "Empty the table (a reset) every N operations; 0 never.") var resetEvery: Int = 0
     @Option(help: "After N inserts, stop the process with SIGKILL half way through drawing the next image.") var dieMidWriteAfter: Int?
     @Option(help: "Wait up to this many seconds for another process to let go of the table.") var waitSeconds: Int = 0
+    @Option(help: "Print \"stored N\" once N images have been stored.") var announceAfter: Int?
 
     func run() throws {
         let options = TableOpenOptions(lockTimeout: .seconds(waitSeconds))
@@ -57,6 +58,9 @@ struct SelfTestWriter: ParsableCommand {
                 }
             }
             inserts += 1
+            if inserts == announceAfter {
+                FileHandle.standardOutput.write(Data("stored \(inserts)\n".utf8))
+            }
         }
     }
 

@@ -105,6 +105,20 @@ public enum PNGFiles {
         return out
     }
 
+    /// A zlib stream of `raw` in stored (uncompressed) blocks.
+    public static func zlibStored(_ raw: [UInt8]) -> [UInt8] {
+        var zlib: [UInt8] = [0x78, 0x01]
+        var offset = 0
+        repeat {
+            let n = min(65535, raw.count - offset)
+            let final: UInt8 = offset + n == raw.count ? 1 : 0
+            zlib += [final, UInt8(n & 0xFF), UInt8(n >> 8), UInt8(~n & 0xFF), UInt8((~n >> 8) & 0xFF)]
+            zlib += raw[offset..<offset + n]
+            offset += n
+        } while offset < raw.count
+        return zlib + bigEndian32(Int(adler32(raw)))
+    }
+
     /// A non-interlaced PNG of stored (uncompressed) zlib data: `rows` of raw samples, filtered
     /// with `filter` (0–4; 5 cycles through all five), `extra` chunks between IHDR and the image
     /// data, which is split into IDAT chunks of at most `idatBytes` bytes.
@@ -118,16 +132,7 @@ public enum PNGFiles {
             raw += filtered(row, previous: previous, type: filter == 5 ? UInt8(index % 5) : filter, bpp: bpp)
             previous = row
         }
-        var zlib: [UInt8] = [0x78, 0x01]
-        var offset = 0
-        repeat {
-            let n = min(65535, raw.count - offset)
-            let final: UInt8 = offset + n == raw.count ? 1 : 0
-            zlib += [final, UInt8(n & 0xFF), UInt8(n >> 8), UInt8(~n & 0xFF), UInt8((~n >> 8) & 0xFF)]
-            zlib += raw[offset..<offset + n]
-            offset += n
-        } while offset < raw.count
-        zlib += bigEndian32(Int(adler32(raw)))
+        let zlib = zlibStored(raw)
         let header = bigEndian32(width) + bigEndian32(height) + [bitDepth, colorType, 0, 0, 0]
         let data = stride(from: 0, to: zlib.count, by: idatBytes).flatMap { chunk("IDAT", Array(zlib[$0..<min(zlib.count, $0 + idatBytes)])) }
         return signature + chunk("IHDR", header) + extra.flatMap { $0 } + data + chunk("IEND", [])

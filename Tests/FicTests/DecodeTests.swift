@@ -30,4 +30,22 @@ struct DecodeTests {
         #expect(run.stderr.split(separator: "\n").count == 1)
         #expect(!FileManager.default.fileExists(atPath: out))
     }
+
+    @Test("decode of a damaged JPEG shows what can be recovered and says what was wrong; --strict refuses it")
+    func decodeDamaged() throws {
+        let folder = try TemporaryFolder()
+        // A real photo whose decoder loses its way: 3,000 bytes of junk before its end marker.
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Fic.testdata + "/photos/astronaut.jpg")))
+        bytes.insert(contentsOf: [UInt8](repeating: 0x5A, count: 3000), at: bytes.count - 2)
+        let damaged = folder.path("damaged.jpg")
+        try Data(bytes).write(to: URL(fileURLWithPath: damaged))
+        let shown = try Fic.run(["decode", damaged, "--out", folder.path("shown.png")])
+        #expect(shown.status == 0, "\(shown.stderr)")
+        #expect(shown.stdout.contains("the file is damaged") && shown.stdout.contains("extraneous bytes"), "\(shown.stdout)")
+        #expect(FileManager.default.fileExists(atPath: folder.path("shown.png")))
+        let strict = try Fic.run(["decode", damaged, "--strict", "--out", folder.path("strict.png")])
+        #expect(strict.status == 1)
+        #expect(strict.stderr.contains("corrupt"), "\(strict.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: folder.path("strict.png")))
+    }
 }

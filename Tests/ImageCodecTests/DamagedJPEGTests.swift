@@ -3,9 +3,10 @@ import Foundation
 import ImageCodec
 import Testing
 
-/// Recoverable damage every viewer shows decodes (with a warning) to the undamaged picture;
-/// damage that would cache a wrong or partial picture stays an error. Every damaged file is made
-/// here from a bundled photo.
+/// Damage every viewer shows decodes with a warning — to the undamaged picture where the damage
+/// leaves it whole, to what libjpeg recovers otherwise — unless strict decoding is asked for; a
+/// file cut short (an incomplete download) stays an error. Every damaged file is made here from a
+/// bundled photo.
 @Suite struct DamagedJPEGTests {
     static let photo = "photos/astronaut.jpg"
 
@@ -77,18 +78,26 @@ import Testing
         }
     }
 
-    @Test func lostEntropyDataStaysAnError() throws {
-        let (bytes, _) = try Self.original()
+    @Test func lostEntropyDataIsShownWithAWarningUnlessStrict() throws {
+        let (bytes, clean) = try Self.original()
         // Thousands of bytes left over before the end marker: the decoder lost its way in the data.
         let junk = [UInt8](repeating: 0x5A, count: 3000)
         let damaged = TestImageBuilder.inserting(junk, into: bytes, at: bytes.count - 2)
-        let error = try #require(throws: ImageCacheError.self) { try ImageDecoder.decode(damaged) }
+        let shown = try ImageDecoder.decode(damaged)
+        #expect(shown.warnings.contains { $0.contains("extraneous") }, "\(shown.warnings)")
+        #expect(shown.width == clean.width && shown.height == clean.height)
+        let error = try #require(throws: ImageCacheError.self) { try ImageDecoder.decode(damaged, options: DecodingOptions(allowCorruptData: false)) }
         #expect(error.code == .corruptData)
         #expect(error.message.contains("extraneous"))
-        let lenient = try ImageDecoder.decode(damaged, options: DecodingOptions(allowCorruptData: true))
-        #expect(!lenient.warnings.isEmpty)
-        // A little padding there is fine.
+        // A little padding there is not damage at all.
         try Self.expectRecovered(TestImageBuilder.inserting([0, 0, 0, 0], into: bytes, at: bytes.count - 2), warning: "extraneous")
+    }
+
+    @Test func aFileCutShortIsRefusedEvenWhenDamageIsAllowed() throws {
+        for file in ["bad/truncated-half.jpg", "bad/truncated-real.jpg", "bad/header-only.jpg"] {
+            let error = try #require(throws: ImageCacheError.self, "\(file)") { try ImageDecoder.decode(try TestData.bytes(file)) }
+            #expect(error.code == .truncated, "\(file): \(error)")
+        }
     }
 
     @Test func corruptEntropyDataStaysAnError() throws {

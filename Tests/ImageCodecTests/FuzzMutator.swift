@@ -86,6 +86,75 @@ enum FuzzMutator {
             for i in Int.random(in: 20...26, using: &rng)..<30 where Bool.random(using: &rng) {
                 data[i] = UInt8.random(in: 0...255, using: &rng)
             }
+        case .heif, .avif:
+            // An `ispe` property (a grid and each of its tiles, a thumbnail, alpha have one each):
+            // "ispe", version and flags, then the 32-bit width and height.
+            let marker = Array("ispe".utf8)
+            let found = data.indices.dropLast(15).filter { Array(data[$0..<($0 + 4)]) == marker }
+            guard let at = found.randomElement(using: &rng) else { return }
+            for (offset, value) in [(at + 8, randomDimension(using: &rng)), (at + 12, randomDimension(using: &rng))] {
+                for i in 0..<4 { data[offset + i] = UInt8(truncatingIfNeeded: value >> (24 - 8 * UInt32(i))) }
+            }
+        case .jxl:
+            // The size header is bit-packed right after the codestream's FF 0A (at 0 in a bare
+            // codestream, after the jxlc or first jxlp box header in a container).
+            var start = 0
+            if data.count > 12, data[0] == 0 {
+                guard let box = (0..<(data.count - 4)).first(where: { Array(data[$0..<$0 + 4]) == Array("jxlc".utf8) || Array(data[$0..<$0 + 4]) == Array("jxlp".utf8) }) else { return }
+                start = box + (data[box + 3] == 0x70 ? 8 : 4)  // after the type; a jxlp box has a 4-byte index first
+            }
+            guard data.count >= start + 8 else { return }
+            for i in (start + 2)..<(start + 8) where Bool.random(using: &rng) {
+                data[i] = UInt8.random(in: 0...255, using: &rng)
+            }
+        case .gif:
+            // The logical screen (bytes 6...9), or the first image descriptor's rectangle.
+            guard data.count >= 13 else { return }
+            var at = 6
+            if Bool.random(using: &rng), let descriptor = data.indices.dropFirst(13).first(where: { data[$0] == 0x2C }), descriptor + 9 <= data.count {
+                at = descriptor + 1 + 2 * Int.random(in: 0...2, using: &rng)
+            }
+            let value = UInt16(truncatingIfNeeded: randomDimension(using: &rng))
+            data[at] = UInt8(value & 0xFF)
+            data[at + 1] = UInt8(value >> 8)
+            data[at + 2] = UInt8.random(in: 0...255, using: &rng)
+            data[at + 3] = UInt8.random(in: 0...255, using: &rng)
+        case .tiff:
+            editTIFFDirectory(&data, using: &rng)
+        }
+    }
+
+    /// Rewrites the inline values of size and layout tags in a TIFF's first directory: width,
+    /// height, bits and samples per pixel, rows per strip, tile width and length, strip and tile
+    /// byte counts and offsets.
+    private static func editTIFFDirectory(_ data: inout [UInt8], using rng: inout SplitMix64) {
+        guard data.count >= 16 else { return }
+        let little = data[0] == 0x49
+        func read(_ at: Int, _ count: Int) -> Int {
+            guard at >= 0, at + count <= data.count else { return -1 }
+            let bytes = data[at..<(at + count)]
+            return (little ? bytes.reversed() : Array(bytes)).reduce(0) { $0 << 8 | Int($1) }
+        }
+        func write(_ at: Int, _ count: Int, _ value: UInt64) {
+            guard at >= 0, at + count <= data.count else { return }
+            for i in 0..<count {
+                let shift = UInt64(8 * (little ? i : count - 1 - i))
+                data[at + i] = UInt8(truncatingIfNeeded: value >> shift)
+            }
+        }
+        let big = read(2, 2) == 43
+        let directory = big ? read(8, 8) : read(4, 4)
+        let countBytes = big ? 8 : 2, entryBytes = big ? 20 : 12, valueBytes = big ? 8 : 4
+        let entries = read(directory, countBytes)
+        guard directory > 0, entries > 0, entries < 1000 else { return }
+        let edited: Set<Int> = [256, 257, 258, 273, 277, 278, 279, 322, 323, 324, 325]
+        for index in 0..<entries {
+            let entry = directory + countBytes + index * entryBytes
+            guard edited.contains(read(entry, 2)), Int.random(in: 0..<3, using: &rng) == 0 else { continue }
+            let value = UInt64(randomDimension(using: &rng))
+            let type = read(entry + 2, 2)
+            // SHORT values sit in the first two bytes of the value field.
+            write(entry + 4 + (big ? 8 : 4), type == 3 ? 2 : valueBytes, type == 3 ? value & 0xFFFF : value)
         }
     }
 }

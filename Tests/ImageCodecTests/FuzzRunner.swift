@@ -14,10 +14,12 @@ enum FuzzRunner {
     /// Pixel limit for fuzzed inputs, so that dimension edits do not allocate gigabytes.
     static let pixelLimit = 4_000_000
 
-    static func run(format: ImageFileFormat, seconds: Double, seed: UInt64) throws -> Stats {
+    /// Mutates the files of `format` among the test data, and `extra` files (made at test time
+    /// for formats the test data has few of).
+    static func run(format: ImageFileFormat, seconds: Double, seed: UInt64, extra: [(name: String, bytes: [UInt8])] = []) throws -> Stats {
         let corpus = try TestData.allFiles().filter { file in
             file.bytes.withUnsafeBytes { ImageDecoder.sniffFormat($0) } == format
-        }
+        } + extra
         try #require(!corpus.isEmpty)
         var rng = SplitMix64(seed: seed)
         var stats = Stats()
@@ -35,21 +37,11 @@ enum FuzzRunner {
             outcome(context, &stats) { try checkSane(ImageDecoder.decode(input, options: options), options: options) }
             outcome(context, &stats) { _ = try ImageDecoder.info(input) }
             outcome(context, &stats) { _ = try ImageDecoder.estimatedMemory(input, options: options) }
-            if format == .png {
-                stats.incrementalRuns += 1
-                outcome(context, &stats) { try rows(input, options: options) }
-            }
-            if format == .webp {
-                stats.incrementalRuns += 1
-                let chunk = [1, 7, 512, 4096, 65536].randomElement(using: &rng)!
-                outcome(context, &stats) { try incrementalWebP(input, chunkSize: chunk, options: options) }
-            }
-            if format == .jpeg {
-                stats.incrementalRuns += 1
-                let chunk = [1, 7, 512, 4096, 65536].randomElement(using: &rng)!
-                let chunkSize = input.count > 20_000 && chunk == 1 ? 97 : chunk
-                outcome(context, &stats) { try incremental(input, chunkSize: chunkSize, allowCorruptData: options.allowCorruptData) }
-            }
+            // The row decoder tile pyramids run, in chunks of any size.
+            stats.incrementalRuns += 1
+            let chunk = [1, 7, 512, 4096, 65536].randomElement(using: &rng)!
+            let chunkSize = input.count > 20_000 && chunk == 1 ? 97 : chunk
+            outcome(context, &stats) { try streamed(input, chunkSize: chunkSize, allowCorruptData: options.allowCorruptData) }
             stats.iterations += 1
         }
         print("Fuzz \(format.rawValue): \(stats.iterations) iterations, \(stats.successes) decodes succeeded, \(stats.failures) refused, \(stats.incrementalRuns) incremental runs")
@@ -103,45 +95,9 @@ enum FuzzRunner {
         #expect(bad == 0)
     }
 
-    /// Decodes `input` with the row-by-row PNG decoder: rows arrive in order and fill the image.
-    private static func rows(_ input: [UInt8], options: DecodingOptions) throws {
-        let decoder = try PNGRowDecoder(bytes: try ImageBytes(copying: input), options: .init(maximumPixelCount: pixelLimit, allowCorruptData: options.allowCorruptData))
-        var next = 0
-        try decoder.decodeRows { row, pixels in
-            #expect(row == next && pixels.count == decoder.bytesPerRow)
-            next += 1
-        }
-        #expect(next == decoder.info.height)
-    }
-
-    /// Feeds `input` to the incremental WebP decoder in chunks; a result must be sane.
-    private static func incrementalWebP(_ input: [UInt8], chunkSize: Int, options: DecodingOptions) throws {
-        let decoder = IncrementalWebPDecoder(options: options)
-        var start = 0
-        while start < input.count {
-            try decoder.append(Array(input[start..<min(input.count, start + chunkSize)]))
-            start += chunkSize
-        }
-        let image = try decoder.finish()
-        #expect(image.width > 0 && image.height > 0 && image.width * image.height <= pixelLimit)
-    }
-
-    /// Feeds `input` to the incremental decoder; rows must arrive in order and fill the image.
-    private static func incremental(_ input: [UInt8], chunkSize: Int, allowCorruptData: Bool) throws {
-        let decoder = IncrementalJPEGDecoder(options: .init(maximumPixelCount: pixelLimit, progressiveMemoryBudget: 64 << 20, allowCorruptData: allowCorruptData))
-        var nextRow = 0
-        var start = 0
-        while start < input.count {
-            let end = min(input.count, start + chunkSize)
-            try decoder.append(input[start..<end].withUnsafeBytes { Data($0) }) { first, rows, count in
-                #expect(first == nextRow)
-                #expect(rows.count == count * decoder.bytesPerRow)
-                nextRow += count
-            }
-            start = end
-        }
-        try decoder.finish()
-        #expect(decoder.isComplete)
-        #expect(nextRow == decoder.info?.height)
+    /// Streams `input` through its format's row decoder; every row arrives (``RowStreaming`` checks).
+    private static func streamed(_ input: [UInt8], chunkSize: Int, allowCorruptData: Bool) throws {
+        let result = try RowStreaming.decode(input, chunkSize: chunkSize, options: RowStreaming.options(maximumPixelCount: pixelLimit, allowCorruptData: allowCorruptData))
+        #expect(result.pixels.count == result.header.width * result.header.height * 4)
     }
 }

@@ -61,10 +61,10 @@ import Testing
         flipped[png.count / 2] ^= 0x40
         let crc = try #require(throws: ImageCacheError.self) { try ImageDecoder.decode(flipped) }
         #expect(crc.code == .corruptData && crc.message.contains("IDAT"))
-        // Without IEND: strict refuses, lenient decodes.
+        // Without IEND: decoded by default (the image data is whole), refused by strict decoding.
         let noEnd = Array(png.dropLast(12))
-        #expect((try? ImageDecoder.decode(noEnd)) == nil)
-        #expect(try ImageDecoder.decode(noEnd, options: DecodingOptions(allowCorruptData: true)).width == 64)
+        #expect((try? ImageDecoder.decode(noEnd, options: DecodingOptions(allowCorruptData: false))) == nil)
+        #expect(try ImageDecoder.decode(noEnd).width == 64)
         // A filter type beyond 4.
         var badFilter = PNGFiles.png(width: 64, height: 64, bitDepth: 8, colorType: 2, rows: rows)
         let idat = try #require(PNGFiles.chunks(badFilter).firstIndex { $0.type == "IDAT" })

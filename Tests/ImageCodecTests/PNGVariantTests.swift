@@ -45,6 +45,28 @@ import Testing
         #expect(transparentCount > 0)
     }
 
+    @Test(arguments: [1, 2, 4])
+    func anOutOfRangeGrayTransparencyIsMaskedToTheBitDepth(bits: Int) throws {
+        // libpng (and every browser with it) masks a tRNS level to the bit depth: 0xFFFF in a
+        // 1-bit image means white. A photo thresholded to the depth's levels.
+        let (levels, width, height) = try Self.grayPhoto()
+        let maximum = (1 << bits) - 1
+        let samples = levels.map { Int($0) * maximum / 255 }
+        let png = PNGFiles.png(
+            width: width, height: height, bitDepth: UInt8(bits), colorType: 0, rows: PNGFiles.pack(samples, width: width, bits: bits),
+            extra: [PNGFiles.chunk("tRNS", [0xFF, 0xFF])])
+        let image = try ImageDecoder.decode(png)
+        #expect(image.pixelFormat == .bgra32Premultiplied)
+        var transparent = 0, wrong = 0
+        for y in 0..<height {
+            let row = (image.baseAddress + y * image.bytesPerRow).assumingMemoryBound(to: UInt32.self)
+            for x in 0..<width where (samples[y * width + x] == maximum) != (row[x] == 0) { wrong += 1 }
+            for x in 0..<width where row[x] == 0 { transparent += 1 }
+        }
+        #expect(wrong == 0, "\(wrong) pixels: white is exactly the transparent level")
+        #expect(transparent > 0)
+    }
+
     @Test(arguments: [false, true])
     func exifOrientationBeforeImageData(prefixed: Bool) throws {
         let bytes = try TestData.bytes("png/astronaut-rgba.png")

@@ -3,6 +3,19 @@ import ImageCodec
 
 /// Measures how far two 32-bit bitmaps of the same size are apart.
 enum PixelComparison {
+    /// Peak signal-to-noise ratio, in dB (infinity when identical), of two runs of 8-bit samples
+    /// of the same length (for example interleaved R, G, B).
+    static func psnr(samples a: [UInt8], _ b: [UInt8]) -> Double {
+        precondition(a.count == b.count && !a.isEmpty, "sample runs of different lengths")
+        var squared = 0.0
+        for (x, y) in zip(a, b) {
+            let d = Double(Int(x) - Int(y))
+            squared += d * d
+        }
+        let mse = squared / Double(a.count)
+        return mse == 0 ? .infinity : 10 * log10(255 * 255 / mse)
+    }
+
     /// Peak signal-to-noise ratio over the B, G, R channels, in dB (infinity when identical).
     static func psnr(_ a: DecodedImage, _ b: DecodedImage) -> Double {
         var squared = 0.0

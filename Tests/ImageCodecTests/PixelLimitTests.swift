@@ -36,11 +36,10 @@ import Testing
         #expect(clock.now - start < .seconds(2))
     }
 
-    @Test func incrementalDecoderAppliesLimit() throws {
-        let decoder = IncrementalJPEGDecoder(options: .init(maximumPixelCount: 100))
+    @Test func theRowDecoderAppliesTheLimit() throws {
         var rows = 0
         let error = try #require(throws: ImageCacheError.self) {
-            try decoder.append(try TestData.bytes("photos/coffee.jpg")) { _, _, count in rows += count }
+            try RowStreaming.decode(try TestData.bytes("photos/coffee.jpg"), chunkSize: 1 << 20, options: RowStreaming.options(maximumPixelCount: 100)) { rows = $0 }
         }
         #expect(error.code == .dimensionsTooLarge)
         #expect(rows == 0)

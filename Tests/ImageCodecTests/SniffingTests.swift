@@ -10,7 +10,11 @@ import Testing
         #expect(sniff([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0]) == .png)
         #expect(sniff(Array("RIFF\u{0}\u{0}\u{0}\u{0}WEBPVP8 ".utf8)) == .webp)
         #expect(sniff(Array("RIFF\u{0}\u{0}\u{0}\u{0}WAVEfmt ".utf8)) == nil)
-        #expect(sniff(Array("GIF89a".utf8)) == nil)
+        #expect(sniff(Array("GIF89a".utf8)) == .gif)
+        #expect(sniff(Array("GIF87a".utf8)) == .gif)
+        #expect(sniff([0xFF, 0x0A, 0xFA]) == .jxl)
+        #expect(sniff([0, 0, 0, 0x0C, 0x4A, 0x58, 0x4C, 0x20, 0x0D, 0x0A, 0x87, 0x0A]) == .jxl)
+        #expect(sniff(Array("BM".utf8)) == nil)
         #expect(sniff([0xFF, 0xD8]) == nil)
         #expect(sniff([]) == nil)
     }
@@ -50,11 +54,11 @@ import Testing
         #expect(error.errno == EISDIR)
     }
 
-    @Test func lenientModeAcceptsTruncatedJPEG() throws {
+    @Test func aTruncatedJPEGIsRefusedStrictOrNot() throws {
         let bytes = try TestData.bytes("bad/truncated-half.jpg")
-        let image = try ImageDecoder.decode(bytes, options: DecodingOptions(allowCorruptData: true))
-        #expect(image.width > 0)
-        let strict = try #require(throws: ImageCacheError.self) { try ImageDecoder.decode(bytes) }
-        #expect(strict.code == .truncated)
+        for allow in [true, false] {
+            let error = try #require(throws: ImageCacheError.self) { try ImageDecoder.decode(bytes, options: DecodingOptions(allowCorruptData: allow)) }
+            #expect(error.code == .truncated)
+        }
     }
 }

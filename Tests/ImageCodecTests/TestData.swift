@@ -1,3 +1,4 @@
+import FICTestSupport
 import Foundation
 import ImageCodec
 
@@ -62,8 +63,8 @@ enum TestData {
 
     /// Rows that must decode.
     static var okEntries: [Entry] { manifest.filter { $0.expect == "ok" } }
-    /// Rows that must fail.
-    static var errorEntries: [Entry] { manifest.filter { $0.expect == "error" } }
+    /// Rows that must fail (but for the formats decoded since the manifest was written).
+    static var errorEntries: [Entry] { manifest.filter { $0.expect == "error" && !ManifestUpdates.decodedNow.contains($0.file) } }
 
     /// Every image file of the test data (deduplicated), with its bytes.
     static func allFiles() throws -> [(name: String, bytes: [UInt8])] {

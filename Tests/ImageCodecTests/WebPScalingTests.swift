@@ -59,40 +59,4 @@ import Testing
         #expect(pixel(image, 100, 20) == pixel(still, 0, 0))
         #expect(pixel(image, 355, 275) == pixel(still, 255, 255))
     }
-
-    @Test(arguments: [1, 7, 4096, 1 << 20])
-    func incrementalDecodeMatchesOneShot(chunkSize: Int) throws {
-        for file in [Self.lossy, Self.lossless] {
-            let bytes = try TestData.bytes(file)
-            let options = DecodingOptions(targetSize: PixelSize(width: 90, height: 90))
-            let decoder = IncrementalWebPDecoder(options: options)
-            var start = 0
-            while start < bytes.count {
-                try decoder.append(Array(bytes[start..<min(bytes.count, start + chunkSize)]))
-                start += chunkSize
-            }
-            let image = try decoder.finish()
-            let oneShot = try ImageDecoder.decode(bytes, options: options)
-            #expect(image.width == oneShot.width && image.height == oneShot.height)
-            #expect(PixelComparison.identical(image, oneShot), "\(file) in chunks of \(chunkSize)")
-        }
-    }
-
-    @Test func incrementalDecodeOfTruncatedOrForeignData() throws {
-        let bytes = try TestData.bytes(Self.lossy)
-        let cut = IncrementalWebPDecoder()
-        try cut.append(Array(bytes.prefix(bytes.count / 2)))
-        #expect(cut.info?.width == 256)
-        let error = try #require(throws: ImageCacheError.self) { try cut.finish() }
-        #expect(error.code == .truncated)
-        let jpeg = IncrementalWebPDecoder()
-        let foreign = try #require(throws: ImageCacheError.self) { try jpeg.append(try TestData.bytes("photos/coffee.jpg")) }
-        #expect(foreign.code == .unsupportedFormat)
-        #expect(throws: ImageCacheError.self) { try IncrementalWebPDecoder().finish() }
-        // An animation is buffered and decodes to its first frame.
-        let animation = TestImageBuilder.animatedWebP(canvas: (256, 256), alpha: false, frames: [(bytes, 0, 0, 256, 256)])
-        let animated = IncrementalWebPDecoder()
-        for start in stride(from: 0, to: animation.count, by: 1000) { try animated.append(Array(animation[start..<min(animation.count, start + 1000)])) }
-        #expect(PixelComparison.identical(try animated.finish(), try ImageDecoder.decode(bytes)))
-    }
 }

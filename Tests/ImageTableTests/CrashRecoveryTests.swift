@@ -76,8 +76,9 @@ import Testing
         var totalChecked = 0, interrupted = 0
         for round in 0..<10 {
             // Odd rounds reset the table now and then, so some kills land in or right after a reset.
-            let writer = try Writer(path, max: max, seed: round + 1, extra: round % 2 == 1 ? ["--reset-every", "300"] : [])
+            let writer = try Writer(path, max: max, seed: round + 1, extra: ["--announce-after", "1"] + (round % 2 == 1 ? ["--reset-every", "300"] : []))
             #expect(writer.line().hasPrefix("ready"), "the writer opened the table")
+            #expect(writer.line() == "stored 1", "and stored an image")
             usleep(UInt32.random(in: 20_000...150_000, using: &rng))
             writer.kill()
             #expect(writer.process.terminationReason == .uncaughtSignal)
@@ -121,8 +122,12 @@ import Testing
             #expect(ready.hasSuffix("check=0"), "step \(step): the next writer checks nothing: \(ready)")
             current = next
         }
-        usleep(50_000)
+        // The last one writes without resets and is killed once it has stored something.
+        let last = try Writer(path, max: max, seed: 200, extra: ["--wait-seconds", "60", "--announce-after", "30"])
         current.kill()
+        #expect(last.line().hasPrefix("ready stop=process-stopped"))
+        #expect(last.line() == "stored 30")
+        last.kill()
         let table = try ImageTable(path: path, configuration: SelfTestWriterConfiguration.configuration(max: max))
         #expect(table.openReport.uncleanStop == .processStopped && table.openReport.entriesToCheck == 0, "\(table.openReport)")
         #expect(Self.checkEveryImage(table, round: 0) > 0)
@@ -166,9 +171,9 @@ import Testing
         let dir = TemporaryDirectory("restart"); defer { dir.cleanup() }
         let path = dir.file("t.fictable")
         let max = 40
-        let writer = try Writer(path, max: max, seed: 9)
+        let writer = try Writer(path, max: max, seed: 9, extra: ["--announce-after", "100"])
         #expect(writer.line().hasPrefix("ready"))
-        usleep(100_000)
+        #expect(writer.line() == "stored 100")
         writer.kill()
         // What a power loss can do: the file says "open", the system has another boot, and
         // one entry's pixels reached the disk only in part.
@@ -204,9 +209,9 @@ extension CrashRecoveryTests {
         }
         table.close()
         // Another process takes the table and rewrites every slot many times over.
-        let writer = try Writer(path, max: 4, seed: 7)
+        let writer = try Writer(path, max: 4, seed: 7, extra: ["--announce-after", "200"])
         #expect(writer.line().hasPrefix("ready"))
-        usleep(300_000)
+        #expect(writer.line() == "stored 200", "the other process rewrote the four slots many times over")
         writer.kill()
         #expect(TestPattern.matches(held), "the image held across the other process's writes is unchanged")
         let reopened = try ImageTable(path: path, configuration: c)

@@ -147,6 +147,13 @@ void *fic_mapped_realloc(void *pointer, size_t size);
 void fic_mapped_free(void *pointer);
 
 /*
+ * Returns the free memory of malloc's heaps to the system (glibc's malloc_trim), for after a
+ * decode by a library that takes no allocator (libheif): glibc would otherwise keep the planes it
+ * freed, its mmap threshold raised to their size by the first one.
+ */
+void fic_release_free_heap_memory(void);
+
+/*
  * The image data of a non-interlaced PNG, inflated and unfiltered row by row. Feed it the payloads
  * of the IDAT chunks in order (their CRCs checked by the caller); each completed row of stored
  * samples (row_bytes long, valid during the call) goes to the callback, which returns 0 to go on.

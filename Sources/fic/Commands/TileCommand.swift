@@ -6,7 +6,7 @@ import TiledImage
 struct TileCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tile",
-        abstract: "Build a tile pyramid (256×256 tiles, every zoom level) of a JPEG, PNG or WebP.",
+        abstract: "Build a tile pyramid (256×256 tiles, every zoom level) of a JPEG, PNG, WebP, HEIC, AVIF, JPEG XL, GIF or TIFF (its first frame).",
         discussion: """
             INPUT is a file or an http(s) URL. The image is decoded as its bytes arrive and written \
             straight into every level, so the pyramid is ready moments after the last byte. Read \

@@ -21,7 +21,7 @@ struct DemoCommand: ParsableCommand {
             """
     )
 
-    @Option(name: .long, help: ArgumentHelp("A folder of photos (JPEG, PNG or WebP, found recursively by content) instead of the bundled ones.", valueName: "dir"))
+    @Option(name: .long, help: ArgumentHelp("A folder of photos (JPEG, PNG, WebP, HEIC, AVIF, JPEG XL, GIF or TIFF, found recursively by content) instead of the bundled ones.", valueName: "dir"))
     var photos: String?
 
     @Option(name: .long, help: ArgumentHelp("Cells in the grid.", valueName: "n"))
@@ -51,7 +51,7 @@ struct DemoCommand: ParsableCommand {
             points: DemoFormats.thumbPoints, scale: DemoFormats.scale)
         let conventionalPreparation = Stopwatch.elapsed(since: start)
         for (photo, reason) in refused { Terminal.error("skipped \(photo.name): \(reason)") }
-        guard !kept.isEmpty else { throw CLIError("none of the photos could be decoded: give --photos a folder of JPEG, PNG or WebP images") }
+        guard !kept.isEmpty else { throw CLIError("none of the photos could be decoded: give --photos a folder of JPEG, PNG, WebP, HEIC, AVIF, JPEG XL, GIF or TIFF images") }
 
         start = Stopwatch.now()
         let demoCache = try DemoCache.ingest(kept, directory: (folder as NSString).appendingPathComponent("cache"))

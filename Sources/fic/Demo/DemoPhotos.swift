@@ -21,7 +21,7 @@ enum DemoPhotos {
 
     /// The error for a folder without photos.
     static func noPhotos(under root: String) -> CLIError {
-        CLIError("no JPEG, PNG or WebP images under \(root): give --photos a folder of photos")
+        CLIError("no JPEG, PNG, WebP, HEIC, AVIF, JPEG XL, GIF or TIFF images under \(root): give --photos a folder of photos")
     }
 
     /// `folder` (created if needed), or a new temporary folder.

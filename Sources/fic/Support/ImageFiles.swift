@@ -69,7 +69,7 @@ enum ImageFiles {
         sniff(file.path) != nil || imageExtensions.contains((file.path as NSString).pathExtension.lowercased())
     }
 
-    /// The files under `root` whose content is JPEG, PNG or WebP.
+    /// The files under `root` whose content is an image the package decodes (JPEG, PNG, WebP, HEIC, AVIF, JPEG XL, GIF, TIFF).
     static func decodableImages(under root: String) throws -> [Found] {
         try files(under: root).filter { sniff($0.path) != nil }
     }

@@ -1,7 +1,7 @@
 import FastImageCache
 import Foundation
 
-/// The gallery's photos, found before the first frame: every JPEG, PNG or WebP file under the
+/// The gallery's photos, found before the first frame: every JPEG, PNG, WebP, HEIC, AVIF, JPEG XL, GIF or TIFF file under the
 /// folder, in name order, each with the version the memo remembers for it when the file is
 /// unchanged since (its `stat` matches: the file is not read).
 struct GalleryPhotos: Sendable {

@@ -29,7 +29,7 @@ struct ViewGalleryCommand: ParsableCommand {
             """
     )
 
-    @Option(name: .long, help: ArgumentHelp("A folder of photos (JPEG, PNG or WebP, found by content).", valueName: "dir"))
+    @Option(name: .long, help: ArgumentHelp("A folder of photos (JPEG, PNG, WebP, HEIC, AVIF, JPEG XL, GIF or TIFF, found by content).", valueName: "dir"))
     var photos: String?
 
     @Option(name: .long, help: ArgumentHelp("The cache folder of --photos (default: $XDG_CACHE_HOME/fic or ~/.cache/fic); without --photos, an existing cache made by `fic ingest` (opened read-only).", valueName: "dir"))

@@ -39,7 +39,8 @@ final class PyramidSource: Sendable {
     }
 
     /// Builds a throwaway pyramid of the image file at `path` (in `temporaryFolder`, or `$TMPDIR`)
-    /// on a thread of its own, reading it in 1 MiB chunks.
+    /// on a thread of its own (``TilePyramidBuilder/build(contentsOf:progress:)``: 1 MiB chunks,
+    /// or a TIFF read where it lies).
     /// `holdAfterBytes` (tests) feeds only that many bytes, then waits until the viewer closes:
     /// the build stays half done.
     static func building(imageFile path: String, temporaryFolder: String?, holdAfterBytes: Int? = nil) throws -> PyramidSource {
@@ -63,6 +64,12 @@ final class PyramidSource: Sendable {
         let thread = Thread {
             defer { try? file.close() }
             do {
+                if holdAfterBytes == nil {
+                    // The builder reads the file itself: in chunks, or where it lies for a format
+                    // whose directory comes last (TIFF).
+                    source.finish(try builder.build(contentsOf: path) { source.progress(adding: $0) })
+                    return
+                }
                 var fed = 0
                 var settled: (rows: [Int], since: ContinuousClock.Instant)?
                 while !source.isCancelled {
@@ -86,7 +93,7 @@ final class PyramidSource: Sendable {
                     source.progress(adding: chunk.count)
                 }
             } catch {
-                source.fail("cannot tile \(path): \(error)")
+                if !source.isCancelled { source.fail("cannot tile \(path): \(error)") }
             }
         }
         thread.name = "fic view: pyramid"

@@ -8,7 +8,7 @@ struct ViewPhotoCommand: ParsableCommand {
         abstract: "Pan and zoom a huge photo through its tile pyramid.",
         discussion: """
             SOURCE is a pyramid folder made by `fic tile IMAGE --out DIR`, an image file (JPEG, \
-            PNG, WebP) or an http(s) URL of one, which is tiled into a throwaway pyramid first \
+            PNG, WebP, HEIC, AVIF) or an http(s) URL of one, which is tiled into a throwaway pyramid first \
             (a URL while it downloads); the photo is shown, with the progress, as soon as its size is \
             known, and sharpens row by row as the pyramid is written. Tiles are read off the frame path into a small resident set; a tile \
             not read yet is drawn from a coarser level until it arrives.

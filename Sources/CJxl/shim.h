@@ -1,0 +1,2 @@
+#include <jxl/decode.h>
+#include <jxl/thread_parallel_runner.h>

@@ -1,0 +1,81 @@
+import FICCore
+
+/// What a decoder knows once it has read the header.
+package struct SourceHeader: Sendable {
+    /// The container format.
+    package var format: ImageFileFormat
+    /// Stored width (before orientation).
+    package var width: Int
+    /// Stored height.
+    package var height: Int
+    /// The EXIF orientation; rows arrive in stored orientation.
+    package var orientation: ImageOrientation
+    /// Whether rows carry alpha (premultiplied) rather than 255.
+    package var hasAlpha: Bool
+}
+
+/// Receives the rows of a decoder, top to bottom in stored orientation, at full size, 4 bytes a
+/// pixel in sRGB (BGRX, or BGRA premultiplied when the header says alpha).
+package protocol RowSink: AnyObject {
+    /// The header: the sink checks limits and prepares the pyramid.
+    func begin(_ header: SourceHeader) throws
+    /// An empty batch to decode rows into (may wait for the writer to free one).
+    func acquireBatch() throws -> RowBatch
+    /// Hands over a batch holding `batch.count` rows.
+    func submit(_ batch: RowBatch) throws
+}
+
+/// A decoder fed the bytes of an image chunk by chunk as they arrive, which hands its rows to a
+/// ``RowSink`` as it decodes them: the one way the package streams rows out of any format
+/// (``ImageFormatDecoder/makeRowDecoder(sink:options:)``).
+package protocol RowDecoder: AnyObject {
+    /// Feeds the next chunk; rows it completes go to the sink.
+    func append(_ bytes: UnsafeRawBufferPointer) throws
+    /// The input has ended: decode the rest, or fail if the image is incomplete.
+    func finish() throws
+    /// Stops decoding for good (a failed or cancelled build); waits for a decoder thread, if any.
+    func stop()
+    /// What the decode kept outside memory, for the build's statistics.
+    var statistics: RowDecoderStatistics { get }
+}
+
+extension RowDecoder {
+    /// Nothing kept outside memory.
+    package var statistics: RowDecoderStatistics { RowDecoderStatistics() }
+}
+
+/// What a row decoder kept outside memory: a progressive JPEG's coefficients in a file.
+package struct RowDecoderStatistics: Sendable, Hashable {
+    /// Bytes of coefficients kept in the file.
+    package var coefficientFileBytes = 0
+    /// The most bytes of the coefficient file its pager thread held mapped at once.
+    package var coefficientPagerPeakBytes = 0
+    /// Bytes of the coefficient file freed behind the final output pass, before the file was closed.
+    package var coefficientBytesFreedEarly = 0
+
+    /// No bytes anywhere.
+    package init() {}
+}
+
+/// Contiguous rows of one image, decoded into by one thread and consumed by another. It passes
+/// between them through the sink's locked state, so only one thread holds it at a time.
+package final class RowBatch {
+    private let memory: PageBuffer
+    /// Rows it can hold.
+    package let capacity: Int
+    /// Bytes between rows.
+    package let bytesPerRow: Int
+    /// Rows it holds.
+    package var count = 0
+
+    /// A batch of `capacity` rows of `bytesPerRow` bytes, in memory of its own.
+    package init(capacity: Int, bytesPerRow: Int) throws {
+        memory = try PageBuffer(count: capacity * bytesPerRow)
+        self.capacity = capacity
+        self.bytesPerRow = bytesPerRow
+    }
+
+    /// The first byte of row `index`.
+    package func row(_ index: Int) -> UnsafeMutableRawPointer { memory.base + index * bytesPerRow }
+}
+

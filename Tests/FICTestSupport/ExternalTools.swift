@@ -1,0 +1,98 @@
+import Foundation
+import Glibc
+
+/// The command-line tools tests make their files with and decode references with (libtiff's
+/// tools, vips, ImageMagick, the HEIF, JPEG XL and GIF encoders and decoders, Pillow), run as child
+/// processes; scripts/install-deps installs them. Format-specific helpers extend it in the test
+/// targets that use them.
+public enum ExternalTools {
+    /// A tool that failed or is missing.
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// The full path of `name`: an absolute path as given, else the first on PATH.
+    public static func path(of name: String) -> String? {
+        if name.hasPrefix("/") { return access(name, X_OK) == 0 ? name : nil }
+        for dir in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
+            let candidate = "\(dir)/\(name)"
+            if access(candidate, X_OK) == 0 { return candidate }
+        }
+        return nil
+    }
+
+    /// The path of `name` (as ``path(of:)`` finds it), or a failure naming the Debian package to
+    /// install.
+    public static func tool(_ name: String, package: String) throws -> String {
+        guard let found = path(of: name) else {
+            throw Failure(description: "\(name) is missing: install \(package) (scripts/install-deps)")
+        }
+        return found
+    }
+
+    /// Runs `tool` with `arguments` and waits; throws, with what the tool wrote to its standard
+    /// error, unless it exits with status 0. Its standard output goes to the file `stdout` when
+    /// given, else to /dev/null. ImageMagick is `/usr/bin/convert` (another `convert` may come
+    /// first on PATH).
+    public static func run(_ tool: String, _ arguments: [String], stdout: String? = nil) throws {
+        guard let executable = path(of: tool) else {
+            throw Failure(description: "\(tool) is not installed; scripts/install-deps installs it")
+        }
+        let errors = NSTemporaryDirectory() + "/fic-tool-\(UInt64.random(in: 0...UInt64.max)).txt"
+        defer { unlink(errors) }
+        // posix_spawn rather than Foundation's Process, whose run() leaks a weak reference that
+        // LeakSanitizer reports in the Address Sanitizer run.
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 1, stdout ?? "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_addopen(&actions, 2, errors, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid = pid_t()
+        let rc = posix_spawn(&pid, executable, &actions, nil, argv, environ)
+        guard rc == 0 else { throw Failure(description: "\(tool) could not be started: \(String(cString: strerror(rc)))") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        guard status == 0 else {
+            let said = String(decoding: (try? bytes(atPath: errors)) ?? [], as: UTF8.self)
+            throw Failure(description: "\(tool) \(arguments.joined(separator: " ")) failed (wait status \(status)): \(said)")
+        }
+    }
+
+    /// A fresh empty folder under the system's temporary folder.
+    public static func makeFolder(_ name: String) throws -> String {
+        let clean = name.filter { $0.isLetter || $0.isNumber }
+        let path = NSTemporaryDirectory() + "/fic-tool-tests/\(clean)-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    /// The bytes of a file (POSIX reads: no Foundation buffers for LeakSanitizer to report).
+    public static func bytes(atPath path: String) throws -> [UInt8] {
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { throw Failure(description: "cannot open \(path): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var result: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 { throw Failure(description: "cannot read \(path): \(String(cString: strerror(errno)))") }
+            if n == 0 { return result }
+            result.append(contentsOf: chunk[0..<n])
+        }
+    }
+
+    /// Writes `bytes` to `path` (POSIX writes).
+    public static func write(_ bytes: [UInt8], to path: String) throws {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        guard fd >= 0 else { throw Failure(description: "cannot create \(path): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + done, bytes.count - done) }
+            guard n > 0 else { throw Failure(description: "cannot write \(path): \(String(cString: strerror(errno)))") }
+            done += n
+        }
+    }
+}

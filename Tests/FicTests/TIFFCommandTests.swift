@@ -1,0 +1,56 @@
+import FastImageCache
+import FICTestSupport
+import Foundation
+import Testing
+
+/// `fic decode`, `fic tile` and `fic ingest` take TIFFs, found by their content.
+@Suite("TIFF through the command line")
+struct TIFFCommandTests {
+    @Test("decode writes the TIFF's pixels, as vips reads them, and reports damage; --strict refuses it")
+    func decode() throws {
+        let folder = try TemporaryFolder()
+        let tiff = folder.path("photo.tif")
+        try ExternalTools.run("/usr/bin/vips", ["tiffsave", Fic.testdata + "/photos/coffee.jpg", tiff, "--tile", "--compression", "deflate"])
+        try ExternalTools.run("/usr/bin/vips", ["copy", tiff, folder.path("reference.png")])
+        let run = try Fic.run(["decode", tiff, "--out", folder.path("out.png")])
+        #expect(run.status == 0, "\(run.stderr)")
+        let decoded = try ImageDecoder.decode(contentsOf: folder.path("out.png"))
+        let reference = try ImageDecoder.decode(contentsOf: folder.path("reference.png"))
+        #expect(decoded.width == 600 && decoded.height == 400)
+        #expect(decoded.withUnsafeBytes { Array($0) } == reference.withUnsafeBytes { Array($0) })
+        // Deflate strips of 20 rows, 200 bytes in the middle scrambled: libtiff's zip codec says
+        // so (not every damage to deflate data is detectable: it may inflate to other pixels).
+        try ExternalTools.run("/usr/bin/tiffcp", ["-c", "zip", "-r", "20", tiff, folder.path("strips.tif")])
+        var bytes = try ExternalTools.bytes(atPath: folder.path("strips.tif"))
+        for i in (bytes.count / 2)..<(bytes.count / 2 + 200) { bytes[i] ^= 0x5A }
+        try ExternalTools.write(bytes, to: folder.path("damaged.tif"))
+        let shown = try Fic.run(["decode", folder.path("damaged.tif"), "--out", folder.path("shown.png")])
+        #expect(shown.status == 0 && shown.stdout.contains("the file is damaged"), "\(shown.stdout) \(shown.stderr)")
+        let strict = try Fic.run(["decode", folder.path("damaged.tif"), "--strict", "--out", folder.path("strict.png")])
+        #expect(strict.status == 1 && strict.stderr.hasPrefix("fic: cannot decode"), "\(strict.stderr)")
+    }
+
+    @Test("tile builds the pyramid of a TIFF read where it lies; tile-get reads a full-size tile back")
+    func tile() throws {
+        let folder = try TemporaryFolder()
+        let tiff = folder.path("photo.tif")
+        try ExternalTools.run("/usr/bin/vips", ["tiffsave", Fic.testdata + "/photos/retina.jpg", tiff, "--tile", "--bigtiff", "--compression", "lzw"])
+        let run = try Fic.run(["tile", tiff, "--out", folder.path("pyramid"), "--json"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("1411×1411 px, 4 levels"), "\(run.stdout)")
+        let get = try Fic.run(["tile-get", folder.path("pyramid"), "--level", "0", "--column", "0", "--row", "0", "--out", folder.path("tile.png")])
+        #expect(get.status == 0, "\(get.stderr)")
+        #expect(try ImageDecoder.info(Data(contentsOf: URL(fileURLWithPath: folder.path("tile.png")))).width == 256)
+    }
+
+    @Test("ingest finds TIFFs by their content, whatever their names")
+    func ingest() throws {
+        let folder = try TemporaryFolder()
+        try FileManager.default.createDirectory(atPath: folder.path("photos"), withIntermediateDirectories: true)
+        try ExternalTools.run("/usr/bin/vips", ["tiffsave", Fic.testdata + "/photos/chelsea.jpg", folder.path("photos/a.tif")])
+        try ExternalTools.run("/usr/bin/vips", ["tiffsave", Fic.testdata + "/photos/rocket.jpg", folder.path("photos/b.data"), "--compression", "jpeg"])
+        let run = try Fic.run(["ingest", folder.path("photos"), "--cache", folder.path("cache"), "--format", "thumb:64x64@1:bgrx"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("2 added"), "\(run.stdout)")
+    }
+}

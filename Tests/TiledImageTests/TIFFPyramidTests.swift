@@ -1,0 +1,97 @@
+import FICTestSupport
+import Foundation
+import ImageCodec
+import Testing
+@testable import TiledImage
+
+/// TIFFs into tile pyramids: read where the file lies, or spooled from chunks; the same tiles as
+/// the same image as PNG.
+@Suite struct TIFFPyramidTests {
+    static let vips = "/usr/bin/vips"
+
+    /// Every level file's bytes.
+    static func levelFiles(_ folder: String, count: Int) throws -> [[UInt8]] {
+        try (0..<count).map { try ExternalTools.bytes(atPath: folder + "/level-\($0).tiles") }
+    }
+
+    /// The pyramid of a tiled, deflated BigTIFF equals, tile for tile, the pyramid of the same
+    /// pixels as PNG; spooled from chunks it is the same again.
+    @Test func tiledBigTIFFPyramidEqualsThePNGPyramid() throws {
+        let folder = try Fixtures.makeFolder()
+        defer { Fixtures.remove(folder) }
+        let photo = Fixtures.path("photos/retina.jpg")  // 1411 × 1411: 6 × 6 tiles, 4 levels
+        try ExternalTools.run(Self.vips, ["tiffsave", photo, folder + "/big.tif", "--tile", "--tile-width", "256", "--tile-height", "256", "--bigtiff", "--compression", "deflate"])
+        try ExternalTools.run(Self.vips, ["copy", photo, folder + "/same.png"])
+        let tiff = try TilePyramidBuilder.build(contentsOf: folder + "/big.tif", destination: .folder(folder + "/from-tiff"))
+        let png = try TilePyramidBuilder.build(contentsOf: folder + "/same.png", destination: .folder(folder + "/from-png"))
+        #expect(tiff.geometry.levels.count == 4 && tiff.geometry.width == 1411 && png.geometry == tiff.geometry)
+        #expect(tiff.sourceFormat == .tiff)
+        let levels = tiff.geometry.levels.count
+        #expect(try Self.levelFiles(folder + "/from-tiff", count: levels) == Self.levelFiles(folder + "/from-png", count: levels))
+        let streamed = try buildPyramid(try ExternalTools.bytes(atPath: folder + "/big.tif"), chunkSize: 100_000, destination: .folder(folder + "/streamed"))
+        #expect(streamed.geometry.levels.count == levels)
+        #expect(try Self.levelFiles(folder + "/streamed", count: levels) == Self.levelFiles(folder + "/from-png", count: levels))
+        let reopened = try TilePyramid.open(at: folder + "/from-tiff")
+        #expect(reopened.sourceFormat == .tiff)
+    }
+
+    /// A TIFF with Orientation 6 gives the pyramid of the upright image.
+    @Test func rotatedTIFFGivesTheUprightPyramid() throws {
+        let folder = try Fixtures.makeFolder()
+        defer { Fixtures.remove(folder) }
+        let photo = Fixtures.path("photos/hubble.jpg")
+        try ExternalTools.run(Self.vips, ["tiffsave", photo, folder + "/t.tif", "--compression", "lzw"])
+        try ExternalTools.run("/usr/bin/tiffset", ["-s", "274", "6", folder + "/t.tif"])
+        try ExternalTools.run(Self.vips, ["autorot", folder + "/t.tif", folder + "/upright.png"])
+        let tiff = try TilePyramidBuilder.build(contentsOf: folder + "/t.tif", destination: .folder(folder + "/a"))
+        let png = try TilePyramidBuilder.build(contentsOf: folder + "/upright.png", destination: .folder(folder + "/b"))
+        #expect(tiff.geometry.width == 872 && tiff.geometry.height == 1000)
+        #expect(try Self.levelFiles(folder + "/a", count: tiff.geometry.levels.count) == Self.levelFiles(folder + "/b", count: png.geometry.levels.count))
+    }
+
+    /// A TIFF cut short fails the build as cut short, and leaves no pyramid behind.
+    @Test func truncatedTIFFLeavesNothing() throws {
+        let folder = try Fixtures.makeFolder()
+        defer { Fixtures.remove(folder) }
+        try ExternalTools.run(Self.vips, ["tiffsave", Fixtures.path("photos/coffee.jpg"), folder + "/t.tif", "--tile"])
+        let bytes = try ExternalTools.bytes(atPath: folder + "/t.tif")
+        try ExternalTools.write(Array(bytes[0..<(bytes.count * 2 / 3)]), to: folder + "/cut.tif")
+        #expect(throws: ImageCacheError.self) {
+            do {
+                _ = try TilePyramidBuilder.build(contentsOf: folder + "/cut.tif", destination: .folder(folder + "/p"))
+            } catch let error as ImageCacheError {
+                #expect(error.code == .truncated)
+                #expect(error.path == folder + "/cut.tif")
+                throw error
+            }
+        }
+        #expect(throws: ImageCacheError.self) { try TilePyramid.open(at: folder + "/p") }
+        #expect((try? FileManager.default.contentsOfDirectory(atPath: folder + "/p"))?.isEmpty ?? true)
+        #expect(throws: ImageCacheError.self) { try buildPyramid(Array(bytes[0..<(bytes.count / 2)]), chunkSize: 4096, destination: .folder(folder + "/q")) }
+    }
+
+    /// A cancel from another thread stops a TIFF being decoded from its file (under the builder's
+    /// lock) at its next batch of rows; nothing is left behind.
+    @Test func cancelStopsAFileDecode() async throws {
+        let folder = try Fixtures.makeFolder()
+        defer { Fixtures.remove(folder) }
+        try ExternalTools.run(Self.vips, ["resize", Fixtures.path("photos/hubble.jpg"), folder + "/big.v", "6"])
+        try ExternalTools.run(Self.vips, ["tiffsave", folder + "/big.v", folder + "/big.tif", "--tile", "--tile-width", "256", "--tile-height", "256"])
+        let builder = try TilePyramidBuilder(destination: .folder(folder + "/p"))
+        let path = folder + "/big.tif"
+        let build = Task.detached { () -> ImageCacheError.Code? in
+            do {
+                _ = try builder.build(contentsOf: path)
+                return nil
+            } catch let error as ImageCacheError {
+                return error.code
+            } catch {
+                return .io
+            }
+        }
+        try await waitUntil("a row of tiles is written") { (builder.completedTileRows.first ?? 0) > 0 }
+        builder.cancel()
+        #expect(await build.value == .cancelled)
+        #expect(throws: ImageCacheError.self) { try TilePyramid.open(at: folder + "/p") }
+    }
+}
