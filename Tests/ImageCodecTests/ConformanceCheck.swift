@@ -4,11 +4,11 @@ import ImageCodec
 
 /// What became of one conformance file.
 enum ConformanceOutcome: Sendable {
-    /// Decoded and matched a reference: the best PSNR, and which reference.
-    case matched(psnr: Double, reference: String)
-    /// A lenient file without a stored reference decoded: its PSNR against Pillow, for the record
-    /// (`nil` when Pillow cannot read it).
-    case decoded(psnrAgainstPillow: Double?)
+    /// Decoded and matched a reference: the best PSNR, and the reference it was reached against.
+    case matched(psnr: Double, kind: ConformanceReferences.Kind, reference: String)
+    /// A lenient file without a stored reference decoded: its PSNR against the closest of Pillow's
+    /// renderings, for the record (`nil` when Pillow cannot read it).
+    case decoded(psnr: Double?, reference: String)
     /// Refused, as an invalid file must be and a corrupt or optional one may be (the reason).
     case refused(String)
     /// A corrupt file decoded.
@@ -94,20 +94,28 @@ enum ConformanceCheck {
         guard !comparisons.isEmpty else {
             throw ConformanceFailure("no reference: Pillow cannot read it (\(references.pillowRefusal ?? "?")) and none is stored")
         }
-        if let best = comparisons.filter({ ($0.psnr ?? 0) >= threshold }).max(by: { $0.psnr! < $1.psnr! }) {
-            return .matched(psnr: best.psnr!, reference: best.name)
+        // The closest reference decides: with colours converted or as stored, whichever the
+        // decoder did (see ConformanceReferences).
+        if let best = closest(comparisons), best.psnr! >= threshold {
+            return .matched(psnr: best.psnr!, kind: best.kind, reference: best.name)
         }
         let results = comparisons.map { $0.problem ?? "PSNR \(decibels($0.psnr!)) against \($0.name) (\(decibels(threshold)) needed)" }
         throw ConformanceFailure("does not match: \(results.joined(separator: "; "))")
     }
 
     /// A lenient file's decode without a stored reference: it must have Pillow's size; how close
-    /// its recovered pixels come to Pillow's is reported.
+    /// its recovered pixels come to Pillow's closest rendering is reported.
     private static func recovered(_ decoded: DecodedImage, _ references: ConformanceReferences) throws -> ConformanceOutcome {
         guard decoded.isOrientationApplied else { throw ConformanceFailure("decoded, but not upright") }
-        guard let pillow = references.compare(decoded).first else { return .decoded(psnrAgainstPillow: nil) }
-        if let problem = pillow.problem { throw ConformanceFailure(problem) }
-        return .decoded(psnrAgainstPillow: pillow.psnr)
+        let comparisons = references.compare(decoded)
+        guard !comparisons.isEmpty else { return .decoded(psnr: nil, reference: "Pillow") }
+        guard let best = closest(comparisons) else { throw ConformanceFailure(comparisons[0].problem!) }
+        return .decoded(psnr: best.psnr, reference: best.name)
+    }
+
+    /// The comparison with the highest PSNR, `nil` when none could be made (other sizes).
+    private static func closest(_ comparisons: [ConformanceReferences.Comparison]) -> ConformanceReferences.Comparison? {
+        comparisons.filter { $0.psnr != nil }.max { $0.psnr! < $1.psnr! }
     }
 
     static func decibels(_ psnr: Double) -> String {

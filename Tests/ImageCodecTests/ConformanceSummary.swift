@@ -33,16 +33,18 @@ enum ConformanceSummary {
             let ofKind = results.filter { $0.entry.kind == kind }.sorted { $0.entry.file < $1.entry.file }
             guard !ofKind.isEmpty else { continue }
             var matched = 0, decoded = 0, accepted = 0, failed = 0
+            var matchedAgainst: [ConformanceReferences.Kind: Int] = [:]
             var lowest: (psnr: Double, file: String, reference: String)?
             var refused: [String] = []
             for (entry, outcome) in ofKind {
                 switch outcome {
-                case .matched(let psnr, let reference):
+                case .matched(let psnr, let referenceKind, let name):
                     matched += 1
-                    if lowest == nil || psnr < lowest!.psnr { lowest = (psnr, entry.file, reference) }
-                case .decoded(let psnr):
+                    matchedAgainst[referenceKind, default: 0] += 1
+                    if lowest == nil || psnr < lowest!.psnr { lowest = (psnr, entry.file, name) }
+                case .decoded(let psnr, let reference):
                     decoded += 1
-                    if let psnr, lowest == nil || psnr < lowest!.psnr { lowest = (psnr, entry.file, "Pillow") }
+                    if let psnr, lowest == nil || psnr < lowest!.psnr { lowest = (psnr, entry.file, reference) }
                 case .accepted: accepted += 1
                 case .refused: refused.append(entry.file)
                 case .failed(let reason):
@@ -50,14 +52,20 @@ enum ConformanceSummary {
                     failures.append("  ✘ \(entry.file) [\(kind.rawValue)]: \(reason)")
                 }
             }
+            // Which reference each decode came closest to: whether the decoder converted the
+            // colours files declare (see ConformanceReferences).
+            let against = ConformanceReferences.Kind.allCases.compactMap { reference in
+                matchedAgainst[reference].map { "\($0) against \(reference.label)" }
+            }
+            let matchedText = "\(matched) matched" + (against.isEmpty ? "" : " (\(against.joined(separator: ", ")))")
             var parts: [String] = []
             switch kind {
-            case .valid: parts.append("\(matched) matched")
+            case .valid: parts.append(matchedText)
             case .invalid: parts.append("\(refused.count) refused")
             case .corrupt: parts += ["\(ofKind.count - failed) ended normally (\(accepted) accepted, \(refused.count) refused)"]
-            case .lenient: parts.append("\(decoded + matched) decoded" + (matched > 0 ? " (\(matched) matching its stored reference)" : ""))
+            case .lenient: parts.append("\(decoded + matched) decoded" + (matched > 0 ? "; of those with a stored reference, \(matchedText)" : ""))
             case .optional:
-                parts.append("\(matched) decoded and matched")
+                parts.append("\(matched) decoded and matched" + (against.isEmpty ? "" : " (\(against.joined(separator: ", ")))"))
                 if !refused.isEmpty { parts.append("\(refused.count) refused: \(refused.joined(separator: ", "))") }
             }
             if let lowest {
