@@ -20,16 +20,6 @@ enum Conformance {
             .appendingPathComponent(relative).standardizedFileURL.path
     }
 
-    /// Whether the lenient files are checked (`FIC_CONFORMANCE_LENIENT=1`). The decoders still
-    /// refuse by default most of those browsers show, so the switch keeps `scripts/test` usable
-    /// until they accept them; then it goes.
-    static let checksLenientFiles = ProcessInfo.processInfo.environment["FIC_CONFORMANCE_LENIENT"] == "1"
-
-    /// The files of `suite` the tests check: every one, but the lenient ones only with ``checksLenientFiles``.
-    static func checkedEntries(_ suite: String) -> [Entry] {
-        entries(suite).filter { $0.kind != .lenient || checksLenientFiles }
-    }
-
     /// What a decoder is expected to do with a file (SOURCES.md).
     enum Kind: String, Sendable, CaseIterable {
         /// Decodes upright and matches a reference.

@@ -9,25 +9,22 @@ enum ConformanceSummary {
 
     /// Records `outcome`; prints the summary of `entry`'s suite when it was the last file.
     static func record(_ entry: Conformance.Entry, _ outcome: ConformanceOutcome) {
-        let total = Conformance.checkedEntries(entry.suite).count
+        let total = Conformance.entries(entry.suite).count
         let complete = outcomes.withLock { all in
             all[entry.suite, default: []].append((entry, outcome))
             return all[entry.suite]!.count == total ? all[entry.suite]! : nil
         }
         if let complete {
-            print(text(entry.suite, complete, unchecked: Conformance.entries(entry.suite).count - total))
+            print(text(entry.suite, complete))
             // Before Swift Testing's own lines, when both go to one pipe. All streams (nil): naming
             // `stdout`, a C global, is an error under strict concurrency.
             fflush(nil)
         }
     }
 
-    /// The summary of one suite, `unchecked` of whose lenient files were left out.
-    static func text(_ suite: String, _ results: [(entry: Conformance.Entry, outcome: ConformanceOutcome)], unchecked: Int) -> String {
-        var lines = ["Conformance summary, \(suite) (\(results.count + unchecked) files\(unchecked > 0 ? ", \(results.count) checked" : "")):"]
-        if unchecked > 0 {
-            lines.append("  lenient  \(String(unchecked).leftPadded(4)): not checked (FIC_CONFORMANCE_LENIENT=1 checks them)")
-        }
+    /// The summary of one suite.
+    static func text(_ suite: String, _ results: [(entry: Conformance.Entry, outcome: ConformanceOutcome)]) -> String {
+        var lines = ["Conformance summary, \(suite) (\(results.count) files):"]
         var failures: [String] = []
         for kind in Conformance.Kind.allCases {
             let ofKind = results.filter { $0.entry.kind == kind }.sorted { $0.entry.file < $1.entry.file }

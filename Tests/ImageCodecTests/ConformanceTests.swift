@@ -23,32 +23,19 @@ import Testing
                 "no references in \(Conformance.references): run scripts/conformance-refs (scripts/test runs it)")
     }
 
-    @Test(.serialized, arguments: Self.files("pngsuite"))
+    @Test(.serialized, arguments: Conformance.entries("pngsuite"))
     func pngsuite(_ entry: Conformance.Entry) async throws {
         try await Self.check(entry)
     }
 
-    @Test(.serialized, arguments: Self.files("webp-suite"))
+    @Test(.serialized, arguments: Conformance.entries("webp-suite"))
     func webpSuite(_ entry: Conformance.Entry) async throws {
         try await Self.check(entry)
     }
 
-    @Test(.serialized, arguments: Self.files("jpeg-suite"))
+    @Test(.serialized, arguments: Conformance.entries("jpeg-suite"))
     func jpegSuite(_ entry: Conformance.Entry) async throws {
         try await Self.check(entry)
-    }
-
-    /// Damaged files browsers show must decode with the default options. Until the decoders do,
-    /// only with `FIC_CONFORMANCE_LENIENT=1`.
-    @Test(.enabled(if: Conformance.checksLenientFiles, "FIC_CONFORMANCE_LENIENT=1 checks the lenient files"), .serialized,
-          arguments: Conformance.suites.flatMap { Conformance.entries($0).filter { $0.kind == .lenient } })
-    func lenientFiles(_ entry: Conformance.Entry) async throws {
-        try await Self.check(entry)
-    }
-
-    /// The files of `suite` but its lenient ones, which ``lenientFiles(_:)`` checks.
-    static func files(_ suite: String) -> [Conformance.Entry] {
-        Conformance.entries(suite).filter { $0.kind != .lenient }
     }
 
     /// Checks `entry`, records its outcome for the summary, and fails with the reason.
