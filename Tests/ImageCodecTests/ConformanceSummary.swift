@@ -29,7 +29,8 @@ enum ConformanceSummary {
         for kind in Conformance.Kind.allCases {
             let ofKind = results.filter { $0.entry.kind == kind }.sorted { $0.entry.file < $1.entry.file }
             guard !ofKind.isEmpty else { continue }
-            var matched = 0, decoded = 0, accepted = 0, failed = 0
+            var matched = 0, decoded = 0, failed = 0
+            var accepted: [String] = []
             var matchedAgainst: [ConformanceReferences.Kind: Int] = [:]
             var lowest: (psnr: Double, file: String, reference: String)?
             var refused: [String] = []
@@ -42,7 +43,7 @@ enum ConformanceSummary {
                 case .decoded(let psnr, let reference):
                     decoded += 1
                     if let psnr, lowest == nil || psnr < lowest!.psnr { lowest = (psnr, entry.file, reference) }
-                case .accepted: accepted += 1
+                case .accepted: accepted.append(entry.file)
                 case .refused: refused.append(entry.file)
                 case .failed(let reason):
                     failed += 1
@@ -59,7 +60,9 @@ enum ConformanceSummary {
             switch kind {
             case .valid: parts.append(matchedText)
             case .invalid: parts.append("\(refused.count) refused")
-            case .corrupt: parts += ["\(ofKind.count - failed) ended normally (\(accepted) accepted, \(refused.count) refused)"]
+            case .corrupt:
+                parts.append("\(ofKind.count - failed) ended normally (\(accepted.count) accepted, \(refused.count) refused)")
+                if !accepted.isEmpty { parts.append("accepted: \(accepted.joined(separator: ", "))") }
             case .lenient: parts.append("\(decoded + matched) decoded" + (matched > 0 ? "; of those with a stored reference, \(matchedText)" : ""))
             case .optional:
                 parts.append("\(matched) decoded and matched" + (against.isEmpty ? "" : " (\(against.joined(separator: ", ")))"))
