@@ -2,8 +2,8 @@ import Foundation
 
 /// Runs a program as a child process and says how it ended — by its exit status, by a signal, or
 /// not within a time limit (then it is killed) — so that a test can name a crash or a hang of
-/// the program instead of sharing it. Started with `posix_spawn` rather than Foundation's
-/// `Process`, whose `run()` leaks a weak reference that LeakSanitizer reports.
+/// the program instead of sharing it. Started as ``ExternalTools`` starts its tools, which wait
+/// for them without a limit.
 public enum ChildProcess {
     /// How a child process ended.
     public enum Ending: Sendable, Equatable, CustomStringConvertible {
@@ -14,6 +14,7 @@ public enum ChildProcess {
         /// It was still running at the time limit, and was killed.
         case timedOut(Duration)
 
+        /// How a failure message names it.
         public var description: String {
             switch self {
             case .exited(let status): return "exited with status \(status)"
@@ -38,9 +39,10 @@ public enum ChildProcess {
     /// ``OwnThread/run(_:)``.
     public static func run(_ executable: String, _ arguments: [String], extraEnvironment: [String: String] = [:],
                            timeout: Duration) throws -> Result {
-        let errorPath = FileManager.default.temporaryDirectory.appendingPathComponent("child-\(UUID().uuidString).stderr").path
+        let errorPath = ExternalTools.temporaryErrorFile()
         defer { unlink(errorPath) }
-        let pid = try spawn(executable, arguments, extraEnvironment: extraEnvironment, standardError: errorPath)
+        let pid = try ExternalTools.spawn(executable, arguments, extraEnvironment: extraEnvironment,
+                                          standardOutput: "/dev/null", standardError: errorPath)
         let deadline = ContinuousClock.now + timeout
         var status: Int32 = 0
         var ending: Ending?
@@ -58,44 +60,8 @@ public enum ChildProcess {
                 usleep(2_000)
             }
         }
-        return Result(ending: ending!, standardError: contents(of: errorPath))
-    }
-
-    /// The text of a file, read with POSIX calls: `String(contentsOfFile:)` leaks a buffer for an
-    /// empty file in this toolchain, which LeakSanitizer reports in the Address Sanitizer run.
-    private static func contents(of path: String) -> String {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return "" }
-        defer { close(descriptor) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 14)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { break }
-            bytes += chunk[0..<count]
-        }
-        return String(decoding: bytes, as: UTF8.self)
-    }
-
-    /// Starts the child with standard output on `/dev/null` and standard error into `standardError`.
-    private static func spawn(_ executable: String, _ arguments: [String], extraEnvironment: [String: String],
-                              standardError: String) throws -> pid_t {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, standardError, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        var environment = ProcessInfo.processInfo.environment
-        environment.merge(extraEnvironment) { $1 }
-        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
-        let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { (argv + envp).forEach { free($0) } }
-        var pid = pid_t()
-        let rc = posix_spawn(&pid, executable, &actions, nil, argv, envp)
-        guard rc == 0 else { throw POSIXError(POSIXErrorCode(rawValue: rc) ?? .ENOEXEC) }
-        return pid
+        let said = (try? ExternalTools.bytes(atPath: errorPath)) ?? []
+        return Result(ending: ending!, standardError: String(decoding: said, as: UTF8.self))
     }
 
     /// Kills the child and waits for it (which a SIGKILLed process does not make long).

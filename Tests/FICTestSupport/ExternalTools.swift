@@ -38,26 +38,47 @@ public enum ExternalTools {
         guard let executable = path(of: tool) else {
             throw Failure(description: "\(tool) is not installed; scripts/install-deps installs it")
         }
-        let errors = NSTemporaryDirectory() + "/fic-tool-\(UInt64.random(in: 0...UInt64.max)).txt"
+        let errors = temporaryErrorFile()
         defer { unlink(errors) }
-        // posix_spawn rather than Foundation's Process, whose run() leaks a weak reference that
-        // LeakSanitizer reports in the Address Sanitizer run.
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 1, stdout ?? "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_addopen(&actions, 2, errors, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid = pid_t()
-        let rc = posix_spawn(&pid, executable, &actions, nil, argv, environ)
-        guard rc == 0 else { throw Failure(description: "\(tool) could not be started: \(String(cString: strerror(rc)))") }
+        let pid = try spawn(executable, arguments, standardOutput: stdout ?? "/dev/null", standardError: errors)
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         guard status == 0 else {
             let said = String(decoding: (try? bytes(atPath: errors)) ?? [], as: UTF8.self)
             throw Failure(description: "\(tool) \(arguments.joined(separator: " ")) failed (wait status \(status)): \(said)")
         }
+    }
+
+    /// Starts `executable` with `arguments` and this process's environment, `extraEnvironment`
+    /// added, standard input from /dev/null, standard output into the file `standardOutput` and
+    /// standard error into the file `standardError`; returns its pid for the caller to wait for.
+    /// posix_spawn rather than Foundation's Process, whose run() leaks a weak reference that
+    /// LeakSanitizer reports in the Address Sanitizer run.
+    static func spawn(_ executable: String, _ arguments: [String], extraEnvironment: [String: String] = [:],
+                      standardOutput: String, standardError: String) throws -> pid_t {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, standardOutput, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_addopen(&actions, 2, standardError, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
+        var environment: [UnsafeMutablePointer<CChar>?] = []
+        if !extraEnvironment.isEmpty {
+            let merged = ProcessInfo.processInfo.environment.merging(extraEnvironment) { $1 }
+            environment = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        }
+        defer { (argv + environment).forEach { free($0) } }
+        var pid = pid_t()
+        let rc = environment.isEmpty ? posix_spawn(&pid, executable, &actions, nil, argv, environ)
+                                     : posix_spawn(&pid, executable, &actions, nil, argv, environment)
+        guard rc == 0 else { throw Failure(description: "\(executable) could not be started: \(String(cString: strerror(rc)))") }
+        return pid
+    }
+
+    /// A path under the system's temporary folder for a child's standard error.
+    static func temporaryErrorFile() -> String {
+        NSTemporaryDirectory() + "/fic-tool-\(UInt64.random(in: 0...UInt64.max)).txt"
     }
 
     /// A fresh empty folder under the system's temporary folder.
