@@ -119,8 +119,9 @@ let package = Package(
         ),
 
         .testTarget(name: "FICCoreTests", dependencies: ["FICCore"]),
-        .testTarget(name: "ImageTableTests", dependencies: ["ImageTable", "FICCore", .product(name: "Logging", package: "swift-log")]),
-        // What several test targets share: files the tests write by hand (PNGs byte by byte), waiting for a condition.
+        .testTarget(name: "ImageTableTests", dependencies: ["ImageTable", "FICCore", "FICTestSupport", .product(name: "Logging", package: "swift-log")]),
+        // What several test targets share: files the tests write by hand (PNGs byte by byte), waiting for a
+        // condition, running tools and `fic` as child processes (with a time limit where a hang is possible).
         .target(name: "FICTestSupport", path: "Tests/FICTestSupport"),
         // CHeif: libheif's encoder writes the files whose thumbnails differ from their images.
         .testTarget(name: "ImageCodecTests", dependencies: ["ImageCodec", "FICTestSupport", "CHeif"]),

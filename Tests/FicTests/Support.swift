@@ -12,20 +12,7 @@ struct FicRun {
 /// Runs the built `fic` binary and finds the test data.
 enum Fic {
     /// The `fic` executable next to the test bundle (or `FIC_BINARY`).
-    static let binary: String? = {
-        if let path = ProcessInfo.processInfo.environment["FIC_BINARY"] { return path }
-        var folders: [URL] = []
-        if let first = CommandLine.arguments.first {
-            folders.append(URL(fileURLWithPath: first).deletingLastPathComponent())
-        }
-        folders.append(Bundle.main.bundleURL)
-        folders.append(Bundle.main.bundleURL.deletingLastPathComponent())
-        for folder in folders {
-            let candidate = folder.appendingPathComponent("fic").path
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-        }
-        return nil
-    }()
+    static let binary: String? = FicExecutable.path
 
     /// `testdata/`: `FIC_TESTDATA`, or `../../../shared/testdata` from this folder.
     static let testdata: String = {

@@ -1,3 +1,4 @@
+import FICTestSupport
 import Foundation
 import Testing
 @testable import ImageTable
@@ -7,17 +8,6 @@ import Testing
 /// drawn for it (a known function of the entry's keys). On the same boot nothing is checked,
 /// so these tests prove the write protocol itself; after a simulated restart everything is.
 @Suite struct CrashRecoveryTests {
-    /// The `fic` executable, built next to the test bundle.
-    static var fic: String? {
-        var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for _ in 0..<3 {
-            let candidate = dir.appendingPathComponent("fic").path
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-            dir = dir.deletingLastPathComponent()
-        }
-        return nil
-    }
-
     /// A running `fic selftest-writer`.
     struct Writer {
         let process: Process
@@ -25,7 +15,7 @@ import Testing
 
         /// Starts a writer on `path`; it announces "ready …" once it holds the table.
         init(_ path: String, max: Int, seed: Int, extra: [String] = []) throws {
-            let fic = try #require(CrashRecoveryTests.fic, "build the fic executable first (swift build --build-tests builds it)")
+            let fic = try #require(FicExecutable.path, "build the fic executable first (swift build --build-tests builds it)")
             process = Process()
             process.executableURL = URL(fileURLWithPath: fic)
             process.arguments = ["selftest-writer", "--table", path, "--max", "\(max)", "--seed", "\(seed)"] + extra
