@@ -32,6 +32,8 @@ fic_jpeg_decoder *fic_jpeg_create(int strict) {
     fic_jpeg_install_memory_manager(decoder);
     fic_jpeg_install_source(decoder);
     jpeg_save_markers(&decoder->cinfo, JPEG_APP0 + 1, 0xFFFF);
+    /* ICC_PROFILE pieces: the Swift side reassembles and checks them (EmbeddedColor). */
+    jpeg_save_markers(&decoder->cinfo, JPEG_APP0 + 2, 0xFFFF);
     return decoder;
 }
 
@@ -74,6 +76,20 @@ fic_jpeg_status fic_jpeg_read_header(fic_jpeg_decoder *decoder, fic_jpeg_header 
     return FIC_JPEG_OK;
 }
 
+const uint8_t *fic_jpeg_saved_marker(const fic_jpeg_decoder *decoder, int index, int *marker, size_t *length) {
+    int i = 0;
+    for (jpeg_saved_marker_ptr saved = decoder->cinfo.marker_list; saved != NULL; saved = saved->next, i++) {
+        if (i == index) {
+            *marker = saved->marker;
+            *length = saved->data_length;
+            return saved->data;
+        }
+    }
+    *marker = 0;
+    *length = 0;
+    return NULL;
+}
+
 const uint8_t *fic_jpeg_exif(const fic_jpeg_decoder *decoder, size_t *length) {
     static const char identifier[6] = {'E', 'x', 'i', 'f', 0, 0};
     for (jpeg_saved_marker_ptr marker = decoder->cinfo.marker_list; marker != NULL; marker = marker->next) {
@@ -96,13 +112,12 @@ fic_jpeg_status fic_jpeg_configure(fic_jpeg_decoder *decoder, int scale_denomina
     cinfo->dct_method = JDCT_ISLOW;
     cinfo->do_fancy_upsampling = TRUE;
     cinfo->do_block_smoothing = TRUE;
+    /* CMYK (YCCK turned into CMYK by libjpeg) comes out as it is stored, 4 bytes a pixel like
+     * BGRX: the colour engine converts it, through the file's profile when it has one. */
     if (cinfo->jpeg_color_space == JCS_CMYK || cinfo->jpeg_color_space == JCS_YCCK) {
         cinfo->out_color_space = JCS_CMYK;
-        decoder->convert_cmyk = 1;
-        decoder->cmyk_inverted = cinfo->saw_Adobe_marker ? 1 : 0;
     } else {
         cinfo->out_color_space = JCS_EXT_BGRX;
-        decoder->convert_cmyk = 0;
     }
     jpeg_calc_output_dimensions(cinfo);
     *output_width = cinfo->output_width;
@@ -123,33 +138,6 @@ fic_jpeg_status fic_jpeg_start(fic_jpeg_decoder *decoder) {
     return FIC_JPEG_OK;
 }
 
-/* x / 255, rounded, for x in 0...255*255. */
-static inline unsigned int divide_by_255(unsigned int x) {
-    x += 128;
-    return (x + (x >> 8)) >> 8;
-}
-
-/* Converts rows of CMYK (inverted when an Adobe marker was present) to BGRX in place. */
-static void convert_cmyk_rows(const fic_jpeg_decoder *decoder, uint8_t *dst, size_t stride, uint32_t rows) {
-    uint32_t width = decoder->cinfo.output_width;
-    for (uint32_t row = 0; row < rows; row++) {
-        uint8_t *pixel = dst + (size_t)row * stride;
-        for (uint32_t x = 0; x < width; x++, pixel += 4) {
-            unsigned int c = pixel[0], m = pixel[1], y = pixel[2], k = pixel[3];
-            if (!decoder->cmyk_inverted) {
-                c = 255 - c;
-                m = 255 - m;
-                y = 255 - y;
-                k = 255 - k;
-            }
-            pixel[0] = (uint8_t)divide_by_255(y * k);
-            pixel[1] = (uint8_t)divide_by_255(m * k);
-            pixel[2] = (uint8_t)divide_by_255(c * k);
-            pixel[3] = 255;
-        }
-    }
-}
-
 fic_jpeg_status fic_jpeg_read_rows(fic_jpeg_decoder *decoder, uint8_t *dst, size_t stride,
                                    uint32_t max_rows, uint32_t *rows_read) {
     *rows_read = 0;
@@ -168,9 +156,6 @@ fic_jpeg_status fic_jpeg_read_rows(fic_jpeg_decoder *decoder, uint8_t *dst, size
         JDIMENSION got = jpeg_read_scanlines(cinfo, rows, wanted);
         if (got == 0) {
             return FIC_JPEG_SUSPENDED;
-        }
-        if (decoder->convert_cmyk) {
-            convert_cmyk_rows(decoder, first, stride, got);
         }
         *rows_read += got;
     }

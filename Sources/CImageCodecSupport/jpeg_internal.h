@@ -42,8 +42,6 @@ struct fic_jpeg_decoder {
     JOCTET tail[FIC_JPEG_TAIL_BYTES];
     size_t tail_length;
 
-    int convert_cmyk;
-    int cmyk_inverted;
 
     /* Output alongside the final scan of a progressive JPEG (jpeg_overlap.c). */
     int overlap_final_scan;

@@ -21,6 +21,11 @@ final class JPEGDecompressor {
     private let handle: OpaquePointer
     /// Whether damage is refused rather than decoded past.
     private let strict: Bool
+    /// The conversion of the rows libjpeg writes to sRGB BGRX (nil when they are sRGB already),
+    /// chosen by ``configure(scaleDenominator:header:)`` from the header's colours.
+    private var rowColor: RowColorStep?
+    /// What the colour information said that could not be honoured.
+    private var colorWarnings: [String] = []
 
     /// Creates a decompressor; `strict` turns libjpeg warnings into errors.
     init(strict: Bool) throws {
@@ -70,17 +75,30 @@ final class JPEGDecompressor {
         if let exif = fic_jpeg_exif(handle, &length) {
             orientation = EXIFOrientationParser.orientation(tiff: UnsafeRawBufferPointer(start: exif, count: length))
         }
+        var payloads: [UnsafeRawBufferPointer] = []
+        var marker: Int32 = 0
+        while let data = fic_jpeg_saved_marker(handle, Int32(payloads.count), &marker, &length) {
+            payloads.append(marker == 0xE2 ? UnsafeRawBufferPointer(start: data, count: length) : UnsafeRawBufferPointer(start: nil, count: 0))
+        }
+        let embedded = EmbeddedColor.jpeg(app2Payloads: payloads.filter { !$0.isEmpty })
+        colorWarnings = embedded.warnings
         let info = ImageInfo(
             format: .jpeg, width: Int(raw.width), height: Int(raw.height),
-            orientation: orientation, hasAlpha: false
+            orientation: orientation, hasAlpha: false, color: embedded.description
         )
         return Header(info: info, raw: raw)
     }
 
-    /// Sets the output to BGRX at scale `1/denominator`; returns the output size.
-    func configure(scaleDenominator: Int) throws -> PixelSize {
+    /// Sets the output to sRGB BGRX at scale `1/denominator` (converting the colours of `header`,
+    /// the one ``readHeader()`` returned); returns the output size.
+    func configure(scaleDenominator: Int, header: Header) throws -> PixelSize {
         var width: UInt32 = 0, height: UInt32 = 0
         _ = try check(fic_jpeg_configure(handle, Int32(scaleDenominator), &width, &height))
+        let stored = J_COLOR_SPACE(rawValue: UInt32(header.raw.color_space))
+        // libjpeg hands CMYK (and YCCK, which it turns into CMYK) out as stored; Adobe's writers,
+        // the only ones with the marker, store it inverted, as libjpeg's YCCK step also gives.
+        let rows: RowColorStep.Rows = stored == JCS_CMYK || stored == JCS_YCCK ? .cmyk(inverted: header.raw.saw_adobe_marker != 0) : .bgrx
+        rowColor = RowColorStep(color: header.info.color, rows: rows, isGrey: stored == JCS_GRAYSCALE, width: Int(width), warnings: &colorWarnings)
         return PixelSize(width: Int(width), height: Int(height))
     }
 
@@ -97,6 +115,9 @@ final class JPEGDecompressor {
             handle, destination.assumingMemoryBound(to: UInt8.self), bytesPerRow, UInt32(clamping: maxRows), &read
         )
         let step = try check(status)
+        if let rowColor {
+            for row in 0..<Int(read) { rowColor.convert(destination + row * bytesPerRow) }
+        }
         return (Int(read), step)
     }
 
@@ -125,15 +146,16 @@ final class JPEGDecompressor {
         _ = try check(fic_jpeg_finish_partial(handle))
     }
 
-    /// The recoverable warnings libjpeg reported (the first few), in its words.
+    /// The recoverable warnings libjpeg reported (the first few), in its words, then what the
+    /// colour information said that could not be honoured.
     var warnings: [String] {
         (0..<Int(fic_jpeg_warning_count(handle))).compactMap { index in
             fic_jpeg_warning_message(handle, Int32(index)).map { String(cString: $0) }
-        }
+        } + colorWarnings
     }
 
     /// Makes a progressive JPEG's rows come out while its final scan is read (see
-    /// `fic_jpeg_overlap_final_scan`). After ``configure(scaleDenominator:)``, before ``start()``.
+    /// `fic_jpeg_overlap_final_scan`). After ``configure(scaleDenominator:header:)``, before ``start()``.
     func overlapFinalScan() {
         fic_jpeg_overlap_final_scan(handle)
     }

@@ -39,7 +39,7 @@ package enum JPEGFormat: ImageFormatDecoder {
         let info = header.info
         try PixelLimits.check(width: info.width, height: info.height, maximumPixelCount: options.maximumPixelCount, format: "JPEG")
         let (denominator, planned) = sizes(for: info, target: options.targetSize)
-        let scaled = try decompressor.configure(scaleDenominator: denominator)
+        let scaled = try decompressor.configure(scaleDenominator: denominator, header: header)
         try PixelLimits.check(width: scaled.width, height: scaled.height, maximumPixelCount: options.maximumPixelCount, format: "JPEG")
         let size = (width: min(planned.width, scaled.width), height: min(planned.height, scaled.height))
         let applyOrientation = options.applyOrientation && info.orientation != .up

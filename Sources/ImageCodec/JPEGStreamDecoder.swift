@@ -110,7 +110,7 @@ final class JPEGStreamDecoder: RowDecoder {
         guard info.width > 0, info.height > 0, !pixels.overflow, pixels.partialValue <= options.maximumPixelCount else {
             throw ImageCacheError(.dimensionsTooLarge, "the JPEG is \(info.width)×\(info.height) pixels, over the limit of \(options.maximumPixelCount); refused before decoding")
         }
-        let size = try decompressor.configure(scaleDenominator: 1)
+        let size = try decompressor.configure(scaleDenominator: 1, header: header)
         // Rows of a progressive JPEG come out while its final scan is read, not after the file.
         decompressor.overlapFinalScan()
         height = size.height

@@ -127,6 +127,9 @@ enum JXLColor {
     /// BT.2100, Display P3) and a transfer function it names; nil for anything else (custom
     /// primaries or white points, a plain gamma, XYB), which is then described by an ICC profile.
     static func codePoints(_ encoding: JxlColorEncoding) -> ColorDescription? {
+        if encoding.transfer_function == JXL_TRANSFER_FUNCTION_GAMMA {
+            return gamma(encoding)
+        }
         guard encoding.white_point == JXL_WHITE_POINT_D65 else { return nil }
         let primaries: Int
         switch encoding.color_space {
@@ -147,6 +150,29 @@ enum JXLColor {
              JXL_TRANSFER_FUNCTION_PQ, JXL_TRANSFER_FUNCTION_DCI, JXL_TRANSFER_FUNCTION_HLG:
             // libjxl numbers these as H.273 does.
             return .codePoints(primaries: primaries, transfer: Int(encoding.transfer_function.rawValue), matrix: 0, fullRange: true)
+        default:
+            return nil
+        }
+    }
+
+    /// A plain gamma (a PNG's gAMA, which cjxl keeps as such) as PNG's description, so that the
+    /// same rule applies to it whichever format carries it (a gamma near 1/2.2 is sRGB's curve).
+    /// The chromaticities are libjxl's numbers for the primaries and white point (which it fills
+    /// for named ones too); nil for XYB or anything not RGB or grey.
+    private static func gamma(_ encoding: JxlColorEncoding) -> ColorDescription? {
+        switch encoding.color_space {
+        case JXL_COLOR_SPACE_GRAY:
+            return .gamma(encoding.gamma, chromaticities: nil)
+        case JXL_COLOR_SPACE_RGB:
+            if encoding.white_point == JXL_WHITE_POINT_D65 && encoding.primaries == JXL_PRIMARIES_SRGB {
+                return .gamma(encoding.gamma, chromaticities: nil)
+            }
+            let given = ColorDescription.Chromaticities(
+                whiteX: encoding.white_point_xy.0, whiteY: encoding.white_point_xy.1,
+                redX: encoding.primaries_red_xy.0, redY: encoding.primaries_red_xy.1,
+                greenX: encoding.primaries_green_xy.0, greenY: encoding.primaries_green_xy.1,
+                blueX: encoding.primaries_blue_xy.0, blueY: encoding.primaries_blue_xy.1)
+            return .gamma(encoding.gamma, chromaticities: given)
         default:
             return nil
         }

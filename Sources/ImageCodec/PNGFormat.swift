@@ -66,6 +66,7 @@ package enum PNGFormat: ImageFormatDecoder {
         if !options.allowCorruptData {
             try pipeline.checkTrailingChunks()
         }
+        image.addWarnings(pipeline.warnings)
         return applyOrientation ? try OrientationTransform.apply(info.orientation, to: image) : image
     }
 }

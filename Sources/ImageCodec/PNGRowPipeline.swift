@@ -13,6 +13,10 @@ final class PNGRowPipeline {
     let info: ImageInfo
     let ihdr: spng_ihdr
     private(set) var converter: PNGRowConverter
+    /// The conversion of converted rows to sRGB (nil when they are sRGB already).
+    private let color: RowColorStep?
+    /// What the colour chunks said that could not be honoured.
+    let warnings: [String]
     /// The stream, if any (for its read errors).
     private let stream: PNGStream?
     /// The PNG in memory, if it is there (its image data is then decoded by ``PNGImageData``).
@@ -26,21 +30,21 @@ final class PNGRowPipeline {
     /// Opens a PNG held in `bytes`, which must outlive the pipeline.
     convenience init(bytes: UnsafeRawBufferPointer, maximumPixelCount: Int, strict: Bool) throws {
         let context = try PNGContext(bytes: bytes, maximumPixelCount: maximumPixelCount, strict: strict)
-        try self.init(context: context, stream: nil, orientation: PNGChunkWalker.orientation(bytes))
-        self.bytes = bytes
+        try self.init(context: context, stream: nil, orientation: PNGChunkWalker.orientation(bytes), bytes: bytes)
         self.strict = strict
     }
 
     /// Opens the PNG `stream` reads.
     convenience init(stream: PNGStream, maximumPixelCount: Int, strict: Bool) throws {
         let context = try PNGContext(stream: stream, maximumPixelCount: maximumPixelCount, strict: strict)
-        try self.init(context: context, stream: stream, orientation: nil)
+        try self.init(context: context, stream: stream, orientation: nil, bytes: nil)
     }
 
     /// Reads the header; `orientation` is nil for a stream, whose `eXIf` is watched as it passes.
-    private init(context: PNGContext, stream: PNGStream?, orientation: ImageOrientation?) throws {
+    private init(context: PNGContext, stream: PNGStream?, orientation: ImageOrientation?, bytes: UnsafeRawBufferPointer?) throws {
         self.context = context
         self.stream = stream
+        self.bytes = bytes
         var ihdr = spng_ihdr()
         try Self.check(spng_get_ihdr(context.pointer, &ihdr), stream: stream)
         var palette = spng_plte()
@@ -57,9 +61,21 @@ final class PNGRowPipeline {
         converter = try PNGRowConverter(
             ihdr: ihdr, palette: hasPalette ? palette : nil, transparency: hasTransparency ? transparency : nil
         )
+        // The colour chunks come before the image data, which libspng has reached by now: in a
+        // stream they have passed through its head.
+        let embedded = bytes.map { EmbeddedColor.png($0) } ?? stream.map { stream in stream.head.withUnsafeBytes { EmbeddedColor.png($0) } } ?? EmbeddedColor()
+        var warnings = embedded.warnings
+        if stream?.headIsCut == true {
+            warnings.append("the chunks before the image data are over \(PNGStream.headLimit >> 20) MiB; their colour information is ignored")
+        }
+        let isGrey = ihdr.color_type == UInt8(SPNG_COLOR_TYPE_GRAYSCALE.rawValue) || ihdr.color_type == UInt8(SPNG_COLOR_TYPE_GRAYSCALE_ALPHA.rawValue)
+        color = RowColorStep(color: embedded.description, rows: converter.hasAlpha ? .premultipliedBGRA : .bgrx,
+                             isGrey: isGrey, width: Int(ihdr.width), warnings: &warnings)
+        self.warnings = warnings
         info = ImageInfo(
             format: .png, width: Int(ihdr.width), height: Int(ihdr.height),
-            orientation: orientation, hasAlpha: converter.hasAlpha
+            orientation: orientation, hasAlpha: converter.hasAlpha, color: embedded.description,
+            bitsPerSample: Int(ihdr.bit_depth)
         )
     }
 
@@ -86,10 +102,11 @@ final class PNGRowPipeline {
             let channels = [0: 1, 2: 3, 3: 1, 4: 2, 6: 4][Int(ihdr.color_type)] ?? 4
             let shape = (width: info.width, height: info.height, bitDepth: Int(ihdr.bit_depth), channels: channels)
             converter.bigEndianSamples = true
-            let converter = self.converter
+            let converter = self.converter, color = self.color
             try PNGImageData.decodeRows(bytes, ihdr: shape, strict: strict) { row, samples in
                 let out = destination(row)
                 converter.convert(samples, into: out)
+                color?.convert(out)
                 try completed(row, out)
             }
             return
@@ -110,6 +127,7 @@ final class PNGRowPipeline {
             for y in 0..<height {
                 let out = destination(y)
                 converter.convert(stored.base + y * rowBytes, into: out)
+                color?.convert(out)
                 try completed(y, out)
             }
         } else {
@@ -125,6 +143,7 @@ final class PNGRowPipeline {
             } after: { row in
                 let out = destination(row)
                 converter.convert(stored.base, into: out)
+                color?.convert(out)
                 try completed(row, out)
             }
             guard next == height else {

@@ -8,6 +8,9 @@ final class PNGStream {
     typealias Reader = (UnsafeMutableRawBufferPointer) throws -> Int
 
     private static let exifLimit = 64 << 10
+    /// The most bytes of the head kept: room for a compressed ICC profile of the largest size
+    /// ``EmbeddedColor/pngProfileLimit`` accepts, and the other chunks.
+    static let headLimit = 8 << 20
 
     private let reader: Reader
     private let buffer: UnsafeMutableRawBufferPointer
@@ -22,6 +25,11 @@ final class PNGStream {
     private var watching = true
     /// The payload of the first `eXIf` chunk before `IDAT`, once it has passed.
     private(set) var exif: [UInt8]?
+    /// The bytes of the stream up to the image data (and a little of it), for the colour chunks'
+    /// parser (``EmbeddedColor/png(_:)``); at most ``headLimit`` of them.
+    private(set) var head: [UInt8] = []
+    /// Whether the head went past ``headLimit`` before the image data (and was cut there).
+    private(set) var headIsCut = false
 
     init(reader: @escaping Reader) {
         self.reader = reader
@@ -50,11 +58,21 @@ final class PNGStream {
             let n = min(end - start, destination.count - done)
             let chunk = UnsafeRawBufferPointer(start: buffer.baseAddress! + start, count: n)
             (destination.baseAddress! + done).copyMemory(from: chunk.baseAddress!, byteCount: n)
-            if watching { watch(chunk) }
+            if watching {
+                keepHead(chunk)
+                watch(chunk)
+            }
             start += n
             done += n
         }
         return 0
+    }
+
+    /// Appends `bytes` to the head, up to its limit.
+    private func keepHead(_ bytes: UnsafeRawBufferPointer) {
+        let room = Self.headLimit - head.count
+        if bytes.count > room { headIsCut = true }
+        head.append(contentsOf: bytes.prefix(max(0, room)))
     }
 
     /// Follows chunk headers through `bytes`, the next bytes of the stream.

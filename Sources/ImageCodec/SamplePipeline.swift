@@ -38,10 +38,7 @@ package struct SamplePipeline {
             // sRGB, straight BGRA (opaque when the layout has no alpha), then premultiplied here.
             converter.convert(source, to: destination, count: count)
             if layout.hasAlpha {
-                for i in 0..<count {
-                    let p = out[i]
-                    out[i] = Self.pixel(p >> 16 & 0xFF, p >> 8 & 0xFF, p & 0xFF, p >> 24)
-                }
+                for i in 0..<count { out[i] = PixelConversion.premultiplied(out[i]) }
             }
             return
         }

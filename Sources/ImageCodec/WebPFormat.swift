@@ -31,7 +31,8 @@ package enum WebPFormat: ImageFormatDecoder {
         }
         return ImageInfo(
             format: .webp, width: Int(found.width), height: Int(found.height),
-            orientation: WebPEXIF.orientation(bytes), hasAlpha: hasAlpha
+            orientation: WebPEXIF.orientation(bytes), hasAlpha: hasAlpha,
+            color: EmbeddedColor.webp(bytes).description
         )
     }
 
@@ -89,6 +90,12 @@ package enum WebPFormat: ImageFormatDecoder {
         } else {
             try decodeBitstream(bytes, into: image, x: 0, y: 0, width: size.width, height: size.height, sourceWidth: info.width, sourceHeight: info.height)
         }
+        // An ICCP chunk's profile: libwebp hands out the stored values, converted here.
+        var warnings = EmbeddedColor.webp(bytes).warnings
+        if let color = RowColorStep(color: info.color, rows: info.hasAlpha ? .premultipliedBGRA : .bgrx, isGrey: false, width: size.width, warnings: &warnings) {
+            for y in 0..<size.height { color.convert(image.baseAddress + y * image.bytesPerRow) }
+        }
+        image.addWarnings(warnings)
         return applyOrientation ? try OrientationTransform.apply(info.orientation, to: image) : image
     }
 

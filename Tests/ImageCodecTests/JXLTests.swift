@@ -59,10 +59,14 @@ import Testing
 
         let upright = try ImageDecoder.decode(jxl)
         #expect(upright.isOrientationApplied && upright.pixelFormat == .bgrx32)
-        Self.expectClose(upright, try ExternalTools.djxl(jxl, in: folder.path), "against djxl")
         Self.expectClose(upright, try ImageDecoder.decode(original), "against the original JPEG")
         let stored = try ImageDecoder.decode(jxl, options: DecodingOptions(applyOrientation: false))
         #expect(!stored.isOrientationApplied && stored.width == info.width && stored.height == info.height)
+        // Adobe RGB converted to sRGB: against LittleCMS's conversion of the JPEG by vips (djxl
+        // hands out the transcode's pixels in the file's own profile).
+        let reference = try ColorTools.sRGBReference(of: jpeg, in: folder.path)
+        let psnr = PixelComparison.psnr(samples: ColorFixtures.rgb(ofBGRA: ColorDecodeTests.packed(stored)), reference)
+        #expect(psnr >= 38, "against vips icc_transform: \(psnr) dB")
     }
 
     @Test func aLossyImageWithAProfileDecodesToSRGBNotLinear() throws {
@@ -75,8 +79,10 @@ import Testing
         #expect(try ImageDecoder.info(jxl).color == .iccProfile(profile))
         let image = try ImageDecoder.decode(jxl)
         Self.expectClose(image, try ExternalTools.djxl(jxl, in: folder.path), "against djxl's sRGB")
+        // djxl's linear output carries its linear profile, which the PNG decoder converts back to
+        // sRGB: close too (8-bit linear samples lose some of the shadows).
         let linear = PixelComparison.psnr(image, try ExternalTools.djxl(jxl, in: folder.path, colorSpace: "RGB_D65_SRG_Rel_Lin"))
-        #expect(linear < 25, "the linear decode is far from it: \(linear) dB")
+        #expect(linear >= 35, "djxl's linear decode, converted from its profile: \(linear) dB")
     }
 
     @Test func aVarDCTImageFromAnUntaggedPhotoIsSRGBByItsCodePoints() throws {
@@ -109,7 +115,9 @@ import Testing
         #expect(image.pixelFormat == .bgra32Premultiplied)
         let reference = try ExternalTools.djxl(jxl, in: folder.path)
         Self.expectClose(image, reference, "against djxl")
-        #expect(PixelComparison.maximumDifference(image, reference) <= (arguments == ["-d", "0"] ? 0 : 64))
+        // djxl converts the PNG's gamma of 1/2.2 (which cjxl keeps) to sRGB's curve; the package,
+        // as libpng and browsers, takes that gamma as sRGB: up to a few levels apart.
+        #expect(PixelComparison.maximumDifference(image, reference) <= 64)
         if arguments == ["-d", "0"] {
             #expect(PixelComparison.identical(image, try ImageDecoder.decode(try TestData.bytes("png/astronaut-rgba.png"))), "lossless: the PNG's pixels")
         }

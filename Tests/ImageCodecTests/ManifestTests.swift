@@ -28,6 +28,23 @@ import Testing
         let lossless = entry.format == "png" || entry.file.contains("lossless")
         if lossless {
             #expect(PixelComparison.maximumDifference(decoded, reference) <= 1)
+        } else if case .iccProfile(let profile) = decoded.source.color, entry.hasAlpha != true {
+            // The reference (ImageMagick's decode) keeps the stored values; the decoder converts
+            // them to sRGB through the file's profile. The reference converted through the same
+            // profile by LittleCMS (vips icc_transform) is what it must match.
+            try #require(ColorTools.available, ColorTools.missing)
+            let folder = ColorFixtures.folder, name = UUID().uuidString
+            try ColorTools.write(profile, to: folder + "/\(name).icc")
+            let converted = folder + "/\(name).v"
+            try ColorTools.run([ColorTools.vips, "icc_transform", TestData.path(try #require(entry.reference)), converted, "srgb",
+                                "--input-profile", folder + "/\(name).icc", "--intent", "relative"])
+            let expected = try ColorTools.rawPixels(of: converted, in: folder)
+            let rgb = ColorFixtures.rgb(ofBGRA: ColorDecodeTests.packed(decoded))
+            // vips keeps the reference's alpha band: take R, G, B of each RGBA pixel when it has one.
+            let channels = expected.count / (decoded.width * decoded.height)
+            let expectedRGB = channels == 3 ? expected : stride(from: 0, to: expected.count, by: channels).flatMap { expected[$0..<($0 + 3)] }
+            let psnr = PixelComparison.psnr(samples: rgb, expectedRGB)
+            #expect(psnr >= 35, "PSNR \(psnr) dB against the reference converted through the file's profile")
         } else {
             let psnr = PixelComparison.psnr(decoded, reference)
             #expect(psnr >= 35, "PSNR \(psnr) dB")

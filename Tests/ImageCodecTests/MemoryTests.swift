@@ -25,7 +25,7 @@ import Testing
             decompressor.setInput(buffer)
             let header = try #require(try decompressor.readHeader())
             #expect(header.raw.progressive != 0)
-            _ = try decompressor.configure(scaleDenominator: 1)
+            _ = try decompressor.configure(scaleDenominator: 1, header: header)
             #expect(try decompressor.start() == .done)
             // The whole coefficient array (2560×1440 at 4:2:0: 86,400 blocks of 128 bytes) is mapped.
             let coefficients = Int(header.raw.coefficient_bytes)

@@ -71,7 +71,9 @@ import Testing
     }
 
     /// A cancel from another thread stops a TIFF being decoded from its file (under the builder's
-    /// lock) at its next batch of rows; nothing is left behind.
+    /// lock) at its next batch of rows; nothing is left behind. The build is held at its start
+    /// (the progress report before decoding) until the cancel has been made, so that it cannot
+    /// finish first.
     @Test func cancelStopsAFileDecode() async throws {
         let folder = try Fixtures.makeFolder()
         defer { Fixtures.remove(folder) }
@@ -79,9 +81,13 @@ import Testing
         try ExternalTools.run(Self.vips, ["tiffsave", folder + "/big.v", folder + "/big.tif", "--tile", "--tile-width", "256", "--tile-height", "256"])
         let builder = try TilePyramidBuilder(destination: .folder(folder + "/p"))
         let path = folder + "/big.tif"
+        let reached = DispatchSemaphore(value: 0), cancelled = DispatchSemaphore(value: 0)
         let build = Task.detached { () -> ImageCacheError.Code? in
             do {
-                _ = try builder.build(contentsOf: path)
+                _ = try builder.build(contentsOf: path) { _ in
+                    reached.signal()
+                    _ = cancelled.wait(timeout: .now() + 60)
+                }
                 return nil
             } catch let error as ImageCacheError {
                 return error.code
@@ -89,8 +95,9 @@ import Testing
                 return .io
             }
         }
-        try await waitUntil("a row of tiles is written") { (builder.completedTileRows.first ?? 0) > 0 }
+        try await waitUntil("the build reported its progress") { reached.wait(timeout: .now()) == .success }
         builder.cancel()
+        cancelled.signal()
         #expect(await build.value == .cancelled)
         #expect(throws: ImageCacheError.self) { try TilePyramid.open(at: folder + "/p") }
     }

@@ -78,13 +78,20 @@ const uint8_t *fic_jpeg_buffered_data(const fic_jpeg_decoder *decoder);
 /** Reads the header (saving APP1 markers for EXIF). */
 fic_jpeg_status fic_jpeg_read_header(fic_jpeg_decoder *decoder, fic_jpeg_header *header);
 /**
+ * The saved marker number `index` (APP1 and APP2 markers are saved, in file order): its code
+ * (0xE1, 0xE2) in *marker, its payload (after the length) and its length; NULL past the last one.
+ * Valid until the decoder is destroyed.
+ */
+const uint8_t *fic_jpeg_saved_marker(const fic_jpeg_decoder *decoder, int index, int *marker, size_t *length);
+/**
  * The payload of the first APP1 "Exif\0\0" marker (starting at the TIFF header), or NULL.
  * Valid until the decoder is destroyed.
  */
 const uint8_t *fic_jpeg_exif(const fic_jpeg_decoder *decoder, size_t *length);
 /**
- * Chooses the output: scale 1/scale_denominator, JDCT_ISLOW, fancy upsampling, BGRX (CMYK and
- * YCCK are converted to BGRX while reading rows). Reports the output size.
+ * Chooses the output: scale 1/scale_denominator, JDCT_ISLOW, fancy upsampling, BGRX; CMYK and
+ * YCCK come out as CMYK as stored (inverted when the file has an Adobe marker), 4 bytes a pixel,
+ * for the caller to convert. Reports the output size.
  */
 fic_jpeg_status fic_jpeg_configure(fic_jpeg_decoder *decoder, int scale_denominator,
                                    uint32_t *output_width, uint32_t *output_height);

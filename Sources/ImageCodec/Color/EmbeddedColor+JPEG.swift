@@ -12,7 +12,6 @@ extension EmbeddedColor {
         guard bytes.count >= 2, bytes[0] == 0xFF, bytes[1] == 0xD8 else {
             return result
         }
-        let iccSignature = Array("ICC_PROFILE".utf8) + [0]
         let adobeSignature = Array("Adobe".utf8)
         var pieces: [(sequence: Int, count: Int, data: [UInt8])] = []
         var offset = 2
@@ -36,21 +35,41 @@ extension EmbeddedColor {
                 let payload = offset + 2, end = offset + length
                 guard end <= bytes.count else { break scan }  // cut inside the segment
                 let size = end - payload
-                if marker == 0xE2, size >= 14, bytes.matches(iccSignature, at: payload) {
-                    pieces.append((Int(bytes[payload + 12]), Int(bytes[payload + 13]), bytes.copy(payload + 14, size - 14)))
+                if marker == 0xE2, let piece = iccPiece(UnsafeRawBufferPointer(rebasing: bytes[payload..<end])) {
+                    pieces.append(piece)
                 } else if marker == 0xEE, size >= 12, bytes.matches(adobeSignature, at: payload) {
                     result.adobeTransform = Int(bytes[payload + 11])  // the last marker wins, as in libjpeg
                 }
                 offset = end
             }
         }
-        if !pieces.isEmpty {
-            switch assemble(pieces) {
-            case .success(let profile): result.description = .iccProfile(profile)
-            case .failure(let problem): result.warnings.append("ICC profile ignored: \(problem.reason)")
-            }
-        }
+        result.addProfile(pieces)
         return result
+    }
+
+    /// The colour information of the `APP2` payloads a JPEG decoder saved (libjpeg's marker
+    /// list, in file order), checked as ``jpeg(_:)`` checks them; complete, since the decoder has
+    /// read the whole header. The Adobe marker's flag is the decoder's to read.
+    package static func jpeg(app2Payloads: [UnsafeRawBufferPointer]) -> EmbeddedColor {
+        var result = EmbeddedColor()
+        result.isComplete = true
+        result.addProfile(app2Payloads.compactMap(iccPiece))
+        return result
+    }
+
+    /// The sequence number, count and data of an `APP2` payload that is a piece of an ICC profile.
+    private static func iccPiece(_ payload: UnsafeRawBufferPointer) -> (sequence: Int, count: Int, data: [UInt8])? {
+        guard payload.count >= 14, payload.matches(Array("ICC_PROFILE".utf8) + [0], at: 0) else { return nil }
+        return (Int(payload[12]), Int(payload[13]), payload.copy(14, payload.count - 14))
+    }
+
+    /// The profile the pieces make, or a warning saying why there is none.
+    private mutating func addProfile(_ pieces: [(sequence: Int, count: Int, data: [UInt8])]) {
+        guard !pieces.isEmpty else { return }
+        switch Self.assemble(pieces) {
+        case .success(let profile): description = .iccProfile(profile)
+        case .failure(let problem): warnings.append("ICC profile ignored: \(problem.reason)")
+        }
     }
 
     /// Why an ICC profile's pieces do not fit together.

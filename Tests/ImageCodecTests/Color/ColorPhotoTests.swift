@@ -55,3 +55,31 @@ struct ColorPhotoTests {
         #expect(try transform("YCCK JPEG") == 2)  // ImageMagick writes YCCK
     }
 }
+
+/// The same photos through the decoders themselves, as applications get them: the whole file,
+/// its rows as bytes arrive (tile pyramids), against LittleCMS's conversion by vips.
+@Suite(.enabled(if: ColorTools.available, ColorTools.missing))
+struct ColorDecodeTests {
+    /// Packed BGRA (or BGRX) rows of `image`.
+    static func packed(_ image: DecodedImage) -> [UInt8] {
+        image.withUnsafeBytes { bytes in
+            (0..<image.height).flatMap { y in Array(bytes[(y * image.bytesPerRow)..<(y * image.bytesPerRow + image.width * 4)]) }
+        }
+    }
+
+    @Test(arguments: ColorFixtures.names)
+    func decodersConvertToSRGB(name: String) throws {
+        let photo = try ColorFixtures.photo(name)
+        let bytes = try ColorTools.read(photo.path)
+        let reference = try ColorTools.sRGBReference(of: photo.path, in: ColorFixtures.folder)
+        let image = try ImageDecoder.decode(bytes)
+        #expect(image.source.color != .untagged, "\(name): the decoder found no colour information")
+        #expect(image.warnings.isEmpty, "\(name): \(image.warnings)")
+        let whole = PixelComparison.psnr(samples: ColorFixtures.rgb(ofBGRA: Self.packed(image)), reference)
+        #expect(whole >= 38, "\(name): \(whole) dB against LittleCMS")
+        let streamed = try RowStreaming.decode(bytes, chunkSize: 8192)
+        let rows = PixelComparison.psnr(samples: ColorFixtures.rgb(ofBGRA: streamed.pixels), reference)
+        #expect(rows >= 38, "\(name), streamed: \(rows) dB against LittleCMS")
+        print("\(name): decoded \(String(format: "%.1f", whole)) dB, streamed \(String(format: "%.1f", rows)) dB against LittleCMS")
+    }
+}
