@@ -4,11 +4,12 @@ import Testing
 
 /// The public conformance suites (PngSuite, libwebp's and others' WebP files, JPEG crash and
 /// reference tests; see `../shared/conformance/SOURCES.md`), each file checked as its class says
-/// against Pillow's decode (`scripts/conformance-refs`) and the suite's stored references. A
-/// failure names the file, its class and the reason (the decoder's error, or the PSNR); each
-/// suite prints a summary when its last file is done. Each test checks its files one at a time,
-/// each on a thread of its own (decoding and waiting for the child decode block it), so that at
-/// most one child decode per test runs at once and Swift's cooperative pool stays free.
+/// against Pillow's decode, as stored and in sRGB (`scripts/conformance-refs`), and the suite's
+/// stored references (``ConformanceReferences``). A failure names the file, its class and the
+/// reason (the decoder's error, or the PSNR); each suite prints a summary when its last file is
+/// done. Each test checks its files one at a time, each on a thread of its own (decoding and
+/// waiting for the child decode block it), so that at most one child decode per test runs at
+/// once and Swift's cooperative pool stays free.
 @Suite("Conformance suites") struct ConformanceTests {
     @Test func manifestsAndReferencesArePresent() {
         for suite in Conformance.suites {
