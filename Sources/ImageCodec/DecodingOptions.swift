@@ -10,8 +10,9 @@ public struct DecodingOptions: Sendable, Hashable {
     /// that covers it, progressive JPEGs at 1/8 from only the scans that scale needs; PNGs shrunk
     /// by the largest whole factor that covers it, row by row as they are inflated; WebPs scaled
     /// by libwebp while decoding to exactly the covering size; HEIC and AVIF from their embedded
-    /// thumbnail when it covers it, else decoded whole and shrunk row by row; JPEG XLs (libjxl 0.7
-    /// has no reduced decode) decoded at full size, then shrunk row by row; GIFs shrunk row by row
+    /// thumbnail when it covers it, else decoded whole and shrunk row by row; JPEG XLs from their
+    /// frame's DC (the image at 1/8) when the target is at most an eighth of the image, else
+    /// decoded at full size, then shrunk row by row; GIFs shrunk row by row
     /// as they are decoded; TIFFs from a pyramidal file's smallest covering level, shrunk row by
     /// row. `nil` decodes at full size.
     public var targetSize: PixelSize? = nil

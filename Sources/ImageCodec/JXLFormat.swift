@@ -86,7 +86,26 @@ package enum JXLFormat: ImageFormatDecoder {
 
     /// Decodes the first frame into premultiplied BGRA (with alpha) or BGRX, covering `options.targetSize`.
     package static func decode(_ bytes: UnsafeRawBufferPointer, options: DecodingOptions) throws -> DecodedImage {
-        let reader = try JXLReader(bytes, events: [JXL_DEC_BASIC_INFO, JXL_DEC_COLOR_ENCODING, JXL_DEC_FULL_IMAGE], threaded: true)
+        try decodeReportingDC(bytes, options: options).image
+    }
+
+    /// ``decode(_:options:)``, and whether the image was made from the frame's DC alone.
+    ///
+    /// libjxl 0.7 has no decode at a reduced size, but a VarDCT frame's DC is the image at 1/8,
+    /// complete before any of the AC: when the target is at most an eighth of the image, the
+    /// decode stops there (libjxl hands it out upsampled to full size, which is then shrunk as a
+    /// full decode would be), which skips most of the work. Frames without a DC step (lossless,
+    /// modular) are decoded whole.
+    static func decodeReportingDC(_ bytes: UnsafeRawBufferPointer, options: DecodingOptions) throws -> (image: DecodedImage, fromDC: Bool) {
+        var events = [JXL_DEC_BASIC_INFO, JXL_DEC_COLOR_ENCODING, JXL_DEC_FULL_IMAGE]
+        if let target = options.targetSize {
+            let stored = try info(bytes)
+            if ShrinkingRows.sizes(for: stored, target: target).factor >= 8 {
+                events.append(JXL_DEC_FRAME_PROGRESSION)
+            }
+        }
+        let acceptDC = events.contains(JXL_DEC_FRAME_PROGRESSION)
+        let reader = try JXLReader(bytes, events: events, threaded: true)
         let (basic, color) = try reader.readHeader(maximumPixelCount: options.maximumPixelCount)
         let info = makeInfo(basic, color: color, bytes: bytes)
         let gray = basic.num_color_channels == 1
@@ -118,9 +137,10 @@ package enum JXLFormat: ImageFormatDecoder {
             isOrientationApplied: options.applyOrientation && !applyOrientation,
             scaleDenominator: TargetScale.denominator(for: info, size: size), zeroFilled: false  // every row is written
         )
+        var fromDC = false
         if direct {
             // Opaque images come out with alpha 255: the same bytes as BGRX.
-            try decodePixels(reader, format: samples, into: image.baseAddress, byteCount: image.bytesPerRow * image.height)
+            fromDC = try decodePixels(reader, format: samples, into: image.baseAddress, byteCount: image.bytesPerRow * image.height, acceptDC: acceptDC)
             for y in 0..<image.height {
                 let row = image.baseAddress + y * image.bytesPerRow
                 pipeline.convert(row, to: row, count: image.width)
@@ -128,7 +148,7 @@ package enum JXLFormat: ImageFormatDecoder {
         } else {
             let rowBytes = info.width * samples.channels * samples.bytesPerSample
             let storage = try LargeBufferPool.allocate(byteCount: rowBytes * info.height, zeroed: false)
-            try decodePixels(reader, format: samples, into: storage.base, byteCount: rowBytes * info.height)
+            fromDC = try decodePixels(reader, format: samples, into: storage.base, byteCount: rowBytes * info.height, acceptDC: acceptDC)
             try ShrinkingRows.write(into: image, sourceWidth: info.width, sourceHeight: info.height, factor: factor, shrunk: shrunk) { destination, completed in
                 for y in 0..<info.height {
                     let row = destination(y)
@@ -138,12 +158,13 @@ package enum JXLFormat: ImageFormatDecoder {
             }
         }
         image.addWarnings(warnings)
-        return applyOrientation ? try OrientationTransform.apply(info.orientation, to: image) : image
+        return (applyOrientation ? try OrientationTransform.apply(info.orientation, to: image) : image, fromDC)
     }
 
     /// Runs the decoder to its first full frame, written to `buffer` (`byteCount` bytes, which must
-    /// be exactly what libjxl needs for `format`).
-    private static func decodePixels(_ reader: JXLReader, format: SampleFormat, into buffer: UnsafeMutableRawPointer, byteCount: Int) throws {
+    /// be exactly what libjxl needs for `format`); with `acceptDC`, only to the frame's DC when it
+    /// has one (upsampled to full size by libjxl). Returns whether it stopped at the DC.
+    private static func decodePixels(_ reader: JXLReader, format: SampleFormat, into buffer: UnsafeMutableRawPointer, byteCount: Int, acceptDC: Bool = false) throws -> Bool {
         var pixelFormat = format.pixelFormat
         var bufferSet = false
         while true {
@@ -155,9 +176,12 @@ package enum JXLFormat: ImageFormatDecoder {
                     throw JXLReader.corrupt()
                 }
                 bufferSet = true
+            case JXL_DEC_FRAME_PROGRESSION where acceptDC && bufferSet:
+                // The DC is complete: flushed into the buffer, it is the image at 1/8.
+                if JxlDecoderFlushImage(reader.decoder) == JXL_DEC_SUCCESS { return true }
             case JXL_DEC_FULL_IMAGE:
                 guard bufferSet else { throw JXLReader.corrupt() }
-                return
+                return false
             case JXL_DEC_SUCCESS:
                 throw JXLReader.corrupt()  // no frame
             default:
@@ -173,7 +197,7 @@ extension JXLFormat {
 
     /// libjxl: no reduced decode in 0.7; decoded whole, on its thread pool.
     package static let capabilities = DecoderCapabilities(
-        reducedDecode: "none in libjxl 0.7; decoded at full size, rows shrunk by a whole factor and resampled",
+        reducedDecode: "the frame's DC (the image at 1/8) when the target is at most an eighth of it; otherwise decoded at full size; rows shrunk by a whole factor and resampled",
         streamsRows: false, maximumDimension: 1 << 30)
 
     /// A bare codestream (`FF 0A`) or the container's signature box.

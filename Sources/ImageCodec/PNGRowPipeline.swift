@@ -15,6 +15,11 @@ final class PNGRowPipeline {
     private(set) var converter: PNGRowConverter
     /// The conversion of converted rows to sRGB (nil when they are sRGB already).
     private let color: RowColorStep?
+    /// For 16-bit samples whose colours are converted: the conversion from the samples
+    /// themselves, at their full precision (the row converter would reduce them to 8 bits first).
+    private let wide: SamplePipeline?
+    /// One row of 16-bit samples in host order, for rows that come big-endian as stored.
+    private let swapped: UnsafeMutablePointer<UInt16>?
     /// What the colour chunks said that could not be honoured.
     let warnings: [String]
     /// The stream, if any (for its read errors).
@@ -69,14 +74,50 @@ final class PNGRowPipeline {
             warnings.append("the chunks before the image data are over \(PNGStream.headLimit >> 20) MiB; their colour information is ignored")
         }
         let isGrey = ihdr.color_type == UInt8(SPNG_COLOR_TYPE_GRAYSCALE.rawValue) || ihdr.color_type == UInt8(SPNG_COLOR_TYPE_GRAYSCALE_ALPHA.rawValue)
-        color = RowColorStep(color: embedded.description, rows: converter.hasAlpha ? .premultipliedBGRA : .bgrx,
-                             isGrey: isGrey, width: Int(ihdr.width), warnings: &warnings)
+        let wideLayout: SamplePipeline.Layout? = switch (Int(ihdr.color_type), ihdr.bit_depth == 16 && !hasTransparency) {
+        case (Int(SPNG_COLOR_TYPE_GRAYSCALE.rawValue), true): .gray16
+        case (Int(SPNG_COLOR_TYPE_GRAYSCALE_ALPHA.rawValue), true): .grayAlpha16
+        case (Int(SPNG_COLOR_TYPE_TRUECOLOR.rawValue), true): .rgb16
+        case (Int(SPNG_COLOR_TYPE_TRUECOLOR_ALPHA.rawValue), true): .rgba16
+        default: nil
+        }
+        if let wideLayout, embedded.description != .untagged, embedded.description != .sRGB,
+           case let pipeline = SamplePipeline(layout: wideLayout, color: embedded.description, warnings: &warnings), pipeline.converter != nil {
+            wide = pipeline
+            swapped = .allocate(capacity: Int(ihdr.width) * wideLayout.bytesPerPixel / 2)
+            color = nil
+        } else {
+            wide = nil
+            swapped = nil
+            color = RowColorStep(color: embedded.description, rows: converter.hasAlpha ? .premultipliedBGRA : .bgrx,
+                                 isGrey: isGrey, width: Int(ihdr.width), warnings: &warnings)
+        }
         self.warnings = warnings
         info = ImageInfo(
             format: .png, width: Int(ihdr.width), height: Int(ihdr.height),
             orientation: orientation, hasAlpha: converter.hasAlpha, color: embedded.description,
             bitsPerSample: Int(ihdr.bit_depth)
         )
+    }
+
+    deinit {
+        swapped?.deallocate()
+    }
+
+    /// One row of stored samples into `width` pixels of sRGB at `out`.
+    private func convert(_ samples: UnsafeRawPointer, into out: UnsafeMutablePointer<UInt32>) {
+        guard let wide, let swapped else {
+            converter.convert(samples, into: out)
+            color?.convert(out)
+            return
+        }
+        var source = samples
+        if converter.bigEndianSamples {  // as stored in the file, when the image data is inflated here
+            let count = info.width * wide.layout.bytesPerPixel / 2
+            for i in 0..<count { swapped[i] = UInt16(bigEndian: samples.loadUnaligned(fromByteOffset: i * 2, as: UInt16.self)) }
+            source = UnsafeRawPointer(swapped)
+        }
+        wide.convert(source, to: UnsafeMutableRawPointer(out), count: info.width)
     }
 
     /// Whether the image is Adam7-interlaced (and so decoded into a full-size buffer first).
@@ -102,11 +143,9 @@ final class PNGRowPipeline {
             let channels = [0: 1, 2: 3, 3: 1, 4: 2, 6: 4][Int(ihdr.color_type)] ?? 4
             let shape = (width: info.width, height: info.height, bitDepth: Int(ihdr.bit_depth), channels: channels)
             converter.bigEndianSamples = true
-            let converter = self.converter, color = self.color
             try PNGImageData.decodeRows(bytes, ihdr: shape, strict: strict) { row, samples in
                 let out = destination(row)
-                converter.convert(samples, into: out)
-                color?.convert(out)
+                convert(samples, into: out)
                 try completed(row, out)
             }
             return
@@ -126,8 +165,7 @@ final class PNGRowPipeline {
             try readAll { row in stored.base + row * rowBytes }
             for y in 0..<height {
                 let out = destination(y)
-                converter.convert(stored.base + y * rowBytes, into: out)
-                color?.convert(out)
+                convert(stored.base + y * rowBytes, into: out)
                 try completed(y, out)
             }
         } else {
@@ -142,8 +180,7 @@ final class PNGRowPipeline {
                 return stored.base
             } after: { row in
                 let out = destination(row)
-                converter.convert(stored.base, into: out)
-                color?.convert(out)
+                convert(stored.base, into: out)
                 try completed(row, out)
             }
             guard next == height else {

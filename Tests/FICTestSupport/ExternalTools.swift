@@ -32,15 +32,15 @@ public enum ExternalTools {
 
     /// Runs `tool` with `arguments` and waits; throws, with what the tool wrote to its standard
     /// error, unless it exits with status 0. Its standard output goes to the file `stdout` when
-    /// given, else to /dev/null. ImageMagick is `/usr/bin/convert` (another `convert` may come
-    /// first on PATH).
-    public static func run(_ tool: String, _ arguments: [String], stdout: String? = nil) throws {
+    /// given, else to /dev/null; its standard input comes from the file `stdin` when given, else
+    /// /dev/null. ImageMagick is `/usr/bin/convert` (another `convert` may come first on PATH).
+    public static func run(_ tool: String, _ arguments: [String], stdin: String? = nil, stdout: String? = nil) throws {
         guard let executable = path(of: tool) else {
             throw Failure(description: "\(tool) is not installed; scripts/install-deps installs it")
         }
         let errors = temporaryErrorFile()
         defer { unlink(errors) }
-        let pid = try spawn(executable, arguments, standardOutput: stdout ?? "/dev/null", standardError: errors)
+        let pid = try spawn(executable, arguments, standardInput: stdin ?? "/dev/null", standardOutput: stdout ?? "/dev/null", standardError: errors)
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         guard status == 0 else {
@@ -50,16 +50,16 @@ public enum ExternalTools {
     }
 
     /// Starts `executable` with `arguments` and this process's environment, `extraEnvironment`
-    /// added, standard input from /dev/null, standard output into the file `standardOutput` and
+    /// added, standard input from the file `standardInput`, standard output into the file `standardOutput` and
     /// standard error into the file `standardError`; returns its pid for the caller to wait for.
     /// posix_spawn rather than Foundation's Process, whose run() leaks a weak reference that
     /// LeakSanitizer reports in the Address Sanitizer run.
     static func spawn(_ executable: String, _ arguments: [String], extraEnvironment: [String: String] = [:],
-                      standardOutput: String, standardError: String) throws -> pid_t {
+                      standardInput: String = "/dev/null", standardOutput: String, standardError: String) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 0, standardInput, O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, standardOutput, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_addopen(&actions, 2, standardError, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]

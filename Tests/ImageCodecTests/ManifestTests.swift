@@ -1,3 +1,4 @@
+import FICTestSupport
 import Foundation
 import ImageCodec
 import Testing
@@ -34,7 +35,7 @@ import Testing
             // profile by LittleCMS (vips icc_transform) is what it must match.
             try #require(ColorTools.available, ColorTools.missing)
             let folder = ColorFixtures.folder, name = UUID().uuidString
-            try ColorTools.write(profile, to: folder + "/\(name).icc")
+            try ExternalTools.write(profile, to: folder + "/\(name).icc")
             let converted = folder + "/\(name).v"
             try ColorTools.run([ColorTools.vips, "icc_transform", TestData.path(try #require(entry.reference)), converted, "srgb",
                                 "--input-profile", folder + "/\(name).icc", "--intent", "relative"])

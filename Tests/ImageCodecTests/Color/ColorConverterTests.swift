@@ -1,3 +1,4 @@
+import FICTestSupport
 import Foundation
 import ImageCodec
 import Testing
@@ -21,9 +22,9 @@ import Testing
         // test JPEG of Mozilla's carries.
         for path in ["/usr/share/color/icc/sRGB.icc", "/usr/share/color/icc/colord/sRGB.icc", "/usr/share/color/icc/ghostscript/srgb.icc"]
         where FileManager.default.fileExists(atPath: path) {
-            descriptions.append(.iccProfile(try ColorTools.read(path)))
+            descriptions.append(.iccProfile(try ExternalTools.bytes(atPath: path)))
         }
-        let mozilla = try ColorTools.read(ColorFixtures.jpegSuite + "/jpeg-decoder__reftest_mozilla_jpg-srgb-icc.jpg")
+        let mozilla = try ExternalTools.bytes(atPath: ColorFixtures.jpegSuite + "/jpeg-decoder__reftest_mozilla_jpg-srgb-icc.jpg")
         descriptions.append(mozilla.withUnsafeBytes { EmbeddedColor.jpeg($0) }.description)
         #expect(descriptions.count >= 9)
         for description in descriptions {
@@ -49,9 +50,9 @@ import Testing
 
     @Test(.enabled(if: ColorTools.available, ColorTools.missing))
     func unusableProfilesWarn() throws {
-        let adobe = try ColorTools.read(ColorTools.adobeRGB)
-        let gray = try ColorTools.read("/usr/share/color/icc/Gray.icc")
-        let cmyk = try ColorTools.read(ColorTools.ghostscriptCMYK)
+        let adobe = try ExternalTools.bytes(atPath: ColorTools.adobeRGB)
+        let gray = try ExternalTools.bytes(atPath: "/usr/share/color/icc/Gray.icc")
+        let cmyk = try ExternalTools.bytes(atPath: ColorTools.ghostscriptCMYK)
         var junk = [UInt8](repeating: 0x41, count: 600)
         junk.replaceSubrange(36..<40, with: Array("acsp".utf8))
         let cases: [(String, [UInt8], ColorConverter.Layout)] = [
@@ -97,7 +98,7 @@ import Testing
 
     @Test(.enabled(if: ColorTools.available, ColorTools.missing))
     func cacheSharesConverters() throws {
-        let profile = try ColorTools.read(ColorTools.adobeRGB)
+        let profile = try ExternalTools.bytes(atPath: ColorTools.adobeRGB)
         var first: [String] = [], second: [String] = []
         let a = try #require(ColorConverter.make(for: .iccProfile(profile), layout: .bgrx8, warnings: &first))
         let b = try #require(ColorConverter.make(for: .iccProfile(profile), layout: .bgrx8, warnings: &second))
@@ -113,7 +114,7 @@ import Testing
 
     @Test(.enabled(if: ColorTools.available, ColorTools.missing))
     func convertsInPlaceAndAcrossThreads() async throws {
-        let profile = try ColorTools.read(ColorTools.proPhoto)
+        let profile = try ExternalTools.bytes(atPath: ColorTools.proPhoto)
         var warnings: [String] = []
         var rng = SplitMix64(seed: 7)
         let pixels = (0..<(4 * 10_000)).map { _ in UInt8.random(in: 0...255, using: &rng) }

@@ -1,3 +1,4 @@
+import FICTestSupport
 import Foundation
 import ImageCodec
 import Testing
@@ -70,7 +71,7 @@ import Testing
         let pixels = (0..<(3 * 20_000)).map { _ in UInt8.random(in: 0...255, using: &rng) }
         var warnings: [String] = []
         let built = try #require(ColorConverter.make(for: .codePoints(primaries: 12, transfer: 13, matrix: 0, fullRange: true), layout: .rgb8, warnings: &warnings))
-        let profile = try #require(ColorConverter.make(for: .iccProfile(try ColorTools.read(try ColorFixtures.displayP3.get())), layout: .rgb8, warnings: &warnings))
+        let profile = try #require(ColorConverter.make(for: .iccProfile(try ExternalTools.bytes(atPath: try ColorFixtures.displayP3.get())), layout: .rgb8, warnings: &warnings))
         #expect(built.method == .matrixShaper)
         let a = ColorFixtures.convert(built, pixels, count: 20_000), b = ColorFixtures.convert(profile, pixels, count: 20_000)
         #expect((zip(a, b).map { abs(Int($0) - Int($1)) }.max() ?? 0) <= 5)
@@ -84,12 +85,12 @@ import Testing
         let input = ColorFixtures.folder + "/gray-ramp.txt", output = input + ".out"
         try Data((0...255).map { "\($0)\n" }.joined().utf8).write(to: URL(fileURLWithPath: input))
         try ColorTools.run([ColorTools.transicc, "-i", path, "-o", "*sRGB", "-t", "1", "-n"], stdin: input, stdout: output)
-        let values = String(decoding: try ColorTools.read(output), as: UTF8.self)
+        let values = String(decoding: try ExternalTools.bytes(atPath: output), as: UTF8.self)
             .split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { Double($0) }
         try #require(values.count == 256 * 3)
         var warnings: [String] = []
         for layout in [ColorConverter.Layout.gray8, .grayAlpha8, .gray16, .grayAlpha16] {
-            let converter = try #require(ColorConverter.make(for: .iccProfile(try ColorTools.read(path)), layout: layout, warnings: &warnings))
+            let converter = try #require(ColorConverter.make(for: .iccProfile(try ExternalTools.bytes(atPath: path)), layout: layout, warnings: &warnings))
             #expect(converter.method == .grayLookup)
             var source: [UInt8] = []
             for v in 0...255 {

@@ -1,3 +1,4 @@
+import FICTestSupport
 import Foundation
 import ImageCodec
 import Testing
@@ -9,12 +10,12 @@ import Testing
 struct ColorFastPathTests {
     /// The profiles photos most often carry, and every RGB profile colord ships.
     static func profiles() throws -> [(name: String, bytes: [UInt8])] {
-        var profiles = [("Display P3", try ColorTools.read(try ColorFixtures.displayP3.get())),
-                        ("Adobe RGB", try ColorTools.read(ColorTools.adobeRGB)),
-                        ("ProPhoto", try ColorTools.read(ColorTools.proPhoto))]
+        var profiles = [("Display P3", try ExternalTools.bytes(atPath: try ColorFixtures.displayP3.get())),
+                        ("Adobe RGB", try ExternalTools.bytes(atPath: ColorTools.adobeRGB)),
+                        ("ProPhoto", try ExternalTools.bytes(atPath: ColorTools.proPhoto))]
         let colord = "/usr/share/color/icc/colord"
         for file in try FileManager.default.contentsOfDirectory(atPath: colord).sorted() where file.hasSuffix(".icc") {
-            profiles.append((file, try ColorTools.read(colord + "/" + file)))
+            profiles.append((file, try ExternalTools.bytes(atPath: colord + "/" + file)))
         }
         return profiles
     }
@@ -57,7 +58,7 @@ struct ColorFastPathTests {
         for (name, path) in profiles {
             let reference = try ColorTools.transicc16(samples, profile: path, in: ColorFixtures.folder)
             var warnings: [String] = []
-            let converter = try #require(ColorConverter.make(for: .iccProfile(try ColorTools.read(path)), layout: .rgb16, warnings: &warnings))
+            let converter = try #require(ColorConverter.make(for: .iccProfile(try ExternalTools.bytes(atPath: path)), layout: .rgb16, warnings: &warnings))
             #expect(converter.method == .matrixShaper)
             let source = samples.withUnsafeBytes { Array($0) }
             let converted = ColorFixtures.rgb(ofBGRA: ColorFixtures.convert(converter, source, count: pixels))
@@ -67,7 +68,7 @@ struct ColorFastPathTests {
             #expect(differences.filter { $0 > 1 }.count <= pixels / 1000, "\(name): \(differences.filter { $0 > 1 }.count) samples off by 2")
 
             // With alpha: the same colours, alpha rounded from 16 bits.
-            let alphaConverter = try #require(ColorConverter.make(for: .iccProfile(try ColorTools.read(path)), layout: .rgba16, warnings: &warnings))
+            let alphaConverter = try #require(ColorConverter.make(for: .iccProfile(try ExternalTools.bytes(atPath: path)), layout: .rgba16, warnings: &warnings))
             var withAlpha: [UInt16] = []
             for i in 0..<pixels { withAlpha += [samples[3 * i], samples[3 * i + 1], samples[3 * i + 2], UInt16(i * 37 % 65536)] }
             let four = ColorFixtures.convert(alphaConverter, withAlpha.withUnsafeBytes { Array($0) }, count: pixels)

@@ -1,3 +1,4 @@
+import FICTestSupport
 import Foundation
 import ImageCodec
 import Testing
@@ -62,7 +63,7 @@ enum ColorFixtures {
     /// vips's built-in Display P3 profile (not in Debian as a file), taken out of the P3 JPEG.
     static let displayP3: Result<String, any Error> = Result {
         let path = folder + "/DisplayP3.icc"
-        try ColorTools.write(try ColorTools.embeddedProfile(of: try photo("Display P3 JPEG").path, in: folder), to: path)
+        try ExternalTools.write(try ColorTools.embeddedProfile(of: try photo("Display P3 JPEG").path, in: folder), to: path)
         return path
     }
 

@@ -79,12 +79,12 @@ enum ColorFuzzRunner {
     /// Files with colour information: made by hand (odd numbering, 255 pieces, every PNG chunk),
     /// other decoders' conformance files, and the photos the colour tests make when their tools are there.
     static func corpus(_ format: ImageFileFormat) throws -> [[UInt8]] {
-        let profile = try ColorTools.read("/usr/share/color/icc/colord/AdobeRGB1998.icc")
+        let profile = try ExternalTools.bytes(atPath: "/usr/share/color/icc/colord/AdobeRGB1998.icc")
         var files: [[UInt8]] = []
         switch format {
         case .jpeg:
             for name in ["chunk_order", "chunk_count_mismatch", "missing_chunk"] {
-                files.append(try ColorTools.read(ColorFixtures.jpegSuite + "/jpeg-decoder__icc_icc_\(name).jpeg"))
+                files.append(try ExternalTools.bytes(atPath: ColorFixtures.jpegSuite + "/jpeg-decoder__icc_icc_\(name).jpeg"))
             }
             let half = profile.count / 2
             files.append(try EmbeddedColorTests.jpeg(with: [EmbeddedColorTests.iccPiece(2, of: 2, Array(profile[half...])),
@@ -102,7 +102,7 @@ enum ColorFuzzRunner {
         if ColorTools.available {
             let names: [ImageFileFormat: [String]] = [.jpeg: ["Display P3 JPEG", "CMYK JPEG (SWOP)"], .png: ["Adobe RGB PNG", "ProPhoto 16-bit PNG"], .webp: ["Display P3 WebP"]]
             for name in names[format] ?? [] {
-                files.append(try ColorTools.read(try ColorFixtures.photo(name).path))
+                files.append(try ExternalTools.bytes(atPath: try ColorFixtures.photo(name).path))
             }
         }
         return files

@@ -1,3 +1,4 @@
+import FICTestSupport
 import Foundation
 import ImageCodec
 import Testing
@@ -10,7 +11,7 @@ struct ColorPhotoTests {
     @Test(arguments: ColorFixtures.names)
     func matchesLittleCMS(name: String) throws {
         let photo = try ColorFixtures.photo(name)
-        let bytes = try ColorTools.read(photo.path)
+        let bytes = try ExternalTools.bytes(atPath: photo.path)
         let embedded = ColorFixtures.embeddedColor(bytes, photo.format)
         #expect(embedded.isComplete)
         #expect(embedded.warnings.isEmpty, "\(embedded.warnings)")
@@ -48,7 +49,7 @@ struct ColorPhotoTests {
     @Test func adobeMarkers() throws {
         func transform(_ name: String) throws -> Int? {
             let photo = try ColorFixtures.photo(name)
-            return ColorFixtures.embeddedColor(try ColorTools.read(photo.path), .jpeg).adobeTransform
+            return ColorFixtures.embeddedColor(try ExternalTools.bytes(atPath: photo.path), .jpeg).adobeTransform
         }
         #expect(try transform("Display P3 JPEG") == nil)
         #expect(try transform("CMYK JPEG") == 0)  // vips writes Adobe's inverted CMYK
@@ -70,16 +71,18 @@ struct ColorDecodeTests {
     @Test(arguments: ColorFixtures.names)
     func decodersConvertToSRGB(name: String) throws {
         let photo = try ColorFixtures.photo(name)
-        let bytes = try ColorTools.read(photo.path)
+        let bytes = try ExternalTools.bytes(atPath: photo.path)
         let reference = try ColorTools.sRGBReference(of: photo.path, in: ColorFixtures.folder)
         let image = try ImageDecoder.decode(bytes)
         #expect(image.source.color != .untagged, "\(name): the decoder found no colour information")
         #expect(image.warnings.isEmpty, "\(name): \(image.warnings)")
         let whole = PixelComparison.psnr(samples: ColorFixtures.rgb(ofBGRA: Self.packed(image)), reference)
-        #expect(whole >= 38, "\(name): \(whole) dB against LittleCMS")
+        // 16-bit samples are converted before they are reduced to 8 bits (53 dB if reduced first).
+        let least: Double = photo.layout == .rgb16 ? 60 : 38
+        #expect(whole >= least, "\(name): \(whole) dB against LittleCMS")
         let streamed = try RowStreaming.decode(bytes, chunkSize: 8192)
         let rows = PixelComparison.psnr(samples: ColorFixtures.rgb(ofBGRA: streamed.pixels), reference)
-        #expect(rows >= 38, "\(name), streamed: \(rows) dB against LittleCMS")
+        #expect(rows >= least, "\(name), streamed: \(rows) dB against LittleCMS")
         print("\(name): decoded \(String(format: "%.1f", whole)) dB, streamed \(String(format: "%.1f", rows)) dB against LittleCMS")
     }
 }

@@ -1,3 +1,4 @@
+import FICTestSupport
 import Foundation
 import Testing
 
@@ -24,43 +25,9 @@ enum ColorTools {
     static let missing: Comment = "the colour tests need liblcms2-utils, libvips-tools, exiftool, imagemagick, colord-data and libgs-common (scripts/install-deps installs them)"
 
     /// Runs `arguments` (the tool first, by path), `stdin` and `stdout` from and to files when
-    /// given; throws when it cannot start or exits with a failure. Its stderr is discarded.
-    /// posix_spawn, not Foundation's Process, which leaks under LeakSanitizer.
+    /// given; throws, with what the tool said, when it cannot start or exits with a failure.
     static func run(_ arguments: [String], stdin: String? = nil, stdout: String? = nil) throws {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, stdin ?? "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, stdout ?? "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid = pid_t()
-        let started = posix_spawn(&pid, arguments[0], &actions, nil, argv, environ)
-        try #require(started == 0, "\(arguments[0]) could not be started (\(started))")
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        try #require(status == 0, "\(arguments.joined(separator: " ")) failed (wait status \(status))")
-    }
-
-    /// The bytes of a file the tests made.
-    static func read(_ path: String) throws -> [UInt8] {
-        let descriptor = open(path, O_RDONLY)
-        try #require(descriptor >= 0, "cannot open \(path)")
-        defer { close(descriptor) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
-            try #require(count >= 0, "cannot read \(path)")
-            if count == 0 { return bytes }
-            bytes.append(contentsOf: chunk[0..<count])
-        }
-    }
-
-    /// Writes `bytes` to `path`.
-    static func write(_ bytes: [UInt8], to path: String) throws {
-        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        try ExternalTools.run(arguments[0], Array(arguments.dropFirst()), stdin: stdin, stdout: stdout)
     }
 
     /// The decoded samples of an image file as vips reads it (libjpeg, libspng/libpng, libwebp):
@@ -69,7 +36,7 @@ enum ColorTools {
         let raw = folder + "/" + UUID().uuidString + ".raw"
         defer { try? FileManager.default.removeItem(atPath: raw) }
         try run([vips, "rawsave", path, raw])
-        return try read(raw)
+        return try ExternalTools.bytes(atPath: raw)
     }
 
     /// LittleCMS's conversion of an image file to 8-bit sRGB through its embedded profile
@@ -86,7 +53,7 @@ enum ColorTools {
         let out = folder + "/" + UUID().uuidString + ".icc"
         defer { try? FileManager.default.removeItem(atPath: out) }
         try run([exiftool, "-b", "-ICC_Profile", path], stdout: out)
-        return try read(out)
+        return try ExternalTools.bytes(atPath: out)
     }
 
     /// LittleCMS's floating-point conversion (transicc, relative colorimetric) of 16-bit RGB
@@ -105,7 +72,7 @@ enum ColorTools {
         }
         try Data(text.utf8).write(to: URL(fileURLWithPath: input))
         try run([transicc, "-i", profile, "-o", "*sRGB", "-t", "1", "-n"], stdin: input, stdout: output)
-        let values = String(decoding: try read(output), as: UTF8.self)
+        let values = String(decoding: try ExternalTools.bytes(atPath: output), as: UTF8.self)
             .split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { Double($0) }
         try #require(values.count == samples.count, "transicc gave \(values.count) values for \(samples.count)")
         return values.map { UInt8(min(max($0.rounded(), 0), 255)) }

@@ -25,16 +25,16 @@ import Testing
 
     @Test func jpegPiecesOddlyNumbered() throws {
         // jpeg-decoder's (image-rs) test files: 254 one-byte pieces, piece n holding the byte n.
-        let order = Self.jpeg(try ColorTools.read(ColorFixtures.jpegSuite + "/jpeg-decoder__icc_icc_chunk_order.jpeg"))
+        let order = Self.jpeg(try ExternalTools.bytes(atPath: ColorFixtures.jpegSuite + "/jpeg-decoder__icc_icc_chunk_order.jpeg"))
         #expect(order.description == .iccProfile((1...254).map { UInt8($0) }), "pieces in any order are put in sequence order")
         #expect(order.warnings.isEmpty && order.isComplete)
         for (file, reason) in [("chunk_count_mismatch", "of 250"), ("chunk_double_seq_no", "two pieces"), ("chunk_seq_no_0", "numbered 0"), ("missing_chunk", "missing")] {
-            let info = Self.jpeg(try ColorTools.read(ColorFixtures.jpegSuite + "/jpeg-decoder__icc_icc_\(file).jpeg"))
+            let info = Self.jpeg(try ExternalTools.bytes(atPath: ColorFixtures.jpegSuite + "/jpeg-decoder__icc_icc_\(file).jpeg"))
             #expect(info.description == .untagged, "\(file)")
             #expect(info.warnings.count == 1 && info.warnings[0].contains(reason), "\(file): \(info.warnings)")
             #expect(info.isComplete)
         }
-        let mozilla = Self.jpeg(try ColorTools.read(ColorFixtures.jpegSuite + "/jpeg-decoder__reftest_mozilla_jpg-srgb-icc.jpg"))
+        let mozilla = Self.jpeg(try ExternalTools.bytes(atPath: ColorFixtures.jpegSuite + "/jpeg-decoder__reftest_mozilla_jpg-srgb-icc.jpg"))
         guard case .iccProfile(let profile) = mozilla.description else {
             Issue.record("no profile in Mozilla's sRGB test JPEG")
             return
