@@ -66,7 +66,7 @@ extension GIFFormat {
 
     /// Rows as bytes arrive, decoded on a thread of their own (giflib pulls its input).
     package static func makeRowDecoder(sink: any RowSink, options: RowDecodingOptions) throws -> any RowDecoder {
-        try GIFStreamDecoder(sink: sink, options: options)
+        try GIFStreamDecoder.make(sink: sink, options: options)
     }
 
     /// What a decode needs in memory at its peak, from the header alone.

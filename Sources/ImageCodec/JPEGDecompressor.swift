@@ -23,7 +23,10 @@ final class JPEGDecompressor {
     private let strict: Bool
     /// The conversion of the rows libjpeg writes to sRGB BGRX (nil when they are sRGB already),
     /// chosen by ``configure(scaleDenominator:header:)`` from the header's colours.
-    private var rowColor: RowColorStep?
+    private(set) var rowColor: RowColorStep?
+    /// Whether ``readRows(into:bytesPerRow:maxRows:)`` leaves the colour step to the caller
+    /// (which hands ``rowColor`` to a sink that converts on its own thread).
+    var defersColor = false
     /// What the colour information said that could not be honoured.
     private var colorWarnings: [String] = []
 
@@ -115,7 +118,7 @@ final class JPEGDecompressor {
             handle, destination.assumingMemoryBound(to: UInt8.self), bytesPerRow, UInt32(clamping: maxRows), &read
         )
         let step = try check(status)
-        if let rowColor {
+        if let rowColor, !defersColor {
             for row in 0..<Int(read) { rowColor.convert(destination + row * bytesPerRow) }
         }
         return (Int(read), step)

@@ -88,6 +88,7 @@ final class JPEGStreamDecoder: RowDecoder {
                 rowsDone += read
                 if current.count == current.capacity || rowsDone == height {
                     batch = nil
+                    current.pendingColor = decompressor.defersColor ? decompressor.rowColor : nil
                     try sink.submit(current)
                 }
                 if rowsDone == height {
@@ -111,6 +112,8 @@ final class JPEGStreamDecoder: RowDecoder {
             throw ImageCacheError(.dimensionsTooLarge, "the JPEG is \(info.width)×\(info.height) pixels, over the limit of \(options.maximumPixelCount); refused before decoding")
         }
         let size = try decompressor.configure(scaleDenominator: 1, header: header)
+        // A pyramid converts colours on its writer thread, beside the decoding one.
+        decompressor.defersColor = sink.convertsColor
         // Rows of a progressive JPEG come out while its final scan is read, not after the file.
         decompressor.overlapFinalScan()
         height = size.height

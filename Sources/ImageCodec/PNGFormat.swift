@@ -87,7 +87,7 @@ extension PNGFormat {
 
     /// Rows as bytes arrive, decoded on a thread of their own (libspng pulls its input).
     package static func makeRowDecoder(sink: any RowSink, options: RowDecodingOptions) throws -> any RowDecoder {
-        try PNGStreamDecoder(sink: sink, options: options)
+        try PNGStreamDecoder.make(sink: sink, options: options)
     }
 
 

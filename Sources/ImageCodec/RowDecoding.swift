@@ -17,12 +17,21 @@ package struct SourceHeader: Sendable {
 /// Receives the rows of a decoder, top to bottom in stored orientation, at full size, 4 bytes a
 /// pixel in sRGB (BGRX, or BGRA premultiplied when the header says alpha).
 package protocol RowSink: AnyObject {
+    /// Whether the sink converts rows' colours itself, on a thread of its own
+    /// (``RowBatch/applyPendingColor()``): a decoder may then hand over rows still in the file's
+    /// colours, with the conversion attached, instead of converting them on the decoding thread.
+    var convertsColor: Bool { get }
     /// The header: the sink checks limits and prepares the pyramid.
     func begin(_ header: SourceHeader) throws
     /// An empty batch to decode rows into (may wait for the writer to free one).
     func acquireBatch() throws -> RowBatch
     /// Hands over a batch holding `batch.count` rows.
     func submit(_ batch: RowBatch) throws
+}
+
+extension RowSink {
+    /// Rows come converted: most sinks read them as they are handed over.
+    package var convertsColor: Bool { false }
 }
 
 /// A decoder fed the bytes of an image chunk by chunk as they arrive, which hands its rows to a
@@ -67,6 +76,8 @@ package final class RowBatch {
     package let bytesPerRow: Int
     /// Rows it holds.
     package var count = 0
+    /// The colour step its rows still need, for a sink that ``RowSink/convertsColor``.
+    package var pendingColor: RowColorStep?
 
     /// A batch of `capacity` rows of `bytesPerRow` bytes, in memory of its own.
     package init(capacity: Int, bytesPerRow: Int) throws {
@@ -77,5 +88,12 @@ package final class RowBatch {
 
     /// The first byte of row `index`.
     package func row(_ index: Int) -> UnsafeMutableRawPointer { memory.base + index * bytesPerRow }
+
+    /// Converts the rows' colours if the decoder left that to the sink; then they are sRGB.
+    package func applyPendingColor() {
+        guard let step = pendingColor else { return }
+        for index in 0..<count { step.convert(row(index)) }
+        pendingColor = nil
+    }
 }
 

@@ -121,6 +121,9 @@ final class PyramidAssembler: RowSink {
         pipeline = try RowPipeline(consumer: consumer, rowsPerBatch: rowsPerBatch, bytesPerRow: rowBytes)
     }
 
+    /// Rows' colours are converted on the pipeline's writer thread (``RowPipeline``).
+    var convertsColor: Bool { true }
+
     func acquireBatch() throws -> RowBatch {
         guard let pipeline else { throw ImageCacheError(.corruptData, "rows arrived before the image's size") }
         // A cancel from another thread while a whole file is being decoded under the build's lock.

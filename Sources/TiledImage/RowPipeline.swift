@@ -47,6 +47,8 @@ final class RowPipeline: Sendable {
             }
             guard let batch = next else { return }
             var failure: ImageCacheError?
+            // A colour step the decoder left to this thread (the two cores share the work).
+            batch.applyPendingColor()
             do { try consumer.consume(batch) } catch { failure = ImageCacheError.adopting(error) }
             batch.count = 0
             state.update { state in

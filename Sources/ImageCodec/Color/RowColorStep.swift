@@ -2,7 +2,10 @@
 /// BGRX or CMYK, the PNG row converter's BGRX or premultiplied BGRA): each row converted to sRGB
 /// in place, through ``ColorConverter``, after the library wrote it. Decoders that hand their
 /// samples to ``SamplePipeline`` get the same conversion there.
-final class RowColorStep {
+///
+/// Not thread-safe: one thread converts with it at a time (a decoder's, or the sink's it hands
+/// its rows to, ``RowBatch/pendingColor``).
+package final class RowColorStep {
     /// What the rows hold when the library has written them.
     enum Rows {
         /// Blue, green, red, unused.
@@ -52,7 +55,7 @@ final class RowColorStep {
     }
 
     /// Converts one row (`width` pixels) in place.
-    func convert(_ row: UnsafeMutableRawPointer) {
+    package func convert(_ row: UnsafeMutableRawPointer) {
         let pixels = row.assumingMemoryBound(to: UInt32.self)
         let premultiplied = if case .premultipliedBGRA = rows { true } else { false }
         if premultiplied {

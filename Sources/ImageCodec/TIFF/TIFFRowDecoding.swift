@@ -21,21 +21,14 @@ extension TIFFFormat {
         let reader = try TIFFBandReader(file: tiff, page: main, allowCorruptData: options.allowCorruptData)
         try sink.begin(SourceHeader(format: .tiff, width: main.width, height: main.height, orientation: main.orientation,
                                     hasAlpha: reader.pixelFormat == .bgra32Premultiplied))
-        var batch: RowBatch?
+        var filler = RowBatchFiller(sink)
         try reader.readBands {
             for i in 0..<reader.bandRows {
-                let current = try batch ?? sink.acquireBatch()
-                reader.convert(row: i, into: current.row(current.count))
-                current.count += 1
-                if current.count == current.capacity {
-                    batch = nil
-                    try sink.submit(current)
-                } else {
-                    batch = current
-                }
+                reader.convert(row: i, into: try filler.nextRow())
+                try filler.rowWritten()
             }
         }
-        if let batch, batch.count > 0 { try sink.submit(batch) }
+        try filler.flush()
         CodecLog.warnings(reader.warnings, format: .tiff, path: nil)
         return RowDecoderStatistics()
     }
