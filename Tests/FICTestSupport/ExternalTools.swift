@@ -54,7 +54,7 @@ public enum ExternalTools {
     /// standard error into the file `standardError`; returns its pid for the caller to wait for.
     /// posix_spawn rather than Foundation's Process, whose run() leaks a weak reference that
     /// LeakSanitizer reports in the Address Sanitizer run.
-    static func spawn(_ executable: String, _ arguments: [String], extraEnvironment: [String: String] = [:],
+    public static func spawn(_ executable: String, _ arguments: [String], extraEnvironment: [String: String] = [:],
                       standardInput: String = "/dev/null", standardOutput: String, standardError: String) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)

@@ -1,3 +1,4 @@
+import FICTestSupport
 import FastImageCache
 import Foundation
 import Testing
@@ -5,18 +6,10 @@ import Testing
 /// `fic decode`, `fic tile` and `fic ingest` on HEIC and AVIF files made with Debian's encoders.
 @Suite("HEIC and AVIF")
 struct HEIFCommandTests {
-    /// Runs `/usr/bin/<tool>` and requires it to succeed.
+    /// Runs `/usr/bin/<tool>` (from Debian package `package`); throws, with what it said, unless
+    /// it succeeds.
     static func encode(_ tool: String, package: String, _ arguments: [String]) throws {
-        let path = "/usr/bin/" + tool
-        try #require(FileManager.default.isExecutableFile(atPath: path), "\(tool) is missing: run scripts/install-deps (\(package))")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "\(tool) \(arguments.joined(separator: " ")) failed")
+        try ExternalTools.run(try ExternalTools.tool("/usr/bin/" + tool, package: package), arguments)
     }
 
     /// A folder with `coffee.heic` (600 × 400) and `chelsea-turned.avif` (451 × 300 stored, turned

@@ -33,20 +33,10 @@ enum HEIFTestFiles {
         return path
     }
 
-    /// Runs `/usr/bin/<tool>` (from Debian package `package`) and requires it to succeed.
+    /// Runs `/usr/bin/<tool>` (from Debian package `package`); throws, with what it said, unless
+    /// it succeeds.
     static func run(_ tool: String, package: String, _ arguments: [String]) throws {
-        let path = "/usr/bin/" + tool
-        try #require(FileManager.default.isExecutableFile(atPath: path), "\(tool) is missing: run scripts/install-deps (\(package))")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "\(tool) \(arguments.joined(separator: " ")) failed: \(text)")
+        try ExternalTools.run(try ExternalTools.tool("/usr/bin/" + tool, package: package), arguments)
     }
 
     // MARK: Sources

@@ -22,24 +22,19 @@ import Testing
         // 8 MB announced; 2 MB sent, then nothing: the child has written over a megabyte of it.
         let url = server.url("/stall/8000000")
         let ready = dir.child("ready")
-        let child = Process()
-        child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-        child.arguments = ["--testing-library", "swift-testing", "--filter", "downloadUntilKilled"]
-        var env = Self.environment
-        env["FIC_CRASH_URL"] = url.absoluteString
-        env["FIC_CRASH_FOLDER"] = folder
-        env["FIC_CRASH_READY"] = ready
-        child.environment = env
-        child.standardOutput = FileHandle.nullDevice
-        child.standardError = FileHandle.nullDevice
-        try child.run()
+        let child = try ExternalTools.spawn(CommandLine.arguments[0], ["--testing-library", "swift-testing", "--filter", "downloadUntilKilled"],
+                                            extraEnvironment: ["FIC_CRASH_URL": url.absoluteString, "FIC_CRASH_FOLDER": folder, "FIC_CRASH_READY": ready],
+                                            standardOutput: "/dev/null", standardError: "/dev/null")
+        var status: Int32 = 0
+        var exited = false
         try await waitUntil("the child has written part of the download", timeout: .seconds(60)) {
-            FileManager.default.fileExists(atPath: ready) || !child.isRunning
+            if !exited { exited = waitpid(child, &status, WNOHANG) == child }
+            return FileManager.default.fileExists(atPath: ready) || exited
         }
-        #expect(child.isRunning, "the child is still downloading")
-        kill(child.processIdentifier, SIGKILL)
-        child.waitUntilExit()
-        #expect(child.terminationReason == .uncaughtSignal)
+        #expect(!exited, "the child is still downloading")
+        kill(child, SIGKILL)
+        if !exited { while waitpid(child, &status, 0) < 0 && errno == EINTR {} }
+        #expect(status & 0x7F == SIGKILL, "the child was killed (wait status \(status))")
         #expect(filesIn(folder) == before, "no entry, no temporary file of the killed download")
         let cache = try OriginalsCache(directory: folder, maximumBytes: 64 << 20)
         #expect(try cache.data(for: url) == nil)

@@ -1,4 +1,5 @@
 import FICCore
+import FICTestSupport
 import Foundation
 import Testing
 @testable import ImageLoader
@@ -33,16 +34,11 @@ func pattern(_ n: Int, seed: Int = 0) -> [UInt8] { (0..<n).map { UInt8(truncatin
         try store(pattern(5000), for: url, in: cache)
         #expect(same(try cache.data(for: url), pattern(5000)))
         // The name is the SHA-256 of the URL, as sha256sum computes it.
-        let sha = Process()
-        sha.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
-        let input = Pipe(), output = Pipe()
-        sha.standardInput = input
-        sha.standardOutput = output
-        try sha.run()
-        input.fileHandleForWriting.write(Data(url.absoluteString.utf8))
-        try input.fileHandleForWriting.close()
-        sha.waitUntilExit()
-        let expected = String(decoding: output.fileHandleForReading.readDataToEndOfFile().prefix(64), as: UTF8.self)
+        let request = folder + ".url", digest = folder + ".sha256"
+        defer { unlink(request); unlink(digest) }
+        try ExternalTools.write(Array(url.absoluteString.utf8), to: request)
+        try ExternalTools.run("/usr/bin/sha256sum", [], stdin: request, stdout: digest)
+        let expected = String(decoding: try ExternalTools.bytes(atPath: digest).prefix(64), as: UTF8.self)
         #expect(entryFiles(folder) == [expected])
         let fileMode = try FileManager.default.attributesOfItem(atPath: folder + "/" + expected)[.posixPermissions] as? Int
         let folderMode = try FileManager.default.attributesOfItem(atPath: folder)[.posixPermissions] as? Int
