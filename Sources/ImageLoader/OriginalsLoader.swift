@@ -44,11 +44,17 @@ public final class OriginalsLoader: ImageSourceProvider, Sendable {
     let network: NetworkClient
     let failures: FailureMemory
     let logger: Logger
+    /// The wall clock stored originals' freshness is judged by (HTTP's `max-age` and `Expires`
+    /// are wall-clock times); tests move it instead of waiting.
+    let now: @Sendable () -> Date
     private let counters = LockedBox(LoaderStatistics(bytesDownloaded: 0, downloads: 0, notModified: 0, refusedWhileBackingOff: 0))
 
-    /// A loader with `configuration`, storing downloads in `originals` (nil: no disk cache).
-    public init(configuration: LoaderConfiguration = LoaderConfiguration(), originals: OriginalsCache?, logger: Logger = Logger(label: "ImageLoader")) {
+    /// A loader with `configuration`, storing downloads in `originals` (nil: no disk cache);
+    /// `now` is the wall clock that decides whether a stored original is still fresh.
+    public init(configuration: LoaderConfiguration = LoaderConfiguration(), originals: OriginalsCache?, logger: Logger = Logger(label: "ImageLoader"),
+                now: @escaping @Sendable () -> Date = { Date() }) {
         self.configuration = configuration
+        self.now = now
         self.originals = originals
         self.logger = logger
         network = NetworkClient(configuration: configuration)
@@ -115,7 +121,7 @@ public final class OriginalsLoader: ImageSourceProvider, Sendable {
         if let originals {
             let found = try await WorkerThreads.blockingIO.run { () throws -> Found? in
                 guard let stored = originals.lookup(url) else { return nil }
-                guard stored.header.isFresh(at: Date()) else { return .stale(stored) }
+                guard stored.header.isFresh(at: self.now()) else { return .stale(stored) }
                 // Small bodies are read and checked at once; large ones as they are consumed.
                 guard stored.header.bodyLength <= 4 << 20 else { return .fresh(stored, nil) }
                 guard let body = try stored.readBody() else {
@@ -155,7 +161,7 @@ public final class OriginalsLoader: ImageSourceProvider, Sendable {
             let policy = CachePolicy(cacheControl: response.headers["cache-control"])
             if let originals, !policy.noStore, (length ?? 0) + EntryHeader.fixedLength < originals.maximumBytes {
                 entry = PendingEntry(
-                    cache: originals, storedAt: Date(),
+                    cache: originals, storedAt: self.now(),
                     maximumAge: policy.maximumAge ?? configuration.defaultMaximumAge.map { $0.components.seconds },
                     etag: response.headers.first(name: "etag").flatMap { NetworkClient.isSafeHeaderValue($0) ? $0 : nil },
                     lastModified: response.headers.first(name: "last-modified").flatMap { NetworkClient.isSafeHeaderValue($0) ? $0 : nil })
@@ -190,7 +196,7 @@ public final class OriginalsLoader: ImageSourceProvider, Sendable {
                 originals.discard(stale.name)
                 return nil
             }
-            if !policy.noStore, let writer = try originals.makeWriter(for: url, storedAt: Date(), maximumAge: maximumAge, etag: etag, lastModified: lastModified) {
+            if !policy.noStore, let writer = try originals.makeWriter(for: url, storedAt: self.now(), maximumAge: maximumAge, etag: etag, lastModified: lastModified) {
                 try writer.write(body)
                 try originals.commit(writer)
             }

@@ -5,11 +5,15 @@ import Testing
 @testable import ImageLoader
 
 /// A loader with short timeouts against a fault server, with an originals cache in `dir`.
-func faultLoader(_ dir: TemporaryDirectory, _ configure: (inout LoaderConfiguration) -> Void = { _ in }) throws -> (OriginalsLoader, String) {
+/// A loader against the fault server storing originals under `dir`; with `clock`, its wall clock
+/// is the test's to move.
+func faultLoader(_ dir: TemporaryDirectory, clock: LockedBox<Date>? = nil, _ configure: (inout LoaderConfiguration) -> Void = { _ in }) throws -> (OriginalsLoader, String) {
     var c = LoaderConfiguration(connectTimeout: .seconds(20), idleTimeout: .seconds(20), totalTimeout: .seconds(60), failureBackoff: .zero)
     configure(&c)
     let folder = dir.child("originals")
-    return (OriginalsLoader(configuration: c, originals: try OriginalsCache(directory: folder, maximumBytes: 64 << 20)), folder)
+    var now: @Sendable () -> Date = { Date() }
+    if let clock { now = { clock.withLockedValue { $0 } } }
+    return (OriginalsLoader(configuration: c, originals: try OriginalsCache(directory: folder, maximumBytes: 64 << 20), now: now), folder)
 }
 
 /// The error `body` throws, as an ``ImageCacheError``.
@@ -234,12 +238,14 @@ func loaderError(_ body: () async throws -> Void) async -> ImageCacheError? {
     func aStaleEntryIsRevalidatedAndKept(validator: String) async throws {
         let dir = TemporaryDirectory(); defer { dir.cleanup() }
         let server = try await FaultServer.start()
-        let (loader, folder) = try faultLoader(dir)
+        // The loader's wall clock, moved by the test: a second of max-age passes when it says so.
+        let clock = LockedBox(Date())
+        let (loader, folder) = try faultLoader(dir, clock: clock)
         let url = server.url("/bytes/5000?\(validator)&maxage=1")
         _ = try await loader.data(for: url)
         _ = try await loader.data(for: url)
         #expect(server.requests("/bytes/5000") == 1, "fresh: no request")
-        try await Task.sleep(for: .milliseconds(1100))
+        clock.withLockedValue { $0 += 2 }
         let download = try await loader.download(url)
         #expect(download.origin == .originalsCache)
         #expect(same(try await download.chunks.collect(), FaultServer.body(5000)))

@@ -61,7 +61,9 @@ struct EntryHeader: Sendable, Hashable {
         append(UInt32(length), to: &out)
         append(UInt64(bodyLength), to: &out)
         append(bodyChecksum, to: &out)
-        append(UInt64(bitPattern: Int64((storedAt.timeIntervalSince1970 * 1000).rounded())), to: &out)
+        // Milliseconds rounded down: rounded up, the time could lie after the store, and an entry
+        // read back within that half millisecond would count as stale (a negative age).
+        append(UInt64(bitPattern: Int64((storedAt.timeIntervalSince1970 * 1000).rounded(.down))), to: &out)
         append(UInt64(bitPattern: maximumAge ?? -1), to: &out)
         let strings = [url, etag ?? "", lastModified ?? ""].map { Array($0.utf8) }
         for s in strings { append(UInt16(s.count), to: &out) }
