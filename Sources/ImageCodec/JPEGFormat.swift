@@ -42,7 +42,6 @@ package enum JPEGFormat: ImageFormatDecoder {
         let scaled = try decompressor.configure(scaleDenominator: denominator, header: header)
         try PixelLimits.check(width: scaled.width, height: scaled.height, maximumPixelCount: options.maximumPixelCount, format: "JPEG")
         let size = (width: min(planned.width, scaled.width), height: min(planned.height, scaled.height))
-        let applyOrientation = options.applyOrientation && info.orientation != .up
         let partial = header.raw.progressive != 0 && denominator == 8
         var readEveryScan = true
         if partial {
@@ -52,8 +51,7 @@ package enum JPEGFormat: ImageFormatDecoder {
         }
         let resample = size.width != scaled.width || size.height != scaled.height
         let stored = try DecodedImage(
-            allocating: size.width, height: size.height, pixelFormat: .bgrx32, source: info,
-            isOrientationApplied: options.applyOrientation && !applyOrientation,
+            decoding: info, width: size.width, height: size.height, pixelFormat: .bgrx32, options: options,
             scaleDenominator: resample ? TargetScale.denominator(for: info, size: size) : denominator,
             zeroFilled: false  // every byte is written
         )
@@ -76,7 +74,7 @@ package enum JPEGFormat: ImageFormatDecoder {
             guard try decompressor.finish() == .done else { throw endedEarly() }
         }
         stored.addWarnings(decompressor.warnings)
-        return applyOrientation ? try OrientationTransform.apply(info.orientation, to: stored) : stored
+        return try stored.uprightIfAsked(options)
     }
 
     /// Reads the DCT-scaled rows a strip at a time into an ``AreaResampler`` that writes `image`.

@@ -130,11 +130,9 @@ package enum JXLFormat: ImageFormatDecoder {
             bytesPerSample: deep ? 2 : 1)
         var warnings: [String] = []
         let pipeline = SamplePipeline(layout: samples.layout, color: pixelColor, warnings: &warnings)
-        let applyOrientation = options.applyOrientation && info.orientation != .up
         let image = try DecodedImage(
-            allocating: size.width, height: size.height,
-            pixelFormat: info.hasAlpha ? .bgra32Premultiplied : .bgrx32, source: info,
-            isOrientationApplied: options.applyOrientation && !applyOrientation,
+            decoding: info, width: size.width, height: size.height,
+            pixelFormat: info.hasAlpha ? .bgra32Premultiplied : .bgrx32, options: options,
             scaleDenominator: TargetScale.denominator(for: info, size: size), zeroFilled: false  // every row is written
         )
         var fromDC = false
@@ -158,7 +156,7 @@ package enum JXLFormat: ImageFormatDecoder {
             }
         }
         image.addWarnings(warnings)
-        return (applyOrientation ? try OrientationTransform.apply(info.orientation, to: image) : image, fromDC)
+        return (try image.uprightIfAsked(options), fromDC)
     }
 
     /// Runs the decoder to its first full frame, written to `buffer` (`byteCount` bytes, which must

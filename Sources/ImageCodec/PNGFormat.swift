@@ -28,11 +28,9 @@ package enum PNGFormat: ImageFormatDecoder {
         let info = pipeline.info
         try PixelLimits.check(width: info.width, height: info.height, maximumPixelCount: options.maximumPixelCount, format: "PNG")
         let (factor, shrunk, size) = sizes(for: info, target: options.targetSize)
-        let applyOrientation = options.applyOrientation && info.orientation != .up
         let image = try DecodedImage(
-            allocating: size.width, height: size.height,
-            pixelFormat: info.hasAlpha ? .bgra32Premultiplied : .bgrx32, source: info,
-            isOrientationApplied: options.applyOrientation && !applyOrientation,
+            decoding: info, width: size.width, height: size.height,
+            pixelFormat: info.hasAlpha ? .bgra32Premultiplied : .bgrx32, options: options,
             scaleDenominator: TargetScale.denominator(for: info, size: size), zeroFilled: false  // every row is written
         )
         let rowPixels = image.bytesPerRow / 4
@@ -67,7 +65,7 @@ package enum PNGFormat: ImageFormatDecoder {
             try pipeline.checkTrailingChunks()
         }
         image.addWarnings(pipeline.warnings)
-        return applyOrientation ? try OrientationTransform.apply(info.orientation, to: image) : image
+        return try image.uprightIfAsked(options)
     }
 }
 

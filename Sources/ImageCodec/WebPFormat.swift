@@ -70,12 +70,10 @@ package enum WebPFormat: ImageFormatDecoder {
         let info = try info(bytes)
         try PixelLimits.check(width: info.width, height: info.height, maximumPixelCount: options.maximumPixelCount, format: "WebP")
         let size = TargetScale.coveringSize(for: info, target: options.targetSize)
-        let applyOrientation = options.applyOrientation && info.orientation != .up
         let animated = found.has_animation != 0
         let image = try DecodedImage(
-            allocating: size.width, height: size.height,
-            pixelFormat: info.hasAlpha ? .bgra32Premultiplied : .bgrx32, source: info,
-            isOrientationApplied: options.applyOrientation && !applyOrientation,
+            decoding: info, width: size.width, height: size.height,
+            pixelFormat: info.hasAlpha ? .bgra32Premultiplied : .bgrx32, options: options,
             scaleDenominator: TargetScale.denominator(for: info, size: size),
             zeroFilled: animated  // a frame may leave parts of the canvas transparent
         )
@@ -96,7 +94,7 @@ package enum WebPFormat: ImageFormatDecoder {
             for y in 0..<size.height { color.convert(image.baseAddress + y * image.bytesPerRow) }
         }
         image.addWarnings(warnings)
-        return applyOrientation ? try OrientationTransform.apply(info.orientation, to: image) : image
+        return try image.uprightIfAsked(options)
     }
 
     /// Decodes one still bitstream into the `width × height` rectangle at (`x`, `y`) of `image`,

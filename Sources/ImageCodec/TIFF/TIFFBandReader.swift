@@ -118,25 +118,8 @@ final class TIFFBandReader {
             out.update(repeating: Self.grey, count: width)
             return
         }
-        switch mode {
-        case .strips, .scanlines, .rgba:
-            if planes > 1 {
-                interleave(from: band.base, planeStride: chunkBytes, rowOffset: index * rowBytes, count: width)
-                converter.convert(interleaved!.base, count: width, into: destination)
-            } else {
-                converter.convert(band.base + index * rowBytes, count: width, into: destination)
-            }
-        case .tiles(let tileWidth, _, let across):
-            for tile in 0..<across {
-                let x = tile * tileWidth, count = min(tileWidth, width - x)
-                let start = band.base + tile * planes * chunkBytes
-                if planes > 1 {
-                    interleave(from: start, planeStride: chunkBytes, rowOffset: index * rowBytes, count: count)
-                    converter.convert(interleaved!.base, count: count, into: destination + x * 4)
-                } else {
-                    converter.convert(start + index * rowBytes, count: count, into: destination + x * 4)
-                }
-            }
+        forEachRun(ofRow: index) { source, x, count in
+            converter.convert(source, count: count, into: destination + x * 4)
         }
         for range in failedColumns {
             (out + range.lowerBound).update(repeating: Self.grey, count: range.count)
@@ -153,28 +136,34 @@ final class TIFFBandReader {
             fillGrey(destination, count: width)
             return
         }
-        switch mode {
-        case .strips, .scanlines, .rgba:
-            if planes > 1 {
-                interleave(from: band.base, planeStride: chunkBytes, rowOffset: index * rowBytes, count: width)
-                converter.prepare(interleaved!.base, count: width, into: destination)
-            } else {
-                converter.prepare(band.base + index * rowBytes, count: width, into: destination)
-            }
-        case .tiles(let tileWidth, _, let across):
-            for tile in 0..<across {
-                let x = tile * tileWidth, count = min(tileWidth, width - x)
-                let start = band.base + tile * planes * chunkBytes
-                if planes > 1 {
-                    interleave(from: start, planeStride: chunkBytes, rowOffset: index * rowBytes, count: count)
-                    converter.prepare(interleaved!.base, count: count, into: destination + x * size)
-                } else {
-                    converter.prepare(start + index * rowBytes, count: count, into: destination + x * size)
-                }
-            }
+        forEachRun(ofRow: index) { source, x, count in
+            converter.prepare(source, count: count, into: destination + x * size)
         }
         for range in failedColumns {
             fillGrey(destination + range.lowerBound * size, count: range.count)
+        }
+    }
+
+    /// Calls `body` with the stored samples of row `index` of the current band, contiguous, a run
+    /// at a time: the whole row from a strip, one tile's part of it from a row of tiles
+    /// (`x` is the run's first column); separate planes are interleaved first.
+    private func forEachRun(ofRow index: Int, _ body: (_ source: UnsafeRawPointer, _ x: Int, _ count: Int) -> Void) {
+        func run(_ start: UnsafeMutableRawPointer, x: Int, count: Int) {
+            if planes > 1 {
+                interleave(from: start, planeStride: chunkBytes, rowOffset: index * rowBytes, count: count)
+                body(interleaved!.base, x, count)
+            } else {
+                body(start + index * rowBytes, x, count)
+            }
+        }
+        switch mode {
+        case .strips, .scanlines, .rgba:
+            run(band.base, x: 0, count: width)
+        case .tiles(let tileWidth, _, let across):
+            for tile in 0..<across {
+                let x = tile * tileWidth
+                run(band.base + tile * planes * chunkBytes, x: x, count: min(tileWidth, width - x))
+            }
         }
     }
 

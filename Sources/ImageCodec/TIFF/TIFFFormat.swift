@@ -51,15 +51,13 @@ package enum TIFFFormat: ImageFormatDecoder {
         let reader = try TIFFBandReader(file: file, page: page, allowCorruptData: options.allowCorruptData)
         let pageInfo = ImageInfo(format: .tiff, width: page.width, height: page.height, orientation: info.orientation, hasAlpha: info.hasAlpha)
         let (factor, shrunk, size) = sizes(for: pageInfo, target: options.targetSize)
-        let applyOrientation = options.applyOrientation && info.orientation != .up
         let image = try DecodedImage(
-            allocating: size.width, height: size.height, pixelFormat: reader.pixelFormat, source: info,
-            isOrientationApplied: options.applyOrientation && !applyOrientation,
+            decoding: info, width: size.width, height: size.height, pixelFormat: reader.pixelFormat, options: options,
             scaleDenominator: TargetScale.denominator(for: info, size: size), zeroFilled: false  // every row is written
         )
         try readRows(reader, into: image, factor: factor, shrunk: shrunk)
         image.addWarnings(reader.warnings)
-        return applyOrientation ? try OrientationTransform.apply(info.orientation, to: image) : image
+        return try image.uprightIfAsked(options)
     }
 
     /// The page a decode at `target` reads: the smallest reduced-resolution level that covers
