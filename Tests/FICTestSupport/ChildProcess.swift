@@ -33,42 +33,55 @@ public enum ChildProcess {
     }
 
     /// Runs `executable` with `arguments` and `extraEnvironment` added to this process's
-    /// environment, polling every 2 ms until it ends or `timeout` has passed; then it is killed
-    /// with SIGKILL and reaped. Blocks the calling thread all the while, so that the time limit
-    /// holds however busy Swift's cooperative pool is: from async code, call it through
-    /// ``OwnThread/run(_:)``.
+    /// environment until it ends or `timeout` has passed; then it is killed with SIGKILL and
+    /// reaped. A thread of its own waits for the child (a blocking `waitpid`) and says when it
+    /// has ended; the caller waits for that with the time limit. Blocks the calling thread all
+    /// the while, so that the time limit holds however busy Swift's cooperative pool is: from
+    /// async code, call it through ``OwnThread/run(_:)``.
     public static func run(_ executable: String, _ arguments: [String], extraEnvironment: [String: String] = [:],
                            timeout: Duration) throws -> Result {
         let errorPath = ExternalTools.temporaryErrorFile()
         defer { unlink(errorPath) }
         let pid = try ExternalTools.spawn(executable, arguments, extraEnvironment: extraEnvironment,
                                           standardOutput: "/dev/null", standardError: errorPath)
-        let deadline = ContinuousClock.now + timeout
-        var status: Int32 = 0
-        var ending: Ending?
-        while ending == nil {
-            let reaped = waitpid(pid, &status, WNOHANG)
-            if reaped == pid {
-                ending = decode(status)
-            } else if reaped < 0 && errno != EINTR {
-                killAndReap(pid)
-                throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .ECHILD)
-            } else if ContinuousClock.now > deadline {
-                killAndReap(pid)
-                ending = .timedOut(timeout)
-            } else {
-                usleep(2_000)
-            }
+        let reaper = Reaper(pid)
+        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+        var ending: Ending
+        if reaper.ended.wait(timeout: .now() + seconds) == .success {
+            ending = try reaper.ending()
+        } else {
+            kill(pid, SIGKILL)  // the reaper then reaps it
+            reaper.ended.wait()
+            ending = .timedOut(timeout)
         }
         let said = (try? ExternalTools.bytes(atPath: errorPath)) ?? []
-        return Result(ending: ending!, standardError: String(decoding: said, as: UTF8.self))
+        return Result(ending: ending, standardError: String(decoding: said, as: UTF8.self))
     }
 
-    /// Kills the child and waits for it (which a SIGKILLed process does not make long).
-    private static func killAndReap(_ pid: pid_t) {
-        kill(pid, SIGKILL)
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+    /// Waits for a child on a thread of its own and signals ``ended`` once it has reaped it.
+    private final class Reaper: @unchecked Sendable {
+        /// Signalled once the child has been reaped; ``status`` and ``failure`` are set before.
+        let ended = DispatchSemaphore(value: 0)
+        private var status: Int32 = 0
+        private var failure: Int32 = 0
+
+        init(_ pid: pid_t) {
+            let thread = Thread { [self] in
+                var status: Int32 = 0
+                var result: pid_t
+                repeat { result = waitpid(pid, &status, 0) } while result < 0 && errno == EINTR
+                self.status = status
+                self.failure = result < 0 ? errno : 0
+                self.ended.signal()
+            }
+            thread.start()
+        }
+
+        /// How the child ended (after ``ended`` was signalled).
+        func ending() throws -> Ending {
+            if failure != 0 { throw POSIXError(POSIXErrorCode(rawValue: failure) ?? .ECHILD) }
+            return decode(status)
+        }
     }
 
     /// A `waitpid` status as an ending (the `WIFEXITED` / `WTERMSIG` macros, which Swift does not import).

@@ -1,3 +1,4 @@
+import FICTestSupport
 import Foundation
 import ImageTable
 import Testing
@@ -21,27 +22,39 @@ struct StopWithoutCloseTests {
         return root
     }
 
+    /// Bytes of the table file at `path` past its first page that are not zero: what has been
+    /// written into it so far (its file is made of zeros, then filled as images are stored).
+    static func storedBytes(_ path: String) -> Int {
+        guard let bytes = try? ExternalTools.bytes(atPath: path), bytes.count > 4096 else { return 0 }
+        return bytes[4096...].reduce(0) { $0 + ($1 == 0 ? 0 : 1) }
+    }
+
     @Test("an ingest killed mid-run leaves a cache the next commands use without any check", .timeLimit(.minutes(3)))
-    func killedIngest() throws {
+    func killedIngest() async throws {
         let folder = try TemporaryFolder()
         let photos = try manyPhotos(folder, copies: 12)
         let cache = folder.path("cache"), table = cache + "/default/tiny.fictable"
         let binary = try #require(Fic.binary)
-        let ingest = Process()
-        ingest.executableURL = URL(fileURLWithPath: binary)
-        ingest.arguments = ["ingest", photos, "--cache", cache, "--jobs", "1"] + Self.format
-        ingest.standardOutput = FileHandle.nullDevice
-        ingest.standardError = FileHandle.nullDevice
-        try ingest.run()
-        // Killed once it has stored some images (its table has grown past the header), mid-run.
-        let deadline = Date().addingTimeInterval(60)
-        while ((try? FileManager.default.attributesOfItem(atPath: table))?[.size] as? Int ?? 0) <= 4096 && ingest.isRunning && Date() < deadline {
-            usleep(2_000)
+        let ingest = try ExternalTools.spawn(binary, ["ingest", photos, "--cache", cache, "--jobs", "1"] + Self.format,
+                                             standardOutput: "/dev/null", standardError: "/dev/null")
+        // Killed once it has stored some images (five images' worth of pixels written past the
+        // table's header; its file is made at full size at once, so its size says nothing), mid-run.
+        // The ingest takes well under a second: the wait and the kill run on a thread of its own,
+        // so that they come at once however busy Swift's cooperative pool is with other tests.
+        let (exited, status) = await OwnThread.run { () -> (Bool, Int32) in
+            var status: Int32 = 0
+            let deadline = ContinuousClock.now + .seconds(60)
+            while ContinuousClock.now < deadline {
+                if waitpid(ingest, &status, WNOHANG) == ingest { return (true, status) }
+                if Self.storedBytes(table) >= 5 * 64 * 64 * 4 { break }
+                sched_yield()
+            }
+            kill(ingest, SIGKILL)
+            while waitpid(ingest, &status, 0) < 0 && errno == EINTR {}
+            return (false, status)
         }
-        usleep(UInt32.random(in: 0...100_000))
-        kill(ingest.processIdentifier, SIGKILL)
-        ingest.waitUntilExit()
-        #expect(ingest.terminationReason == .uncaughtSignal, "the ingest was killed before it finished")
+        #expect(!exited, "the ingest was still running when it had stored some images")
+        #expect(status & 0x7F == SIGKILL, "the ingest was killed before it finished (wait status \(status))")
 
         let inspect = try Fic.run(["inspect", "--cache", cache])
         #expect(inspect.status == 0, "\(inspect.stderr)")

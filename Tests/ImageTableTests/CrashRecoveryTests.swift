@@ -65,11 +65,13 @@ import Testing
         var rng = SystemRandomNumberGenerator()
         var totalChecked = 0, interrupted = 0
         for round in 0..<10 {
-            // Odd rounds reset the table now and then, so some kills land in or right after a reset.
-            let writer = try Writer(path, max: max, seed: round + 1, extra: ["--announce-after", "1"] + (round % 2 == 1 ? ["--reset-every", "300"] : []))
+            // Killed at a random point of its work (once it says it has stored a random number of
+            // images, while it goes on writing), not of the clock. Odd rounds reset the table now
+            // and then, so some kills land in or right after a reset.
+            let stored = Int.random(in: 1...900, using: &rng)
+            let writer = try Writer(path, max: max, seed: round + 1, extra: ["--announce-after", "\(stored)"] + (round % 2 == 1 ? ["--reset-every", "300"] : []))
             #expect(writer.line().hasPrefix("ready"), "the writer opened the table")
-            #expect(writer.line() == "stored 1", "and stored an image")
-            usleep(UInt32.random(in: 20_000...150_000, using: &rng))
+            #expect(writer.line() == "stored \(stored)", "and stored images")
             writer.kill()
             #expect(writer.process.terminationReason == .uncaughtSignal)
 
@@ -101,16 +103,20 @@ import Testing
         var rng = SystemRandomNumberGenerator()
         // Each writer waits for the table while the one before it writes, and takes it over the
         // moment that one is killed: a chain of processes, every one reopening on the same boot.
-        var current = try Writer(path, max: max, seed: 100, extra: ["--reset-every", "500"])
+        // Each is killed once it says it has stored a random number of images (while it goes on).
+        var announced = Int.random(in: 1...900, using: &rng)
+        var current = try Writer(path, max: max, seed: 100, extra: ["--reset-every", "500", "--announce-after", "\(announced)"])
         #expect(current.line() == "ready stop=clean interrupted=0 check=0")
         for step in 1...6 {
-            let next = try Writer(path, max: max, seed: 100 + step, extra: ["--wait-seconds", "60"] + (step % 2 == 0 ? ["--reset-every", "500"] : []))
-            usleep(UInt32.random(in: 10_000...80_000, using: &rng))
+            let nextAnnounced = Int.random(in: 1...900, using: &rng)
+            let next = try Writer(path, max: max, seed: 100 + step, extra: ["--wait-seconds", "60", "--announce-after", "\(nextAnnounced)"] + (step % 2 == 0 ? ["--reset-every", "500"] : []))
+            #expect(current.line() == "stored \(announced)", "step \(step): the writer stored images")
             current.kill()
             let ready = next.line()
             #expect(ready.hasPrefix("ready stop=process-stopped"), "step \(step): \(ready)")
             #expect(ready.hasSuffix("check=0"), "step \(step): the next writer checks nothing: \(ready)")
             current = next
+            announced = nextAnnounced
         }
         // The last one writes without resets and is killed once it has stored something.
         let last = try Writer(path, max: max, seed: 200, extra: ["--wait-seconds", "60", "--announce-after", "30"])
