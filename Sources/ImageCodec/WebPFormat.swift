@@ -22,6 +22,11 @@ package enum WebPFormat: ImageFormatDecoder {
 
     /// Reads the header of a WebP.
     package static func info(_ bytes: UnsafeRawBufferPointer) throws -> ImageInfo {
+        try info(bytes, color: EmbeddedColor.webp(bytes))
+    }
+
+    /// The header of a WebP whose colour information is `color` (read once by the caller).
+    private static func info(_ bytes: UnsafeRawBufferPointer, color: EmbeddedColor) throws -> ImageInfo {
         let found = try features(bytes)
         var hasAlpha = found.has_alpha != 0
         if found.has_animation != 0 {
@@ -32,7 +37,7 @@ package enum WebPFormat: ImageFormatDecoder {
         return ImageInfo(
             format: .webp, width: Int(found.width), height: Int(found.height),
             orientation: WebPEXIF.orientation(bytes), hasAlpha: hasAlpha,
-            color: EmbeddedColor.webp(bytes).description
+            color: color.description
         )
     }
 
@@ -67,7 +72,8 @@ package enum WebPFormat: ImageFormatDecoder {
     /// Decodes a WebP into premultiplied BGRA or BGRX, covering `options.targetSize`.
     package static func decode(_ bytes: UnsafeRawBufferPointer, options: DecodingOptions) throws -> DecodedImage {
         let found = try features(bytes)
-        let info = try info(bytes)
+        let embedded = EmbeddedColor.webp(bytes)
+        let info = try info(bytes, color: embedded)
         try PixelLimits.check(width: info.width, height: info.height, maximumPixelCount: options.maximumPixelCount, format: "WebP")
         let size = TargetScale.coveringSize(for: info, target: options.targetSize)
         let animated = found.has_animation != 0
@@ -89,7 +95,7 @@ package enum WebPFormat: ImageFormatDecoder {
             try decodeBitstream(bytes, into: image, x: 0, y: 0, width: size.width, height: size.height, sourceWidth: info.width, sourceHeight: info.height)
         }
         // An ICCP chunk's profile: libwebp hands out the stored values, converted here.
-        var warnings = EmbeddedColor.webp(bytes).warnings
+        var warnings = embedded.warnings
         if let color = RowColorStep(color: info.color, rows: info.hasAlpha ? .premultipliedBGRA : .bgrx, isGrey: false, width: size.width, warnings: &warnings) {
             for y in 0..<size.height { color.convert(image.baseAddress + y * image.bytesPerRow) }
         }
