@@ -35,8 +35,7 @@ final class HEIFPicture {
     /// What libheif decoded past (in lenient decoding).
     let warnings: [String]
 
-    /// Decodes `handle` with alpha when `alpha`; `strict` makes libheif refuse what it would
-    /// otherwise decode past.
+    /// Decodes `handle` with alpha when `alpha`; `strict` refuses what libheif decoded past.
     init(_ handle: HEIFHandle, alpha: Bool, strict: Bool, file: HEIFFile) throws {
         guard let options = heif_decoding_options_alloc() else {
             throw ImageCacheError(.overMemoryBudget, "libheif could not allocate its decoding options.")
@@ -44,12 +43,21 @@ final class HEIFPicture {
         defer { heif_decoding_options_free(options) }
         options.pointee.ignore_transformations = 0
         options.pointee.convert_hdr_to_8bit = 0
-        options.pointee.strict_decoding = strict ? 1 : 0
+        // Never libheif's own strict decoding: its only effect is to turn the codec plugins'
+        // warnings into errors, and on that path libheif 1.15's dav1d plugin leaks the decoded
+        // picture and its image (a damaged AV1 sequence header's unknown colour primaries, say).
+        // A lenient decode keeps the same warnings on the image, and a strict caller refuses them
+        // below.
+        options.pointee.strict_decoding = 0
         var decoded: OpaquePointer?
         try HEIFError.check(heif_decode_image(handle.handle, &decoded, heif_colorspace_RGB, heif_chroma_444, options),
                             format: file.formatName, maximumDimension: file.maximumDimension)
         guard let decoded else {
             throw ImageCacheError(.corruptData, "libheif decoded the \(file.formatName) image into nothing. The file is damaged.")
+        }
+        if strict, let first = Self.warnings(of: decoded).first {
+            heif_image_release(decoded)
+            throw ImageCacheError(.corruptData, "The \(file.formatName) file is damaged (\(first)). Re-export the image.")
         }
         image = decoded
         width = Int(heif_image_get_width(decoded, heif_channel_R))

@@ -456,6 +456,22 @@ import Testing
         }
     }
 
+    /// An AV1 sequence header whose colour primaries (99) no standard defines: libheif warns and
+    /// decodes; a strict decode refuses it. Its own strict mode leaked the picture here, which the
+    /// Address Sanitizer run reports.
+    @Test func unknownColourPrimariesInTheAV1StreamAreAWarningOrAStrictRefusal() throws {
+        let path = try Files.avifenc("cicp-99.avif", source: try Files.sourcePNG("coffee", 64, 64), ["-y", "444"])
+        var bytes = try Files.bytes(path)
+        let original = try ImageDecoder.decode(bytes, options: DecodingOptions(allowCorruptData: false))
+        #expect(original.warnings.isEmpty)
+        try AV1SequenceHeader.setColourPrimaries(99, in: &bytes)
+        let image = try ImageDecoder.decode(bytes)
+        #expect(image.width == original.width && image.height == original.height)
+        #expect(image.warnings.contains { $0.contains("primaries") }, "\(image.warnings)")
+        let error = try #require(throws: ImageCacheError.self) { try ImageDecoder.decode(bytes, options: DecodingOptions(allowCorruptData: false)) }
+        #expect(error.code == .corruptData && error.message.contains("primaries"), "\(error)")
+    }
+
     // MARK: The paths tile pyramids and budgets use
 
     @Test(arguments: ["coffee.heic", "coffee-irot1-imir1.avif", "alpha.avif"])
