@@ -4,6 +4,9 @@
 struct RowBatchFiller {
     private let sink: any RowSink
     private var batch: RowBatch?
+    /// The colour step the rows still need (``RowBatch/pendingColor``), given to every batch
+    /// handed over; nil when they are converted already.
+    var pendingColor: RowColorStep?
 
     /// A filler of `sink`'s batches.
     init(_ sink: any RowSink) {
@@ -24,6 +27,7 @@ struct RowBatchFiller {
         current.count += 1
         if current.count == current.capacity {
             batch = nil
+            current.pendingColor = pendingColor
             try sink.submit(current)
         }
     }
@@ -32,6 +36,7 @@ struct RowBatchFiller {
     mutating func flush() throws {
         if let current = batch, current.count > 0 {
             batch = nil
+            current.pendingColor = pendingColor
             try sink.submit(current)
         }
     }

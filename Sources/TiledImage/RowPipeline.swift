@@ -70,6 +70,13 @@ final class RowPipeline: Sendable {
 
     /// Queues a filled batch for the writer.
     func submit(_ batch: RowBatch) throws {
+        // A colour step left to the writer is made here instead when the writer is behind (a
+        // batch already waits for it): this thread would otherwise only wait for a free batch
+        // next. So the two threads share the conversion as their loads fall, whatever the format
+        // and its compression.
+        if batch.pendingColor != nil, state.withLockedValue({ !$0.queued.isEmpty }) {
+            batch.applyPendingColor()
+        }
         try state.update { (state) throws in
             if let failure = state.failure { throw failure }
             state.queued.append(batch)

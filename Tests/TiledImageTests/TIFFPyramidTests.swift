@@ -35,6 +35,36 @@ import Testing
         #expect(reopened.sourceFormat == .tiff)
     }
 
+    /// TIFFs tagged Adobe RGB (rocket.jpg's profile, which libvips keeps) give the pyramid of
+    /// their decode, converted to sRGB: 8-bit RGB has the conversion made on the pyramid's
+    /// threads after the rows are handed over, 16-bit RGB while decoding (before its samples are
+    /// reduced); either way level 0 is exactly the plain decode, which is not the untagged picture.
+    /// Grey samples under the RGB profile are shown as they are, in the pyramid as in the decode.
+    @Test(arguments: [
+        ("rgb8-tiled", ["tiffsave", "{in}", "{out}", "--tile", "--compression", "deflate"], true),
+        ("grey8-strips", ["colourspace", "{in}", "{out}", "b-w"], false),
+        ("rgb16", ["colourspace", "{in}", "{out}", "rgb16"], true),
+    ])
+    func profiledTIFFsGiveThePyramidOfTheirConvertedDecode(name: String, arguments: [String], converted: Bool) throws {
+        let folder = try Fixtures.makeFolder()
+        defer { Fixtures.remove(folder) }
+        let tiff = folder + "/\(name).tif", stripped = folder + "/\(name)-untagged.tif"
+        try ExternalTools.run(Self.vips, arguments.map { $0 == "{in}" ? Fixtures.path("photos/rocket.jpg") : $0 == "{out}" ? tiff : $0 })
+        try ExternalTools.run(Self.vips, ["tiffsave", tiff, stripped, "--strip"])
+        let bytes = try ExternalTools.bytes(atPath: tiff)
+        guard case .iccProfile = try ImageDecoder.info(bytes).color else {
+            Issue.record("\(name): libvips kept no profile")
+            return
+        }
+        let decoded = try Bitmap(decoding: bytes)
+        let untagged = try Bitmap(decoding: try ExternalTools.bytes(atPath: stripped))
+        #expect((decoded.maximumDifference(to: untagged) > 8) == converted, "\(name): whether the profile changes the picture")
+        let pyramid = try TilePyramidBuilder.build(contentsOf: tiff, destination: .folder(folder + "/p"))
+        try expectPyramid(pyramid, matches: decoded)
+        let streamed = try buildPyramid(bytes, chunkSize: 50_000, destination: .temporary(folder: folder))
+        try expectPyramid(streamed, matches: decoded)
+    }
+
     /// A TIFF with Orientation 6 gives the pyramid of the upright image.
     @Test func rotatedTIFFGivesTheUprightPyramid() throws {
         let folder = try Fixtures.makeFolder()

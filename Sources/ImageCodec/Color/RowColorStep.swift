@@ -3,9 +3,10 @@
 /// in place, through ``ColorConverter``, after the library wrote it. Decoders that hand their
 /// samples to ``SamplePipeline`` get the same conversion there.
 ///
-/// Not thread-safe: one thread converts with it at a time (a decoder's, or the sink's it hands
-/// its rows to, ``RowBatch/pendingColor``).
-package final class RowColorStep {
+/// Any number of threads may convert rows with it at once (``ColorConverter`` may, and it keeps
+/// no state between rows): a decoder's, and the sink's it hands its rows to
+/// (``RowBatch/pendingColor``).
+package final class RowColorStep: Sendable {
     /// What the rows hold when the library has written them.
     enum Rows {
         /// Blue, green, red, unused.
@@ -19,9 +20,9 @@ package final class RowColorStep {
     private let converter: ColorConverter
     private let rows: Rows
     private let width: Int
-    /// For grey images with a grey profile: the grey (and alpha) samples of a row, which the
-    /// converter takes (the rows hold grey as three equal channels).
-    private let grey: UnsafeMutablePointer<UInt8>?
+    /// For grey images with a grey profile: the rows hold grey as three equal channels, and the
+    /// converter takes the grey (and alpha) samples alone, gathered for each row.
+    private let gathersGrey: Bool
 
     /// The step for rows of `width` pixels holding `rows`, of an image whose colours are
     /// `color`; `isGrey` when the image itself is grey. Nil when the rows are sRGB already. What
@@ -47,11 +48,7 @@ package final class RowColorStep {
         self.converter = converter
         self.rows = rows
         self.width = width
-        grey = greyLayout ? .allocate(capacity: max(width, 1) * 2) : nil
-    }
-
-    deinit {
-        grey?.deallocate()
+        gathersGrey = greyLayout
     }
 
     /// Converts one row (`width` pixels) in place.
@@ -63,14 +60,16 @@ package final class RowColorStep {
             // first, and premultiplied again after.
             for x in 0..<width { pixels[x] = PixelConversion.unpremultiplied(pixels[x]) }
         }
-        if let grey {
-            let bytes = row.assumingMemoryBound(to: UInt8.self)
-            if premultiplied {
-                for x in 0..<width { grey[2 * x] = bytes[4 * x + 1]; grey[2 * x + 1] = bytes[4 * x + 3] }
-            } else {
-                for x in 0..<width { grey[x] = bytes[4 * x + 1] }
+        if gathersGrey {
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(width, 1) * 2) { grey in
+                let bytes = row.assumingMemoryBound(to: UInt8.self)
+                if premultiplied {
+                    for x in 0..<width { grey[2 * x] = bytes[4 * x + 1]; grey[2 * x + 1] = bytes[4 * x + 3] }
+                } else {
+                    for x in 0..<width { grey[x] = bytes[4 * x + 1] }
+                }
+                converter.convert(grey.baseAddress!, to: row, count: width)
             }
-            converter.convert(grey, to: row, count: width)
         } else {
             converter.convert(row, to: row, count: width)
         }

@@ -51,8 +51,16 @@ final class TIFFBandReader {
     /// What the colour step could not honour.
     private var colorWarnings: [String] = []
 
-    /// A reader of the current directory of `file`, described by `page`.
-    init(file: TIFFFile, page: TIFFPage, allowCorruptData: Bool) throws {
+    /// The colour step the converted rows still need, when it was deferred (`defersColor`): the
+    /// rows are in the file's colours, 4 bytes a pixel, for another thread to convert.
+    let rowColor: RowColorStep?
+
+    /// A reader of the current directory of `file`, described by `page`. With `defersColor`, rows
+    /// of opaque 8-bit RGB are converted to 4 bytes a pixel but left in the file's colours,
+    /// their conversion in ``rowColor``: a pyramid makes it on its writer thread, beside this one
+    /// (samples of 16 bits and alpha are still converted here, before they are reduced or
+    /// premultiplied, as ``SamplePipeline`` does).
+    init(file: TIFFFile, page: TIFFPage, allowCorruptData: Bool, defersColor: Bool = false) throws {
         self.file = file
         self.page = page
         self.allowCorruptData = allowCorruptData
@@ -77,7 +85,11 @@ final class TIFFBandReader {
         do {
             band = try LargeBufferPool.allocate(byteCount: layout.bandBytes, zeroed: false)
             interleaved = planes > 1 ? try LargeBufferPool.allocate(byteCount: layout.runPixels * plan.samplesPerPixel * plan.bitsPerSample / 8, zeroed: false) : nil
-            converter = try TIFFSampleConverter(plan: plan, color: page.color, capacity: layout.runPixels, warnings: &colorWarnings)
+            // Grey stays here: SamplePipeline ignores an RGB profile on grey samples, which
+            // RowColorStep would apply to the three equal channels.
+            rowColor = defersColor && plan.layout == .rgb8
+                ? RowColorStep(color: page.color, rows: .bgrx, isGrey: false, width: width, warnings: &colorWarnings) : nil
+            converter = try TIFFSampleConverter(plan: plan, color: rowColor == nil ? page.color : .untagged, capacity: layout.runPixels, warnings: &colorWarnings)
         } catch {
             if case .rgba(let reader) = mode { fic_tiff_rgba_end(reader) }
             throw error

@@ -18,10 +18,12 @@ extension TIFFFormat {
         let contents = try TIFFContents(tiff)
         let main = contents.main
         try PixelLimits.check(width: main.width, height: main.height, maximumPixelCount: options.maximumPixelCount, format: "TIFF")
-        let reader = try TIFFBandReader(file: tiff, page: main, allowCorruptData: options.allowCorruptData)
+        // A pyramid converts colours on its writer thread, beside the decoding one.
+        let reader = try TIFFBandReader(file: tiff, page: main, allowCorruptData: options.allowCorruptData, defersColor: sink.convertsColor)
         try sink.begin(SourceHeader(format: .tiff, width: main.width, height: main.height, orientation: main.orientation,
                                     hasAlpha: reader.pixelFormat == .bgra32Premultiplied))
         var filler = RowBatchFiller(sink)
+        filler.pendingColor = reader.rowColor
         try reader.readBands {
             for i in 0..<reader.bandRows {
                 reader.convert(row: i, into: try filler.nextRow())
