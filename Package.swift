@@ -48,7 +48,10 @@ let package = Package(
         .target(name: "CFICCore"),
         .target(
             name: "FICCore",
-            dependencies: ["CFICCore", .product(name: "SystemPackage", package: "swift-system")]
+            dependencies: [
+                "CFICCore", .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
         ),
         // The storage engine: table files, slots, mapping, index, eviction, durability.
         .target(
@@ -97,7 +100,6 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -112,7 +114,6 @@ let package = Package(
             dependencies: [
                 "FastImageCache", "TiledImage", "ImageLoader", "FICBenchmarks", "FICCore", "CLibJPEG", "CCairo", "CSDL2",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             resources: [.copy("SamplePhotos")]

@@ -1,4 +1,3 @@
-import Crypto
 import FICCore
 import FastImageCache
 import Foundation
@@ -20,10 +19,7 @@ public struct URLImageEntity: ImageEntity, Hashable {
     /// An entity for `url` versioned by the SHA-256 of `bytes` (its first 128 bits).
     public init(url: URL, contents bytes: some ContiguousBytes) {
         self.url = url
-        sourceImageID = bytes.withUnsafeBytes { SHA256.hash(data: $0) }.prefix(16).map { b in
-            let hex = String(b, radix: 16)
-            return b < 16 ? "0" + hex : hex
-        }.joined()
+        sourceImageID = bytes.withUnsafeBytes { SHA256Hex.digest(of: $0, length: 16) }
     }
 
     /// The URL's absolute string.

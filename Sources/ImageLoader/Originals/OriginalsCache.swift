@@ -1,4 +1,3 @@
-import Crypto
 import FICCore
 import Foundation
 import Logging
@@ -91,10 +90,7 @@ public final class OriginalsCache: Sendable {
 
     /// The file name of `url`'s entry: the SHA-256 of its absolute string, in hexadecimal.
     public static func entryName(for url: URL) -> String {
-        SHA256.hash(data: Array(url.absoluteString.utf8)).map { b in
-            let hex = String(b, radix: 16)
-            return b < 16 ? "0" + hex : hex
-        }.joined()
+        SHA256Hex.digest(of: url.absoluteString)
     }
 
     // MARK: Reading

@@ -1,4 +1,4 @@
-import Crypto
+import FICCore
 import Foundation
 
 /// Where fic keeps its caches when no `--cache` is given, and the namespace of a photo folder.
@@ -46,7 +46,7 @@ enum DefaultCache {
 
     /// The namespace of a folder whose real path is `resolved`.
     static func namespace(forResolvedPath resolved: String) -> String {
-        let digest = SHA256.hash(data: Data(resolved.utf8)).prefix(8).map { String(format: "%02x", $0) }.joined()
+        let digest = SHA256Hex.digest(of: resolved, length: 8)
         let name = resolved.split(separator: "/").last.map(String.init) ?? ""
         var prefix = String(String.UnicodeScalarView(name.unicodeScalars.map { s in
             (s >= "a" && s <= "z") || (s >= "A" && s <= "Z") || (s >= "0" && s <= "9") || s == "." || s == "-" || s == "_" ? s : "_"

@@ -1,4 +1,4 @@
-import Crypto
+import FICCore
 import FastImageCache
 import Foundation
 
@@ -17,6 +17,6 @@ struct FileEntity: ImageEntity {
     /// The SHA-256 of `bytes` as 64 hex digits: the source version. A cryptographic hash, so
     /// that no edited file can keep the version (and so the thumbnail) of the original.
     static func contentHash(_ bytes: some ContiguousBytes) -> String {
-        bytes.withUnsafeBytes { SHA256.hash(data: $0) }.map { String(format: "%02x", $0) }.joined()
+        bytes.withUnsafeBytes { SHA256Hex.digest(of: $0) }
     }
 }
