@@ -106,7 +106,7 @@ let package = Package(
         // Benchmarks, run by `fic bench` in release builds.
         .target(
             name: "FICBenchmarks",
-            dependencies: ["FICCore", "FastImageCache", "ImageTable", "ImageCodec", "TiledImage", "ImageLoader"],
+            dependencies: ["FICCore", "FastImageCache", "ImageTable", "ImageCodec", "TiledImage", "ImageLoader", "FICHarness"],
             path: "Benchmarks/FICBenchmarks"
         ),
         .executableTarget(
@@ -119,20 +119,31 @@ let package = Package(
             resources: [.copy("SamplePhotos")]
         ),
 
+        // Harnesses shared by tests and benchmarks: test patterns, a seeded generator, nginx,
+        // a throttled link; and the writer process the crash tests kill, which no product ships.
+        .target(name: "FICHarness", dependencies: ["FICCore", "ImageTable"], path: "Harness/FICHarness"),
+        .executableTarget(
+            name: "fic-selftest-writer",
+            dependencies: ["FICHarness", "ImageTable", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Harness/SelfTestWriter"
+        ),
+
         .testTarget(name: "FICCoreTests", dependencies: ["FICCore"]),
-        .testTarget(name: "ImageTableTests", dependencies: ["ImageTable", "FICCore", "FICTestSupport", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(name: "ImageTableTests", dependencies: [
+            "ImageTable", "FICCore", "FICTestSupport", "FICHarness", "fic-selftest-writer", .product(name: "Logging", package: "swift-log"),
+        ]),
         // What several test targets share: files the tests write by hand (PNGs byte by byte), waiting for a
         // condition, running tools and `fic` as child processes (with a time limit where a hang is possible).
         .target(name: "FICTestSupport", path: "Tests/FICTestSupport"),
         // CHeif: libheif's encoder writes the files whose thumbnails differ from their images.
-        .testTarget(name: "ImageCodecTests", dependencies: ["ImageCodec", "FICTestSupport", "CHeif"]),
+        .testTarget(name: "ImageCodecTests", dependencies: ["ImageCodec", "FICTestSupport", "FICHarness", "CHeif"]),
         .testTarget(name: "FastImageCacheTests", dependencies: ["FastImageCache", "FICTestSupport"]),
         .testTarget(name: "TiledImageTests", dependencies: ["TiledImage", "ImageCodec", "FICTestSupport"]),
         .testTarget(name: "FicTests", dependencies: ["fic", "FastImageCache", "ImageTable", "FICTestSupport"]),
         .testTarget(
             name: "ImageLoaderTests",
             dependencies: [
-                "FICCore", "ImageLoader", "FastImageCache", "FICBenchmarks", "FICTestSupport",
+                "FICCore", "ImageLoader", "FastImageCache", "FICHarness", "FICTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

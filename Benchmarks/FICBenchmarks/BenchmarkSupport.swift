@@ -80,16 +80,6 @@ enum BenchKit {
             .map { (folder as NSString).appendingPathComponent($0) }
     }
 
-    /// The full path of `name` on `PATH`, or nil.
-    static func findExecutable(_ name: String) -> String? {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
-        for dir in path.split(separator: ":") {
-            let candidate = (String(dir) as NSString).appendingPathComponent(name)
-            if access(candidate, X_OK) == 0 { return candidate }
-        }
-        return nil
-    }
-
     /// Runs `executable` with `arguments`, discarding its output, and throws unless it exits with 0.
     static func runProcess(_ executable: String, _ arguments: [String]) throws {
         let process = Process()

@@ -1,3 +1,4 @@
+import FICHarness
 import Foundation
 import ImageCodec
 import Glibc
@@ -91,7 +92,7 @@ public enum DecodeBenchmark {
 
         var djpegRate: Double?
         var startup: Double?
-        if let djpeg = findExecutable("djpeg") {
+        if let djpeg = Executables.find("djpeg") {
             let seconds = try best { try runProcess(djpeg, ["-dct", "int", "-outfile", "/dev/null", jpegPath]) }
             djpegRate = megapixels / seconds
             startup = try best { try runProcess(djpeg, ["-outfile", "/dev/null", testdata + "/jpeg/tiny-1x1.jpg"]) } * 1000
@@ -151,7 +152,7 @@ public enum DecodeBenchmark {
     /// Tiles `photo` (mirrored, so tiles join without seams) to the benchmark size as a PPM and
     /// encodes it with `cjpeg -quality 90` (baseline, 4:2:0).
     private static func makeBenchmarkJPEG(from photo: String, at path: String, workDirectory: String, log: (String) -> Void) throws {
-        guard let cjpeg = findExecutable("cjpeg") else {
+        guard let cjpeg = Executables.find("cjpeg") else {
             throw DecodeBenchmarkError(description: "cjpeg not found in PATH; install libjpeg-turbo-progs (Debian) to build the benchmark JPEG.")
         }
         log("Building a \(size.width)×\(size.height) JPEG from \(photo) with cjpeg -quality 90 …")
@@ -188,13 +189,6 @@ public enum DecodeBenchmark {
         }
         let parts = fastest.components
         return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
-    }
-
-    private static func findExecutable(_ name: String) -> String? {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        return (path.split(separator: ":").map(String.init) + ["/usr/bin", "/usr/local/bin"])
-            .map { $0 + "/" + name }
-            .first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
     /// Runs `executable` with stdout and stderr sent to /dev/null and waits for it. Uses

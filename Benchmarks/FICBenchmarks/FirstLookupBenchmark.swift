@@ -1,3 +1,4 @@
+import FICHarness
 import FastImageCache
 import Foundation
 import Glibc
@@ -116,7 +117,7 @@ public enum FirstLookupBenchmark {
         let start = clock.now
         let cache = try ImageCache(directory: directory, namespace: namespace, formats: [try format(count: count)])
         let openMs = BenchKit.nanoseconds(clock.now - start) / 1e6
-        var generator = BenchKit.SplitMix64(seed: 0xF1257)
+        var generator = SplitMix64(seed: 0xF1257)
         let order = Array(0..<count).shuffled(using: &generator)
         let entities = order.map(entity)
         var sink: UInt8 = 0

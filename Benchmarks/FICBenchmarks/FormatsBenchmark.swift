@@ -1,3 +1,4 @@
+import FICHarness
 import Foundation
 import Glibc
 import ImageCodec
@@ -71,7 +72,7 @@ public enum FormatsBenchmark {
         let generated = (workDirectory as NSString).appendingPathComponent("large-photos")
         var notes: [String] = []
         let jobs = options.jobs ?? ProcessInfo.processInfo.activeProcessorCount
-        let vipsthumbnail = BenchKit.findExecutable("vipsthumbnail")
+        let vipsthumbnail = Executables.find("vipsthumbnail")
 
         // 1. Each new format against vipsthumbnail.
         var ingest: [IngestFormatResult] = []
@@ -141,7 +142,7 @@ public enum FormatsBenchmark {
 
         // 4. A 24000 × 16000 tiled BigTIFF into a pyramid, against libvips.
         var bigTIFF: FormatsBenchmarkResult.BigTIFFComparison?
-        if let vips = BenchKit.findExecutable("vips") {
+        if let vips = Executables.find("vips") {
             do {
                 bigTIFF = try bigTIFFPyramid(fic: fic, vips: vips, testdata: testdata, root: root, log: log)
             } catch {

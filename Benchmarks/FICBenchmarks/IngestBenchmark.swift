@@ -1,3 +1,4 @@
+import FICHarness
 import FastImageCache
 import Foundation
 
@@ -160,7 +161,7 @@ public enum IngestBenchmark {
             }
         }
 
-        let vipsthumbnail = BenchKit.findExecutable("vipsthumbnail")
+        let vipsthumbnail = Executables.find("vipsthumbnail")
         if vipsthumbnail == nil { notes.append("vipsthumbnail is not installed (scripts/install-deps --bench): the comparison was skipped") }
         var results: [IngestFormatResult] = []
         for (kind, files) in sets {

@@ -1,3 +1,4 @@
+import FICHarness
 import Foundation
 import ImageCodec
 
@@ -84,7 +85,7 @@ enum LargePhotoSet {
         let temporary = path + ".part"
         switch kind {
         case .jpegBaseline, .jpegProgressive:
-            guard let cjpeg = BenchKit.findExecutable("cjpeg") else {
+            guard let cjpeg = Executables.find("cjpeg") else {
                 throw BenchmarkError("cjpeg not found in PATH; install libjpeg-turbo-progs (scripts/install-deps) to make the large JPEGs")
             }
             let ppm = path + ".ppm"
@@ -101,7 +102,7 @@ enum LargePhotoSet {
             }
             try Data(bytes).write(to: URL(fileURLWithPath: temporary))
         case .heic, .avif, .jxl, .tiff, .gif:
-            guard let encoder = kind.encoder, let tool = BenchKit.findExecutable(encoder.tool) else {
+            guard let encoder = kind.encoder, let tool = Executables.find(encoder.tool) else {
                 throw BenchmarkError("\(kind.encoder?.tool ?? "an encoder") is needed to make the \(kind.rawValue) inputs (scripts/install-deps --bench installs \(kind.encoder?.package ?? "it"))")
             }
             let png = path + ".png"

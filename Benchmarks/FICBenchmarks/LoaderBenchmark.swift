@@ -1,3 +1,4 @@
+import FICHarness
 import FastImageCache
 import Foundation
 import ImageLoader
@@ -186,7 +187,7 @@ public enum LoaderBenchmark {
         //    into a fresh folder, taking turns; the best run of each counts (the machine is shared).
         let direct = (0..<options.throughputPhotos).map { nginx.base.appendingPathComponent("\($0).jpg") }
         log("fetching \(direct.count) photos to disk, \(options.parallel) at a time, \(options.throughputRuns) runs each…")
-        let curl = BenchKit.findExecutable("curl")
+        let curl = Executables.find("curl")
         if curl == nil { notes.append("curl is not installed: no baseline for the throughput") }
         var oursSeconds: [Double] = []
         var curlSeconds: [Double] = []

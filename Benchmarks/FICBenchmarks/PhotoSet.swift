@@ -1,3 +1,4 @@
+import FICHarness
 import Foundation
 
 /// Distinct JPEG photos of about 200 KB made from the test photos: each is re-encoded with
@@ -7,7 +8,7 @@ import Foundation
 enum PhotoSet {
     /// Writes `count` photos `0.jpg`… into `folder`; returns their sizes in bytes, by number.
     static func generate(count: Int, from testdata: String, into folder: String, scratch: String, targetBytes: Int = 200_000) throws -> [Int] {
-        guard let djpeg = BenchKit.findExecutable("djpeg"), let cjpeg = BenchKit.findExecutable("cjpeg") else {
+        guard let djpeg = Executables.find("djpeg"), let cjpeg = Executables.find("cjpeg") else {
             throw BenchmarkError("djpeg and cjpeg are needed (Debian: libjpeg-turbo-progs)")
         }
         let fm = FileManager.default

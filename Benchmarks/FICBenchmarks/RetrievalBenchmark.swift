@@ -1,3 +1,4 @@
+import FICHarness
 import FastImageCache
 import Foundation
 
@@ -223,7 +224,7 @@ public enum RetrievalBenchmark {
         }
 
         // One shuffled order of entities, shared by every measurement.
-        var generator = BenchKit.SplitMix64(seed: 0x5EED)
+        var generator = SplitMix64(seed: 0x5EED)
         let order = Array(0..<entities.count).shuffled(using: &generator)
 
         // (a) lookup only.
@@ -278,7 +279,7 @@ public enum RetrievalBenchmark {
         // (d) baseline: decode each image's own small JPEG, as the original demo's conventional path.
         var conventional: BenchTiming?
         var jpegBytes: Int?
-        if let cjpeg = BenchKit.findExecutable("cjpeg") {
+        if let cjpeg = Executables.find("cjpeg") {
             let folder = try BenchKit.makeFreshDirectory(root, "jpeg")
             var thumbnails: [String] = []
             for p in 0..<min(sources.count, entities.count) {
@@ -428,20 +429,5 @@ public enum RetrievalBenchmark {
             data.append(bgra[i])
         }
         try data.write(to: URL(fileURLWithPath: path))
-    }
-}
-
-extension BenchKit {
-    /// A small, seedable random number generator (SplitMix64), so that every run shuffles alike.
-    struct SplitMix64: RandomNumberGenerator {
-        private var state: UInt64
-        init(seed: UInt64) { state = seed }
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
     }
 }

@@ -1,3 +1,4 @@
+import FICHarness
 import Foundation
 import Glibc
 import ImageCodec
@@ -139,8 +140,8 @@ public enum TilesBenchmark {
             sync()
         }
         var notes: [String] = []
-        let djpegPath = BenchKit.findExecutable("djpeg")
-        let vipsPath = BenchKit.findExecutable("vips")
+        let djpegPath = Executables.find("djpeg")
+        let vipsPath = Executables.find("vips")
         if djpegPath == nil { notes.append("djpeg not found (Debian: libjpeg-turbo-progs): no decode baseline") }
         if vipsPath == nil { notes.append("vips not found (Debian: libvips-tools; scripts/install-deps --bench): no libvips baselines") }
 
@@ -261,7 +262,7 @@ public enum TilesBenchmark {
     /// Mirror-tiles `photo` to side × side as a PPM (streamed, row by row), encodes it with
     /// `cjpeg -quality 90`, and makes the progressive twin with `jpegtran -progressive`.
     static func makeJPEGs(photo: String, fallback: String, baseline: String, progressive: String, workDirectory: String, log: (String) -> Void) throws {
-        guard let cjpeg = BenchKit.findExecutable("cjpeg"), let jpegtran = BenchKit.findExecutable("jpegtran") else {
+        guard let cjpeg = Executables.find("cjpeg"), let jpegtran = Executables.find("jpegtran") else {
             throw BenchmarkError("cjpeg and jpegtran are needed to make the benchmark JPEG (Debian: libjpeg-turbo-progs)")
         }
         let source = FileManager.default.fileExists(atPath: photo) ? photo : fallback

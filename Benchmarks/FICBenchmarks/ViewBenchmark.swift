@@ -1,3 +1,4 @@
+import FICHarness
 import Foundation
 import Glibc
 
@@ -97,7 +98,7 @@ public enum ViewBenchmark {
 
     /// Runs the benchmark with the `fic` executable at `fic` (the viewer runs as a child process).
     public static func run(testdata: String, workDirectory: String, fic: String, log: (String) -> Void) throws -> ViewBenchmarkResult {
-        guard let xvfbRun = BenchKit.findExecutable("xvfb-run") else {
+        guard let xvfbRun = Executables.find("xvfb-run") else {
             throw BenchmarkError("xvfb-run is needed to open windows (Debian: xvfb, xauth; scripts/install-deps installs them)")
         }
         let work = try BenchKit.makeFreshDirectory(workDirectory, "view-\(getpid())")

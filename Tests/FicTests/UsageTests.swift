@@ -11,6 +11,8 @@ struct UsageTests {
             #expect(run.stdout.contains(command), "help lacks \(command)")
         }
         #expect(!run.stdout.contains("selftest-writer"))
+        // The crash tests' writer is a harness program of its own, not a command of fic.
+        #expect(try Fic.run(["selftest-writer", "--table", "unused.table"]).status == 2)
     }
 
     @Test("every command has --help, exiting 0", arguments: ["demo", "ingest", "get", "inspect", "verify", "decode"])

@@ -1,3 +1,4 @@
+import FICHarness
 import Foundation
 import ImageCodec
 import Testing

@@ -1,4 +1,4 @@
-import FICBenchmarks
+import FICHarness
 import FICCore
 import FICTestSupport
 import FastImageCache

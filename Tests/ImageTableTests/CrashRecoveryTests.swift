@@ -1,3 +1,4 @@
+import FICHarness
 import FICTestSupport
 import Foundation
 import Testing
@@ -8,17 +9,17 @@ import Testing
 /// drawn for it (a known function of the entry's keys). On the same boot nothing is checked,
 /// so these tests prove the write protocol itself; after a simulated restart everything is.
 @Suite struct CrashRecoveryTests {
-    /// A running `fic selftest-writer`.
+    /// A running `fic-selftest-writer`.
     struct Writer {
         let process: Process
         let output: Pipe
 
         /// Starts a writer on `path`; it announces "ready …" once it holds the table.
         init(_ path: String, max: Int, seed: Int, extra: [String] = []) throws {
-            let fic = try #require(FicExecutable.path, "build the fic executable first (swift build --build-tests builds it)")
+            let writer = try #require(BuiltExecutable.path("fic-selftest-writer"), "build the test harness first (swift build --build-tests builds it)")
             process = Process()
-            process.executableURL = URL(fileURLWithPath: fic)
-            process.arguments = ["selftest-writer", "--table", path, "--max", "\(max)", "--seed", "\(seed)"] + extra
+            process.executableURL = URL(fileURLWithPath: writer)
+            process.arguments = ["--table", path, "--max", "\(max)", "--seed", "\(seed)"] + extra
             output = Pipe()
             process.standardOutput = output
             try process.run()
@@ -75,7 +76,7 @@ import Testing
             writer.kill()
             #expect(writer.process.terminationReason == .uncaughtSignal)
 
-            let table = try ImageTable(path: path, configuration: SelfTestWriterConfiguration.configuration(max: max))
+            let table = try ImageTable(path: path, configuration: SelfTestTable.configuration(max: max))
             let report = table.openReport
             #expect(report.uncleanStop == .processStopped, "round \(round): \(report)")
             #expect(report.entriesToCheck == 0, "round \(round): a stop on the same boot costs no check: \(report)")
@@ -124,7 +125,7 @@ import Testing
         #expect(last.line().hasPrefix("ready stop=process-stopped"))
         #expect(last.line() == "stored 30")
         last.kill()
-        let table = try ImageTable(path: path, configuration: SelfTestWriterConfiguration.configuration(max: max))
+        let table = try ImageTable(path: path, configuration: SelfTestTable.configuration(max: max))
         #expect(table.openReport.uncleanStop == .processStopped && table.openReport.entriesToCheck == 0, "\(table.openReport)")
         #expect(Self.checkEveryImage(table, round: 0) > 0)
     }
@@ -142,7 +143,7 @@ import Testing
         #expect(writer.process.terminationReason == .uncaughtSignal)
         if restarted { try simulateRestart(path) }
 
-        let table = try ImageTable(path: path, configuration: SelfTestWriterConfiguration.configuration(max: 4))
+        let table = try ImageTable(path: path, configuration: SelfTestTable.configuration(max: 4))
         let report = table.openReport
         #expect(report.interruptedWrites == 1, "the half-drawn slot is recognised: \(report)")
         #expect(report.droppedEntries == 0, "\(report)")
@@ -158,7 +159,7 @@ import Testing
         #expect(table.statistics.count == 3, "the evicted entry went, the half-drawn one never arrived, three remain")
         table.close()
         // Dropped for good: the next open finds a clean table.
-        let again = try ImageTable(path: path, configuration: SelfTestWriterConfiguration.configuration(max: 4))
+        let again = try ImageTable(path: path, configuration: SelfTestTable.configuration(max: 4))
         #expect(again.openReport == TableOpenReport(), "\(again.openReport)")
     }
 
@@ -173,7 +174,7 @@ import Testing
         writer.kill()
         // What a power loss can do: the file says "open", the system has another boot, and
         // one entry's pixels reached the disk only in part.
-        let c = SelfTestWriterConfiguration.configuration(max: max)
+        let c = SelfTestTable.configuration(max: max)
         let probe = try ImageTable(path: path, configuration: c, options: TableOpenOptions(readOnly: true))
         let victims = probe.entries().filter { $0.label.hasPrefix("entity-") }
         let torn = try #require(victims.first)
@@ -197,7 +198,7 @@ extension CrashRecoveryTests {
     @Test func aHeldImageIsUnchangedWhileAnotherProcessRewritesTheTable() throws {
         let dir = TemporaryDirectory("held"); defer { dir.cleanup() }
         let path = dir.file("shared.fictable")
-        let c = SelfTestWriterConfiguration.configuration(max: 4)
+        let c = SelfTestTable.configuration(max: 4)
         let table = try ImageTable(path: path, configuration: c)
         let key = TableKey("entity-held"), source = TableKey("mine")
         let held = try table.insert(entity: key, source: source) { p in
@@ -217,9 +218,3 @@ extension CrashRecoveryTests {
     }
 }
 
-/// The geometry `fic selftest-writer` uses (kept in step with Sources/fic/SelfTestWriter.swift).
-enum SelfTestWriterConfiguration {
-    static func configuration(max: Int) -> TableConfiguration {
-        TableConfiguration(pixelWidth: 96, pixelHeight: 64, bytesPerPixel: 4, maximumCount: max, identity: "selftest-writer", chunkBytes: 64 << 10)
-    }
-}

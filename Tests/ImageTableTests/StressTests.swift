@@ -1,3 +1,4 @@
+import FICHarness
 import Foundation
 import Testing
 @testable import ImageTable

@@ -1,3 +1,4 @@
+import FICHarness
 import Foundation
 @testable import ImageTable
 

@@ -12,10 +12,10 @@ public final class LocalNginx: @unchecked Sendable {
 
     /// Starts nginx serving `root`, with its files in `prefix` (created).
     ///
-    /// - Throws: ``BenchmarkError`` when nginx is missing or does not start.
+    /// - Throws: ``HarnessError`` when nginx is missing or does not start.
     public init(root: String, prefix: String) throws {
-        guard let nginx = BenchKit.findExecutable("nginx") ?? (access("/usr/sbin/nginx", X_OK) == 0 ? "/usr/sbin/nginx" : nil) else {
-            throw BenchmarkError("nginx is not installed (scripts/install-deps --bench installs it)")
+        guard let nginx = Executables.find("nginx") ?? (access("/usr/sbin/nginx", X_OK) == 0 ? "/usr/sbin/nginx" : nil) else {
+            throw HarnessError("nginx is not installed (scripts/install-deps --bench installs it)")
         }
         self.prefix = prefix
         try FileManager.default.createDirectory(atPath: prefix + "/tmp", withIntermediateDirectories: true)
@@ -60,7 +60,7 @@ public final class LocalNginx: @unchecked Sendable {
             lastError = message
             if !message.contains("Address already in use") { break }
         }
-        throw BenchmarkError("nginx did not start: \(lastError)")
+        throw HarnessError("nginx did not start: \(lastError)")
     }
 
     /// Runs `executable` with `arguments` (output discarded, errors to the file `errors`) and
@@ -77,7 +77,7 @@ public final class LocalNginx: @unchecked Sendable {
         defer { for a in argv { free(a) } }
         var pid: pid_t = 0
         let rc = posix_spawn(&pid, executable, &actions, nil, argv, environ)
-        guard rc == 0 else { throw BenchmarkError("cannot start \(executable): errno \(rc)") }
+        guard rc == 0 else { throw HarnessError("cannot start \(executable): errno \(rc)") }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         return (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)

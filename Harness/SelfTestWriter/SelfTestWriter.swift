@@ -1,15 +1,17 @@
 import ArgumentParser
+import FICHarness
 import Foundation
 import ImageTable
 
-/// A hidden subcommand used by the crash-recovery tests: it writes, replaces, removes and resets
+/// The writer process the crash-recovery tests kill: it writes, replaces, removes and resets
 /// entries of one table as fast as it can until it is killed (or, with --die-mid-write-after,
-/// kills itself half way through drawing an image).
+/// kills itself half way through drawing an image). A program of the test harness that no
+/// product ships.
+@main
 struct SelfTestWriter: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "selftest-writer",
-        abstract: "Writes to a table until killed (used by the crash-recovery tests).",
-        shouldDisplay: false)
+        commandName: "fic-selftest-writer",
+        abstract: "Writes to a table until killed (used by the crash-recovery tests).")
 
     @Option(help: "The table file.") var table: String
     @Option(help: "Maximum count of the table.") var max: Int = 40
@@ -21,7 +23,7 @@ struct SelfTestWriter: ParsableCommand {
 
     func run() throws {
         let options = TableOpenOptions(lockTimeout: .seconds(waitSeconds))
-        let t = try ImageTable(path: table, configuration: Self.configuration(max: max), options: options)
+        let t = try ImageTable(path: table, configuration: SelfTestTable.configuration(max: max), options: options)
         var rng = seed | 1
         var version = 0
         var inserts = 0
@@ -62,10 +64,5 @@ struct SelfTestWriter: ParsableCommand {
                 FileHandle.standardOutput.write(Data("stored \(inserts)\n".utf8))
             }
         }
-    }
-
-    /// The table geometry the writer and the tests share.
-    static func configuration(max: Int) -> TableConfiguration {
-        TableConfiguration(pixelWidth: 96, pixelHeight: 64, bytesPerPixel: 4, maximumCount: max, identity: "selftest-writer", chunkBytes: 64 << 10)
     }
 }

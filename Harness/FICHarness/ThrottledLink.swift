@@ -25,14 +25,14 @@ public final class ThrottledLink: @unchecked Sendable {
         self.targetPort = targetPort
         bucket = TokenBucket(rate: Double(bytesPerSecond), capacity: 16 << 10)
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw BenchmarkError("socket failed: errno \(errno)") }
+        guard fd >= 0 else { throw HarnessError("socket failed: errno \(errno)") }
         var yes: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
         var address = Self.loopback(port: 0)
         let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
         guard bound == 0, listen(fd, 128) == 0 else {
             close(fd)
-            throw BenchmarkError("cannot listen on 127.0.0.1: errno \(errno)")
+            throw HarnessError("cannot listen on 127.0.0.1: errno \(errno)")
         }
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }

@@ -1,13 +1,15 @@
+import ImageTable
+
 /// Deterministic pixel patterns derived from an entry's keys, so that tests and the crash
-/// self-test can check that a stored image holds exactly the pixels drawn for it.
-package enum TestPattern {
+/// crash self-test's writer can check that a stored image holds exactly the pixels drawn for it.
+public enum TestPattern {
     /// The pattern seed of an entry.
-    package static func seed(entity: TableKey, source: TableKey) -> UInt64 {
+    public static func seed(entity: TableKey, source: TableKey) -> UInt64 {
         entity.high ^ (source.low &* 0x9E37_79B9_7F4A_7C15) ^ 0x5DEE_CE66_D
     }
 
     /// Fills `count` bytes with the pattern of `seed`.
-    package static func fill(_ p: UnsafeMutableRawPointer, count: Int, seed: UInt64) {
+    public static func fill(_ p: UnsafeMutableRawPointer, count: Int, seed: UInt64) {
         var x = seed | 1
         var i = 0
         while i + 8 <= count {
@@ -22,7 +24,7 @@ package enum TestPattern {
     }
 
     /// Whether `image` holds exactly the pattern of its own keys.
-    package static func matches(_ image: StoredImage) -> Bool {
+    public static func matches(_ image: StoredImage) -> Bool {
         let expected = UnsafeMutableRawPointer.allocate(byteCount: image.byteCount, alignment: 64)
         defer { expected.deallocate() }
         fill(expected, count: image.byteCount, seed: seed(entity: image.entity, source: image.source))
