@@ -4,16 +4,6 @@
 
 #include "jpeg_internal.h"
 
-#define FIC_GUARD(decoder)                 \
-    do {                                   \
-        if ((decoder)->failed) {           \
-            return FIC_JPEG_ERROR;         \
-        }                                  \
-        if (setjmp((decoder)->jump) != 0) { \
-            return FIC_JPEG_ERROR;         \
-        }                                  \
-    } while (0)
-
 fic_jpeg_decoder *fic_jpeg_create(int strict) {
     fic_jpeg_decoder *decoder = (fic_jpeg_decoder *)calloc(1, sizeof(fic_jpeg_decoder));
     if (decoder == NULL) {
@@ -57,7 +47,7 @@ static uint64_t coefficient_bytes(const struct jpeg_decompress_struct *cinfo) {
 }
 
 fic_jpeg_status fic_jpeg_read_header(fic_jpeg_decoder *decoder, fic_jpeg_header *header) {
-    FIC_GUARD(decoder);
+    FIC_JPEG_GUARD(decoder);
     struct jpeg_decompress_struct *cinfo = &decoder->cinfo;
     if (jpeg_read_header(cinfo, TRUE) == JPEG_SUSPENDED) {
         return FIC_JPEG_SUSPENDED;
@@ -105,7 +95,7 @@ const uint8_t *fic_jpeg_exif(const fic_jpeg_decoder *decoder, size_t *length) {
 
 fic_jpeg_status fic_jpeg_configure(fic_jpeg_decoder *decoder, int scale_denominator,
                                    uint32_t *output_width, uint32_t *output_height) {
-    FIC_GUARD(decoder);
+    FIC_JPEG_GUARD(decoder);
     struct jpeg_decompress_struct *cinfo = &decoder->cinfo;
     cinfo->scale_num = 1;
     cinfo->scale_denom = (unsigned int)scale_denominator;
@@ -126,7 +116,7 @@ fic_jpeg_status fic_jpeg_configure(fic_jpeg_decoder *decoder, int scale_denomina
 }
 
 fic_jpeg_status fic_jpeg_start(fic_jpeg_decoder *decoder) {
-    FIC_GUARD(decoder);
+    FIC_JPEG_GUARD(decoder);
     if (decoder->overlap_final_scan) {
         return fic_jpeg_start_overlapped(decoder);
     }
@@ -141,7 +131,7 @@ fic_jpeg_status fic_jpeg_start(fic_jpeg_decoder *decoder) {
 fic_jpeg_status fic_jpeg_read_rows(fic_jpeg_decoder *decoder, uint8_t *dst, size_t stride,
                                    uint32_t max_rows, uint32_t *rows_read) {
     *rows_read = 0;
-    FIC_GUARD(decoder);
+    FIC_JPEG_GUARD(decoder);
     struct jpeg_decompress_struct *cinfo = &decoder->cinfo;
     JSAMPROW rows[16];
     while (*rows_read < max_rows && cinfo->output_scanline < cinfo->output_height) {
@@ -167,7 +157,7 @@ uint32_t fic_jpeg_output_scanline(const fic_jpeg_decoder *decoder) {
 }
 
 fic_jpeg_status fic_jpeg_finish(fic_jpeg_decoder *decoder) {
-    FIC_GUARD(decoder);
+    FIC_JPEG_GUARD(decoder);
     if (decoder->overlap_final_scan) {
         return fic_jpeg_finish_overlapped(decoder);
     }

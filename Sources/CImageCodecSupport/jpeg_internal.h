@@ -85,4 +85,18 @@ void fic_jpeg_coefficient_file_final_pass(fic_jpeg_decoder *decoder);
 fic_jpeg_status fic_jpeg_start_overlapped(fic_jpeg_decoder *decoder);
 fic_jpeg_status fic_jpeg_finish_overlapped(fic_jpeg_decoder *decoder);
 
+/* The first statement of every entry point that calls libjpeg: a decoder that failed stays
+ * failed, and a libjpeg error (its error_exit longjmps here) returns FIC_JPEG_ERROR from the
+ * entry point itself, so no longjmp crosses a frame of another function. A macro, not a
+ * function: setjmp must run in the frame it protects. */
+#define FIC_JPEG_GUARD(decoder)             \
+    do {                                    \
+        if ((decoder)->failed) {            \
+            return FIC_JPEG_ERROR;          \
+        }                                   \
+        if (setjmp((decoder)->jump) != 0) { \
+            return FIC_JPEG_ERROR;          \
+        }                                   \
+    } while (0)
+
 #endif

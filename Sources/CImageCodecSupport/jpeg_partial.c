@@ -6,16 +6,6 @@
  */
 #include "jpeg_internal.h"
 
-#define FIC_PARTIAL_GUARD(decoder)          \
-    do {                                    \
-        if ((decoder)->failed) {            \
-            return FIC_JPEG_ERROR;          \
-        }                                   \
-        if (setjmp((decoder)->jump) != 0) { \
-            return FIC_JPEG_ERROR;          \
-        }                                   \
-    } while (0)
-
 /* Zigzag position of each natural-order coefficient (row * 8 + column). */
 static const int zigzag_of_natural[DCTSIZE2] = {
     0,  1,  5,  6,  14, 15, 27, 28, 2,  4,  7,  13, 16, 26, 29, 42,
@@ -64,7 +54,7 @@ fic_jpeg_status fic_jpeg_start_partial(fic_jpeg_decoder *decoder, int max_point_
                                        int *scans_read, int *all_scans) {
     *scans_read = 0;
     *all_scans = 0;
-    FIC_PARTIAL_GUARD(decoder);
+    FIC_JPEG_GUARD(decoder);
     struct jpeg_decompress_struct *cinfo = &decoder->cinfo;
     cinfo->buffered_image = TRUE;
     cinfo->do_block_smoothing = FALSE;
@@ -93,7 +83,7 @@ fic_jpeg_status fic_jpeg_start_partial(fic_jpeg_decoder *decoder, int max_point_
 }
 
 fic_jpeg_status fic_jpeg_finish_partial(fic_jpeg_decoder *decoder) {
-    FIC_PARTIAL_GUARD(decoder);
+    FIC_JPEG_GUARD(decoder);
     jpeg_abort_decompress(&decoder->cinfo); /* unmaps the coefficients now */
     return FIC_JPEG_OK;
 }

@@ -10,6 +10,19 @@ extension ImageCache {
         families[family]?.map(\.format) ?? []
     }
 
+    /// The names of the formats of `family`, or of every configured format when `family` is nil,
+    /// in configuration order: what ``storeImages(from:for:family:releasingPages:)`` fills.
+    func formatNames(ofFamily family: String?) -> [String] {
+        family.map { f in formats.map(\.name).filter { tables[$0]?.format.family == f } } ?? formats.map(\.name)
+    }
+
+    /// Whether every format of `family` (of the cache, when nil) holds an up-to-date image of
+    /// `entity`, so that storing its images would decode nothing; false when no format matches.
+    public func containsImages(for entity: some ImageEntity, family: String? = nil) -> Bool {
+        let names = formatNames(ofFamily: family)
+        return !names.isEmpty && names.allSatisfy { containsImage(for: entity, format: $0) }
+    }
+
     /// The pixel size a decode must cover so that every format of the families of `formatNames`
     /// can be drawn from it: the largest width and height among those formats.
     public func decodeSize(forFamiliesOf formatNames: some Sequence<String>) -> PixelSize {
@@ -36,7 +49,7 @@ extension ImageCache {
     ///   or a storage failure (`.tableFull`, `.noSpace`, `.io`, `.closed`).
     @discardableResult
     public func storeImages(from source: SourceImage, for entity: some ImageEntity, family: String? = nil, releasingPages: Bool = false) throws -> [String: CachedImage] {
-        let names = family.map { f in formats.map(\.name).filter { tables[$0]?.format.family == f } } ?? formats.map(\.name)
+        let names = formatNames(ofFamily: family)
         guard !names.isEmpty else {
             throw ImageCacheError(.unknownFormat, "no format of family '\(family ?? "")' is configured; configured: \(formats.map(\.name).joined(separator: ", "))")
         }

@@ -136,8 +136,7 @@ extension OriginalsLoader {
                 }
             }
             let entity = URLImageEntity(url: url, contents: bytes)
-            let names = cache.formats.filter { family == nil || $0.family == family }.map(\.name)
-            let wasStored = !names.isEmpty && names.allSatisfy { cache.containsImage(for: entity, format: $0) }
+            let wasStored = cache.containsImages(for: entity, family: family)
             if !wasStored {
                 try await cache.storeImages(from: .bytes(bytes), for: entity, family: family, releasingPages: true, priority: priority)
             }

@@ -40,6 +40,24 @@ import Testing
         #expect(cache.statistics.sourceDecodes == 1)
     }
 
+    /// `containsImages(for:family:)` answers what `storeImages` would skip: every format of the
+    /// family (or of the cache) up to date, and never true for a family with no format.
+    @Test func containsImagesTellsWhetherAFamilyIsStored() throws {
+        let dir = TemporaryDirectory(); defer { dir.cleanup() }
+        let other = try ImageFormat(name: "poster", family: "posters", size: CGSize(width: 20, height: 20), scale: 1, style: .bgra32Premultiplied, maximumCount: 4)
+        let cache = try ImageCache(directory: dir.path, formats: [try thumbFormat(), try mediumFormat(), other], provider: CountingProvider())
+        let photo = Photo(entityID: "a", url: astronaut)
+        #expect(!cache.containsImages(for: photo, family: "photos") && !cache.containsImages(for: photo))
+        try cache.storeImages(from: .bytes(try ImageBytes(contentsOf: astronaut.path)), for: photo, family: "photos")
+        #expect(cache.containsImages(for: photo, family: "photos"))
+        #expect(!cache.containsImages(for: photo), "the posters family is not stored")
+        #expect(!cache.containsImages(for: photo, family: "no such family"))
+        #expect(cache.deleteImage(for: photo, format: "medium"))
+        #expect(!cache.containsImages(for: photo, family: "photos"), "one format of the family lacks it")
+        try cache.storeImages(from: .bytes(try ImageBytes(contentsOf: astronaut.path)), for: photo)
+        #expect(cache.containsImages(for: photo))
+    }
+
     @Test func theFamilyIsDrawnFromOneSource() async throws {
         let dir = TemporaryDirectory(); defer { dir.cleanup() }
         let provider = CountingProvider()

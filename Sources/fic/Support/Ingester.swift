@@ -66,7 +66,7 @@ struct Ingester: Sendable {
     /// Decodes and stores `bytes`, the content of `file`, unless every format holds them already.
     private func store(_ file: ImageFiles.Found, _ bytes: ImageBytes, hash: String) throws -> Outcome {
         let entity = self.entity(file.relativePath, hash, URL(fileURLWithPath: file.path))
-        if cache.formats.allSatisfy({ cache.containsImage(for: entity, format: $0.name) }) {
+        if cache.containsImages(for: entity) {
             return .unchanged
         }
         let image: DecodedImage

@@ -57,7 +57,7 @@ final class GalleryContent {
         for (index, photo) in photos.photos.enumerated() {
             if let hash = photo.knownHash {
                 let entity = photo.entity(hash: hash)
-                if cache.formats.allSatisfy({ cache.containsImage(for: entity, format: $0.name) }) {
+                if cache.containsImages(for: entity) {
                     catalog.settle(.entity(entity), at: index)
                     continue
                 }
