@@ -45,8 +45,9 @@ import Testing
 }
 
 @Suite struct ConditionBoxTests {
-    @Test func aConsumerWaitsForWhatAProducerHandsOver() async {
+    @Test func aConsumerWaitsForWhatAProducerHandsOver() {
         let box = ConditionBox<[Int]>([])
+        let finished = DispatchSemaphore(value: 0)
         let consumer = Thread {
             var seen = 0
             while seen < 1000 {
@@ -55,10 +56,11 @@ import Testing
                     return items.count
                 }
             }
+            finished.signal()
         }
         consumer.start()
         for i in 0..<1000 { box.update { $0.append(i) } }
-        while !consumer.isFinished { usleep(1000) }
+        #expect(finished.wait(timeout: .now() + 60) == .success, "the consumer took all 1000 items (a lost wake-up would leave it waiting)")
         #expect(box.withLockedValue { $0.isEmpty })
     }
 }

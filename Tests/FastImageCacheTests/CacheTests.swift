@@ -1,3 +1,4 @@
+import FICTestSupport
 import Foundation
 import Testing
 @testable import FastImageCache
@@ -25,18 +26,21 @@ import Testing
 
     @Test func hundredConcurrentRequestsMakeOneFetchAndOneDecode() async throws {
         let dir = TemporaryDirectory(); defer { dir.cleanup() }
-        let provider = CountingProvider(delay: .milliseconds(100))
+        // The fetch is held until all hundred wait for it.
+        let provider = GatedProvider()
         let cache = try ImageCache(directory: dir.path, formats: [try thumbFormat(), try mediumFormat()], provider: provider)
         let photo = Photo(entityID: "coffee", url: coffee)
         let addresses = try await withThrowingTaskGroup(of: Int.self) { group in
             for i in 0..<100 {
                 group.addTask { Int(bitPattern: try await cache.image(for: photo, format: i % 2 == 0 ? "thumb" : "medium").baseAddress) }
             }
+            try await waitUntil("all hundred wait") { cache.requestStatistics.waiters == 100 }
+            provider.releaseAll()
             return try await group.reduce(into: [Int]()) { $0.append($1) }
         }
         #expect(addresses.count == 100)
         #expect(Set(addresses).count == 2, "every waiter of one format gets the same slot")
-        #expect(provider.calls == 1)
+        #expect(provider.started.count == 1)
         #expect(cache.statistics.sourceDecodes == 1)
     }
 
@@ -72,15 +76,18 @@ import Testing
 
     @Test func formatsOfOtherFamiliesShareTheFetchAndDecodeAtTheLargestSize() async throws {
         let dir = TemporaryDirectory(); defer { dir.cleanup() }
-        let provider = CountingProvider(delay: .milliseconds(100))
+        // The fetch is held until both formats wait for it.
+        let provider = GatedProvider()
         let big = try ImageFormat(name: "big", family: "posters", size: CGSize(width: 300, height: 200), style: .bgrx32, maximumCount: 4)
         let cache = try ImageCache(directory: dir.path, formats: [try thumbFormat(), big], provider: provider)
         let photo = Photo(entityID: "c", url: coffee)
         async let small = cache.image(for: photo, format: "thumb")
         async let large = cache.image(for: photo, format: "big")
+        try await waitUntil("both formats wait") { cache.requestStatistics.waiters == 2 }
+        provider.releaseAll()
         let (s, l) = try await (small, large)
         #expect(s.width == 80 && l.width == 300 && l.height == 200)
-        #expect(provider.calls == 1)
+        #expect(provider.started.count == 1)
         #expect(cache.statistics.sourceDecodes == 1)
     }
 

@@ -4,61 +4,76 @@ import Testing
 @testable import FastImageCache
 
 @Suite struct CancellationTests {
-    @Test func cancellingTheOnlyWaiterCancelsTheFetchAndTellsTheProvider() async throws {
+    /// The provider's gate never opens, and its fetch goes on after it is cancelled until the
+    /// test lets it end: only the cancellation can end the request, and only by not waiting for
+    /// the fetch; a request that waited would never end, and the time limit would fail the test.
+    @Test(.timeLimit(.minutes(1)))
+    func cancellingTheOnlyWaiterCancelsTheFetchAndTellsTheProvider() async throws {
         let dir = TemporaryDirectory(); defer { dir.cleanup() }
-        let provider = CountingProvider(delay: .seconds(60))
+        let provider = GatedProvider(holdsThroughCancellation: true)
         let cache = try ImageCache(directory: dir.path, formats: [try mediumFormat()], provider: provider)
-        let photo = Photo(entityID: "p", url: coffee)
+        let photo = Photo(entityID: "p", url: photoURL(0))
         let task = Task { try await cache.image(for: photo, format: "medium") }
-        while provider.calls == 0 { try await Task.sleep(for: .milliseconds(5)) }
-        let start = ContinuousClock.now
+        try await waitUntil("the fetch starts") { provider.started.count == 1 }
         task.cancel()
         let result = await task.result
-        #expect(ContinuousClock.now - start < .seconds(30), "cancellation does not wait for the 60 s fetch")
         #expect(throws: ImageCacheError.self) { try result.get() }
         #expect((try? result.get()) == nil)
         if case .failure(let e as ImageCacheError) = result { #expect(e.code == .cancelled) }
-        #expect(provider.cancellations == [coffee])
-        try await Task.sleep(for: .milliseconds(50))
-        #expect(provider.state.withLockedValue { $0.fetchesThatSawCancellation } == 1)
+        #expect(provider.cancellations == [photoURL(0)])
+        try await waitUntil("the fetch sees its cancellation") { provider.sawCancellation == [photoURL(0)] }
+        #expect(provider.running == 1, "the request ended while its fetch still ran")
+        provider.releaseAll()
+        try await waitUntil("the cancelled fetch has ended") { provider.running == 0 && cache.requestStatistics.isIdle }
         #expect(cache.cachedImage(for: photo, format: "medium") == nil)
     }
 
     @Test func otherWaitersKeepTheFetchAlive() async throws {
         let dir = TemporaryDirectory(); defer { dir.cleanup() }
-        let provider = CountingProvider(delay: .milliseconds(300))
+        let provider = GatedProvider()
         let cache = try ImageCache(directory: dir.path, formats: [try mediumFormat()], provider: provider)
-        let photo = Photo(entityID: "p", url: coffee)
+        let photo = Photo(entityID: "p", url: photoURL(0))
         let leaving = Task { try await cache.image(for: photo, format: "medium") }
         let staying = Task { try await cache.image(for: photo, format: "medium") }
-        while cache.requests.waiters(entityID: "p", format: "medium").count < 2 { try await Task.sleep(for: .milliseconds(5)) }
+        try await waitUntil("both wait for the one fetch") {
+            provider.started.count == 1 && cache.requests.waiters(entityID: "p", format: "medium").count == 2
+        }
         leaving.cancel()
+        if case .failure(let e as ImageCacheError) = await leaving.result { #expect(e.code == .cancelled) } else { Issue.record("expected a cancellation error") }
+        #expect(provider.cancellations.isEmpty, "the provider is told only when the last waiter goes")
+        provider.releaseAll()
         let image = try await staying.value
         #expect(image.width == 100)
-        #expect(provider.cancellations.isEmpty, "the provider is told only when the last waiter goes")
-        #expect(provider.calls == 1)
-        if case .failure(let e as ImageCacheError) = await leaving.result { #expect(e.code == .cancelled) } else { Issue.record("expected a cancellation error") }
+        #expect(provider.sawCancellation.isEmpty, "the fetch went on for the other waiter")
+        #expect(provider.started.count == 1)
     }
 
-    @Test func explicitCancelOfAnEntity() async throws {
+    /// The gate never opens: only the cancellation can end the request.
+    @Test(.timeLimit(.minutes(1)))
+    func explicitCancelOfAnEntity() async throws {
         let dir = TemporaryDirectory(); defer { dir.cleanup() }
-        let provider = CountingProvider(delay: .seconds(60))
+        let provider = GatedProvider()
         let cache = try ImageCache(directory: dir.path, formats: [try mediumFormat()], provider: provider)
-        let photo = Photo(entityID: "p", url: coffee)
+        let photo = Photo(entityID: "p", url: photoURL(0))
         let task = Task { try await cache.image(for: photo, format: "medium") }
-        while provider.calls == 0 || cache.requests.waiters(entityID: "p", format: "medium").isEmpty { try await Task.sleep(for: .milliseconds(5)) }
+        try await waitUntil("the request waits for its fetch") {
+            provider.started.count == 1 && !cache.requests.waiters(entityID: "p", format: "medium").isEmpty
+        }
         cache.cancelRequest(for: photo, format: "medium")
         if case .failure(let e as ImageCacheError) = await task.result { #expect(e.code == .cancelled) } else { Issue.record("expected a cancellation error") }
-        #expect(provider.cancellations == [coffee])
+        #expect(provider.cancellations == [photoURL(0)])
     }
 
-    @Test func closingFailsPendingRequests() async throws {
+    /// The gate never opens: only closing can end the request.
+    @Test(.timeLimit(.minutes(1)))
+    func closingFailsPendingRequests() async throws {
         let dir = TemporaryDirectory(); defer { dir.cleanup() }
-        let provider = CountingProvider(delay: .seconds(60))
+        let provider = GatedProvider()
         let cache = try ImageCache(directory: dir.path, formats: [try mediumFormat()], provider: provider)
-        let task = Task { try await cache.image(for: Photo(entityID: "p", url: coffee), format: "medium") }
-        while provider.calls == 0 { try await Task.sleep(for: .milliseconds(5)) }
-        try await Task.sleep(for: .milliseconds(20))
+        let task = Task { try await cache.image(for: Photo(entityID: "p", url: photoURL(0)), format: "medium") }
+        try await waitUntil("the request waits for its fetch") {
+            provider.started.count == 1 && !cache.requests.waiters(entityID: "p", format: "medium").isEmpty
+        }
         cache.close()
         if case .failure(let e as ImageCacheError) = await task.result { #expect(e.code == .closed) } else { Issue.record("expected a closed error") }
     }
@@ -94,7 +109,8 @@ import Testing
         #expect(cache.requestStatistics.queuedFast == 0)
         provider.releaseAll()
         _ = try await running.value
-        try await Task.sleep(for: .milliseconds(50))
+        // Idle: nothing queued or running, so a job still queued would have started and ended.
+        try await waitUntil("the lanes are idle") { cache.requestStatistics.isIdle }
         #expect(provider.started == [photoURL(0)], "the cancelled job was never fetched")
         #expect(provider.cancellations.isEmpty, "the provider is told only about fetches it started")
     }

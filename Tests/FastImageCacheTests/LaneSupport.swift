@@ -17,18 +17,30 @@ final class GatedProvider: ImageSourceProvider {
 
     let state = Locked(State())
     let bytes: [UInt8]
+    /// Whether a cancelled fetch still waits for its release (then throws).
+    let holdsThroughCancellation: Bool
 
-    init() {
+    /// With `holdsThroughCancellation`, a fetch that is cancelled records it and goes on waiting
+    /// until the test releases it, then throws: a provider slow to stop, so that a test can tell
+    /// whether the cache waits for a cancelled fetch to end.
+    init(holdsThroughCancellation: Bool = false) {
         bytes = [UInt8](try! Data(contentsOf: coffee))
+        self.holdsThroughCancellation = holdsThroughCancellation
     }
 
     var started: [URL] { state.withLockedValue { $0.started } }
     var running: Int { state.withLockedValue { $0.running } }
     var maximumRunning: Int { state.withLockedValue { $0.maximumRunning } }
     var cancellations: [URL] { state.withLockedValue { $0.cancellations } }
+    /// The fetches that saw their task cancelled, in order.
+    var sawCancellation: [URL] { state.withLockedValue { $0.sawCancellation } }
 
     func release(_ url: URL) { state.withLockedValue { _ = $0.released.insert(url) } }
     func releaseAll() { state.withLockedValue { $0.releaseEverything = true } }
+
+    private func isReleased(_ url: URL) -> Bool {
+        state.withLockedValue { $0.releaseEverything || $0.released.contains(url) }
+    }
 
     func sourceImage(at url: URL, for entity: any ImageEntity) async throws -> SourceImage {
         state.withLockedValue { s in
@@ -37,11 +49,17 @@ final class GatedProvider: ImageSourceProvider {
             s.maximumRunning = max(s.maximumRunning, s.running)
         }
         defer { state.withLockedValue { $0.running -= 1 } }
-        while !state.withLockedValue({ $0.releaseEverything || $0.released.contains(url) }) {
+        while !isReleased(url) {
             do {
                 try await Task.sleep(for: .milliseconds(2))
             } catch {
                 state.withLockedValue { $0.sawCancellation.append(url) }
+                if holdsThroughCancellation {
+                    // A task of its own, which the cancellation does not reach.
+                    await Task.detached { [self] in
+                        while !isReleased(url) { try? await Task.sleep(for: .milliseconds(2)) }
+                    }.value
+                }
                 throw error
             }
         }

@@ -32,20 +32,18 @@ struct Photo: ImageEntity {
     func sourceImageURL(for format: ImageFormat) -> URL? { url }
 }
 
-/// A provider that reads files, counting calls, optionally slowly or failing.
+/// A provider that reads files, counting calls, optionally failing. (Fetches a test holds or
+/// cancels: ``GatedProvider``.)
 final class CountingProvider: ImageSourceProvider {
     struct State {
         var calls = 0
         var cancellations: [URL] = []
-        var fetchesThatSawCancellation = 0
     }
     let state = Locked(State())
-    let delay: Duration
     let declineFamilies: Bool
     let failure: Bool
 
-    init(delay: Duration = .zero, declineFamilies: Bool = false, failure: Bool = false) {
-        self.delay = delay
+    init(declineFamilies: Bool = false, failure: Bool = false) {
         self.declineFamilies = declineFamilies
         self.failure = failure
     }
@@ -55,12 +53,6 @@ final class CountingProvider: ImageSourceProvider {
 
     func sourceImage(at url: URL, for entity: any ImageEntity) async throws -> SourceImage {
         state.withLockedValue { $0.calls += 1 }
-        if delay > .zero {
-            do { try await Task.sleep(for: delay) } catch {
-                state.withLockedValue { $0.fetchesThatSawCancellation += 1 }
-                throw error
-            }
-        }
         struct Refused: Error {}
         if failure { throw Refused() }
         return .encoded([UInt8](try Data(contentsOf: url)))

@@ -23,17 +23,24 @@ import Testing
         #expect(error.code == .dimensionsTooLarge)
     }
 
-    /// Allocating for these claims (16 GB and 40 GB) would fail or take long; they are refused at once.
-    @Test(arguments: [("bad/bomb-65000x65000.jpg", 65000, 65000), ("bad/bomb-100000x100000.png", 100_000, 100_000)])
-    func bombsAreRefusedWithDefaultLimit(file: String, width: Int, height: Int) throws {
+    /// Allocating for these claims (16 GB and 40 GB) would fail or take long; they are refused
+    /// before anything is allocated for them: the probe sees no buffer handed out for the decode
+    /// (it sees the bitmap of `control`, a photo of the same format within the limit).
+    @Test(arguments: [("bad/bomb-65000x65000.jpg", 65000, 65000, "photos/astronaut.jpg"),
+                      ("bad/bomb-100000x100000.png", 100_000, 100_000, "png/astronaut-rgba.png")])
+    func bombsAreRefusedWithDefaultLimit(file: String, width: Int, height: Int, control: String) throws {
         let bytes = try TestData.bytes(file)
         let info = try ImageDecoder.info(bytes)
         #expect(info.width == width && info.height == height)
-        let clock = ContinuousClock()
-        let start = clock.now
-        let error = try #require(throws: ImageCacheError.self) { try ImageDecoder.decode(bytes) }
+        let probe = AllocationProbe()
+        let error = try AllocationProbe.$current.withValue(probe) {
+            try #require(throws: ImageCacheError.self) { try ImageDecoder.decode(bytes) }
+        }
         #expect(error.code == .dimensionsTooLarge)
-        #expect(clock.now - start < .seconds(2))
+        #expect(probe.count == 0, "refused before any buffer was made for the claimed size: \(probe.sizes)")
+        let seen = AllocationProbe()
+        let decoded = try AllocationProbe.$current.withValue(seen) { try ImageDecoder.decode(try TestData.bytes(control)) }
+        #expect(seen.largestBytes >= decoded.width * decoded.height * 4, "the probe sees a decode's bitmap")
     }
 
     @Test func theRowDecoderAppliesTheLimit() throws {

@@ -74,17 +74,14 @@ func fileSize(_ relative: String) -> Int {
         // Queued prefetches, then at once the images on screen: one of them a queued prefetch
         // (promoted), two nobody asked for yet, and a duplicate.
         cache.prefetch(photos[0..<10], format: "thumb")
-        let started = ContinuousClock.now
         let visible = [photos[9], photos[10], photos[11], photos[9]]
         try await withThrowingTaskGroup(of: Void.self) { group in
             for p in visible { group.addTask { _ = try await cache.image(for: p, format: "thumb") } }
             try await group.waitForAll()
         }
-        let visibleTime = ContinuousClock.now - started
         // The first prefetch may have been running already; the others waited.
         let prefetchedMeanwhile = (1..<9).filter { cache.containsImage(for: photos[$0], format: "thumb") }.count
         #expect(prefetchedMeanwhile <= 1, "prefetches wait while visible images load (\(prefetchedMeanwhile) done meanwhile)")
-        #expect(visibleTime < .seconds(10), "the visible images took \(visibleTime)")
         try await waitUntil("the prefetches finish", timeout: .seconds(60)) { cache.requestStatistics.isIdle }
         for p in photos { #expect(cache.containsImage(for: p, format: "thumb")) }
         #expect(loader.statistics.downloads == 12, "one download per image, promotions and duplicates included")
@@ -94,28 +91,34 @@ func fileSize(_ relative: String) -> Int {
         try await loader.shutdown()
     }
 
+    /// nginx sends a second's worth of bytes, then waits for its clock's next second (longer on
+    /// a busy machine): the body arrives whole and intact across its pauses. How long it took is
+    /// nginx's pacing, printed, not a bound the loader is held to.
     @Test func nginxsLimitRateSlowsALargeBodyWithoutTrippingTheIdleTimeout() async throws {
         let dir = TemporaryDirectory(); defer { dir.cleanup() }
         let folder = try server.publish(["photos/hubble.jpg"]); defer { server.unpublish(folder) }
-        // nginx sends a second's worth of bytes, then waits for its clock's next second (longer on
-        // a busy machine).
         let loader = OriginalsLoader(configuration: LoaderConfiguration(idleTimeout: .seconds(15)), originals: nil)
         let start = ContinuousClock.now
         let bytes = try await loader.data(for: server.url(folder + "/hubble.jpg", location: "slow"))
-        let elapsed = ContinuousClock.now - start
+        // 528 KB at 256 KB/s, the first second's worth at once: one to two seconds on an idle machine.
+        print("nginx limit_rate: \(bytes.count) bytes in \(ContinuousClock.now - start)")
         #expect(bytes == [UInt8](try Data(contentsOf: testFile("photos/hubble.jpg"))))
-        // 528 KB at 256 KB/s, the first second's worth at once: one to two seconds.
-        #expect(elapsed > .milliseconds(700), "limit_rate applies (took \(elapsed))")
+        #expect(loader.statistics.downloads == 1 && loader.statistics.bytesDownloaded == bytes.count, "one download, not a retry after a timeout")
         try await loader.shutdown()
     }
 
     @Test func aStaleOriginalIsRevalidatedWithNginxsETag() async throws {
         let dir = TemporaryDirectory(); defer { dir.cleanup() }
         let folder = try server.publish(["photos/coffee.jpg"]); defer { server.unpublish(folder) }
-        let loader = OriginalsLoader(originals: try OriginalsCache(directory: dir.child("originals"), maximumBytes: 16 << 20))
+        // The loader's wall clock, moved by the test: the second of max-age passes when it says so.
+        let clock = LockedBox(Date())
+        let loader = OriginalsLoader(originals: try OriginalsCache(directory: dir.child("originals"), maximumBytes: 16 << 20),
+                                     now: { clock.withLockedValue { $0 } })
         let url = server.url(folder + "/coffee.jpg", location: "maxage1")
         let bytes = try await loader.data(for: url)
-        try await Task.sleep(for: .milliseconds(1100))
+        #expect(try await loader.data(for: url) == bytes)
+        #expect(loader.statistics.notModified == 0 && loader.statistics.downloads == 1, "fresh: served without asking")
+        clock.withLockedValue { $0 += 2 }
         #expect(try await loader.data(for: url) == bytes)
         #expect(loader.statistics.notModified == 1, "nginx answered 304 to If-None-Match")
         #expect(loader.statistics.bytesDownloaded == bytes.count)

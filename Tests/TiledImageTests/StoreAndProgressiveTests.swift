@@ -17,16 +17,26 @@ import Testing
         #expect(size > 0)
 
         let store = try TilePyramidStore(path: folder + "/store", byteLimit: size * 5 / 2)
+        // The store reads a pyramid's last use from its info file's modification time: the test
+        // sets it (long ago, a before b) instead of waiting between uses.
+        let info = { (name: String) in folder + "/store/" + name + "/pyramid.info" }
+        func setLastUse(_ name: String, _ seconds: TimeInterval) throws {
+            try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: seconds)], ofItemAtPath: info(name))
+        }
+        func lastUse(_ name: String) throws -> Date {
+            try #require(try FileManager.default.attributesOfItem(atPath: info(name))[.modificationDate] as? Date)
+        }
         do { _ = try store.build("a", contentsOf: photo) }
-        usleep(20_000)
         do { _ = try store.build("b", contentsOf: photo) }
-        usleep(20_000)
-        #expect(try store.open("a") != nil)  // a is now more recently used than b
-        usleep(20_000)
-        var held: TilePyramid? = try store.open("b")  // and b is open while c arrives
-        usleep(20_000)
+        try setLastUse("a", 1_000_000_000)
+        try setLastUse("b", 1_000_000_100)
+        #expect(try store.open("a") != nil)
+        #expect(try lastUse("a") > lastUse("b"), "opening counts as use: a is now more recently used than b")
+        var held: TilePyramid? = try store.open("b")  // b is open while c arrives,
+        try setLastUse("b", 1_000_000_100)  // and the least recently used
         let c = try store.build("c", contentsOf: photo)
-        // Three do not fit: the least recently used that is not open goes, which is a (b is open).
+        // Three do not fit: the least recently used that is not open goes, which is a (b, used
+        // less recently, is open).
         #expect(try store.open("a") == nil)
         #expect(held != nil)
         #expect(try store.diskBytes() <= size * 5 / 2)

@@ -1,3 +1,4 @@
+import FICTestSupport
 import Foundation
 import Glibc
 import ImageCodec
@@ -19,21 +20,23 @@ import Testing
         #expect(try buffer.withUnsafeMutableBytes { try channel.read(into: $0) } == 0, "0 at the end")
     }
 
+    /// The producer says when it calls `push`, and the consumer reads only then: a push that did
+    /// not wait for room would return at once, before the read, and the order would show it.
     @Test func channelMakesTheProducerWaitForRoomAndCancels() async throws {
         let channel = ByteChannel(limit: 16)
         let order = LockedBox<[String]>([])
         #expect([UInt8](repeating: 1, count: 20).withUnsafeBytes { channel.push($0) })  // over the limit now
         let producer = try WorkerThread {
+            order.withLockedValue { $0.append("pushing") }
             let accepted = [UInt8](repeating: 2, count: 4).withUnsafeBytes { channel.push($0) }
             order.withLockedValue { $0.append("pushed \(accepted)") }
         }
-        usleep(100_000)
-        #expect(order.withLockedValue { $0 }.isEmpty, "the second push waits while 20 bytes are buffered")
+        try await waitUntil("the producer pushes") { order.withLockedValue { $0.contains("pushing") } }
         var buffer = [UInt8](repeating: 0, count: 8)
         order.withLockedValue { $0.append("read") }
         #expect(try buffer.withUnsafeMutableBytes { try channel.read(into: $0) } == 8)
         producer.join()
-        #expect(order.withLockedValue { $0 } == ["read", "pushed true"])
+        #expect(order.withLockedValue { $0 } == ["pushing", "read", "pushed true"], "the second push waited while 20 bytes were buffered")
         channel.cancel()
         #expect(throws: ImageCacheError.self) { try buffer.withUnsafeMutableBytes { try channel.read(into: $0) } }
         #expect(![UInt8](repeating: 3, count: 4).withUnsafeBytes { channel.push($0) })
