@@ -19,10 +19,11 @@ public final class DecodedImage: @unchecked Sendable {
     public let source: ImageInfo
     /// Whether ``ImageInfo/orientation`` has been applied to these pixels, so that they are upright.
     public let isOrientationApplied: Bool
-    /// How many times smaller than the source this bitmap is, rounded up: 1 only for a full-size
-    /// decode. For JPEGs it is the libjpeg DCT scale denominator (1, 2, 4 or 8); PNGs shrink by a
-    /// whole factor (each pixel the average of a `scaleDenominator × scaleDenominator` block);
-    /// WebPs are scaled by libwebp to any size, and report the ratio rounded up.
+    /// How many times smaller than the source this bitmap is, the larger of the two sides'
+    /// ratios rounded up, whatever the format: 1 only for a full-size decode. A JPEG decoded at
+    /// libjpeg's DCT scale 1/4 and then shrunk to the covering size reports that size's ratio
+    /// (600 × 400 to 96 × 64: 7), not the DCT scale; every decoder works this way, so the value
+    /// says how much detail the bitmap can hold, not how it was made.
     public let scaleDenominator: Int
     /// Recoverable damage the decoder met and decoded past (libjpeg warnings such as extraneous
     /// bytes before a marker, or junk before the image), in the words of the decoder. Empty for a

@@ -45,7 +45,8 @@ import Testing
             options: DecodingOptions(targetSize: PixelSize(width: 64, height: 64))
         )
         #expect(decoded.width == 96 && decoded.height == 64)
-        #expect(decoded.scaleDenominator == 7)  // 600 / 96 = 6.25, rounded up
+        // The documented ratio (not libjpeg's DCT scale of 4): 600 / 96 = 6.25, rounded up.
+        #expect(decoded.scaleDenominator == Int((600.0 / 96.0).rounded(.up)))
         #expect(decoded.source.width == 600 && decoded.source.height == 400)
         // The same as resampling the 1/4 decode: each pixel the mean of the area it covers.
         let quarter = try ImageDecoder.decode(
