@@ -5,28 +5,17 @@
 /// to its width. Channels are averaged as stored; premultiplied alpha averages correctly.
 struct BoxShrinker: ~Copyable {
     /// The largest factor: sums of 255 × 255 × 255 still fit the 32-bit lanes.
-    static let maximumFactor = 255
+    static let maximumFactor = BoxBlocks.maximumFactor
 
-    let factor: Int
-    let sourceWidth: Int
-    let sourceHeight: Int
-    let outputWidth: Int
-    let outputHeight: Int
+    private var blocks: BoxBlocks
     /// Per output column, two words of two 32-bit lanes: (B, G) and (R, A).
     private let sums: UnsafeMutablePointer<UInt64>
-    private var rowsInBlock = 0
-    private var outputRow = 0
 
     /// A shrinker of `sourceWidth × sourceHeight` pixels by `factor` (1 to ``maximumFactor``).
     init(sourceWidth: Int, sourceHeight: Int, factor: Int) {
-        precondition(factor >= 1 && factor <= Self.maximumFactor && sourceWidth > 0 && sourceHeight > 0)
-        self.factor = factor
-        self.sourceWidth = sourceWidth
-        self.sourceHeight = sourceHeight
-        outputWidth = (sourceWidth + factor - 1) / factor
-        outputHeight = (sourceHeight + factor - 1) / factor
-        sums = .allocate(capacity: outputWidth * 2)
-        sums.initialize(repeating: 0, count: outputWidth * 2)
+        blocks = BoxBlocks(sourceWidth: sourceWidth, sourceHeight: sourceHeight, factor: factor)
+        sums = .allocate(capacity: blocks.outputWidth * 2)
+        sums.initialize(repeating: 0, count: blocks.outputWidth * 2)
     }
 
     deinit {
@@ -43,9 +32,9 @@ struct BoxShrinker: ~Copyable {
     /// Adds the next source row (`sourceWidth` pixels); returns the index of the output row it
     /// completed, written to `output(row)`, or nil.
     mutating func add(_ row: UnsafePointer<UInt32>, output: (Int) -> UnsafeMutablePointer<UInt32>) -> Int? {
-        let k = factor
+        let k = blocks.factor, sourceWidth = blocks.sourceWidth
         var x = 0
-        for column in 0..<outputWidth {
+        for column in 0..<blocks.outputWidth {
             let end = min(x + k, sourceWidth)
             var lanes: UInt64 = 0  // 16-bit lanes: at most 255 pixels of 255
             while x < end {
@@ -57,23 +46,15 @@ struct BoxShrinker: ~Copyable {
             sums[2 * column] = sums[2 * column] &+ (lanes & 0x0000_FFFF_0000_FFFF)  // B, G
             sums[2 * column + 1] = sums[2 * column + 1] &+ ((lanes >> 16) & 0x0000_FFFF_0000_FFFF)  // R, A
         }
-        rowsInBlock += 1
-        let lastRow = outputRow * k + rowsInBlock == sourceHeight
-        guard rowsInBlock == k || lastRow else { return nil }
-        emit(into: output(outputRow))
-        let finished = outputRow
-        outputRow += 1
-        rowsInBlock = 0
-        return finished
+        guard let (outputRow, blockHeight) = blocks.rowAdded() else { return nil }
+        emit(into: output(outputRow), blockHeight: blockHeight)
+        return outputRow
     }
 
-    /// Writes the averages of the current block row and clears the sums.
-    private func emit(into out: UnsafeMutablePointer<UInt32>) {
-        let blockHeight = UInt64(rowsInBlock)
-        let fullCount = UInt64(factor) * blockHeight
-        let lastWidth = sourceWidth - (outputWidth - 1) * factor
-        for column in 0..<outputWidth {
-            let count = column == outputWidth - 1 ? UInt64(lastWidth) * blockHeight : fullCount
+    /// Writes the averages of the block row just completed and clears the sums.
+    private func emit(into out: UnsafeMutablePointer<UInt32>, blockHeight: Int) {
+        for column in 0..<blocks.outputWidth {
+            let count = blocks.pixelCount(column: column, blockHeight: blockHeight)
             let half = count / 2
             let low = sums[2 * column], high = sums[2 * column + 1]
             let b = ((low & 0xFFFF_FFFF) + half) / count

@@ -9,38 +9,27 @@
 /// Only one row of sums is kept: memory proportional to the width, whatever the height.
 struct SampleBoxShrinker: ~Copyable {
     /// The largest factor (as ``BoxShrinker``).
-    static let maximumFactor = BoxShrinker.maximumFactor
+    static let maximumFactor = BoxBlocks.maximumFactor
 
-    let factor: Int
-    let sourceWidth: Int
-    let sourceHeight: Int
-    let outputWidth: Int
-    let outputHeight: Int
+    private var blocks: BoxBlocks
     /// Samples in a pixel.
     let channels: Int
     /// Whether samples are 16 bits (else 8).
     let wide: Bool
     /// Per output sample, the sum of its block so far.
     private let sums: UnsafeMutablePointer<UInt64>
-    private var rowsInBlock = 0
-    private var outputRow = 0
 
     /// A shrinker of `sourceWidth × sourceHeight` pixels of `layout` (opaque) by `factor`.
     init(sourceWidth: Int, sourceHeight: Int, factor: Int, layout: SamplePipeline.Layout) {
         precondition(!layout.hasAlpha, "samples with alpha are shrunk after premultiplying")
-        precondition(factor >= 1 && factor <= Self.maximumFactor && sourceWidth > 0 && sourceHeight > 0)
-        self.factor = factor
-        self.sourceWidth = sourceWidth
-        self.sourceHeight = sourceHeight
-        outputWidth = (sourceWidth + factor - 1) / factor
-        outputHeight = (sourceHeight + factor - 1) / factor
+        blocks = BoxBlocks(sourceWidth: sourceWidth, sourceHeight: sourceHeight, factor: factor)
         switch layout {
         case .gray16, .rgb16: wide = true
         default: wide = false
         }
         channels = layout.bytesPerPixel / (wide ? 2 : 1)
-        sums = .allocate(capacity: outputWidth * channels)
-        sums.initialize(repeating: 0, count: outputWidth * channels)
+        sums = .allocate(capacity: blocks.outputWidth * channels)
+        sums.initialize(repeating: 0, count: blocks.outputWidth * channels)
     }
 
     deinit {
@@ -55,21 +44,16 @@ struct SampleBoxShrinker: ~Copyable {
         } else {
             accumulate(row.assumingMemoryBound(to: UInt8.self))
         }
-        rowsInBlock += 1
-        let lastRow = outputRow * factor + rowsInBlock == sourceHeight
-        guard rowsInBlock == factor || lastRow else { return nil }
-        emit(into: output(outputRow))
-        let finished = outputRow
-        outputRow += 1
-        rowsInBlock = 0
-        return finished
+        guard let (outputRow, blockHeight) = blocks.rowAdded() else { return nil }
+        emit(into: output(outputRow), blockHeight: blockHeight)
+        return outputRow
     }
 
     /// Adds a row's blocks to the sums, with the common channel counts written out.
     private func accumulate<Sample: FixedWidthInteger & UnsignedInteger>(_ s: UnsafePointer<Sample>) {
-        let k = factor, n = channels
+        let k = blocks.factor, n = channels, sourceWidth = blocks.sourceWidth
         var x = 0
-        for column in 0..<outputWidth {
+        for column in 0..<blocks.outputWidth {
             let end = min(x + k, sourceWidth)
             let out = sums + column * n
             switch n {
@@ -93,13 +77,11 @@ struct SampleBoxShrinker: ~Copyable {
         }
     }
 
-    /// Writes the averages of the current block row and clears the sums.
-    private func emit(into out: UnsafeMutableRawPointer) {
+    /// Writes the averages of the block row just completed and clears the sums.
+    private func emit(into out: UnsafeMutableRawPointer, blockHeight: Int) {
         let n = channels
-        let blockHeight = UInt64(rowsInBlock)
-        let lastWidth = UInt64(sourceWidth - (outputWidth - 1) * factor)
-        for column in 0..<outputWidth {
-            let count = (column == outputWidth - 1 ? lastWidth : UInt64(factor)) * blockHeight
+        for column in 0..<blocks.outputWidth {
+            let count = blocks.pixelCount(column: column, blockHeight: blockHeight)
             for i in 0..<n {
                 let value = (sums[column * n + i] + count / 2) / count
                 if wide {
