@@ -391,6 +391,10 @@ final class RequestCoordinator: Sendable {
             s.queuedFast = 0
             s.queuedSlow = 0
             s.awaitingDecode = 0
+            // The running fetches' slots go with their jobs: when a fetch ends it finds no job
+            // to free a slot of, and the statistics must not count it as running for ever.
+            s.fetchingFast = 0
+            s.fetchingSlow = 0
         }
         cpu.stop()
         for task in tasks { task.cancel() }

@@ -229,6 +229,7 @@ import Testing
         cache.close()
         let stats = cache.requestStatistics
         #expect(stats.queuedFast == 0 && stats.queuedSlow == 0 && stats.waiters == 0, "closing leaves nothing queued to start")
+        #expect(stats.fetchingFast == 0 && stats.fetchingSlow == 0, "nor anything counted as fetching")
         for task in tasks {
             if case .failure(let e as ImageCacheError) = await task.result { #expect(e.code == .closed) } else { Issue.record("expected .closed") }
         }
@@ -238,5 +239,6 @@ import Testing
         provider.releaseAll()
         try await waitUntil("the running fetch, cancelled by closing, has ended") { provider.running == 0 }
         #expect(provider.started.count == 1, "nothing queued starts after closing")
+        #expect(cache.requestStatistics.isIdle, "the ended fetch leaves the statistics idle")
     }
 }
