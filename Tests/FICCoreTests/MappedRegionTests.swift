@@ -43,22 +43,3 @@ import Testing
         #expect(wrapped.description.components(separatedBy: "/x/y").count == 2, "the path is shown once: \(wrapped)")
     }
 }
-
-@Suite struct ConditionBoxTests {
-    @Test func aConsumerWaitsForWhatAProducerHandsOver() async {
-        let box = ConditionBox<[Int]>([])
-        let consumer = Thread {
-            var seen = 0
-            while seen < 1000 {
-                seen += box.withLockedValue(waitingUntil: { !$0.isEmpty }) { items in
-                    defer { items.removeAll() }
-                    return items.count
-                }
-            }
-        }
-        consumer.start()
-        for i in 0..<1000 { box.update { $0.append(i) } }
-        while !consumer.isFinished { usleep(1000) }
-        #expect(box.withLockedValue { $0.isEmpty })
-    }
-}
