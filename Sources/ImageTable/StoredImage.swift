@@ -23,12 +23,12 @@ public final class StoredImage: @unchecked Sendable {
     /// ``withUnsafeBytes(_:)`` or while keeping the image alive.
     package let baseAddress: UnsafeRawPointer
 
-    private let table: LockedBox<TableState>
+    private let table: ConditionBox<TableState>
     private let chunk: TableChunk
     private let slot: Int
     private let generation: UInt64
 
-    init(table: LockedBox<TableState>, chunk: TableChunk, slot: Int, generation: UInt64, pixels: UnsafeMutableRawPointer, configuration: TableConfiguration, entity: TableKey, source: TableKey) {
+    init(table: ConditionBox<TableState>, chunk: TableChunk, slot: Int, generation: UInt64, pixels: UnsafeMutableRawPointer, configuration: TableConfiguration, entity: TableKey, source: TableKey) {
         self.table = table
         self.chunk = chunk
         self.slot = slot

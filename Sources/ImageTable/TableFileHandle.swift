@@ -23,6 +23,7 @@ final class TableFileHandle: @unchecked Sendable {
 
     deinit {
         descriptor.closeQuietly()
+        TableLockReleases.announce()
     }
 
     /// The file's path, for messages.
