@@ -8,7 +8,7 @@ import Glibc
 /// which Thread Sanitizer understands. Timed waits are measured on the monotonic clock, so a change
 /// of the wall clock neither cuts them short nor stretches them. Inlinable, like ``LockedBox``:
 /// a table's lookups on a frame's path go through one.
-package final class ConditionBox<Value>: @unchecked Sendable {
+package final class ConditionBox<Value> {
     @usableFromInline let lock = Lock()
     @usableFromInline let condition: UnsafeMutablePointer<pthread_cond_t>
     /// Only reached under the lock, so the runtime's exclusivity checks are redundant here.
@@ -94,3 +94,8 @@ package final class ConditionBox<Value>: @unchecked Sendable {
         pthread_cond_broadcast(condition)
     }
 }
+
+/// Safe to share when its value is: the value is reached only while the lock is held, and the
+/// condition variable is the box's own memory, which never moves (pthread objects may not be
+/// copied, which is why they live behind pointers that Swift cannot check).
+extension ConditionBox: @unchecked Sendable where Value: Sendable {}
