@@ -6,6 +6,9 @@ import Glibc
 /// and closing or resetting the table first turns a held image's pages into a private copy.
 /// Let go of it (drop the reference) when the image leaves the screen. Read the pixels with
 /// ``withUnsafeBytes(_:)``.
+///
+/// `@unchecked Sendable` for the pixel pointer alone: the pixels never change while the image is
+/// held (its slot is pinned under the table's lock, and a close or reset copies them first).
 public final class StoredImage: @unchecked Sendable {
     /// Width in pixels.
     public let width: Int
