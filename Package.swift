@@ -128,7 +128,7 @@ let package = Package(
             path: "Harness/SelfTestWriter"
         ),
 
-        .testTarget(name: "FICCoreTests", dependencies: ["FICCore"]),
+        .testTarget(name: "FICCoreTests", dependencies: ["FICCore", "FICTestSupport"]),
         .testTarget(name: "ImageTableTests", dependencies: [
             "ImageTable", "FICCore", "FICTestSupport", "FICHarness", "fic-selftest-writer", .product(name: "Logging", package: "swift-log"),
         ]),

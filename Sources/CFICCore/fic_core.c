@@ -2,6 +2,7 @@
 #include "fic_core.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sys/mman.h>
 #include <sys/vfs.h>
 
@@ -17,4 +18,8 @@ int fic_fstatfs_type(int fd, uint64_t *type) {
     if (fstatfs(fd, &info) != 0) return -1;
     *type = (uint64_t)(unsigned long)info.f_type;
     return 0;
+}
+
+int fic_set_current_thread_name(const char *name) {
+    return pthread_setname_np(pthread_self(), name);
 }

@@ -8,7 +8,7 @@ import SystemPackage
 ///
 /// Everything the package creates is private to the user: folders 0700 and files 0600, lowered
 /// further by a stricter umask.
-package final class Directory: @unchecked Sendable {
+package final class Directory: Sendable {
     /// The open directory.
     package let descriptor: FileDescriptor
     /// Its path, for messages.
@@ -201,27 +201,34 @@ package final class Directory: @unchecked Sendable {
 
 /// A file being written before it gets its name, so that no reader ever sees it half-written.
 /// The descriptor is closed with this object unless the caller takes it with ``takeDescriptor()``.
-package final class TemporaryFile {
+package final class TemporaryFile: Sendable {
     /// The folder it will be named in.
     package let directory: Directory
     /// The open file.
     package let descriptor: FileDescriptor
-    /// Its hidden name, when it has one that must be removed if it is never committed.
-    private var hiddenName: String?
     /// The name it gets on commit.
     package let finalName: String
-    private var ownsDescriptor = true
+
+    private struct Ownership {
+        /// Its hidden name, when it has one that must be removed if it is never committed.
+        var hiddenName: String?
+        var ownsDescriptor = true
+    }
+
+    /// Under a lock, so that the file can go to the I/O threads with the writer that owns it.
+    private let ownership: LockedBox<Ownership>
 
     init(directory: Directory, descriptor: FileDescriptor, name: String?, finalName: String) {
         self.directory = directory
         self.descriptor = descriptor
-        self.hiddenName = name
         self.finalName = finalName
+        ownership = LockedBox(Ownership(hiddenName: name))
     }
 
     deinit {
-        if let hiddenName { try? directory.removeFile(hiddenName) }
-        if ownsDescriptor { descriptor.closeQuietly() }
+        let left = ownership.withLockedValue { $0 }
+        if let hiddenName = left.hiddenName { try? directory.removeFile(hiddenName) }
+        if left.ownsDescriptor { descriptor.closeQuietly() }
     }
 
     /// The path it will have, for messages.
@@ -231,22 +238,22 @@ package final class TemporaryFile {
     /// flushes the folder.
     package func commit() throws {
         try descriptor.synchronize(path: path)
-        var name = hiddenName
+        var name = ownership.withLockedValue { $0.hiddenName }
         if name == nil {
             let hidden = Directory.temporaryName(for: finalName)
             let rc = linkat(AT_FDCWD, "/proc/self/fd/\(descriptor.rawValue)", directory.descriptor.rawValue, hidden, AT_SYMLINK_FOLLOW)
             if rc != 0 { throw ImageCacheError.system("link", path: directory.child(hidden), errno: Glibc.errno) }
-            hiddenName = hidden
+            ownership.withLockedValue { $0.hiddenName = hidden }
             name = hidden
         }
         try directory.rename(name!, to: finalName)
-        hiddenName = nil
+        ownership.withLockedValue { $0.hiddenName = nil }
         directory.synchronize()
     }
 
     /// Hands the open descriptor to the caller, who closes it.
     package func takeDescriptor() -> FileDescriptor {
-        ownsDescriptor = false
+        ownership.withLockedValue { $0.ownsDescriptor = false }
         return descriptor
     }
 }

@@ -7,6 +7,9 @@ import Glibc
 /// inside `Mutex`, which waits on futexes it cannot see. State a lock guards belongs in a
 /// ``LockedBox``; a bare lock guards only state that cannot be moved into one (for example a
 /// class's fields that readers on a frame's path reach without a closure).
+///
+/// `@unchecked Sendable`: the mutex is reached through a pointer the compiler cannot check; it
+/// never moves, and sharing it between threads is what it is for.
 package final class Lock: @unchecked Sendable {
     @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
 

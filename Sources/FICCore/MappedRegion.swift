@@ -6,6 +6,9 @@ import SystemPackage
 ///
 /// Whoever reads memory of a region keeps the region alive; that is what makes a region safe to
 /// hand out: it is never unmapped while a reader can still reach it.
+///
+/// `@unchecked Sendable`: its fields never change, and the only thing the compiler cannot check
+/// is the pointer to the mapping, whose bytes the table's own lock and records order.
 package final class MappedRegion: @unchecked Sendable {
     /// The first mapped byte.
     package let base: UnsafeMutableRawPointer

@@ -5,6 +5,10 @@ import Glibc
 /// Large buffers (decoded pixels, file bytes, decoder work memory) come from here rather than
 /// from `malloc`, whose heuristics keep big freed blocks in a fragmented heap: a process that
 /// decodes thousands of large images then stays at its peak. Pages are zero until written.
+///
+/// `@unchecked Sendable`: its fields never change, and the only thing the compiler cannot check
+/// is the pointer. The bytes behind it are raw memory, ordered by whoever shares them (a lock, a
+/// thread's join, a task's end), as any memory reached through a pointer.
 package final class PageBuffer: @unchecked Sendable {
     /// The first byte (page-aligned).
     package let base: UnsafeMutableRawPointer

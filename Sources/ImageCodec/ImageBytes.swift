@@ -11,6 +11,9 @@ import Foundation
 /// ingests thousands of photos flat in memory. The bytes are a private copy, so a file truncated or
 /// rewritten while it is decoded cannot crash the process (as a shared mapping of it could, with
 /// `SIGBUS`).
+///
+/// `@unchecked Sendable` for the buffer's pointer alone: the bytes are written before the object
+/// is handed out and never again.
 public final class ImageBytes: ContiguousBytes, @unchecked Sendable {
     /// The largest file ``init(contentsOf:maximumByteCount:)`` reads by default: 1 GiB.
     public static let defaultMaximumByteCount = 1 << 30

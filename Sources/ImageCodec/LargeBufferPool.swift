@@ -76,7 +76,8 @@ enum LargeBufferPool {
         pool.withLockedValue { $0.reduce(0) { $0 + $1.count } }
     }
 
-    /// One buffer: `count` bytes at `base`, owned until the storage goes away.
+    /// One buffer: `count` bytes at `base`, owned until the storage goes away. `@unchecked
+    /// Sendable` for the pointer alone (its fields never change); the owner orders the bytes.
     final class Storage: @unchecked Sendable {
         /// The first byte (64-byte aligned).
         let base: UnsafeMutableRawPointer

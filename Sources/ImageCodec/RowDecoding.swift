@@ -67,17 +67,35 @@ package struct RowDecoderStatistics: Sendable, Hashable {
 }
 
 /// Contiguous rows of one image, decoded into by one thread and consumed by another. It passes
-/// between them through the sink's locked state, so only one thread holds it at a time.
-package final class RowBatch {
+/// between them through the sink's locked state, which orders the rows' bytes (raw memory, like
+/// any ``PageBuffer``'s); its count and colour step are under a lock of their own, so the batch
+/// is `Sendable` without a promise about who holds it.
+package final class RowBatch: Sendable {
     private let memory: PageBuffer
     /// Rows it can hold.
     package let capacity: Int
     /// Bytes between rows.
     package let bytesPerRow: Int
+
+    private struct Fill {
+        var count = 0
+        var pendingColor: RowColorStep?
+    }
+
+    /// Taken once or twice a row at most: nothing next to decoding the row.
+    private let fill = LockedBox(Fill())
+
     /// Rows it holds.
-    package var count = 0
+    package var count: Int {
+        get { fill.withLockedValue { $0.count } }
+        set { fill.withLockedValue { $0.count = newValue } }
+    }
+
     /// The colour step its rows still need, for a sink that ``RowSink/convertsColor``.
-    package var pendingColor: RowColorStep?
+    package var pendingColor: RowColorStep? {
+        get { fill.withLockedValue { $0.pendingColor } }
+        set { fill.withLockedValue { $0.pendingColor = newValue } }
+    }
 
     /// A batch of `capacity` rows of `bytesPerRow` bytes, in memory of its own.
     package init(capacity: Int, bytesPerRow: Int) throws {
@@ -91,9 +109,12 @@ package final class RowBatch {
 
     /// Converts the rows' colours if the decoder left that to the sink; then they are sRGB.
     package func applyPendingColor() {
-        guard let step = pendingColor else { return }
+        let (step, count) = fill.withLockedValue { f in
+            defer { f.pendingColor = nil }
+            return (f.pendingColor, f.count)
+        }
+        guard let step else { return }
         for index in 0..<count { step.convert(row(index)) }
-        pendingColor = nil
     }
 }
 

@@ -20,11 +20,13 @@ struct PendingEntry: Sendable {
 
 /// The state of one network body being read: counts, limits, the deadline, the connection permit
 /// and the entry of the originals cache being written from it. Used by the one iterator of its
-/// download, from whichever thread that iterator's task is on.
+/// download, from whichever thread that iterator's task is on; what changes as the body comes is
+/// kept under a lock all the same (never held across a wait), so the type is `Sendable` by
+/// construction rather than by that promise.
 ///
 /// Bytes for the cache are gathered in memory and written a megabyte at a time; a body smaller
 /// than that is written, checked and published in a single visit to the I/O threads at its end.
-final class NetworkBody: @unchecked Sendable {
+final class NetworkBody: Sendable {
     /// Bytes gathered before each write to the originals cache.
     static let writeBatch = 1 << 20
 
@@ -33,12 +35,17 @@ final class NetworkBody: @unchecked Sendable {
     private let loader: OriginalsLoader
     private let permit: HostPermit
     private let deadline: ContinuousClock.Instant
-    private var entry: PendingEntry?
-    private var writer: EntryWriter?
-    /// Chunks not yet written to the cache entry (kept as they came: no copying into one buffer).
-    private var pending: [[UInt8]] = []
-    private var pendingBytes = 0
-    private var receivedBytes = 0
+
+    private struct Progress {
+        var entry: PendingEntry?
+        var writer: EntryWriter?
+        /// Chunks not yet written to the cache entry (kept as they came: no copying into one buffer).
+        var pending: [[UInt8]] = []
+        var pendingBytes = 0
+        var receivedBytes = 0
+    }
+
+    private let progress: LockedBox<Progress>
 
     init(url: URL, expected: Int?, loader: OriginalsLoader, permit: HostPermit, deadline: ContinuousClock.Instant, entry: PendingEntry?) {
         self.url = url
@@ -46,7 +53,7 @@ final class NetworkBody: @unchecked Sendable {
         self.loader = loader
         self.permit = permit
         self.deadline = deadline
-        self.entry = entry
+        progress = LockedBox(Progress(entry: entry))
     }
 
     /// Throws `.timedOut` once the whole download has taken longer than allowed.
@@ -58,62 +65,84 @@ final class NetworkBody: @unchecked Sendable {
 
     /// Counts a chunk, enforces the size limit, and passes the bytes on to the cache entry.
     func accept(_ chunk: [UInt8]) async throws {
-        let (total, overflow) = receivedBytes.addingReportingOverflow(chunk.count)
-        guard !overflow, total <= loader.configuration.maximumBodyBytes else {
-            throw ImageCacheError(.bodyTooLarge, "the body is larger than the \(loader.configuration.maximumBodyBytes) bytes allowed; it was not read further", path: url.absoluteString)
+        let limit = loader.configuration.maximumBodyBytes
+        let outcome = progress.withLockedValue { p -> (accepted: Bool, flush: Bool) in
+            let (total, overflow) = p.receivedBytes.addingReportingOverflow(chunk.count)
+            guard !overflow, total <= limit else { return (false, false) }
+            p.receivedBytes = total
+            guard p.entry != nil else { return (true, false) }
+            p.pending.append(chunk)
+            p.pendingBytes += chunk.count
+            return (true, p.pendingBytes >= Self.writeBatch)
         }
-        receivedBytes = total
+        guard outcome.accepted else {
+            throw ImageCacheError(.bodyTooLarge, "the body is larger than the \(limit) bytes allowed; it was not read further", path: url.absoluteString)
+        }
         loader.countDownloaded(chunk.count)
-        guard entry != nil else { return }
-        pending.append(chunk)
-        pendingBytes += chunk.count
-        if pendingBytes >= Self.writeBatch { await flush(publishing: false) }
+        if outcome.flush { await flush(publishing: false) }
     }
 
     /// Writes what is pending to the cache entry (making it first), and publishes it when
     /// `publishing`, in one visit to the I/O threads. A failure there (a full disk) only stops
     /// caching this download.
     private func flush(publishing: Bool) async {
-        guard let entry else { return }
-        let (url, chunks, existing) = (url, pending, writer)
-        pending = []
-        pendingBytes = 0
+        let taken = progress.withLockedValue { p -> (entry: PendingEntry, chunks: [[UInt8]], writer: EntryWriter?)? in
+            guard let entry = p.entry else { return nil }
+            defer {
+                p.pending = []
+                p.pendingBytes = 0
+            }
+            return (entry, p.pending, p.writer)
+        }
+        guard let (entry, chunks, existing) = taken else { return }
+        let url = url
         do {
-            writer = try await WorkerThreads.blockingIO.run { () throws -> EntryWriter? in
+            let writer = try await WorkerThreads.blockingIO.run { () throws -> EntryWriter? in
                 guard let writer = try existing ?? entry.makeWriter(for: url) else { return nil }
                 for chunk in chunks { try writer.write(chunk) }
                 if publishing { try entry.cache.commit(writer) }
                 return writer
             }
-            if writer == nil { self.entry = nil }
+            progress.withLockedValue { p in
+                p.writer = writer
+                if writer == nil { p.entry = nil }
+            }
         } catch {
             loader.logger.warning("cannot store a download in the originals cache: \(error)", metadata: ["url": "\(url.absoluteString)"])
-            self.entry = nil
-            writer = nil
+            progress.withLockedValue { p in
+                p.entry = nil
+                p.writer = nil
+            }
         }
     }
 
     /// The body ended: checks its length, publishes the cache entry, returns the permit.
     func finish() async throws {
-        if let expected, receivedBytes != expected {
-            throw ImageCacheError(.truncated, "the connection ended after \(receivedBytes) of the \(expected) bytes the server announced; try again later", path: url.absoluteString)
+        let received = progress.withLockedValue { $0.receivedBytes }
+        if let expected, received != expected {
+            throw ImageCacheError(.truncated, "the connection ended after \(received) of the \(expected) bytes the server announced; try again later", path: url.absoluteString)
         }
         permit.release()
         loader.failures.forget(url)
         await flush(publishing: true)
-        entry = nil
-        writer = nil
+        progress.withLockedValue { p in
+            p.entry = nil
+            p.writer = nil
+        }
     }
 
     /// The download failed: returns the error to throw, remembering it for the back-off unless
     /// it was a cancellation. Nothing is stored.
     func fail(_ error: any Error) -> ImageCacheError {
-        entry = nil
-        writer = nil
-        pending = []
-        pendingBytes = 0
+        let received = progress.withLockedValue { p in
+            p.entry = nil
+            p.writer = nil
+            p.pending = []
+            p.pendingBytes = 0
+            return p.receivedBytes
+        }
         permit.release()
-        let mapped = LoaderErrors.map(error, url: url, received: receivedBytes, expected: expected)
+        let mapped = LoaderErrors.map(error, url: url, received: received, expected: expected)
         if mapped.code != .cancelled { loader.failures.record(mapped, for: url) }
         return mapped
     }
@@ -136,13 +165,14 @@ final class StoredBody: Sendable {
     }
 }
 
-/// Reads a `file` URL in chunks on the I/O threads.
-final class FileChunkReader: @unchecked Sendable {
+/// Reads a `file` URL in chunks on the I/O threads, for one download at a time (where it is in
+/// the file is under a lock all the same, so sharing it by mistake cannot tear the count).
+final class FileChunkReader: Sendable {
     private let descriptor: FileDescriptor
     private let path: String
     let length: Int
     private let chunkBytes: Int
-    private var offset = 0
+    private let offset = LockedBox(0)
 
     /// Opens the regular file at `path`; refuses files larger than `maximum` bytes.
     init(path: String, maximum: Int, chunkBytes: Int = 1 << 18) throws {
@@ -183,17 +213,17 @@ final class FileChunkReader: @unchecked Sendable {
 
     /// The next chunk, read on the I/O threads; nil at the end.
     func next() async throws -> [UInt8]? {
-        let remaining = length - offset
+        let at = offset.withLockedValue { $0 }
+        let remaining = length - at
         guard remaining > 0 else { return nil }
         let count = min(chunkBytes, remaining)
-        let at = offset
         let (descriptor, path) = (descriptor, path)
         let chunk = try await WorkerThreads.blockingIO.run { () throws -> [UInt8] in
             let chunk = try descriptor.readBytes(count: count, at: at, path: path)
             guard chunk.count == count else { throw ImageCacheError(.truncated, "the file shrank while it was read", path: path) }
             return chunk
         }
-        offset += count
+        offset.withLockedValue { $0 = at + count }
         return chunk
     }
 }

@@ -27,7 +27,8 @@ public final class ImageTable: Sendable {
     /// What opening the table found and did.
     public let openReport: TableOpenReport
 
-    private let state: LockedBox<TableState>
+    /// Waited on by writers while a reset or close is under way, and by those for the writers in flight.
+    private let state: ConditionBox<TableState>
     /// Serialises structural changes (growing, resetting, closing), which wait on the disk
     /// outside the state's lock.
     private let structure = Lock()
@@ -64,7 +65,7 @@ public final class ImageTable: Sendable {
         self.logger = logger
         let opened = try TableFile.open(directory: directory, name: name, configuration: configuration, options: options, logger: logger)
         openReport = opened.report
-        state = LockedBox(opened.state)
+        state = ConditionBox(opened.state)
     }
 
     deinit {
@@ -132,13 +133,14 @@ public final class ImageTable: Sendable {
         do {
             try draw(buffer)
         } catch {
-            state.withLockedValue { $0.abandon(slot: slot, generation: generation) }
+            state.update { $0.abandon(slot: slot, generation: generation) }  // a close may wait for this writer
             throw error
         }
         let checksum = XXH64.hash(pixels, count: configuration.pixelByteCount)
         // A refused commit (closed or reset meanwhile) still hands the caller its pixels; closing
         // waits for this writer, then detaches them from the file.
-        _ = state.withLockedValue { $0.commit(slot: slot, generation: generation, entity: entity, source: source, label: label, pixelChecksum: checksum) }
+        // Wakes a close or reset that waits for this writer.
+        _ = state.update { $0.commit(slot: slot, generation: generation, entity: entity, source: source, label: label, pixelChecksum: checksum) }
         return StoredImage(table: state, chunk: chunk, slot: slot, generation: generation, pixels: pixels, configuration: configuration, entity: entity, source: source)
     }
 
@@ -150,7 +152,8 @@ public final class ImageTable: Sendable {
             case .closed:
                 throw ImageCacheError(.closed, "the table is closed", path: path)
             case .busy:
-                usleep(100) // a reset or close is under way; it waits for no one but writers in flight
+                // A reset or close is under way; it waits for no one but writers in flight.
+                state.withLockedValue(waitingUntil: { !$0.isQuiescing }) { _ in }
             case .readOnly:
                 throw ImageCacheError(.readOnly, "the table is open for reading only", path: path)
             case .full:
@@ -183,7 +186,7 @@ public final class ImageTable: Sendable {
     public func removeAll() throws {
         try structure.withLock {
             let file = try quiesce()
-            defer { state.withLockedValue { $0.isQuiescing = false } }
+            defer { state.update { $0.isQuiescing = false } }  // wakes the writers that wait
             guard file.isWritable else { throw ImageCacheError(.readOnly, "the table is open for reading only", path: path) }
             let failed = state.withLockedValue { s in
                 let failed = s.detachHeldSlots()
@@ -203,7 +206,7 @@ public final class ImageTable: Sendable {
             return s.file
         }
         guard let file else { throw ImageCacheError(.closed, "the table is closed", path: path) }
-        while state.withLockedValue({ $0.writersInFlight }) > 0 { usleep(100) }
+        state.withLockedValue(waitingUntil: { $0.writersInFlight == 0 }) { _ in }
         return file
     }
 
@@ -225,7 +228,8 @@ public final class ImageTable: Sendable {
             } catch {
                 logger.error("closing the table failed; it will be checked when next opened: \(error)", metadata: ["path": "\(path)"])
             }
-            let failed = state.withLockedValue { s in
+            // Wakes the writers that wait, to find the table closed.
+            let failed = state.update { s in
                 let failed = s.detachHeldSlots()
                 s.clearAll()
                 s.file = nil
@@ -234,7 +238,12 @@ public final class ImageTable: Sendable {
             }
             // A mapping holds the open file, and with it the lock, even after the descriptor
             // closes: unlock explicitly, now that no held image reads the file any more.
-            if failed.isEmpty { file.descriptor.unlock() } else { keepOpen(file, for: failed) }
+            if failed.isEmpty {
+                file.descriptor.unlock()
+                TableLockReleases.announce()
+            } else {
+                keepOpen(file, for: failed)
+            }
         }
     }
 

@@ -6,6 +6,9 @@ import Glibc
 /// and closing or resetting the table first turns a held image's pages into a private copy.
 /// Let go of it (drop the reference) when the image leaves the screen. Read the pixels with
 /// ``withUnsafeBytes(_:)``.
+///
+/// `@unchecked Sendable` for the pixel pointer alone: the pixels never change while the image is
+/// held (its slot is pinned under the table's lock, and a close or reset copies them first).
 public final class StoredImage: @unchecked Sendable {
     /// Width in pixels.
     public let width: Int
@@ -23,12 +26,12 @@ public final class StoredImage: @unchecked Sendable {
     /// ``withUnsafeBytes(_:)`` or while keeping the image alive.
     package let baseAddress: UnsafeRawPointer
 
-    private let table: LockedBox<TableState>
+    private let table: ConditionBox<TableState>
     private let chunk: TableChunk
     private let slot: Int
     private let generation: UInt64
 
-    init(table: LockedBox<TableState>, chunk: TableChunk, slot: Int, generation: UInt64, pixels: UnsafeMutableRawPointer, configuration: TableConfiguration, entity: TableKey, source: TableKey) {
+    init(table: ConditionBox<TableState>, chunk: TableChunk, slot: Int, generation: UInt64, pixels: UnsafeMutableRawPointer, configuration: TableConfiguration, entity: TableKey, source: TableKey) {
         self.table = table
         self.chunk = chunk
         self.slot = slot

@@ -26,6 +26,8 @@ enum TableFile {
         let clock = ContinuousClock()
         let deadline = clock.now + options.lockTimeout
         for _ in 0..<1000 {
+            // Read before the lock is tried, so that a release between the try and the wait is seen.
+            let releases = TableLockReleases.count
             // Create exclusively, so that only a file this call made is written in place.
             var created = false
             var attempt = Result { try directory.openFile(name, writable: writable, create: writable, exclusive: writable) }
@@ -46,7 +48,9 @@ enum TableFile {
                 if clock.now < deadline {
                     descriptor.closeQuietly()
                     opened = true
-                    usleep(10_000)
+                    // Woken by a release in this process; another process's is found by trying
+                    // again, at least every 10 ms.
+                    TableLockReleases.wait(after: releases, upTo: min(Duration.milliseconds(10), deadline - clock.now))
                     continue
                 }
                 throw ImageCacheError(.inUse, "the table is open in another process or cache object; close it first", path: path, errno: EWOULDBLOCK)

@@ -4,7 +4,7 @@ import SystemPackage
 
 /// The open file of a table: the descriptor (which holds the table's `flock`), the folder it is
 /// named in, and its layout. Closing the descriptor, when the handle goes away, releases the lock.
-final class TableFileHandle: @unchecked Sendable {
+final class TableFileHandle: Sendable {
     let descriptor: FileDescriptor
     let directory: Directory
     let name: String
@@ -23,6 +23,7 @@ final class TableFileHandle: @unchecked Sendable {
 
     deinit {
         descriptor.closeQuietly()
+        TableLockReleases.announce()
     }
 
     /// The file's path, for messages.

@@ -9,7 +9,7 @@ import SystemPackage
 ///
 /// While the object lives, its folder is locked (shared `flock`): a builder cannot overwrite it
 /// and a ``TilePyramidStore`` never evicts it.
-public final class TilePyramid: @unchecked Sendable {
+public final class TilePyramid: Sendable {
     /// The sizes of the levels.
     public let geometry: PyramidGeometry
     /// The format of the image it was built from.

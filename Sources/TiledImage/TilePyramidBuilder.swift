@@ -158,7 +158,13 @@ public final class TilePyramidBuilder: Sendable {
 }
 
 /// Everything a build changes, reached only under the builder's lock.
-private struct BuildState {
+///
+/// `@unchecked Sendable` because the decoder and the assembler (C libraries' state, and the sink
+/// the decoder writes to) are not, and cannot cheaply be: they are driven by one thread at a
+/// time, the one holding the builder's ``LockedBox``, and no method hands them out of it. The one
+/// other thread, a decoder's own (``PullingRowDecoder``), uses the assembler only until the
+/// decoder's `stop()` or `finish()` has joined it, and both run under the lock.
+private struct BuildState: @unchecked Sendable {
     enum Phase {
         case open
         case finished

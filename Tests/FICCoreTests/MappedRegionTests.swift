@@ -43,24 +43,3 @@ import Testing
         #expect(wrapped.description.components(separatedBy: "/x/y").count == 2, "the path is shown once: \(wrapped)")
     }
 }
-
-@Suite struct ConditionBoxTests {
-    @Test func aConsumerWaitsForWhatAProducerHandsOver() {
-        let box = ConditionBox<[Int]>([])
-        let finished = DispatchSemaphore(value: 0)
-        let consumer = Thread {
-            var seen = 0
-            while seen < 1000 {
-                seen += box.withLockedValue(waitingUntil: { !$0.isEmpty }) { items in
-                    defer { items.removeAll() }
-                    return items.count
-                }
-            }
-            finished.signal()
-        }
-        consumer.start()
-        for i in 0..<1000 { box.update { $0.append(i) } }
-        #expect(finished.wait(timeout: .now() + 60) == .success, "the consumer took all 1000 items (a lost wake-up would leave it waiting)")
-        #expect(box.withLockedValue { $0.isEmpty })
-    }
-}

@@ -15,6 +15,10 @@ int fic_mremap_fixed(void *old_address, size_t size, void *target);
 /// (Glibc's module map leaves out sys/vfs.h). Returns 0, or -1 with errno set.
 int fic_fstatfs_type(int fd, uint64_t *type);
 
+/// pthread_setname_np(pthread_self(), name), which Swift's Glibc module leaves out (a GNU
+/// extension). `name` is at most 15 bytes. Returns 0, or the error number.
+int fic_set_current_thread_name(const char *name);
+
 /// Stores `value` at `address` (8-byte aligned) with release ordering: every load and store the
 /// thread made before it is visible before it, to other threads and processes mapping the same
 /// memory, and neither the compiler nor the processor moves those earlier stores after it.

@@ -41,3 +41,5 @@ struct PriorityQueues<Entry> {
         return all
     }
 }
+
+extension PriorityQueues: Sendable where Entry: Sendable {}

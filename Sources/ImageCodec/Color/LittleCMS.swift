@@ -7,6 +7,9 @@ import FICCore
 /// the process. Each conversion being built gets a context whose handler records the messages
 /// (they become the warnings of ``ColorConverter/make(for:layout:warnings:)``), so a junk profile
 /// never reaches stderr, and another user of LittleCMS in the process keeps its own handler.
+///
+/// `@unchecked Sendable` for the C handle: a context is used to build one conversion, on one
+/// thread, then only kept alive by the shared transforms made in it; its messages are locked.
 final class LcmsContext: @unchecked Sendable {
     /// The context handle. Valid for this object's lifetime; everything made in it (profiles,
     /// transforms) keeps this object alive.

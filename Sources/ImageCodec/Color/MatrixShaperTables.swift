@@ -11,6 +11,8 @@ import CLcms
 /// own 8-bit matrix-shaper optimisation does, with the same 1.14 fixed-point arithmetic (so
 /// 8-bit pixels come out as LittleCMS's), five to six times faster. 16-bit sources go through
 /// each curve's 65536-value table, the matrix in single precision and the same encoding table.
+///
+/// `@unchecked Sendable` for the C pointer: the tables are immutable once made.
 final class MatrixShaperTables: @unchecked Sendable {
     /// The C tables; immutable once made, so any number of threads may read them.
     private let tables: OpaquePointer

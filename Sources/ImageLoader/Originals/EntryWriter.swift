@@ -7,53 +7,68 @@ import SystemPackage
 /// unpredictable one) until ``OriginalsCache`` publishes it, complete, under its final name. If
 /// the writer is dropped, or the process dies, before that, nothing of it is left to serve.
 ///
-/// Used by one task at a time (the download that owns it), from whichever thread that task is
-/// on; it is `Sendable` so it can be handed to the I/O threads between chunks.
-final class EntryWriter: @unchecked Sendable {
+/// Used by one download at a time, which hands it to the I/O threads between chunks; what it
+/// has written so far is kept under a lock with the writes themselves, so a writer shared by
+/// mistake still writes whole chunks in order and counts them right.
+final class EntryWriter: Sendable {
     /// The entry's file name (SHA-256 of the URL).
     let name: String
-    private(set) var header: EntryHeader
     private let file: TemporaryFile
-    private var checksum = BodyChecksum()
-    private var written = 0
     private let limit: Int
-    /// The body outgrew the cache; nothing more is written and the entry will not be stored.
-    private(set) var isOverLimit = false
+
+    private struct Progress {
+        var header: EntryHeader
+        var checksum = BodyChecksum()
+        var written = 0
+        /// The body outgrew the cache; nothing more is written and the entry will not be stored.
+        var isOverLimit = false
+    }
+
+    private let progress: LockedBox<Progress>
 
     init(directory: Directory, name: String, header: EntryHeader, limit: Int) throws {
         self.name = name
-        self.header = header
         self.limit = limit
         file = try directory.makeTemporaryFile(for: name)
-        if header.length >= limit { isOverLimit = true }
+        progress = LockedBox(Progress(header: header, isOverLimit: header.length >= limit))
     }
 
+    /// The entry's header (final once ``finish()`` has returned).
+    var header: EntryHeader { progress.withLockedValue { $0.header } }
+
+    /// The body outgrew the cache; nothing more is written and the entry will not be stored.
+    var isOverLimit: Bool { progress.withLockedValue { $0.isOverLimit } }
+
     /// Bytes of the body written so far.
-    var bodyBytes: Int { written }
+    var bodyBytes: Int { progress.withLockedValue { $0.written } }
 
     /// The path the entry will have, for messages.
     var path: String { file.path }
 
     /// Appends body bytes.
     func write(_ bytes: [UInt8]) throws {
-        guard !isOverLimit, !bytes.isEmpty else { return }
-        let (end, overflow) = (header.length + written).addingReportingOverflow(bytes.count)
-        if overflow || end > limit {
-            isOverLimit = true
-            return
+        try progress.withLockedValue { p throws in
+            guard !p.isOverLimit, !bytes.isEmpty else { return }
+            let (end, overflow) = (p.header.length + p.written).addingReportingOverflow(bytes.count)
+            if overflow || end > limit {
+                p.isOverLimit = true
+                return
+            }
+            try file.descriptor.writeBytes(bytes, at: p.header.length + p.written, path: file.path)
+            p.checksum.update(bytes)
+            p.written += bytes.count
         }
-        try file.descriptor.writeBytes(bytes, at: header.length + written, path: file.path)
-        checksum.update(bytes)
-        written += bytes.count
     }
 
     /// Writes the final header (body length and digest). Returns the file's length.
     func finish() throws -> Int {
-        header.bodyLength = written
-        header.bodyChecksum = checksum.finalize()
-        let bytes = header.encoded()
-        try file.descriptor.writeBytes(bytes, at: 0, path: file.path)
-        return header.length + written
+        try progress.withLockedValue { p throws in
+            p.header.bodyLength = p.written
+            p.header.bodyChecksum = p.checksum.finalize()
+            let bytes = p.header.encoded()
+            try file.descriptor.writeBytes(bytes, at: 0, path: file.path)
+            return p.header.length + p.written
+        }
     }
 
     /// `AT_EMPTY_PATH` of Linux's `fcntl.h`, which Swift's Glibc module does not export.

@@ -5,7 +5,7 @@ import SystemPackage
 /// An entry of the originals cache, opened and with its header checked; the body is checked
 /// against its checksum as it is read. The open file stays readable even if another process
 /// evicts or replaces the entry meanwhile.
-final class StoredOriginal: @unchecked Sendable {
+final class StoredOriginal: Sendable {
     let name: String
     let header: EntryHeader
     private let descriptor: FileDescriptor
@@ -34,12 +34,18 @@ final class StoredOriginal: @unchecked Sendable {
         ChunkReader(original: self, chunkBytes: chunkBytes)
     }
 
-    /// Reads a stored body piece by piece; used by one task at a time.
-    final class ChunkReader: @unchecked Sendable {
+    /// Reads a stored body piece by piece, for one download at a time, which hands it to the I/O
+    /// threads for each chunk; where it is in the body is kept under a lock with the read itself.
+    final class ChunkReader: Sendable {
         private let original: StoredOriginal
         private let chunkBytes: Int
-        private var offset = 0
-        private var checksum = BodyChecksum()
+
+        private struct Progress {
+            var offset = 0
+            var checksum = BodyChecksum()
+        }
+
+        private let progress = LockedBox(Progress())
 
         init(original: StoredOriginal, chunkBytes: Int) {
             self.original = original
@@ -51,20 +57,22 @@ final class StoredOriginal: @unchecked Sendable {
         /// - Throws: `.corruptData` when the body does not match its checksum, or is shorter than
         ///   its header says.
         func next() throws -> [UInt8]? {
-            let remaining = original.header.bodyLength - offset
-            if remaining == 0 {
-                guard checksum.finalize() == original.header.bodyChecksum else {
-                    throw ImageCacheError(.corruptData, "the stored original does not match its checksum; it was removed, request it again", path: original.path)
+            try progress.withLockedValue { p throws -> [UInt8]? in
+                let remaining = original.header.bodyLength - p.offset
+                if remaining == 0 {
+                    guard p.checksum.finalize() == original.header.bodyChecksum else {
+                        throw ImageCacheError(.corruptData, "the stored original does not match its checksum; it was removed, request it again", path: original.path)
+                    }
+                    return nil
                 }
-                return nil
+                let chunk = try original.descriptor.readBytes(count: min(chunkBytes, remaining), at: original.header.length + p.offset, path: original.path)
+                guard chunk.count == min(chunkBytes, remaining) else {
+                    throw ImageCacheError(.corruptData, "the stored original is shorter than its header says", path: original.path)
+                }
+                p.checksum.update(chunk)
+                p.offset += chunk.count
+                return chunk
             }
-            let chunk = try original.descriptor.readBytes(count: min(chunkBytes, remaining), at: original.header.length + offset, path: original.path)
-            guard chunk.count == min(chunkBytes, remaining) else {
-                throw ImageCacheError(.corruptData, "the stored original is shorter than its header says", path: original.path)
-            }
-            checksum.update(chunk)
-            offset += chunk.count
-            return chunk
         }
     }
 }

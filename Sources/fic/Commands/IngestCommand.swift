@@ -141,7 +141,7 @@ struct IngestCommand: AsyncParsableCommand {
             viewerFormats ? DemoPhoto(entityID: id, sourceImageID: hash, url: url) : FileEntity(entityID: id, sourceImageID: hash, url: url)
         }
         let candidates = files.filter(ImageFiles.looksLikeImage)
-        let progress = ProgressBar(total: candidates.count)
+        var progress = ProgressBar(total: candidates.count)
         let start = Stopwatch.now()
         var counts = (added: 0, unchanged: 0, refused: 0)
         try await IngestQueue.run(candidates, jobs: jobCount, work: ingester.ingest) { index, file, result in

@@ -1,5 +1,6 @@
-/// A one-line progress bar on stderr, drawn only when stderr is a terminal.
-final class ProgressBar {
+/// A one-line progress bar on stderr, drawn only when stderr is a terminal. A value, so that
+/// tasks reporting progress at once can share it in a ``LockedBox``.
+struct ProgressBar {
     private let total: Int
     private let enabled: Bool
     private var lastDraw: UInt64 = 0
@@ -12,7 +13,7 @@ final class ProgressBar {
     }
 
     /// Shows `done` of the total, with `label` (redrawn at most 20 times a second).
-    func update(_ done: Int, label: String) {
+    mutating func update(_ done: Int, label: String) {
         guard enabled else { return }
         let now = Stopwatch.now()
         guard done >= total || now &- lastDraw > 50_000_000 else { return }
@@ -28,7 +29,7 @@ final class ProgressBar {
     }
 
     /// Erases the bar so that another line can be written.
-    func clear() {
+    mutating func clear() {
         guard enabled, visible else { return }
         Terminal.writeError("\r\u{1B}[K")
         visible = false

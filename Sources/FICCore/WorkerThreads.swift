@@ -1,7 +1,7 @@
-import Foundation
+import Glibc
 
-/// A small pool of dedicated threads, outside Swift's cooperative pool, for work that blocks
-/// (file I/O) or keeps a core busy for long (decoding, drawing).
+/// A small pool of dedicated threads (``WorkerThread``s), outside Swift's cooperative pool, for
+/// work that blocks (file I/O) or keeps a core busy for long (decoding, drawing).
 ///
 /// Work runs first come, first served on at most ``maximumThreads`` threads. A thread is started
 /// when queued work outnumbers idle threads, and ends after a few idle seconds, so an unused pool
@@ -19,14 +19,14 @@ package final class WorkerThreads: Sendable {
     package let name: String
     /// The most threads running at once.
     package let maximumThreads: Int
-    private let idleSeconds: Double
+    private let idleTime: Duration
     private let state = ConditionBox(State())
 
     /// A pool of at most `maximumThreads` threads named `name` that end after `idleSeconds` idle.
     package init(name: String, maximumThreads: Int, idleSeconds: Double = 5) {
         self.name = name
         self.maximumThreads = max(1, maximumThreads)
-        self.idleSeconds = idleSeconds
+        idleTime = .nanoseconds(Int64(max(0, idleSeconds) * 1e9))
     }
 
     /// The shared pool for blocking file I/O of every cache and provider in the process.
@@ -45,9 +45,16 @@ package final class WorkerThreads: Sendable {
         guard let spawn else { return false }
         state.signal()
         if spawn {
-            let thread = Thread { [self] in loop() }
-            thread.name = name
-            thread.start()
+            do {
+                try WorkerThread.detach(name: name) { [self] in loop() }
+            } catch {
+                // The threads already running take the queued work; with none, it would wait forever.
+                let left = state.withLockedValue { s in
+                    s.threads -= 1
+                    return s.threads
+                }
+                precondition(left > 0, "the worker threads '\(name)' cannot start a thread: \(error)")
+            }
         }
         return true
     }
@@ -68,8 +75,7 @@ package final class WorkerThreads: Sendable {
 
     /// Refuses new work; threads end once the queue is empty.
     package func stop() {
-        state.withLockedValue { $0.stopped = true }
-        state.broadcast()
+        state.update { $0.stopped = true }
     }
 
     /// The number of threads now running (for tests).
@@ -81,13 +87,14 @@ package final class WorkerThreads: Sendable {
         return state.withLockedValue { $0.members.contains(me) }
     }
 
+    /// A pool thread: takes queued work until the pool is stopped and empty, or nothing came for
+    /// the idle time.
     private func loop() {
-        Thread.current.name = name
         let me = pthread_self()
         state.withLockedValue { _ = $0.members.insert(me) }
         while true {
             var counted = false
-            let work: (@Sendable () -> Void)? = state.withLockedValue(waitingUpTo: idleSeconds) { s, timedOut in
+            let work: (@Sendable () -> Void)? = state.withLockedValue(waitingUpTo: idleTime) { s, timedOut in
                 if counted {
                     s.idle -= 1
                     counted = false
