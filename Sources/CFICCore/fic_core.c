@@ -4,6 +4,9 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <sys/vfs.h>
 
 const int fic_o_tmpfile = O_TMPFILE;
@@ -22,4 +25,9 @@ int fic_fstatfs_type(int fd, uint64_t *type) {
 
 int fic_set_current_thread_name(const char *name) {
     return pthread_setname_np(pthread_self(), name);
+}
+
+int fic_set_current_thread_niceness(int niceness) {
+    /* On Linux a nice value belongs to a thread: PRIO_PROCESS with the thread's own id. */
+    return setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), niceness) == 0 ? 0 : errno;
 }

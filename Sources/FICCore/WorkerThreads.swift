@@ -1,3 +1,4 @@
+import CFICCore
 import Glibc
 
 /// A small pool of dedicated threads (``WorkerThread``s), outside Swift's cooperative pool, for
@@ -19,12 +20,17 @@ package final class WorkerThreads: Sendable {
     package let name: String
     /// The most threads running at once.
     package let maximumThreads: Int
+    /// How much lower than the process's threads these threads run (a nice value added to 0).
+    package let niceness: Int32
     private let idleTime: Duration
     private let state = ConditionBox(State())
 
-    /// A pool of at most `maximumThreads` threads named `name` that end after `idleSeconds` idle.
-    package init(name: String, maximumThreads: Int, idleSeconds: Double = 5) {
+    /// A pool of at most `maximumThreads` threads named `name` that end after `idleSeconds` idle,
+    /// running at `niceness` (0 as the rest of the process; higher runs only what a core has to
+    /// spare after the process's other threads, as decoders should beside a frame thread).
+    package init(name: String, maximumThreads: Int, idleSeconds: Double = 5, niceness: Int32 = 0) {
         self.name = name
+        self.niceness = max(0, min(19, niceness))
         self.maximumThreads = max(1, maximumThreads)
         idleTime = .nanoseconds(Int64(max(0, idleSeconds) * 1e9))
     }
@@ -90,6 +96,8 @@ package final class WorkerThreads: Sendable {
     /// A pool thread: takes queued work until the pool is stopped and empty, or nothing came for
     /// the idle time.
     private func loop() {
+        // A thread that cannot lower its priority still works, only at the process's.
+        if niceness != 0 { _ = fic_set_current_thread_niceness(niceness) }
         let me = pthread_self()
         state.withLockedValue { _ = $0.members.insert(me) }
         while true {

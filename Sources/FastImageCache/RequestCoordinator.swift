@@ -119,7 +119,7 @@ final class RequestCoordinator: Sendable {
 
     init(lanes: RequestLanes = .standard) {
         state = LockedBox(State(lanes: lanes))
-        cpu = WorkerThreads(name: "fic-cpu", maximumThreads: lanes.cpuWorkers)
+        cpu = WorkerThreads(name: "fic-cpu", maximumThreads: lanes.cpuWorkers, niceness: Int32(lanes.cpuNiceness))
     }
 
     // MARK: Requests

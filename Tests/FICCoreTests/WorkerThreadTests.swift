@@ -51,3 +51,26 @@ private func currentThreadName() -> String? {
         await #expect(throws: ImageCacheError.self) { try await pool.run { 1 } }
     }
 }
+
+/// The nice value of the calling thread as the kernel reports it in `/proc/thread-self/stat`
+/// (field 19), read independently of the code that set it.
+private func currentThreadNiceness() -> Int? {
+    guard let stat = try? String(contentsOfFile: "/proc/thread-self/stat", encoding: .utf8),
+          let close = stat.lastIndex(of: ")") else { return nil }
+    // Fields after the command name (which may hold spaces) start with field 3, the state.
+    let fields = stat[stat.index(after: close)...].split(separator: " ")
+    return fields.count > 16 ? Int(fields[16]) : nil
+}
+
+@Suite struct WorkerThreadsNicenessTests {
+    @Test func poolThreadsRunAtTheirNicenessAndOthersAreLeftAlone() async throws {
+        let low = WorkerThreads(name: "fic-test-low", maximumThreads: 1, niceness: 7)
+        let plain = WorkerThreads(name: "fic-test-plain", maximumThreads: 1)
+        defer { low.stop(); plain.stop() }
+        let base = currentThreadNiceness()
+        #expect(base != nil)
+        #expect(try await low.run { currentThreadNiceness() } == 7)
+        #expect(try await plain.run { currentThreadNiceness() } == base)
+        #expect(currentThreadNiceness() == base, "the calling thread keeps its own")
+    }
+}

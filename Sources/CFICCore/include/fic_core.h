@@ -18,6 +18,9 @@ int fic_fstatfs_type(int fd, uint64_t *type);
 /// pthread_setname_np(pthread_self(), name), which Swift's Glibc module leaves out (a GNU
 /// extension). `name` is at most 15 bytes. Returns 0, or the error number.
 int fic_set_current_thread_name(const char *name);
+/* Sets the calling thread's nice value (19 the lowest priority); 0 or an errno. Raising it needs
+   no privilege; lowering it below the process's does. */
+int fic_set_current_thread_niceness(int niceness);
 
 /// Stores `value` at `address` (8-byte aligned) with release ordering: every load and store the
 /// thread made before it is visible before it, to other threads and processes mapping the same

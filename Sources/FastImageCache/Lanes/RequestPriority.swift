@@ -67,9 +67,16 @@ public struct RequestLanes: Sendable, Hashable {
     /// fetches (bounds the memory of encoded sources waiting for the CPU). Defaults to 4 × the
     /// fast fetches; the slow lane starts nothing while 2 wait.
     public var maximumFetchedAwaitingDecode: Int
+    /// The nice value of the decoding and drawing threads (0 to 19; 0 runs them as the rest of
+    /// the process). Defaults to 5, below the application's own threads: a frame thread that
+    /// wants a core gets it before a decoder does, as Nuke and SDWebImage decode at a lower
+    /// quality of service than the main thread.
+    public var cpuNiceness: Int
 
     /// Lanes with the given widths; each is at least 1.
-    public init(fastFetches: Int = 6, slowFetches: Int = 1, cpuWorkers: Int = min(4, ProcessInfo.processInfo.activeProcessorCount), maximumFetchedAwaitingDecode: Int? = nil) {
+    public init(fastFetches: Int = 6, slowFetches: Int = 1, cpuWorkers: Int = min(4, ProcessInfo.processInfo.activeProcessorCount),
+                maximumFetchedAwaitingDecode: Int? = nil, cpuNiceness: Int = 5) {
+        self.cpuNiceness = max(0, min(19, cpuNiceness))
         self.fastFetches = max(1, fastFetches)
         self.slowFetches = max(1, slowFetches)
         self.cpuWorkers = max(1, cpuWorkers)
