@@ -63,6 +63,11 @@ public struct ViewBenchmarkResult: Sendable, Codable {
     public var galleryFirstLaunch: Launch
     /// The second launch on the same cache: every photo stored already.
     public var gallerySecondLaunch: Launch
+    /// Camera-sized photos a third launch ingests into an empty cache while it is flung through.
+    public var galleryIngestingPhotos: Int
+    /// That launch's frames while the photos are decoded beside it (the frame path must not
+    /// wait for the decoders, which run at a lower priority).
+    public var galleryWhileIngesting: Frames
     /// Photo: the side of the square test image.
     public var photoSide: Int
     /// Photo: zooming from fit to 1:1 in steps of ×1.25, each followed by a pause.
@@ -151,6 +156,19 @@ public enum ViewBenchmark {
             log("  \(name) launch: \(l.misses) misses, \(l.placeholderCells) placeholder cells, \(l.cacheDecodes) decodes, \(l.startupFrames) frames until loaded, cache path compose p99 \(BenchKit.fixed(l.cache.composeP99Ms, 2)) ms")
         }
 
+        // Gallery while it ingests: camera-sized photos (hard links to a few distinct ones), every
+        // one decoded beside the frame thread while the grid is flung through.
+        let ingestingPhotos = 80
+        let large = try LargePhotoSet.originals(.jpegBaseline, distinct: 3, testdata: testdata, folder: workDirectory + "/large-photos", log: log)
+        let largeFolder = work + "/ingesting-photos"
+        _ = try LargePhotoSet.linkFolder(largeFolder, count: ingestingPhotos, originals: large)
+        let ingestingScript = "phase ingesting\n\(flingScript)\nwait-idle 120000"
+        log("gallery while ingesting \(ingestingPhotos) photos of \(LargePhotoSet.Kind.jpegBaseline.size.width)×\(LargePhotoSet.Kind.jpegBaseline.size.height), flung through as they are decoded …")
+        let ingesting = try view(xvfbRun, fic, ["gallery", "--photos", largeFolder, "--cells", "2000", "--cache", work + "/ingesting-cache"],
+                                 script: ingestingScript, work: work, name: "gallery-ingesting")
+        let whileIngesting = frames((ingesting["phases"] as? [String: Any] ?? [:])["ingesting"])
+        log("  compose p99 \(BenchKit.fixed(whileIngesting.composeP99Ms, 2)) ms, max \(BenchKit.fixed(whileIngesting.composeMaxMs, 2)) ms (CPU max \(BenchKit.fixed(whileIngesting.composeCPUMaxMs, 2)) ms), \(whileIngesting.framesComposeOver8_3Ms) of \(whileIngesting.frames) frames over 8.3 ms")
+
         // Photo: the 18000² JPEG of `fic bench tiles` (made once, kept in the work directory).
         let side = TilesBenchmark.side
         let baseline = workDirectory + "/tiles-\(side)-baseline.jpg"
@@ -192,6 +210,7 @@ public enum ViewBenchmark {
         let met: [String: Bool] = [
             "gallery_cache_compose_p99_le_4ms": cache.composeP99Ms <= 4,
             "gallery_cache_no_compose_over_8_3ms": cache.framesComposeOver8_3Ms == 0,
+            "gallery_while_ingesting_no_compose_over_8_3ms": whileIngesting.frames > 0 && whileIngesting.framesComposeOver8_3Ms == 0,
             "photo_compose_p99_le_8_3ms": all.composeP99Ms <= 8.3,
             "photo_peak_rss_le_150MB": peak <= 150_000_000,
             "photo_first_sharp_after_zoom_le_100ms": !sharp.isEmpty && (sharp.max() ?? .infinity) <= 100,
@@ -204,6 +223,7 @@ public enum ViewBenchmark {
             windowWidth: width, windowHeight: height, galleryCells: cells, galleryScrolledPixels: gallery["scroll_offset"] as? Int ?? 0,
             galleryCache: cache, galleryConventional: conventional, galleryCacheMisses: cacheMisses,
             galleryFirstLaunch: firstLaunch, gallerySecondLaunch: secondLaunch,
+            galleryIngestingPhotos: ingestingPhotos, galleryWhileIngesting: whileIngesting,
             photoSide: side, photoZoom: zoom, photoSmoothZoom: smooth, photoPan: pan, photoAll: all, photoFirstSharpAfterZoomMs: sharp,
             photoFirstSharpMaxMs: sharp.max() ?? .nan, photoFramesNotSharp: photo["frames_not_sharp"] as? Int ?? 0,
             photoTileReads: photo["tile_reads"] as? Int ?? 0, photoPeakRSSBytes: peak, targetsMet: met, notes: notes)

@@ -405,6 +405,8 @@ struct BenchCommand: AsyncParsableCommand {
         row("  frames until loaded / compose", "\(r.galleryFirstLaunch.startupFrames) / " + frames(r.galleryFirstLaunch.cache))
         row("gallery, second launch (same cache)", launch(r.gallerySecondLaunch), "0, 0, 0", r.targetsMet["gallery_second_launch_0_placeholder_cells_0_misses_0_decodes"])
         row("  frames until loaded / compose", "\(r.gallerySecondLaunch.startupFrames) / " + frames(r.gallerySecondLaunch.cache))
+        row("gallery while ingesting \(r.galleryIngestingPhotos) camera photos: compose", frames(r.galleryWhileIngesting))
+        row("  compose over 8.3 ms", "\(r.galleryWhileIngesting.framesComposeOver8_3Ms) of \(r.galleryWhileIngesting.frames)", "none", r.targetsMet["gallery_while_ingesting_no_compose_over_8_3ms"])
         row("gallery, conventional path: compose", frames(r.galleryConventional))
         row("  compose over 8.3 ms", "\(r.galleryConventional.framesComposeOver8_3Ms) of \(r.galleryConventional.frames)")
         row("  compose median / present median", String(format: "%.2f / %.2f ms", r.galleryConventional.composeMedianMs, r.galleryConventional.presentMedianMs))
