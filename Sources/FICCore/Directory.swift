@@ -93,8 +93,8 @@ package final class Directory: @unchecked Sendable {
         try Self.checkName(name)
         var st = Glibc.stat()
         if fstatat(descriptor.rawValue, name, &st, AT_SYMLINK_NOFOLLOW) == 0 { return st }
-        let e = Glibc.errno
-        if e == ENOENT { return nil }
+        let e = lastErrno()
+        if e == .noSuchFileOrDirectory { return nil }
         throw ImageCacheError.system("stat", path: child(name), errno: e)
     }
 
@@ -102,7 +102,7 @@ package final class Directory: @unchecked Sendable {
     package func names() throws -> [String] {
         let dup = try retryingSystemCall("dup", path: path) { fcntl(descriptor.rawValue, F_DUPFD_CLOEXEC, 0) }
         guard let stream = fdopendir(dup) else {
-            let e = Glibc.errno
+            let e = lastErrno()
             Glibc.close(dup)
             throw ImageCacheError.system("opendir", path: path, errno: e)
         }
@@ -121,8 +121,10 @@ package final class Directory: @unchecked Sendable {
     /// Removes the file `name` (not a folder). Missing is not an error.
     package func removeFile(_ name: String) throws {
         try Self.checkName(name)
-        if unlinkat(descriptor.rawValue, name, 0) == 0 || Glibc.errno == ENOENT { return }
-        throw ImageCacheError.system("unlink", path: child(name), errno: Glibc.errno)
+        if unlinkat(descriptor.rawValue, name, 0) == 0 { return }
+        let e = lastErrno()
+        if e == .noSuchFileOrDirectory { return }
+        throw ImageCacheError.system("unlink", path: child(name), errno: e)
     }
 
     /// Renames `from` to `to` within this folder, replacing `to` atomically.
@@ -173,11 +175,11 @@ package final class Directory: @unchecked Sendable {
         let flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC | (followLink ? 0 : O_NOFOLLOW)
         let raw = openat(dir, name, flags)
         if raw >= 0 { return FileDescriptor(rawValue: raw) }
-        let e = Glibc.errno
-        if e == ELOOP || (e == ENOTDIR && !followLink && isLink(name, in: dir)) {
-            throw ImageCacheError(.unsafePath, "refused: the folder is a symbolic link; give its target instead (or allow links explicitly)", path: path, errno: ELOOP)
+        let e = lastErrno()
+        if e == .tooManySymbolicLinkLevels || (e == .notDirectory && !followLink && isLink(name, in: dir)) {
+            throw ImageCacheError(.unsafePath, "refused: the folder is a symbolic link; give its target instead (or allow links explicitly)", path: path, errno: .tooManySymbolicLinkLevels)
         }
-        if e == ENOTDIR { throw ImageCacheError(.unsafePath, "refused: not a folder", path: path, errno: e) }
+        if e == .notDirectory { throw ImageCacheError(.unsafePath, "refused: not a folder", path: path, errno: e) }
         throw ImageCacheError.system("open", path: path, errno: e)
     }
 
@@ -189,9 +191,10 @@ package final class Directory: @unchecked Sendable {
     private static func step(into name: String, of dir: FileDescriptor, create: Bool, followLink: Bool, path: String) throws -> FileDescriptor {
         do {
             return try openRaw(name, relativeTo: dir.rawValue, followLink: followLink, path: path)
-        } catch let error as ImageCacheError where error.errno == ENOENT && create {
-            if mkdirat(dir.rawValue, name, 0o700) != 0 && Glibc.errno != EEXIST {
-                throw ImageCacheError.system("mkdir", path: path, errno: Glibc.errno)
+        } catch let error as ImageCacheError where error.errno == .noSuchFileOrDirectory && create {
+            if mkdirat(dir.rawValue, name, 0o700) != 0 {
+                let e = lastErrno()
+                if e != .fileExists { throw ImageCacheError.system("mkdir", path: path, errno: e) }
             }
             _ = fsync(dir.rawValue)
             return try openRaw(name, relativeTo: dir.rawValue, followLink: followLink, path: path)
@@ -235,7 +238,7 @@ package final class TemporaryFile {
         if name == nil {
             let hidden = Directory.temporaryName(for: finalName)
             let rc = linkat(AT_FDCWD, "/proc/self/fd/\(descriptor.rawValue)", directory.descriptor.rawValue, hidden, AT_SYMLINK_FOLLOW)
-            if rc != 0 { throw ImageCacheError.system("link", path: directory.child(hidden), errno: Glibc.errno) }
+            if rc != 0 { throw ImageCacheError.system("link", path: directory.child(hidden), errno: lastErrno()) }
             hiddenName = hidden
             name = hidden
         }

@@ -4,6 +4,12 @@ import SystemPackage
 /// The running system's page size.
 package let systemPageSize: Int = Int(sysconf(Int32(_SC_PAGESIZE)))
 
+/// The `errno` the last failed system call of this thread left, typed.
+@inline(__always)
+func lastErrno() -> Errno {
+    Errno(rawValue: Glibc.errno)
+}
+
 /// Runs a system call's closure until it does not fail with `EINTR`; returns its result, or the
 /// error for `call` on `path` with the `errno` it left.
 @inline(__always)
@@ -11,8 +17,8 @@ package func retryingSystemCall<T: BinaryInteger>(_ call: String, path: String?,
     while true {
         let result = body()
         if result >= 0 { return result }
-        let e = Glibc.errno
-        if e == EINTR { continue }
+        let e = lastErrno()
+        if e == .interrupted { continue }
         throw ImageCacheError.system(call, path: path, errno: e)
     }
 }
@@ -32,9 +38,9 @@ extension FileDescriptor {
     package func lock(_ kind: LockKind, wait: Bool, path: String?) throws -> Bool {
         let operation = (kind == .shared ? LOCK_SH : LOCK_EX) | (wait ? 0 : LOCK_NB)
         while flock(rawValue, operation) != 0 {
-            let e = Glibc.errno
-            if e == EINTR { continue }
-            if e == EWOULDBLOCK { return false }
+            let e = lastErrno()
+            if e == .interrupted { continue }
+            if e == .wouldBlock { return false }
             throw ImageCacheError.system("flock", path: path, errno: e)
         }
         return true
@@ -59,7 +65,7 @@ extension FileDescriptor {
         guard length > 0 else { return }
         let rc = posix_fallocate(rawValue, off_t(offset), off_t(length))
         if rc == 0 { return }
-        guard rc == EOPNOTSUPP || rc == EINVAL else { throw ImageCacheError.system("posix_fallocate", path: path, errno: rc) }
+        guard rc == EOPNOTSUPP || rc == EINVAL else { throw ImageCacheError.system("posix_fallocate", path: path, errno: Errno(rawValue: rc)) }
         let zeros = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
         defer { zeros.deallocate() }
         zeros.initializeMemory(as: UInt8.self, repeating: 0)

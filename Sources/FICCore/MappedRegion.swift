@@ -21,7 +21,7 @@ package final class MappedRegion: @unchecked Sendable {
         precondition(offset % systemPageSize == 0 && length > 0, "mapped ranges start on a page and are not empty")
         let protection = writable ? PROT_READ | PROT_WRITE : PROT_READ
         guard let p = mmap(nil, length, protection, MAP_SHARED, descriptor.rawValue, off_t(offset)), p != MAP_FAILED else {
-            throw ImageCacheError.system("mmap", path: path, errno: Glibc.errno)
+            throw ImageCacheError.system("mmap", path: path, errno: lastErrno())
         }
         base = p
         self.length = length
@@ -33,9 +33,10 @@ package final class MappedRegion: @unchecked Sendable {
         munmap(base, length)
     }
 
-    /// Writes dirty pages back to the file; returns the `errno` of a failure, or 0.
-    package func synchronize(wait: Bool) -> Int32 {
-        msync(base, length, wait ? MS_SYNC : MS_ASYNC) == 0 ? 0 : Glibc.errno
+    /// Writes dirty pages back to the file (`msync`); when `wait`, returns once they are on the
+    /// disk, otherwise once the writes have started.
+    package func synchronize(wait: Bool, path: String?) throws {
+        _ = try retryingSystemCall("msync", path: path) { msync(base, length, wait ? MS_SYNC : MS_ASYNC) }
     }
 
     /// Drops the region's pages from this process's resident set; the file keeps the data.

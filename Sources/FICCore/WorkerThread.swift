@@ -23,7 +23,7 @@ package final class WorkerThread: Sendable {
         }, box)
         if rc != 0 {
             Unmanaged<Body>.fromOpaque(box).release()
-            throw ImageCacheError(.io, "could not start a worker thread", errno: rc)
+            throw ImageCacheError(.io, "could not start a worker thread", errno: .init(rawValue: rc))
         }
         self.thread = thread
     }

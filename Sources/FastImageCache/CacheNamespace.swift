@@ -38,7 +38,7 @@ final class CacheNamespace: Sendable {
             if !readOnly && access(opened.path, W_OK) != 0 && errno == EROFS { readOnly = true }
             while try !opened.lock(readOnly ? .shared : .exclusive, wait: false) {
                 guard clock.now < deadline else {
-                    throw ImageCacheError(.inUse, "the cache is open in another process or cache object; close it first", path: opened.path, errno: EWOULDBLOCK)
+                    throw ImageCacheError(.inUse, "the cache is open in another process or cache object; close it first", path: opened.path, errno: .wouldBlock)
                 }
                 usleep(10_000)
             }

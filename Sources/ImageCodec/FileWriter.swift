@@ -25,6 +25,6 @@ enum FileWriter {
 
     private static func failure(_ call: String, path: String) -> ImageCacheError {
         let code = errno
-        return ImageCacheError(.io, "Could not \(call) the file: \(String(cString: strerror(code))).", path: path, errno: code)
+        return ImageCacheError(.io, "Could not \(call) the file: \(String(cString: strerror(code))).", path: path, errno: .init(rawValue: code))
     }
 }

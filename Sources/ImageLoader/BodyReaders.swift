@@ -149,8 +149,8 @@ final class FileChunkReader: @unchecked Sendable {
         // O_NONBLOCK keeps a FIFO or device from blocking the open; it is refused just below.
         let raw = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard raw >= 0 else {
-            let e = errno
-            throw ImageCacheError(e == ENOENT ? .sourceUnavailable : .io, e == ENOENT ? "the file does not exist" : "cannot open the file", path: path, errno: e)
+            let e = Errno(rawValue: errno)
+            throw ImageCacheError(e == .noSuchFileOrDirectory ? .sourceUnavailable : .io, e == .noSuchFileOrDirectory ? "the file does not exist" : "cannot open the file", path: path, errno: e)
         }
         let fd = FileDescriptor(rawValue: raw)
         do {

@@ -40,18 +40,18 @@ final class BandWrites {
         let rc = fic_tile_writer_submit(
             writer, file.rawValue, buffer.assumingMemoryBound(to: UInt8.self), length, bufferStride,
             UInt32(count), Int64(offset), Int64(fileStride), UInt32(band))
-        if rc != 0 { throw ImageCacheError.system("writing tiles", path: path, errno: rc) }
+        if rc != 0 { throw ImageCacheError.system("writing tiles", path: path, errno: Errno(rawValue: rc)) }
     }
 
     /// Waits until no write of `band` is in flight.
     func wait(for band: Int) throws {
         let rc = fic_tile_writer_wait(writer, UInt32(band))
-        if rc != 0 { throw ImageCacheError.system("writing tiles", path: path, errno: rc) }
+        if rc != 0 { throw ImageCacheError.system("writing tiles", path: path, errno: Errno(rawValue: rc)) }
     }
 
     /// Waits until every write has completed.
     func waitAll() throws {
         let rc = fic_tile_writer_wait_all(writer)
-        if rc != 0 { throw ImageCacheError.system("writing tiles", path: path, errno: rc) }
+        if rc != 0 { throw ImageCacheError.system("writing tiles", path: path, errno: Errno(rawValue: rc)) }
     }
 }

@@ -12,7 +12,7 @@ final class ReadableLevels: Sendable {
         for original in originals {
             let fd = fcntl(original.rawValue, F_DUPFD_CLOEXEC, 0)
             guard fd >= 0 else {
-                let code = errno
+                let code = Errno(rawValue: errno)
                 for file in files { file.closeQuietly() }
                 throw ImageCacheError.system("duplicating a level file", path: nil, errno: code)
             }

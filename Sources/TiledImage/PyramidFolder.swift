@@ -67,6 +67,6 @@ enum PyramidFolder {
     /// Removes the empty folder `name` inside `parent`.
     static func removeFolder(_ name: String, in parent: Directory) throws {
         if unlinkat(parent.descriptor.rawValue, name, AT_REMOVEDIR) == 0 || errno == ENOENT { return }
-        throw ImageCacheError.system("rmdir", path: parent.child(name), errno: errno)
+        throw ImageCacheError.system("rmdir", path: parent.child(name), errno: Errno(rawValue: errno))
     }
 }

@@ -25,7 +25,7 @@ extension TilePyramidBuilder {
     public func build(contentsOf path: String, progress: ((Int) -> Void)? = nil) throws -> TilePyramid {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
-            let error = ImageCacheError.system("open", path: path, errno: errno)
+            let error = ImageCacheError.system("open", path: path, errno: Errno(rawValue: errno))
             abandon(error)
             throw error
         }
@@ -46,7 +46,7 @@ extension TilePyramidBuilder {
             let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if count < 0 {
                 if errno == EINTR { continue }
-                let error = ImageCacheError.system("read", path: path, errno: errno)
+                let error = ImageCacheError.system("read", path: path, errno: Errno(rawValue: errno))
                 abandon(error)
                 throw error
             }

@@ -73,7 +73,7 @@ import Testing
 
     func mode(_ path: String) throws -> mode_t {
         var st = stat()
-        guard lstat(path, &st) == 0 else { throw ImageCacheError.system("lstat", path: path, errno: errno) }
+        guard lstat(path, &st) == 0 else { throw ImageCacheError.system("lstat", path: path, errno: .init(rawValue: errno)) }
         return st.st_mode & 0o777
     }
 }

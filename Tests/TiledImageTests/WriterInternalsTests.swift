@@ -74,7 +74,7 @@ import Testing
             try writes.submit(source.base, length: 4096, bufferStride: 4096, count: 1, to: file, offset: 0, fileStride: 4096, band: 0)
             try writes.wait(for: 0)
         }
-        #expect(error.errno == EBADF)
+        #expect(error.errno == .badFileDescriptor)
         #expect(error.path == folder)
         // The failure sticks: later calls report it too.
         #expect(throws: ImageCacheError.self) { try writes.waitAll() }

@@ -71,7 +71,7 @@ final class EntryWriter: @unchecked Sendable {
         if rc != 0 {
             rc = linkat(AT_FDCWD, "/proc/self/fd/\(file.descriptor.rawValue)", directory.descriptor.rawValue, hidden, AT_SYMLINK_FOLLOW)
         }
-        if rc != 0 { throw ImageCacheError.system("link", path: directory.child(hidden), errno: Glibc.errno) }
+        if rc != 0 { throw ImageCacheError.system("link", path: directory.child(hidden), errno: Errno(rawValue: Glibc.errno)) }
         do {
             try directory.rename(hidden, to: name)
         } catch {
