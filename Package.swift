@@ -41,7 +41,7 @@ let package = Package(
         // mapped allocators; the PNG image-data inflater (zlib, Debian: zlib1g-dev); libtiff's variadic
         // tag calls, message handlers and client I/O.
         .target(name: "CImageCodecSupport", dependencies: ["CLibJPEG", "CTIFF"], linkerSettings: [.linkedLibrary("z")]),
-        // The tile pyramids' own C: the 2 × 2 box filter and band writes in flight (Linux AIO). No codec.
+        // The tile pyramids' own C: the 2 × 2 box filter. No codec, and no system call (band writes in flight are FICCore's).
         .target(name: "CTileSupport"),
 
         // The lowest layer: the package's one error type, locks, and every system call, wrapped once.

@@ -1,3 +1,4 @@
+import CFICCore
 import Glibc
 import SystemPackage
 
@@ -10,8 +11,9 @@ func lastErrno() -> Errno {
     Errno(rawValue: Glibc.errno)
 }
 
-/// Runs a system call's closure until it does not fail with `EINTR`; returns its result, or the
-/// error for `call` on `path` with the `errno` it left.
+/// Runs a system call's closure until it does not fail with `EINTR` (the package's one EINTR
+/// loop in Swift; CFICCore's C has `FIC_RETRYING_EINTR`); returns its result, or the error for
+/// `call` on `path` with the `errno` it left.
 @inline(__always)
 package func retryingSystemCall<T: BinaryInteger>(_ call: String, path: String?, _ body: () -> T) throws -> T {
     while true {
@@ -24,6 +26,23 @@ package func retryingSystemCall<T: BinaryInteger>(_ call: String, path: String?,
 }
 
 extension FileDescriptor {
+    /// Adds and removes status flags (`F_GETFL`, `F_SETFL`); returns false when the system
+    /// refused (the flags are then unchanged).
+    private func changeStatusFlags(adding: Int32 = 0, removing: Int32 = 0) -> Bool {
+        let flags = fcntl(rawValue, F_GETFL)
+        guard flags >= 0 else { return false }
+        let wanted = (flags | adding) & ~removing
+        return wanted == flags || fcntl(rawValue, F_SETFL, wanted) == 0
+    }
+
+    /// Turns `O_DIRECT` on or off: writes then go from the caller's (aligned) memory to the disk
+    /// without the page cache. Returns false where the file system refuses it; the file then
+    /// stays as it was (buffered), which is always correct, only slower for huge writes.
+    @discardableResult
+    package func setDirectIO(_ enabled: Bool) -> Bool {
+        enabled ? changeStatusFlags(adding: fic_o_direct) : changeStatusFlags(removing: fic_o_direct)
+    }
+
     /// A lock on a whole file, as `flock(2)` takes it: held by the open file description, released
     /// when the last descriptor of it closes.
     package enum LockKind: Sendable {
@@ -84,48 +103,42 @@ extension FileDescriptor {
 
     /// Reads up to `buffer.count` bytes at `offset`; fewer only at the end of the file.
     package func readAll(into buffer: UnsafeMutableRawBufferPointer, at offset: Int, path: String?) throws -> Int {
-        var done = 0
-        while done < buffer.count {
-            let n = try retryingSystemCall("pread", path: path) {
-                Glibc.pread(rawValue, buffer.baseAddress! + done, buffer.count - done, off_t(offset + done))
-            }
-            if n == 0 { break }
-            done += n
-        }
-        return done
+        // A negative offset (from a damaged file's fields) is the system's EINVAL, not "the current position".
+        guard offset >= 0 else { throw ImageCacheError.system("pread", path: path, errno: .invalidArgument) }
+        return try readFully(into: buffer, offset: Int64(offset), call: "pread", path: path)
     }
 
-    /// Reads from the current position until `buffer` is full or the file ends.
+    /// Reads from the current position until `buffer` is full or the file ends (a pipe: until
+    /// its writers close it).
     package func readAll(into buffer: UnsafeMutableRawBufferPointer, path: String?) throws -> Int {
-        var done = 0
-        while done < buffer.count {
-            let n = try retryingSystemCall("read", path: path) {
-                Glibc.read(rawValue, buffer.baseAddress! + done, buffer.count - done)
-            }
-            if n == 0 { break }
-            done += n
-        }
-        return done
+        try readFully(into: buffer, offset: -1, call: "read", path: path)
     }
 
     /// Writes all of `buffer` at `offset`.
     package func writeAll(_ buffer: UnsafeRawBufferPointer, at offset: Int, path: String?) throws {
-        var done = 0
-        while done < buffer.count {
-            done += try retryingSystemCall("pwrite", path: path) {
-                Glibc.pwrite(rawValue, buffer.baseAddress! + done, buffer.count - done, off_t(offset + done))
-            }
-        }
+        guard offset >= 0 else { throw ImageCacheError.system("pwrite", path: path, errno: .invalidArgument) }
+        try writeFully(buffer, offset: Int64(offset), call: "pwrite", path: path)
     }
 
     /// Writes all of `buffer` at the current position.
     package func writeAll(_ buffer: UnsafeRawBufferPointer, path: String?) throws {
+        try writeFully(buffer, offset: -1, call: "write", path: path)
+    }
+
+    /// CFICCore's short-read loop (`offset` -1: the current position), its `errno` made an error.
+    private func readFully(into buffer: UnsafeMutableRawBufferPointer, offset: Int64, call: String, path: String?) throws -> Int {
+        guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
         var done = 0
-        while done < buffer.count {
-            done += try retryingSystemCall("write", path: path) {
-                Glibc.write(rawValue, buffer.baseAddress! + done, buffer.count - done)
-            }
-        }
+        let e = fic_read_fully(rawValue, base, buffer.count, offset, &done)
+        if e != 0 { throw ImageCacheError.system(call, path: path, errno: Errno(rawValue: e)) }
+        return done
+    }
+
+    /// CFICCore's short-write loop (`offset` -1: the current position), its `errno` made an error.
+    private func writeFully(_ buffer: UnsafeRawBufferPointer, offset: Int64, call: String, path: String?) throws {
+        guard let base = buffer.baseAddress, buffer.count > 0 else { return }
+        let e = fic_write_fully(rawValue, base, buffer.count, offset, nil)
+        if e != 0 { throw ImageCacheError.system(call, path: path, errno: Errno(rawValue: e)) }
     }
 
     /// Closes the descriptor, ignoring errors (for cleanup paths, where the original error matters).
