@@ -80,7 +80,7 @@ package final class Directory: @unchecked Sendable {
                 throw ImageCacheError(.unsafePath, "refused: not a regular file", path: child(name))
             }
             // O_NONBLOCK only kept a FIFO from blocking the open; regular files ignore it, but clear it anyway.
-            _ = fcntl(raw, F_SETFL, fcntl(raw, F_GETFL) & ~O_NONBLOCK)
+            fd.clearNonBlocking()
             return fd
         } catch {
             fd.closeQuietly()
@@ -100,10 +100,10 @@ package final class Directory: @unchecked Sendable {
 
     /// The names in the folder, without `.` and `..`.
     package func names() throws -> [String] {
-        let dup = try retryingSystemCall("dup", path: path) { fcntl(descriptor.rawValue, F_DUPFD_CLOEXEC, 0) }
-        guard let stream = fdopendir(dup) else {
+        let dup = try descriptor.duplicate(path: path)
+        guard let stream = fdopendir(dup.rawValue) else {
             let e = lastErrno()
-            Glibc.close(dup)
+            dup.closeQuietly()
             throw ImageCacheError.system("opendir", path: path, errno: e)
         }
         defer { closedir(stream) }
@@ -138,6 +138,27 @@ package final class Directory: @unchecked Sendable {
     package func synchronize() {
         _ = fsync(descriptor.rawValue)
     }
+
+    /// Whether the folder's file system is mounted read-only (`faccessat` fails with `EROFS`):
+    /// then nothing in it may be written, whatever the permissions say.
+    package var isOnReadOnlyFileSystem: Bool {
+        faccessat(descriptor.rawValue, ".", W_OK, 0) != 0 && lastErrno() == .readOnlyFileSystem
+    }
+
+    /// Gives the open `file` the name `name` in this folder (`linkat`), which must not exist yet.
+    /// The file's own descriptor is linked where the process may (`AT_EMPTY_PATH` needs
+    /// `CAP_DAC_READ_SEARCH`); otherwise its `/proc/self/fd` name is, which works for an unnamed
+    /// (`O_TMPFILE`) file too.
+    package func link(_ file: FileDescriptor, as name: String) throws {
+        try Self.checkName(name)
+        if linkat(file.rawValue, "", descriptor.rawValue, name, Self.atEmptyPath) == 0 { return }
+        _ = try retryingSystemCall("link", path: child(name)) {
+            linkat(AT_FDCWD, "/proc/self/fd/\(file.rawValue)", descriptor.rawValue, name, AT_SYMLINK_FOLLOW)
+        }
+    }
+
+    /// `AT_EMPTY_PATH` of Linux's `fcntl.h`, which Swift's Glibc module does not export.
+    private static let atEmptyPath: Int32 = 0x1000
 
     /// Takes a `flock` lock on the folder itself; see ``FileDescriptor/lock(_:wait:path:)``.
     package func lock(_ kind: FileDescriptor.LockKind, wait: Bool) throws -> Bool {
@@ -237,8 +258,7 @@ package final class TemporaryFile {
         var name = hiddenName
         if name == nil {
             let hidden = Directory.temporaryName(for: finalName)
-            let rc = linkat(AT_FDCWD, "/proc/self/fd/\(descriptor.rawValue)", directory.descriptor.rawValue, hidden, AT_SYMLINK_FOLLOW)
-            if rc != 0 { throw ImageCacheError.system("link", path: directory.child(hidden), errno: lastErrno()) }
+            try directory.link(descriptor, as: hidden)
             hiddenName = hidden
             name = hidden
         }

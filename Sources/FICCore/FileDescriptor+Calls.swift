@@ -2,6 +2,14 @@ import CFICCore
 import Glibc
 import SystemPackage
 
+// Every system call of the package is made in FICCore (here, in `Directory`, `MappedRegion`,
+// `PageBuffer`, `WritesInFlight`, and in CFICCore's C): one EINTR loop per language
+// (`retryingSystemCall`, and `FIC_RETRYING_EINTR` in C), one short-read and one short-write loop
+// (CFICCore's `fic_read_fully` and `fic_write_fully`, used from Swift and from C alike), and one
+// place that turns an `errno` into an error (`ImageCacheError.system`). Other modules call these
+// wrappers, never the C library's file calls: a fix to retrying, to short transfers or to error
+// mapping then reaches every caller.
+
 /// The running system's page size.
 package let systemPageSize: Int = Int(sysconf(Int32(_SC_PAGESIZE)))
 
@@ -25,7 +33,40 @@ package func retryingSystemCall<T: BinaryInteger>(_ call: String, path: String?,
     }
 }
 
+/// The status of the file at `path`, following a last-component link when `followLinks`
+/// (`stat`), or describing the link itself otherwise (`lstat`).
+///
+/// For paths a user names (photo folders, image files); the package's own files are looked up
+/// relative to their ``Directory`` instead, never through a link.
+package func fileStatus(atPath path: String, followLinks: Bool = true) throws -> Glibc.stat {
+    var st = Glibc.stat()
+    _ = try retryingSystemCall(followLinks ? "stat" : "lstat", path: path) {
+        fstatat(AT_FDCWD, path, &st, followLinks ? 0 : AT_SYMLINK_NOFOLLOW)
+    }
+    return st
+}
+
 extension FileDescriptor {
+    /// Opens the file at `path` (`open(2)`, always close-on-exec), with `permissions` for a file it
+    /// creates. Fails with the `.system` error of `open`, `errno` included.
+    ///
+    /// For paths a user names (an image to read, a PNG to write); the package's own files are
+    /// opened relative to their ``Directory`` instead. Named apart from swift-system's `open`,
+    /// which reports a bare `Errno` and has its own EINTR loop.
+    package static func open(
+        atPath path: String, _ mode: AccessMode, options: OpenOptions = [], permissions: FilePermissions? = nil
+    ) throws -> FileDescriptor {
+        let flags = mode.rawValue | options.rawValue | O_CLOEXEC
+        let raw = try retryingSystemCall("open", path: path) { Glibc.open(path, flags, permissions?.rawValue ?? 0) }
+        return FileDescriptor(rawValue: raw)
+    }
+
+    /// A second descriptor of the same open file (`F_DUPFD_CLOEXEC`), closed separately: a
+    /// reader may hold it while the owner closes its own.
+    package func duplicate(path: String?) throws -> FileDescriptor {
+        FileDescriptor(rawValue: try retryingSystemCall("dup", path: path) { fcntl(rawValue, F_DUPFD_CLOEXEC, 0) })
+    }
+
     /// Adds and removes status flags (`F_GETFL`, `F_SETFL`); returns false when the system
     /// refused (the flags are then unchanged).
     private func changeStatusFlags(adding: Int32 = 0, removing: Int32 = 0) -> Bool {
@@ -33,6 +74,12 @@ extension FileDescriptor {
         guard flags >= 0 else { return false }
         let wanted = (flags | adding) & ~removing
         return wanted == flags || fcntl(rawValue, F_SETFL, wanted) == 0
+    }
+
+    /// Makes reads and writes block again, after an open that used `O_NONBLOCK` only so that a
+    /// FIFO or a device could not block the open itself (regular files ignore the flag anyway).
+    package func clearNonBlocking() {
+        _ = changeStatusFlags(removing: O_NONBLOCK)
     }
 
     /// Turns `O_DIRECT` on or off: writes then go from the caller's (aligned) memory to the disk
@@ -139,6 +186,15 @@ extension FileDescriptor {
         guard let base = buffer.baseAddress, buffer.count > 0 else { return }
         let e = fic_write_fully(rawValue, base, buffer.count, offset, nil)
         if e != 0 { throw ImageCacheError.system(call, path: path, errno: Errno(rawValue: e)) }
+    }
+
+    /// Closes the descriptor and reports a failure (a file system that writes back on close, such
+    /// as NFS, says only then that the data did not arrive). Never retried: Linux releases the
+    /// descriptor even when `close` fails with `EINTR`, which therefore counts as success.
+    package func close(path: String?) throws {
+        guard Glibc.close(rawValue) != 0 else { return }
+        let e = lastErrno()
+        if e != .interrupted { throw ImageCacheError.system("close", path: path, errno: e) }
     }
 
     /// Closes the descriptor, ignoring errors (for cleanup paths, where the original error matters).

@@ -44,6 +44,15 @@ package final class MappedRegion: @unchecked Sendable {
         _ = madvise(base, length, MADV_DONTNEED)
     }
 
+    /// Drops the pages of `[start, start + count)` (`start` page-aligned, inside the region; the
+    /// range is cut at the region's end) from this process's resident set; the file keeps the
+    /// data and the next read maps it again.
+    package func releaseResidentPages(_ start: UnsafeRawPointer, count: Int) {
+        let first = UnsafeRawPointer(base)
+        precondition(start >= first && start < first + length, "the released range starts in the region")
+        _ = madvise(UnsafeMutableRawPointer(mutating: start), min(count, first + length - start), MADV_DONTNEED)
+    }
+
     /// Replaces the pages of `[start, start + count)` (page-aligned, inside the region) with
     /// private, anonymous copies of their current contents, atomically for readers: afterwards
     /// the bytes at those addresses are the same but no longer change when the file does.

@@ -14,11 +14,9 @@ struct ImageFile: ~Copyable {
     init(path: String) throws {
         let descriptor: FileDescriptor
         do {
-            descriptor = try FileDescriptor.open(path, .readOnly, options: [.closeOnExec])
-        } catch let error as Errno {
-            throw Self.failure("open", path: path, errno: error)
+            descriptor = try FileDescriptor.open(atPath: path, .readOnly)
         } catch {
-            throw Self.failure("open", path: path, errno: .ioError)
+            throw Self.failure("open", path: path, errno: (error as? ImageCacheError)?.errno ?? .ioError)
         }
         let status: Glibc.stat
         do {
