@@ -118,7 +118,7 @@ let package = Package(
             resources: [.copy("SamplePhotos")]
         ),
 
-        .testTarget(name: "FICCoreTests", dependencies: ["FICCore"]),
+        .testTarget(name: "FICCoreTests", dependencies: ["FICCore", .product(name: "SystemPackage", package: "swift-system")]),
         .testTarget(name: "ImageTableTests", dependencies: ["ImageTable", "FICCore", "FICTestSupport", .product(name: "Logging", package: "swift-log")]),
         // What several test targets share: files the tests write by hand (PNGs byte by byte), waiting for a
         // condition, running tools and `fic` as child processes (with a time limit where a hang is possible).
