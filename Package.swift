@@ -40,7 +40,7 @@ let package = Package(
         // setjmp/longjmp error handling and source managers for libjpeg, which Swift cannot do itself;
         // mapped allocators; the PNG image-data inflater (zlib, Debian: zlib1g-dev); libtiff's variadic
         // tag calls, message handlers and client I/O.
-        .target(name: "CImageCodecSupport", dependencies: ["CLibJPEG", "CTIFF"], linkerSettings: [.linkedLibrary("z")]),
+        .target(name: "CImageCodecSupport", dependencies: ["CLibJPEG", "CTIFF", "CFICCore"], linkerSettings: [.linkedLibrary("z")]),
         // The tile pyramids' own C: the 2 × 2 box filter. No codec, and no system call (band writes in flight are FICCore's).
         .target(name: "CTileSupport"),
 
