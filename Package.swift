@@ -40,8 +40,8 @@ let package = Package(
         // setjmp/longjmp error handling and source managers for libjpeg, which Swift cannot do itself;
         // mapped allocators; the PNG image-data inflater (zlib, Debian: zlib1g-dev); libtiff's variadic
         // tag calls, message handlers and client I/O.
-        .target(name: "CImageCodecSupport", dependencies: ["CLibJPEG", "CTIFF"], linkerSettings: [.linkedLibrary("z")]),
-        // The tile pyramids' own C: the 2 × 2 box filter and band writes in flight (Linux AIO). No codec.
+        .target(name: "CImageCodecSupport", dependencies: ["CLibJPEG", "CTIFF", "CFICCore"], linkerSettings: [.linkedLibrary("z")]),
+        // The tile pyramids' own C: the 2 × 2 box filter. No codec, and no system call (band writes in flight are FICCore's).
         .target(name: "CTileSupport"),
 
         // The lowest layer: the package's one error type, locks, and every system call, wrapped once.
@@ -128,7 +128,7 @@ let package = Package(
             path: "Harness/SelfTestWriter"
         ),
 
-        .testTarget(name: "FICCoreTests", dependencies: ["FICCore", "FICTestSupport"]),
+        .testTarget(name: "FICCoreTests", dependencies: ["FICCore", "FICTestSupport", .product(name: "SystemPackage", package: "swift-system")]),
         .testTarget(name: "ImageTableTests", dependencies: [
             "ImageTable", "FICCore", "FICTestSupport", "FICHarness", "fic-selftest-writer", .product(name: "Logging", package: "swift-log"),
         ]),

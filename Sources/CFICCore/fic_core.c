@@ -8,8 +8,57 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <sys/vfs.h>
+#include <unistd.h>
+
+#include "fic_retry.h"
 
 const int fic_o_tmpfile = O_TMPFILE;
+const int fic_o_direct = O_DIRECT;
+
+int fic_read_fully(int fd, void *buffer, size_t length, int64_t offset, size_t *done) {
+    size_t total = 0;
+    int error = 0;
+    while (total < length) {
+        uint8_t *at = (uint8_t *)buffer + total;
+        ssize_t n = offset < 0 ? FIC_RETRYING_EINTR(read(fd, at, length - total))
+                               : FIC_RETRYING_EINTR(pread(fd, at, length - total, (off_t)(offset + (int64_t)total)));
+        if (n < 0) {
+            error = errno;
+            break;
+        }
+        if (n == 0) {
+            break; /* the end of the file */
+        }
+        total += (size_t)n;
+    }
+    if (done != NULL) {
+        *done = total;
+    }
+    return error;
+}
+
+int fic_write_fully(int fd, const void *buffer, size_t length, int64_t offset, size_t *done) {
+    size_t total = 0;
+    int error = 0;
+    while (total < length) {
+        const uint8_t *at = (const uint8_t *)buffer + total;
+        ssize_t n = offset < 0 ? FIC_RETRYING_EINTR(write(fd, at, length - total))
+                               : FIC_RETRYING_EINTR(pwrite(fd, at, length - total, (off_t)(offset + (int64_t)total)));
+        if (n < 0) {
+            error = errno;
+            break;
+        }
+        if (n == 0) {
+            error = ENOSPC; /* no progress: the disk took nothing */
+            break;
+        }
+        total += (size_t)n;
+    }
+    if (done != NULL) {
+        *done = total;
+    }
+    return error;
+}
 
 int fic_mremap_fixed(void *old_address, size_t size, void *target) {
     void *moved = mremap(old_address, size, size, MREMAP_MAYMOVE | MREMAP_FIXED, target);

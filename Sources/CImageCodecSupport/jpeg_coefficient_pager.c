@@ -23,6 +23,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "fic_core.h"
 #include "jpeg_coefficient_pager.h"
 
 #define FIC_PAGE ((uint64_t)4096)
@@ -112,14 +113,11 @@ int fic_coefficient_write_zeros(int fd, uint64_t offset, uint64_t length) {
         /* Up to the next multiple of the piece size, so that the page cache's folios are aligned. */
         uint64_t boundary = (offset / FIC_COEFFICIENT_ZERO_PIECE + 1) * FIC_COEFFICIENT_ZERO_PIECE;
         size_t piece = (size_t)((end < boundary ? end : boundary) - offset);
-        ssize_t n = pwrite(fd, zero_piece, piece, (off_t)offset);
-        if (n < 0 && errno == EINTR) {
-            continue;
+        int error = fic_write_fully(fd, zero_piece, piece, (int64_t)offset, NULL); /* FICCore's short-write loop */
+        if (error != 0) {
+            return error;
         }
-        if (n <= 0) {
-            return n == 0 ? ENOSPC : errno;
-        }
-        offset += (uint64_t)n;
+        offset += piece;
     }
     return 0;
 }

@@ -1,6 +1,7 @@
 /* libtiff glue: client I/O over memory or a file descriptor, handlers that collect libtiff's
  * messages instead of printing them, and the variadic tag calls Swift cannot make. */
 #include "fic_tiff.h"
+#include "fic_core.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -76,16 +77,12 @@ static tmsize_t source_read(thandle_t context, void *buffer, tmsize_t count) {
         handle->position += wanted;
         return (tmsize_t)wanted;
     }
+    /* FICCore's short-read loop; fewer bytes only when the file shrank. */
     size_t done = 0;
-    while (done < wanted) {
-        ssize_t n = pread(handle->fd, (uint8_t *)buffer + done, wanted - done, (off_t)(handle->position + done));
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            handle->io_errno = errno;
-            return -1;
-        }
-        if (n == 0) break; /* the file shrank */
-        done += (size_t)n;
+    int error = fic_read_fully(handle->fd, buffer, wanted, (int64_t)handle->position, &done);
+    if (error != 0) {
+        handle->io_errno = error;
+        return -1;
     }
     handle->position += done;
     return (tmsize_t)done;

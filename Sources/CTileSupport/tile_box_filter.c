@@ -1,13 +1,9 @@
-/* The 2 x 2 box filter of the tile pyramids (one output row from two source rows), and O_DIRECT. */
-#define _GNU_SOURCE
-#include <fcntl.h>
+/* The 2 x 2 box filter of the tile pyramids (one output row from two source rows). */
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
 
 #include "fic_tile_support.h"
-
-const int fic_tile_o_direct = O_DIRECT;
 
 void fic_tile_box_filter(const uint8_t *restrict row0, const uint8_t *restrict row1, uint8_t *restrict dst,
                          uint32_t src_width) {

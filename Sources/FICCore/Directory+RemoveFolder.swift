@@ -1,4 +1,5 @@
 import Glibc
+import SystemPackage
 
 extension Directory {
     /// Removes the folder `name` of this one if it is empty (`rmdir`, never recursive, never
@@ -7,13 +8,14 @@ extension Directory {
         guard !name.isEmpty, name != ".", name != "..", !name.contains("/") else {
             throw ImageCacheError(.invalidArgument, "'\(name)' is not a plain folder name")
         }
-        while unlinkat(descriptor.rawValue, name, AT_REMOVEDIR) != 0 {
-            switch Glibc.errno {
-            case EINTR: continue
-            case ENOTEMPTY, EEXIST, ENOENT, ENOTDIR: return false
-            case let e: throw ImageCacheError.system("rmdir", path: child(name), errno: e)
+        do {
+            _ = try retryingSystemCall("rmdir", path: child(name)) { unlinkat(descriptor.rawValue, name, AT_REMOVEDIR) }
+            return true
+        } catch let error as ImageCacheError {
+            switch error.errno {
+            case .directoryNotEmpty?, .fileExists?, .noSuchFileOrDirectory?, .notDirectory?: return false
+            default: throw error
             }
         }
-        return true
     }
 }

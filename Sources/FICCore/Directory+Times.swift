@@ -6,6 +6,13 @@ extension Directory {
     package func setModificationTimeToNow() throws {
         _ = try retryingSystemCall("futimens", path: path) { futimens(descriptor.rawValue, nil) }
     }
+
+    /// Sets the modification time of `name` in this folder to now (`utimensat`, not through a
+    /// link), so that it records when the file was last used. Best effort: a file that is missing
+    /// or may not be touched keeps its time, and the caller goes on.
+    package func touch(_ name: String) {
+        _ = utimensat(descriptor.rawValue, name, nil, AT_SYMLINK_NOFOLLOW)
+    }
 }
 
 extension Glibc.stat {

@@ -80,7 +80,7 @@ package final class Directory: Sendable {
                 throw ImageCacheError(.unsafePath, "refused: not a regular file", path: child(name))
             }
             // O_NONBLOCK only kept a FIFO from blocking the open; regular files ignore it, but clear it anyway.
-            _ = fcntl(raw, F_SETFL, fcntl(raw, F_GETFL) & ~O_NONBLOCK)
+            fd.clearNonBlocking()
             return fd
         } catch {
             fd.closeQuietly()
@@ -93,17 +93,17 @@ package final class Directory: Sendable {
         try Self.checkName(name)
         var st = Glibc.stat()
         if fstatat(descriptor.rawValue, name, &st, AT_SYMLINK_NOFOLLOW) == 0 { return st }
-        let e = Glibc.errno
-        if e == ENOENT { return nil }
+        let e = lastErrno()
+        if e == .noSuchFileOrDirectory { return nil }
         throw ImageCacheError.system("stat", path: child(name), errno: e)
     }
 
     /// The names in the folder, without `.` and `..`.
     package func names() throws -> [String] {
-        let dup = try retryingSystemCall("dup", path: path) { fcntl(descriptor.rawValue, F_DUPFD_CLOEXEC, 0) }
-        guard let stream = fdopendir(dup) else {
-            let e = Glibc.errno
-            Glibc.close(dup)
+        let dup = try descriptor.duplicate(path: path)
+        guard let stream = fdopendir(dup.rawValue) else {
+            let e = lastErrno()
+            dup.closeQuietly()
             throw ImageCacheError.system("opendir", path: path, errno: e)
         }
         defer { closedir(stream) }
@@ -121,8 +121,10 @@ package final class Directory: Sendable {
     /// Removes the file `name` (not a folder). Missing is not an error.
     package func removeFile(_ name: String) throws {
         try Self.checkName(name)
-        if unlinkat(descriptor.rawValue, name, 0) == 0 || Glibc.errno == ENOENT { return }
-        throw ImageCacheError.system("unlink", path: child(name), errno: Glibc.errno)
+        if unlinkat(descriptor.rawValue, name, 0) == 0 { return }
+        let e = lastErrno()
+        if e == .noSuchFileOrDirectory { return }
+        throw ImageCacheError.system("unlink", path: child(name), errno: e)
     }
 
     /// Renames `from` to `to` within this folder, replacing `to` atomically.
@@ -136,6 +138,27 @@ package final class Directory: Sendable {
     package func synchronize() {
         _ = fsync(descriptor.rawValue)
     }
+
+    /// Whether the folder's file system is mounted read-only (`faccessat` fails with `EROFS`):
+    /// then nothing in it may be written, whatever the permissions say.
+    package var isOnReadOnlyFileSystem: Bool {
+        faccessat(descriptor.rawValue, ".", W_OK, 0) != 0 && lastErrno() == .readOnlyFileSystem
+    }
+
+    /// Gives the open `file` the name `name` in this folder (`linkat`), which must not exist yet.
+    /// The file's own descriptor is linked where the process may (`AT_EMPTY_PATH` needs
+    /// `CAP_DAC_READ_SEARCH`); otherwise its `/proc/self/fd` name is, which works for an unnamed
+    /// (`O_TMPFILE`) file too.
+    package func link(_ file: FileDescriptor, as name: String) throws {
+        try Self.checkName(name)
+        if linkat(file.rawValue, "", descriptor.rawValue, name, Self.atEmptyPath) == 0 { return }
+        _ = try retryingSystemCall("link", path: child(name)) {
+            linkat(AT_FDCWD, "/proc/self/fd/\(file.rawValue)", descriptor.rawValue, name, AT_SYMLINK_FOLLOW)
+        }
+    }
+
+    /// `AT_EMPTY_PATH` of Linux's `fcntl.h`, which Swift's Glibc module does not export.
+    private static let atEmptyPath: Int32 = 0x1000
 
     /// Takes a `flock` lock on the folder itself; see ``FileDescriptor/lock(_:wait:path:)``.
     package func lock(_ kind: FileDescriptor.LockKind, wait: Bool) throws -> Bool {
@@ -173,11 +196,11 @@ package final class Directory: Sendable {
         let flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC | (followLink ? 0 : O_NOFOLLOW)
         let raw = openat(dir, name, flags)
         if raw >= 0 { return FileDescriptor(rawValue: raw) }
-        let e = Glibc.errno
-        if e == ELOOP || (e == ENOTDIR && !followLink && isLink(name, in: dir)) {
-            throw ImageCacheError(.unsafePath, "refused: the folder is a symbolic link; give its target instead (or allow links explicitly)", path: path, errno: ELOOP)
+        let e = lastErrno()
+        if e == .tooManySymbolicLinkLevels || (e == .notDirectory && !followLink && isLink(name, in: dir)) {
+            throw ImageCacheError(.unsafePath, "refused: the folder is a symbolic link; give its target instead (or allow links explicitly)", path: path, errno: .tooManySymbolicLinkLevels)
         }
-        if e == ENOTDIR { throw ImageCacheError(.unsafePath, "refused: not a folder", path: path, errno: e) }
+        if e == .notDirectory { throw ImageCacheError(.unsafePath, "refused: not a folder", path: path, errno: e) }
         throw ImageCacheError.system("open", path: path, errno: e)
     }
 
@@ -189,9 +212,10 @@ package final class Directory: Sendable {
     private static func step(into name: String, of dir: FileDescriptor, create: Bool, followLink: Bool, path: String) throws -> FileDescriptor {
         do {
             return try openRaw(name, relativeTo: dir.rawValue, followLink: followLink, path: path)
-        } catch let error as ImageCacheError where error.errno == ENOENT && create {
-            if mkdirat(dir.rawValue, name, 0o700) != 0 && Glibc.errno != EEXIST {
-                throw ImageCacheError.system("mkdir", path: path, errno: Glibc.errno)
+        } catch let error as ImageCacheError where error.errno == .noSuchFileOrDirectory && create {
+            if mkdirat(dir.rawValue, name, 0o700) != 0 {
+                let e = lastErrno()
+                if e != .fileExists { throw ImageCacheError.system("mkdir", path: path, errno: e) }
             }
             _ = fsync(dir.rawValue)
             return try openRaw(name, relativeTo: dir.rawValue, followLink: followLink, path: path)
@@ -241,8 +265,7 @@ package final class TemporaryFile: Sendable {
         var name = ownership.withLockedValue { $0.hiddenName }
         if name == nil {
             let hidden = Directory.temporaryName(for: finalName)
-            let rc = linkat(AT_FDCWD, "/proc/self/fd/\(descriptor.rawValue)", directory.descriptor.rawValue, hidden, AT_SYMLINK_FOLLOW)
-            if rc != 0 { throw ImageCacheError.system("link", path: directory.child(hidden), errno: Glibc.errno) }
+            try directory.link(descriptor, as: hidden)
             ownership.withLockedValue { $0.hiddenName = hidden }
             name = hidden
         }

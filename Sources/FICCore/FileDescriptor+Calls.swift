@@ -1,23 +1,95 @@
+import CFICCore
 import Glibc
 import SystemPackage
+
+// Every system call of the package is made in FICCore (here, in `Directory`, `MappedRegion`,
+// `PageBuffer`, `WritesInFlight`, and in CFICCore's C): one EINTR loop per language
+// (`retryingSystemCall`, and `FIC_RETRYING_EINTR` in C), one short-read and one short-write loop
+// (CFICCore's `fic_read_fully` and `fic_write_fully`, used from Swift and from C alike), and one
+// place that turns an `errno` into an error (`ImageCacheError.system`). Other modules call these
+// wrappers, never the C library's file calls: a fix to retrying, to short transfers or to error
+// mapping then reaches every caller.
 
 /// The running system's page size.
 package let systemPageSize: Int = Int(sysconf(Int32(_SC_PAGESIZE)))
 
-/// Runs a system call's closure until it does not fail with `EINTR`; returns its result, or the
-/// error for `call` on `path` with the `errno` it left.
+/// The `errno` the last failed system call of this thread left, typed.
+@inline(__always)
+func lastErrno() -> Errno {
+    Errno(rawValue: Glibc.errno)
+}
+
+/// Runs a system call's closure until it does not fail with `EINTR` (the package's one EINTR
+/// loop in Swift; CFICCore's C has `FIC_RETRYING_EINTR`); returns its result, or the error for
+/// `call` on `path` with the `errno` it left.
 @inline(__always)
 package func retryingSystemCall<T: BinaryInteger>(_ call: String, path: String?, _ body: () -> T) throws -> T {
     while true {
         let result = body()
         if result >= 0 { return result }
-        let e = Glibc.errno
-        if e == EINTR { continue }
+        let e = lastErrno()
+        if e == .interrupted { continue }
         throw ImageCacheError.system(call, path: path, errno: e)
     }
 }
 
+/// The status of the file at `path`, following a last-component link when `followLinks`
+/// (`stat`), or describing the link itself otherwise (`lstat`).
+///
+/// For paths a user names (photo folders, image files); the package's own files are looked up
+/// relative to their ``Directory`` instead, never through a link.
+package func fileStatus(atPath path: String, followLinks: Bool = true) throws -> Glibc.stat {
+    var st = Glibc.stat()
+    _ = try retryingSystemCall(followLinks ? "stat" : "lstat", path: path) {
+        fstatat(AT_FDCWD, path, &st, followLinks ? 0 : AT_SYMLINK_NOFOLLOW)
+    }
+    return st
+}
+
 extension FileDescriptor {
+    /// Opens the file at `path` (`open(2)`, always close-on-exec), with `permissions` for a file it
+    /// creates. Fails with the `.system` error of `open`, `errno` included.
+    ///
+    /// For paths a user names (an image to read, a PNG to write); the package's own files are
+    /// opened relative to their ``Directory`` instead. Named apart from swift-system's `open`,
+    /// which reports a bare `Errno` and has its own EINTR loop.
+    package static func open(
+        atPath path: String, _ mode: AccessMode, options: OpenOptions = [], permissions: FilePermissions? = nil
+    ) throws -> FileDescriptor {
+        let flags = mode.rawValue | options.rawValue | O_CLOEXEC
+        let raw = try retryingSystemCall("open", path: path) { Glibc.open(path, flags, permissions?.rawValue ?? 0) }
+        return FileDescriptor(rawValue: raw)
+    }
+
+    /// A second descriptor of the same open file (`F_DUPFD_CLOEXEC`), closed separately: a
+    /// reader may hold it while the owner closes its own.
+    package func duplicate(path: String?) throws -> FileDescriptor {
+        FileDescriptor(rawValue: try retryingSystemCall("dup", path: path) { fcntl(rawValue, F_DUPFD_CLOEXEC, 0) })
+    }
+
+    /// Adds and removes status flags (`F_GETFL`, `F_SETFL`); returns false when the system
+    /// refused (the flags are then unchanged).
+    private func changeStatusFlags(adding: Int32 = 0, removing: Int32 = 0) -> Bool {
+        let flags = fcntl(rawValue, F_GETFL)
+        guard flags >= 0 else { return false }
+        let wanted = (flags | adding) & ~removing
+        return wanted == flags || fcntl(rawValue, F_SETFL, wanted) == 0
+    }
+
+    /// Makes reads and writes block again, after an open that used `O_NONBLOCK` only so that a
+    /// FIFO or a device could not block the open itself (regular files ignore the flag anyway).
+    package func clearNonBlocking() {
+        _ = changeStatusFlags(removing: O_NONBLOCK)
+    }
+
+    /// Turns `O_DIRECT` on or off: writes then go from the caller's (aligned) memory to the disk
+    /// without the page cache. Returns false where the file system refuses it; the file then
+    /// stays as it was (buffered), which is always correct, only slower for huge writes.
+    @discardableResult
+    package func setDirectIO(_ enabled: Bool) -> Bool {
+        enabled ? changeStatusFlags(adding: fic_o_direct) : changeStatusFlags(removing: fic_o_direct)
+    }
+
     /// A lock on a whole file, as `flock(2)` takes it: held by the open file description, released
     /// when the last descriptor of it closes.
     package enum LockKind: Sendable {
@@ -32,9 +104,9 @@ extension FileDescriptor {
     package func lock(_ kind: LockKind, wait: Bool, path: String?) throws -> Bool {
         let operation = (kind == .shared ? LOCK_SH : LOCK_EX) | (wait ? 0 : LOCK_NB)
         while flock(rawValue, operation) != 0 {
-            let e = Glibc.errno
-            if e == EINTR { continue }
-            if e == EWOULDBLOCK { return false }
+            let e = lastErrno()
+            if e == .interrupted { continue }
+            if e == .wouldBlock { return false }
             throw ImageCacheError.system("flock", path: path, errno: e)
         }
         return true
@@ -59,7 +131,7 @@ extension FileDescriptor {
         guard length > 0 else { return }
         let rc = posix_fallocate(rawValue, off_t(offset), off_t(length))
         if rc == 0 { return }
-        guard rc == EOPNOTSUPP || rc == EINVAL else { throw ImageCacheError.system("posix_fallocate", path: path, errno: rc) }
+        guard rc == EOPNOTSUPP || rc == EINVAL else { throw ImageCacheError.system("posix_fallocate", path: path, errno: Errno(rawValue: rc)) }
         let zeros = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
         defer { zeros.deallocate() }
         zeros.initializeMemory(as: UInt8.self, repeating: 0)
@@ -78,48 +150,51 @@ extension FileDescriptor {
 
     /// Reads up to `buffer.count` bytes at `offset`; fewer only at the end of the file.
     package func readAll(into buffer: UnsafeMutableRawBufferPointer, at offset: Int, path: String?) throws -> Int {
-        var done = 0
-        while done < buffer.count {
-            let n = try retryingSystemCall("pread", path: path) {
-                Glibc.pread(rawValue, buffer.baseAddress! + done, buffer.count - done, off_t(offset + done))
-            }
-            if n == 0 { break }
-            done += n
-        }
-        return done
+        // A negative offset (from a damaged file's fields) is the system's EINVAL, not "the current position".
+        guard offset >= 0 else { throw ImageCacheError.system("pread", path: path, errno: .invalidArgument) }
+        return try readFully(into: buffer, offset: Int64(offset), call: "pread", path: path)
     }
 
-    /// Reads from the current position until `buffer` is full or the file ends.
+    /// Reads from the current position until `buffer` is full or the file ends (a pipe: until
+    /// its writers close it).
     package func readAll(into buffer: UnsafeMutableRawBufferPointer, path: String?) throws -> Int {
-        var done = 0
-        while done < buffer.count {
-            let n = try retryingSystemCall("read", path: path) {
-                Glibc.read(rawValue, buffer.baseAddress! + done, buffer.count - done)
-            }
-            if n == 0 { break }
-            done += n
-        }
-        return done
+        try readFully(into: buffer, offset: -1, call: "read", path: path)
     }
 
     /// Writes all of `buffer` at `offset`.
     package func writeAll(_ buffer: UnsafeRawBufferPointer, at offset: Int, path: String?) throws {
-        var done = 0
-        while done < buffer.count {
-            done += try retryingSystemCall("pwrite", path: path) {
-                Glibc.pwrite(rawValue, buffer.baseAddress! + done, buffer.count - done, off_t(offset + done))
-            }
-        }
+        guard offset >= 0 else { throw ImageCacheError.system("pwrite", path: path, errno: .invalidArgument) }
+        try writeFully(buffer, offset: Int64(offset), call: "pwrite", path: path)
     }
 
     /// Writes all of `buffer` at the current position.
     package func writeAll(_ buffer: UnsafeRawBufferPointer, path: String?) throws {
+        try writeFully(buffer, offset: -1, call: "write", path: path)
+    }
+
+    /// CFICCore's short-read loop (`offset` -1: the current position), its `errno` made an error.
+    private func readFully(into buffer: UnsafeMutableRawBufferPointer, offset: Int64, call: String, path: String?) throws -> Int {
+        guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
         var done = 0
-        while done < buffer.count {
-            done += try retryingSystemCall("write", path: path) {
-                Glibc.write(rawValue, buffer.baseAddress! + done, buffer.count - done)
-            }
-        }
+        let e = fic_read_fully(rawValue, base, buffer.count, offset, &done)
+        if e != 0 { throw ImageCacheError.system(call, path: path, errno: Errno(rawValue: e)) }
+        return done
+    }
+
+    /// CFICCore's short-write loop (`offset` -1: the current position), its `errno` made an error.
+    private func writeFully(_ buffer: UnsafeRawBufferPointer, offset: Int64, call: String, path: String?) throws {
+        guard let base = buffer.baseAddress, buffer.count > 0 else { return }
+        let e = fic_write_fully(rawValue, base, buffer.count, offset, nil)
+        if e != 0 { throw ImageCacheError.system(call, path: path, errno: Errno(rawValue: e)) }
+    }
+
+    /// Closes the descriptor and reports a failure (a file system that writes back on close, such
+    /// as NFS, says only then that the data did not arrive). Never retried: Linux releases the
+    /// descriptor even when `close` fails with `EINTR`, which therefore counts as success.
+    package func close(path: String?) throws {
+        guard Glibc.close(rawValue) != 0 else { return }
+        let e = lastErrno()
+        if e != .interrupted { throw ImageCacheError.system("close", path: path, errno: e) }
     }
 
     /// Closes the descriptor, ignoring errors (for cleanup paths, where the original error matters).

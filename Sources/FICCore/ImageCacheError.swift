@@ -1,4 +1,5 @@
 import Glibc
+import SystemPackage
 
 /// The one error type of the package: what went wrong, the file or URL it concerns, the `errno`
 /// of the failed system call, and the error that caused it.
@@ -82,15 +83,16 @@ public struct ImageCacheError: Error, Sendable, CustomStringConvertible {
     public var message: String
     /// The file (or URL) involved, if any.
     public var path: String?
-    /// The `errno` of the failed system call, if any.
-    public var errno: Int32?
+    /// The `errno` of the failed system call, if any, typed: compare it with `Errno`'s named
+    /// values (`error.errno == .noSuchFileOrDirectory`).
+    public var errno: Errno?
     /// The cache format involved, if any.
     public var format: String?
     /// The error that caused this one, if any.
     public var underlying: (any Error)?
 
     /// Creates an error.
-    public init(_ code: Code, _ message: String, path: String? = nil, errno: Int32? = nil, format: String? = nil, underlying: (any Error)? = nil) {
+    public init(_ code: Code, _ message: String, path: String? = nil, errno: Errno? = nil, format: String? = nil, underlying: (any Error)? = nil) {
         self.code = code
         self.message = message
         self.path = path
@@ -107,26 +109,29 @@ public struct ImageCacheError: Error, Sendable, CustomStringConvertible {
         s += message
         let inner = underlying as? ImageCacheError
         if let path, inner?.path != path { s += " (\(path))" }
-        if let errno, inner?.errno != errno { s += ": \(Self.reason(errno)) [errno \(errno)]" }
+        if let errno, inner?.errno != errno { s += ": \(Self.reason(errno)) [errno \(errno.rawValue)]" }
         if let underlying { s += ": \(underlying)" }
         return s
     }
 
-    /// The system's text for `errno`.
-    package static func reason(_ errno: Int32) -> String {
-        String(cString: strerror(errno))
+    /// The system's text for `errno` (`strerror`).
+    package static func reason(_ errno: Errno) -> String {
+        String(cString: strerror(errno.rawValue))
     }
 
     /// The error for a failed system call `call` on `path`: `.noSpace` for a full disk or quota,
     /// `.readOnly` for a read-only file system or a refused write, `.unsafePath` for a link met
     /// where none may be followed, `.io` otherwise.
-    package static func system(_ call: String, path: String?, errno e: Int32) -> ImageCacheError {
+    ///
+    /// This is the one place where an `errno` becomes a code and a message: FICCore's wrappers of
+    /// system calls (and of the C helpers that make them) all report through it.
+    package static func system(_ call: String, path: String?, errno e: Errno) -> ImageCacheError {
         switch e {
-        case ENOSPC, EDQUOT:
+        case .noSpace, .diskQuotaExceeded:
             return ImageCacheError(.noSpace, "\(call) failed: the disk is full; free some space or lower the maximum counts", path: path, errno: e)
-        case EROFS:
+        case .readOnlyFileSystem:
             return ImageCacheError(.readOnly, "\(call) failed: the file system is read-only", path: path, errno: e)
-        case ELOOP:
+        case .tooManySymbolicLinkLevels:
             return ImageCacheError(.unsafePath, "\(call) refused: the path is a symbolic link, which is not followed", path: path, errno: e)
         default:
             return ImageCacheError(.io, "\(call) failed", path: path, errno: e)

@@ -24,7 +24,7 @@ package final class MappedRegion: @unchecked Sendable {
         precondition(offset % systemPageSize == 0 && length > 0, "mapped ranges start on a page and are not empty")
         let protection = writable ? PROT_READ | PROT_WRITE : PROT_READ
         guard let p = mmap(nil, length, protection, MAP_SHARED, descriptor.rawValue, off_t(offset)), p != MAP_FAILED else {
-            throw ImageCacheError.system("mmap", path: path, errno: Glibc.errno)
+            throw ImageCacheError.system("mmap", path: path, errno: lastErrno())
         }
         base = p
         self.length = length
@@ -36,14 +36,24 @@ package final class MappedRegion: @unchecked Sendable {
         munmap(base, length)
     }
 
-    /// Writes dirty pages back to the file; returns the `errno` of a failure, or 0.
-    package func synchronize(wait: Bool) -> Int32 {
-        msync(base, length, wait ? MS_SYNC : MS_ASYNC) == 0 ? 0 : Glibc.errno
+    /// Writes dirty pages back to the file (`msync`); when `wait`, returns once they are on the
+    /// disk, otherwise once the writes have started.
+    package func synchronize(wait: Bool, path: String?) throws {
+        _ = try retryingSystemCall("msync", path: path) { msync(base, length, wait ? MS_SYNC : MS_ASYNC) }
     }
 
     /// Drops the region's pages from this process's resident set; the file keeps the data.
     package func releaseResidentPages() {
         _ = madvise(base, length, MADV_DONTNEED)
+    }
+
+    /// Drops the pages of `[start, start + count)` (`start` page-aligned, inside the region; the
+    /// range is cut at the region's end) from this process's resident set; the file keeps the
+    /// data and the next read maps it again.
+    package func releaseResidentPages(_ start: UnsafeRawPointer, count: Int) {
+        let first = UnsafeRawPointer(base)
+        precondition(start >= first && start < first + length, "the released range starts in the region")
+        _ = madvise(UnsafeMutableRawPointer(mutating: start), min(count, first + length - start), MADV_DONTNEED)
     }
 
     /// Replaces the pages of `[start, start + count)` (page-aligned, inside the region) with

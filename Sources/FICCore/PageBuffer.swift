@@ -1,4 +1,5 @@
 import Glibc
+import SystemPackage
 
 /// Memory of its own, from `mmap`, returned to the system (`munmap`) when the buffer goes away.
 ///
@@ -24,7 +25,7 @@ package final class PageBuffer: @unchecked Sendable {
         precondition(count >= 0, "a buffer size is not negative")
         let mapped = max(systemPageSize, (count + systemPageSize - 1) / systemPageSize * systemPageSize)
         guard let p = mmap(nil, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), p != MAP_FAILED else {
-            throw ImageCacheError(.overMemoryBudget, "the system refused \(mapped) bytes of memory", errno: Glibc.errno)
+            throw ImageCacheError(.overMemoryBudget, "the system refused \(mapped) bytes of memory", errno: lastErrno())
         }
         base = p
         self.count = count

@@ -1,5 +1,6 @@
 import CFICCore
 import Glibc
+import SystemPackage
 
 /// A thread of its own, outside Swift's cooperative pool, running one closure: for work that
 /// blocks (file I/O, a pipeline stage waiting for the next) or keeps a core busy for long.
@@ -61,7 +62,7 @@ package final class WorkerThread: Sendable {
         }, box)
         if rc != 0 {
             Unmanaged<Start>.fromOpaque(box).release()
-            throw ImageCacheError(.io, "could not start a thread", errno: rc)
+            throw ImageCacheError(.io, "could not start a thread", errno: Errno(rawValue: rc))
         }
         return thread
     }

@@ -93,7 +93,7 @@ public struct CacheDirectory: Sendable {
         guard let root = try openRoot() else { return Removal(name: name, removedTables: 0, freedBytes: 0, folderRemoved: false) }
         let folder = try root.subdirectory(name, create: false)
         guard try folder.lock(.exclusive, wait: false) else {
-            throw ImageCacheError(.inUse, "the namespace is open in a cache; it was not removed", path: folder.path, errno: EWOULDBLOCK)
+            throw ImageCacheError(.inUse, "the namespace is open in a cache; it was not removed", path: folder.path, errno: .wouldBlock)
         }
         defer { folder.descriptor.unlock() }
         // Still the folder of that name, now that it is locked?
@@ -133,7 +133,7 @@ public struct CacheDirectory: Sendable {
                 removed.append(removal)
             } catch let error as ImageCacheError where error.code == .inUse {
                 busy.append(namespace.name)
-            } catch let error as ImageCacheError where error.errno == ENOENT {
+            } catch let error as ImageCacheError where error.errno == .noSuchFileOrDirectory {
                 continue  // removed meanwhile by someone else
             }
         }
@@ -144,7 +144,7 @@ public struct CacheDirectory: Sendable {
     private func openRoot() throws -> Directory? {
         do {
             return try Directory.open(path, create: false, followLinks: followsSymbolicLinkedFolder)
-        } catch let error as ImageCacheError where error.errno == ENOENT {
+        } catch let error as ImageCacheError where error.errno == .noSuchFileOrDirectory {
             return nil
         }
     }

@@ -35,10 +35,10 @@ final class CacheNamespace: Sendable {
                 readOnly = true
                 opened = try root.subdirectory(namespace, create: false)
             }
-            if !readOnly && access(opened.path, W_OK) != 0 && errno == EROFS { readOnly = true }
+            if !readOnly && opened.isOnReadOnlyFileSystem { readOnly = true }
             while try !opened.lock(readOnly ? .shared : .exclusive, wait: false) {
                 guard clock.now < deadline else {
-                    throw ImageCacheError(.inUse, "the cache is open in another process or cache object; close it first", path: opened.path, errno: EWOULDBLOCK)
+                    throw ImageCacheError(.inUse, "the cache is open in another process or cache object; close it first", path: opened.path, errno: .wouldBlock)
                 }
                 usleep(10_000)
             }

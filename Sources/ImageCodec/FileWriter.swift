@@ -1,30 +1,31 @@
-import Glibc
+import SystemPackage
 
-/// Writes whole files with POSIX calls, reporting failures as ``ImageCacheError/Code/io``
-/// errors that carry the path and `errno`.
+/// Writes whole files through FICCore's descriptor calls, reporting failures as
+/// ``ImageCacheError/Code/io`` errors that say which step failed and carry the path and `errno`.
 enum FileWriter {
-    /// Creates or truncates the file at `path` and writes `bytes` to it.
+    /// Creates or truncates the file at `path` (0644, as other tools' output files) and writes
+    /// `bytes` to it.
     static func write(_ bytes: [UInt8], to path: String) throws {
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw failure("create", path: path) }
-        var written = 0
-        while written < bytes.count {
-            let count = bytes.withUnsafeBytes { buffer in
-                Glibc.write(descriptor, buffer.baseAddress! + written, buffer.count - written)
-            }
-            if count < 0 {
-                if errno == EINTR { continue }
-                let error = failure("write", path: path)
-                close(descriptor)
-                throw error
-            }
-            written += count
+        let descriptor = try step("create", path: path) {
+            try FileDescriptor.open(atPath: path, .writeOnly, options: [.create, .truncate], permissions: FilePermissions(rawValue: 0o644))
         }
-        guard close(descriptor) == 0 else { throw failure("close", path: path) }
+        do {
+            try step("write", path: path) { try bytes.withUnsafeBytes { try descriptor.writeAll($0, path: path) } }
+        } catch {
+            descriptor.closeQuietly()
+            throw error
+        }
+        try step("close", path: path) { try descriptor.close(path: path) }
     }
 
-    private static func failure(_ call: String, path: String) -> ImageCacheError {
-        let code = errno
-        return ImageCacheError(.io, "Could not \(call) the file: \(String(cString: strerror(code))).", path: path, errno: code)
+    /// Runs one step; its error (FICCore's, for the system call) is told in this writer's words,
+    /// keeping the `errno`.
+    private static func step<T>(_ name: String, path: String, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as ImageCacheError {
+            let reason = error.errno.map { ": \(ImageCacheError.reason($0))" } ?? ""
+            throw ImageCacheError(.io, "Could not \(name) the file\(reason).", path: path, errno: error.errno)
+        }
     }
 }

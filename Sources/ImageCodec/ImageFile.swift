@@ -14,11 +14,9 @@ struct ImageFile: ~Copyable {
     init(path: String) throws {
         let descriptor: FileDescriptor
         do {
-            descriptor = try FileDescriptor.open(path, .readOnly, options: [.closeOnExec])
-        } catch let error as Errno {
-            throw Self.failure("open", path: path, errno: error.rawValue)
+            descriptor = try FileDescriptor.open(atPath: path, .readOnly)
         } catch {
-            throw Self.failure("open", path: path, errno: EIO)
+            throw Self.failure("open", path: path, errno: (error as? ImageCacheError)?.errno ?? .ioError)
         }
         let status: Glibc.stat
         do {
@@ -31,7 +29,7 @@ struct ImageFile: ~Copyable {
             descriptor.closeQuietly()
             throw ImageCacheError(.io,
                 status.isDirectory ? "The path is a directory, not an image file." : "The path is not a regular file.",
-                path: path, errno: status.isDirectory ? EISDIR : EINVAL
+                path: path, errno: status.isDirectory ? .isDirectory : .invalidArgument
             )
         }
         self.path = path
@@ -48,11 +46,11 @@ struct ImageFile: ~Copyable {
         do {
             return try descriptor.readAll(into: buffer, at: offset, path: path)
         } catch {
-            throw Self.failure("read", path: path, errno: (error as? ImageCacheError)?.errno ?? EIO)
+            throw Self.failure("read", path: path, errno: (error as? ImageCacheError)?.errno ?? .ioError)
         }
     }
 
-    private static func failure(_ call: String, path: String, errno code: Int32) -> ImageCacheError {
+    private static func failure(_ call: String, path: String, errno code: Errno) -> ImageCacheError {
         ImageCacheError(.io, "Could not \(call) the image file: \(ImageCacheError.reason(code)).", path: path, errno: code)
     }
 }

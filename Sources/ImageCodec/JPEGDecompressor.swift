@@ -206,7 +206,7 @@ final class JPEGDecompressor {
             return ImageCacheError(.dimensionsTooLarge, "The JPEG is too large to decode (\(quoted)).")
         case FIC_JPEG_ERR_MEMORY:
             let e = fic_jpeg_coefficient_file_errno(handle)
-            if e != 0 { return ImageCacheError.system("growing the JPEG's coefficient file", path: nil, errno: e) }
+            if e != 0 { return ImageCacheError.system("growing the JPEG's coefficient file", path: nil, errno: Errno(rawValue: e)) }
             return ImageCacheError(.overMemoryBudget, "Decoding the JPEG ran out of memory (\(quoted)).")
         case FIC_JPEG_ERR_INVALID:
             return ImageCacheError(.invalidArgument, "Invalid JPEG decoding request (\(quoted)).")

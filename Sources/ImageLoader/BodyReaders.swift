@@ -177,16 +177,17 @@ final class FileChunkReader: Sendable {
     /// Opens the regular file at `path`; refuses files larger than `maximum` bytes.
     init(path: String, maximum: Int, chunkBytes: Int = 1 << 18) throws {
         // O_NONBLOCK keeps a FIFO or device from blocking the open; it is refused just below.
-        let raw = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard raw >= 0 else {
-            let e = errno
-            throw ImageCacheError(e == ENOENT ? .sourceUnavailable : .io, e == ENOENT ? "the file does not exist" : "cannot open the file", path: path, errno: e)
+        let fd: FileDescriptor
+        do {
+            fd = try FileDescriptor.open(atPath: path, .readOnly, options: [.nonBlocking])
+        } catch let error as ImageCacheError {
+            let missing = error.errno == .noSuchFileOrDirectory
+            throw ImageCacheError(missing ? .sourceUnavailable : .io, missing ? "the file does not exist" : "cannot open the file", path: path, errno: error.errno)
         }
-        let fd = FileDescriptor(rawValue: raw)
         do {
             let st = try fd.status(path: path)
             guard st.isRegularFile else { throw ImageCacheError(.sourceUnavailable, "not a regular file", path: path) }
-            _ = fcntl(raw, F_SETFL, fcntl(raw, F_GETFL) & ~O_NONBLOCK)
+            fd.clearNonBlocking()
             guard Int(st.st_size) <= maximum else {
                 throw ImageCacheError(.bodyTooLarge, "the file is \(st.st_size) bytes, more than the \(maximum) allowed", path: path)
             }

@@ -254,10 +254,7 @@ public final class ImageTable: Sendable {
             s.saveRecency()
             return s.chunks
         }
-        for chunk in chunks {
-            let e = chunk.region.synchronize(wait: true)
-            if e != 0 { throw ImageCacheError.system("msync", path: path, errno: e) }
-        }
+        for chunk in chunks { try chunk.region.synchronize(wait: true, path: path) }
         try file.descriptor.synchronize(path: path)
     }
 

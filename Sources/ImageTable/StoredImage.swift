@@ -60,7 +60,7 @@ public final class StoredImage: @unchecked Sendable {
         // Under the lock: a close or reset detaches pages under it too, and a detached page
         // must never be dropped (it has no file behind it).
         table.withLockedValue { s in
-            if s.generation == generation { _ = madvise(UnsafeMutableRawPointer(mutating: baseAddress), length, MADV_DONTNEED) }
+            if s.generation == generation { chunk.region.releaseResidentPages(baseAddress, count: length) }
         }
     }
 

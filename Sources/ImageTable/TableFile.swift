@@ -32,10 +32,10 @@ enum TableFile {
             var created = false
             var attempt = Result { try directory.openFile(name, writable: writable, create: writable, exclusive: writable) }
             if case .success = attempt { created = writable }
-            if writable, case .failure(let e as ImageCacheError) = attempt, e.errno == EEXIST {
+            if writable, case .failure(let e as ImageCacheError) = attempt, e.errno == .fileExists {
                 attempt = Result { try directory.openFile(name, writable: true) }
             }
-            if writable, case .failure(let e as ImageCacheError) = attempt, e.code == .readOnly || e.errno == EACCES {
+            if writable, case .failure(let e as ImageCacheError) = attempt, e.code == .readOnly || e.errno == .permissionDenied {
                 // A read-only file system (or a file we may not write): read what is there.
                 writable = false
                 logger.notice("the table cannot be written; it is opened read-only", metadata: ["path": "\(path)"])
@@ -53,7 +53,7 @@ enum TableFile {
                     TableLockReleases.wait(after: releases, upTo: min(Duration.milliseconds(10), deadline - clock.now))
                     continue
                 }
-                throw ImageCacheError(.inUse, "the table is open in another process or cache object; close it first", path: path, errno: EWOULDBLOCK)
+                throw ImageCacheError(.inUse, "the table is open in another process or cache object; close it first", path: path, errno: .wouldBlock)
             }
             // The name may have been replaced (a rebuild by another process) between opening and locking.
             let st = try descriptor.status(path: path)

@@ -9,14 +9,11 @@ final class ReadableLevels: Sendable {
 
     init(duplicating originals: [FileDescriptor]) throws {
         var files: [FileDescriptor] = []
-        for original in originals {
-            let fd = fcntl(original.rawValue, F_DUPFD_CLOEXEC, 0)
-            guard fd >= 0 else {
-                let code = errno
-                for file in files { file.closeQuietly() }
-                throw ImageCacheError.system("duplicating a level file", path: nil, errno: code)
-            }
-            files.append(FileDescriptor(rawValue: fd))
+        do {
+            for original in originals { files.append(try original.duplicate(path: nil)) }
+        } catch {
+            for file in files { file.closeQuietly() }
+            throw error
         }
         self.files = files
     }

@@ -5,12 +5,12 @@ import SystemPackage
 
 /// Writes one zoom level band by band: a band is ``bandRows`` rows of the level, laid out as the
 /// tiles hold them (one segment of `bandRows × 1024` bytes per tile column), so that a full band
-/// goes to the file as one write per tile column, all in flight together (``BandWrites``), while
-/// the level's next band fills. Rows of the next level are made from pairs of this level's rows
-/// (2 × 2 box filter) as soon as both are present. Memory: a few bands per level, never a whole
-/// row of tiles.
+/// goes to the file as one write per tile column, all in flight together (``WritesInFlight``, one
+/// tag per band), while the level's next band fills. Rows of the next level are made from pairs
+/// of this level's rows (2 × 2 box filter) as soon as both are present. Memory: a few bands per
+/// level, never a whole row of tiles.
 ///
-/// Used by one thread at a time; see ``BandWrites``.
+/// Used by one thread at a time; see ``WritesInFlight``.
 final class LevelWriter {
     /// Rows in a band: divides 256, and a multiple of 4 so that every write is 4 KiB-aligned
     /// (direct writes need that). Each write costs the kernel about 7 µs whatever its size, so
@@ -29,7 +29,7 @@ final class LevelWriter {
     private let bandBytes: Int
     /// The tag of band 0 in ``writes``.
     private let firstTag: Int
-    private let writes: BandWrites
+    private let writes: WritesInFlight
     /// The band being filled, and its memory.
     private var current = 0
     private var base: UnsafeMutableRawPointer
@@ -46,7 +46,7 @@ final class LevelWriter {
     private var bandsCompleted = 0
 
     /// A writer of `level` into `file` with `bands` band buffers (at least 1), tagged from `firstTag`.
-    init(level: TileLevel, file: FileDescriptor, next: LevelWriter?, writes: BandWrites, bands: Int, firstTag: Int, progress: BuildProgress? = nil) throws {
+    init(level: TileLevel, file: FileDescriptor, next: LevelWriter?, writes: WritesInFlight, bands: Int, firstTag: Int, progress: BuildProgress? = nil) throws {
         precondition(bands >= 1, "a level needs a band")
         self.level = level
         self.progress = progress
@@ -74,7 +74,7 @@ final class LevelWriter {
     @inline(__always)
     private func prepareBand() throws {
         guard rowsWritten % Self.bandRows == 0 else { return }
-        try writes.wait(for: firstTag + current)
+        try writes.wait(forTag: firstTag + current)
         if bandInBuffer[current] >= 0 {
             // Buffers are reused in turn, so every band before this one has completed too.
             bandsCompleted(through: bandInBuffer[current])
@@ -98,7 +98,7 @@ final class LevelWriter {
         return bandsCompleted >= totalBands ? level.rows : bandsCompleted / Self.bandsPerTileRow
     }
 
-    /// Every write handed over has completed (after ``BandWrites/waitAll()``).
+    /// Every write handed over has completed (after ``WritesInFlight/waitAll()``).
     func writesCompleted() {
         if bandsSubmitted > 0 { bandsCompleted(through: bandsSubmitted - 1) }
         for i in bandInBuffer.indices { bandInBuffer[i] = -1 }
@@ -164,7 +164,7 @@ final class LevelWriter {
         let offset = tileRow * level.tileRowBytes + (band % Self.bandsPerTileRow) * Self.segmentBytes
         try writes.submit(
             base, length: Self.segmentBytes, bufferStride: Self.segmentBytes, count: level.columns,
-            to: file, offset: offset, fileStride: PyramidGeometry.tileBytes, band: firstTag + current)
+            to: file, offset: offset, fileStride: PyramidGeometry.tileBytes, tag: firstTag + current)
         bandInBuffer[current] = band
         bandsSubmitted = band + 1
         current = (current + 1) % bandCount
@@ -178,11 +178,11 @@ final class LevelWriter {
 }
 
 /// Receives the upright full-resolution rows of an image and writes every level of its pyramid.
-/// Used by one thread at a time; see ``BandWrites``.
+/// Used by one thread at a time; see ``WritesInFlight``.
 final class PyramidWriter {
     let geometry: PyramidGeometry
     private let top: LevelWriter
-    private let writes: BandWrites
+    private let writes: WritesInFlight
 
     /// Writes level `i` into `files[i]`. Full resolution keeps three bands (two in flight while one
     /// fills), the other levels two, which they fill at half the pace or slower; with
@@ -194,7 +194,7 @@ final class PyramidWriter {
         let bands = { (level: Int) in level == 0 && overlapWrites ? 3 : 2 }
         let capacity = geometry.levels.reduce(0) { $0 + bands($1.index) * $1.columns }
         let tags = geometry.levels.map { bands($0.index) }
-        let writes = try BandWrites(capacity: capacity, bands: tags.reduce(0, +), path: path)
+        let writes = try WritesInFlight(capacity: capacity, tags: tags.reduce(0, +), path: path)
         self.writes = writes
         var next: LevelWriter?
         for level in geometry.levels.reversed() {

@@ -64,9 +64,10 @@ enum PyramidFolder {
         return total
     }
 
-    /// Removes the empty folder `name` inside `parent`.
+    /// Removes the empty folder `name` inside `parent`. A folder that is gone already, or that
+    /// holds a file again (another process started a pyramid there since it was emptied), is
+    /// left as it is.
     static func removeFolder(_ name: String, in parent: Directory) throws {
-        if unlinkat(parent.descriptor.rawValue, name, AT_REMOVEDIR) == 0 || errno == ENOENT { return }
-        throw ImageCacheError.system("rmdir", path: parent.child(name), errno: errno)
+        _ = try parent.removeEmptyFolder(name)
     }
 }

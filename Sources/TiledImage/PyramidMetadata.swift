@@ -136,22 +136,6 @@ struct PyramidMetadata: Equatable {
 
     /// The running system's boot id (16 bytes; zeros when it cannot be read). A pyramid written
     /// but not flushed survives a crash of the process (the page cache keeps it) but maybe not of
-    /// the system, which changes this id.
-    static let currentBootID: [UInt8] = {
-        let fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return [UInt8](repeating: 0, count: 16) }
-        defer { close(fd) }
-        var text = [UInt8](repeating: 0, count: 64)
-        let n = text.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        guard n > 0 else { return [UInt8](repeating: 0, count: 16) }
-        let hex = text[0..<n].compactMap { byte -> UInt8? in
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
-            default: return nil
-            }
-        }
-        guard hex.count >= 32 else { return [UInt8](repeating: 0, count: 16) }
-        return (0..<16).map { hex[2 * $0] << 4 | hex[2 * $0 + 1] }
-    }()
+    /// the system, which changes this id. Read once, by FICCore.
+    static let currentBootID: [UInt8] = BootIdentifier.current?.bytes ?? [UInt8](repeating: 0, count: 16)
 }

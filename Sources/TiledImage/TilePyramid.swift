@@ -83,7 +83,7 @@ public final class TilePyramid: Sendable {
             throw error
         }
         // Mark it used now, for least-recently-used eviction.
-        _ = utimensat(directory.descriptor.rawValue, PyramidMetadata.fileName, nil, AT_SYMLINK_NOFOLLOW)
+        directory.touch(PyramidMetadata.fileName)
         return TilePyramid(metadata: metadata, geometry: geometry, files: files, directory: directory, statistics: nil)
     }
 

@@ -23,17 +23,19 @@ extension TilePyramidBuilder {
     /// arrives. `progress` learns the bytes read (for the first kind, the whole file at once,
     /// before decoding). Meanwhile other threads may read the rows of tiles already written.
     public func build(contentsOf path: String, progress: ((Int) -> Void)? = nil) throws -> TilePyramid {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            let error = ImageCacheError.system("open", path: path, errno: errno)
-            abandon(error)
-            throw error
-        }
-        defer { close(fd) }
+        let fd: FileDescriptor
         do {
-            if let (decoder, offset, size) = try Self.randomAccessFormat(of: FileDescriptor(rawValue: fd), path: path) {
+            fd = try FileDescriptor.open(atPath: path, .readOnly)
+        } catch {
+            let failure = ImageCacheError.adopting(error)
+            abandon(failure)
+            throw failure
+        }
+        defer { fd.closeQuietly() }
+        do {
+            if let (decoder, offset, size) = try Self.randomAccessFormat(of: fd, path: path) {
                 progress?(size)
-                try decode(file: FileDescriptor(rawValue: fd), size: size, decoder: decoder, offset: offset)
+                try decode(file: fd, size: size, decoder: decoder, offset: offset)
                 return try finish()
             }
         } catch {
@@ -43,12 +45,14 @@ extension TilePyramidBuilder {
         }
         var chunk = [UInt8](repeating: 0, count: Self.fileChunkBytes)
         while true {
-            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                let error = ImageCacheError.system("read", path: path, errno: errno)
-                abandon(error)
-                throw error
+            let count: Int
+            do {
+                // Full chunks until the end of the file, whatever the reads return on the way.
+                count = try chunk.withUnsafeMutableBytes { try fd.readAll(into: $0, path: path) }
+            } catch {
+                let failure = ImageCacheError.adopting(error)
+                abandon(failure)
+                throw failure
             }
             if count == 0 { break }
             try append(count == chunk.count ? chunk : Array(chunk[0..<count]))

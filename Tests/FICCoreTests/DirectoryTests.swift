@@ -72,8 +72,6 @@ import Testing
     }
 
     func mode(_ path: String) throws -> mode_t {
-        var st = stat()
-        guard lstat(path, &st) == 0 else { throw ImageCacheError.system("lstat", path: path, errno: errno) }
-        return st.st_mode & 0o777
+        try fileStatus(atPath: path, followLinks: false).st_mode & 0o777
     }
 }

@@ -33,13 +33,13 @@ import Testing
     }
 
     @Test func errorsShowTheFileAndTheSystemsReason() {
-        let e = ImageCacheError.system("open", path: "/x/y", errno: ENOENT)
+        let e = ImageCacheError.system("open", path: "/x/y", errno: .noSuchFileOrDirectory)
         #expect(e.code == .io)
         #expect(e.description.contains("/x/y"))
         #expect(e.description.contains("No such file or directory [errno 2]"))
-        #expect(ImageCacheError.system("write", path: nil, errno: ENOSPC).code == .noSpace)
-        #expect(ImageCacheError.system("open", path: nil, errno: EROFS).code == .readOnly)
-        let wrapped = ImageCacheError(.io, "outer", path: "/x/y", errno: ENOENT, underlying: e)
+        #expect(ImageCacheError.system("write", path: nil, errno: .noSpace).code == .noSpace)
+        #expect(ImageCacheError.system("open", path: nil, errno: .readOnlyFileSystem).code == .readOnly)
+        let wrapped = ImageCacheError(.io, "outer", path: "/x/y", errno: .noSuchFileOrDirectory, underlying: e)
         #expect(wrapped.description.components(separatedBy: "/x/y").count == 2, "the path is shown once: \(wrapped)")
     }
 }

@@ -71,7 +71,7 @@ import Testing
         let refused = try #require(throws: ImageCacheError.self) { try ImageBytes(contentsOf: path, maximumByteCount: 1000) }
         #expect(refused.code == .overMemoryBudget && refused.path == path)
         let directory = try #require(throws: ImageCacheError.self) { try ImageBytes(contentsOf: TestData.root) }
-        #expect(directory.code == .io && directory.errno == EISDIR)
+        #expect(directory.code == .io && directory.errno == .isDirectory)
     }
 
     @Test func theBufferPoolStaysBounded() throws {

@@ -90,7 +90,7 @@ import Testing
         }
         #expect(error.code == .io)
         #expect(error.path == path)
-        #expect(error.errno == ENOENT)
+        #expect(error.errno == .noSuchFileOrDirectory)
     }
 
     @Test func rejectsShortRows() throws {

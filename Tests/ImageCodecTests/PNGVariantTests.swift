@@ -205,7 +205,7 @@ import Testing
         let readError = try #require(throws: ImageCacheError.self) { try failing.decodeRows { _, _ in } }
         #expect(readError.underlying is Gone)
         let missing = try #require(throws: ImageCacheError.self) { try PNGRowDecoder(contentsOf: "/nonexistent-\(UUID().uuidString).png") }
-        #expect(missing.code == .io && missing.errno == ENOENT && missing.path != nil)
+        #expect(missing.code == .io && missing.errno == .noSuchFileOrDirectory && missing.path != nil)
     }
 
     /// A PNG four times larger than a megabyte-sized budget decodes, scaled or row by row, without

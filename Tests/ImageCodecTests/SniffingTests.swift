@@ -44,14 +44,14 @@ import Testing
         let error = try #require(throws: ImageCacheError.self) { try ImageDecoder.decode(contentsOf: path) }
         #expect(error.code == .io)
         #expect(error.path == path)
-        #expect(error.errno == ENOENT)
+        #expect(error.errno == .noSuchFileOrDirectory)
         #expect(error.description.contains(path))
     }
 
     @Test func directoryIsIOError() throws {
         let error = try #require(throws: ImageCacheError.self) { try ImageDecoder.decode(contentsOf: TestData.root) }
         #expect(error.code == .io)
-        #expect(error.errno == EISDIR)
+        #expect(error.errno == .isDirectory)
     }
 
     @Test func aTruncatedJPEGIsRefusedStrictOrNot() throws {

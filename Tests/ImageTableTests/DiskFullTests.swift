@@ -35,7 +35,7 @@ import Testing
             }
         }
         #expect(failure?.code == .noSpace, "a full disk is reported as such: \(String(describing: failure))")
-        #expect(failure?.errno == ENOSPC)
+        #expect(failure?.errno == .noSpace)
         #expect(failure?.description.contains("disk is full") == true)
         #expect(stored >= 4 && stored < 100)
         #expect(table.statistics.count == stored)

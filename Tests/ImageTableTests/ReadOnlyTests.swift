@@ -49,7 +49,7 @@ import Testing
         table.close()
         // A table that does not exist cannot be made there: a clear error.
         let missing = #expect(throws: ImageCacheError.self) { try ImageTable(path: dir.file("cache/none.fictable"), configuration: config()) }
-        #expect(missing?.code == .readOnly || missing?.errno == ENOENT, "\(String(describing: missing))")
+        #expect(missing?.code == .readOnly || missing?.errno == .noSuchFileOrDirectory, "\(String(describing: missing))")
     }
 }
 

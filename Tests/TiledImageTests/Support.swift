@@ -18,7 +18,7 @@ enum Fixtures {
     /// The bytes of a file (POSIX reads: no Foundation buffers for LeakSanitizer to report).
     static func bytes(atPath path: String) throws -> [UInt8] {
         let fd = open(path, O_RDONLY)
-        guard fd >= 0 else { throw ImageCacheError.system("open", path: path, errno: errno) }
+        guard fd >= 0 else { throw ImageCacheError.system("open", path: path, errno: .init(rawValue: errno)) }
         defer { close(fd) }
         var result: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
@@ -67,7 +67,7 @@ enum Fixtures {
         defer { argv.forEach { free($0) } }
         var pid = pid_t()
         let rc = posix_spawn(&pid, executable, &actions, nil, argv, environ)
-        guard rc == 0 else { throw ImageCacheError.system("posix_spawn", path: executable, errno: rc) }
+        guard rc == 0 else { throw ImageCacheError.system("posix_spawn", path: executable, errno: .init(rawValue: rc)) }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         guard status == 0 else {

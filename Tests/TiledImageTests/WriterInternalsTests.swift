@@ -47,13 +47,13 @@ import Testing
         defer { Fixtures.remove(folder) }
         let file = try Directory.open(folder, create: false).openFile("file", writable: true, create: true, exclusive: true)
         defer { file.closeQuietly() }
-        let writes = try BandWrites(capacity: 2, bands: 2, path: folder)
+        let writes = try WritesInFlight(capacity: 2, tags: 2, path: folder)
         // Five segments of 4 KiB (more than the two slots: the writer waits for room), 8 KiB apart
         // in the file, from a buffer where they are 4 KiB apart.
         let source = try PageBuffer(count: 5 * 4096)
         for segment in 0..<5 { (source.base + segment * 4096).initializeMemory(as: UInt8.self, repeating: UInt8(segment + 1), count: 4096) }
-        try writes.submit(source.base, length: 4096, bufferStride: 4096, count: 5, to: file, offset: 4096, fileStride: 8192, band: 1)
-        try writes.wait(for: 1)
+        try writes.submit(source.base, length: 4096, bufferStride: 4096, count: 5, to: file, offset: 4096, fileStride: 8192, tag: 1)
+        try writes.wait(forTag: 1)
         try writes.waitAll()
         var back = [UInt8](repeating: 0, count: 11 * 4096)
         let n = try back.withUnsafeMutableBytes { try file.readAll(into: $0, at: 0, path: folder) }
@@ -71,13 +71,13 @@ import Testing
         try directory.openFile("file", writable: true, create: true, exclusive: true).closeQuietly()
         let file = try directory.openFile("file", writable: false)
         defer { file.closeQuietly() }
-        let writes = try BandWrites(capacity: 4, bands: 1, path: folder)
+        let writes = try WritesInFlight(capacity: 4, tags: 1, path: folder)
         let source = try PageBuffer(count: 4096)
         let error = try #require(throws: ImageCacheError.self) {
-            try writes.submit(source.base, length: 4096, bufferStride: 4096, count: 1, to: file, offset: 0, fileStride: 4096, band: 0)
-            try writes.wait(for: 0)
+            try writes.submit(source.base, length: 4096, bufferStride: 4096, count: 1, to: file, offset: 0, fileStride: 4096, tag: 0)
+            try writes.wait(forTag: 0)
         }
-        #expect(error.errno == EBADF)
+        #expect(error.errno == .badFileDescriptor)
         #expect(error.path == folder)
         // The failure sticks: later calls report it too.
         #expect(throws: ImageCacheError.self) { try writes.waitAll() }

@@ -7,6 +7,21 @@
 /// O_TMPFILE, which Swift cannot import (a macro built from other macros).
 extern const int fic_o_tmpfile;
 
+/// O_DIRECT, which Swift's Glibc module does not export (it needs _GNU_SOURCE).
+extern const int fic_o_direct;
+
+/// Reads `length` bytes from fd into buffer: at `offset` (pread), or at the current position when
+/// `offset` is negative (read). Retries after EINTR and after short reads, until the buffer is
+/// full or the file ends. `*done` (when not NULL) receives the bytes read, also on failure.
+/// Returns 0, or the errno of the failed call. The package's one short-read loop.
+int fic_read_fully(int fd, void *buffer, size_t length, int64_t offset, size_t *done);
+
+/// Writes all `length` bytes of buffer to fd: at `offset` (pwrite), or at the current position
+/// when `offset` is negative (write). Retries after EINTR and after short writes. `*done` (when
+/// not NULL) receives the bytes written, also on failure. Returns 0, or the errno of the failed
+/// call (ENOSPC when a call writes nothing). The package's one short-write loop.
+int fic_write_fully(int fd, const void *buffer, size_t length, int64_t offset, size_t *done);
+
 /// mremap(old, size, size, MREMAP_MAYMOVE | MREMAP_FIXED, target), which Swift cannot call because
 /// the C function is variadic. Returns 0, or the errno.
 int fic_mremap_fixed(void *old_address, size_t size, void *target);

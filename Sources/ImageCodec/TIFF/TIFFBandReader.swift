@@ -292,10 +292,7 @@ final class TIFFBandReader {
         }
         file.clearMessages()
         let ok = body(buffer)
-        let errno = file.readErrno
-        if errno != 0 {
-            throw ImageCacheError(.io, "Reading the TIFF failed: \(ImageCacheError.reason(errno)).", errno: errno)
-        }
+        if let failure = file.readFailure { throw failure }
         if file.warningCount > 0 {
             guard allowCorruptData else {
                 throw ImageCacheError(.corruptData, "The TIFF's \(kind) \(chunk.map(String.init) ?? "") is damaged (libtiff: \(file.firstWarning)). The file is damaged.")

@@ -70,8 +70,17 @@ final class TIFFFile {
     var firstError: String { String(cString: fic_tiff_error_message(handle)) }
     /// The first warning since then ("" when none).
     var firstWarning: String { String(cString: fic_tiff_warning_message(handle)) }
-    /// The `errno` of a failed read of the file since then, or 0.
-    var readErrno: Int32 { fic_tiff_io_errno(handle) }
+    /// The error for a failed read of the file since then (libtiff's client I/O keeps the
+    /// `errno`), or nil.
+    var readFailure: ImageCacheError? { Self.readFailure(handle) }
+
+    /// The error for a failed read of the file through `handle`'s client I/O, or nil.
+    private static func readFailure(_ handle: OpaquePointer) -> ImageCacheError? {
+        let e = fic_tiff_io_errno(handle)
+        guard e != 0 else { return nil }
+        let errno = Errno(rawValue: e)
+        return ImageCacheError(.io, "Reading the TIFF failed: \(ImageCacheError.reason(errno)).", errno: errno)
+    }
 
     /// Forgets the messages so far.
     func clearMessages() {
@@ -212,10 +221,7 @@ final class TIFFFile {
     private static func openFailure(_ handle: OpaquePointer, header: Header, size: Int) -> ImageCacheError {
         let message = String(cString: fic_tiff_error_message(handle))
         let reason = message.isEmpty ? "" : " (libtiff: \(message))"
-        let errno = fic_tiff_io_errno(handle)
-        if errno != 0 {
-            return ImageCacheError(.io, "Reading the TIFF failed: \(ImageCacheError.reason(errno)).", errno: errno)
-        }
+        if let failure = readFailure(handle) { return failure }
         guard let first = header.firstDirectory else {
             return ImageCacheError(.truncated, "The input is only \(size) bytes, the start of a TIFF file; the file was cut short.")
         }

@@ -50,7 +50,7 @@ enum LoaderErrors {
             }
         }
         if let io = error as? IOError {
-            return ImageCacheError(.network, "the connection failed", path: path, errno: io.errnoCode, underlying: error)
+            return ImageCacheError(.network, "the connection failed", path: path, errno: .init(rawValue: io.errnoCode), underlying: error)
         }
         if error is HTTPParserError {
             return ImageCacheError(.network, "the server's response is malformed", path: path, underlying: error)

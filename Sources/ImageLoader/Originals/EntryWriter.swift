@@ -71,22 +71,13 @@ final class EntryWriter: Sendable {
         }
     }
 
-    /// `AT_EMPTY_PATH` of Linux's `fcntl.h`, which Swift's Glibc module does not export.
-    private static let atEmptyPath: Int32 = 0x1000
-
     /// Gives the finished file the name ``name`` in `directory`, atomically replacing any file of
     /// that name: linked under a hidden name, then renamed. Not flushed to the disk: after a power
     /// failure the entry may be torn, which reading detects (length and digest) and treats as a miss.
     func publish(in directory: Directory) throws {
         var generator = SystemRandomNumberGenerator()
         let hidden = ".\(name).tmp-\(String(generator.next() as UInt64, radix: 16))"
-        // Linking the open file itself (AT_EMPTY_PATH) needs CAP_DAC_READ_SEARCH; without it, the
-        // link goes through its /proc name.
-        var rc = linkat(file.descriptor.rawValue, "", directory.descriptor.rawValue, hidden, Self.atEmptyPath)
-        if rc != 0 {
-            rc = linkat(AT_FDCWD, "/proc/self/fd/\(file.descriptor.rawValue)", directory.descriptor.rawValue, hidden, AT_SYMLINK_FOLLOW)
-        }
-        if rc != 0 { throw ImageCacheError.system("link", path: directory.child(hidden), errno: Glibc.errno) }
+        try directory.link(file.descriptor, as: hidden)
         do {
             try directory.rename(hidden, to: name)
         } catch {

@@ -132,7 +132,7 @@ public final class OriginalsCache: Sendable {
         let fd: FileDescriptor
         do {
             fd = try directory.openFile(name, writable: false)
-        } catch let error as ImageCacheError where error.errno == ENOENT {
+        } catch let error as ImageCacheError where error.errno == .noSuchFileOrDirectory {
             return nil
         }
         var keep = false

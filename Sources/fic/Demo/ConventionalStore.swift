@@ -64,8 +64,6 @@ struct DemoSource {
 enum DiskUsage {
     /// The bytes of disk blocks `path` occupies.
     static func allocatedBytes(_ path: String) -> Int {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return 0 }
-        return Int(info.st_blocks) * 512
+        (try? fileStatus(atPath: path))?.diskBytes ?? 0
     }
 }

@@ -16,7 +16,7 @@ enum CompanionFile {
         let folder: Directory
         do {
             folder = try Directory.open(directory, create: false, followLinks: followLinks)
-        } catch let error as ImageCacheError where error.errno == ENOENT {
+        } catch let error as ImageCacheError where error.errno == .noSuchFileOrDirectory {
             return nil
         }
         let path = folder.child(name)

@@ -44,14 +44,12 @@ enum ImageFiles {
         for name in names where !name.hasPrefix(".") {
             let path = (folder as NSString).appendingPathComponent(name)
             let rel = relative.isEmpty ? name : relative + "/" + name
-            var link = stat()
-            guard lstat(path, &link) == 0 else { continue }
-            if (link.st_mode & S_IFMT) == S_IFDIR {
+            guard let link = try? fileStatus(atPath: path, followLinks: false) else { continue }
+            if link.isDirectory {
                 try walk(path, relative: rel, into: &found)
                 continue
             }
-            var target = stat()
-            guard stat(path, &target) == 0, (target.st_mode & S_IFMT) == S_IFREG else { continue }
+            guard let target = try? fileStatus(atPath: path), target.isRegularFile else { continue }
             found.append(Found(path: path, relativePath: rel))
         }
     }

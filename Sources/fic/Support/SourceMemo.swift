@@ -23,8 +23,7 @@ struct SourceMemo: Sendable, Equatable {
 
         /// The identity of the file at `path`, or nil when it cannot be seen.
         init?(path: String) {
-            var st = stat()
-            guard stat(path, &st) == 0 else { return nil }
+            guard let st = try? fileStatus(atPath: path) else { return nil }
             self.init(st)
         }
 

@@ -44,9 +44,11 @@ final class PyramidSource: Sendable {
     /// `holdAfterBytes` (tests) feeds only that many bytes, then waits until the viewer closes:
     /// the build stays half done.
     static func building(imageFile path: String, temporaryFolder: String?, holdAfterBytes: Int? = nil) throws -> PyramidSource {
-        var info = stat()
-        guard stat(path, &info) == 0 else {
-            throw CLIError("cannot read \(path): \(String(cString: strerror(errno)))")
+        let info: stat
+        do {
+            info = try fileStatus(atPath: path)
+        } catch let error as ImageCacheError {
+            throw CLIError("cannot read \(path): \(error.errno.map(ImageCacheError.reason) ?? error.message)")
         }
         let builder: TilePyramidBuilder
         do {
@@ -54,8 +56,11 @@ final class PyramidSource: Sendable {
         } catch {
             throw CLIError("cannot start a tile pyramid: \(error)")
         }
-        guard let file = FileHandle(forReadingAtPath: path) else {
-            throw CLIError("cannot open \(path): \(String(cString: strerror(errno)))")
+        let file: FileHandle
+        do {
+            file = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+        } catch {
+            throw CLIError("cannot open \(path): \(error.localizedDescription)")
         }
         let source = PyramidSource(building: (path as NSString).lastPathComponent)
         source.progress(received: 0, total: Int(info.st_size))

@@ -1,7 +1,7 @@
 /*
- * Writes of tile pyramid bands through Linux native AIO (io_submit): a band of k rows of a level
- * is one segment of k * 1024 bytes in each tile of its tile row, so it takes one write per tile
- * column. All of them go to the kernel in one call and are in flight together while the next band
+ * Writes in flight together through Linux native AIO (io_submit). The tile pyramids hand over a
+ * band of k rows of a level as one segment of k * 1024 bytes in each tile of its tile row: one
+ * write per tile column, all of them to the kernel in one call, in flight while the next band
  * fills; with O_DIRECT they go from the band's memory to the disk without the page cache. Without
  * AIO (io_setup refused, or a file system that refuses it) the same calls write synchronously.
  */
@@ -13,7 +13,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "fic_tile_support.h"
+#include "fic_core.h"
+#include "fic_retry.h"
+#include "fic_writes.h"
 
 typedef struct {
     int fd;
@@ -24,7 +26,7 @@ typedef struct {
     int32_t next_free;
 } fic_write_slot;
 
-struct fic_tile_writer {
+struct fic_writes {
     aio_context_t context;
     int asynchronous;
     uint32_t capacity;
@@ -48,37 +50,22 @@ static long aio_getevents(aio_context_t context, long minimum, long maximum, str
     return syscall(SYS_io_getevents, context, minimum, maximum, events, NULL);
 }
 
-/* Writes everything or returns the errno (0 on success). */
+/* Writes everything or returns the errno (0 on success): the package's one short-write loop. */
 static int write_fully(int fd, const uint8_t *buffer, size_t length, int64_t offset) {
-    while (length > 0) {
-        ssize_t n = pwrite(fd, buffer, length, (off_t)offset);
-        if (n < 0) {
-            if (errno == EINTR) {
-                continue;
-            }
-            return errno;
-        }
-        if (n == 0) {
-            return ENOSPC;
-        }
-        buffer += n;
-        length -= (size_t)n;
-        offset += n;
-    }
-    return 0;
+    return fic_write_fully(fd, buffer, length, offset, NULL);
 }
 
-static void record_failure(fic_tile_writer *writer, int error) {
+static void record_failure(fic_writes *writer, int error) {
     if (error != 0 && writer->failure == 0) {
         writer->failure = error;
     }
 }
 
-fic_tile_writer *fic_tile_writer_create(uint32_t capacity, uint32_t tag_count) {
+fic_writes *fic_writes_create(uint32_t capacity, uint32_t tag_count) {
     if (capacity == 0 || tag_count == 0) {
         return NULL;
     }
-    fic_tile_writer *writer = (fic_tile_writer *)calloc(1, sizeof(fic_tile_writer));
+    fic_writes *writer = (fic_writes *)calloc(1, sizeof(fic_writes));
     if (writer == NULL) {
         return NULL;
     }
@@ -91,7 +78,7 @@ fic_tile_writer *fic_tile_writer_create(uint32_t capacity, uint32_t tag_count) {
     writer->events = (struct io_event *)calloc(capacity, sizeof(struct io_event));
     if (writer->slots == NULL || writer->pending == NULL || writer->iocbs == NULL || writer->pointers == NULL ||
         writer->events == NULL) {
-        fic_tile_writer_destroy(writer);
+        fic_writes_destroy(writer);
         return NULL;
     }
     for (uint32_t i = 0; i < capacity; i++) {
@@ -103,7 +90,7 @@ fic_tile_writer *fic_tile_writer_create(uint32_t capacity, uint32_t tag_count) {
 }
 
 /* Handles completed writes: a short one is finished synchronously, a failed one recorded. */
-static void complete(fic_tile_writer *writer, const struct io_event *events, long count) {
+static void complete(fic_writes *writer, const struct io_event *events, long count) {
     for (long i = 0; i < count; i++) {
         int32_t index = (int32_t)events[i].data;
         fic_write_slot *slot = &writer->slots[index];
@@ -122,23 +109,19 @@ static void complete(fic_tile_writer *writer, const struct io_event *events, lon
 }
 
 /* Waits for at least one write to complete. Returns 0 or an errno. */
-static int reap(fic_tile_writer *writer) {
+static int reap(fic_writes *writer) {
     if (writer->in_flight == 0) {
         return 0;
     }
-    for (;;) {
-        long n = aio_getevents(writer->context, 1, writer->capacity, writer->events);
-        if (n >= 0) {
-            complete(writer, writer->events, n);
-            return 0;
-        }
-        if (errno != EINTR) {
-            return errno;
-        }
+    long n = FIC_RETRYING_EINTR(aio_getevents(writer->context, 1, writer->capacity, writer->events));
+    if (n < 0) {
+        return errno;
     }
+    complete(writer, writer->events, n);
+    return 0;
 }
 
-int fic_tile_writer_submit(fic_tile_writer *writer, int fd, const uint8_t *buffer, size_t length, size_t buffer_stride,
+int fic_writes_submit(fic_writes *writer, int fd, const uint8_t *buffer, size_t length, size_t buffer_stride,
                            uint32_t count, int64_t offset, int64_t file_stride, uint32_t tag) {
     if (writer->failure != 0) {
         return writer->failure;
@@ -190,7 +173,7 @@ int fic_tile_writer_submit(fic_tile_writer *writer, int fd, const uint8_t *buffe
         }
         uint32_t submitted = 0;
         while (submitted < batch) {
-            long n = aio_submit(writer->context, (long)(batch - submitted), writer->pointers + submitted);
+            long n = FIC_RETRYING_EINTR(aio_submit(writer->context, (long)(batch - submitted), writer->pointers + submitted));
             if (n > 0) {
                 writer->in_flight += (uint32_t)n;
                 writer->pending[tag] += (uint32_t)n;
@@ -198,9 +181,6 @@ int fic_tile_writer_submit(fic_tile_writer *writer, int fd, const uint8_t *buffe
                 continue;
             }
             int error = n == 0 ? EAGAIN : errno;
-            if (error == EINTR) {
-                continue;
-            }
             if (error == EAGAIN && writer->in_flight > 0) {
                 error = reap(writer);
                 if (error == 0) {
@@ -238,7 +218,7 @@ int fic_tile_writer_submit(fic_tile_writer *writer, int fd, const uint8_t *buffe
     return 0;
 }
 
-int fic_tile_writer_wait(fic_tile_writer *writer, uint32_t tag) {
+int fic_writes_wait(fic_writes *writer, uint32_t tag) {
     if (tag >= writer->tag_count) {
         return EINVAL;
     }
@@ -252,7 +232,7 @@ int fic_tile_writer_wait(fic_tile_writer *writer, uint32_t tag) {
     return writer->failure;
 }
 
-int fic_tile_writer_wait_all(fic_tile_writer *writer) {
+int fic_writes_wait_all(fic_writes *writer) {
     while (writer->in_flight > 0) {
         int error = reap(writer);
         if (error != 0) {
@@ -263,9 +243,9 @@ int fic_tile_writer_wait_all(fic_tile_writer *writer) {
     return writer->failure;
 }
 
-int fic_tile_writer_is_asynchronous(const fic_tile_writer *writer) { return writer->asynchronous; }
+int fic_writes_is_asynchronous(const fic_writes *writer) { return writer->asynchronous; }
 
-void fic_tile_writer_destroy(fic_tile_writer *writer) {
+void fic_writes_destroy(fic_writes *writer) {
     if (writer == NULL) {
         return;
     }
