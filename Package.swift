@@ -91,7 +91,7 @@ let package = Package(
         .target(
             name: "ImageLoader",
             dependencies: [
-                "FICCore", "ImageTable", "FastImageCache",
+                "FICCore", "FastImageCache",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "NIOCore", package: "swift-nio"),
