@@ -91,7 +91,7 @@ let package = Package(
         .target(
             name: "ImageLoader",
             dependencies: [
-                "FICCore", "FastImageCache",
+                "FICCore", "ImageCodec", "FastImageCache",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -110,7 +110,8 @@ let package = Package(
         .executableTarget(
             name: "fic",
             dependencies: [
-                "FastImageCache", "TiledImage", "ImageLoader", "FICBenchmarks", "FICCore", "CLibJPEG", "CCairo", "CSDL2",
+                "FastImageCache", "TiledImage", "ImageLoader", "FICBenchmarks", "FICCore", "ImageCodec",
+                "CLibJPEG", "CCairo", "CSDL2",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -125,9 +126,9 @@ let package = Package(
         .target(name: "FICTestSupport", path: "Tests/FICTestSupport"),
         // CHeif: libheif's encoder writes the files whose thumbnails differ from their images.
         .testTarget(name: "ImageCodecTests", dependencies: ["ImageCodec", "FICTestSupport", "CHeif"]),
-        .testTarget(name: "FastImageCacheTests", dependencies: ["FastImageCache", "FICTestSupport"]),
+        .testTarget(name: "FastImageCacheTests", dependencies: ["FastImageCache", "ImageCodec", "FICTestSupport"]),
         .testTarget(name: "TiledImageTests", dependencies: ["TiledImage", "ImageCodec", "FICTestSupport"]),
-        .testTarget(name: "FicTests", dependencies: ["fic", "FastImageCache", "ImageTable", "FICTestSupport"]),
+        .testTarget(name: "FicTests", dependencies: ["fic", "FastImageCache", "ImageTable", "ImageCodec", "FICTestSupport"]),
         .testTarget(
             name: "ImageLoaderTests",
             dependencies: [

@@ -1,5 +1,6 @@
 import FastImageCache
 import Foundation
+import ImageCodec
 
 /// One kind of input of ``IngestBenchmark``: `fic ingest` against `vipsthumbnail` on the same files.
 public struct IngestFormatResult: Codable, Sendable {

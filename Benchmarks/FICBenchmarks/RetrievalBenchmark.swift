@@ -1,5 +1,7 @@
 import FastImageCache
 import Foundation
+import ImageCodec
+import ImageTable
 
 /// What ``RetrievalBenchmark`` measured. Times are nanoseconds per operation (the median of
 /// several runs; every run is in the `*_timing` fields).

@@ -1,4 +1,6 @@
 import CCairo
+import ImageCodec
+import ImageTable
 
 /// An image returned by the cache: a zero-copy view of the pixels in the mapped table file.
 ///
