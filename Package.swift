@@ -57,6 +57,7 @@ let package = Package(
                 "FICCore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
         // Decoding JPEG / PNG / WebP / HEIC / AVIF / JPEG XL / GIF / TIFF into cairo-compatible bitmaps, and converting colours to sRGB.
@@ -110,7 +111,7 @@ let package = Package(
         .executableTarget(
             name: "fic",
             dependencies: [
-                "FastImageCache", "TiledImage", "ImageLoader", "FICBenchmarks", "FICCore", "ImageCodec",
+                "FastImageCache", "TiledImage", "ImageLoader", "FICBenchmarks", "FICCore", "ImageCodec", "ImageTable",
                 "CLibJPEG", "CCairo", "CSDL2",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -125,17 +126,19 @@ let package = Package(
         // condition, running tools and `fic` as child processes (with a time limit where a hang is possible).
         .target(name: "FICTestSupport", path: "Tests/FICTestSupport"),
         // CHeif: libheif's encoder writes the files whose thumbnails differ from their images.
-        .testTarget(name: "ImageCodecTests", dependencies: ["ImageCodec", "FICTestSupport", "CHeif"]),
-        .testTarget(name: "FastImageCacheTests", dependencies: ["FastImageCache", "ImageCodec", "FICTestSupport"]),
-        .testTarget(name: "TiledImageTests", dependencies: ["TiledImage", "ImageCodec", "FICTestSupport"]),
+        .testTarget(
+            name: "ImageCodecTests",
+            dependencies: ["ImageCodec", "FICCore", "FICTestSupport", "CHeif", .product(name: "SystemPackage", package: "swift-system")]
+        ),
+        .testTarget(name: "FastImageCacheTests", dependencies: ["FastImageCache", "ImageTable", "ImageCodec", "CCairo", "FICTestSupport"]),
+        .testTarget(name: "TiledImageTests", dependencies: ["TiledImage", "ImageCodec", "FICCore", "FICTestSupport"]),
         .testTarget(name: "FicTests", dependencies: ["fic", "FastImageCache", "ImageTable", "ImageCodec", "FICTestSupport"]),
         .testTarget(
             name: "ImageLoaderTests",
             dependencies: [
-                "FICCore", "ImageLoader", "FastImageCache", "FICBenchmarks", "FICTestSupport",
+                "FICCore", "ImageLoader", "FastImageCache", "ImageCodec", "FICBenchmarks", "FICTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
     ]
