@@ -60,6 +60,7 @@ let package = Package(
                 "FICCore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
         // Decoding JPEG / PNG / WebP / HEIC / AVIF / JPEG XL / GIF / TIFF into cairo-compatible bitmaps, and converting colours to sRGB.
@@ -94,7 +95,7 @@ let package = Package(
         .target(
             name: "ImageLoader",
             dependencies: [
-                "FICCore", "ImageTable", "FastImageCache",
+                "FICCore", "ImageCodec", "FastImageCache",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -106,13 +107,14 @@ let package = Package(
         // Benchmarks, run by `fic bench` in release builds.
         .target(
             name: "FICBenchmarks",
-            dependencies: ["FICCore", "FastImageCache", "ImageTable", "ImageCodec", "TiledImage", "ImageLoader", "FICHarness"],
+            dependencies: ["FastImageCache", "ImageTable", "ImageCodec", "TiledImage", "ImageLoader", "FICHarness"],
             path: "Benchmarks/FICBenchmarks"
         ),
         .executableTarget(
             name: "fic",
             dependencies: [
-                "FastImageCache", "TiledImage", "ImageLoader", "FICBenchmarks", "FICCore", "CLibJPEG", "CCairo", "CSDL2",
+                "FastImageCache", "TiledImage", "ImageLoader", "FICBenchmarks", "FICCore", "ImageCodec",
+                "CLibJPEG", "CCairo", "CSDL2",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -136,17 +138,19 @@ let package = Package(
         // condition, running tools and `fic` as child processes (with a time limit where a hang is possible).
         .target(name: "FICTestSupport", path: "Tests/FICTestSupport"),
         // CHeif: libheif's encoder writes the files whose thumbnails differ from their images.
-        .testTarget(name: "ImageCodecTests", dependencies: ["ImageCodec", "FICTestSupport", "FICHarness", "CHeif"]),
-        .testTarget(name: "FastImageCacheTests", dependencies: ["FastImageCache", "FICTestSupport"]),
-        .testTarget(name: "TiledImageTests", dependencies: ["TiledImage", "ImageCodec", "FICTestSupport"]),
-        .testTarget(name: "FicTests", dependencies: ["fic", "FastImageCache", "ImageTable", "FICTestSupport"]),
+        .testTarget(
+            name: "ImageCodecTests",
+            dependencies: ["ImageCodec", "FICCore", "FICTestSupport", "FICHarness", "CHeif", .product(name: "SystemPackage", package: "swift-system")]
+        ),
+        .testTarget(name: "FastImageCacheTests", dependencies: ["FastImageCache", "FICCore", "ImageTable", "ImageCodec", "CCairo", "FICTestSupport"]),
+        .testTarget(name: "TiledImageTests", dependencies: ["TiledImage", "ImageCodec", "FICCore", "FICTestSupport"]),
+        .testTarget(name: "FicTests", dependencies: ["fic", "FastImageCache", "ImageTable", "ImageCodec", "FICTestSupport"]),
         .testTarget(
             name: "ImageLoaderTests",
             dependencies: [
-                "FICCore", "ImageLoader", "FastImageCache", "FICHarness", "FICTestSupport",
+                "FICCore", "ImageLoader", "FastImageCache", "ImageCodec", "FICHarness", "FICTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
     ]

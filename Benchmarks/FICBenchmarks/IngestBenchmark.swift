@@ -1,6 +1,7 @@
 import FICHarness
 import FastImageCache
 import Foundation
+import ImageCodec
 
 /// One kind of input of ``IngestBenchmark``: `fic ingest` against `vipsthumbnail` on the same files.
 public struct IngestFormatResult: Codable, Sendable {

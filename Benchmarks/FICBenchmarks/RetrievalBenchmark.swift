@@ -1,6 +1,8 @@
 import FICHarness
 import FastImageCache
 import Foundation
+import ImageCodec
+import ImageTable
 
 /// What ``RetrievalBenchmark`` measured. Times are nanoseconds per operation (the median of
 /// several runs; every run is in the `*_timing` fields).

@@ -1,5 +1,7 @@
+import FICCore
 import Foundation
 import Glibc
+import ImageTable
 
 /// The namespaces of one cache directory, what each occupies on disk and when it was last used,
 /// and the removal of the least recently used ones to keep the directory under a size.

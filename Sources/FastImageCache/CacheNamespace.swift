@@ -1,4 +1,6 @@
+import FICCore
 import Glibc
+import ImageTable
 import Logging
 
 /// The folder a cache owns, `DIRECTORY/NAMESPACE`: opened without following links, and locked

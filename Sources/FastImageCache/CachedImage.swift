@@ -1,4 +1,6 @@
 import CCairo
+import ImageCodec
+import ImageTable
 
 /// An image returned by the cache: a zero-copy view of the pixels in the mapped table file.
 ///
@@ -6,8 +8,9 @@ import CCairo
 /// unchanged (eviction, replacement and reset never touch a held image's memory). Treat the
 /// pixels as read-only.
 public final class CachedImage: Sendable {
-    /// The stored image in the table.
-    public let storage: StoredImage
+    /// The table's image: the mapped slot, held while this object lives. Private because it is
+    /// the storage engine's type; the properties and methods below are what callers need of it.
+    private let storage: StoredImage
     private let table: FormatTable
 
     init(table: FormatTable, storage: StoredImage) {

@@ -1,4 +1,5 @@
 import Foundation
+import ImageTable
 import Logging
 
 /// One format and its open table.

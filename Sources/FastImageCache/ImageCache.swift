@@ -1,4 +1,5 @@
 import Foundation
+import ImageCodec
 import Logging
 
 /// Stores images of several formats in memory-mapped table files and returns them without

@@ -1,4 +1,5 @@
 import Foundation
+import ImageTable
 
 /// The pixel layouts a format can store: 32-bit BGRA premultiplied, 32-bit BGR (no alpha),
 /// 16-bit RGB 5-6-5 and 8-bit gray.

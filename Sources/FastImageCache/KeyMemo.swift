@@ -1,3 +1,5 @@
+import FICCore
+
 /// Remembers the table keys of recently used entities, so that a frame's lookups do not hash the
 /// same names again and again (a SHA-256 costs more than the rest of a lookup).
 ///

@@ -1,3 +1,4 @@
+import FICCore
 import Foundation
 
 /// The cache's request path as one state machine: a coalescer of requests by source URL, and

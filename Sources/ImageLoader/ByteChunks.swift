@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import FICCore
 import FastImageCache
 import Foundation
+import ImageCodec
 import NIOCore
 
 /// Where the bytes of a download come from.

@@ -1,5 +1,6 @@
 import FICTestSupport
 import Foundation
+import ImageCodec
 import Testing
 @testable import FastImageCache
 

@@ -1,3 +1,4 @@
+import FICCore
 import Foundation
 import Testing
 @testable import FastImageCache

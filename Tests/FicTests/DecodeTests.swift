@@ -1,5 +1,6 @@
 import FastImageCache
 import Foundation
+import ImageCodec
 import Testing
 
 @Suite("decode")

@@ -1,6 +1,7 @@
-import FICTestSupport
 import FastImageCache
+import FICTestSupport
 import Foundation
+import ImageCodec
 import Testing
 
 /// `fic decode`, `fic tile` and `fic ingest` on HEIC and AVIF files made with Debian's encoders.

@@ -1,5 +1,6 @@
 import FastImageCache
 import Foundation
+import ImageCodec
 import Testing
 
 /// `fic ingest --jobs`: the same results in the same order as one at a time, and memory that

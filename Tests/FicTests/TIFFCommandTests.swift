@@ -1,6 +1,7 @@
 import FastImageCache
 import FICTestSupport
 import Foundation
+import ImageCodec
 import Testing
 
 /// `fic decode`, `fic tile` and `fic ingest` take TIFFs, found by their content.

@@ -1,5 +1,6 @@
 import FastImageCache
 import Foundation
+import ImageCodec
 import Testing
 
 /// The `fic view` tests: one virtual X server at a time (`xvfb-run -a` picks a free display

@@ -1,3 +1,5 @@
+import FICCore
+
 /// One first-come-first-served queue per ``RequestPriority``, highest taken first.
 ///
 /// Entries are never searched for: when a queued job's priority changes, a new entry is pushed at

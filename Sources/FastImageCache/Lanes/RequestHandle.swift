@@ -1,3 +1,5 @@
+import FICCore
+
 /// A value handed from whichever thread produced it to the task that waits for it.
 ///
 /// The value passes through a lock, not only through a continuation: a continuation resumed from

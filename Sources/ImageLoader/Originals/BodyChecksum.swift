@@ -1,4 +1,4 @@
-import ImageTable
+import FICCore
 
 /// The checksum of an entry's body: XXH64 over blocks of 64 KiB, each block hashed with the
 /// previous block's hash as its seed, the last (partial) block and the length mixed in at the end.

@@ -1,6 +1,5 @@
 import FICCore
 import Foundation
-import ImageTable
 
 /// The header at the start of every file of the originals cache, followed by the body.
 ///

@@ -1,6 +1,7 @@
 import ArgumentParser
 import FastImageCache
 import Foundation
+import ImageCodec
 
 /// `fic decode FILE --out FILE.png`: a full-size, upright decode.
 struct DecodeCommand: ParsableCommand {

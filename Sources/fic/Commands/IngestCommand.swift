@@ -1,6 +1,7 @@
 import ArgumentParser
 import FastImageCache
 import Foundation
+import ImageCodec
 
 /// `fic ingest DIR|URL… [--urls FILE] [--cache DIR] [--format SPEC…]`: stores every image under a
 /// folder, and every image at a list of URLs, in every format of one family, one decode per

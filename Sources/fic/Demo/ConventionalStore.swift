@@ -1,5 +1,7 @@
+import FICCore
 import FastImageCache
 import Foundation
+import ImageCodec
 
 /// The conventional approach the original demo compared against: each photo pre-rendered once
 /// as a quality-0.8 JPEG thumbnail file, decoded again each time its cell appears, with no

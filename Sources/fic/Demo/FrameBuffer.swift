@@ -1,5 +1,6 @@
 import CCairo
 import FastImageCache
+import ImageCodec
 
 /// The demo's screen: a bitmap (16-bit RGB565 or 32-bit BGRX) into which each frame's visible
 /// cells are composited with cairo, as a window server would; cells in another format are

@@ -1,3 +1,4 @@
+import FICCore
 import FastImageCache
 import Foundation
 

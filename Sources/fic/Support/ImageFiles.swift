@@ -1,5 +1,7 @@
+import FICCore
 import FastImageCache
 import Foundation
+import ImageCodec
 
 /// Finds the files under a folder: recursively, in name order, following symbolic links to
 /// files (not to folders, so a link cannot make a cycle), skipping hidden names.

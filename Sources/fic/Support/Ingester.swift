@@ -1,5 +1,6 @@
 import FastImageCache
 import Foundation
+import ImageCodec
 
 /// Adds one image file to a cache: estimate from its header what decoding it needs, wait for that
 /// much of the shared memory budget, read it (one `pread` into memory of its own), hash it, decode

@@ -1,5 +1,6 @@
 import CSDL2
 import FastImageCache
+import ImageCodec
 
 /// A desktop window (SDL2) and the memory the viewer draws a frame into.
 ///

@@ -1,7 +1,7 @@
+import FICCore
 import Testing
-@testable import ImageTable
 
-@Suite struct HashingTests {
+@Suite struct XXH64Tests {
     @Test func xxh64MatchesPublishedVectors() {
         #expect(XXH64.hash("", seed: 0) == 0xEF46_DB37_51D8_E999)
         #expect(XXH64.hash("a", seed: 0) == 0xD24E_C4F1_A98C_6E5B)
@@ -32,11 +32,5 @@ import Testing
         b.replaceSubrange(b.index(b.startIndex, offsetBy: 50)...b.index(b.startIndex, offsetBy: 50), with: "y")
         #expect(XXH64.hash(a) != XXH64.hash(b))
         #expect(XXH64.hash(a) == XXH64.hash(String(repeating: "x", count: 100)))
-    }
-
-    @Test func keysDifferForDifferentStrings() {
-        #expect(TableKey("photo-1") != TableKey("photo-2"))
-        #expect(TableKey("photo-1") == TableKey("photo-1"))
-        #expect(TableKey("photo-1").description.count == 32)
     }
 }

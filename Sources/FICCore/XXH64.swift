@@ -1,6 +1,9 @@
-/// The 64-bit xxHash function, used for pixel checksums, record checksums and table keys.
+/// The 64-bit xxHash function: the checksums of the image tables (pixels, records, headers) and of
+/// the originals cache (entry headers, bodies).
 ///
-/// Implemented from the published xxHash specification (XXH64).
+/// It lives in the lowest layer because it is a hashing utility that several modules share, not a
+/// part of the table format. It detects damage, not tampering: keys that must not collide use
+/// SHA-256. Implemented from the published xxHash specification (XXH64).
 public enum XXH64 {
     @usableFromInline static let p1: UInt64 = 11_400_714_785_074_694_791
     @usableFromInline static let p2: UInt64 = 14_029_467_366_897_019_727
