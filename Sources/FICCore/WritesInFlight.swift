@@ -1,10 +1,10 @@
 import CFICCore
 import SystemPackage
 
-/// Writes in flight together (Linux native AIO, see CFICCore's `fic_writes`): many writes are
+/// Writes in flight together (Linux's io_uring, see CFICCore's `fic_writes`): many writes are
 /// handed over with one call and written while the caller fills its next buffer; a buffer's
-/// memory is reused only after ``wait(forTag:)`` for its tag. Where the system refuses AIO the
-/// writes are synchronous. The tile pyramids write their bands through it.
+/// memory is reused only after ``wait(forTag:)`` for its tag. Where the system refuses io_uring
+/// the writes are synchronous. The tile pyramids write their bands through it.
 ///
 /// Not thread-safe, and needs no lock: one thread uses it at a time (a pyramid build's writer
 /// thread, then the builder's thread after that thread has been joined).
@@ -27,7 +27,7 @@ package final class WritesInFlight {
         fic_writes_destroy(writes)  // waits for every write in flight
     }
 
-    /// Whether the writes go through AIO (false: synchronous writes).
+    /// Whether the writes go through io_uring (false: synchronous writes).
     package var isAsynchronous: Bool { fic_writes_is_asynchronous(writes) != 0 }
 
     /// Queues `count` writes of `length` bytes: write `i` takes `buffer + i × bufferStride` to `file`

@@ -5,8 +5,8 @@
 #include <stdint.h>
 
 /*
- * Writes in flight together (Linux native AIO: io_setup, io_submit, io_getevents), with
- * synchronous writes where the system refuses AIO. Each write carries a tag below the tag count
+ * Writes in flight together (Linux's io_uring: io_uring_setup, io_uring_enter), with synchronous
+ * writes where the system refuses io_uring. Each write carries a tag below the tag count
  * given at creation, so that a caller can wait for the writes of one buffer before filling it
  * again. The first failure is kept and returned by every later call. Not thread-safe: one thread
  * at a time. Here, beside the package's other system calls, rather than with its one user (the
