@@ -3,7 +3,7 @@ import SystemPackage
 
 /// An image file opened for reading with FICCore's descriptor calls; every failure is an
 /// ``ImageCacheError/Code/io`` error carrying the path and `errno`.
-struct ImageFile: ~Copyable {
+package struct ImageFile: ~Copyable {
     /// The path it was opened with.
     let path: String
     /// Its size when it was opened.
@@ -12,9 +12,19 @@ struct ImageFile: ~Copyable {
 
     /// Opens the regular file at `path`.
     init(path: String) throws {
+        (descriptor, size) = try Self.open(path: path)
+        self.path = path
+    }
+
+    /// Opens the regular file at `path` for reading: the one way the package's decoders and
+    /// pyramid builder open an image file by its path. A FIFO or a device is refused without
+    /// blocking (the open does not wait for a writer), a folder with its own message. The caller
+    /// closes the descriptor; `size` is the file's when it was opened.
+    package static func open(path: String) throws -> (descriptor: FileDescriptor, size: Int) {
         let descriptor: FileDescriptor
         do {
-            descriptor = try FileDescriptor.open(atPath: path, .readOnly)
+            // O_NONBLOCK keeps a FIFO or a device from blocking the open; it is refused below.
+            descriptor = try FileDescriptor.open(atPath: path, .readOnly, options: [.nonBlocking])
         } catch {
             throw Self.failure("open", path: path, errno: (error as? ImageCacheError)?.errno ?? .ioError)
         }
@@ -32,9 +42,8 @@ struct ImageFile: ~Copyable {
                 path: path, errno: status.isDirectory ? .isDirectory : .invalidArgument
             )
         }
-        self.path = path
-        self.size = Int(status.st_size)
-        self.descriptor = descriptor
+        descriptor.clearNonBlocking()
+        return (descriptor, Int(status.st_size))
     }
 
     deinit {

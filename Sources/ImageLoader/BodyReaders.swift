@@ -1,5 +1,6 @@
 import FICCore
 import FastImageCache
+import ImageCodec
 import Foundation
 import Glibc
 import SystemPackage
@@ -176,26 +177,23 @@ final class FileChunkReader: Sendable {
 
     /// Opens the regular file at `path`; refuses files larger than `maximum` bytes.
     init(path: String, maximum: Int, chunkBytes: Int = 1 << 18) throws {
-        // O_NONBLOCK keeps a FIFO or device from blocking the open; it is refused just below.
-        let fd: FileDescriptor
+        // Opened as every image file is (a FIFO or device refused without blocking); what the
+        // loader reports is a source it cannot use, or an I/O failure.
+        let fd: FileDescriptor, size: Int
         do {
-            fd = try FileDescriptor.open(atPath: path, .readOnly, options: [.nonBlocking])
+            (fd, size) = try ImageFile.open(path: path)
         } catch let error as ImageCacheError {
-            let missing = error.errno == .noSuchFileOrDirectory
-            throw ImageCacheError(missing ? .sourceUnavailable : .io, missing ? "the file does not exist" : "cannot open the file", path: path, errno: error.errno)
-        }
-        do {
-            let st = try fd.status(path: path)
-            guard st.isRegularFile else { throw ImageCacheError(.sourceUnavailable, "not a regular file", path: path) }
-            fd.clearNonBlocking()
-            guard Int(st.st_size) <= maximum else {
-                throw ImageCacheError(.bodyTooLarge, "the file is \(st.st_size) bytes, more than the \(maximum) allowed", path: path)
+            switch error.errno {
+            case .noSuchFileOrDirectory?: throw ImageCacheError(.sourceUnavailable, "the file does not exist", path: path, errno: error.errno)
+            case .isDirectory?, .invalidArgument?: throw ImageCacheError(.sourceUnavailable, "not a regular file", path: path)
+            default: throw ImageCacheError(.io, "cannot open the file", path: path, errno: error.errno)
             }
-            length = Int(st.st_size)
-        } catch {
-            fd.closeQuietly()
-            throw error
         }
+        guard size <= maximum else {
+            fd.closeQuietly()
+            throw ImageCacheError(.bodyTooLarge, "the file is \(size) bytes, more than the \(maximum) allowed", path: path)
+        }
+        length = size
         descriptor = fd
         self.path = path
         self.chunkBytes = chunkBytes

@@ -25,7 +25,7 @@ extension TilePyramidBuilder {
     public func build(contentsOf path: String, progress: ((Int) -> Void)? = nil) throws -> TilePyramid {
         let fd: FileDescriptor
         do {
-            fd = try FileDescriptor.open(atPath: path, .readOnly)
+            fd = try ImageFile.open(path: path).descriptor
         } catch {
             let failure = ImageCacheError.adopting(error)
             abandon(failure)

@@ -54,6 +54,17 @@ import Testing
         #expect(error.errno == .isDirectory)
     }
 
+    /// A FIFO no one writes to would block an open that waits for a writer: it is refused at once,
+    /// as not a regular file (the time limit fails the test if the open waits).
+    @Test(.timeLimit(.minutes(1))) func aFIFOIsRefusedWithoutWaitingForAWriter() throws {
+        let fifo = NSTemporaryDirectory() + "/fic-fifo-\(UInt64.random(in: 0...UInt64.max))"
+        try #require(mkfifo(fifo, 0o600) == 0)
+        defer { unlink(fifo) }
+        let error = try #require(throws: ImageCacheError.self) { try ImageDecoder.decode(contentsOf: fifo) }
+        #expect(error.code == .io && error.path == fifo && error.message.contains("not a regular file"), "\(error)")
+        #expect(throws: ImageCacheError.self) { try ImageDecoder.estimatedMemory(ofFileAt: fifo) }
+    }
+
     @Test func aTruncatedJPEGIsRefusedStrictOrNot() throws {
         let bytes = try TestData.bytes("bad/truncated-half.jpg")
         for allow in [true, false] {

@@ -54,6 +54,20 @@ import Testing
         }
     }
 
+    /// A FIFO path is refused at once as not a regular file, and leaves no pyramid (the time
+    /// limit fails the test if the open waits for a writer).
+    @Test(.timeLimit(.minutes(1))) func aFIFOIsRefusedWithoutWaitingForAWriter() throws {
+        let folder = try Fixtures.makeFolder()
+        defer { Fixtures.remove(folder) }
+        let fifo = folder + "/image.jpg"
+        try #require(mkfifo(fifo, 0o600) == 0)
+        let error = try #require(throws: ImageCacheError.self) {
+            try TilePyramidBuilder.build(contentsOf: fifo, destination: .folder(folder + "/p"))
+        }
+        #expect(error.code == .io && error.message.contains("not a regular file"), "\(error)")
+        #expect(throws: ImageCacheError.self) { try TilePyramid.open(at: folder + "/p") }
+    }
+
     /// The stream never ends, so only the stall watch can end the build; the time limit fails
     /// the test if it does not (never a bound on how fast: a loaded machine may take long).
     @Test(.timeLimit(.minutes(5))) func stalledStreamFails() async throws {
