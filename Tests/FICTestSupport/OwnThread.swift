@@ -9,4 +9,11 @@ public enum OwnThread {
             Thread { continuation.resume(returning: body()) }.start()
         }
     }
+
+    /// Runs throwing `body` on a new thread; returns what it returns or throws what it throws.
+    /// Long synchronous loops (the fuzzers) go here, so that the async tests beside them keep
+    /// the cooperative threads they need to make progress.
+    public static func running<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await run { Result { try body() } }.get()
+    }
 }

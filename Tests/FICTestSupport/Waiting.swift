@@ -1,14 +1,24 @@
 import Testing
 
-/// Waits (polling every 2 ms) until `condition` holds; records an issue after `timeout`. For tests
-/// that check an order of events, not their speed: the timeout is generous for loaded machines.
+/// Waits (polling every 2 ms) until `condition` holds; after `timeout` records an issue and throws,
+/// so that the test stops there instead of going on with what never happened (indexing an empty
+/// list of started fetches, say). For tests that check an order of events, not their speed: the
+/// timeout is generous for loaded machines.
 public func waitUntil(_ what: String, timeout: Duration = .seconds(60), _ condition: () -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async throws {
     let deadline = ContinuousClock.now + timeout
     while !condition() {
         if ContinuousClock.now > deadline {
             Issue.record("timed out waiting until \(what)", sourceLocation: sourceLocation)
-            return
+            throw WaitTimedOut(what: what)
         }
         try await Task.sleep(for: .milliseconds(2))
     }
+}
+
+/// What ``waitUntil(_:timeout:_:sourceLocation:)`` throws when its condition never held.
+public struct WaitTimedOut: Error, CustomStringConvertible {
+    /// What was waited for.
+    public let what: String
+    /// Says what was waited for.
+    public var description: String { "timed out waiting until \(what)" }
 }

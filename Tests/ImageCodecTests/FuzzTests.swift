@@ -13,22 +13,22 @@ import Testing
         return max(total, 0.7) / 7
     }
 
-    @Test func jpeg() throws {
-        let stats = try FuzzRunner.run(format: .jpeg, seconds: Self.secondsPerFormat, seed: 0x4A50_4547)
+    @Test func jpeg() async throws {
+        let stats = try await OwnThread.running { try FuzzRunner.run(format: .jpeg, seconds: Self.secondsPerFormat, seed: 0x4A50_4547) }
         #expect(stats.iterations > 0)
         #expect(stats.incrementalRuns > 0)
         #expect(stats.failures + stats.successes > 0)
     }
 
-    @Test func png() throws {
-        let stats = try FuzzRunner.run(format: .png, seconds: Self.secondsPerFormat, seed: 0x504E_47)
+    @Test func png() async throws {
+        let stats = try await OwnThread.running { try FuzzRunner.run(format: .png, seconds: Self.secondsPerFormat, seed: 0x504E_47) }
         #expect(stats.iterations > 0)
         #expect(stats.failures + stats.successes > 0)
     }
 
     /// Seeded with small TIFFs made by the tools at test time (the test data has none): strips,
     /// tiles, BigTIFF, a pyramid, YCbCr JPEG, separate planes, 16 bits, palette, alpha, CMYK, fax.
-    @Test func tiff() throws {
+    @Test func tiff() async throws {
         let folder = try TIFFMaker.folder()
         defer { TIFFMaker.remove(folder) }
         let small = folder + "/small.png"
@@ -52,26 +52,27 @@ import Testing
             let out = folder + "/" + name
             seeds.append((name, try TIFFMaker.make(out, tool, arguments.map { $0 == "{out}" ? out : $0 })))
         }
-        let stats = try FuzzRunner.run(format: .tiff, seconds: Self.secondsPerFormat, seed: 0x5449_4646, extra: seeds)
+        let corpus = seeds
+        let stats = try await OwnThread.running { try FuzzRunner.run(format: .tiff, seconds: Self.secondsPerFormat, seed: 0x5449_4646, extra: corpus) }
         #expect(stats.iterations > 0)
         #expect(stats.failures + stats.successes > 0)
     }
 
-    @Test func webp() throws {
-        let stats = try FuzzRunner.run(format: .webp, seconds: Self.secondsPerFormat, seed: 0x5745_4250)
+    @Test func webp() async throws {
+        let stats = try await OwnThread.running { try FuzzRunner.run(format: .webp, seconds: Self.secondsPerFormat, seed: 0x5745_4250) }
         #expect(stats.iterations > 0)
         #expect(stats.failures + stats.successes > 0)
     }
 
     /// HEIC and AVIF made at test time: plain, with a thumbnail, alpha, 10-bit, a grid, turned and
     /// mirrored, an animation's first frame.
-    @Test func heif() throws {
-        let stats = try FuzzRunner.run(format: .heif, seconds: Self.secondsPerFormat, seed: 0x4845_4946, extra: try HEIFTestFiles.fuzzCorpus())
+    @Test func heif() async throws {
+        let stats = try await OwnThread.running { try FuzzRunner.run(format: .heif, seconds: Self.secondsPerFormat, seed: 0x4845_4946, extra: try HEIFTestFiles.fuzzCorpus()) }
         #expect(stats.iterations > 0)
         #expect(stats.failures + stats.successes > 0)
     }
 
-    @Test func jxl() throws {
+    @Test func jxl() async throws {
         let folder = try JXLTests.Folder()
         let seeds = [
             ("lossless JPEG", try ExternalTools.cjxl(TestData.path("jpeg/orientation/chelsea-orientation-6.jpg"), in: folder.path, name: "a.jxl")),
@@ -79,12 +80,12 @@ import Testing
             ("lossless alpha", try ExternalTools.cjxl(TestData.path("png/astronaut-rgba.png"), ["-d", "0", "-e", "1"], in: folder.path, name: "c.jxl")),
             ("16-bit", try ExternalTools.cjxl(TestData.path("png/astronaut-16bit.png"), ["-d", "3"], in: folder.path, name: "d.jxl")),
         ]
-        let stats = try FuzzRunner.run(format: .jxl, seconds: Self.secondsPerFormat, seed: 0x4A58_4C, extra: seeds)
+        let stats = try await OwnThread.running { try FuzzRunner.run(format: .jxl, seconds: Self.secondsPerFormat, seed: 0x4A58_4C, extra: seeds) }
         #expect(stats.iterations > 0)
         #expect(stats.failures + stats.successes > 0)
     }
 
-    @Test func gif() throws {
+    @Test func gif() async throws {
         let folder = try JXLTests.Folder()
         let photo = TestData.path("photos/chelsea.jpg")
         let seeds = [
@@ -92,7 +93,7 @@ import Testing
             ("interlaced", try GIFTests.photoGIF("photos/astronaut.jpg", interlaced: true, extra: ["-resize", "25%"], in: folder)),
             ("animated", try ExternalTools.convert(["-delay", "10", "(", photo, "-resize", "20%", ")", "(", photo, "-resize", "10%", "-transparent", "white", ")", "-colors", "32"], in: folder.path, name: "anim.gif")),
         ]
-        let stats = try FuzzRunner.run(format: .gif, seconds: Self.secondsPerFormat, seed: 0x4749_46, extra: seeds)
+        let stats = try await OwnThread.running { try FuzzRunner.run(format: .gif, seconds: Self.secondsPerFormat, seed: 0x4749_46, extra: seeds) }
         #expect(stats.iterations > 0)
         #expect(stats.failures + stats.successes > 0)
     }

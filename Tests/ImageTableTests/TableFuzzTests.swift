@@ -1,3 +1,4 @@
+import FICTestSupport
 import Foundation
 import Testing
 @testable import ImageTable
@@ -18,7 +19,13 @@ import Testing
         }
     }
 
-    @Test func mutatedTablesNeverTrapOrServeWrongPixels() throws {
+    /// On a thread of its own: a loop of many seconds would hold a cooperative thread that the
+    /// async tests running beside it need.
+    @Test func mutatedTablesNeverTrapOrServeWrongPixels() async throws {
+        try await OwnThread.running { try Self.mutateTables() }
+    }
+
+    static func mutateTables() throws {
         let dir = TemporaryDirectory("fuzz"); defer { dir.cleanup() }
         let template = dir.file("template.fictable")
         do {

@@ -13,18 +13,18 @@ import Testing
         return max(total, 0.3) / 6
     }
 
-    @Test func jpeg() throws {
-        let stats = try ColorFuzzRunner.run(.jpeg, seconds: Self.secondsPerFormat, seed: 0x1CC_4A50)
+    @Test func jpeg() async throws {
+        let stats = try await OwnThread.running { try ColorFuzzRunner.run(.jpeg, seconds: Self.secondsPerFormat, seed: 0x1CC_4A50) }
         #expect(stats.iterations > 0 && stats.profiles > 0)
     }
 
-    @Test func png() throws {
-        let stats = try ColorFuzzRunner.run(.png, seconds: Self.secondsPerFormat, seed: 0x1CC_504E)
+    @Test func png() async throws {
+        let stats = try await OwnThread.running { try ColorFuzzRunner.run(.png, seconds: Self.secondsPerFormat, seed: 0x1CC_504E) }
         #expect(stats.iterations > 0 && stats.profiles > 0)
     }
 
-    @Test func webp() throws {
-        let stats = try ColorFuzzRunner.run(.webp, seconds: Self.secondsPerFormat, seed: 0x1CC_5745)
+    @Test func webp() async throws {
+        let stats = try await OwnThread.running { try ColorFuzzRunner.run(.webp, seconds: Self.secondsPerFormat, seed: 0x1CC_5745) }
         #expect(stats.iterations > 0 && stats.profiles > 0)
     }
 }
