@@ -66,7 +66,10 @@ struct StopWithoutCloseTests {
 
         let inspect = try Fic.run(["inspect", "--cache", cache])
         #expect(inspect.status == 0, "\(inspect.stderr)")
-        #expect(inspect.stderr.isEmpty, "a stop on this boot is nothing to report: \(inspect.stderr)")
+        // A stop on this boot is nothing to report; only the image being written at the kill, if the
+        // kill came mid-write (it comes at a random moment), is dropped and said so.
+        let reported = inspect.stderr.split(separator: "\n").filter { !$0.contains("being written when its process stopped was dropped") }
+        #expect(reported.isEmpty, "a stop on this boot is nothing to report: \(inspect.stderr)")
 
         // The same file after a restart of the system (inspect opened it read-only: still "left open").
         let handle = try #require(FileHandle(forUpdatingAtPath: table))
