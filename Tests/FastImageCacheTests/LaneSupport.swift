@@ -14,6 +14,18 @@ final class GatedProvider: ImageSourceProvider {
         var releaseEverything = false
         var cancellations: [URL] = []
         var sawCancellation: [URL] = []
+        /// Fetches waiting for their release, by a number of their own.
+        var waiting: [Int: (url: URL, continuation: CheckedContinuation<Void, any Error>)] = [:]
+        var nextWaiter = 0
+
+        func isReleased(_ url: URL) -> Bool { releaseEverything || released.contains(url) }
+
+        /// Takes the waiting fetches that are released now.
+        mutating func takeReleased() -> [CheckedContinuation<Void, any Error>] {
+            let ready = waiting.filter { isReleased($0.value.url) }
+            for key in ready.keys { waiting[key] = nil }
+            return ready.values.map(\.continuation)
+        }
     }
 
     let state = Locked(State())
@@ -36,11 +48,44 @@ final class GatedProvider: ImageSourceProvider {
     /// The fetches that saw their task cancelled, in order.
     var sawCancellation: [URL] { state.withLockedValue { $0.sawCancellation } }
 
-    func release(_ url: URL) { state.withLockedValue { _ = $0.released.insert(url) } }
-    func releaseAll() { state.withLockedValue { $0.releaseEverything = true } }
+    func release(_ url: URL) {
+        let ready = state.withLockedValue { s in
+            s.released.insert(url)
+            return s.takeReleased()
+        }
+        for continuation in ready { continuation.resume() }
+    }
 
-    private func isReleased(_ url: URL) -> Bool {
-        state.withLockedValue { $0.releaseEverything || $0.released.contains(url) }
+    func releaseAll() {
+        let ready = state.withLockedValue { s in
+            s.releaseEverything = true
+            return s.takeReleased()
+        }
+        for continuation in ready { continuation.resume() }
+    }
+
+    /// Returns once the test releases `url`: resumed by the release itself, no polling. Unless
+    /// `ignoringCancellation`, a cancellation of the task ends the wait with `CancellationError`
+    /// (seen under the lock either when the fetch registers or by the handler, never by neither).
+    private func waitForRelease(_ url: URL, ignoringCancellation: Bool) async throws {
+        let id = state.withLockedValue { s in
+            s.nextWaiter += 1
+            return s.nextWaiter
+        }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let outcome: Result<Void, any Error>? = state.withLockedValue { s in
+                    if s.isReleased(url) { return .success(()) }
+                    if !ignoringCancellation && Task.isCancelled { return .failure(CancellationError()) }
+                    s.waiting[id] = (url, continuation)
+                    return nil
+                }
+                if let outcome { continuation.resume(with: outcome) }
+            }
+        } onCancel: {
+            guard !ignoringCancellation else { return }
+            state.withLockedValue { $0.waiting.removeValue(forKey: id) }?.continuation.resume(throwing: CancellationError())
+        }
     }
 
     func sourceImage(at url: URL, for entity: any ImageEntity) async throws -> SourceImage {
@@ -50,19 +95,12 @@ final class GatedProvider: ImageSourceProvider {
             s.maximumRunning = max(s.maximumRunning, s.running)
         }
         defer { state.withLockedValue { $0.running -= 1 } }
-        while !isReleased(url) {
-            do {
-                try await Task.sleep(for: .milliseconds(2))
-            } catch {
-                state.withLockedValue { $0.sawCancellation.append(url) }
-                if holdsThroughCancellation {
-                    // A task of its own, which the cancellation does not reach.
-                    await Task.detached { [self] in
-                        while !isReleased(url) { try? await Task.sleep(for: .milliseconds(2)) }
-                    }.value
-                }
-                throw error
-            }
+        do {
+            try await waitForRelease(url, ignoringCancellation: false)
+        } catch {
+            state.withLockedValue { $0.sawCancellation.append(url) }
+            if holdsThroughCancellation { try await waitForRelease(url, ignoringCancellation: true) }
+            throw error
         }
         return .encoded(bytes)
     }
