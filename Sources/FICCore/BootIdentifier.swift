@@ -48,7 +48,7 @@ package struct BootIdentifier: Hashable, Sendable, CustomStringConvertible {
     }
 
     package var description: String {
-        let hex = bytes.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
+        let hex = SHA256Hex.lowercaseHex(bytes)
         var text = ""
         for (i, ch) in hex.enumerated() {
             if [8, 12, 16, 20].contains(i) { text.append("-") }

@@ -7,15 +7,19 @@ package enum SHA256Hex {
     /// lowercase hexadecimal digits.
     package static func digest(of bytes: UnsafeRawBufferPointer, length: Int = 32) -> String {
         precondition((1...32).contains(length), "a SHA-256 digest has 32 bytes")
+        return SHA256.hash(data: bytes).withUnsafeBytes { lowercaseHex($0.prefix(length)) }
+    }
+
+    /// `bytes` as two lowercase hexadecimal digits each: the one hex encoder of the package (also
+    /// the boot identifier's).
+    package static func lowercaseHex(_ bytes: some Collection<UInt8>) -> String {
         let digits = Array("0123456789abcdef".utf8)
-        return SHA256.hash(data: bytes).withUnsafeBytes { digest in
-            String(unsafeUninitializedCapacity: 2 * length) { text in
-                for i in 0..<length {
-                    text[2 * i] = digits[Int(digest[i] >> 4)]
-                    text[2 * i + 1] = digits[Int(digest[i] & 0x0F)]
-                }
-                return 2 * length
+        return String(unsafeUninitializedCapacity: 2 * bytes.count) { text in
+            for (i, byte) in bytes.enumerated() {
+                text[2 * i] = digits[Int(byte >> 4)]
+                text[2 * i + 1] = digits[Int(byte & 0x0F)]
             }
+            return 2 * bytes.count
         }
     }
 
