@@ -55,7 +55,8 @@ final class HEIFPicture {
         guard let decoded else {
             throw ImageCacheError(.corruptData, "libheif decoded the \(file.formatName) image into nothing. The file is damaged.")
         }
-        if strict, let first = Self.warnings(of: decoded).first {
+        let found = Self.warnings(of: decoded)
+        if strict, let first = found.first {
             heif_image_release(decoded)
             throw ImageCacheError(.corruptData, "The \(file.formatName) file is damaged (\(first)). Re-export the image.")
         }
@@ -84,7 +85,7 @@ final class HEIFPicture {
         self.planes = planes
         // An image whose alpha plane is missing is given opaque alpha by the layout below.
         isPremultiplied = planes.count == 4 && handle.isPremultiplied
-        warnings = Self.warnings(of: decoded)
+        warnings = found
         hasAlpha = alpha
     }
 
