@@ -9,19 +9,10 @@ extension ImageCache {
     ///   the cache is closed.
     @discardableResult
     public func storeImages(from source: SourceImage, for entity: some ImageEntity, family: String? = nil, releasingPages: Bool = false, priority: RequestPriority) async throws -> [String: CachedImage] {
-        try Task.checkCancellation()
-        let handoff = Handoff<[String: CachedImage]>()
-        return try await handoff.wait {
-            let queued = requests.enqueueCPU(at: priority, run: {
-                handoff.deliver(Result { try self.storeImages(from: source, for: entity, family: family, releasingPages: releasingPages) })
-            }, cancel: {
-                handoff.deliver(.failure(ImageCacheError(.closed, "the cache was closed before the images were stored")))
-            })
-            if queued {
-                requests.cpu.submit { self.runCPUWork() }
-            } else {
-                handoff.deliver(.failure(ImageCacheError(.closed, "the cache is closed")))
-            }
+        // The queued work holds the policy, not the cache.
+        let policy = self.policy
+        return try await lanes.run(at: priority) {
+            try policy.storeImages(from: source, for: entity, family: family, releasingPages: releasingPages)
         }
     }
 }

@@ -34,11 +34,10 @@ public final class ImageCache: Sendable {
     /// Whether the cache can only be read (asked for, or on a read-only file system).
     public let isReadOnly: Bool
 
-    let tables: [String: FormatTable]
-    let families: [String: [FormatTable]]
-    let requests: RequestCoordinator
-    let counters = CacheCounters()
-    let keys = KeyMemo()
+    /// The formats' tables and the family policy that draws into them.
+    let policy: FamilyPolicy
+    /// Where requests wait, are fetched, decoded and drawn.
+    let lanes: Lanes
     let logger: Logger
     private let space: CacheNamespace
 
@@ -65,6 +64,7 @@ public final class ImageCache: Sendable {
         self.space = space
         isReadOnly = space.isReadOnly
         space.removeTablesOfOtherFormats(keeping: seen, fileExtension: Self.fileExtension, logger: logger)
+        let keys = KeyMemo()
         var tables: [String: FormatTable] = [:]
         do {
             for format in formats {
@@ -75,11 +75,15 @@ public final class ImageCache: Sendable {
             space.unlock()
             throw ImageCacheError.wrap(error, format: nil, code: .io)
         }
-        self.tables = tables
         self.openReports = tables.mapValues(\.table.openReport)
-        self.families = Dictionary(grouping: formats.compactMap { tables[$0.name] }, by: { $0.format.family })
-        self.requests = RequestCoordinator()
+        let policy = FamilyPolicy(formats: formats, tables: tables, keys: keys, provider: provider, counters: CacheCounters())
+        self.policy = policy
+        self.lanes = Lanes(policy: policy, logger: logger)
     }
+
+    /// Each format's table, by format name.
+    var tables: [String: FormatTable] { policy.tables }
+    private var keys: KeyMemo { policy.keys }
 
     /// The extension of table files.
     public static let fileExtension = ".fictable"
@@ -101,10 +105,7 @@ public final class ImageCache: Sendable {
     /// This is the path a scrolling frame takes: constant time, no provider, no decoding, no
     /// waiting on writers or on the disk beyond page-ins of the pixels themselves.
     public func cachedImage(for entity: some ImageEntity, format: String) -> CachedImage? {
-        guard let t = tables[format] else { return nil }
-        let (entityKey, sourceKey) = keys.keys(entity.entityID, entity.sourceImageID)
-        guard let stored = t.table.image(for: entityKey, source: sourceKey) else { return nil }
-        return CachedImage(table: t, storage: stored)
+        policy.cachedImage(for: entity, format: format)
     }
 
     /// Returns the stored image of the entity named `entityID` in `format`, whatever source
@@ -136,7 +137,7 @@ public final class ImageCache: Sendable {
     @discardableResult
     public func setImage(encoded bytes: [UInt8], for entity: some ImageEntity, format: String) throws -> CachedImage {
         let t = try table(format)
-        let source = try decodeSource(.encoded(bytes), target: t.format.pixelSize, format: format)
+        let source = try policy.decode(.encoded(bytes), target: t.format.pixelSize, format: format)
         return try t.draw(entity, from: source)
     }
 
@@ -166,7 +167,7 @@ public final class ImageCache: Sendable {
     /// recency since the last ``synchronize()`` and the image it was writing; the next open on
     /// the same boot serves every other stored image with no check (see ``TableOpenReport/UncleanStop``).
     public func close() {
-        requests.cancelAll()
+        lanes.close()
         for t in tables.values { t.table.close() }
         space.unlock()
     }
@@ -179,7 +180,7 @@ public final class ImageCache: Sendable {
             guard let s = tables[f.name]?.table.statistics else { return nil }
             return FormatStatistics(format: f.name, count: s.count, maximumCount: s.maximumCount, diskBytes: s.fileBytes, hits: s.hits, misses: s.misses, evictions: s.evictions, inserts: s.inserts)
         }
-        let (fetches, decodes) = counters.snapshot()
+        let (fetches, decodes) = policy.counters.snapshot()
         return CacheStatistics(formats: perFormat, sourceFetches: fetches, sourceDecodes: decodes)
     }
 
@@ -192,25 +193,4 @@ public final class ImageCache: Sendable {
 
     /// Bytes the cache's files occupy on disk.
     public var diskUsage: Int { statistics.diskBytes }
-
-    // MARK: Decoding
-
-    func decodeSource(_ source: SourceImage, target: PixelSize, format: String?) throws -> DecodedImage {
-        let options = DecodingOptions(targetSize: target)
-        let decode: () throws -> DecodedImage
-        switch source {
-        case .decoded(let image):
-            return image
-        case .encoded(let bytes):
-            decode = { try ImageDecoder.decode(bytes, options: options) }
-        case .bytes(let bytes):
-            decode = { try ImageDecoder.decode(bytes, options: options) }  // with the file's path, when read from one
-        }
-        counters.countDecode()
-        do {
-            return try decode()
-        } catch {
-            throw ImageCacheError.decoding(error, format: format)
-        }
-    }
 }

@@ -36,7 +36,7 @@ import Testing
         let leaving = Task { try await cache.image(for: photo, format: "medium") }
         let staying = Task { try await cache.image(for: photo, format: "medium") }
         try await waitUntil("both wait for the one fetch") {
-            provider.started.count == 1 && cache.requests.waiters(entityID: "p", format: "medium").count == 2
+            provider.started.count == 1 && cache.lanes.coordinator.waiters(entityID: "p", format: "medium").count == 2
         }
         leaving.cancel()
         if case .failure(let e as ImageCacheError) = await leaving.result { #expect(e.code == .cancelled) } else { Issue.record("expected a cancellation error") }
@@ -57,7 +57,7 @@ import Testing
         let photo = Photo(entityID: "p", url: photoURL(0))
         let task = Task { try await cache.image(for: photo, format: "medium") }
         try await waitUntil("the request waits for its fetch") {
-            provider.started.count == 1 && !cache.requests.waiters(entityID: "p", format: "medium").isEmpty
+            provider.started.count == 1 && !cache.lanes.coordinator.waiters(entityID: "p", format: "medium").isEmpty
         }
         cache.cancelRequest(for: photo, format: "medium")
         if case .failure(let e as ImageCacheError) = await task.result { #expect(e.code == .cancelled) } else { Issue.record("expected a cancellation error") }
@@ -72,7 +72,7 @@ import Testing
         let cache = try ImageCache(directory: dir.path, formats: [try mediumFormat()], provider: provider)
         let task = Task { try await cache.image(for: Photo(entityID: "p", url: photoURL(0)), format: "medium") }
         try await waitUntil("the request waits for its fetch") {
-            provider.started.count == 1 && !cache.requests.waiters(entityID: "p", format: "medium").isEmpty
+            provider.started.count == 1 && !cache.lanes.coordinator.waiters(entityID: "p", format: "medium").isEmpty
         }
         cache.close()
         if case .failure(let e as ImageCacheError) = await task.result { #expect(e.code == .closed) } else { Issue.record("expected a closed error") }
@@ -86,10 +86,10 @@ import Testing
         try await waitUntil("the first prefetch runs") { provider.started.count == 1 }
         let impatient = Task { try await cache.image(for: photo(1), format: "thumb") }
         try await waitUntil("the request promotes the queued prefetch") { provider.started.count == 2 }
-        #expect(cache.requests.priority(of: photoURL(1)) == .high)
+        #expect(cache.lanes.coordinator.priority(of: photoURL(1)) == .high)
         impatient.cancel()
         if case .failure(let e as ImageCacheError) = await impatient.result { #expect(e.code == .cancelled) } else { Issue.record("expected .cancelled") }
-        #expect(cache.requests.priority(of: photoURL(1)) == .low, "the job falls back to the prefetch's priority")
+        #expect(cache.lanes.coordinator.priority(of: photoURL(1)) == .low, "the job falls back to the prefetch's priority")
         #expect(provider.cancellations.isEmpty, "the fetch goes on for the prefetch")
         provider.releaseAll()
         try await waitUntil("the prefetch is stored") { cache.containsImage(for: photo(1), format: "thumb") }
@@ -122,11 +122,11 @@ import Testing
         cache.prefetch([photo(0), photo(1), photo(2)], format: "thumb")
         try await waitUntil("the first prefetch runs") { provider.started.count == 1 }
         let wanted = Task { try await cache.image(for: photo(2), format: "thumb", priority: .low) }
-        try await waitUntil("the caller waits") { cache.requests.waiters(entityID: "photo-2", format: nil).count == 2 }
+        try await waitUntil("the caller waits") { cache.lanes.coordinator.waiters(entityID: "photo-2", format: nil).count == 2 }
         cache.cancelPrefetch(for: photo(1))
         cache.cancelPrefetch(for: photo(2))
-        #expect(cache.requests.waiters(entityID: "photo-1", format: nil).isEmpty)
-        #expect(cache.requests.waiters(entityID: "photo-2", format: nil).count == 1, "the caller is not a prefetch")
+        #expect(cache.lanes.coordinator.waiters(entityID: "photo-1", format: nil).isEmpty)
+        #expect(cache.lanes.coordinator.waiters(entityID: "photo-2", format: nil).count == 1, "the caller is not a prefetch")
         provider.releaseAll()
         #expect(try await wanted.value.width == 80)
         try await waitUntil("the lanes are idle") { cache.requestStatistics.isIdle }

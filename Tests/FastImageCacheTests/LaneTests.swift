@@ -115,7 +115,7 @@ import Testing
         let stats = cache.requestStatistics
         #expect(stats.promotions == 1 && stats.fetchingFast == 1 && stats.queuedSlow == 2)
         let twice = Task { try await cache.image(for: photo(3), format: "thumb") }
-        try await waitUntil("the second request waits too") { cache.requests.waiters(entityID: "photo-3", format: nil).count == 3 }
+        try await waitUntil("the second request waits too") { cache.lanes.coordinator.waiters(entityID: "photo-3", format: nil).count == 3 }
         provider.release(photoURL(3))
         #expect(try await wanted.value.width == 100)
         #expect(try await twice.value.width == 80)
@@ -152,11 +152,11 @@ import Testing
         let tasks = (0..<3).map { i in Task { try await cache.image(for: photo(i), format: "thumb") } }
         try await waitUntil("all three are in") { provider.started.count == 1 && cache.requestStatistics.queuedFast == 2 }
         let running = provider.started[0]
-        let scrolledAway = (0..<3).first { photoURL($0) != running && cache.requests.priority(of: photoURL($0)) != nil }!
+        let scrolledAway = (0..<3).first { photoURL($0) != running && cache.lanes.coordinator.priority(of: photoURL($0)) != nil }!
         cache.deprioritize(photo(scrolledAway))
         var stats = cache.requestStatistics
         #expect(stats.queuedFast == 1 && stats.queuedSlow == 1 && stats.demotions == 1)
-        #expect(cache.requests.priority(of: photoURL(scrolledAway)) == .low)
+        #expect(cache.lanes.coordinator.priority(of: photoURL(scrolledAway)) == .low)
         provider.release(running)
         try await waitUntil("the next fetch starts") { provider.started.count == 2 }
         #expect(provider.started[1] != photoURL(scrolledAway), "the demoted request waits")
@@ -188,7 +188,7 @@ import Testing
         let provider = GatedProvider()
         provider.releaseAll()
         let cache = try laneCache(dir, provider: provider, lanes: RequestLanes(cpuWorkers: 2))
-        let observations = ObservedPhoto.Observations(pool: cache.requests.cpu)
+        let observations = ObservedPhoto.Observations(pool: cache.lanes.cpu)
         try await withThrowingTaskGroup(of: Void.self) { group in
             for i in 0..<8 {
                 group.addTask {
@@ -201,13 +201,13 @@ import Testing
         #expect(seen.onCPUThread.count == 16, "two formats of the family for each of 8 photos")
         #expect(seen.onCPUThread.allSatisfy { $0 }, "every drawing ran on the cache's CPU threads")
         #expect(seen.maximumDrawing <= 2)
-        #expect(cache.requests.cpu.threadCount <= 2)
+        #expect(cache.lanes.cpu.threadCount <= 2)
     }
 
     @Test func storingInTheBackgroundUsesTheCPULane() async throws {
         let dir = TemporaryDirectory(); defer { dir.cleanup() }
         let cache = try laneCache(dir, provider: GatedProvider())
-        let observations = ObservedPhoto.Observations(pool: cache.requests.cpu)
+        let observations = ObservedPhoto.Observations(pool: cache.lanes.cpu)
         let entity = ObservedPhoto(entityID: "bg", url: photoURL(9), observations: observations)
         let images = try await cache.storeImages(from: .encoded([UInt8](try Data(contentsOf: coffee))), for: entity, priority: .low)
         #expect(Set(images.keys) == ["thumb", "medium"])

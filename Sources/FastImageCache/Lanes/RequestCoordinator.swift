@@ -13,7 +13,8 @@ import Foundation
 /// has actually ended, so the lanes' bounds hold even for slow cancellations.
 ///
 /// All state is in one ``LockedBox``. Methods change it and return the ``Effects`` to carry out
-/// once the lock is released (start fetches, wake CPU threads, resume callers, cancel tasks).
+/// once the lock is released (start fetches, wake CPU threads, resume callers, cancel tasks);
+/// ``Lanes`` owns it and carries them out.
 final class RequestCoordinator: Sendable {
     /// Someone waiting for an image of a job: a caller, or a prefetch (no handle).
     struct Waiter {
@@ -115,12 +116,9 @@ final class RequestCoordinator: Sendable {
     }
 
     private let state: LockedBox<State>
-    /// The threads that decode and draw.
-    let cpu: WorkerThreads
 
-    init(lanes: RequestLanes = .standard) {
+    init(lanes: RequestLanes) {
         state = LockedBox(State(lanes: lanes))
-        cpu = WorkerThreads(name: "fic-cpu", maximumThreads: lanes.cpuWorkers, niceness: Int32(lanes.cpuNiceness))
     }
 
     // MARK: Requests
@@ -363,8 +361,8 @@ final class RequestCoordinator: Sendable {
         }
     }
 
-    /// Fails every waiter with `.closed`, cancels every fetch, refuses new requests, and lets the
-    /// CPU threads end once the work they have is done.
+    /// Fails every waiter with `.closed`, cancels every fetch, calls the `cancel` of queued CPU
+    /// work, and refuses new requests.
     func cancelAll() {
         var resumes: [RequestHandle] = []
         var tasks: [Task<Void, Never>] = []
@@ -397,7 +395,6 @@ final class RequestCoordinator: Sendable {
             s.fetchingFast = 0
             s.fetchingSlow = 0
         }
-        cpu.stop()
         for task in tasks { task.cancel() }
         for cancel in cancels { cancel() }
         for (h, format) in zip(resumes, formats) {

@@ -1,0 +1,130 @@
+import Foundation
+import ImageCodec
+
+/// The configured formats with their open tables, and the one place where the family policy
+/// lives: a source is decoded once, at the largest pixel size any format of its family needs,
+/// and every format of the family that lacks an up-to-date image of the entity is drawn from
+/// that one decode.
+///
+/// A value of its own rather than methods of ``ImageCache``, so that the lanes' decoding stage
+/// can hold it without holding the cache (which holds the lanes): the cache, its synchronous
+/// imports, its background imports and its requests all draw through this one value.
+struct FamilyPolicy: Sendable {
+    /// The configured formats, in the order given.
+    let formats: [ImageFormat]
+    /// Each format's table, by format name.
+    let tables: [String: FormatTable]
+    /// The tables of each family, in configuration order.
+    let families: [String: [FormatTable]]
+    /// The memo of entity keys shared with the tables.
+    let keys: KeyMemo
+    /// Asked whether a family should be drawn beside the format requested.
+    let provider: (any ImageSourceProvider)?
+    /// Counts the decodes.
+    let counters: CacheCounters
+
+    init(formats: [ImageFormat], tables: [String: FormatTable], keys: KeyMemo, provider: (any ImageSourceProvider)?, counters: CacheCounters) {
+        self.formats = formats
+        self.tables = tables
+        self.families = Dictionary(grouping: formats.compactMap { tables[$0.name] }, by: { $0.format.family })
+        self.keys = keys
+        self.provider = provider
+        self.counters = counters
+    }
+
+    /// The stored, up-to-date image of `entity` in `format`, or nil: the frame path's lookup.
+    func cachedImage(for entity: some ImageEntity, format: String) -> CachedImage? {
+        guard let t = tables[format] else { return nil }
+        let (entityKey, sourceKey) = keys.keys(entity.entityID, entity.sourceImageID)
+        guard let stored = t.table.image(for: entityKey, source: sourceKey) else { return nil }
+        return CachedImage(table: t, storage: stored)
+    }
+
+    /// The names of the formats of `family`, or of every configured format when `family` is nil,
+    /// in configuration order.
+    func formatNames(ofFamily family: String?) -> [String] {
+        family.map { f in formats.map(\.name).filter { tables[$0]?.format.family == f } } ?? formats.map(\.name)
+    }
+
+    /// The largest width and height among the formats of the families of `formatNames`.
+    func decodeSize(forFamiliesOf formatNames: some Sequence<String>) -> PixelSize {
+        var w = 1, h = 1
+        for family in Set(formatNames.compactMap { tables[$0]?.format.family }) {
+            for t in families[family] ?? [] {
+                w = max(w, t.format.pixelSize.width)
+                h = max(h, t.format.pixelSize.height)
+            }
+        }
+        return PixelSize(width: w, height: h)
+    }
+
+    /// The formats to draw for `entity` when `requested` formats were asked for: those, plus every
+    /// format of their families unless the provider declines a family
+    /// (``ImageSourceProvider/shouldDrawFamily(_:for:)``).
+    func formatsToDraw(requested: some Sequence<String>, for entity: any ImageEntity) -> Set<String> {
+        var wanted = Set(requested)
+        for family in Set(wanted.compactMap { tables[$0]?.format.family }) where provider?.shouldDrawFamily(family, for: entity) ?? true {
+            wanted.formUnion((families[family] ?? []).map(\.format.name))
+        }
+        return wanted
+    }
+
+    /// Draws `entity` from `decoded` into each format of `names` that lacks an up-to-date image
+    /// (the others are returned as they are), in configuration order.
+    func drawMissing(_ names: Set<String>, for entity: some ImageEntity, from decoded: DecodedImage) -> [String: Result<CachedImage, any Error>] {
+        var results: [String: Result<CachedImage, any Error>] = [:]
+        for name in formats.map(\.name) where names.contains(name) {
+            if let existing = cachedImage(for: entity, format: name) {
+                results[name] = .success(existing)
+            } else if let t = tables[name] {
+                results[name] = Result { try t.draw(entity, from: decoded) }
+            }
+        }
+        return results
+    }
+
+    /// Decodes `source` to cover `target` (the codec's own reduction where it has one), counting
+    /// the decode; an already decoded source is returned as it is.
+    ///
+    /// - Throws: ``ImageCacheError`` `.decodingFailed`, naming `format`.
+    func decode(_ source: SourceImage, target: PixelSize, format: String?) throws -> DecodedImage {
+        let options = DecodingOptions(targetSize: target)
+        let decode: () throws -> DecodedImage
+        switch source {
+        case .decoded(let image):
+            return image
+        case .encoded(let bytes):
+            decode = { try ImageDecoder.decode(bytes, options: options) }
+        case .bytes(let bytes):
+            decode = { try ImageDecoder.decode(bytes, options: options) }  // with the file's path, when read from one
+        }
+        counters.countDecode()
+        do {
+            return try decode()
+        } catch {
+            throw ImageCacheError.decoding(error, format: format)
+        }
+    }
+
+    /// Stores the image of `entity` in every format of `family` (every format when nil) that
+    /// lacks an up-to-date one, decoding `source` once; see
+    /// ``ImageCache/storeImages(from:for:family:releasingPages:)``.
+    func storeImages(from source: SourceImage, for entity: some ImageEntity, family: String?, releasingPages: Bool) throws -> [String: CachedImage] {
+        let names = formatNames(ofFamily: family)
+        guard !names.isEmpty else {
+            throw ImageCacheError(.unknownFormat, "no format of family '\(family ?? "")' is configured; configured: \(formats.map(\.name).joined(separator: ", "))")
+        }
+        var images: [String: CachedImage] = [:]
+        for name in names {
+            if let existing = cachedImage(for: entity, format: name) { images[name] = existing }
+        }
+        if images.count == names.count { return images }
+        let decoded = try decode(source, target: decodeSize(forFamiliesOf: names), format: names.first)
+        for (name, result) in drawMissing(Set(names), for: entity, from: decoded) {
+            let image = try result.get()
+            if releasingPages { image.releaseResidentPages() }
+            images[name] = image
+        }
+        return images
+    }
+}
