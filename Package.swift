@@ -35,8 +35,10 @@ let package = Package(
         .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
         // LittleCMS, the colour engine's ICC profiles and transforms.
         .systemLibrary(name: "CLcms", pkgConfig: "lcms2", providers: [.apt(["liblcms2-dev"])]),
-        // A desktop window for `fic view` (Debian: libsdl2-dev).
-        .systemLibrary(name: "CSDL2", pkgConfig: "sdl2", providers: [.apt(["libsdl2-dev"])]),
+        // A desktop window for `fic view` (Debian: libsdl2-dev): SDL2's header only. The viewer
+        // loads libSDL2 when it opens a window, so no pkg-config here: its flags would link SDL2,
+        // and with it some forty libraries, into every start of every command.
+        .systemLibrary(name: "CSDL2", providers: [.apt(["libsdl2-dev"])]),
         // setjmp/longjmp error handling and source managers for libjpeg, which Swift cannot do itself;
         // mapped allocators; the PNG image-data inflater (zlib, Debian: zlib1g-dev); libtiff's variadic
         // tag calls, message handlers and client I/O.

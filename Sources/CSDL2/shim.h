@@ -1,3 +1,4 @@
-// SDL2 for `fic view`: a window, its surface and input events (Debian: libsdl2-dev).
+// SDL2's types and constants for `fic view` (Debian: libsdl2-dev). The module links nothing:
+// the viewer loads libSDL2 when it opens its first window (Sources/fic/View/Window/SDL.swift).
 #define SDL_MAIN_HANDLED 1
-#include <SDL.h>
+#include <SDL2/SDL.h>

@@ -75,6 +75,9 @@ public struct ImageCacheError: Error, Sendable, CustomStringConvertible {
         public static let overMemoryBudget = Code("overMemoryBudget")
         /// The caller passed an invalid argument.
         public static let invalidArgument = Code("invalidArgument")
+        /// A shared library a feature loads when first used (the viewer's SDL2) is missing or
+        /// lacks a function; the message names it.
+        public static let libraryUnavailable = Code("libraryUnavailable")
     }
 
     /// What kind of failure this is.

@@ -15,6 +15,19 @@ struct UsageTests {
         #expect(try Fic.run(["selftest-writer", "--table", "unused.table"]).status == 2)
     }
 
+    /// Linked, SDL2 and the forty-odd libraries it needs would be loaded at every start of every
+    /// command; the viewer loads it when it opens a window (the View tests open windows).
+    @Test("fic does not load SDL2 at start")
+    func windowLibrariesAreNotLinked() throws {
+        let binary = try #require(Fic.binary)
+        let run = try Process.capture("/usr/bin/ldd", [binary])
+        #expect(run.status == 0)
+        #expect(run.stdout.contains("libc.so"), "ldd listed the libraries")
+        for library in ["libSDL2", "libpulse", "libwayland-client", "libasound"] {
+            #expect(!run.stdout.contains(library), "fic loads \(library) at start")
+        }
+    }
+
     @Test("every command has --help, exiting 0", arguments: ["demo", "ingest", "get", "inspect", "verify", "decode"])
     func subcommandHelp(_ command: String) throws {
         let run = try Fic.run([command, "--help"])

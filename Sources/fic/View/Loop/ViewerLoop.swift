@@ -44,7 +44,7 @@ final class ViewerLoop {
             recentStarts.append(start)
             if recentStarts.count > 61 { recentStarts.removeFirst(recentStarts.count - 61) }
             // Input: the window's events, and the script's actions for this frame.
-            var actions = WindowEvents.poll(mode.bindings, scripted: player != nil, dragging: &dragging)
+            var actions = WindowEvents.poll(window.sdl, mode.bindings, scripted: player != nil, dragging: &dragging)
             if player != nil {
                 actions += player!.actions(idle: mode.isIdle)
                 if player!.finished { running = false }

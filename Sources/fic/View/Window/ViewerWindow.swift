@@ -13,6 +13,8 @@ final class ViewerWindow {
     let width: Int
     /// Height in pixels.
     let height: Int
+    /// SDL2's functions, loaded by the first window.
+    let sdl: SDL
     private let window: OpaquePointer
     private var windowSurface: UnsafeMutablePointer<SDL_Surface>
     /// The surface frames are drawn into: the window's own, or a shadow one.
@@ -25,57 +27,59 @@ final class ViewerWindow {
     ///
     /// - Throws: ``CLIError`` when there is no display (no `DISPLAY`, or the X server refused).
     init(title: String, width: Int, height: Int) throws {
-        SDL_SetHint(SDL_HINT_NO_SIGNAL_HANDLERS, "1")
-        SDL_SetHint(SDL_HINT_VIDEO_X11_NET_WM_BYPASS_COMPOSITOR, "0")
+        let sdl = try SDL.functions()
+        self.sdl = sdl
+        _ = sdl.setHint(SDL_HINT_NO_SIGNAL_HANDLERS, "1")
+        _ = sdl.setHint(SDL_HINT_VIDEO_X11_NET_WM_BYPASS_COMPOSITOR, "0")
         // The window's own framebuffer (X11: shared-memory images), not a GL texture: no GL
         // driver is loaded (software GL alone maps ~60 MB), and presenting is one copy.
-        SDL_SetHint(SDL_HINT_FRAMEBUFFER_ACCELERATION, "0")
-        guard SDL_Init(SDL_INIT_VIDEO) == 0 else {
-            throw CLIError("cannot open a window: \(Self.lastError()); run it on a desktop, or under a virtual display with `xvfb-run -a -s \"-screen 0 \(width)x\(height)x24\" fic view …`")
+        _ = sdl.setHint(SDL_HINT_FRAMEBUFFER_ACCELERATION, "0")
+        guard sdl.initialize(SDL_INIT_VIDEO) == 0 else {
+            throw CLIError("cannot open a window: \(sdl.lastError()); run it on a desktop, or under a virtual display with `xvfb-run -a -s \"-screen 0 \(width)x\(height)x24\" fic view …`")
         }
         // Without a display SDL falls back to drivers that show nothing; use them only when asked.
-        let driver = SDL_GetCurrentVideoDriver().map { String(cString: $0) } ?? ""
+        let driver = sdl.getCurrentVideoDriver().map { String(cString: $0) } ?? ""
         if ["offscreen", "dummy", "evdev"].contains(driver), getenv("SDL_VIDEODRIVER") == nil {
-            SDL_Quit()
+            sdl.quit()
             throw CLIError("cannot open a window: there is no display (DISPLAY and WAYLAND_DISPLAY are not set); run it on a desktop, or under a virtual display with `xvfb-run -a -s \"-screen 0 \(width)x\(height)x24\" fic view …`")
         }
-        guard let window = SDL_CreateWindow(title, Int32(SDL_WINDOWPOS_CENTERED_MASK), Int32(SDL_WINDOWPOS_CENTERED_MASK), Int32(width), Int32(height), SDL_WINDOW_SHOWN.rawValue) else {
-            let message = Self.lastError()
-            SDL_Quit()
+        guard let window = sdl.createWindow(title, Int32(SDL_WINDOWPOS_CENTERED_MASK), Int32(SDL_WINDOWPOS_CENTERED_MASK), Int32(width), Int32(height), SDL_WINDOW_SHOWN.rawValue) else {
+            let message = sdl.lastError()
+            sdl.quit()
             throw CLIError("cannot create a \(width)×\(height) window: \(message)")
         }
         self.window = window
         self.width = width
         self.height = height
         do {
-            (windowSurface, shadow) = try Self.surfaces(of: window, width: width, height: height)
+            (windowSurface, shadow) = try Self.surfaces(of: window, width: width, height: height, sdl)
             frame = shadow ?? windowSurface
             canvas = try Self.canvas(over: frame)
         } catch {
-            SDL_DestroyWindow(window)
-            SDL_Quit()
+            sdl.destroyWindow(window)
+            sdl.quit()
             throw error
         }
     }
 
     deinit {
-        if let shadow { SDL_FreeSurface(shadow) }
-        SDL_DestroyWindow(window)
-        SDL_Quit()
+        if let shadow { sdl.freeSurface(shadow) }
+        sdl.destroyWindow(window)
+        sdl.quit()
     }
 
     /// The window's surface, and a shadow surface when the window's format is not 32-bit XRGB.
-    private static func surfaces(of window: OpaquePointer, width: Int, height: Int) throws -> (UnsafeMutablePointer<SDL_Surface>, UnsafeMutablePointer<SDL_Surface>?) {
-        guard let surface = SDL_GetWindowSurface(window) else {
-            throw CLIError("the window has no drawable surface: \(lastError())")
+    private static func surfaces(of window: OpaquePointer, width: Int, height: Int, _ sdl: SDL) throws -> (UnsafeMutablePointer<SDL_Surface>, UnsafeMutablePointer<SDL_Surface>?) {
+        guard let surface = sdl.getWindowSurface(window) else {
+            throw CLIError("the window has no drawable surface: \(sdl.lastError())")
         }
         let format = surface.pointee.format.pointee.format
         if format == SDL_PIXELFORMAT_RGB888.rawValue || format == SDL_PIXELFORMAT_ARGB8888.rawValue,
            Int(surface.pointee.w) == width, Int(surface.pointee.h) == height {
             return (surface, nil)
         }
-        guard let shadow = SDL_CreateRGBSurfaceWithFormat(0, Int32(width), Int32(height), 32, SDL_PIXELFORMAT_RGB888.rawValue) else {
-            throw CLIError("cannot allocate a \(width)×\(height) frame: \(lastError())")
+        guard let shadow = sdl.createRGBSurfaceWithFormat(0, Int32(width), Int32(height), 32, SDL_PIXELFORMAT_RGB888.rawValue) else {
+            throw CLIError("cannot allocate a \(width)×\(height) frame: \(sdl.lastError())")
         }
         return (surface, shadow)
     }
@@ -89,9 +93,9 @@ final class ViewerWindow {
     func present() {
         canvas.flush()
         if let shadow {
-            SDL_UpperBlit(shadow, nil, windowSurface, nil)
+            _ = sdl.upperBlit(shadow, nil, windowSurface, nil)
         }
-        SDL_UpdateWindowSurface(window)
+        _ = sdl.updateWindowSurface(window)
     }
 
     /// Calls `body` with the frame's pixels (BGRX, rows `bytesPerRow` apart).
@@ -105,10 +109,5 @@ final class ViewerWindow {
         try withFramePixels { pixels, bytesPerRow in
             try PNGEncoder.write(pixels: pixels, width: width, height: height, bytesPerRow: bytesPerRow, format: .bgrx32, to: path)
         }
-    }
-
-    /// SDL's message for the last failure.
-    static func lastError() -> String {
-        String(cString: SDL_GetError())
     }
 }
