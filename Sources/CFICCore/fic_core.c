@@ -2,6 +2,8 @@
 #include "fic_core.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -79,4 +81,13 @@ int fic_set_current_thread_name(const char *name) {
 int fic_set_current_thread_niceness(int niceness) {
     /* On Linux a nice value belongs to a thread: PRIO_PROCESS with the thread's own id. */
     return setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), niceness) == 0 ? 0 : errno;
+}
+
+int fic_fix_malloc_mapping_threshold(size_t bytes) {
+    if (bytes > (size_t)INT_MAX) return 0;
+    return mallopt(M_MMAP_THRESHOLD, (int)bytes) == 1;
+}
+
+size_t fic_malloc_mapped_bytes(void) {
+    return mallinfo2().hblkhd;
 }

@@ -1,3 +1,4 @@
+import FICCore
 import Foundation
 import ImageCodec
 import Logging
@@ -189,6 +190,20 @@ public final class ImageCache: Sendable {
     /// pages are read back from the files when images are next used.
     public func releaseResidentMemory() {
         for t in tables.values { t.table.releaseResidentMemory() }
+    }
+
+    /// Makes the process's `malloc` (glibc's) return every freed block of 128 KiB or more to the
+    /// system at once, as it does for the first ones, instead of raising that size as it goes and
+    /// keeping later blocks in its heap.
+    ///
+    /// A process that decodes large images one after another (HEIC and AVIF planes are tens of
+    /// MB each) otherwise holds freed planes resident: `fic ingest` of 40 large HEICs peaked at
+    /// 161 MB without this and 129 MB with it, in the same time. Process-wide, so it is the
+    /// application's choice: call it once at start (`fic` does). Returns false when the process's
+    /// allocator is not glibc's.
+    @discardableResult
+    public static func returnFreedMemoryPromptly() -> Bool {
+        MallocTuning.fixMappingThreshold(128 << 10)
     }
 
     /// Bytes the cache's files occupy on disk.

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FastImageCache
 import Foundation
 
 /// The `fic` command-line tool: a demo of Fast Image Cache, and commands to fill, read and check
@@ -25,6 +26,8 @@ struct FIC: AsyncParsableCommand {
     /// Parses the arguments, runs the command and exits with the tool's own statuses:
     /// usage errors exit 2 (not ArgumentParser's 64), `--help` exits 0.
     static func main() async {
+        // Decodes of large images one after another must not leave their freed planes resident.
+        ImageCache.returnFreedMemoryPromptly()
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? any AsyncParsableCommand {

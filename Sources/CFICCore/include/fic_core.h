@@ -37,6 +37,13 @@ int fic_set_current_thread_name(const char *name);
    no privilege; lowering it below the process's does. */
 int fic_set_current_thread_niceness(int niceness);
 
+/* Fixes glibc malloc's mapping threshold at `bytes` (mallopt M_MMAP_THRESHOLD, which also stops
+   glibc from raising it); 1 when accepted, 0 otherwise. */
+int fic_fix_malloc_mapping_threshold(size_t bytes);
+
+/* Bytes of the blocks malloc has given mappings of their own (mallinfo2's hblkhd). */
+size_t fic_malloc_mapped_bytes(void);
+
 /// Stores `value` at `address` (8-byte aligned) with release ordering: every load and store the
 /// thread made before it is visible before it, to other threads and processes mapping the same
 /// memory, and neither the compiler nor the processor moves those earlier stores after it.
