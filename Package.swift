@@ -26,11 +26,12 @@ let package = Package(
         .systemLibrary(name: "CTIFF", pkgConfig: "libtiff-4", providers: [.apt(["libtiff-dev"])]),
         .systemLibrary(name: "CSpng", pkgConfig: "spng", providers: [.apt(["libspng-dev"])]),
         .systemLibrary(name: "CWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"])]),
-        // libjxl and its thread pool. Found through libjxl_threads.pc, which has the same include and library
-        // folders as libjxl.pc: libjxl.pc pulls in libhwy's -DHWY_SHARED_DEFINE, a flag SwiftPM refuses with a warning.
-        .systemLibrary(name: "CJxl", pkgConfig: "libjxl_threads", providers: [.apt(["libjxl-dev"])]),
-        // HEIC (HEVC through libde265) and AVIF (AV1 through dav1d), the codecs built into Debian's libheif.
-        .systemLibrary(name: "CHeif", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
+        // libjxl and its thread pool, and HEIC (HEVC through libde265) and AVIF (AV1 through dav1d),
+        // the codecs built into Debian's libheif: headers only (in /usr/include). ImageCodec loads
+        // these libraries when it first opens such a file (CodecLibraries.swift), so no pkg-config
+        // here: its flags would link them, and the dozen libraries they need, into every process.
+        .systemLibrary(name: "CJxl", providers: [.apt(["libjxl-dev"])]),
+        .systemLibrary(name: "CHeif", providers: [.apt(["libheif-dev"])]),
         .systemLibrary(name: "CGif", pkgConfig: "libgif", providers: [.apt(["libgif-dev"])]),
         .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
         // LittleCMS, the colour engine's ICC profiles and transforms.
@@ -139,10 +140,13 @@ let package = Package(
         // What several test targets share: files the tests write by hand (PNGs byte by byte), waiting for a
         // condition, running tools and `fic` as child processes (with a time limit where a hang is possible).
         .target(name: "FICTestSupport", path: "Tests/FICTestSupport"),
-        // CHeif: libheif's encoder writes the files whose thumbnails differ from their images.
+        // CHeif: libheif's encoder writes the files whose thumbnails differ from their images;
+        // CJxl: libjxl's own signature check is the sniffer's reference.
         .testTarget(
             name: "ImageCodecTests",
-            dependencies: ["ImageCodec", "FICCore", "FICTestSupport", "FICHarness", "CHeif", .product(name: "SystemPackage", package: "swift-system")]
+            dependencies: ["ImageCodec", "FICCore", "FICTestSupport", "FICHarness", "CHeif", "CJxl", .product(name: "SystemPackage", package: "swift-system")],
+            // The encoder writes its test files with libheif directly, and libjxl checks the sniffer.
+            linkerSettings: [.linkedLibrary("heif"), .linkedLibrary("jxl")]
         ),
         .testTarget(name: "FastImageCacheTests", dependencies: ["FastImageCache", "FICCore", "ImageTable", "ImageCodec", "CCairo", "FICTestSupport"]),
         .testTarget(name: "TiledImageTests", dependencies: ["TiledImage", "ImageCodec", "FICCore", "FICTestSupport"]),

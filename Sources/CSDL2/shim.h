@@ -1,4 +1,40 @@
-// SDL2's types and constants for `fic view` (Debian: libsdl2-dev). The module links nothing:
-// the viewer loads libSDL2 when it opens its first window (Sources/fic/View/Window/SDL.swift).
+// SDL2's types and constants for `fic view` (Debian: libsdl2-dev).
+//
+// The module links nothing: the viewer loads libSDL2 when it opens its first window
+// (Sources/fic/View/Window/SDL.swift), so that no other command pays at start for loading it and
+// the forty-odd libraries it needs. The header gives the types; the functions come through
+// `struct fic_sdl_functions`, whose fields have the header's own types.
 #define SDL_MAIN_HANDLED 1
+#include <dlfcn.h>
 #include <SDL2/SDL.h>
+
+#define FIC_SDL_FUNCTIONS(X) \
+    X(SDL_SetHint) \
+    X(SDL_Init) \
+    X(SDL_Quit) \
+    X(SDL_GetError) \
+    X(SDL_GetCurrentVideoDriver) \
+    X(SDL_CreateWindow) \
+    X(SDL_DestroyWindow) \
+    X(SDL_GetWindowSurface) \
+    X(SDL_UpdateWindowSurface) \
+    X(SDL_CreateRGBSurfaceWithFormat) \
+    X(SDL_FreeSurface) \
+    X(SDL_UpperBlit) \
+    X(SDL_PollEvent) \
+    X(SDL_GetMouseState)
+
+/* Every function the viewer calls, with the header's type. */
+struct fic_sdl_functions {
+#define FIC_FIELD(name) __typeof__(&name) _Nonnull name;
+    FIC_SDL_FUNCTIONS(FIC_FIELD)
+#undef FIC_FIELD
+};
+
+/* Fills `functions` from the loaded library `handle`; NULL, or the name of the first missing function. */
+static inline const char *_Nullable fic_sdl_load(void *_Nonnull handle, struct fic_sdl_functions *_Nonnull functions) {
+#define FIC_LOAD(name) if ((functions->name = (__typeof__(&name))dlsym(handle, #name)) == NULL) return #name;
+    FIC_SDL_FUNCTIONS(FIC_LOAD)
+#undef FIC_LOAD
+    return NULL;
+}

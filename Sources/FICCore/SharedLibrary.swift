@@ -30,14 +30,25 @@ package struct SharedLibrary: Sendable {
         throw ImageCacheError(.libraryUnavailable, "cannot load \(names.joined(separator: " or ")): \(reasons.joined(separator: "; "))")
     }
 
-    /// The function `symbol` of the library, as the C function type `F`
-    /// (`@convention(c) (…) -> …`): the caller states the type the library's header declares.
+    /// Calls `body` with dlopen's handle, for C code that looks up a table of functions itself
+    /// (`dlsym`); the handle stays valid after `body` returns, for the life of the process.
+    package func withHandle<R>(_ body: (UnsafeMutableRawPointer) throws -> R) rethrows -> R {
+        try body(UnsafeMutableRawPointer(bitPattern: handle)!)
+    }
+
+    /// Loads the first of `names` that loads and fills a C table of its functions with `fill`
+    /// (a shim's loader: it looks each function up with `dlsym` and returns the name of the first
+    /// one missing, or NULL). The table's fields have the header's own types, so calls through it
+    /// are checked as direct calls are.
     ///
-    /// - Throws: ``ImageCacheError`` `.libraryUnavailable` when the library has no such symbol.
-    package func function<F>(_ symbol: String, as type: F.Type = F.self) throws -> F {
-        guard let address = dlsym(UnsafeMutableRawPointer(bitPattern: handle), symbol) else {
-            throw ImageCacheError(.libraryUnavailable, "\(name) has no function \(symbol)")
+    /// - Throws: ``ImageCacheError`` `.libraryUnavailable` naming the library and what it lacks.
+    package static func functions<Table>(firstOf names: [String], _ fill: (UnsafeMutableRawPointer, UnsafeMutablePointer<Table>) -> UnsafePointer<CChar>?) throws -> Table {
+        let library = try SharedLibrary(firstOf: names)
+        let table = UnsafeMutablePointer<Table>.allocate(capacity: 1)
+        defer { table.deallocate() }
+        if let missing = library.withHandle({ fill($0, table) }) {
+            throw ImageCacheError(.libraryUnavailable, "\(library.name) lacks \(String(cString: missing))")
         }
-        return unsafeBitCast(address, to: F.self)
+        return table.move()
     }
 }

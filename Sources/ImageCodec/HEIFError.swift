@@ -16,7 +16,7 @@ enum HEIFError {
         case (heif_error_Memory_allocation_error, _):
             return ImageCacheError(.overMemoryBudget, "Decoding the \(format) image ran out of memory (\(libheif)).")
         case (heif_error_Unsupported_filetype, _), (heif_error_Unsupported_feature, _):
-            return ImageCacheError(.unsupportedFormat, "The \(format) file uses something libheif \(String(cString: heif_get_version())) cannot decode (\(libheif)).")
+            return ImageCacheError(.unsupportedFormat, "The \(format) file uses something libheif \((heifLibrary.heif_get_version().map { String(cString: $0) } ?? "")) cannot decode (\(libheif)).")
         case (heif_error_Decoder_plugin_error, _):
             return ImageCacheError(.corruptData, "The \(format) image's compressed data could not be decoded (\(libheif)). The file is damaged; re-export the image.")
         default:

@@ -26,7 +26,7 @@ final class HEIFFile {
     /// Registers libheif's codecs (libde265, dav1d, aom) once per process; never undone, as
     /// libheif's reference-counted `heif_init` allows.
     private static let initialised: Bool = {
-        _ = heif_init(nil)
+        _ = heifLibrary.heif_init(nil)
         return true
     }()
 
@@ -37,23 +37,24 @@ final class HEIFFile {
     /// Opens `bytes`, refusing any image side over what `maximumPixelCount` allows (an image
     /// wider than the pixel limit is over it whatever its height) as libheif parses each `ispe`.
     init(_ bytes: UnsafeRawBufferPointer, maximumPixelCount: Int) throws {
+        _ = try CodecLibraries.requireHEIF()
         _ = Self.initialised
         self.bytes = bytes
         brands = HEIFBoxes.brands(bytes)
         formatName = brands?.isAVIF == true ? ImageFileFormat.avif.name : ImageFileFormat.heif.name
         maximumDimension = max(1, min(maximumPixelCount, Self.libraryMaximumDimension))
-        guard let context = heif_context_alloc() else {
+        guard let context = heifLibrary.heif_context_alloc() else {
             throw ImageCacheError(.overMemoryBudget, "libheif could not allocate a context to read the \(formatName) file.")
         }
-        heif_context_set_maximum_image_size_limit(context, Int32(maximumDimension))
-        heif_context_set_max_decoding_threads(context, Int32(Self.decodingThreads))
+        heifLibrary.heif_context_set_maximum_image_size_limit(context, Int32(maximumDimension))
+        heifLibrary.heif_context_set_max_decoding_threads(context, Int32(Self.decodingThreads))
         var handle: OpaquePointer?
         do {
-            try HEIFError.check(heif_context_read_from_memory_without_copy(context, bytes.baseAddress, bytes.count, nil),
+            try HEIFError.check(heifLibrary.heif_context_read_from_memory_without_copy(context, bytes.baseAddress, bytes.count, nil),
                                 format: formatName, maximumDimension: maximumDimension)
-            try HEIFError.check(heif_context_get_primary_image_handle(context, &handle), format: formatName, maximumDimension: maximumDimension)
+            try HEIFError.check(heifLibrary.heif_context_get_primary_image_handle(context, &handle), format: formatName, maximumDimension: maximumDimension)
         } catch let error as ImageCacheError {
-            heif_context_free(context)
+            heifLibrary.heif_context_free(context)
             // A sequence without a still image (no `meta` box) is a video to libheif 1.15.
             if brands?.isSequence == true, error.code == .corruptData {
                 throw ImageCacheError(.unsupportedFormat,
@@ -62,7 +63,7 @@ final class HEIFFile {
             throw error
         }
         guard let handle else {
-            heif_context_free(context)
+            heifLibrary.heif_context_free(context)
             throw ImageCacheError(.corruptData, "The \(formatName) file has no primary image. The file is damaged.")
         }
         self.context = context
@@ -70,7 +71,7 @@ final class HEIFFile {
     }
 
     deinit {
-        heif_context_free(context)
+        heifLibrary.heif_context_free(context)
     }
 
     /// The file's format.
@@ -80,7 +81,7 @@ final class HEIFFile {
     /// (so always upright), alpha, bit depth, colour; frames are the picture track's samples of
     /// an image sequence, else the file's top-level images.
     func info() -> ImageInfo {
-        let top = Int(heif_context_get_number_of_top_level_images(context))
+        let top = Int(heifLibrary.heif_context_get_number_of_top_level_images(context))
         let frames = brands?.isSequence == true ? HEIFBoxes.sequenceFrameCount(bytes) : nil
         return ImageInfo(
             format: format, width: primary.width, height: primary.height, orientation: .up,
@@ -103,14 +104,14 @@ final class HEIFFile {
     /// the primary image turned the same way (its aspect ratio agrees: an editor that rotated
     /// the image but not its thumbnail leaves one that does not), or `nil`.
     func thumbnail(covering size: (width: Int, height: Int)) -> HEIFHandle? {
-        let count = min(Int(heif_image_handle_get_number_of_thumbnails(primary.handle)), 16)
+        let count = min(Int(heifLibrary.heif_image_handle_get_number_of_thumbnails(primary.handle)), 16)
         guard count > 0 else { return nil }
         var ids = [heif_item_id](repeating: 0, count: count)
-        let listed = min(count, Int(heif_image_handle_get_list_of_thumbnail_IDs(primary.handle, &ids, Int32(count))))
+        let listed = min(count, Int(heifLibrary.heif_image_handle_get_list_of_thumbnail_IDs(primary.handle, &ids, Int32(count))))
         var best: HEIFHandle?
         for id in ids.prefix(listed) {
             var pointer: OpaquePointer?
-            guard heif_image_handle_get_thumbnail(primary.handle, id, &pointer).code == heif_error_Ok, let pointer else { continue }
+            guard heifLibrary.heif_image_handle_get_thumbnail(primary.handle, id, &pointer).code == heif_error_Ok, let pointer else { continue }
             let candidate = HEIFHandle(pointer)
             guard candidate.width >= size.width, candidate.height >= size.height,
                   candidate.width <= primary.width, candidate.height <= primary.height,
@@ -138,25 +139,25 @@ final class HEIFHandle {
     }
 
     deinit {
-        heif_image_handle_release(handle)
+        heifLibrary.heif_image_handle_release(handle)
     }
 
     /// Width after the file's transformations (libheif 1.15 swaps for a rotation only when the
     /// `ispe` property comes before `irot`: the decoded image is the authority).
-    var width: Int { Int(heif_image_handle_get_width(handle)) }
+    var width: Int { Int(heifLibrary.heif_image_handle_get_width(handle)) }
     /// Height after the file's transformations.
-    var height: Int { Int(heif_image_handle_get_height(handle)) }
+    var height: Int { Int(heifLibrary.heif_image_handle_get_height(handle)) }
     /// The size coded in the `ispe` property, before any transformation.
     var codedSize: (width: Int, height: Int) {
-        (Int(heif_image_handle_get_ispe_width(handle)), Int(heif_image_handle_get_ispe_height(handle)))
+        (Int(heifLibrary.heif_image_handle_get_ispe_width(handle)), Int(heifLibrary.heif_image_handle_get_ispe_height(handle)))
     }
     /// Whether an alpha plane is attached.
-    var hasAlpha: Bool { heif_image_handle_has_alpha_channel(handle) != 0 }
+    var hasAlpha: Bool { heifLibrary.heif_image_handle_has_alpha_channel(handle) != 0 }
     /// Whether the colour samples are premultiplied by alpha (an `prem` reference).
-    var isPremultiplied: Bool { heif_image_handle_is_premultiplied_alpha(handle) != 0 }
+    var isPremultiplied: Bool { heifLibrary.heif_image_handle_is_premultiplied_alpha(handle) != 0 }
     /// Bits per luma sample (8, 10 or 12); 8 when the codec configuration does not say.
     var bitsPerSample: Int {
-        let bits = Int(heif_image_handle_get_luma_bits_per_pixel(handle))
+        let bits = Int(heifLibrary.heif_image_handle_get_luma_bits_per_pixel(handle))
         return (1...16).contains(bits) ? bits : 8
     }
 
@@ -164,19 +165,19 @@ final class HEIFHandle {
     /// `rICC`; an ICC profile wins over an nclx box beside it), else its nclx code points, else
     /// untagged. Read from the handle: libheif does not attach an nclx box to the decoded image.
     var color: ColorDescription {
-        let type = heif_image_handle_get_color_profile_type(handle)
+        let type = heifLibrary.heif_image_handle_get_color_profile_type(handle)
         if type == heif_color_profile_type_prof || type == heif_color_profile_type_rICC {
-            let size = heif_image_handle_get_raw_color_profile_size(handle)
+            let size = heifLibrary.heif_image_handle_get_raw_color_profile_size(handle)
             if size > 0 {
                 var profile = [UInt8](repeating: 0, count: size)
-                if heif_image_handle_get_raw_color_profile(handle, &profile).code == heif_error_Ok {
+                if heifLibrary.heif_image_handle_get_raw_color_profile(handle, &profile).code == heif_error_Ok {
                     return .iccProfile(profile)
                 }
             }
         }
         var nclx: UnsafeMutablePointer<heif_color_profile_nclx>?
-        guard heif_image_handle_get_nclx_color_profile(handle, &nclx).code == heif_error_Ok, let nclx else { return .untagged }
-        defer { heif_nclx_color_profile_free(nclx) }
+        guard heifLibrary.heif_image_handle_get_nclx_color_profile(handle, &nclx).code == heif_error_Ok, let nclx else { return .untagged }
+        defer { heifLibrary.heif_nclx_color_profile_free(nclx) }
         let codes = nclx.pointee
         return .codePoints(
             primaries: Int(codes.color_primaries.rawValue), transfer: Int(codes.transfer_characteristics.rawValue),

@@ -37,10 +37,10 @@ final class HEIFPicture {
 
     /// Decodes `handle` with alpha when `alpha`; `strict` refuses what libheif decoded past.
     init(_ handle: HEIFHandle, alpha: Bool, strict: Bool, file: HEIFFile) throws {
-        guard let options = heif_decoding_options_alloc() else {
+        guard let options = heifLibrary.heif_decoding_options_alloc() else {
             throw ImageCacheError(.overMemoryBudget, "libheif could not allocate its decoding options.")
         }
-        defer { heif_decoding_options_free(options) }
+        defer { heifLibrary.heif_decoding_options_free(options) }
         options.pointee.ignore_transformations = 0
         options.pointee.convert_hdr_to_8bit = 0
         // Never libheif's own strict decoding: its only effect is to turn the codec plugins'
@@ -50,35 +50,35 @@ final class HEIFPicture {
         // below.
         options.pointee.strict_decoding = 0
         var decoded: OpaquePointer?
-        try HEIFError.check(heif_decode_image(handle.handle, &decoded, heif_colorspace_RGB, heif_chroma_444, options),
+        try HEIFError.check(heifLibrary.heif_decode_image(handle.handle, &decoded, heif_colorspace_RGB, heif_chroma_444, options),
                             format: file.formatName, maximumDimension: file.maximumDimension)
         guard let decoded else {
             throw ImageCacheError(.corruptData, "libheif decoded the \(file.formatName) image into nothing. The file is damaged.")
         }
         let found = Self.warnings(of: decoded)
         if strict, let first = found.first {
-            heif_image_release(decoded)
+            heifLibrary.heif_image_release(decoded)
             throw ImageCacheError(.corruptData, "The \(file.formatName) file is damaged (\(first)). Re-export the image.")
         }
         image = decoded
-        width = Int(heif_image_get_width(decoded, heif_channel_R))
-        height = Int(heif_image_get_height(decoded, heif_channel_R))
+        width = Int(heifLibrary.heif_image_get_width(decoded, heif_channel_R))
+        height = Int(heifLibrary.heif_image_get_height(decoded, heif_channel_R))
         // What libheif hands back must be what was asked for before a byte of it is read: three
         // (or four) planes of the image's size, each at most 16 bits deep, rows long enough.
         var planes: [Plane] = []
         var channels = [heif_channel_R, heif_channel_G, heif_channel_B]
-        if alpha && heif_image_has_channel(decoded, heif_channel_Alpha) != 0 { channels.append(heif_channel_Alpha) }
+        if alpha && heifLibrary.heif_image_has_channel(decoded, heif_channel_Alpha) != 0 { channels.append(heif_channel_Alpha) }
         for channel in channels {
             var stride: Int32 = 0
-            let bits = Int(heif_image_get_bits_per_pixel_range(decoded, channel))
-            guard let base = heif_image_get_plane_readonly(decoded, channel, &stride), (1...16).contains(bits),
-                  heif_image_get_width(decoded, channel) == width, heif_image_get_height(decoded, channel) == height,
+            let bits = Int(heifLibrary.heif_image_get_bits_per_pixel_range(decoded, channel))
+            guard let base = heifLibrary.heif_image_get_plane_readonly(decoded, channel, &stride), (1...16).contains(bits),
+                  heifLibrary.heif_image_get_width(decoded, channel) == width, heifLibrary.heif_image_get_height(decoded, channel) == height,
                   Int(stride) >= width * (bits > 8 ? 2 : 1) else { break }
             planes.append(Plane(base: base, stride: Int(stride), scale: SampleScale(bits: bits)))
         }
-        guard heif_image_get_colorspace(decoded) == heif_colorspace_RGB, heif_image_get_chroma_format(decoded) == heif_chroma_444,
+        guard heifLibrary.heif_image_get_colorspace(decoded) == heif_colorspace_RGB, heifLibrary.heif_image_get_chroma_format(decoded) == heif_chroma_444,
               width > 0, height > 0, planes.count == channels.count else {
-            heif_image_release(decoded)
+            heifLibrary.heif_image_release(decoded)
             throw ImageCacheError(.corruptData,
                 "libheif decoded the \(file.formatName) image into an unexpected layout (\(width)×\(height), \(planes.count) planes). The file is damaged.")
         }
@@ -93,15 +93,15 @@ final class HEIFPicture {
     let hasAlpha: Bool
 
     deinit {
-        heif_image_release(image)
+        heifLibrary.heif_image_release(image)
     }
 
     /// The warnings libheif attached to `image`.
     private static func warnings(of image: OpaquePointer) -> [String] {
-        let count = min(Int(heif_image_get_decoding_warnings(image, 0, nil, 0)), 32)
+        let count = min(Int(heifLibrary.heif_image_get_decoding_warnings(image, 0, nil, 0)), 32)
         guard count > 0 else { return [] }
         var found = [heif_error](repeating: heif_error(), count: count)
-        let filled = Int(heif_image_get_decoding_warnings(image, 0, &found, Int32(count)))
+        let filled = Int(heifLibrary.heif_image_get_decoding_warnings(image, 0, &found, Int32(count)))
         return found.prefix(max(0, min(filled, count))).map { warning in
             "libheif: " + (warning.message.map { String(cString: $0) } ?? "warning \(warning.code.rawValue)/\(warning.subcode.rawValue)")
         }

@@ -47,7 +47,7 @@ package enum JXLFormat: ImageFormatDecoder {
                 case JXL_DEC_FRAME:
                     frames += 1
                     var header = JxlFrameHeader()
-                    if JxlDecoderGetFrameHeader(reader.decoder, &header) == JXL_DEC_SUCCESS, header.is_last != 0 { break counting }
+                    if jxlLibrary.JxlDecoderGetFrameHeader(reader.decoder, &header) == JXL_DEC_SUCCESS, header.is_last != 0 { break counting }
                 case JXL_DEC_SUCCESS:
                     break counting
                 default:
@@ -169,14 +169,14 @@ package enum JXLFormat: ImageFormatDecoder {
             switch try reader.next() {
             case JXL_DEC_NEED_IMAGE_OUT_BUFFER:
                 var needed = 0
-                guard !bufferSet, JxlDecoderImageOutBufferSize(reader.decoder, &pixelFormat, &needed) == JXL_DEC_SUCCESS, needed == byteCount,
-                      JxlDecoderSetImageOutBuffer(reader.decoder, &pixelFormat, buffer, byteCount) == JXL_DEC_SUCCESS else {
+                guard !bufferSet, jxlLibrary.JxlDecoderImageOutBufferSize(reader.decoder, &pixelFormat, &needed) == JXL_DEC_SUCCESS, needed == byteCount,
+                      jxlLibrary.JxlDecoderSetImageOutBuffer(reader.decoder, &pixelFormat, buffer, byteCount) == JXL_DEC_SUCCESS else {
                     throw JXLReader.corrupt()
                 }
                 bufferSet = true
             case JXL_DEC_FRAME_PROGRESSION where acceptDC && bufferSet:
                 // The DC is complete: flushed into the buffer, it is the image at 1/8.
-                if JxlDecoderFlushImage(reader.decoder) == JXL_DEC_SUCCESS { return true }
+                if jxlLibrary.JxlDecoderFlushImage(reader.decoder) == JXL_DEC_SUCCESS { return true }
             case JXL_DEC_FULL_IMAGE:
                 guard bufferSet else { throw JXLReader.corrupt() }
                 return false
@@ -200,12 +200,20 @@ extension JXLFormat {
 
     /// A bare codestream (`FF 0A`) or the container's signature box.
     package static func sniff(_ prefix: UnsafeRawBufferPointer) -> SniffResult {
-        switch JxlSignatureCheck(prefix.baseAddress?.assumingMemoryBound(to: UInt8.self), prefix.count) {
-        case JXL_SIG_CODESTREAM, JXL_SIG_CONTAINER: .match(offset: 0)
-        case JXL_SIG_NOT_ENOUGH_BYTES: .needMoreBytes
-        default: .noMatch
-        }
+        // JxlSignatureCheck's rule, written here so that sniffing a file does not load libjxl:
+        // a bare codestream starts FF 0A; a container (first byte 0) is told once its 12-byte
+        // signature box is there.
+        guard let first = prefix.first else { return .needMoreBytes }
+        let signature = first == 0xFF ? codestream : first == 0 ? container : []
+        if signature.isEmpty { return .noMatch }
+        if prefix.count < signature.count { return .needMoreBytes }
+        return prefix.prefix(signature.count).elementsEqual(signature) ? .match(offset: 0) : .noMatch
     }
+
+    /// The start of a bare codestream.
+    private static let codestream: [UInt8] = [0xFF, 0x0A]
+    /// The container's signature box (ISO/IEC 18181-2).
+    private static let container: [UInt8] = [0x00, 0x00, 0x00, 0x0C, 0x4A, 0x58, 0x4C, 0x20, 0x0D, 0x0A, 0x87, 0x0A]
 
     /// What a decode needs in memory at its peak, from the header alone.
     package static func estimatedMemory(_ data: UnsafeRawBufferPointer, options: DecodingOptions) throws -> DecodeMemoryEstimate {

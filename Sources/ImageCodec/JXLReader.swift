@@ -22,31 +22,32 @@ final class JXLReader {
     /// A decoder reading `bytes` (which must outlive it) that reports `events`, on libjxl's thread
     /// pool when `threaded`.
     init(_ bytes: UnsafeRawBufferPointer, events: [JxlDecoderStatus], threaded: Bool) throws {
-        guard let decoder = JxlDecoderCreate(nil) else {
+        _ = try CodecLibraries.requireJXL()
+        guard let decoder = jxlLibrary.JxlDecoderCreate(nil) else {
             throw ImageCacheError(.overMemoryBudget, "libjxl could not create a decoder (out of memory).")
         }
         self.decoder = decoder
-        runner = threaded ? JxlThreadParallelRunnerCreate(nil, JxlThreadParallelRunnerDefaultNumWorkerThreads()) : nil
-        var ok = JxlDecoderSubscribeEvents(decoder, Int32(events.reduce(0) { $0 | $1.rawValue })) == JXL_DEC_SUCCESS
-        ok = ok && JxlDecoderSetKeepOrientation(decoder, 1) == JXL_DEC_SUCCESS
-        ok = ok && JxlDecoderSetUnpremultiplyAlpha(decoder, 1) == JXL_DEC_SUCCESS
+        runner = threaded ? jxlLibrary.JxlThreadParallelRunnerCreate(nil, jxlLibrary.JxlThreadParallelRunnerDefaultNumWorkerThreads()) : nil
+        var ok = jxlLibrary.JxlDecoderSubscribeEvents(decoder, Int32(events.reduce(0) { $0 | $1.rawValue })) == JXL_DEC_SUCCESS
+        ok = ok && jxlLibrary.JxlDecoderSetKeepOrientation(decoder, 1) == JXL_DEC_SUCCESS
+        ok = ok && jxlLibrary.JxlDecoderSetUnpremultiplyAlpha(decoder, 1) == JXL_DEC_SUCCESS
         if let runner {
-            ok = ok && JxlDecoderSetParallelRunner(decoder, JxlThreadParallelRunner, runner) == JXL_DEC_SUCCESS
+            ok = ok && jxlLibrary.JxlDecoderSetParallelRunner(decoder, jxlLibrary.JxlThreadParallelRunner, runner) == JXL_DEC_SUCCESS
         }
-        ok = ok && JxlDecoderSetInput(decoder, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count) == JXL_DEC_SUCCESS
+        ok = ok && jxlLibrary.JxlDecoderSetInput(decoder, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count) == JXL_DEC_SUCCESS
         guard ok else {
             throw ImageCacheError(.invalidArgument, "libjxl refused the decoder's settings (a mismatch between its header and its library).")
         }
     }
 
     deinit {
-        JxlDecoderDestroy(decoder)
-        if let runner { JxlThreadParallelRunnerDestroy(runner) }
+        jxlLibrary.JxlDecoderDestroy(decoder)
+        if let runner { jxlLibrary.JxlThreadParallelRunnerDestroy(runner) }
     }
 
     /// The next event or request; libjxl's failures become errors.
     func next() throws -> JxlDecoderStatus {
-        let status = JxlDecoderProcessInput(decoder)
+        let status = jxlLibrary.JxlDecoderProcessInput(decoder)
         switch status {
         case JXL_DEC_ERROR: throw Self.corrupt()
         case JXL_DEC_NEED_MORE_INPUT: throw Self.truncated()
@@ -62,7 +63,7 @@ final class JXLReader {
         while true {
             switch try next() {
             case JXL_DEC_BASIC_INFO:
-                guard JxlDecoderGetBasicInfo(decoder, &basic) == JXL_DEC_SUCCESS else { throw Self.corrupt() }
+                guard jxlLibrary.JxlDecoderGetBasicInfo(decoder, &basic) == JXL_DEC_SUCCESS else { throw Self.corrupt() }
                 if let maximumPixelCount {
                     try PixelLimits.check(width: Int(basic.xsize), height: Int(basic.ysize), maximumPixelCount: maximumPixelCount, format: "JPEG XL")
                 }
@@ -83,16 +84,16 @@ final class JXLReader {
     /// own profile, or one libjxl makes from its enum).
     func color(_ target: JxlColorProfileTarget) throws -> ColorDescription {
         var encoding = JxlColorEncoding()
-        if JxlDecoderGetColorAsEncodedProfile(decoder, nil, target, &encoding) == JXL_DEC_SUCCESS,
+        if jxlLibrary.JxlDecoderGetColorAsEncodedProfile(decoder, nil, target, &encoding) == JXL_DEC_SUCCESS,
            let points = JXLColor.codePoints(encoding) {
             return points
         }
         var size = 0
-        guard JxlDecoderGetICCProfileSize(decoder, nil, target, &size) == JXL_DEC_SUCCESS, size > 0 else {
+        guard jxlLibrary.JxlDecoderGetICCProfileSize(decoder, nil, target, &size) == JXL_DEC_SUCCESS, size > 0 else {
             return .untagged
         }
         var profile = [UInt8](repeating: 0, count: size)
-        guard JxlDecoderGetColorAsICCProfile(decoder, nil, target, &profile, size) == JXL_DEC_SUCCESS else {
+        guard jxlLibrary.JxlDecoderGetColorAsICCProfile(decoder, nil, target, &profile, size) == JXL_DEC_SUCCESS else {
             return .untagged
         }
         return .iccProfile(profile)
@@ -109,7 +110,7 @@ final class JXLReader {
         encoding.primaries = JXL_PRIMARIES_SRGB
         encoding.transfer_function = JXL_TRANSFER_FUNCTION_SRGB
         encoding.rendering_intent = JXL_RENDERING_INTENT_RELATIVE
-        _ = JxlDecoderSetPreferredColorProfile(decoder, &encoding)  // refused only for images that keep their own profile
+        _ = jxlLibrary.JxlDecoderSetPreferredColorProfile(decoder, &encoding)  // refused only for images that keep their own profile
     }
 
     static func corrupt() -> ImageCacheError {

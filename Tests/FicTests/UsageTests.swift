@@ -15,15 +15,17 @@ struct UsageTests {
         #expect(try Fic.run(["selftest-writer", "--table", "unused.table"]).status == 2)
     }
 
-    /// Linked, SDL2 and the forty-odd libraries it needs would be loaded at every start of every
-    /// command; the viewer loads it when it opens a window (the View tests open windows).
-    @Test("fic does not load SDL2 at start")
-    func windowLibrariesAreNotLinked() throws {
+    /// Linked, SDL2 and the forty-odd libraries it needs, libheif and libjxl with theirs, would be
+    /// loaded at every start of every command; the viewer loads SDL2 when it opens a window, and
+    /// the decoders their library when they first open a file of its format (the View, HEIF and
+    /// JPEG XL tests use them).
+    @Test("fic does not load SDL2, libheif or libjxl at start")
+    func libraryOfOneCommandOrFormatIsNotLinked() throws {
         let binary = try #require(Fic.binary)
         let run = try Process.capture("/usr/bin/ldd", [binary])
         #expect(run.status == 0)
         #expect(run.stdout.contains("libc.so"), "ldd listed the libraries")
-        for library in ["libSDL2", "libpulse", "libwayland-client", "libasound"] {
+        for library in ["libSDL2", "libpulse", "libwayland-client", "libasound", "libheif", "libde265", "libx265", "libdav1d", "libaom", "libjxl", "libhwy"] {
             #expect(!run.stdout.contains(library), "fic loads \(library) at start")
         }
     }

@@ -13,10 +13,10 @@ enum WindowEvents {
 
     /// Drains SDL's queue (the window's `sdl`). When `scripted`, only closing the window is honoured (the script
     /// drives the viewer); otherwise every event becomes the actions it stands for.
-    static func poll(_ sdl: SDL, _ bindings: Bindings, scripted: Bool, dragging: inout Bool) -> [ViewerAction] {
+    static func poll(_ sdl: fic_sdl_functions, _ bindings: Bindings, scripted: Bool, dragging: inout Bool) -> [ViewerAction] {
         var actions: [ViewerAction] = []
         var event = SDL_Event()
-        while sdl.pollEvent(&event) != 0 {
+        while sdl.SDL_PollEvent(&event) != 0 {
             let type = event.type
             if type == SDL_QUIT.rawValue {
                 actions.append(.quit)
@@ -29,7 +29,7 @@ enum WindowEvents {
                 actions += keyActions(Int(event.key.keysym.sym), shift: shift, bindings)
             case SDL_MOUSEWHEEL.rawValue:
                 var x: Int32 = 0, y: Int32 = 0
-                _ = sdl.getMouseState(&x, &y)
+                _ = sdl.SDL_GetMouseState(&x, &y)
                 let clicks = Double(event.wheel.y)
                 switch bindings {
                 case .gallery(let row, _): actions.append(.scrollBy(-clicks * row / 2))

@@ -14,7 +14,7 @@ final class ViewerWindow {
     /// Height in pixels.
     let height: Int
     /// SDL2's functions, loaded by the first window.
-    let sdl: SDL
+    let sdl: fic_sdl_functions
     private let window: OpaquePointer
     private var windowSurface: UnsafeMutablePointer<SDL_Surface>
     /// The surface frames are drawn into: the window's own, or a shadow one.
@@ -29,23 +29,23 @@ final class ViewerWindow {
     init(title: String, width: Int, height: Int) throws {
         let sdl = try SDL.functions()
         self.sdl = sdl
-        _ = sdl.setHint(SDL_HINT_NO_SIGNAL_HANDLERS, "1")
-        _ = sdl.setHint(SDL_HINT_VIDEO_X11_NET_WM_BYPASS_COMPOSITOR, "0")
+        _ = sdl.SDL_SetHint(SDL_HINT_NO_SIGNAL_HANDLERS, "1")
+        _ = sdl.SDL_SetHint(SDL_HINT_VIDEO_X11_NET_WM_BYPASS_COMPOSITOR, "0")
         // The window's own framebuffer (X11: shared-memory images), not a GL texture: no GL
         // driver is loaded (software GL alone maps ~60 MB), and presenting is one copy.
-        _ = sdl.setHint(SDL_HINT_FRAMEBUFFER_ACCELERATION, "0")
-        guard sdl.initialize(SDL_INIT_VIDEO) == 0 else {
+        _ = sdl.SDL_SetHint(SDL_HINT_FRAMEBUFFER_ACCELERATION, "0")
+        guard sdl.SDL_Init(SDL_INIT_VIDEO) == 0 else {
             throw CLIError("cannot open a window: \(sdl.lastError()); run it on a desktop, or under a virtual display with `xvfb-run -a -s \"-screen 0 \(width)x\(height)x24\" fic view …`")
         }
         // Without a display SDL falls back to drivers that show nothing; use them only when asked.
-        let driver = sdl.getCurrentVideoDriver().map { String(cString: $0) } ?? ""
+        let driver = sdl.SDL_GetCurrentVideoDriver().map { String(cString: $0) } ?? ""
         if ["offscreen", "dummy", "evdev"].contains(driver), getenv("SDL_VIDEODRIVER") == nil {
-            sdl.quit()
+            sdl.SDL_Quit()
             throw CLIError("cannot open a window: there is no display (DISPLAY and WAYLAND_DISPLAY are not set); run it on a desktop, or under a virtual display with `xvfb-run -a -s \"-screen 0 \(width)x\(height)x24\" fic view …`")
         }
-        guard let window = sdl.createWindow(title, Int32(SDL_WINDOWPOS_CENTERED_MASK), Int32(SDL_WINDOWPOS_CENTERED_MASK), Int32(width), Int32(height), SDL_WINDOW_SHOWN.rawValue) else {
+        guard let window = sdl.SDL_CreateWindow(title, Int32(SDL_WINDOWPOS_CENTERED_MASK), Int32(SDL_WINDOWPOS_CENTERED_MASK), Int32(width), Int32(height), SDL_WINDOW_SHOWN.rawValue) else {
             let message = sdl.lastError()
-            sdl.quit()
+            sdl.SDL_Quit()
             throw CLIError("cannot create a \(width)×\(height) window: \(message)")
         }
         self.window = window
@@ -56,21 +56,21 @@ final class ViewerWindow {
             frame = shadow ?? windowSurface
             canvas = try Self.canvas(over: frame)
         } catch {
-            sdl.destroyWindow(window)
-            sdl.quit()
+            sdl.SDL_DestroyWindow(window)
+            sdl.SDL_Quit()
             throw error
         }
     }
 
     deinit {
-        if let shadow { sdl.freeSurface(shadow) }
-        sdl.destroyWindow(window)
-        sdl.quit()
+        if let shadow { sdl.SDL_FreeSurface(shadow) }
+        sdl.SDL_DestroyWindow(window)
+        sdl.SDL_Quit()
     }
 
     /// The window's surface, and a shadow surface when the window's format is not 32-bit XRGB.
-    private static func surfaces(of window: OpaquePointer, width: Int, height: Int, _ sdl: SDL) throws -> (UnsafeMutablePointer<SDL_Surface>, UnsafeMutablePointer<SDL_Surface>?) {
-        guard let surface = sdl.getWindowSurface(window) else {
+    private static func surfaces(of window: OpaquePointer, width: Int, height: Int, _ sdl: fic_sdl_functions) throws -> (UnsafeMutablePointer<SDL_Surface>, UnsafeMutablePointer<SDL_Surface>?) {
+        guard let surface = sdl.SDL_GetWindowSurface(window) else {
             throw CLIError("the window has no drawable surface: \(sdl.lastError())")
         }
         let format = surface.pointee.format.pointee.format
@@ -78,7 +78,7 @@ final class ViewerWindow {
            Int(surface.pointee.w) == width, Int(surface.pointee.h) == height {
             return (surface, nil)
         }
-        guard let shadow = sdl.createRGBSurfaceWithFormat(0, Int32(width), Int32(height), 32, SDL_PIXELFORMAT_RGB888.rawValue) else {
+        guard let shadow = sdl.SDL_CreateRGBSurfaceWithFormat(0, Int32(width), Int32(height), 32, SDL_PIXELFORMAT_RGB888.rawValue) else {
             throw CLIError("cannot allocate a \(width)×\(height) frame: \(sdl.lastError())")
         }
         return (surface, shadow)
@@ -93,9 +93,9 @@ final class ViewerWindow {
     func present() {
         canvas.flush()
         if let shadow {
-            _ = sdl.upperBlit(shadow, nil, windowSurface, nil)
+            _ = sdl.SDL_UpperBlit(shadow, nil, windowSurface, nil)
         }
-        _ = sdl.updateWindowSurface(window)
+        _ = sdl.SDL_UpdateWindowSurface(window)
     }
 
     /// Calls `body` with the frame's pixels (BGRX, rows `bytesPerRow` apart).
