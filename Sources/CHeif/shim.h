@@ -4,7 +4,7 @@
 // is opened (Sources/ImageCodec/CodecLibraries.swift), so that no process pays at start for
 // loading it and the libraries it needs. The header gives the types; the functions come
 // through `struct fic_heif_functions`, whose fields have the header's own types.
-#include <dlfcn.h>
+#include "../CFICCore/fic_library_table.h"
 #include <libheif/heif.h>
 
 #define FIC_HEIF_FUNCTIONS(X) \
@@ -48,15 +48,11 @@
 
 /* Every function ImageCodec calls, with the header's type. */
 struct fic_heif_functions {
-#define FIC_FIELD(name) __typeof__(&name) _Nonnull name;
-    FIC_HEIF_FUNCTIONS(FIC_FIELD)
-#undef FIC_FIELD
+    FIC_HEIF_FUNCTIONS(FIC_TABLE_FIELD)
 };
 
-/* Fills `functions` from the loaded library `handle`; NULL, or the name of the first missing function. */
-static inline const char *_Nullable fic_heif_load(void *_Nonnull handle, struct fic_heif_functions *_Nonnull functions) {
-#define FIC_LOAD(name) if ((functions->name = (__typeof__(&name))dlsym(handle, #name)) == NULL) return #name;
-    FIC_HEIF_FUNCTIONS(FIC_LOAD)
-#undef FIC_LOAD
+/* Fills `table` from the loaded library `handle`; NULL, or the name of the first missing function. */
+static inline const char *_Nullable fic_heif_load(void *_Nonnull handle, struct fic_heif_functions *_Nonnull table) {
+    FIC_HEIF_FUNCTIONS(FIC_TABLE_LOAD)
     return NULL;
 }

@@ -4,7 +4,7 @@
 // is opened (Sources/ImageCodec/CodecLibraries.swift), so that no process pays at start for
 // loading it and the libraries it needs. The header gives the types; the functions come
 // through `struct fic_jxl_functions`, whose fields have the header's own types.
-#include <dlfcn.h>
+#include "../CFICCore/fic_library_table.h"
 #include <jxl/decode.h>
 #include <jxl/thread_parallel_runner.h>
 
@@ -36,26 +36,20 @@
 
 /* Every function ImageCodec calls, with the header's type. */
 struct fic_jxl_functions {
-#define FIC_FIELD(name) __typeof__(&name) _Nonnull name;
-    FIC_JXL_FUNCTIONS(FIC_FIELD)
-    FIC_JXL_RUNNER_FUNCTIONS(FIC_FIELD)
-#undef FIC_FIELD
+    FIC_JXL_FUNCTIONS(FIC_TABLE_FIELD)
+    FIC_JXL_RUNNER_FUNCTIONS(FIC_TABLE_FIELD)
 };
 
-/* Fills the decoder's functions of `functions` from the loaded libjxl `handle`; NULL, or the
+/* Fills the decoder's functions of `table` from the loaded libjxl `handle`; NULL, or the
    name of the first missing function. */
-static inline const char *_Nullable fic_jxl_load(void *_Nonnull handle, struct fic_jxl_functions *_Nonnull functions) {
-#define FIC_LOAD(name) if ((functions->name = (__typeof__(&name))dlsym(handle, #name)) == NULL) return #name;
-    FIC_JXL_FUNCTIONS(FIC_LOAD)
-#undef FIC_LOAD
+static inline const char *_Nullable fic_jxl_load(void *_Nonnull handle, struct fic_jxl_functions *_Nonnull table) {
+    FIC_JXL_FUNCTIONS(FIC_TABLE_LOAD)
     return NULL;
 }
 
-/* Fills the parallel runner's functions of `functions` from the loaded libjxl_threads `handle`;
+/* Fills the parallel runner's functions of `table` from the loaded libjxl_threads `handle`;
    NULL, or the name of the first missing function. */
-static inline const char *_Nullable fic_jxl_load_runner(void *_Nonnull handle, struct fic_jxl_functions *_Nonnull functions) {
-#define FIC_LOAD(name) if ((functions->name = (__typeof__(&name))dlsym(handle, #name)) == NULL) return #name;
-    FIC_JXL_RUNNER_FUNCTIONS(FIC_LOAD)
-#undef FIC_LOAD
+static inline const char *_Nullable fic_jxl_load_runner(void *_Nonnull handle, struct fic_jxl_functions *_Nonnull table) {
+    FIC_JXL_RUNNER_FUNCTIONS(FIC_TABLE_LOAD)
     return NULL;
 }

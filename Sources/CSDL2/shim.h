@@ -5,7 +5,7 @@
 // the forty-odd libraries it needs. The header gives the types; the functions come through
 // `struct fic_sdl_functions`, whose fields have the header's own types.
 #define SDL_MAIN_HANDLED 1
-#include <dlfcn.h>
+#include "../CFICCore/fic_library_table.h"
 #include <SDL2/SDL.h>
 
 #define FIC_SDL_FUNCTIONS(X) \
@@ -26,15 +26,11 @@
 
 /* Every function the viewer calls, with the header's type. */
 struct fic_sdl_functions {
-#define FIC_FIELD(name) __typeof__(&name) _Nonnull name;
-    FIC_SDL_FUNCTIONS(FIC_FIELD)
-#undef FIC_FIELD
+    FIC_SDL_FUNCTIONS(FIC_TABLE_FIELD)
 };
 
-/* Fills `functions` from the loaded library `handle`; NULL, or the name of the first missing function. */
-static inline const char *_Nullable fic_sdl_load(void *_Nonnull handle, struct fic_sdl_functions *_Nonnull functions) {
-#define FIC_LOAD(name) if ((functions->name = (__typeof__(&name))dlsym(handle, #name)) == NULL) return #name;
-    FIC_SDL_FUNCTIONS(FIC_LOAD)
-#undef FIC_LOAD
+/* Fills `table` from the loaded library `handle`; NULL, or the name of the first missing function. */
+static inline const char *_Nullable fic_sdl_load(void *_Nonnull handle, struct fic_sdl_functions *_Nonnull table) {
+    FIC_SDL_FUNCTIONS(FIC_TABLE_LOAD)
     return NULL;
 }
