@@ -46,13 +46,6 @@
     X(heif_init) \
     X(heif_nclx_color_profile_free)
 
-/* Every function ImageCodec calls, with the header's type. */
-struct fic_heif_functions {
-    FIC_HEIF_FUNCTIONS(FIC_TABLE_FIELD)
-};
-
-/* Fills `table` from the loaded library `handle`; NULL, or the name of the first missing function. */
-static inline const char *_Nullable fic_heif_load(void *_Nonnull handle, struct fic_heif_functions *_Nonnull table) {
-    FIC_HEIF_FUNCTIONS(FIC_TABLE_LOAD)
-    return NULL;
-}
+/* Every function ImageCodec calls, with the header's type, and their loader. */
+FIC_TABLE_STRUCT(fic_heif_functions, FIC_HEIF_FUNCTIONS)
+FIC_TABLE_LOADER(fic_heif_load, fic_heif_functions, FIC_HEIF_FUNCTIONS)

@@ -34,22 +34,9 @@
     X(JxlThreadParallelRunnerDefaultNumWorkerThreads) \
     X(JxlThreadParallelRunnerDestroy)
 
-/* Every function ImageCodec calls, with the header's type. */
-struct fic_jxl_functions {
-    FIC_JXL_FUNCTIONS(FIC_TABLE_FIELD)
-    FIC_JXL_RUNNER_FUNCTIONS(FIC_TABLE_FIELD)
-};
-
-/* Fills the decoder's functions of `table` from the loaded libjxl `handle`; NULL, or the
-   name of the first missing function. */
-static inline const char *_Nullable fic_jxl_load(void *_Nonnull handle, struct fic_jxl_functions *_Nonnull table) {
-    FIC_JXL_FUNCTIONS(FIC_TABLE_LOAD)
-    return NULL;
-}
-
-/* Fills the parallel runner's functions of `table` from the loaded libjxl_threads `handle`;
-   NULL, or the name of the first missing function. */
-static inline const char *_Nullable fic_jxl_load_runner(void *_Nonnull handle, struct fic_jxl_functions *_Nonnull table) {
-    FIC_JXL_RUNNER_FUNCTIONS(FIC_TABLE_LOAD)
-    return NULL;
-}
+/* Every function ImageCodec calls, with the header's type; the decoder's come from libjxl, the
+   parallel runner's from libjxl_threads, each with a loader of its own. */
+#define FIC_JXL_ALL_FUNCTIONS(X) FIC_JXL_FUNCTIONS(X) FIC_JXL_RUNNER_FUNCTIONS(X)
+FIC_TABLE_STRUCT(fic_jxl_functions, FIC_JXL_ALL_FUNCTIONS)
+FIC_TABLE_LOADER(fic_jxl_load, fic_jxl_functions, FIC_JXL_FUNCTIONS)
+FIC_TABLE_LOADER(fic_jxl_load_runner, fic_jxl_functions, FIC_JXL_RUNNER_FUNCTIONS)

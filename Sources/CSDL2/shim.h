@@ -24,13 +24,6 @@
     X(SDL_PollEvent) \
     X(SDL_GetMouseState)
 
-/* Every function the viewer calls, with the header's type. */
-struct fic_sdl_functions {
-    FIC_SDL_FUNCTIONS(FIC_TABLE_FIELD)
-};
-
-/* Fills `table` from the loaded library `handle`; NULL, or the name of the first missing function. */
-static inline const char *_Nullable fic_sdl_load(void *_Nonnull handle, struct fic_sdl_functions *_Nonnull table) {
-    FIC_SDL_FUNCTIONS(FIC_TABLE_LOAD)
-    return NULL;
-}
+/* Every function the viewer calls, with the header's type, and their loader. */
+FIC_TABLE_STRUCT(fic_sdl_functions, FIC_SDL_FUNCTIONS)
+FIC_TABLE_LOADER(fic_sdl_load, fic_sdl_functions, FIC_SDL_FUNCTIONS)
