@@ -185,4 +185,16 @@ int fic_png_chunk_crc_matches(const void *type_and_data, size_t length, uint32_t
 }
 #endif
 
+/** Room for an encoder's error message. */
+#define FIC_JPEG_ENCODE_MESSAGE_LENGTH 200
+
+/**
+ * Encodes `height` rows of `width` 32-bit BGRX pixels (the fourth byte ignored), rows
+ * `bytes_per_row` apart, as a baseline JPEG of `quality` (1-100, 4:2:0). Returns 0 and sets `*out`
+ * (to free with free()) and `*out_size`; otherwise returns 1 with libjpeg's message in `message`
+ * (FIC_JPEG_ENCODE_MESSAGE_LENGTH bytes).
+ */
+int fic_jpeg_encode_bgrx(const uint8_t *pixels, int width, int height, size_t bytes_per_row, int quality,
+                         unsigned char **out, unsigned long *out_size, char *message);
+
 #endif

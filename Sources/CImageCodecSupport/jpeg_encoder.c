@@ -1,0 +1,62 @@
+/* Baseline JPEG encoding of 32-bit BGRX rows (libjpeg-turbo's JCS_EXT_BGRX: no conversion pass),
+ * into memory libjpeg allocates. libjpeg's errors longjmp back here, as the decoder's do. */
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <jpeglib.h>
+
+#include "fic_codec_support.h"
+
+struct encoder_error {
+    struct jpeg_error_mgr manager;
+    jmp_buf jump;
+    char *message;
+};
+
+static void on_encoder_error(j_common_ptr cinfo) {
+    struct encoder_error *error = (struct encoder_error *)cinfo->err;
+    char text[JMSG_LENGTH_MAX];
+    (*cinfo->err->format_message)(cinfo, text);
+    strncpy(error->message, text, FIC_JPEG_ENCODE_MESSAGE_LENGTH - 1);
+    error->message[FIC_JPEG_ENCODE_MESSAGE_LENGTH - 1] = '\0';
+    longjmp(error->jump, 1);
+}
+
+int fic_jpeg_encode_bgrx(const uint8_t *pixels, int width, int height, size_t bytes_per_row, int quality,
+                         unsigned char **out, unsigned long *out_size, char *message) {
+    struct jpeg_compress_struct cinfo;
+    struct encoder_error error;
+    /* volatile: read after a longjmp. */
+    unsigned char *volatile buffer = NULL;
+    unsigned long size = 0;
+    message[0] = '\0';
+    *out = NULL;
+    *out_size = 0;
+    cinfo.err = jpeg_std_error(&error.manager);
+    error.manager.error_exit = on_encoder_error;
+    error.message = message;
+    if (setjmp(error.jump) != 0) {
+        jpeg_destroy_compress(&cinfo);
+        free(buffer);
+        return 1;
+    }
+    jpeg_create_compress(&cinfo);
+    jpeg_mem_dest(&cinfo, (unsigned char **)&buffer, &size);
+    cinfo.image_width = (JDIMENSION)width;
+    cinfo.image_height = (JDIMENSION)height;
+    cinfo.input_components = 4;
+    cinfo.in_color_space = JCS_EXT_BGRX;
+    jpeg_set_defaults(&cinfo);
+    jpeg_set_quality(&cinfo, quality, TRUE);
+    jpeg_start_compress(&cinfo, TRUE);
+    while (cinfo.next_scanline < cinfo.image_height) {
+        JSAMPROW row = (JSAMPROW)(pixels + (size_t)cinfo.next_scanline * bytes_per_row);
+        jpeg_write_scanlines(&cinfo, &row, 1);
+    }
+    jpeg_finish_compress(&cinfo);
+    jpeg_destroy_compress(&cinfo);
+    *out = buffer;
+    *out_size = size;
+    return 0;
+}
