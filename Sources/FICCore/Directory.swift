@@ -186,7 +186,7 @@ package final class Directory: Sendable {
         return ".\(name).tmp-\(suffix)"
     }
 
-    private static func checkName(_ name: String) throws {
+    static func checkName(_ name: String) throws {
         guard !name.isEmpty, name != ".", name != "..", !name.contains("/"), !name.utf8.contains(0) else {
             throw ImageCacheError(.invalidArgument, "'\(name)' is not a plain file name")
         }

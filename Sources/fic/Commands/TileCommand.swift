@@ -28,6 +28,15 @@ struct TileCommand: AsyncParsableCommand {
     @Flag(help: "Keep one strip per level instead of two: about half the memory, slower (the disk and the decoder no longer overlap).")
     var lowMemory = false
 
+    @Option(name: .long, help: ArgumentHelp("Also write a static tree of JPEG tiles that any web server, object store or CDN serves as it is: dzi (image.dzi and image_files/, for OpenSeadragon) or iiif (iiif/info.json and the tiles of a IIIF Image API 3 level-0 service), as vips dzsave does. The tree must not exist yet.", valueName: "layout"))
+    var layout: StaticTileLayout?
+
+    @Option(name: .customLong("iiif-id"), help: ArgumentHelp("With --layout iiif: the URL the iiif folder will be served at (the id of its info.json, which viewers resolve tiles against); by default its file:// URL.", valueName: "url"))
+    var iiifID: String?
+
+    @Option(name: .long, help: ArgumentHelp("With --layout: the JPEG quality of the tiles, 1 to 100.", valueName: "n"))
+    var quality = 85
+
     @Flag(help: "Print the results as one JSON object on the last line.")
     var json = false
 
@@ -53,12 +62,18 @@ struct TileCommand: AsyncParsableCommand {
         var level_sizes: [[Int]]
         /// Body bytes received over the network (URL input only).
         var bytes_downloaded: Int?
+        /// With --layout: the static tree's tiles, bytes and time.
+        var static_tiles: Int?
+        var static_bytes: Int?
+        var static_seconds: Double?
     }
 
     func validate() throws {
         if let view, Self.parseView(view) == nil {
             throw ValidationError("--view must be WIDTHxHEIGHT with positive numbers, for example 1920x1080")
         }
+        if !(1...100).contains(quality) { throw ValidationError("--quality must be 1 to 100") }
+        if iiifID != nil, layout != .iiif { throw ValidationError("--iiif-id goes with --layout iiif") }
     }
 
     static func parseView(_ text: String) -> PixelSize? {
@@ -103,14 +118,33 @@ struct TileCommand: AsyncParsableCommand {
                          Double(stats.coefficientFileBytes) / 1_048_576, Double(stats.coefficientPagerPeakBytes) / 1_048_576,
                          Double(stats.coefficientBytesFreedEarly) / 1_048_576))
         }
+        var exported: StaticTileExportSummary?
+        var exportSeconds: Double?
+        if let layout {
+            let started = ContinuousClock.now
+            do {
+                exported = try StaticTileExport.write(pyramid, layout: layout, into: Paths.absolute(out), iiifID: iiifID, quality: quality)
+            } catch let error as ImageCacheError {
+                throw CLIError("cannot write the \(layout.rawValue) tiles into \(out): \(error)")
+            }
+            let elapsed = ContinuousClock.now - started
+            exportSeconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            if let exported {
+                print(String(format: "  %@: %d JPEG tiles, %d levels, %.1f MiB in %.2f s → %@", layout.rawValue, exported.tiles, exported.levels,
+                             Double(exported.bytes) / 1_048_576, exportSeconds ?? 0, exported.descriptorPath))
+            }
+        }
         if json {
-            let report = Report(
+            var report = Report(
                 input: input, width: geometry.width, height: geometry.height, levels: geometry.levels.count,
                 tiles: geometry.tileCount, bytes: geometry.byteCount, seconds: seconds, after_last_byte_ms: afterLast,
                 peak_rss_bytes: peak, coefficient_file_bytes: stats?.coefficientFileBytes ?? 0,
                 coefficient_pager_peak_bytes: stats?.coefficientPagerPeakBytes ?? 0,
                 coefficient_freed_early_bytes: stats?.coefficientBytesFreedEarly ?? 0,
                 level_sizes: geometry.levels.map { [$0.width, $0.height] }, bytes_downloaded: downloaded)
+            report.static_tiles = exported?.tiles
+            report.static_bytes = exported?.bytes
+            report.static_seconds = exportSeconds
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             print(String(decoding: try encoder.encode(report), as: UTF8.self))
@@ -132,3 +166,5 @@ enum PeakMemory {
         return Int(usage.ru_maxrss) * 1024
     }
 }
+
+extension StaticTileLayout: ExpressibleByArgument {}
