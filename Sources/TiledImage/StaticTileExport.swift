@@ -1,4 +1,3 @@
-import Dispatch
 import FICCore
 import Foundation
 import ImageCodec
@@ -109,7 +108,7 @@ public enum StaticTileExport {
         }
         let progress = LockedBox(Progress())
         let threads = max(1, min(count, ProcessInfo.processInfo.activeProcessorCount, 8))
-        DispatchQueue.concurrentPerform(iterations: threads) { _ in
+        WorkerThread.runTogether(threads, name: "fic-export") { _ in
             guard let buffer = try? TileBuffer() else {
                 progress.withLockedValue { $0.failure = $0.failure ?? ImageCacheError(.overMemoryBudget, "no memory for a tile buffer") }
                 return
