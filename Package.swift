@@ -149,7 +149,7 @@ let package = Package(
             linkerSettings: [.linkedLibrary("heif"), .linkedLibrary("jxl")]
         ),
         .testTarget(name: "FastImageCacheTests", dependencies: ["FastImageCache", "FICCore", "ImageTable", "ImageCodec", "CCairo", "FICTestSupport"]),
-        .testTarget(name: "TiledImageTests", dependencies: ["TiledImage", "ImageCodec", "FICCore", "FICTestSupport"]),
+        .testTarget(name: "TiledImageTests", dependencies: ["TiledImage", "ImageCodec", "FICCore", "FICTestSupport", "FICHarness"]),
         .testTarget(name: "FicTests", dependencies: ["fic", "FastImageCache", "ImageTable", "ImageCodec", "FICTestSupport"]),
         .testTarget(
             name: "ImageLoaderTests",
