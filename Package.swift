@@ -94,11 +94,12 @@ let package = Package(
         ),
         // Loading originals: http(s) with AsyncHTTPClient and file URLs, a disk cache of originals,
         // and the provider that feeds the cache's lanes. It implements FastImageCache's provider
-        // protocol, so it depends on FastImageCache (which never depends on it).
+        // protocol, so it depends on FastImageCache (which never depends on it); remote tiled
+        // images (TiledImage's descriptors, tiles kept in a cache) live here too.
         .target(
             name: "ImageLoader",
             dependencies: [
-                "FICCore", "ImageCodec", "FastImageCache",
+                "FICCore", "ImageCodec", "FastImageCache", "TiledImage",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "NIOCore", package: "swift-nio"),
