@@ -27,7 +27,7 @@ public enum JPEGEncoder {
                                           Int32(max(1, min(100, quality))), &output, &size, &message)
         defer { free(output) }
         guard failed == 0, let output else {
-            throw ImageCacheError(.overMemoryBudget, "libjpeg could not encode a \(width)×\(height) JPEG: \(String(cString: message)).")
+            throw ImageCacheError(.overMemoryBudget, "libjpeg could not encode a \(width)×\(height) JPEG: \(String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)).")
         }
         return Array(UnsafeBufferPointer(start: output, count: Int(size)))
     }
