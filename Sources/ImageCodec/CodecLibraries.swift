@@ -10,11 +10,11 @@ import FICCore
 /// Each library's functions come as one C struct whose fields have the header's own types
 /// (`Sources/CHeif/shim.h`, `Sources/CJxl/shim.h`), so a call has the same checks as a direct one.
 enum CodecLibraries {
-    private static let heif: Result<fic_heif_functions, ImageCacheError> = load(["libheif.so.1"], what: "HEIC and AVIF", package: "libheif1") {
+    static let heif: Result<fic_heif_functions, ImageCacheError> = load(["libheif.so.1"], what: "HEIC and AVIF", package: "libheif1") {
         fic_heif_load($0, $1)
     }
 
-    private static let jxl: Result<fic_jxl_functions, ImageCacheError> = load(["libjxl.so.0.7", "libjxl.so"], what: "JPEG XL", package: "libjxl0.7") { handle, functions in
+    static let jxl: Result<fic_jxl_functions, ImageCacheError> = load(["libjxl.so.0.7", "libjxl.so"], what: "JPEG XL", package: "libjxl0.7") { handle, functions in
         // The parallel runner lives in a library of its own, loaded beside the decoder's.
         guard let threads = try? SharedLibrary(firstOf: ["libjxl_threads.so.0.7", "libjxl_threads.so"]) else {
             return UnsafeRawPointer(StaticString("libjxl_threads.so.0.7").utf8Start).assumingMemoryBound(to: CChar.self)
@@ -46,7 +46,7 @@ enum CodecLibraries {
 
 /// libheif's functions, for code that runs on a ``HEIFFile``: its opening loaded them (or threw).
 var heifLibrary: fic_heif_functions {
-    guard case .success(let functions) = Result(catching: CodecLibraries.requireHEIF) else {
+    guard case .success(let functions) = CodecLibraries.heif else {
         preconditionFailure("libheif is called before a HEIFFile was opened")
     }
     return functions
@@ -54,7 +54,7 @@ var heifLibrary: fic_heif_functions {
 
 /// libjxl's functions, for code that runs on a ``JXLReader``: its creation loaded them (or threw).
 var jxlLibrary: fic_jxl_functions {
-    guard case .success(let functions) = Result(catching: CodecLibraries.requireJXL) else {
+    guard case .success(let functions) = CodecLibraries.jxl else {
         preconditionFailure("libjxl is called before a JXLReader was made")
     }
     return functions

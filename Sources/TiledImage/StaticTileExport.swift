@@ -71,15 +71,11 @@ public enum StaticTileExport {
             // Every scale factor down to the first level that fits in one tile.
             let count = (levels.levels.indices.first { levels.size(of: $0).width <= tileSide && levels.size(of: $0).height <= tileSide } ?? levels.levels.count - 1) + 1
             for index in 0..<count {
-                let scale = 1 << index
-                let (width, height) = levels.size(of: index)
                 let written = try encodeLevel(index, of: levels, quality: quality) { column, row in
-                    let x = column * tileSide * scale, y = row * tileSide * scale
-                    let regionWidth = min(tileSide * scale, fullWidth - x), regionHeight = min(tileSide * scale, fullHeight - y)
-                    let sizeWidth = min(tileSide, width - column * tileSide), sizeHeight = min(tileSide, height - row * tileSide)
-                    let region = try regionFolder(in: tree, "\(x),\(y),\(regionWidth),\(regionHeight)")
-                    let size = try region.makePublishedFolder("\(sizeWidth),\(sizeHeight)")
-                    return (try size.makePublishedFolder("0"), "default.jpg")
+                    let path = IIIFTilePath.components(width: fullWidth, height: fullHeight, tileWidth: tileSide, tileHeight: tileSide,
+                                                       scale: 1 << index, column: column, row: row, version: 3)
+                    let size = try regionFolder(in: tree, path[0]).makePublishedFolder(path[1])
+                    return (try size.makePublishedFolder(path[2]), path[3])
                 }
                 summary.tiles += written.tiles
                 summary.bytes += written.bytes

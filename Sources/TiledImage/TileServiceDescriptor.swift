@@ -79,12 +79,9 @@ public struct TileServiceDescriptor: Sendable, Hashable {
             let number = Self.deepZoomTopLevel(width: width, height: height) - level
             return files.appendingPathComponent("\(number)").appendingPathComponent("\(column)_\(row).\(format)")
         case .iiif(let id, let version):
-            let scale = 1 << level
-            let x = column * tileWidth * scale, y = row * tileHeight * scale
-            let w = min(tileWidth * scale, width - x), h = min(tileHeight * scale, height - y)
-            let sw = (w + scale - 1) / scale, sh = (h + scale - 1) / scale
-            let size = version >= 3 ? "\(sw),\(sh)" : "\(sw),"
-            return id.appendingPathComponent("\(x),\(y),\(w),\(h)").appendingPathComponent(size).appendingPathComponent("0").appendingPathComponent("default.jpg")
+            return IIIFTilePath.components(width: width, height: height, tileWidth: tileWidth, tileHeight: tileHeight, scale: 1 << level,
+                                           column: column, row: row, version: version)
+                .reduce(id) { $0.appendingPathComponent($1) }
         }
     }
 
