@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "ImageCodec", targets: ["ImageCodec"]),
         .library(name: "TiledImage", targets: ["TiledImage"]),
         .library(name: "ImageLoader", targets: ["ImageLoader"]),
+        .library(name: "TileServer", targets: ["TileServer"]),
         .executable(name: "fic", targets: ["fic"]),
     ],
     dependencies: [
@@ -18,6 +19,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.0"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
     ],
     targets: [
         // C libraries, found with pkg-config (Debian: libjpeg62-turbo-dev, libspng-dev, libwebp-dev with libwebpdemux,
@@ -108,6 +111,18 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Serving pyramids over HTTP: the IIIF Image API 3.0 (level 2), Deep Zoom and a viewer page,
+        // as routes an application adds to its own Hummingbird router (`fic serve` runs them alone).
+        .target(
+            name: "TileServer",
+            dependencies: [
+                "FICCore", "ImageCodec", "TiledImage",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // Benchmarks, run by `fic bench` in release builds.
         .target(
             name: "FICBenchmarks",
@@ -117,7 +132,7 @@ let package = Package(
         .executableTarget(
             name: "fic",
             dependencies: [
-                "FastImageCache", "TiledImage", "ImageLoader", "FICBenchmarks", "FICCore", "ImageCodec",
+                "FastImageCache", "TiledImage", "ImageLoader", "TileServer", "FICBenchmarks", "FICCore", "ImageCodec",
                 "CLibJPEG", "CCairo", "CSDL2",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -158,6 +173,14 @@ let package = Package(
                 "FICCore", "ImageLoader", "FastImageCache", "ImageCodec", "FICHarness", "FICTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
+            name: "TileServerTests",
+            dependencies: [
+                "TileServer", "TiledImage", "ImageCodec", "FICCore", "FICTestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
         ),
     ]

@@ -7,7 +7,7 @@
 /// Memory is a few rows of the output width, whatever the source height. Used after DCT scaling or
 /// a whole-factor shrink, so that a decode ends at exactly the size the caller needs (drawing it
 /// into the largest format is then a copy, not another resampling).
-struct AreaResampler: ~Copyable {
+package struct AreaResampler: ~Copyable {
     /// The largest source side: 255 × the width of a row still fits a 32-bit lane.
     static let maximumSourceSide = (1 << 24) - 1
 
@@ -30,7 +30,7 @@ struct AreaResampler: ~Copyable {
 
     /// A resampler from `sourceWidth × sourceHeight` to `outputWidth × outputHeight` (each output
     /// side positive and at most the source's).
-    init(sourceWidth: Int, sourceHeight: Int, outputWidth: Int, outputHeight: Int) {
+    package init(sourceWidth: Int, sourceHeight: Int, outputWidth: Int, outputHeight: Int) {
         precondition(outputWidth > 0 && outputHeight > 0 && outputWidth <= sourceWidth && outputHeight <= sourceHeight)
         precondition(sourceWidth <= Self.maximumSourceSide && sourceHeight <= Self.maximumSourceSide)
         self.sourceWidth = sourceWidth
@@ -72,7 +72,7 @@ struct AreaResampler: ~Copyable {
 
     /// Adds the next source row (`sourceWidth` pixels), writing each output row it completes to
     /// `output(row)`.
-    mutating func add(_ row: UnsafePointer<UInt32>, output: (Int) -> UnsafeMutablePointer<UInt32>) {
+    package mutating func add(_ row: UnsafePointer<UInt32>, output: (Int) -> UnsafeMutablePointer<UInt32>) {
         precondition(sourceRow < sourceHeight, "more rows than the source has")
         let wo = UInt64(outputWidth)
         for j in 0..<outputWidth {

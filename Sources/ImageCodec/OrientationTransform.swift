@@ -1,5 +1,5 @@
 /// Applies an EXIF orientation to a 32-bit bitmap, producing an upright copy.
-enum OrientationTransform {
+package enum OrientationTransform {
     /// Where the stored pixel for display position `(x, y)` lives, for a stored bitmap of
     /// `width × height`.
     static func storedPosition(
@@ -17,20 +17,14 @@ enum OrientationTransform {
         }
     }
 
-    /// An upright copy of `image` (whose pixels are in stored orientation), or `image` itself when
-    /// `orientation` is ``ImageOrientation/up``.
-    static func apply(_ orientation: ImageOrientation, to image: DecodedImage) throws -> DecodedImage {
-        let swaps = orientation.swapsDimensions
-        let result = try DecodedImage(
-            allocating: swaps ? image.height : image.width,
-            height: swaps ? image.width : image.height,
-            pixelFormat: image.pixelFormat, source: image.source,
-            isOrientationApplied: true, scaleDenominator: image.scaleDenominator, zeroFilled: false  // every pixel is written below
-        )
+    /// Copies `width × height` 32-bit pixels in stored orientation (rows `bytesPerRow` apart) to
+    /// `destination`, upright: the displayed bitmap, `height × width` when `orientation` swaps the
+    /// sides, rows `destinationBytesPerRow` apart. The regions must not overlap.
+    package static func copy(_ source: UnsafeRawPointer, width: Int, height: Int, bytesPerRow: Int, orientation: ImageOrientation,
+                             into destination: UnsafeMutableRawPointer, bytesPerRow destinationBytesPerRow: Int) {
         // Walk the stored pixels in memory order; each stored pixel (sx, sy) lands at display
         // position origin + sx * stepX + sy * stepY (in pixels of the result).
-        let displayRow = result.bytesPerRow / 4
-        let width = image.width, height = image.height
+        let displayRow = destinationBytesPerRow / 4
         let origin: Int, stepX: Int, stepY: Int
         switch orientation {
         case .up: (origin, stepX, stepY) = (0, 1, displayRow)
@@ -42,15 +36,29 @@ enum OrientationTransform {
         case .rightMirrored: (origin, stepX, stepY) = ((width - 1) * displayRow + height - 1, -displayRow, -1)
         case .left: (origin, stepX, stepY) = ((width - 1) * displayRow, -displayRow, 1)
         }
-        let destination = result.baseAddress.assumingMemoryBound(to: UInt32.self)
+        let pixels = destination.assumingMemoryBound(to: UInt32.self)
         for sy in 0..<height {
-            let sourceRow = (image.baseAddress + sy * image.bytesPerRow).assumingMemoryBound(to: UInt32.self)
+            let sourceRow = (source + sy * bytesPerRow).assumingMemoryBound(to: UInt32.self)
             var target = origin + sy * stepY
             for sx in 0..<width {
-                destination[target] = sourceRow[sx]
+                pixels[target] = sourceRow[sx]
                 target += stepX
             }
         }
+    }
+
+    /// An upright copy of `image` (whose pixels are in stored orientation), or `image` itself when
+    /// `orientation` is ``ImageOrientation/up``.
+    static func apply(_ orientation: ImageOrientation, to image: DecodedImage) throws -> DecodedImage {
+        let swaps = orientation.swapsDimensions
+        let result = try DecodedImage(
+            allocating: swaps ? image.height : image.width,
+            height: swaps ? image.width : image.height,
+            pixelFormat: image.pixelFormat, source: image.source,
+            isOrientationApplied: true, scaleDenominator: image.scaleDenominator, zeroFilled: false  // every pixel is written below
+        )
+        copy(image.baseAddress, width: image.width, height: image.height, bytesPerRow: image.bytesPerRow, orientation: orientation,
+             into: result.baseAddress, bytesPerRow: result.bytesPerRow)
         result.addWarnings(image.warnings)
         return result
     }

@@ -4,18 +4,18 @@ import ImageCodec
 /// levels, then (below its smallest, which fits in one tile or in the view it was built for)
 /// levels halved in memory from that smallest one, as the pyramid halves its own (2 × 2 boxes of
 /// premultiplied pixels, odd sizes rounded up, an edge box averaging the pixels it has).
-struct StaticLevels: Sendable {
+package struct StaticLevels: Sendable {
     /// One level's pixels: tiles of the pyramid, or a bitmap in memory.
-    enum Source: Sendable {
+    package enum Source: Sendable {
         case pyramid(TileLevel)
         case memory(width: Int, height: Int, pixels: [UInt8])
     }
 
     /// The levels, full resolution first, the last 1 × 1.
-    let levels: [Source]
+    package let levels: [Source]
     private let pyramid: TilePyramid
 
-    init(_ pyramid: TilePyramid) throws {
+    package init(_ pyramid: TilePyramid) throws {
         self.pyramid = pyramid
         var levels = pyramid.geometry.levels.map(Source.pyramid)
         guard let smallest = pyramid.geometry.levels.last else {
@@ -30,7 +30,7 @@ struct StaticLevels: Sendable {
     }
 
     /// The size of `level`.
-    func size(of level: Int) -> (width: Int, height: Int) {
+    package func size(of level: Int) -> (width: Int, height: Int) {
         switch levels[level] {
         case .pyramid(let info): (info.width, info.height)
         case .memory(let width, let height, _): (width, height)
@@ -41,7 +41,7 @@ struct StaticLevels: Sendable {
     /// and its size within the image (edge tiles are smaller than 256 × 256). A pyramid's tile is
     /// read into `buffer` (one `pread`): mapping levels of gigabytes would count every page read
     /// in the process's resident memory.
-    func withTile<R>(level: Int, column: Int, row: Int, buffer: TileBuffer, _ body: (UnsafeRawPointer, Int, Int, Int) throws -> R) throws -> R {
+    package func withTile<R>(level: Int, column: Int, row: Int, buffer: TileBuffer, _ body: (UnsafeRawPointer, Int, Int, Int) throws -> R) throws -> R {
         let side = PyramidGeometry.tileSide
         switch levels[level] {
         case .pyramid(let info):

@@ -157,7 +157,7 @@ public enum StaticTileExport {
     }
 
     /// The Deep Zoom descriptor of a `width × height` image of 256-pixel JPEG tiles.
-    static func dziDescriptor(width: Int, height: Int) -> String {
+    package static func dziDescriptor(width: Int, height: Int) -> String {
         """
         <?xml version="1.0" encoding="UTF-8"?>
         <Image xmlns="http://schemas.microsoft.com/deepzoom/2008" Format="jpg" Overlap="0" TileSize="\(tileSide)">

@@ -22,6 +22,12 @@ public final class TilePyramid: Sendable {
     public let path: String?
     /// How the build went, for a pyramid just built (nil when opened from disk).
     public let statistics: TilePyramidBuildStatistics?
+    /// When its full-resolution level was last written, in seconds since 1970 (what a web server
+    /// sends as `Last-Modified`).
+    public let modificationTime: Int
+    /// Names this build of the pyramid: another build under the same name, or of another image,
+    /// has another (what a web server sends as an `ETag`).
+    public let buildIdentity: String
 
     private let files: [FileDescriptor]
     private let directory: Directory?
@@ -39,6 +45,12 @@ public final class TilePyramid: Sendable {
         hasAlpha = metadata.hasAlpha
         path = directory?.path
         mappings = LockedBox([MappedRegion?](repeating: nil, count: files.count))
+        // The level file's change time and inode tell one build from the next; the metadata tells
+        // one image from another.
+        let status = files.first.flatMap { try? $0.status(path: nil) }
+        modificationTime = status.map { Int($0.st_mtim.tv_sec) } ?? 0
+        let stamp = status.map { "\($0.st_ino).\($0.st_ctim.tv_sec).\($0.st_ctim.tv_nsec)" } ?? "none"
+        buildIdentity = SHA256Hex.digest(of: "\(metadata.encoded()) \(stamp)", length: 16)
     }
 
     deinit {

@@ -62,6 +62,22 @@ public final class TilePyramidStore: Sendable {
         return try TilePyramidBuilder(destination: .folder(folder), options: options)
     }
 
+    /// The names of the store's finished pyramids, sorted (folders of builds in progress or never
+    /// finished, and anything else in the folder, are left out).
+    public func names() throws -> [String] {
+        try directory.withLockedValue { (directory) throws -> [String] in
+            var names: [String] = []
+            for name in try directory.names() where !name.hasPrefix(".") {
+                guard (try? Self.check(name)) != nil, let st = try directory.status(of: name), st.isDirectory,
+                      let folder = try? directory.subdirectory(name, create: false),
+                      (try? PyramidFolder.readMetadata(in: folder)) != nil
+                else { continue }
+                names.append(name)
+            }
+            return names.sorted()
+        }
+    }
+
     /// Bytes of disk the store's pyramids use.
     public func diskBytes() throws -> Int {
         try directory.withLockedValue { (directory) throws -> Int in

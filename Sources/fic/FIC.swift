@@ -18,7 +18,7 @@ struct FIC: AsyncParsableCommand {
             """,
         subcommands: [
             DemoCommand.self, IngestCommand.self, GetCommand.self, InspectCommand.self,
-            VerifyCommand.self, DecodeCommand.self, TileCommand.self, TileGetCommand.self, ViewCommand.self, BenchCommand.self,
+            VerifyCommand.self, DecodeCommand.self, TileCommand.self, TileGetCommand.self, ServeCommand.self, ViewCommand.self, BenchCommand.self,
             BenchChildCommand.self,
         ]
     )

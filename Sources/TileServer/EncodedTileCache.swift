@@ -1,0 +1,77 @@
+import FICCore
+
+/// Encoded answers (tile files, rendered regions) kept in memory up to a byte budget, least
+/// recently used going first, so that a tile asked again — by the next visitor, or by a CDN
+/// revalidating — costs no read and no encode. Thread-safe.
+final class EncodedTileCache: Sendable {
+    /// One kept answer.
+    struct Entry: Sendable {
+        let bytes: [UInt8]
+        let mediaType: String
+    }
+
+    private struct State {
+        /// Each key's entry and its place in the recency order.
+        var entries: [String: (entry: Entry, stamp: UInt64)] = [:]
+        /// Keys by the stamp of their last use: the oldest stamp is the least recently used.
+        var order: [UInt64: String] = [:]
+        var nextStamp: UInt64 = 0
+        var oldestStamp: UInt64 = 0
+        var bytes = 0
+        var hits = 0
+        var misses = 0
+    }
+
+    /// The most bytes kept.
+    let byteLimit: Int
+    private let state = LockedBox(State())
+
+    /// A cache of at most `byteLimit` bytes of answers (0 keeps none).
+    init(byteLimit: Int) {
+        self.byteLimit = max(0, byteLimit)
+    }
+
+    /// The answer kept under `key`, now the most recently used, or nil.
+    func entry(_ key: String) -> Entry? {
+        state.withLockedValue { s in
+            guard let found = s.entries[key] else {
+                s.misses += 1
+                return nil
+            }
+            s.hits += 1
+            s.order[found.stamp] = nil
+            s.order[s.nextStamp] = key
+            s.entries[key] = (found.entry, s.nextStamp)
+            s.nextStamp += 1
+            return found.entry
+        }
+    }
+
+    /// Keeps `entry` under `key`, evicting the least recently used answers to fit; one larger than
+    /// a quarter of the budget is not kept (it would push out dozens of tiles).
+    func insert(_ entry: Entry, for key: String) {
+        guard entry.bytes.count <= byteLimit / 4 else { return }
+        state.withLockedValue { s in
+            if let old = s.entries[key] {
+                s.order[old.stamp] = nil
+                s.bytes -= old.entry.bytes.count
+            }
+            s.entries[key] = (entry, s.nextStamp)
+            s.order[s.nextStamp] = key
+            s.nextStamp += 1
+            s.bytes += entry.bytes.count
+            // Stamps of used-again entries leave holes; each hole is skipped once.
+            while s.bytes > byteLimit, s.oldestStamp < s.nextStamp {
+                if let victim = s.order.removeValue(forKey: s.oldestStamp), let removed = s.entries.removeValue(forKey: victim) {
+                    s.bytes -= removed.entry.bytes.count
+                }
+                s.oldestStamp += 1
+            }
+        }
+    }
+
+    /// Bytes kept, hits and misses so far.
+    var statistics: (bytes: Int, entries: Int, hits: Int, misses: Int) {
+        state.withLockedValue { ($0.bytes, $0.entries.count, $0.hits, $0.misses) }
+    }
+}

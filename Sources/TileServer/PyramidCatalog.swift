@@ -1,0 +1,60 @@
+import FICCore
+import TiledImage
+
+/// The store's pyramids that requests have named, kept open (a region reader each) for the next
+/// request, at most ``capacity`` at once, the least recently used closed first. An open pyramid
+/// holds its folder's shared lock, so the store cannot evict it and a build cannot overwrite it
+/// while it is served.
+final class PyramidCatalog: Sendable {
+    /// The most pyramids kept open.
+    let capacity: Int
+    private let store: TilePyramidStore
+    private let open = LockedBox<(readers: [String: (reader: PyramidRegionReader, used: UInt64)], clock: UInt64)>(([:], 0))
+
+    /// A catalog of `store`'s pyramids keeping at most `capacity` open.
+    init(store: TilePyramidStore, capacity: Int) {
+        self.store = store
+        self.capacity = max(1, capacity)
+    }
+
+    /// The reader of the pyramid called `name`, opened on first use (blocking: call it off the
+    /// event loops).
+    ///
+    /// - Throws: `.notFound` when the store has no finished pyramid of that name (or the name is
+    ///   not a pyramid name at all: one that tries to leave the store names nothing in it);
+    ///   `.inUse` while it is being built; its open errors.
+    func reader(_ name: String) throws -> PyramidRegionReader {
+        if let reader = openReader(name) { return reader }
+        let pyramid: TilePyramid?
+        do {
+            pyramid = try store.open(name)
+        } catch let error as ImageCacheError where error.code == .invalidArgument {
+            throw ImageCacheError(.notFound, "there is no pyramid called '\(name)' (\(error.message))")
+        }
+        guard let pyramid else { throw ImageCacheError(.notFound, "there is no pyramid called '\(name)'") }
+        let reader = try PyramidRegionReader(pyramid)
+        open.withLockedValue { state in
+            state.clock += 1
+            state.readers[name] = (reader, state.clock)
+            while state.readers.count > capacity, let oldest = state.readers.min(by: { $0.value.used < $1.value.used })?.key {
+                state.readers[oldest] = nil
+            }
+        }
+        return reader
+    }
+
+    /// The names of the store's finished pyramids, sorted.
+    func names() throws -> [String] {
+        try store.names()
+    }
+
+    /// The reader of `name` if it is open now (no I/O: callable on an event loop), or nil.
+    func openReader(_ name: String) -> PyramidRegionReader? {
+        open.withLockedValue { state in
+            guard let found = state.readers[name] else { return nil }
+            state.clock += 1
+            state.readers[name] = (found.reader, state.clock)
+            return found.reader
+        }
+    }
+}

@@ -1,0 +1,267 @@
+import FICCore
+import Foundation
+import ImageCodec
+import Logging
+import TiledImage
+
+/// A request as the tile server needs it, whatever HTTP library received it.
+public struct TileServerRequest: Sendable {
+    /// The URL's path relative to where the routes are mounted, still percent-encoded, without the query.
+    public var path: String
+    /// The `Host` header, for the ids in `info.json` when no public base URL is set.
+    public var host: String?
+    /// The `If-None-Match` header.
+    public var ifNoneMatch: String?
+    /// The `If-Modified-Since` header.
+    public var ifModifiedSince: String?
+    /// The path the routes are mounted at (such as `/images`, or empty), for the URLs the answers name.
+    public var mountPath: String
+
+    /// A request for `path`.
+    public init(path: String, host: String? = nil, ifNoneMatch: String? = nil, ifModifiedSince: String? = nil, mountPath: String = "") {
+        self.path = path
+        self.host = host
+        self.ifNoneMatch = ifNoneMatch
+        self.ifModifiedSince = ifModifiedSince
+        self.mountPath = mountPath
+    }
+}
+
+/// An answer: a status, headers and a body.
+public struct TileServerResponse: Sendable {
+    /// The HTTP status code.
+    public var status: Int
+    /// Header names and values, in order.
+    public var headers: [(name: String, value: String)]
+    /// The body (empty for 304s and redirects).
+    public var body: [UInt8]
+
+    /// The value of the header `name` (case-insensitive), or nil.
+    public func header(_ name: String) -> String? {
+        headers.first { $0.name.lowercased() == name.lowercased() }?.value
+    }
+}
+
+/// Serves the pyramids of a ``TilePyramidStore`` folder over HTTP: the IIIF Image API 3.0 at
+/// compliance level 2, Deep Zoom, and a viewer page. Framework-free: ``respond(to:)`` takes a
+/// ``TileServerRequest``; `TileServer+Hummingbird` mounts it on a Hummingbird router.
+///
+/// Every answer is made from the best level of the pyramid, never from a full-resolution decode;
+/// reading and encoding run on a bounded pool of threads (``TileServerOptions/renderThreads``),
+/// never on the event loops, with at most ``TileServerOptions/maximumQueuedRenders`` waiting;
+/// encoded answers are kept in memory for the next request. Names and parameters are checked
+/// before anything is read: nothing outside the store is ever opened.
+public final class TileServer: Sendable {
+    /// The store's folder.
+    public let storePath: String
+    /// How it answers.
+    public let options: TileServerOptions
+    private let catalog: PyramidCatalog
+    private let encoded: EncodedTileCache
+    private let threads: WorkerThreads
+    private let queued = LockedBox(0)
+    private let logger = Logger(label: "fic.serve")
+
+    /// A server of the pyramids in the folder `storePath` (which must exist: a server never
+    /// creates what it serves). Opening the store writes nothing; several servers may share it.
+    public init(storePath: String, options: TileServerOptions = .init()) throws {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: storePath, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw ImageCacheError(.invalidArgument, "there is no pyramid store (a folder of `fic tile IMAGE --out STORE/NAME` pyramids) at \(storePath)", path: storePath)
+        }
+        self.storePath = storePath
+        self.options = options
+        catalog = PyramidCatalog(store: try TilePyramidStore(path: storePath, byteLimit: Int.max), capacity: options.openPyramids)
+        encoded = EncodedTileCache(byteLimit: options.encodedCacheBytes)
+        threads = WorkerThreads(name: "fic-serve", maximumThreads: options.renderThreads)
+    }
+
+    deinit {
+        threads.stop()
+    }
+
+    /// Kept answers, their bytes, hits and misses (for tests and `fic bench serve`).
+    public var encodedCacheStatistics: (bytes: Int, entries: Int, hits: Int, misses: Int) { encoded.statistics }
+
+    /// The answer to `request`. Never throws: every failure is an HTTP error with a reason.
+    public func respond(to request: TileServerRequest) async -> TileServerResponse {
+        do {
+            guard let route = try TileServerRoute.parse(request.path) else {
+                throw ImageCacheError(.notFound, "nothing is served at \(request.path); see / for the pyramids")
+            }
+            switch route {
+            case .iiifBase(let name):
+                // IIIF's base URI redirects to the image information.
+                return answer(303, [("Location", "\(request.mountPath)/iiif/3/\(Self.escape(name))/info.json")], [])
+            default:
+                return try await respond(to: route, request)
+            }
+        } catch {
+            return failure(error, path: request.path)
+        }
+    }
+
+    private func respond(to route: TileServerRoute, _ request: TileServerRequest) async throws -> TileServerResponse {
+        let limits = options.limits, quality = options.quality
+        switch route {
+        case .index:
+            let names = try await render { try self.catalog.names() }
+            return answer(200, [("Content-Type", "text/html; charset=utf-8"), ("Cache-Control", "no-cache")], Array(ViewerPage.index(names: names).utf8))
+        case .viewer(let name):
+            let reader = try await reader(name)
+            return cached(reader, request, immutable: false, [("Content-Type", "text/html; charset=utf-8")]) {
+                Array(ViewerPage.page(name: name, width: reader.pyramid.geometry.width, height: reader.pyramid.geometry.height).utf8)
+            }
+        case .iiifInfo(let name):
+            let reader = try await reader(name)
+            let id = try baseURL(request) + "/iiif/3/" + Self.escape(name)
+            let headers = [("Content-Type", IIIFServiceInfo.mediaType), ("Link", IIIFServiceInfo.profileLink)]
+            // The id depends on the host asked, so the ETag does too.
+            return try cachedThrowing(reader, request, immutable: false, tag: id, headers) {
+                try IIIFServiceInfo.document(id: id, width: reader.pyramid.geometry.width, height: reader.pyramid.geometry.height,
+                                             levelSizes: (0..<reader.levelCount).map(reader.size(ofLevel:)), tileSide: PyramidGeometry.tileSide, limits: limits)
+            }
+        case .dziDescriptor(let name):
+            let reader = try await reader(name)
+            return cached(reader, request, immutable: false, [("Content-Type", "application/xml")]) {
+                Array(StaticTileExport.dziDescriptor(width: reader.pyramid.geometry.width, height: reader.pyramid.geometry.height).utf8)
+            }
+        case .dziTile(let name, let level, let column, let row):
+            let reader = try await reader(name)
+            // Deep Zoom numbers levels from 1 × 1 up; the reader from full resolution down.
+            let index = reader.levelCount - 1 - level
+            guard level < reader.levelCount else { throw ImageCacheError(.notFound, "the image has Deep Zoom levels 0…\(reader.levelCount - 1), not \(level)") }
+            let size = reader.size(ofLevel: index), side = PyramidGeometry.tileSide
+            guard column * side < size.width, row * side < size.height else {
+                throw ImageCacheError(.notFound, "level \(level) has tiles 0…\((size.width - 1) / side) × 0…\((size.height - 1) / side), not \(column)_\(row)")
+            }
+            return try await image(reader, request, key: "dzi/\(level)/\(column)_\(row)", mediaType: "image/jpeg") {
+                let buffer = try TileBuffer()
+                return try reader.levels.withTile(level: index, column: column, row: row, buffer: buffer) { pixels, bytesPerRow, width, height in
+                    try JPEGEncoder.encode(pixels: pixels, width: width, height: height, bytesPerRow: bytesPerRow, format: .bgra32Premultiplied, quality: quality)
+                }
+            }
+        case .iiifImage(let name, let region, let size, let rotation, let qualityAndFormat):
+            let reader = try await reader(name)
+            let (width, height) = reader.size(ofLevel: 0)
+            let parsed = try IIIFImageRequest.parse(region: region, size: size, rotation: rotation, qualityAndFormat: qualityAndFormat,
+                                                    imageWidth: width, imageHeight: height, limits: limits)
+            let hasAlpha = reader.pyramid.hasAlpha
+            return try await image(reader, request, key: "iiif/" + parsed.canonicalPath, mediaType: parsed.format.mediaType) {
+                let bitmap = try reader.read(x: parsed.x, y: parsed.y, width: parsed.regionWidth, height: parsed.regionHeight,
+                                             outputWidth: parsed.width, outputHeight: parsed.height)
+                return try ImageAnswer.encode(bitmap, for: parsed, hasAlpha: hasAlpha, quality: quality)
+            }
+        case .iiifBase:
+            preconditionFailure("answered by respond(to:)")
+        }
+    }
+
+    // MARK: Pyramids and work
+
+    /// The reader of the pyramid `name`: at once when it is open, else opened on a render thread.
+    private func reader(_ name: String) async throws -> PyramidRegionReader {
+        if let open = catalog.openReader(name) { return open }
+        return try await render { try self.catalog.reader(name) }
+    }
+
+    /// Runs `body` on a render thread, or refuses with `.busy` when too many wait already.
+    private func render<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        let admitted = queued.withLockedValue { count -> Bool in
+            guard count < options.maximumQueuedRenders + options.renderThreads else { return false }
+            count += 1
+            return true
+        }
+        guard admitted else { throw ImageCacheError(.busy, "the server has \(options.maximumQueuedRenders) requests waiting; try again shortly") }
+        defer { queued.withLockedValue { $0 -= 1 } }
+        return try await threads.run(body)
+    }
+
+    /// An image answer: the kept bytes for `key` of this build of the pyramid, else `make`'s,
+    /// run on a render thread and kept; a 304 when the client's copy is current.
+    private func image(_ reader: PyramidRegionReader, _ request: TileServerRequest, key: String, mediaType: String,
+                       _ make: @escaping @Sendable () throws -> [UInt8]) async throws -> TileServerResponse {
+        let validators = self.validators(reader, tag: key)
+        if let unchanged = notModified(request, validators) { return unchanged }
+        let headers = [("Content-Type", mediaType), ("Cache-Control", options.imageCacheControl), ("ETag", validators.etag), ("Last-Modified", validators.lastModified)]
+        let cacheKey = reader.pyramid.buildIdentity + "/" + key
+        if let kept = encoded.entry(cacheKey) { return answer(200, headers, kept.bytes) }
+        let bytes = try await render(make)
+        encoded.insert(.init(bytes: bytes, mediaType: mediaType), for: cacheKey)
+        return answer(200, headers, bytes)
+    }
+
+    /// A small document made from the pyramid's facts (no pixels read), with its validators.
+    private func cached(_ reader: PyramidRegionReader, _ request: TileServerRequest, immutable: Bool, tag: String = "",
+                        _ headers: [(String, String)], _ make: () -> [UInt8]) -> TileServerResponse {
+        let validators = self.validators(reader, tag: tag)
+        if let unchanged = notModified(request, validators) { return unchanged }
+        return answer(200, headers + [("Cache-Control", immutable ? options.imageCacheControl : options.documentCacheControl),
+                                      ("ETag", validators.etag), ("Last-Modified", validators.lastModified)], make())
+    }
+
+    private func cachedThrowing(_ reader: PyramidRegionReader, _ request: TileServerRequest, immutable: Bool, tag: String,
+                                _ headers: [(String, String)], _ make: () throws -> [UInt8]) throws -> TileServerResponse {
+        let bytes = try make()
+        return cached(reader, request, immutable: immutable, tag: tag, headers) { bytes }
+    }
+
+    // MARK: HTTP details
+
+    /// The `ETag` (this build of the pyramid, and what of it) and `Last-Modified` of an answer.
+    private func validators(_ reader: PyramidRegionReader, tag: String) -> (etag: String, lastModified: String) {
+        let etag = "\"" + SHA256Hex.digest(of: reader.pyramid.buildIdentity + " " + tag, length: 20) + "\""
+        return (etag, HTTPDate.format(reader.pyramid.modificationTime))
+    }
+
+    /// A 304 when the request's validators match (`If-None-Match` first, as RFC 9110 orders).
+    private func notModified(_ request: TileServerRequest, _ validators: (etag: String, lastModified: String)) -> TileServerResponse? {
+        let headers = [("ETag", validators.etag), ("Last-Modified", validators.lastModified)]
+        if let match = request.ifNoneMatch {
+            let tags = match.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            return tags.contains(validators.etag) || tags.contains("W/" + validators.etag) || tags.contains("*") ? answer(304, headers, []) : nil
+        }
+        if let since = request.ifModifiedSince.flatMap(HTTPDate.parse), let modified = HTTPDate.parse(validators.lastModified), modified <= since {
+            return answer(304, headers, [])
+        }
+        return nil
+    }
+
+    /// What ids start with: the configured public URL, or `http://` and the request's `Host` when
+    /// that is a plain host name or address and port.
+    private func baseURL(_ request: TileServerRequest) throws -> String {
+        if let base = options.publicBaseURL { return base }
+        guard let host = request.host, !host.isEmpty, host.utf8.count <= 255,
+              host.utf8.allSatisfy({ c in (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == 0x2D || c == 0x2E || c == 0x3A || c == 0x5B || c == 0x5D })
+        else {
+            throw ImageCacheError(.invalidArgument, "the request has no valid Host header, which the image's id is made from")
+        }
+        return "http://" + host + request.mountPath
+    }
+
+    /// `name` as a path segment (pyramid names are letters, digits, `-`, `_` and `.`: nothing to escape).
+    private static func escape(_ name: String) -> String {
+        name.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))) ?? name
+    }
+
+    private func answer(_ status: Int, _ headers: [(String, String)], _ body: [UInt8]) -> TileServerResponse {
+        // Every answer may be read by pages of any origin (IIIF viewers are often elsewhere).
+        TileServerResponse(status: status, headers: [("Access-Control-Allow-Origin", "*")] + headers.map { (name: $0.0, value: $0.1) }, body: body)
+    }
+
+    /// The HTTP error for `error`, its reason as the body.
+    private func failure(_ error: any Error, path: String) -> TileServerResponse {
+        let code = (error as? ImageCacheError)?.code
+        let status = switch code {
+        case .invalidArgument?: 400
+        case .notFound?: 404
+        case .busy?, .inUse?: 503
+        default: 500
+        }
+        let reason = (error as? ImageCacheError)?.message ?? "\(error)"
+        if status == 500 { logger.error("\(path): \(error)") }
+        var headers = [("Content-Type", "text/plain; charset=utf-8"), ("Cache-Control", "no-store")]
+        if status == 503 { headers.append(("Retry-After", "1")) }
+        return answer(status, headers, Array((reason + "\n").utf8))
+    }
+}

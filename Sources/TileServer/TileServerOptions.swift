@@ -1,0 +1,29 @@
+import Foundation
+
+/// How a ``TileServer`` answers.
+public struct TileServerOptions: Sendable {
+    /// The largest image answer (announced in every `info.json`).
+    public var limits = IIIFLimits()
+    /// The JPEG and WebP quality of encoded answers (1…100).
+    public var quality = 85
+    /// Bytes of encoded answers kept in memory for the next request (64 MiB by default).
+    public var encodedCacheBytes = 64 << 20
+    /// Threads that read and encode (by default one per core): the server's CPU and memory bound.
+    public var renderThreads = ProcessInfo.processInfo.activeProcessorCount
+    /// Requests that may wait for a render thread; beyond them a request is answered 503 at once.
+    public var maximumQueuedRenders = 256
+    /// Pyramids kept open between requests.
+    public var openPyramids = 32
+    /// The URL the routes are reached at from outside, such as `https://tiles.example.org/images`
+    /// (no trailing `/`): what `info.json` ids begin with behind a proxy or CDN. When nil, ids are
+    /// made from the request's `Host` header (checked to be a host name and port).
+    public var publicBaseURL: String?
+    /// `Cache-Control` of tiles and images: a pyramid under a name does not change while it is
+    /// served (it cannot be rebuilt while open), so a week; revalidation is by `ETag`.
+    public var imageCacheControl = "public, max-age=604800"
+    /// `Cache-Control` of descriptors and pages: an hour, as a rebuild under the same name may change them.
+    public var documentCacheControl = "public, max-age=3600"
+
+    /// The default options.
+    public init() {}
+}
