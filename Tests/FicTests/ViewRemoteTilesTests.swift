@@ -139,6 +139,36 @@ extension ViewTests {
             #expect(a.differences(x: 0, y: 0, w: 640, h: 400, from: b, ox: 0, oy: 0) == 0)
         }
 
+        @Test("a tile that fails (404) keeps its coarser stand-in, is asked for once however the view moves, and the viewer still settles")
+        func failedTileStandsIn() async throws {
+            try #require(ViewRunner.hasXvfb, "xvfb-run is missing: run scripts/install-deps")
+            let server = try #require(TestWebServer.shared, "scripts/test started nginx, but the tests cannot reach it")
+            let published = try publishSource(server); defer { server.unpublish(published) }
+            let tree = server.root + "/" + published
+            try ExternalTools.run("/usr/bin/vips", ["dzsave", tree + "/source.jpg", tree + "/image", "--suffix", ".jpg[Q=95]"])
+            // At 1:1 around the centre the view starts at (1180, 700): full-resolution tile (5, 3) is
+            // on screen at (90, 62)…(344, 316).
+            try FileManager.default.removeItem(atPath: tree + "/image_files/12/5_3.jpg")
+            let folder = try TemporaryFolder()
+            let stats = try view("\(server.base)/logged/\(published)/image.dzi", script: """
+                \(zoomToCentre)
+                wait-idle
+                pan 8 0
+                wait-idle
+                pan -8 0
+                wait-idle
+                screenshot \(folder.path("one.png"))
+                """, folder: folder, cache: folder.path("cache"), stats: "stats.json")
+            #expect(stats["tiles_unreadable"] as? Int == 1)
+            #expect(stats["script_waits_timed_out"] as? Int == 0, "the viewer settles with a tile that failed")
+            let fetched = try await loggedRequests(server, folder: published, stats: stats)
+            #expect(fetched.filter { $0 == "image_files/12/5_3.jpg" }.count == 1, "asked once: \(fetched.sorted())")
+            // The hole shows the coarser level's pixels, blurred but the photo's, not the background.
+            let shown = try Picture(folder.path("one.png")), original = try Picture(tree + "/source.jpg")
+            let psnr = shown.psnr(x: 100, y: 72, w: 234, h: 234, against: original, ox: 1280, oy: 772)
+            #expect(psnr > 22, "PSNR \(psnr) dB of the stand-in against the source")
+        }
+
         @Test("a vips IIIF 3 tree is shown through its info.json, at 1:1 as its source")
         func vipsIIIF3() throws {
             try #require(ViewRunner.hasXvfb, "xvfb-run is missing: run scripts/install-deps")
