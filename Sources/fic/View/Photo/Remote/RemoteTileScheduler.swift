@@ -81,6 +81,7 @@ final class RemoteTileScheduler: Sendable {
             do {
                 _ = try await image.tile(level: key.level, column: key.column, row: key.row, priority: .high)
             } catch let error as ImageCacheError where error.code == .cancelled || error.code == .closed {
+                // The view moved on (or the viewer closed): not a failure, asked again if it comes back.
             } catch {
                 failure = "\(error)"
             }

@@ -8,7 +8,10 @@ import ImageLoader
 /// HTTP loader that fills it. Opened before the window, so that a descriptor that fails is an
 /// error message and a non-zero exit, not a window.
 final class RemoteTileSource: Sendable {
+    /// The image: its descriptor and its tiles' cache.
     let image: RemoteTiledImage
+    /// The HTTP client that fetches the descriptor and the tiles (no originals cache: the decoded
+    /// tiles are what is kept).
     let loader: OriginalsLoader
 
     private init(image: RemoteTiledImage, loader: OriginalsLoader) {
@@ -68,6 +71,7 @@ final class RemoteTileSource: Sendable {
         return box.withLockedValue { $0! }
     }
 
+    /// Runs `body` on a task of its own and waits for it (closing, from the viewer's thread).
     private func waitFor(_ body: @escaping @Sendable () async -> Void) {
         Self.waitFor { await body() }
     }
