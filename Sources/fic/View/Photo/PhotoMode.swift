@@ -64,17 +64,7 @@ final class PhotoMode: ViewerMode {
             return
         }
         let before = viewport!.scale
-        switch action {
-        case .zoomBy(let factor, let x, let y): viewport!.zoom(by: factor, x: x, y: y)
-        case .zoomTo(let scale, let x, let y): viewport!.zoom(to: scale, x: x, y: y)
-        case .fit: viewport!.fit()
-        case .panBy(let dx, let dy): viewport!.pan(dx: dx, dy: dy)
-        case .dragBegan(let x, let y): dragPoint = (x, y)
-        case .dragMoved(let x, let y), .dragEnded(let x, let y):
-            if let last = dragPoint { viewport!.pan(dx: last.x - x, dy: last.y - y) }
-            if case .dragEnded = action { dragPoint = nil } else { dragPoint = (x, y) }
-        default: break
-        }
+        viewport!.apply(action, dragPoint: &dragPoint)
         if viewport!.scale != before { zoomedAt = Stopwatch.now() }
     }
 

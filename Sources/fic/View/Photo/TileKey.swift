@@ -27,20 +27,26 @@ struct TilePlan: Equatable {
     /// (drawn in its place while it loads).
     let keep: Set<TileKey>
 
+    /// The plan for a local pyramid.
     init(viewport: PhotoViewport, geometry: PyramidGeometry) {
-        let levels = geometry.levels
+        self.init(viewport: viewport, grid: TileGrid(geometry))
+    }
+
+    /// The plan for any grid of tiles (a local pyramid's, a remote service's).
+    init(viewport: PhotoViewport, grid: TileGrid) {
+        let levels = grid.levels
         let level = viewport.bestLevel(levelCount: levels.count)
         self.level = level
         func tiles(at level: Int, margin: Int) -> [TileKey] {
             let info = levels[level]
-            let factor = Double(1 << level) * Double(PyramidGeometry.tileSide)
-            let c0 = max(0, Int((viewport.originX / factor).rounded(.down)) - margin)
-            let r0 = max(0, Int((viewport.originY / factor).rounded(.down)) - margin)
-            let c1 = min(info.columns - 1, Int(((viewport.originX + viewport.width / viewport.scale) / factor).rounded(.down)) + margin)
-            let r1 = min(info.rows - 1, Int(((viewport.originY + viewport.height / viewport.scale) / factor).rounded(.down)) + margin)
+            let factorX = Double(1 << level) * Double(grid.tileWidth), factorY = Double(1 << level) * Double(grid.tileHeight)
+            let c0 = max(0, Int((viewport.originX / factorX).rounded(.down)) - margin)
+            let r0 = max(0, Int((viewport.originY / factorY).rounded(.down)) - margin)
+            let c1 = min(info.columns - 1, Int(((viewport.originX + viewport.width / viewport.scale) / factorX).rounded(.down)) + margin)
+            let r1 = min(info.rows - 1, Int(((viewport.originY + viewport.height / viewport.scale) / factorY).rounded(.down)) + margin)
             guard c0 <= c1, r0 <= r1 else { return [] }
-            let cx = (viewport.originX + viewport.width / viewport.scale / 2) / factor
-            let cy = (viewport.originY + viewport.height / viewport.scale / 2) / factor
+            let cx = (viewport.originX + viewport.width / viewport.scale / 2) / factorX
+            let cy = (viewport.originY + viewport.height / viewport.scale / 2) / factorY
             var keys: [TileKey] = []
             keys.reserveCapacity((c1 - c0 + 1) * (r1 - r0 + 1))
             for r in r0...r1 { for c in c0...c1 { keys.append(TileKey(level: level, column: c, row: r)) } }

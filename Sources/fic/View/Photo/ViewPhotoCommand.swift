@@ -12,11 +12,20 @@ struct ViewPhotoCommand: ParsableCommand {
             (a URL while it downloads); the photo is shown, with the progress, as soon as its size is \
             known, and sharpens row by row as the pyramid is written. Tiles are read off the frame path into a small resident set; a tile \
             not read yet is drawn from a coarser level until it arrives.
+
+            SOURCE may also be a remote tiled image: a Deep Zoom descriptor (`….dzi`), a IIIF Image \
+            API 2 or 3 `…/info.json`, or a IIIF service's base URL (a URL without a file extension, \
+            whose `info.json` is tried first). Only the tiles near the view are fetched (those on \
+            screen first), decoded once and kept in an image table in the cache folder, so that a \
+            region seen before, in this run or the next, is shown without the network.
             """
     )
 
-    @Argument(help: ArgumentHelp("A pyramid folder, an image file or an http(s) URL.", valueName: "source"))
+    @Argument(help: ArgumentHelp("A pyramid folder, an image file, an http(s) URL of one, or of a .dzi or IIIF info.json.", valueName: "source"))
     var source: String
+
+    @Option(name: .long, help: ArgumentHelp("Where a remote tiled image's tiles are kept (default: $XDG_CACHE_HOME/fic, or ~/.cache/fic).", valueName: "dir"))
+    var cache: String?
 
     @Option(name: .long, help: ArgumentHelp("Where a throwaway pyramid's unnamed files go (default: $TMPDIR).", valueName: "dir"))
     var workDirectory: String?
@@ -34,6 +43,11 @@ struct ViewPhotoCommand: ParsableCommand {
         let script = try viewer.script.map { try ViewerScript(contentsOf: Paths.absolute($0), width: width, height: height) }
         let workFolder = workDirectory.map(Paths.absolute)
         if PyramidDownload.isURL(source) {
+            if let remote = try openRemote() {
+                let window = try ViewerWindow(title: "fic view photo", width: width, height: height)
+                try ViewerLoop(window: window, mode: RemotePhotoMode(source: remote, width: width, height: height), options: viewer, script: script).run()
+                return
+            }
             let pyramid = PyramidSource.building(url: source, temporaryFolder: workFolder)
             try show(pyramid, width: width, height: height, script: script)
             return
@@ -47,6 +61,26 @@ struct ViewPhotoCommand: ParsableCommand {
             ? try PyramidSource(folder: path)
             : try PyramidSource.building(imageFile: path, temporaryFolder: workFolder, holdAfterBytes: buildHoldAfterBytes.map { max(0, $0) })
         try show(pyramid, width: width, height: height, script: script)
+    }
+
+    /// The remote tiled image that the URL `source` names, or nil for an image file to download:
+    /// a `.dzi` or `info.json` that fails is an error; a URL that may be a IIIF service's base
+    /// URL, whose `info.json` fails, is tried as an image file (with a note saying so).
+    private func openRemote() throws -> RemoteTileSource? {
+        let folder = try cache.map(Paths.absolute) ?? DefaultCache.directory()
+        switch RemoteTileAddress.classify(source) {
+        case .imageFile:
+            return nil
+        case .descriptor(let url):
+            return try RemoteTileSource.open(url, cacheFolder: folder)
+        case .possibleService(let info):
+            do {
+                return try RemoteTileSource.open(info, cacheFolder: folder)
+            } catch {
+                Terminal.error("\(error); trying \(source) as an image file")
+                return nil
+            }
+        }
     }
 
     /// Opens the window on `pyramid` and runs it until it closes.

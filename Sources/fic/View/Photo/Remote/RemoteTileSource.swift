@@ -1,0 +1,78 @@
+import FICCore
+import FastImageCache
+import Foundation
+import ImageLoader
+
+/// A remote tiled image opened for the viewer: its descriptor fetched and checked, its tiles'
+/// cache (an image table in the cache folder, one namespace per descriptor URL) open, and the
+/// HTTP loader that fills it. Opened before the window, so that a descriptor that fails is an
+/// error message and a non-zero exit, not a window.
+final class RemoteTileSource: Sendable {
+    /// The image: its descriptor and its tiles' cache.
+    let image: RemoteTiledImage
+    /// The HTTP client that fetches the descriptor and the tiles (no originals cache: the decoded
+    /// tiles are what is kept).
+    let loader: OriginalsLoader
+
+    private init(image: RemoteTiledImage, loader: OriginalsLoader) {
+        self.image = image
+        self.loader = loader
+    }
+
+    /// Fetches the descriptor at `url` and opens the tiles' cache in `cacheFolder` (created if
+    /// missing). Waits for the fetch: called before the window opens.
+    ///
+    /// - Throws: ``CLIError`` naming the URL and why (an HTTP status, a descriptor that is not one,
+    ///   a cache another viewer holds).
+    static func open(_ url: URL, cacheFolder: String) throws -> RemoteTileSource {
+        do {
+            try FileManager.default.createDirectory(atPath: cacheFolder, withIntermediateDirectories: true)
+        } catch {
+            throw CLIError("cannot make the cache folder \(cacheFolder): \(error.localizedDescription)")
+        }
+        let loader = OriginalsLoader(originals: nil, logger: CacheOpener.quietLogger)
+        let result = waitFor { try await RemoteTiledImage.open(url, loader: loader, directory: cacheFolder) }
+        switch result {
+        case .success(let image):
+            return RemoteTileSource(image: image, loader: loader)
+        case .failure(let error):
+            waitFor { try? await loader.shutdown() }
+            throw CLIError("cannot open the remote tiled image \(url.absoluteString): \(error)")
+        }
+    }
+
+    /// Flushes the tiles' cache and shuts the HTTP client down.
+    func close() {
+        image.close()
+        let loader = self.loader
+        waitFor { try? await loader.shutdown() }
+    }
+
+    /// The statistics' figures: network responses (the descriptor's included), tiles fetched and
+    /// decoded by the cache.
+    var figures: (downloads: Int, fetches: Int, decodes: Int) {
+        let cache = image.cache.statistics
+        return (loader.statistics.downloads, cache.sourceFetches, cache.sourceDecodes)
+    }
+
+    /// Runs `body` on a task of its own and waits for it: the command runs on the main thread,
+    /// which the window needs, so it cannot be async itself.
+    @discardableResult
+    private static func waitFor<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) -> Result<T, any Error> {
+        let box = LockedBox<Result<T, any Error>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Task.detached {
+            let result: Result<T, any Error>
+            do { result = .success(try await body()) } catch { result = .failure(error) }
+            box.withLockedValue { $0 = result }
+            done.signal()
+        }
+        done.wait()
+        return box.withLockedValue { $0! }
+    }
+
+    /// Runs `body` on a task of its own and waits for it (closing, from the viewer's thread).
+    private func waitFor(_ body: @escaping @Sendable () async -> Void) {
+        Self.waitFor { await body() }
+    }
+}
