@@ -1,6 +1,7 @@
 import Hummingbird
 import HTTPTypes
 import HummingbirdCore
+import FICCore
 import Logging
 
 extension TileServer {
@@ -21,9 +22,13 @@ extension TileServer {
 
     /// Serves the store alone on `host`:`port` (0 picks a free port) until the task is cancelled
     /// or the process receives SIGTERM or SIGINT; `onRunning` is told the port once connections
-    /// are accepted. Idle connections close after 30 s; at most `maximumConnections` are open at once.
+    /// are accepted. Idle connections close after 30 s; at most `maximumConnections` are open at
+    /// once (the process's open-file limit is raised for them, as far as its hard limit allows).
     public func run(host: String, port: Int, maximumConnections: Int = 4096, logger: Logger = Logger(label: "fic.serve"),
                     onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
+        // Each connection is a descriptor; keep some for the pyramids' files.
+        let files = OpenFileLimit.raise(upTo: maximumConnections + 1024)
+        let maximumConnections = max(64, min(maximumConnections, files - 256))
         let router = Router()
         addRoutes(to: router)
         let application = Application(

@@ -1,0 +1,97 @@
+import FICTestSupport
+import Foundation
+import Glibc
+import Testing
+
+/// `fic serve` against clients that misbehave: a thousand connections that send half a request
+/// and stall, garbage, absurd paths. Others are still answered, memory stays bounded, and the
+/// server stays up.
+@Suite(.serialized) struct ServeHostileTests {
+    /// A connected TCP socket to 127.0.0.1:`port`.
+    static func connect(_ port: Int) throws -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard result == 0 else {
+            close(fd)
+            throw POSIXError(.init(rawValue: errno) ?? .EIO)
+        }
+        var timeout = timeval(tv_sec: 20, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        return fd
+    }
+
+    /// Sends `request` on a new connection and reads the answer until the server closes it.
+    static func exchange(_ port: Int, _ request: [UInt8]) throws -> String {
+        let fd = try connect(port)
+        defer { close(fd) }
+        _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        var answer: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n <= 0 { break }
+            answer += buffer[0..<n]
+        }
+        return String(decoding: answer, as: UTF8.self)
+    }
+
+    /// The status line's code of a GET of `path` (with `Connection: close`).
+    static func status(_ port: Int, _ path: String) throws -> Int? {
+        let answer = try exchange(port, Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n".utf8))
+        return answer.split(separator: " ", maxSplits: 2).dropFirst().first.flatMap { Int($0) }
+    }
+
+    /// The resident memory of process `pid`, bytes.
+    static func residentBytes(_ pid: Int32) -> Int? {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) else { return nil }
+        return Int(line.filter(\.isNumber)).map { $0 * 1024 }
+    }
+
+    @Test func stalledConnectionsDoNotStopOthers() async throws {
+        let folder = try TemporaryFolder()
+        let tiled = try Fic.run(["tile", Fic.testdata + "/photos/hubble.jpg", "--out", folder.path("store/photo")])
+        #expect(tiled.status == 0, "\(tiled.stderr)")
+        let server = try await ServeProcess(store: folder.path("store"))
+        let tile = "/dzi/photo_files/8/0_0.jpg"
+        #expect(try Self.status(server.port, tile) == 200)
+        let before = try #require(Self.residentBytes(server.pid))
+
+        // A thousand clients that send the start of a request and never finish it (this process
+        // needs the descriptors too: its soft limit is raised as far as the hard one allows).
+        var limit = rlimit()
+        getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
+        limit.rlim_cur = min(limit.rlim_max, 8192)
+        setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
+        let clients = min(1000, Int(limit.rlim_cur) - 300)
+        var stalled: [Int32] = []
+        defer { for fd in stalled { close(fd) } }
+        for _ in 0..<clients {
+            let fd = try Self.connect(server.port)
+            _ = Array("GET /iiif/3/photo/full/max/0/def".utf8).withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            stalled.append(fd)
+        }
+        // Meanwhile, others are answered.
+        for _ in 0..<20 { #expect(try Self.status(server.port, tile) == 200) }
+        #expect(try Self.status(server.port, "/iiif/3/photo/0,0,512,512/256,/0/default.png") == 200)
+        let during = try #require(Self.residentBytes(server.pid))
+        #expect(during - before < 64 << 20, "a thousand stalled connections cost \((during - before) >> 20) MiB")
+
+        // Garbage, an absurd path, a header flood: refused, and the server stays up.
+        let garbage = try Self.exchange(server.port, (0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 7919) })
+        #expect(!garbage.contains("200 OK"))
+        #expect(try Self.status(server.port, "/iiif/3/photo/" + String(repeating: "x", count: 8000) + "/max/0/default.jpg") == 400)
+        #expect(try Self.status(server.port, "/iiif/3/photo/0,0,99999999,99999999/max/0/default.jpg") == 200)
+        #expect(try Self.status(server.port, "/iiif/3/photo/full/99999,99999/0/default.jpg") == 400)
+        #expect(try Self.status(server.port, "/dzi/..%2F..%2Fetc%2Fpasswd") == 404)
+        #expect(server.started.process.isRunning)
+        #expect(try Self.status(server.port, tile) == 200)
+    }
+}
