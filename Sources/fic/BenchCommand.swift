@@ -23,16 +23,18 @@ struct BenchCommand: AsyncParsableCommand {
             flung through 10,000 cells (cache and conventional paths), launched twice on one cache \
             (the second launch's misses, placeholder cells and decodes), an 18000×18000 photo \
             zoomed from fit to 1:1 and panned. color: conversion to sRGB of a 24-megapixel photo, the \
-            matrix-shaper fast path against LittleCMS, ms per megapixel. The baselines come with \
+            matrix-shaper fast path against LittleCMS, ms per megapixel. serve: `fic serve` under wrk \
+            (64 connections, random tiles of an 18000² pyramid) against nginx serving vips dzsave's \
+            static tiles; Deep Zoom and IIIF URLs, warm and with every tile encoded on request. The baselines come with \
             `scripts/install-deps --bench`.
             """)
 
     /// The benchmarks that can be run.
     enum Which: String, ExpressibleByArgument, CaseIterable {
-        case retrieval, decode, ingest, formats, tiles, loader, view, color, all
+        case retrieval, decode, ingest, formats, tiles, loader, view, color, serve, all
     }
 
-    @Argument(help: "The benchmark to run: retrieval, decode, ingest, formats, tiles, loader, view, color or all.")
+    @Argument(help: "The benchmark to run: retrieval, decode, ingest, formats, tiles, loader, view, color, serve or all.")
     var benchmark: Which = .all
 
     @Flag(help: "Print the results as one JSON object on the last line.")
@@ -66,6 +68,7 @@ struct BenchCommand: AsyncParsableCommand {
         var loader: LoaderBenchmarkResult?
         var view: ViewBenchmarkResult?
         var color: ColorBenchmarkResult?
+        var serve: ServeBenchmarkResult?
     }
 
     func run() async throws {
@@ -126,6 +129,12 @@ struct BenchCommand: AsyncParsableCommand {
             let r = try ColorBenchmark.run(testdata: testdata, log: log)
             print(String(format: "\n  memcpy of the BGRX buffer: %.2f ms/MP", r.memcpyMillisecondsPerMegapixel))
             report.color = r
+        }
+        attempt("serve") {
+            let fic = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+            let r = try ServeBenchmark.run(testdata: testdata, workDirectory: work, fic: fic, log: log)
+            printServe(r)
+            report.serve = r
         }
         attempt("tiles") {
             let fic = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
@@ -324,6 +333,20 @@ struct BenchCommand: AsyncParsableCommand {
                 row("  against few files", mib(few), "flat", r.targetsMet["memory_flat_in_count"])
             }
         }
+        for note in r.notes { print("  note: \(note)") }
+    }
+
+    private func printServe(_ r: ServeBenchmarkResult) {
+        print("\n  \(r.tiles) random tiles of an \(r.side)² pyramid, \(r.connections) connections")
+        row("figure", "value", "target", nil)
+        func load(_ x: ServeBenchmarkResult.Load) -> String { String(format: "%.0f/s, p99 %.2f ms", x.requestsPerSecond, x.p99Ms) }
+        if let n = r.nginx { row("nginx, vips dzsave's static tiles", load(n)) }
+        row("fic serve, Deep Zoom", load(r.serveDeepZoom), "p99 ≤ 10 ms", r.serveDeepZoom.p99Ms <= 10)
+        if let x = r.deepZoomOverNginx { row("  requests/s over nginx's", String(format: "%.2f×", x), "≥ 0.7", x >= 0.7) }
+        row("fic serve, IIIF tile URLs", load(r.serveIIIF))
+        row("fic serve, cold tiles, 2 connections", load(r.serveCold), "p99 ≤ 5 ms", r.serveCold.p99Ms <= 5)
+        let errors = [r.nginx?.errors ?? 0, r.serveDeepZoom.errors, r.serveIIIF.errors, r.serveCold.errors].reduce(0, +)
+        row("errors (non-2xx, socket)", "\(errors)", "0", errors == 0)
         for note in r.notes { print("  note: \(note)") }
     }
 

@@ -1,5 +1,6 @@
 import FICCore
 import Foundation
+import Glibc
 import Testing
 import TileServer
 
@@ -190,6 +191,25 @@ import TileServer
         }
         let refused = await store.get("\(base)/full/3000,/0/default.jpg")
         #expect(refused.status == 400 && String(decoding: refused.body, as: UTF8.self).contains("larger than"))
+    }
+
+    /// Serving writes nothing to the store: every file keeps its size and times.
+    @Test func theStoreIsLeftAsItWas() async throws {
+        func snapshot() throws -> [String: [Int]] {
+            let root = store.folder + "/store"
+            var files: [String: [Int]] = [:]
+            for name in try #require(FileManager.default.subpathsOfDirectory(atPath: root) as [String]?) {
+                var info = stat()
+                #expect(stat(root + "/" + name, &info) == 0)
+                files[name] = [Int(info.st_size), Int(info.st_mtim.tv_sec), Int(info.st_mtim.tv_nsec), Int(info.st_ctim.tv_sec), Int(info.st_ctim.tv_nsec)]
+            }
+            return files
+        }
+        let before = try snapshot()
+        for path in ["/", "\(base)/info.json", "\(base)/full/max/0/default.jpg", "/dzi/pattern_files/11/0_0.jpg", "/view/pattern"] {
+            #expect(await store.get(path).status == 200)
+        }
+        #expect(try snapshot() == before)
     }
 
     /// The viewer page and the list of pyramids come from the server alone.

@@ -1,0 +1,201 @@
+import FICHarness
+import Foundation
+import Glibc
+
+/// Figures of ``ServeBenchmark``: `wrk` loads, 64 connections, on random tiles of an 18000²
+/// pyramid, against `fic serve` and against nginx serving `vips dzsave`'s static tiles.
+public struct ServeBenchmarkResult: Sendable, Codable {
+    /// One `wrk` run.
+    public struct Load: Sendable, Codable {
+        /// Requests answered per second.
+        public var requestsPerSecond: Double
+        /// Median latency, ms.
+        public var p50Ms: Double
+        /// 99th-percentile latency, ms.
+        public var p99Ms: Double
+        /// Answers that were not 2xx or 3xx, plus socket errors.
+        public var errors: Int
+    }
+
+    /// Side of the square image.
+    public var side: Int
+    /// Distinct tile URLs the load cycles through (random tiles of the three finest levels).
+    public var tiles: Int
+    /// Connections of every load.
+    public var connections: Int
+    /// nginx serving the same tiles as static files written by `vips dzsave` (nil without nginx or vips).
+    public var nginx: Load?
+    /// `fic serve`, Deep Zoom URLs, warm (its encoded answers kept).
+    public var serveDeepZoom: Load
+    /// `fic serve`, the same tiles through IIIF URLs (`x,y,w,h/w,h/0/default.jpg`), warm.
+    public var serveIIIF: Load
+    /// `fic serve --cache-mb 0`, Deep Zoom URLs, 2 connections (one per core: a tile's own cost,
+    /// not a queue's): every tile read and encoded on request.
+    public var serveCold: Load
+    /// serveDeepZoom requests/s over nginx's (target ≥ 0.7).
+    public var deepZoomOverNginx: Double?
+    /// Notes on the setup.
+    public var notes: [String]
+}
+
+/// `fic bench serve`: random tiles of an 18000² pyramid under `wrk -c 64`, `fic serve` against
+/// nginx serving the same tiles as static files made by `vips dzsave`.
+public enum ServeBenchmark {
+    static let connections = 64
+    static let seconds = 10
+
+    /// Runs the benchmark with the `fic` at `fic` (the pyramid is built and served by child processes).
+    public static func run(testdata: String, workDirectory: String, fic: String, log: (String) -> Void) throws -> ServeBenchmarkResult {
+        guard let wrk = Executables.find("wrk") else { throw BenchmarkError("wrk is not installed (scripts/install-deps installs it)") }
+        let side = TilesBenchmark.side
+        let baseline = workDirectory + "/tiles-\(side)-baseline.jpg"
+        if !FileManager.default.fileExists(atPath: baseline) {
+            try TilesBenchmark.makeJPEGs(photo: testdata + "/hubble.jpg", fallback: testdata + "/photos/hubble.jpg", baseline: baseline,
+                                         progressive: workDirectory + "/tiles-\(side)-progressive.jpg", workDirectory: workDirectory, log: log)
+        }
+        let folder = workDirectory + "/serve-\(getpid())"
+        try? FileManager.default.removeItem(atPath: folder)
+        try FileManager.default.createDirectory(atPath: folder + "/store", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        log("building the pyramid (fic tile) …")
+        try BenchKit.runProcess(fic, ["tile", baseline, "--out", folder + "/store/big"])
+
+        // Random tiles of the three finest Deep Zoom levels (most of a viewer's requests).
+        let top = Int((log2(Double(side))).rounded(.up))
+        var random = SplitMix64(seed: 0x5345_5256)
+        var cells: [(level: Int, column: Int, row: Int)] = []
+        for _ in 0..<4000 {
+            let level = top - Int(random.next() % 3)
+            let cellsAcross = (((side + (1 << (top - level)) - 1) >> (top - level)) + 255) / 256
+            cells.append((level, Int(random.next() % UInt64(cellsAcross)), Int(random.next() % UInt64(cellsAcross))))
+        }
+        let dziPaths = cells.map { "/dzi/big_files/\($0.level)/\($0.column)_\($0.row).jpg" }
+        let staticPaths = cells.map { "/image_files/\($0.level)/\($0.column)_\($0.row).jpg" }
+        let iiifPaths = cells.map { cell -> String in
+            let scale = 1 << (top - cell.level)
+            let x = cell.column * 256 * scale, y = cell.row * 256 * scale
+            let w = min(256 * scale, side - x), h = min(256 * scale, side - y)
+            return "/iiif/3/big/\(x),\(y),\(w),\(h)/\((w + scale - 1) / scale),\((h + scale - 1) / scale)/0/default.jpg"
+        }
+        var notes = ["wrk -t 2 -c \(connections) -d \(seconds)s on the same 2-core machine as the server (each load after a \(seconds / 2) s warm-up on the same URLs, so both servers read from the page cache); \(cells.count) random tiles of the three finest levels of an \(side)² image."]
+
+        func load(_ base: String, _ paths: [String], _ label: String, connections: Int = connections) throws -> ServeBenchmarkResult.Load {
+            let script = folder + "/load.lua"
+            try luaScript(paths).write(toFile: script, atomically: true, encoding: .utf8)
+            // The files written just before (pyramid, static tree) on disk first: their write-back
+            // must not land in a timed run.
+            sync()
+            _ = try wrkRun(wrk, base, script: script, seconds: seconds / 2, connections: connections)
+            let result = try wrkRun(wrk, base, script: script, seconds: seconds, connections: connections)
+            log("  \(label): \(BenchKit.fixed(result.requestsPerSecond, 0)) requests/s, p50 \(BenchKit.fixed(result.p50Ms, 2)) ms, p99 \(BenchKit.fixed(result.p99Ms, 2)) ms, \(result.errors) errors")
+            return result
+        }
+
+        var nginxLoad: ServeBenchmarkResult.Load?
+        if let vips = Executables.find("vips") {
+            log("static tiles (vips dzsave, 256 pixels, no overlap, quality 85) behind nginx …")
+            try BenchKit.runProcess(vips, ["dzsave", baseline, folder + "/static/image", "--tile-size", "256", "--overlap", "0", "--suffix", ".jpg[Q=85]"])
+            do {
+                let nginx = try LocalNginx(root: folder + "/static", prefix: folder + "/nginx")
+                defer { nginx.stop() }
+                nginxLoad = try load("http://127.0.0.1:\(nginx.port)", staticPaths, "nginx")
+            } catch let error as HarnessError {
+                notes.append("no nginx baseline: \(error)")
+            }
+        } else {
+            notes.append("vips not found (Debian: libvips-tools): no nginx baseline")
+        }
+
+        log("fic serve …")
+        let (warm, cold): (ServeBenchmarkResult.Load, ServeBenchmarkResult.Load)
+        let iiif: ServeBenchmarkResult.Load
+        do {
+            let server = try ServedStore(fic: fic, store: folder + "/store", arguments: ["--cache-mb", "512"])
+            defer { server.stop() }
+            warm = try load(server.base, dziPaths, "fic serve, Deep Zoom")
+            iiif = try load(server.base, iiifPaths, "fic serve, IIIF")
+        }
+        do {
+            let server = try ServedStore(fic: fic, store: folder + "/store", arguments: ["--cache-mb", "0"])
+            defer { server.stop() }
+            cold = try load(server.base, dziPaths, "fic serve --cache-mb 0, 2 connections (every tile encoded)", connections: 2)
+        }
+        return ServeBenchmarkResult(side: side, tiles: cells.count, connections: connections, nginx: nginxLoad, serveDeepZoom: warm, serveIIIF: iiif,
+                                    serveCold: cold, deepZoomOverNginx: nginxLoad.map { warm.requestsPerSecond / $0.requestsPerSecond }, notes: notes)
+    }
+
+    /// A wrk script requesting `paths` in turn, each thread from its own starting point.
+    static func luaScript(_ paths: [String]) -> String {
+        """
+        local paths = {\(paths.map { "\"\($0)\"" }.joined(separator: ","))}
+        local i = 0
+        function init(args) i = math.random(#paths) end
+        function request()
+          i = i % #paths + 1
+          return wrk.format("GET", paths[i])
+        end
+
+        """
+    }
+
+    /// Runs wrk and reads its requests/s, median and 99th-percentile latencies and errors.
+    static func wrkRun(_ wrk: String, _ base: String, script: String, seconds: Int, connections: Int) throws -> ServeBenchmarkResult.Load {
+        let output = Pipe()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: wrk)
+        // wrk needs a connection per thread at least.
+        process.arguments = ["-t", "2", "-c", "\(connections)", "-d", "\(seconds)s", "--latency", "-s", script, base]
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        func field(_ prefix: String) -> String? {
+            text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.first { $0.hasPrefix(prefix) }?
+                .dropFirst(prefix.count).trimmingCharacters(in: .whitespaces)
+        }
+        guard let rate = field("Requests/sec:").flatMap(Double.init), let p50 = field("50%").flatMap(milliseconds), let p99 = field("99%").flatMap(milliseconds) else {
+            throw BenchmarkError("wrk printed no figures: \(text)")
+        }
+        let non2xx = field("Non-2xx or 3xx responses:").flatMap { Int($0) } ?? 0
+        let socketErrors = field("Socket errors:").map { $0.split(separator: ",").compactMap { $0.split(separator: " ").last.flatMap { Int($0) } }.reduce(0, +) } ?? 0
+        return .init(requestsPerSecond: rate, p50Ms: p50, p99Ms: p99, errors: non2xx + socketErrors)
+    }
+
+    /// wrk's latency (`812.00us`, `1.20ms`, `1.01s`) in ms.
+    static func milliseconds(_ text: String) -> Double? {
+        for (unit, factor) in [("us", 0.001), ("ms", 1.0), ("s", 1000.0)] where text.hasSuffix(unit) {
+            return Double(text.dropLast(unit.count)).map { $0 * factor }
+        }
+        return nil
+    }
+}
+
+/// `fic serve` in a child process on a free port.
+private final class ServedStore {
+    let process = Process()
+    let base: String
+
+    init(fic: String, store: String, arguments: [String]) throws {
+        let output = Pipe()
+        process.executableURL = URL(fileURLWithPath: fic)
+        process.arguments = ["serve", store, "--port", "0"] + arguments
+        process.standardOutput = output
+        try process.run()
+        // The first line says where it listens.
+        var line = Data()
+        while !line.contains(0x0A) {
+            let chunk = output.fileHandleForReading.availableData
+            guard !chunk.isEmpty else { throw BenchmarkError("fic serve ended before it listened") }
+            line.append(chunk)
+        }
+        let text = String(decoding: line, as: UTF8.self)
+        guard let at = text.range(of: "http://") else { throw BenchmarkError("fic serve printed no URL: \(text)") }
+        base = String(text[at.lowerBound...].prefix { !$0.isWhitespace }).trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+    }
+
+    func stop() {
+        process.terminate()
+        process.waitUntilExit()
+    }
+}
