@@ -27,7 +27,8 @@ final class PyramidCatalog: Sendable {
         if let reader = openReader(name) { return reader }
         let pyramid: TilePyramid?
         do {
-            pyramid = try store.open(name)
+            // Not marked used: the server writes nothing in the store it shares with others.
+            pyramid = try store.open(name, markingUse: false)
         } catch let error as ImageCacheError where error.code == .invalidArgument {
             throw ImageCacheError(.notFound, "there is no pyramid called '\(name)' (\(error.message))")
         }

@@ -35,14 +35,15 @@ enum ViewerPage {
         <div id="bar"><button id="in" title="Zoom in">+</button><button id="out" title="Zoom out">−</button><button id="home" title="Whole image">⌂</button></div>
         <script>
         "use strict";
-        // Deep Zoom: level L is the image scaled by 2^(L - top), 256-pixel tiles, no overlap.
+        // Deep Zoom: level L is the image scaled by 2^(L - TOP), 256-pixel tiles, no overlap.
+        // (Not `top`: a global `const top` clashes with window.top, a SyntaxError that stops the script.)
         const W = \(width), H = \(height), TILE = 256, NAME = \(jsonString(name));
-        const top = Math.ceil(Math.log2(Math.max(W, H)));
+        const TOP = Math.ceil(Math.log2(Math.max(W, H)));
         const canvas = document.getElementById("view"), ctx = canvas.getContext("2d");
         const tiles = new Map();            // "L/c/r" -> {img, ok}
         let scale = 1, x0 = 0, y0 = 0;      // screen pixels per image pixel; image point at the top-left
         let pending = 0;
-        function levelSize(L) { const f = Math.pow(2, top - L); return [Math.ceil(W / f), Math.ceil(H / f)]; }
+        function levelSize(L) { const f = Math.pow(2, TOP - L); return [Math.ceil(W / f), Math.ceil(H / f)]; }
         function tile(L, c, r, load) {
           const key = L + "/" + c + "/" + r;
           let t = tiles.get(key);
@@ -67,9 +68,9 @@ enum ViewerPage {
           draw();
         }
         // The level whose pixels are at least as fine as the screen's.
-        function wantedLevel() { return Math.max(0, Math.min(top, top + Math.ceil(Math.log2(scale) - 1e-9))); }
+        function wantedLevel() { return Math.max(0, Math.min(TOP, TOP + Math.ceil(Math.log2(scale) - 1e-9))); }
         function drawLevel(L, load) {
-          const f = Math.pow(2, top - L), [lw, lh] = levelSize(L);
+          const f = Math.pow(2, TOP - L), [lw, lh] = levelSize(L);
           const c0 = Math.max(0, Math.floor(x0 / f / TILE)), r0 = Math.max(0, Math.floor(y0 / f / TILE));
           const c1 = Math.min(Math.ceil(lw / TILE) - 1, Math.floor((x0 + canvas.width / scale) / f / TILE));
           const r1 = Math.min(Math.ceil(lh / TILE) - 1, Math.floor((y0 + canvas.height / scale) / f / TILE));

@@ -70,8 +70,9 @@ public final class TilePyramid: Sendable {
         return try open(lockedDirectory: directory)
     }
 
-    /// Opens the pyramid of a folder the caller has locked (shared or exclusive).
-    static func open(lockedDirectory directory: Directory) throws -> TilePyramid {
+    /// Opens the pyramid of a folder the caller has locked (shared or exclusive); marks it used
+    /// unless `markingUse` is false.
+    static func open(lockedDirectory directory: Directory, markingUse: Bool = true) throws -> TilePyramid {
         guard let metadata = try PyramidFolder.readMetadata(in: directory) else {
             throw ImageCacheError(.damagedPyramid, "the folder holds no finished tile pyramid (its build never completed); build it again", path: directory.path)
         }
@@ -95,7 +96,7 @@ public final class TilePyramid: Sendable {
             throw error
         }
         // Mark it used now, for least-recently-used eviction.
-        directory.touch(PyramidMetadata.fileName)
+        if markingUse { directory.touch(PyramidMetadata.fileName) }
         return TilePyramid(metadata: metadata, geometry: geometry, files: files, directory: directory, statistics: nil)
     }
 

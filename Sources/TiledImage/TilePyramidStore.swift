@@ -33,7 +33,10 @@ public final class TilePyramidStore: Sendable {
     }
 
     /// The pyramid called `name`, or nil when the store has none (or only an unfinished one).
-    public func open(_ name: String) throws -> TilePyramid? {
+    /// Opening marks it used for eviction (the modification time of its `pyramid.info`) unless
+    /// `markingUse` is false: a reader that must write nothing in the store (a tile server
+    /// sharing it with others, read-only).
+    public func open(_ name: String, markingUse: Bool = true) throws -> TilePyramid? {
         try Self.check(name)
         return try directory.withLockedValue { (directory) throws -> TilePyramid? in
             guard let st = try directory.status(of: name), st.isDirectory else { return nil }
@@ -42,7 +45,7 @@ public final class TilePyramidStore: Sendable {
                 throw ImageCacheError(.inUse, "the pyramid is being built; open it when the build has finished", path: folder.path)
             }
             guard try PyramidFolder.readMetadata(in: folder) != nil else { return nil }
-            return try TilePyramid.open(lockedDirectory: folder)
+            return try TilePyramid.open(lockedDirectory: folder, markingUse: markingUse)
         }
     }
 
