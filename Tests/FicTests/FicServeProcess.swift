@@ -59,6 +59,16 @@ final class FicServeProcess: @unchecked Sendable {
         String(decoding: (try? ExternalTools.bytes(atPath: folder + "/stderr")) ?? [], as: UTF8.self)
     }
 
+    /// Whether it still runs (an ended process is reaped here).
+    var isRunning: Bool {
+        lock.withLock {
+            guard !reaped else { return false }
+            var status: Int32 = 0
+            if waitpid(pid, &status, WNOHANG) == pid { reaped = true }
+            return !reaped
+        }
+    }
+
     /// Sends `signal` and reaps the process (waits for it to end: SIGKILL ends it at once).
     func stop(_ signal: Int32 = SIGKILL) {
         lock.withLock {

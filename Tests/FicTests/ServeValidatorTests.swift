@@ -48,7 +48,7 @@ import Testing
         try Self.makeTestImage(at: image)
         let tiled = try Fic.run(["tile", image, "--out", folder.path("store/\(Self.identifier)")])
         #expect(tiled.status == 0, "\(tiled.stderr)")
-        let server = try await ServeProcess(store: folder.path("store"))
+        let server = try await FicServeProcess.start(store: folder.path("store"))
         let arguments = ["-s", "127.0.0.1:\(server.port)", "-p", "iiif/3", "-i", Self.identifier, "--version=3.0"]
         // Every test of levels 0 to 2.
         let level2 = try Process.capture(Self.python, [Self.validator] + arguments + ["--level", "2"])

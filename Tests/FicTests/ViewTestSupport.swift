@@ -60,11 +60,6 @@ extension Process {
             self.scratch = scratch
         }
 
-        /// What it has written so far to its standard output (safe while it runs).
-        var standardOutput: String { (try? String(contentsOfFile: scratch.path("stdout"), encoding: .utf8)) ?? "" }
-        /// What it has written so far to its standard error.
-        var standardError: String { (try? String(contentsOfFile: scratch.path("stderr"), encoding: .utf8)) ?? "" }
-
         /// Its status and output, once it has exited (Foundation traps on the status of a running process).
         func result() -> FicRun {
             FicRun(
