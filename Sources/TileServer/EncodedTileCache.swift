@@ -4,15 +4,23 @@ import FICCore
 /// recently used going first, so that a tile asked again — by the next visitor, or by a CDN
 /// revalidating — costs no read and no encode. Thread-safe.
 final class EncodedTileCache: Sendable {
-    /// One kept answer.
+    /// One kept answer: the whole response, headers made, and its `ETag` for conditional requests.
     struct Entry: Sendable {
-        let bytes: [UInt8]
-        let mediaType: String
+        let response: TileServerResponse
+        let etag: String
+        let lastModified: String
+        var bytes: [UInt8] { response.body }
+    }
+
+    /// An entry and the stamp of its last use.
+    private struct Slot {
+        let entry: Entry
+        var stamp: UInt64
     }
 
     private struct State {
         /// Each key's entry and its place in the recency order.
-        var entries: [String: (entry: Entry, stamp: UInt64)] = [:]
+        var entries: [String: Slot] = [:]
         /// Keys by the stamp of their last use: the oldest stamp is the least recently used.
         var order: [UInt64: String] = [:]
         var nextStamp: UInt64 = 0
@@ -41,7 +49,7 @@ final class EncodedTileCache: Sendable {
             s.hits += 1
             s.order[found.stamp] = nil
             s.order[s.nextStamp] = key
-            s.entries[key] = (found.entry, s.nextStamp)
+            s.entries[key]?.stamp = s.nextStamp
             s.nextStamp += 1
             return found.entry
         }
@@ -56,7 +64,7 @@ final class EncodedTileCache: Sendable {
                 s.order[old.stamp] = nil
                 s.bytes -= old.entry.bytes.count
             }
-            s.entries[key] = (entry, s.nextStamp)
+            s.entries[key] = Slot(entry: entry, stamp: s.nextStamp)
             s.order[s.nextStamp] = key
             s.nextStamp += 1
             s.bytes += entry.bytes.count

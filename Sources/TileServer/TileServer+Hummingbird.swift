@@ -33,12 +33,28 @@ extension TileServer {
         addRoutes(to: router)
         let application = Application(
             router: router,
-            server: .http1(configuration: .init(idleTimeout: .seconds(30))),
+            server: http1Server(configuration: .init(idleTimeout: .seconds(30))),
             configuration: .init(address: .hostname(host, port: port), availableConnectionsDelegate: MaximumAvailableConnections(maximumConnections)),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) },
             logger: logger
         )
         try await application.runService()
+    }
+
+    /// The names the server answers with, checked once (rather than per response).
+    private static let fieldNames: [String: HTTPField.Name] = Dictionary(uniqueKeysWithValues:
+        ["Access-Control-Allow-Origin", "Content-Type", "Cache-Control", "ETag", "Last-Modified", "Location", "Link", "Retry-After"]
+            .compactMap { name in HTTPField.Name(name).map { (name, $0) } })
+
+    /// The HTTP header fields of `answer`, with its `Content-Length`.
+    static func fields(of answer: TileServerResponse) -> HTTPFields {
+        var fields = HTTPFields()
+        fields.reserveCapacity(answer.headers.count + 1)
+        for header in answer.headers {
+            if let name = fieldNames[header.name] ?? HTTPField.Name(header.name) { fields.append(HTTPField(name: name, value: header.value)) }
+        }
+        fields[.contentLength] = String(answer.body.count)
+        return fields
     }
 
     /// The answer to a Hummingbird request, through ``respond(to:)``.
@@ -52,11 +68,7 @@ extension TileServer {
             ifModifiedSince: request.headers[.ifModifiedSince],
             mountPath: mountPath
         ))
-        var fields = HTTPFields()
-        for header in answer.headers {
-            if let name = HTTPField.Name(header.name) { fields.append(HTTPField(name: name, value: header.value)) }
-        }
-        fields[.contentLength] = String(answer.body.count)
+        let fields = Self.fields(of: answer)
         let body = request.method == .head || answer.body.isEmpty ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(bytes: answer.body))
         return Response(status: HTTPResponse.Status(code: answer.status), headers: fields, body: body)
     }

@@ -102,7 +102,7 @@ public final class TileServer: Sendable {
     }
 
     private func respond(to route: TileServerRoute, _ request: TileServerRequest) async throws -> TileServerResponse {
-        let limits = options.limits, quality = options.quality
+        let limits = options.limits
         switch route {
         case .index:
             let names = try await render { try self.catalog.names() }
@@ -126,35 +126,71 @@ public final class TileServer: Sendable {
             return cached(reader, request, immutable: false, [("Content-Type", "application/xml")]) {
                 Array(StaticTileExport.dziDescriptor(width: reader.pyramid.geometry.width, height: reader.pyramid.geometry.height).utf8)
             }
-        case .dziTile(let name, let level, let column, let row):
+        case .dziTile(let name, _, _, _), .iiifImage(let name, _, _, _, _):
             let reader = try await reader(name)
+            return try await image(reader, request, try imageJob(route, reader)!)
+        case .iiifBase:
+            preconditionFailure("answered by respond(to:)")
+        }
+    }
+
+    // MARK: Images
+
+    /// What an image route of `reader`'s pyramid asks for: its key among the kept answers, its
+    /// media type, and how to make its bytes. Nil for other routes.
+    private struct ImageJob {
+        let key: String
+        let mediaType: String
+        let make: @Sendable () throws -> [UInt8]
+    }
+
+    /// The job of an image route (nil for others); throws what the route's parameters are refused for.
+    private func imageJob(_ route: TileServerRoute, _ reader: PyramidRegionReader) throws -> ImageJob? {
+        let quality = options.quality
+        switch route {
+        case .dziTile(_, let level, let column, let row):
             // Deep Zoom numbers levels from 1 × 1 up; the reader from full resolution down.
-            let index = reader.levelCount - 1 - level
             guard level < reader.levelCount else { throw ImageCacheError(.notFound, "the image has Deep Zoom levels 0…\(reader.levelCount - 1), not \(level)") }
+            let index = reader.levelCount - 1 - level
             let size = reader.size(ofLevel: index), side = PyramidGeometry.tileSide
             guard column * side < size.width, row * side < size.height else {
                 throw ImageCacheError(.notFound, "level \(level) has tiles 0…\((size.width - 1) / side) × 0…\((size.height - 1) / side), not \(column)_\(row)")
             }
-            return try await image(reader, request, key: "dzi/\(level)/\(column)_\(row)", mediaType: "image/jpeg") {
+            return ImageJob(key: "dzi/\(level)/\(column)_\(row)", mediaType: "image/jpeg") {
                 let buffer = try TileBuffer()
                 return try reader.levels.withTile(level: index, column: column, row: row, buffer: buffer) { pixels, bytesPerRow, width, height in
                     try JPEGEncoder.encode(pixels: pixels, width: width, height: height, bytesPerRow: bytesPerRow, format: .bgra32Premultiplied, quality: quality)
                 }
             }
-        case .iiifImage(let name, let region, let size, let rotation, let qualityAndFormat):
-            let reader = try await reader(name)
+        case .iiifImage(_, let region, let size, let rotation, let qualityAndFormat):
             let (width, height) = reader.size(ofLevel: 0)
             let parsed = try IIIFImageRequest.parse(region: region, size: size, rotation: rotation, qualityAndFormat: qualityAndFormat,
-                                                    imageWidth: width, imageHeight: height, limits: limits)
+                                                    imageWidth: width, imageHeight: height, limits: options.limits)
             let hasAlpha = reader.pyramid.hasAlpha
-            return try await image(reader, request, key: "iiif/" + parsed.canonicalPath, mediaType: parsed.format.mediaType) {
+            return ImageJob(key: "iiif/" + parsed.canonicalPath, mediaType: parsed.format.mediaType) {
                 let bitmap = try reader.read(x: parsed.x, y: parsed.y, width: parsed.regionWidth, height: parsed.regionHeight,
                                              outputWidth: parsed.width, outputHeight: parsed.height)
                 return try ImageAnswer.encode(bitmap, for: parsed, hasAlpha: hasAlpha, quality: quality)
             }
-        case .iiifBase:
-            preconditionFailure("answered by respond(to:)")
+        default:
+            return nil
         }
+    }
+
+    /// The answer to `request` when it is an image already kept for a pyramid already open (or a
+    /// 304 for it), else nil: no I/O, no waiting, so an event loop may call it and write the answer
+    /// at once (`TileServerFastPath`). Everything else goes through ``respond(to:)``.
+    public func keptResponse(to request: TileServerRequest) -> TileServerResponse? {
+        guard let route = try? TileServerRoute.parse(request.path) else { return nil }
+        let name: String
+        switch route {
+        case .dziTile(let n, _, _, _), .iiifImage(let n, _, _, _, _): name = n
+        default: return nil
+        }
+        guard let reader = catalog.openReader(name), let job = try? imageJob(route, reader),
+              let kept = encoded.entry(reader.pyramid.buildIdentity + "/" + job.key)
+        else { return nil }
+        return conditional(request, kept)
     }
 
     // MARK: Pyramids and work
@@ -177,18 +213,24 @@ public final class TileServer: Sendable {
         return try await threads.run(body)
     }
 
-    /// An image answer: the kept bytes for `key` of this build of the pyramid, else `make`'s,
-    /// run on a render thread and kept; a 304 when the client's copy is current.
-    private func image(_ reader: PyramidRegionReader, _ request: TileServerRequest, key: String, mediaType: String,
-                       _ make: @escaping @Sendable () throws -> [UInt8]) async throws -> TileServerResponse {
-        let validators = self.validators(reader, tag: key)
+    /// An image answer: the kept response for the job (a 304 when the client's copy is current),
+    /// else the job's bytes, made on a render thread and kept.
+    private func image(_ reader: PyramidRegionReader, _ request: TileServerRequest, _ job: ImageJob) async throws -> TileServerResponse {
+        let cacheKey = reader.pyramid.buildIdentity + "/" + job.key
+        if let kept = encoded.entry(cacheKey) { return conditional(request, kept) }
+        let validators = self.validators(reader, tag: job.key)
         if let unchanged = notModified(request, validators) { return unchanged }
-        let headers = [("Content-Type", mediaType), ("Cache-Control", options.imageCacheControl), ("ETag", validators.etag), ("Last-Modified", validators.lastModified)]
-        let cacheKey = reader.pyramid.buildIdentity + "/" + key
-        if let kept = encoded.entry(cacheKey) { return answer(200, headers, kept.bytes) }
-        let bytes = try await render(make)
-        encoded.insert(.init(bytes: bytes, mediaType: mediaType), for: cacheKey)
-        return answer(200, headers, bytes)
+        let bytes = try await render(job.make)
+        let response = answer(200, [("Content-Type", job.mediaType), ("Cache-Control", options.imageCacheControl), ("ETag", validators.etag),
+                                    ("Last-Modified", validators.lastModified)], bytes)
+        encoded.insert(.init(response: response, etag: validators.etag, lastModified: validators.lastModified), for: cacheKey)
+        return response
+    }
+
+    /// A kept response as it is (no hashing, no header made again), or a 304 for it.
+    private func conditional(_ request: TileServerRequest, _ kept: EncodedTileCache.Entry) -> TileServerResponse {
+        guard request.ifNoneMatch != nil || request.ifModifiedSince != nil else { return kept.response }
+        return notModified(request, (kept.etag, kept.lastModified)) ?? kept.response
     }
 
     /// A small document made from the pyramid's facts (no pixels read), with its validators.

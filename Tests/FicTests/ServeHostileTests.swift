@@ -55,6 +55,24 @@ import Testing
         return Int(line.filter(\.isNumber)).map { $0 * 1024 }
     }
 
+    /// Two requests sent at once on one connection: the first made on a render thread, the second
+    /// kept (answered on the event loop). The answers come in the order of the requests.
+    @Test func pipelinedAnswersKeepTheirOrder() async throws {
+        let folder = try TemporaryFolder()
+        let tiled = try Fic.run(["tile", Fic.testdata + "/photos/hubble.jpg", "--out", folder.path("store/photo")])
+        #expect(tiled.status == 0, "\(tiled.stderr)")
+        let server = try await FicServeProcess.start(store: folder.path("store"))
+        let tile = "/dzi/photo_files/8/0_0.jpg"
+        #expect(try Self.status(server.port, tile) == 200)
+        for size in 600..<603 {
+            let slow = "/iiif/3/photo/full/\(size),/0/default.png"
+            let requests = "GET \(slow) HTTP/1.1\r\nHost: x\r\n\r\nGET \(tile) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+            let answer = try Self.exchange(server.port, Array(requests.utf8))
+            let types = answer.components(separatedBy: "\r\n").filter { $0.lowercased().hasPrefix("content-type:") }
+            #expect(types == ["Content-Type: image/png", "Content-Type: image/jpeg"], "\(types)")
+        }
+    }
+
     @Test func stalledConnectionsDoNotStopOthers() async throws {
         let folder = try TemporaryFolder()
         let tiled = try Fic.run(["tile", Fic.testdata + "/photos/hubble.jpg", "--out", folder.path("store/photo")])

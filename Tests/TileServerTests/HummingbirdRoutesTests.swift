@@ -41,3 +41,36 @@ import TileServer
         }
     }
 }
+
+/// The fast path: kept images answered on the event loop, before the router.
+@Suite struct FastPathTests {
+    /// With a router that has none of the server's routes, only what the fast path answers is
+    /// found: a kept tile (and its 304, and its HEAD), while one not kept yet is the router's 404.
+    @Test func keptImagesAreAnsweredBeforeTheRouter() async throws {
+        let store = try PatternStore()
+        let kept = "/dzi/pattern_files/11/1_1.jpg"
+        let direct = await store.server.respond(to: TileServerRequest(path: kept))
+        #expect(direct.status == 200)
+        let etag = try #require(direct.header("ETag"))
+        let application = Application(router: Router(), server: store.server.http1Server(),
+                                      configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        try await application.test(.live) { client in
+            try await client.execute(uri: kept, method: .get) { response in
+                #expect(response.status == .ok && Array(buffer: response.body) == direct.body)
+                #expect(response.headers[.eTag] == etag && response.headers[.accessControlAllowOrigin] == "*")
+            }
+            try await client.execute(uri: kept + "?cache-buster=1", method: .get) { response in
+                #expect(response.status == .ok)
+            }
+            try await client.execute(uri: kept, method: .head) { response in
+                #expect(response.status == .ok && response.body.readableBytes == 0 && response.headers[.contentLength] == "\(direct.body.count)")
+            }
+            try await client.execute(uri: kept, method: .get, headers: [.ifNoneMatch: etag]) { response in
+                #expect(response.status == .notModified)
+            }
+            try await client.execute(uri: "/dzi/pattern_files/11/2_2.jpg", method: .get) { response in
+                #expect(response.status == .notFound, "not kept: the (empty) router's answer")
+            }
+        }
+    }
+}

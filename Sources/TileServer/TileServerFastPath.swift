@@ -1,0 +1,113 @@
+import HTTPTypes
+import HummingbirdCore
+import Logging
+import NIOCore
+import NIOHTTPTypes
+
+/// Answers requests for images the server keeps, on the event loop that read them: no task, no
+/// hop to another thread, the kept response written at once. Every other request goes on to the
+/// application's router. A tile a viewer asks for again — most of a busy server's requests —
+/// then costs the HTTP parse and one write.
+///
+/// It sits after Hummingbird's connection-state handler (which sees every request and response,
+/// so idle timeouts and graceful shutdown count these too), and answers only when no request of
+/// the connection is still with the router: HTTP/1.1 answers stay in the order of the requests.
+final class TileServerFastPath: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+    typealias OutboundIn = HTTPResponsePart
+    typealias OutboundOut = HTTPResponsePart
+
+    private let server: TileServer
+    private let mountPath: String
+    /// Requests passed on to the router whose answers have not ended yet.
+    private var withRouter = 0
+    /// Whether the parts of a request answered here are still arriving (and are dropped).
+    private var dropping = false
+
+    init(server: TileServer, mountPath: String) {
+        self.server = server
+        self.mountPath = mountPath
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let head) where withRouter == 0 && !dropping:
+            if let answer = kept(head) {
+                dropping = true
+                write(answer, head: head, context: context)
+                return
+            }
+            withRouter += 1
+            context.fireChannelRead(data)
+        case .head:
+            withRouter += 1
+            context.fireChannelRead(data)
+        case .body, .end:
+            if dropping {
+                if case .end = unwrapInboundIn(data) { dropping = false }
+                return
+            }
+            context.fireChannelRead(data)
+        }
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        if case .end = unwrapOutboundIn(data) { withRouter -= 1 }
+        context.write(data, promise: promise)
+    }
+
+    /// The kept answer of a GET or HEAD, if the server has one.
+    private func kept(_ head: HTTPRequest) -> TileServerResponse? {
+        guard head.method == .get || head.method == .head, var path = head.path, path.hasPrefix(mountPath) else { return nil }
+        if let query = path.firstIndex(of: "?") { path = String(path[..<query]) }
+        path = String(path.dropFirst(mountPath.count))
+        return server.keptResponse(to: TileServerRequest(path: path.isEmpty ? "/" : path, host: head.authority,
+                                                         ifNoneMatch: head.headerFields[.ifNoneMatch],
+                                                         ifModifiedSince: head.headerFields[.ifModifiedSince], mountPath: mountPath))
+    }
+
+    private func write(_ answer: TileServerResponse, head: HTTPRequest, context: ChannelHandlerContext) {
+        let response = HTTPResponse(status: .init(code: answer.status), headerFields: TileServer.fields(of: answer))
+        context.write(wrapOutboundOut(.head(response)), promise: nil)
+        if head.method != .head, !answer.body.isEmpty {
+            context.write(wrapOutboundOut(.body(context.channel.allocator.buffer(bytes: answer.body))), promise: nil)
+        }
+        let close = head.headerFields[.connection]?.lowercased() == "close"
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        if close { context.close(promise: nil) }
+    }
+}
+
+/// Hummingbird's HTTP/1 channel with ``TileServerFastPath`` after its connection-state handler.
+struct TileServerHTTP1Channel: ServerChildChannel {
+    typealias Value = HTTP1Channel.Value
+    let base: HTTP1Channel
+    let server: TileServer
+    let mountPath: String
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        base.setup(channel: channel, logger: logger).flatMapThrowing { value in
+            let pipeline = channel.pipeline.syncOperations
+            let state = try pipeline.handler(type: HTTPConnectionStateHandler.self)
+            try pipeline.addHandler(TileServerFastPath(server: server, mountPath: mountPath), position: .after(state))
+            return value
+        }
+    }
+
+    func handle(value: Value, logger: Logger) async {
+        await base.handle(value: value, logger: logger)
+    }
+}
+
+extension TileServer {
+    /// An HTTP/1 server for `Application(router:server:)` that answers the images this server
+    /// keeps on the event loops, with the routes mounted at `mountPath` (``addRoutes(to:mountPath:)``)
+    /// answering everything else; `configuration` as for Hummingbird's `.http1(configuration:)`.
+    public func http1Server(mountPath: String = "", configuration: HTTP1Channel.Configuration = .init()) -> HTTPServerBuilder {
+        let mount = mountPath.hasSuffix("/") ? String(mountPath.dropLast()) : mountPath
+        return HTTPServerBuilder { responder in
+            TileServerHTTP1Channel(base: HTTP1Channel(responder: responder, configuration: configuration), server: self, mountPath: mount)
+        }
+    }
+}
