@@ -1,6 +1,7 @@
 import FICHarness
 import Foundation
 import Glibc
+import TiledImage
 
 /// Figures of ``ViewBenchmark``: frame times of `fic view` in a real window on Xvfb, split into
 /// compose (the viewer's own work) and present (handing the frame to the X server).
@@ -88,10 +89,27 @@ public struct ViewBenchmarkResult: Sendable, Codable {
     public var photoTileReads: Int
     /// Photo: the viewer's peak resident set (`VmHWM`), bytes.
     public var photoPeakRSSBytes: Int
+    /// The same pyramid as a Deep Zoom tree served by nginx on loopback, shown by `fic view photo
+    /// URL` with the same zoom steps: first sharp frame after each zoom, ms (empty without nginx).
+    public var remoteFirstSharpAfterZoomMs: [Double]
+    /// Requests (the descriptor's included), tiles fetched and tiles decoded by that first launch.
+    public var remoteFirstLaunch: RemoteLaunch?
+    /// A second launch on the same tiles cache, the same steps: what it fetched and decoded.
+    public var remoteSecondLaunch: RemoteLaunch?
     /// Target name → met.
     public var targetsMet: [String: Bool]
     /// How the figures were taken.
     public var notes: [String]
+}
+
+/// The network figures of a remote photo's launch.
+public struct RemoteLaunch: Sendable, Codable {
+    /// HTTP responses, the descriptor's included.
+    public var requests: Int
+    /// Tiles fetched.
+    public var tileFetches: Int
+    /// Tiles decoded.
+    public var tileDecodes: Int
 }
 
 /// `fic view` in a real 1280 × 800 window on a virtual X server (`xvfb-run`), driven by scripts:
@@ -207,6 +225,34 @@ public enum ViewBenchmark {
         let peak = photo["peak_rss_bytes"] as? Int ?? 0
         log("  compose p99 \(BenchKit.fixed(all.composeP99Ms, 2)) ms (zoom \(BenchKit.fixed(zoom.composeP99Ms, 2)), pan \(BenchKit.fixed(pan.composeP99Ms, 2))), first sharp after a zoom ≤ \(BenchKit.fixed(sharp.max() ?? .nan, 1)) ms, peak RSS \(BenchKit.mebibytes(peak))")
 
+        // The same pyramid from the network: a Deep Zoom tree behind nginx on loopback, shown with
+        // the zoom steps above (its tiles kept in a cache folder of the benchmark's own), twice.
+        var remoteSharp: [Double] = []
+        var remoteFirst: RemoteLaunch?, remoteSecond: RemoteLaunch?
+        do {
+            let www = work + "/remote-www"
+            try? FileManager.default.removeItem(atPath: www)
+            log("remote photo: the pyramid as a Deep Zoom tree behind nginx, shown by fic view photo URL, twice …")
+            _ = try StaticTileExport.write(try TilePyramid.open(at: pyramid), layout: .dzi, into: www)
+            let nginx = try LocalNginx(root: www, prefix: work + "/remote-nginx")
+            defer { nginx.stop() }
+            let url = "http://127.0.0.1:\(nginx.port)/image.dzi"
+            let zoomSteps = steps.prefix { $0 != "phase smooth-zoom" }.joined(separator: "\n")
+            try? FileManager.default.removeItem(atPath: work + "/remote-cache")
+            func launch(_ name: String) throws -> ([String: Any], RemoteLaunch) {
+                let stats = try view(xvfbRun, fic, ["photo", url, "--cache", work + "/remote-cache", "--paced"], script: zoomSteps, work: work, name: name)
+                return (stats, RemoteLaunch(requests: stats["network_requests"] as? Int ?? -1, tileFetches: stats["tile_fetches"] as? Int ?? -1,
+                                            tileDecodes: stats["tile_decodes"] as? Int ?? -1))
+            }
+            let (first, firstLaunch) = try launch("remote-photo")
+            remoteSharp = first["first_sharp_after_zoom_ms"] as? [Double] ?? []
+            remoteFirst = firstLaunch
+            remoteSecond = try launch("remote-photo-second").1
+            log("  first sharp after a zoom ≤ \(BenchKit.fixed(remoteSharp.max() ?? .nan, 1)) ms; first launch \(firstLaunch.requests) requests, \(firstLaunch.tileDecodes) decodes; second launch \(remoteSecond!.requests) requests, \(remoteSecond!.tileFetches) fetches, \(remoteSecond!.tileDecodes) decodes")
+        } catch let error as HarnessError {
+            notes.append("no remote photo figures: \(error)")
+        }
+
         let met: [String: Bool] = [
             "gallery_cache_compose_p99_le_4ms": cache.composeP99Ms <= 4,
             "gallery_cache_no_compose_over_8_3ms": cache.framesComposeOver8_3Ms == 0,
@@ -214,6 +260,8 @@ public enum ViewBenchmark {
             "photo_compose_p99_le_8_3ms": all.composeP99Ms <= 8.3,
             "photo_peak_rss_le_150MB": peak <= 150_000_000,
             "photo_first_sharp_after_zoom_le_100ms": !sharp.isEmpty && (sharp.max() ?? .infinity) <= 100,
+            "remote_photo_first_sharp_after_zoom_le_100ms": !remoteSharp.isEmpty && (remoteSharp.max() ?? .infinity) <= 100,
+            "remote_photo_second_launch_0_tile_requests_0_decodes": remoteSecond.map { $0.tileFetches == 0 && $0.tileDecodes == 0 && $0.requests <= 1 } ?? false,
             "gallery_second_launch_0_placeholder_cells_0_misses_0_decodes":
                 secondLaunch.placeholderCells == 0 && secondLaunch.misses == 0 && secondLaunch.cacheDecodes == 0,
         ]
@@ -226,7 +274,8 @@ public enum ViewBenchmark {
             galleryIngestingPhotos: ingestingPhotos, galleryWhileIngesting: whileIngesting,
             photoSide: side, photoZoom: zoom, photoSmoothZoom: smooth, photoPan: pan, photoAll: all, photoFirstSharpAfterZoomMs: sharp,
             photoFirstSharpMaxMs: sharp.max() ?? .nan, photoFramesNotSharp: photo["frames_not_sharp"] as? Int ?? 0,
-            photoTileReads: photo["tile_reads"] as? Int ?? 0, photoPeakRSSBytes: peak, targetsMet: met, notes: notes)
+            photoTileReads: photo["tile_reads"] as? Int ?? 0, photoPeakRSSBytes: peak, remoteFirstSharpAfterZoomMs: remoteSharp,
+            remoteFirstLaunch: remoteFirst, remoteSecondLaunch: remoteSecond, targetsMet: met, notes: notes)
     }
 
     /// Runs `fic view ARGUMENTS` in a 1280 × 800 window on a new virtual X server with `script`;

@@ -446,6 +446,13 @@ struct BenchCommand: AsyncParsableCommand {
         row("  peak RSS of the viewer", mib(r.photoPeakRSSBytes), "≤ 150 MB", r.targetsMet["photo_peak_rss_le_150MB"])
         row("  frames with a coarser level showing", "\(r.photoFramesNotSharp) of \(r.photoAll.frames)")
         row("  tiles read", "\(r.photoTileReads)")
+        if let first = r.remoteFirstLaunch, let second = r.remoteSecondLaunch {
+            row("remote: Deep Zoom tree, nginx on loopback", "\(first.requests) requests")
+            row("  first sharp frame after a zoom (max)", String(format: "%.1f ms", r.remoteFirstSharpAfterZoomMs.max() ?? .nan), "≤ 100 ms",
+                r.targetsMet["remote_photo_first_sharp_after_zoom_le_100ms"])
+            row("  again after a restart: tile requests, decodes", "\(second.tileFetches), \(second.tileDecodes) (\(second.requests) requests)", "0, 0",
+                r.targetsMet["remote_photo_second_launch_0_tile_requests_0_decodes"])
+        }
         for note in r.notes { print("  note: \(note)") }
     }
 

@@ -29,12 +29,10 @@ final class PhotoMode: ViewerMode {
     private var surfaces: [ObjectIdentifier: CairoImageSurface] = [:]
     private var pendingActions: [ViewerAction] = []
     private var dragPoint: (x: Double, y: Double)?
-    /// When the last zoom happened, until a frame shows every visible tile at its best level.
-    private var zoomedAt: UInt64?
-    private var lastFrameSharp = false
+    /// Each zoom's time to the first frame with every visible tile at its best level.
+    private var sharpness = ZoomSharpness()
     private var missingLastFrame = 0
     private var framesNotSharp = 0
-    private var sharpAfterZoomMs: [Double] = []
     /// Visible tiles drawn at their best level, and drawn from a coarser one instead (summed over frames).
     private var hits = 0
     private var misses = 0
@@ -52,7 +50,7 @@ final class PhotoMode: ViewerMode {
     var defaultPhase: String { "photo" }
     var isIdle: Bool {
         guard pendingActions.isEmpty, dragPoint == nil else { return false }
-        if pyramid != nil { return (loader?.isIdle ?? true) && zoomedAt == nil }
+        if pyramid != nil { return (loader?.isIdle ?? true) && !sharpness.isWaiting }
         // A build held on purpose (tests) that has settled, once its written tiles are shown.
         guard source.isHeld, let builder, let loader else { return false }
         return builder.completedTileRows == lastCompleted && loader.isSettled
@@ -65,7 +63,7 @@ final class PhotoMode: ViewerMode {
         }
         let before = viewport!.scale
         viewport!.apply(action, dragPoint: &dragPoint)
-        if viewport!.scale != before { zoomedAt = Stopwatch.now() }
+        if viewport!.scale != before { sharpness.zoomed(at: Stopwatch.now()) }
     }
 
     func advance(by seconds: Double) {
@@ -172,7 +170,7 @@ final class PhotoMode: ViewerMode {
             }
         }
         missingLastFrame = missing
-        lastFrameSharp = missing == 0
+        sharpness.lastFrameSharp = missing == 0
         if missing > 0 { framesNotSharp += 1 }
     }
 
@@ -197,7 +195,7 @@ final class PhotoMode: ViewerMode {
         var lines = [
             "\(geometry.width)×\(geometry.height) px, scale \(scale), level \(plan.level) of \(geometry.levels.count - 1)" + (pyramid == nil ? " (building)" : ""),
             "tiles: \(plan.visible.count) visible, \(missingLastFrame) still coarse; \(f.resident) resident of \(loader.capacity)",
-            "reads \(f.reads), \(Formatting.fixed(f.averageMs, 2)) ms each" + (sharpAfterZoomMs.last.map { "; last zoom sharp after \(Formatting.fixed($0, 1)) ms" } ?? ""),
+            "reads \(f.reads), \(Formatting.fixed(f.averageMs, 2)) ms each" + sharpness.overlayText,
             "drag: pan  wheel: zoom  0: fit  1: 1:1",
         ]
         if let failure = f.firstFailure { lines.append("\(f.failed) tiles unreadable: \(failure)") }
@@ -205,17 +203,13 @@ final class PhotoMode: ViewerMode {
     }
 
     func framePresented(at nanoseconds: UInt64) {
-        if let zoomedAt, lastFrameSharp {
-            sharpAfterZoomMs.append(Double(nanoseconds &- zoomedAt) / 1e6)
-            self.zoomedAt = nil
-        }
+        sharpness.framePresented(at: nanoseconds)
     }
 
     func statistics() -> [String: StatValue] {
         var values: [String: StatValue] = ["mode": .string("photo"), "status": .string(source.status)]
         guard let geometry, let viewport, let loader else { return values }
         let f = loader.figures
-        let sorted = sharpAfterZoomMs.sorted()
         values["image_width"] = .int(geometry.width)
         values["image_height"] = .int(geometry.height)
         values["levels"] = .int(geometry.levels.count)
@@ -232,10 +226,7 @@ final class PhotoMode: ViewerMode {
         values["frames_not_sharp"] = .int(framesNotSharp)
         values["hits"] = .int(hits)
         values["misses"] = .int(misses)
-        values["zooms_measured"] = .int(sorted.count)
-        values["first_sharp_after_zoom_ms"] = .doubles(sharpAfterZoomMs)
-        values["first_sharp_after_zoom_max_ms"] = .double(sorted.last ?? 0)
-        values["first_sharp_after_zoom_median_ms"] = .double(sorted.isEmpty ? 0 : sorted[sorted.count / 2])
+        values.merge(sharpness.statistics) { $1 }
         return values
     }
 

@@ -23,12 +23,10 @@ final class RemotePhotoMode: ViewerMode {
     /// Stored tiles over the plan's `keep` set, as cairo surfaces (each holds its slot mapped).
     private var resident: [TileKey: CairoImageSurface] = [:]
     private var dragPoint: (x: Double, y: Double)?
-    /// When the last zoom happened, until a frame shows every visible tile at its best level.
-    private var zoomedAt: UInt64?
-    private var lastFrameSharp = false
+    /// Each zoom's time to the first frame with every visible tile at its best level.
+    private var sharpness = ZoomSharpness()
     private var missingLastFrame = 0
     private var framesNotSharp = 0
-    private var sharpAfterZoomMs: [Double] = []
     private var hits = 0
     private var misses = 0
 
@@ -43,12 +41,12 @@ final class RemotePhotoMode: ViewerMode {
 
     var bindings: WindowEvents.Bindings { .photo(width: Double(width), height: Double(height)) }
     var defaultPhase: String { "photo" }
-    var isIdle: Bool { dragPoint == nil && plan != nil && lastFrameSharp && scheduler.isIdle }
+    var isIdle: Bool { dragPoint == nil && plan != nil && sharpness.lastFrameSharp && scheduler.isIdle }
 
     func handle(_ action: ViewerAction) {
         let before = viewport.scale
         viewport.apply(action, dragPoint: &dragPoint)
-        if viewport.scale != before { zoomedAt = Stopwatch.now() }
+        if viewport.scale != before { sharpness.zoomed(at: Stopwatch.now()) }
     }
 
     func advance(by seconds: Double) {}
@@ -102,7 +100,7 @@ final class RemotePhotoMode: ViewerMode {
         }
         missingLastFrame = missing
         // A tile that failed will not sharpen: the frame is as sharp as it will get.
-        lastFrameSharp = waiting == 0
+        sharpness.lastFrameSharp = waiting == 0
         if missing > 0 { framesNotSharp += 1 }
     }
 
@@ -137,7 +135,7 @@ final class RemotePhotoMode: ViewerMode {
             "\(descriptor.width)×\(descriptor.height) px, scale \(scale), level \(plan?.level ?? 0) of \(grid.levels.count - 1), tiles \(grid.tileWidth)×\(grid.tileHeight)",
             "tiles: \(plan?.visible.count ?? 0) visible, \(missingLastFrame) still coarse; \(resident.count) drawn from the table",
             "fetched \(n.fetches), decoded \(n.decodes); fast \(f.requested), slow \(f.prefetched), demoted \(f.demoted), cancelled \(f.cancelled)"
-                + (sharpAfterZoomMs.last.map { "; last zoom sharp after \(Formatting.fixed($0, 1)) ms" } ?? ""),
+                + sharpness.overlayText,
             "drag: pan  wheel: zoom  0: fit  1: 1:1",
         ]
         if let failure = f.firstFailure { lines.append("\(f.failed) tiles failed: \(failure)") }
@@ -145,15 +143,11 @@ final class RemotePhotoMode: ViewerMode {
     }
 
     func framePresented(at nanoseconds: UInt64) {
-        if let zoomedAt, lastFrameSharp {
-            sharpAfterZoomMs.append(Double(nanoseconds &- zoomedAt) / 1e6)
-            self.zoomedAt = nil
-        }
+        sharpness.framePresented(at: nanoseconds)
     }
 
     func statistics() -> [String: StatValue] {
         let f = scheduler.figures, n = source.figures
-        let sorted = sharpAfterZoomMs.sorted()
         return [
             "mode": .string("photo"),
             "status": .string(source.image.url.absoluteString),
@@ -179,11 +173,7 @@ final class RemotePhotoMode: ViewerMode {
             "frames_not_sharp": .int(framesNotSharp),
             "hits": .int(hits),
             "misses": .int(misses),
-            "zooms_measured": .int(sorted.count),
-            "first_sharp_after_zoom_ms": .doubles(sharpAfterZoomMs),
-            "first_sharp_after_zoom_max_ms": .double(sorted.last ?? 0),
-            "first_sharp_after_zoom_median_ms": .double(sorted.isEmpty ? 0 : sorted[sorted.count / 2]),
-        ]
+        ].merging(sharpness.statistics) { $1 }
     }
 
     func stop() {
