@@ -163,6 +163,25 @@ import TileServer
         #expect(store.server.encodedCacheStatistics.hits == before + 1)
     }
 
+    /// Many requests at once for a few answers (on the render threads, the kept answers and the
+    /// open pyramids together): each key always gets the same bytes. Under Thread Sanitizer in
+    /// scripts/test.
+    @Test func concurrentRequests() async throws {
+        let paths = (0..<12).map { "/dzi/pattern_files/11/\($0 % 6)_\($0 / 6).jpg" } + (0..<8).map { "\(base)/\($0 * 100),0,300,300/150,/\($0 % 4 * 90)/gray.png" }
+        let answers = await withTaskGroup(of: (String, Int, [UInt8]).self) { group in
+            for round in 0..<200 {
+                let path = paths[round % paths.count]
+                group.addTask { let a = await store.get(path); return (path, a.status, a.body) }
+            }
+            var all: [(String, Int, [UInt8])] = []
+            for await answer in group { all.append(answer) }
+            return all
+        }
+        #expect(answers.allSatisfy { $0.1 == 200 })
+        let distinct = Dictionary(grouping: answers, by: \.0).mapValues { Set($0.map(\.2)).count }
+        #expect(distinct.count == paths.count && distinct.values.allSatisfy { $0 == 1 })
+    }
+
     /// Deep Zoom: the descriptor, and tiles numbered from the 1 × 1 level up.
     @Test func deepZoom() async throws {
         let descriptor = String(decoding: await store.get("/dzi/pattern.dzi").body, as: UTF8.self)
