@@ -28,17 +28,31 @@ public struct DecodingOptions: Sendable, Hashable {
     /// leaves the picture whole (extraneous bytes before a JPEG marker, junk before its start) is
     /// decoded past and reported.
     public var allowCorruptData: Bool = true
+    /// The most frames ``AnimatedImageDecoder`` accepts in one animation, counted from the
+    /// file's structure before any frame is decoded; more fail with
+    /// ``ImageCacheError/Code/dimensionsTooLarge``. Still decodes ignore it.
+    public var maximumFrames: Int = 10_000
+    /// The most pixels ``AnimatedImageDecoder`` decodes for one animation: every frame's canvas
+    /// (``maximumPixelCount`` bounds one canvas), or the frame's own rectangle when a GIF frame is
+    /// larger than its canvas. Checked before any frame is decoded; more fail with
+    /// ``ImageCacheError/Code/dimensionsTooLarge``, so a small file cannot make a decode run for
+    /// minutes. Still decodes ignore it.
+    public var maximumAnimationPixels: Int = 2_000_000_000
 
     /// Creates options; every parameter has the default described on its property.
     public init(
         maximumPixelCount: Int = 100_000_000,
         targetSize: PixelSize? = nil,
         applyOrientation: Bool = true,
-        allowCorruptData: Bool = true
+        allowCorruptData: Bool = true,
+        maximumFrames: Int = 10_000,
+        maximumAnimationPixels: Int = 2_000_000_000
     ) {
         self.maximumPixelCount = maximumPixelCount
         self.targetSize = targetSize
         self.applyOrientation = applyOrientation
         self.allowCorruptData = allowCorruptData
+        self.maximumFrames = maximumFrames
+        self.maximumAnimationPixels = maximumAnimationPixels
     }
 }

@@ -15,7 +15,7 @@ struct GIFCanvas {
     /// The canvas size.
     let width: Int, height: Int
     /// The first frame.
-    let frame: GIFReader.FirstFrame
+    let frame: GIFReader.Frame
     /// Whether the canvas has transparent pixels: the frame names a transparent index, or does not
     /// cover the canvas.
     let hasAlpha: Bool
@@ -23,12 +23,19 @@ struct GIFCanvas {
     let colors: [UInt32]
 
     /// The canvas of `frame`.
-    init(_ frame: GIFReader.FirstFrame) {
+    init(_ frame: GIFReader.Frame) {
         self.frame = frame
         width = max(frame.screenWidth, frame.left + frame.width)
         height = max(frame.screenHeight, frame.top + frame.height)
         hasAlpha = frame.transparentIndex != nil
             || !(frame.left == 0 && frame.top == 0 && frame.width == width && frame.height == height)
+        colors = Self.colors(of: frame)
+    }
+
+    /// The pixel of every palette index of `frame` (premultiplied BGRA): its palette, opaque
+    /// black past its end, and its transparent index transparent. Every frame of an animation is
+    /// coloured by this one table (see ``GIFAnimation``).
+    static func colors(of frame: GIFReader.Frame) -> [UInt32] {
         var samples = [UInt8](repeating: 0, count: 256 * 4)
         for index in 0..<256 {
             let known = index * 3 + 2 < frame.palette.count
@@ -43,7 +50,7 @@ struct GIFCanvas {
         samples.withUnsafeBytes { source in
             colors.withUnsafeMutableBytes { pipeline.convert(source.baseAddress!, to: $0.baseAddress!, count: 256) }
         }
-        self.colors = colors
+        return colors
     }
 
     /// The pixel rows that damage left undecoded get: transparent, or opaque black in an image

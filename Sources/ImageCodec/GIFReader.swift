@@ -58,8 +58,8 @@ final class GIFReader {
     let gif: UnsafeMutablePointer<GifFileType>
     let input: GIFInput
 
-    /// What is known once the first frame's header has been read.
-    struct FirstFrame {
+    /// What is known once a frame's header has been read.
+    struct Frame {
         /// The logical screen.
         let screenWidth: Int, screenHeight: Int
         /// The frame's rectangle as stored (giflib does not check it against the screen).
@@ -70,6 +70,8 @@ final class GIFReader {
         let transparentIndex: Int?
         /// Its colours: the local palette, else the global one, else none, as (R, G, B) triples.
         let palette: [UInt8]
+        /// What its graphic control extension says becomes of it before the next frame.
+        var disposal: FrameDisposal = .none
     }
 
     /// Opens `input` and reads the logical screen descriptor.
@@ -93,8 +95,18 @@ final class GIFReader {
     }
 
     /// Reads records up to the first image's header, so that its pixel data comes next.
-    func readFirstFrame() throws -> FirstFrame {
+    func readFirstFrame() throws -> Frame {
+        guard let frame = try readFrame() else {
+            throw ImageCacheError(.corruptData, "The GIF has no image: its trailer comes before any frame. The file is damaged.")
+        }
+        return frame
+    }
+
+    /// Reads records up to the next image's header, so that its pixel data comes next; nil at the
+    /// trailer. A graphic control extension applies to the image after it only.
+    func readFrame() throws -> Frame? {
         var transparentIndex: Int?
+        var disposal = FrameDisposal.none
         while true {
             var type = UNDEFINED_RECORD_TYPE
             guard DGifGetRecordType(gif, &type) == GIF_OK else { throw failure() }
@@ -108,6 +120,12 @@ final class GIFReader {
                     // The last graphic control before the image applies to it.
                     if DGifExtensionToGCB(Int(block[0]), block + 1, &control) == GIF_OK {
                         transparentIndex = control.TransparentColor >= 0 ? Int(control.TransparentColor) : nil
+                        // Modes 4 to 7 are undefined; browsers keep such a frame, as for 0 and 1.
+                        disposal = switch control.DisposalMode {
+                        case DISPOSE_BACKGROUND: .background
+                        case DISPOSE_PREVIOUS: .previous
+                        default: .none
+                        }
                     }
                 }
                 while block != nil {
@@ -123,15 +141,26 @@ final class GIFReader {
                         palette += [colors[i].Red, colors[i].Green, colors[i].Blue]
                     }
                 }
-                return FirstFrame(
+                return Frame(
                     screenWidth: Int(gif.pointee.SWidth), screenHeight: Int(gif.pointee.SHeight),
                     left: Int(image.Left), top: Int(image.Top), width: Int(image.Width), height: Int(image.Height),
-                    interlaced: image.Interlace, transparentIndex: transparentIndex, palette: palette)
+                    interlaced: image.Interlace, transparentIndex: transparentIndex, palette: palette, disposal: disposal)
             case TERMINATE_RECORD_TYPE:
-                throw ImageCacheError(.corruptData, "The GIF has no image: its trailer comes before any frame. The file is damaged.")
+                return nil
             default:
                 throw failure()
             }
+        }
+    }
+
+    /// Skips the current image's data without decoding it (a frame of no pixels, or one wholly
+    /// outside the canvas), so that the next record can be read.
+    func skipImageData() throws {
+        var size: Int32 = 0
+        var block: UnsafeMutablePointer<GifByteType>?
+        guard DGifGetCode(gif, &size, &block) == GIF_OK else { throw failure() }
+        while block != nil {
+            guard DGifGetCodeNext(gif, &block) == GIF_OK else { throw failure() }
         }
     }
 

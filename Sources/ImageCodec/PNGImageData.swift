@@ -56,18 +56,7 @@ enum PNGImageData {
                     throw ImageCacheError(.corruptData, "The PNG's image data is split by other chunks. The file is damaged; re-export it.")
                 }
                 seenImageData = true
-                let status = withExtendedLifetime(sink) {
-                    fic_png_inflater_feed(inflater, bytes.baseAddress! + offset + 8, length, { context, index, samples in
-                        guard let context, let samples else { return 1 }
-                        return Unmanaged<RowSink>.fromOpaque(context).takeUnretainedValue().deliver(Int(index), samples)
-                    }, Unmanaged.passUnretained(sink).toOpaque())
-                }
-                if let error = sink.error { throw error }
-                switch Int(status) {
-                case Int(FIC_PNG_OK): break
-                case Int(FIC_PNG_MEMORY): throw ImageCacheError(.overMemoryBudget, "Inflating the PNG ran out of memory.")
-                default: throw ImageCacheError(.corruptData, "The PNG's image data is corrupt (bad compressed data or filter type). Re-export the image.")
-                }
+                try feed(inflater, bytes.baseAddress! + offset + 8, length, sink)
             } else if seenImageData {
                 if !afterImageData {
                     afterImageData = true
@@ -82,6 +71,47 @@ enum PNGImageData {
                 }
             }
             offset += 12 + length
+        }
+    }
+
+    /// Inflates and unfilters the image data of one non-interlaced `shape` image whose zlib
+    /// stream comes in pieces (an APNG frame's `fdAT` payloads): `payloads` hands each piece to
+    /// the function it is given, in order, and `row(index, samples)` gets every row as stored.
+    /// Returns how many rows were complete.
+    ///
+    /// - Throws: `.corruptData` for bad zlib data or filter types; errors `payloads` or `row` throw.
+    static func inflateRows(
+        shape: (width: Int, height: Int, bitDepth: Int, channels: Int),
+        payloads: ((UnsafeRawBufferPointer) throws -> Void) throws -> Void,
+        row: (Int, UnsafeRawPointer) throws -> Void
+    ) throws -> Int {
+        guard let inflater = fic_png_inflater_create(UInt32(shape.width), UInt32(shape.height), Int32(shape.bitDepth), Int32(shape.channels)) else {
+            throw ImageCacheError(.overMemoryBudget, "Could not allocate a PNG inflater: out of memory.")
+        }
+        defer { fic_png_inflater_destroy(inflater) }
+        try withoutActuallyEscaping(row) { row in
+            let sink = RowSink(row)
+            try payloads { payload in
+                guard let base = payload.baseAddress, !payload.isEmpty else { return }
+                try feed(inflater, base, payload.count, sink)
+            }
+        }
+        return Int(fic_png_inflater_rows(inflater))
+    }
+
+    /// Feeds `length` bytes of zlib data at `data` to `inflater`, rows going to `sink`.
+    private static func feed(_ inflater: OpaquePointer, _ data: UnsafeRawPointer, _ length: Int, _ sink: RowSink) throws {
+        let status = withExtendedLifetime(sink) {
+            fic_png_inflater_feed(inflater, data, length, { context, index, samples in
+                guard let context, let samples else { return 1 }
+                return Unmanaged<RowSink>.fromOpaque(context).takeUnretainedValue().deliver(Int(index), samples)
+            }, Unmanaged.passUnretained(sink).toOpaque())
+        }
+        if let error = sink.error { throw error }
+        switch Int(status) {
+        case Int(FIC_PNG_OK): break
+        case Int(FIC_PNG_MEMORY): throw ImageCacheError(.overMemoryBudget, "Inflating the PNG ran out of memory.")
+        default: throw ImageCacheError(.corruptData, "The PNG's image data is corrupt (bad compressed data or filter type). Re-export the image.")
         }
     }
 

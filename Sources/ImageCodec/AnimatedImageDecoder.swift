@@ -1,0 +1,102 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials  // ContiguousBytes
+#else
+import Foundation
+#endif
+
+/// Decodes every frame of an animated image — GIF, animated WebP, APNG — composited on its
+/// canvas as browsers show it, one frame at a time: at most one canvas and one saved canvas exist
+/// while it works, never all frames. A still image, of any format ``ImageDecoder`` reads, is an
+/// animation of one frame.
+///
+/// The structure (``info``: canvas, frame count, loop count, durations) is read when the decoder
+/// is made, and the limits are checked then, before any frame is decoded:
+/// ``DecodingOptions/maximumPixelCount`` (the canvas), ``DecodingOptions/maximumFrames`` and
+/// ``DecodingOptions/maximumAnimationPixels``, each refused with
+/// ``ImageCacheError/Code/dimensionsTooLarge``. A file cut short delivers the frames before the
+/// cut, then throws ``ImageCacheError/Code/truncated``. The format is sniffed from the bytes.
+///
+/// An instance has one owner and is not thread-safe; each frame it hands out is a bitmap of its
+/// own, which may go anywhere.
+public final class AnimatedImageDecoder {
+    /// The animation's structure.
+    public let info: AnimationInfo
+    private let source: any AnimationFrameSource
+    private let path: String?
+    private var index = 0
+
+    /// Opens the image in `bytes` (read from a file: errors and warnings carry its path).
+    ///
+    /// - Throws: ``ImageCacheError``: the data is not an image, its structure is damaged, or it is
+    ///   over a limit of `options`.
+    public init(_ bytes: ImageBytes, options: DecodingOptions = .init()) throws {
+        path = bytes.path
+        do {
+            source = try Self.source(bytes, options: options)
+        } catch let error as ImageCacheError {
+            throw error.adding(path: bytes.path)
+        }
+        info = source.info
+    }
+
+    /// Opens the image in `bytes`, copied.
+    public convenience init(_ bytes: some ContiguousBytes, options: DecodingOptions = .init()) throws {
+        try self.init(try ImageBytes(copying: bytes), options: options)
+    }
+
+    /// Reads the file at `path` (see ``ImageBytes``) and opens it.
+    public convenience init(contentsOf path: String, options: DecodingOptions = .init()) throws {
+        do {
+            try self.init(try ImageBytes(contentsOf: path), options: options)
+        } catch let error as ImageCacheError {
+            throw error.adding(path: path)
+        }
+    }
+
+    /// Recoverable damage met so far (an APNG shown as its default image, a GIF frame's damaged
+    /// data), in the decoder's words.
+    public var warnings: [String] { source.warnings }
+
+    /// The next frame, composited, or nil after the last.
+    ///
+    /// - Throws: ``ImageCacheError``: `.truncated` when the data ends inside this frame (the frames
+    ///   before it were delivered), `.corruptData` when it is damaged.
+    public func nextFrame() throws -> AnimationFrame? {
+        let image: DecodedImage?
+        do {
+            image = try source.nextFrame()
+        } catch let error as ImageCacheError {
+            throw error.adding(path: path)
+        }
+        guard let image else { return nil }
+        defer { index += 1 }
+        let duration = index < info.durations.count ? info.durations[index] : 0
+        return AnimationFrame(index: index, durationMs: duration, image: image)
+    }
+
+    /// Calls `body` with every frame in order (the rest of them, when some were taken with
+    /// ``nextFrame()``).
+    public func forEachFrame(_ body: (AnimationFrame) throws -> Void) throws {
+        while let frame = try nextFrame() { try body(frame) }
+    }
+
+    /// The frame source for the format of `bytes`.
+    private static func source(_ bytes: ImageBytes, options: DecodingOptions) throws -> any AnimationFrameSource {
+        if let target = options.targetSize, target.width <= 0 || target.height <= 0 {
+            throw ImageCacheError(.invalidArgument, "targetSize must be positive in both dimensions, not \(target).")
+        }
+        let decoder = try bytes.withUnsafeBytes { try ImageFormats.locate($0).decoder }
+        switch decoder.format {
+        case .gif:
+            return try GIFAnimation(bytes, options: options)
+        case .webp:
+            let animated = try bytes.withUnsafeBytes { try WebPFormat.features($0).has_animation != 0 }
+            return animated ? try WebPAnimation(bytes, options: options) : try StillAnimation(bytes, options: options)
+        case .png:
+            let (animation, reason) = try APNGAnimation.open(bytes, options: options)
+            return try animation ?? StillAnimation(bytes, options: options, warnings: reason.map { [$0] } ?? [])
+        default:
+            return try StillAnimation(bytes, options: options)
+        }
+    }
+}

@@ -1,0 +1,118 @@
+import CWebP
+
+/// An animated WebP's frames, composited by libwebp's `WebPAnimDecoder` on the one canvas it
+/// keeps (blending, disposal, lossy frames with an alpha plane), straight into premultiplied BGRA.
+/// Disposal to background clears to transparent whatever the `ANIM` chunk's background colour
+/// says, as browsers do and as libwebp's decoder does.
+///
+/// A file cut inside a frame: libwebp's decoder wants a whole file, so the frames that are
+/// complete are decoded from a copy that ends after the last of them (its RIFF size mended), and
+/// `.truncated` is thrown once they have been delivered.
+final class WebPAnimation: AnimationFrameSource {
+    let info: AnimationInfo
+    let warnings: [String] = []
+    /// The bytes libwebp reads: the file, or the copy of its complete frames.
+    private let bytes: ImageBytes
+    private let decoder: OpaquePointer
+    private let source: ImageInfo
+    /// Whether the file was cut short: `.truncated` follows the last frame.
+    private let cut: Bool
+    private var index = 0
+
+    /// Reads the structure of the animated WebP in `file` and checks the limits.
+    init(_ file: ImageBytes, options: DecodingOptions) throws {
+        let (complete, durations, loopCount, canvas) = try file.withUnsafeBytes { try Self.structure($0, options: options) }
+        try AnimationLimits.check(width: canvas.width, height: canvas.height, frames: durations.count, options: options, format: "WebP")
+        if let complete {
+            cut = true
+            bytes = try file.withUnsafeBytes { whole in
+                var copy = [UInt8](UnsafeRawBufferPointer(rebasing: whole[0..<complete]))
+                let size = UInt32(complete - 8)
+                for i in 0..<4 { copy[4 + i] = UInt8(truncatingIfNeeded: size >> (8 * i)) }
+                return try ImageBytes(copying: copy)
+            }
+        } else {
+            cut = false
+            bytes = file
+        }
+        var decoderOptions = WebPAnimDecoderOptions()
+        guard WebPAnimDecoderOptionsInit(&decoderOptions) != 0 else {
+            throw ImageCacheError(.invalidArgument, "libwebp rejected its animation decoder options (ABI mismatch between header and library).")
+        }
+        decoderOptions.color_mode = MODE_bgrA
+        decoderOptions.use_threads = 0
+        // ImageBytes never moves its memory, and `self.bytes` keeps it alive as long as the decoder.
+        let made = bytes.withUnsafeBytes { buffer in
+            var data = WebPData(bytes: buffer.baseAddress?.assumingMemoryBound(to: UInt8.self), size: buffer.count)
+            return WebPAnimDecoderNew(&data, &decoderOptions)
+        }
+        guard let made else {
+            throw ImageCacheError(.corruptData, "The animated WebP is damaged (libwebp's animation decoder refused it). Re-export the image.")
+        }
+        decoder = made
+        info = AnimationInfo(format: .webp, width: canvas.width, height: canvas.height, loopCount: loopCount, durations: durations)
+        source = ImageInfo(format: .webp, width: canvas.width, height: canvas.height, hasAlpha: true, frameCount: durations.count)
+    }
+
+    deinit {
+        WebPAnimDecoderDelete(decoder)
+    }
+
+    /// The container's facts from libwebp's demuxer: where the complete frames end when the file
+    /// was cut short (nil when it is whole), each complete frame's duration, the loop count and
+    /// the canvas.
+    private static func structure(_ bytes: UnsafeRawBufferPointer, options: DecodingOptions) throws
+        -> (complete: Int?, durations: [Int], loopCount: Int, canvas: (width: Int, height: Int)) {
+        var data = WebPData(bytes: bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), size: bytes.count)
+        var state = WEBP_DEMUX_PARSING_HEADER
+        guard let demuxer = WebPDemuxPartial(&data, &state), state != WEBP_DEMUX_PARSING_HEADER else {
+            if state == WEBP_DEMUX_PARSING_HEADER {
+                throw ImageCacheError(.truncated, "The WebP data ends before its header does. The file was cut short; download or copy it again.")
+            }
+            throw ImageCacheError(.corruptData, "The animated WebP's container is damaged (libwebp's demuxer refused it). Re-export the image.")
+        }
+        defer { WebPDemuxDelete(demuxer) }
+        let canvas = (width: Int(WebPDemuxGetI(demuxer, WEBP_FF_CANVAS_WIDTH)), height: Int(WebPDemuxGetI(demuxer, WEBP_FF_CANVAS_HEIGHT)))
+        let loopCount = Int(WebPDemuxGetI(demuxer, WEBP_FF_LOOP_COUNT))
+        let declared = Int(WebPDemuxGetI(demuxer, WEBP_FF_FRAME_COUNT))
+        try AnimationLimits.checkFrameCount(declared, options: options, format: "WebP")
+        var durations: [Int] = []
+        var end = 0
+        var iterator = WebPIterator()
+        if WebPDemuxGetFrame(demuxer, 1, &iterator) != 0 {
+            repeat {
+                guard iterator.complete != 0, let start = iterator.fragment.bytes else { break }
+                durations.append(Int(iterator.duration))
+                let after = UnsafeRawPointer(start) - bytes.baseAddress! + iterator.fragment.size
+                end = after + (after & 1)  // chunks are padded to an even length
+            } while WebPDemuxNextFrame(&iterator) != 0
+            WebPDemuxReleaseIterator(&iterator)
+        }
+        guard state != WEBP_DEMUX_DONE else { return (nil, durations, loopCount, canvas) }
+        guard !durations.isEmpty, end <= bytes.count else {
+            throw ImageCacheError(.truncated, "The animated WebP's data ends inside its first frame. The file was cut short; download or copy it again.")
+        }
+        return (end, durations, loopCount, canvas)
+    }
+
+    func nextFrame() throws -> DecodedImage? {
+        guard WebPAnimDecoderHasMoreFrames(decoder) != 0 else {
+            if cut {
+                throw ImageCacheError(.truncated, "The animated WebP's data ends inside frame \(index + 1); the \(index) frames before it were decoded. The file was cut short; download or copy it again.")
+            }
+            return nil
+        }
+        var pixels: UnsafeMutablePointer<UInt8>?
+        var timestamp: Int32 = 0
+        guard WebPAnimDecoderGetNext(decoder, &pixels, &timestamp) != 0, let pixels else {
+            throw ImageCacheError(.corruptData, "The animated WebP's frame \(index + 1) is corrupt (libwebp: bitstream error). Re-export the image.")
+        }
+        index += 1
+        let image = try DecodedImage(allocating: info.width, height: info.height, pixelFormat: .bgra32Premultiplied, source: source,
+                                     isOrientationApplied: true, zeroFilled: false)
+        for y in 0..<info.height {
+            (image.baseAddress + y * image.bytesPerRow).copyMemory(from: pixels + y * info.width * 4, byteCount: info.width * 4)
+        }
+        return image
+    }
+}

@@ -1,0 +1,66 @@
+import FastImageCache
+import Foundation
+import ImageCodec
+import Testing
+
+@Suite("decode --frames")
+struct DecodeFramesTests {
+    /// A three-frame GIF (ImageMagick) written as three full-size PNGs whose pixels are the
+    /// decoder's frames, and its durations and loop count as JSON.
+    @Test func writesEveryFrameAndItsTimings() throws {
+        let folder = try TemporaryFolder()
+        let gif = folder.path("three.gif")
+        var arguments: [String] = []
+        for (photo, delay) in [("chelsea.jpg", "4"), ("coffee.jpg", "10"), ("rocket.jpg", "0")] {
+            arguments += ["-delay", delay, "(", Fic.testdata + "/photos/" + photo, "-resize", "40x30!", ")"]
+        }
+        let make = Process()
+        make.executableURL = URL(fileURLWithPath: "/usr/bin/convert")
+        make.arguments = arguments + ["-loop", "0", gif]
+        try make.run()
+        make.waitUntilExit()
+        try #require(make.terminationStatus == 0)
+
+        let out = folder.path("frames")
+        let run = try Fic.run(["decode", gif, "--frames", "--out", out, "--json"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+        #expect(report["loop_count"] as? Int == 0)
+        #expect(report["width"] as? Int == 40 && report["height"] as? Int == 30)
+        let frames = try #require(report["frames"] as? [[String: Any]])
+        #expect(frames.map { $0["index"] as? Int } == [0, 1, 2])
+        #expect(frames.map { $0["duration_ms"] as? Int } == [40, 100, 0])
+
+        let decoder = try AnimatedImageDecoder(contentsOf: gif)
+        var index = 0
+        try decoder.forEachFrame { frame in
+            let written = try ImageDecoder.decode(contentsOf: out + "/" + String(format: "frame-%04d.png", index))
+            #expect(written.width == 40 && written.height == 30)
+            #expect(try same(written, frame.image), "frame \(index)")
+            index += 1
+        }
+        #expect(index == 3)
+        #expect(!FileManager.default.fileExists(atPath: out + "/frame-0003.png"))
+    }
+
+    @Test func jsonNeedsFrames() throws {
+        let folder = try TemporaryFolder()
+        let run = try Fic.run(["decode", Fic.testdata + "/photos/chelsea.jpg", "--json", "--out", folder.path("a.png")])
+        #expect(run.status == 2)
+    }
+
+    /// Whether two bitmaps show the same colours (the PNG is opaque BGRX, the frame BGRA).
+    private func same(_ a: DecodedImage, _ b: DecodedImage) throws -> Bool {
+        guard a.width == b.width, a.height == b.height else { return false }
+        return a.withUnsafeBytes { p in
+            b.withUnsafeBytes { q in
+                for y in 0..<a.height {
+                    for x in 0..<a.width * 4 where x % 4 != 3 {
+                        if p[y * a.bytesPerRow + x] != q[y * b.bytesPerRow + x] { return false }
+                    }
+                }
+                return true
+            }
+        }
+    }
+}

@@ -1,0 +1,144 @@
+import FICTestSupport
+import Foundation
+@testable import ImageCodec
+import Testing
+
+/// Every frame of GIFs, animated WebPs and APNGs made at test time, compared with Pillow's
+/// composited frames: each disposal and blend mode, transparency, sub-rectangle frames, local
+/// palettes, interlace, variable delays and loop counts.
+@Suite(.serialized) struct AnimationTests {
+    /// Compares every frame, duration and the loop count with Pillow's; `skipFirst` drops
+    /// Pillow's first frame (an APNG default image that is not part of the animation).
+    /// WebP durations are checked against the encoder's arguments instead: Pillow derives them from
+    /// libwebp's timestamps.
+    func expectMatchesPillow(_ bytes: [UInt8], in folder: String, tolerance: Int, loopCount: Int, skipFirst: Bool = false,
+                             durations: Bool = true, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let (info, frames) = try AnimationFiles.decode(bytes)
+        var reference = try AnimationFiles.reference(bytes, in: folder)
+        if skipFirst {
+            reference.frames.removeFirst()
+            reference.durations.removeFirst()
+        }
+        #expect(info.frameCount == reference.frames.count, sourceLocation: sourceLocation)
+        #expect(frames.count == reference.frames.count, sourceLocation: sourceLocation)
+        #expect(info.loopCount == loopCount, sourceLocation: sourceLocation)
+        // Pillow's "loop" is a GIF's stored repeat count; AnimationInfo counts plays.
+        let pillowLoop = info.format == .gif ? reference.loop.map { $0 == 0 ? 0 : $0 + 1 } ?? 1 : reference.loop ?? 1
+        #expect(info.loopCount == pillowLoop, sourceLocation: sourceLocation)
+        for (frame, expected) in zip(frames, reference.frames) {
+            #expect(frame.image.width == expected.width && frame.image.height == expected.height, sourceLocation: sourceLocation)
+            let differing = AnimationFiles.differingPixels(frame.image, expected, tolerance: tolerance)
+            #expect(differing == 0, "frame \(frame.index): \(differing) pixels differ from Pillow's", sourceLocation: sourceLocation)
+        }
+        for (frame, expected) in zip(frames, reference.durations) where durations {
+            #expect(abs(Double(frame.durationMs) - expected) <= 1, "frame \(frame.index): \(frame.durationMs) ms, Pillow \(expected)", sourceLocation: sourceLocation)
+        }
+    }
+
+    /// Full-canvas frames of three photos (local palettes), variable delays (one of zero), played
+    /// twice (ImageMagick's -loop counts plays: it stores one repeat), stored in order and interlaced.
+    @Test(arguments: [false, true]) func gifFullFrames(interlaced: Bool) throws {
+        let folder = try AnimationFiles.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let a = try AnimationFiles.still("chelsea.jpg", 64, 48, in: folder), b = try AnimationFiles.still("coffee.jpg", 64, 48, in: folder)
+        let c = try AnimationFiles.still("rocket.jpg", 64, 48, in: folder)
+        let gif = try ExternalTools.convert(["-delay", "10", a, "-delay", "25", b, "-delay", "0", c, "-loop", "2"]
+                                                + (interlaced ? ["-interlace", "Line"] : []), in: folder, name: "full.gif")
+        try expectMatchesPillow(gif, in: folder, tolerance: 0, loopCount: 2)
+        #expect(try AnimationFiles.decode(gif).info.durations == [100, 250, 0])
+    }
+
+    /// Sub-rectangle frames with transparency over a first frame with transparency, disposed to
+    /// nothing, to the background and to the previous frame, looping forever. (The first frame
+    /// has a transparent index so that Pillow, too, disposes to transparent: without one it fills
+    /// with the background colour, which browsers ignore.)
+    @Test func gifDisposalModes() throws {
+        let folder = try AnimationFiles.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let background = try AnimationFiles.still("astronaut.jpg", 80, 60, roundAlpha: true, in: folder)
+        let s1 = try AnimationFiles.still("coffee.jpg", 30, 24, roundAlpha: true, in: folder)
+        let s2 = try AnimationFiles.still("chelsea.jpg", 26, 20, roundAlpha: true, in: folder)
+        let s3 = try AnimationFiles.still("rocket.jpg", 20, 30, roundAlpha: true, in: folder)
+        let gif = try ExternalTools.convert([
+            "-loop", "0", "-delay", "20", "-dispose", "none", "-page", "80x60+0+0", background,
+            "-dispose", "background", "-delay", "30", "-page", "+10+8", s1,
+            "-dispose", "previous", "-delay", "40", "-page", "+40+30", s2,
+            "-dispose", "none", "-delay", "5", "-page", "+25+15", s3,
+            "-dispose", "background", "-page", "+5+35", s1,
+            "-dispose", "none", "-page", "+50+2", s2,
+        ], in: folder, name: "dispose.gif")
+        try expectMatchesPillow(gif, in: folder, tolerance: 0, loopCount: 0)
+    }
+
+    /// img2webp: lossless and lossy frames (with an alpha plane), variable durations, two loops;
+    /// gif2webp of the disposal GIF: sub-rectangles, blending and disposal to background.
+    @Test func webp() throws {
+        let folder = try AnimationFiles.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let a = try AnimationFiles.still("chelsea.jpg", 64, 48, in: folder), b = try AnimationFiles.still("coffee.jpg", 64, 48, roundAlpha: true, in: folder)
+        let c = try AnimationFiles.still("rocket.jpg", 64, 48, roundAlpha: true, in: folder)
+        let out = folder + "/mixed.webp"
+        try ExternalTools.run(try ExternalTools.tool("img2webp", package: "webp"),
+                              ["-loop", "2", "-d", "80", "-lossless", a, "-d", "120", "-lossy", "-q", "60", b, "-d", "40", "-lossless", c, "-o", out])
+        let webp = try ExternalTools.bytes(atPath: out)
+        try expectMatchesPillow(webp, in: folder, tolerance: 1, loopCount: 2, durations: false)
+        #expect(try AnimationFiles.decode(webp).info.durations == [80, 120, 40])
+
+        let background = try AnimationFiles.still("astronaut.jpg", 80, 60, roundAlpha: true, in: folder)
+        let s1 = try AnimationFiles.still("coffee.jpg", 30, 24, roundAlpha: true, in: folder)
+        let gif = folder + "/source.gif", output = folder + "/converted.webp"
+        _ = try ExternalTools.convert(["-loop", "0", "-delay", "20", "-dispose", "none", "-page", "80x60+0+0", background,
+                                       "-dispose", "background", "-page", "+10+8", s1, "-dispose", "none", "-page", "+40+30", s1],
+                                      in: folder, name: "source.gif")
+        try ExternalTools.run(try ExternalTools.tool("gif2webp", package: "webp"), ["-mixed", gif, "-o", output])
+        let converted = try ExternalTools.bytes(atPath: output)
+        try expectMatchesPillow(converted, in: folder, tolerance: 1, loopCount: 0, durations: false)
+        #expect(try AnimationFiles.decode(converted).info.durations == [200, 200, 200])
+    }
+
+    /// Pillow's APNG writer: every dispose and blend operation, frames it crops to the
+    /// rectangle that changed, transparency, and a default image that is or is not a frame.
+    @Test(arguments: [false, true]) func apng(defaultImage: Bool) throws {
+        let folder = try AnimationFiles.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let a = try AnimationFiles.still("chelsea.jpg", 64, 48, in: folder), b = try AnimationFiles.still("coffee.jpg", 24, 20, roundAlpha: true, in: folder)
+        let c = try AnimationFiles.still("rocket.jpg", 30, 16, roundAlpha: true, in: folder)
+        let out = folder + "/animation.png"
+        try AnimationFiles.pillow("""
+            import sys
+            from PIL import Image
+            a, b, c = (Image.open(p).convert("RGBA") for p in sys.argv[1:4])
+            frames = []
+            for i, (small, x, y) in enumerate([(b, 4, 4), (c, 30, 20), (b, 36, 2), (c, 2, 30), (b, 20, 14)]):
+                frame = Image.new("RGBA", a.size, (0, 0, 0, 0)) if i % 2 else a.copy()
+                frame.alpha_composite(small, (x, y))
+                frames.append(frame)
+            first = Image.new("RGBA", a.size, (255, 0, 0, 255))
+            images = ([first] if sys.argv[5] == "1" else []) + frames + [a.copy()]
+            images[0].save(sys.argv[4], save_all=True, append_images=images[1:], default_image=sys.argv[5] == "1",
+                           duration=[100, 40, 0, 1000 / 3, 70, 55, 20][:len(images)], loop=4,
+                           disposal=[0, 1, 2, 0, 2, 1, 0][:len(images)], blend=[0, 1, 0, 1, 1, 0, 1][:len(images)])
+            """, [a, b, c, out, defaultImage ? "1" : "0"])
+        let png = try ExternalTools.bytes(atPath: out)
+        try expectMatchesPillow(png, in: folder, tolerance: 2, loopCount: 4, skipFirst: defaultImage)
+    }
+
+    /// APNG_BLEND_OP_OVER is Porter–Duff "over" on premultiplied pixels, as browsers composite
+    /// (Pillow pastes through the alpha as a mask instead, which squares partial alpha).
+    @Test func apngBlendOverIsPorterDuffOver() {
+        // 50% red over opaque blue: half and half, opaque. 30/255 grey over transparent: itself.
+        #expect(APNGAnimation.over(0x8080_0000, 0xFF00_00FF) == 0xFF80_007F)
+        #expect(APNGAnimation.over(0x1E1E_1E1E, 0) == 0x1E1E_1E1E)
+        #expect(APNGAnimation.over(0, 0xFF12_3456) == 0xFF12_3456)
+    }
+
+    /// A still image is an animation of one frame that plays once, its picture the still decode.
+    @Test func aStillImageIsOneFrame() throws {
+        for file in ["photos/chelsea.jpg", "png/astronaut-rgba.png"] {
+            let bytes = try TestData.bytes(file)
+            let (info, frames) = try AnimationFiles.decode(bytes)
+            #expect(info.frameCount == 1 && info.loopCount == 1 && frames.count == 1)
+            #expect(PixelComparison.identical(frames[0].image, try ImageDecoder.decode(bytes)))
+        }
+    }
+}
