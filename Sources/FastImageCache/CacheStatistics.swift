@@ -4,7 +4,7 @@ import ImageTable
 public struct FormatStatistics: Sendable, Hashable, Codable {
     /// The format name.
     public var format: String
-    /// Images stored.
+    /// Images stored (an animation's frames and its record count one each).
     public var count: Int
     /// The most images the format keeps.
     public var maximumCount: Int
@@ -16,8 +16,11 @@ public struct FormatStatistics: Sendable, Hashable, Codable {
     public var misses: Int
     /// Images evicted to make room.
     public var evictions: Int
-    /// Images stored since the cache opened.
+    /// Images stored since the cache opened (an animation's frames and record count one each).
     public var inserts: Int
+    /// Animations stored as their first frame only since the cache opened, because their frames
+    /// would take more than a quarter of ``maximumCount`` (see ``ImageCache/animation(for:format:)``).
+    public var animationsTooLarge: Int = 0
 }
 
 /// Counters and sizes of a cache.

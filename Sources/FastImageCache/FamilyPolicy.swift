@@ -108,7 +108,9 @@ struct FamilyPolicy: Sendable {
 
     /// Stores the image of `entity` in every format of `family` (every format when nil) that
     /// lacks an up-to-date one, decoding `source` once; see
-    /// ``ImageCache/storeImages(from:for:family:releasingPages:)``.
+    /// ``ImageCache/storeImages(from:for:family:releasingPages:)``. An animation stores every
+    /// frame (see ``storeAnimation(_:wanted:releasingPages:firstFrameStored:)``); failures after
+    /// the first frame leave the frames stored before them.
     func storeImages(from source: SourceImage, for entity: some ImageEntity, family: String?, releasingPages: Bool) throws -> [String: CachedImage] {
         let names = formatNames(ofFamily: family)
         guard !names.isEmpty else {
@@ -119,6 +121,14 @@ struct FamilyPolicy: Sendable {
             if let existing = cachedImage(for: entity, format: name) { images[name] = existing }
         }
         if images.count == names.count { return images }
+        if let animation = openAnimation(source) {
+            var first: [String: Result<CachedImage, any Error>] = [:]
+            _ = try storeAnimation(animation, wanted: [(entity, Set(names))], releasingPages: releasingPages) { first = $0[entity.entityID] ?? [:] }
+            for name in names where images[name] == nil {
+                images[name] = try (first[name] ?? .failure(ImageCacheError(.drawingFailed, "no image was drawn", format: name))).get()
+            }
+            return images
+        }
         let decoded = try decode(source, target: decodeSize(forFamiliesOf: names), format: names.first)
         for (name, result) in drawMissing(Set(names), for: entity, from: decoded) {
             let image = try result.get()

@@ -7,6 +7,9 @@ final class FormatTable: Sendable {
     let format: ImageFormat
     let table: ImageTable
     let keys: KeyMemo
+    /// Animations stored as their first frame only, because all their frames would take more
+    /// than a quarter of the table (or their record would not fit in a slot).
+    let animationsTooLarge = LockedBox(0)
 
     init(format: ImageFormat, namespace: CacheNamespace, fileExtension: String, options: TableOpenOptions, keys: KeyMemo, logger: Logger) throws {
         self.format = format
@@ -24,12 +27,20 @@ final class FormatTable: Sendable {
     ///
     /// - Throws: ``ImageCacheError`` `.drawingFailed` (the cause says why), or a storage failure.
     func draw(_ entity: some ImageEntity, from source: DecodedImage) throws -> CachedImage {
+        try draw(entity, from: source, frame: 0)
+    }
+
+    /// Draws `source` for `entity` as frame `frame` of its animation (frame 0 is the entity's own
+    /// entry, what ``draw(_:from:)`` stores): the same drawing, under the frame's key.
+    func draw(_ entity: some ImageEntity, from source: DecodedImage, frame: Int) throws -> CachedImage {
         let p = format.pixelSize
         let bytesPerRow = table.configuration.bytesPerRow
         let format = self.format
         let (entityKey, sourceKey) = keys.keys(entity.entityID, entity.sourceImageID)
+        let key = AnimationKeys.frame(frame, of: entityKey)
+        let label = frame == 0 ? entity.entityID : AnimationKeys.frameLabel(frame, of: entity.entityID)
         do {
-            let stored = try table.insert(entity: entityKey, source: sourceKey, label: entity.entityID) { pixels in
+            let stored = try table.insert(entity: key, source: sourceKey, label: label) { pixels in
                 let canvas = try ImageCanvas(pixels: pixels.baseAddress!, pixelWidth: p.width, pixelHeight: p.height, bytesPerRow: bytesPerRow, pixelFormat: format.style, scale: CGFloat(format.scale))
                 canvas.clear()
                 try entity.draw(source, format: format, canvas: canvas)
@@ -42,5 +53,42 @@ final class FormatTable: Sendable {
         } catch {
             throw ImageCacheError.wrap(error, format: format.name, code: .drawingFailed)
         }
+    }
+
+    // MARK: Animations
+
+    /// Whether an animation of `frameCount` frames is stored frame by frame: its frames and its
+    /// record take at most a quarter of the table, and the record fits in a slot.
+    func holdsAnimation(frames frameCount: Int) -> Bool {
+        frameCount + 1 <= format.maximumCount / 4 && AnimationRecord.byteCount(frames: frameCount) <= table.configuration.pixelByteCount
+    }
+
+    /// Stores the animation record of `entity`, replacing any older one.
+    func storeRecord(_ animation: StoredAnimation, for entity: some ImageEntity) throws {
+        let (entityKey, sourceKey) = keys.keys(entity.entityID, entity.sourceImageID)
+        do {
+            try table.insert(entity: AnimationKeys.record(of: entityKey), source: sourceKey, label: AnimationKeys.recordLabel(of: entity.entityID)) { bytes in
+                bytes.initializeMemory(as: UInt8.self, repeating: 0)
+                AnimationRecord.write(animation, to: bytes)
+            }
+        } catch {
+            throw ImageCacheError.wrap(error, format: format.name, code: .io)
+        }
+    }
+
+    /// The stored animation record of the entity whose keys are given, drawn from that source
+    /// version; nil when there is none.
+    func record(entity entityKey: TableKey, source sourceKey: TableKey) -> StoredAnimation? {
+        guard let stored = table.image(for: AnimationKeys.record(of: entityKey), source: sourceKey) else { return nil }
+        return stored.withUnsafeBytes { AnimationRecord.read($0) }
+    }
+
+    /// Removes the frames after the first and the record of the entity whose key is
+    /// `entityKey`, whatever source version they were drawn from.
+    func removeAnimation(of entityKey: TableKey) {
+        let recordKey = AnimationKeys.record(of: entityKey)
+        guard let stored = table.image(for: recordKey), let animation = stored.withUnsafeBytes({ AnimationRecord.read($0) }) else { return }
+        for frame in 1..<max(1, animation.frameCount) { table.remove(AnimationKeys.frame(frame, of: entityKey)) }
+        table.remove(recordKey)
     }
 }

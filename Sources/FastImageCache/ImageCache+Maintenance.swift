@@ -1,7 +1,8 @@
 extension ImageCache {
-    /// The entries of `format`, most recently used first.
+    /// The entries of `format`, most recently used first: one per entity (an animation's first
+    /// frame; its other frames and its record are left out).
     public func entries(format: String) throws -> [TableEntry] {
-        try table(format).table.entries()
+        try table(format).table.entries().filter { !AnimationKeys.isAnimationLabel($0.label) }
     }
 
     /// Checks every stored image's pixels against its checksum, format by format. Damaged

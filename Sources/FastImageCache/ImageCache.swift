@@ -143,15 +143,22 @@ public final class ImageCache: Sendable {
     }
 
     /// Deletes the image of `entity` in `format`. Returns whether there was one.
+    /// An animation's other frames and its record go with it.
     @discardableResult
     public func deleteImage(for entity: some ImageEntity, format: String) -> Bool {
-        tables[format]?.table.remove(keys.key(entity.entityID)) ?? false
+        guard let t = tables[format] else { return false }
+        let key = keys.key(entity.entityID)
+        t.removeAnimation(of: key)
+        return t.table.remove(key)
     }
 
-    /// Deletes the images of `entity` in every format.
+    /// Deletes the images of `entity` in every format (with an animation's frames and record).
     public func deleteImages(for entity: some ImageEntity) {
         let key = keys.key(entity.entityID)
-        for t in tables.values { t.table.remove(key) }
+        for t in tables.values {
+            t.removeAnimation(of: key)
+            t.table.remove(key)
+        }
     }
 
     /// Empties every table. Images still held stay valid until released.
@@ -179,7 +186,8 @@ public final class ImageCache: Sendable {
     public var statistics: CacheStatistics {
         let perFormat = formats.compactMap { f -> FormatStatistics? in
             guard let s = tables[f.name]?.table.statistics else { return nil }
-            return FormatStatistics(format: f.name, count: s.count, maximumCount: s.maximumCount, diskBytes: s.fileBytes, hits: s.hits, misses: s.misses, evictions: s.evictions, inserts: s.inserts)
+            let tooLarge = tables[f.name]?.animationsTooLarge.withLockedValue { $0 } ?? 0
+            return FormatStatistics(format: f.name, count: s.count, maximumCount: s.maximumCount, diskBytes: s.fileBytes, hits: s.hits, misses: s.misses, evictions: s.evictions, inserts: s.inserts, animationsTooLarge: tooLarge)
         }
         let (fetches, decodes) = policy.counters.snapshot()
         return CacheStatistics(formats: perFormat, sourceFetches: fetches, sourceDecodes: decodes)

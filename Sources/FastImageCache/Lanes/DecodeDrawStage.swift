@@ -15,6 +15,10 @@ struct DecodeDrawStage: Sendable {
     /// waiters may join while a batch is drawn, and are served from the same decode unless they
     /// need more pixels than it has.
     func process(_ source: SourceImage, nextBatch: () -> [RequestCoordinator.Waiter]) {
+        if let animation = policy.openAnimation(source) {
+            processAnimation(source, opened: animation, nextBatch: nextBatch)
+            return
+        }
         var decoded: DecodedImage?
         var decodedFor = PixelSize(width: 0, height: 0)
         var failure: (any Error)?
@@ -37,27 +41,90 @@ struct DecodeDrawStage: Sendable {
                 }
             }
             guard let decoded, failure == nil else {
-                let error = failure ?? ImageCacheError(.decodingFailed, "the source could not be decoded")
-                for w in batch {
-                    if let h = w.handle {
-                        h.deliver(.failure(ImageCacheError.wrap(error, format: w.format.format.name, code: .sourceUnavailable)))
-                    }
-                }
-                if batch.contains(where: \.isPrefetch) { logger.debug("prefetch failed: \(error)") }
+                fail(batch, failure ?? ImageCacheError(.decodingFailed, "the source could not be decoded"))
                 continue
             }
             deliver(batch, from: decoded)
         }
     }
 
+    /// ``process(_:nextBatch:)`` for an animation: each batch's entities and formats are stored
+    /// frame by frame (``FamilyPolicy/storeAnimation(_:wanted:releasingPages:firstFrameStored:)``);
+    /// callers are resumed as soon as the first frame is stored, and this job then stores the
+    /// other frames before it takes the next batch. A later batch that lacks a first frame opens
+    /// the source again (a second decode); one that lacks none is served what is stored.
+    private func processAnimation(_ source: SourceImage, opened: AnimatedImageDecoder, nextBatch: () -> [RequestCoordinator.Waiter]) {
+        var animation: AnimatedImageDecoder? = opened
+        while true {
+            let batch = nextBatch()
+            if batch.isEmpty { return }
+            let wanted = wantedFormats(batch)
+            if animation == nil && policy.lacksFirstFrame(wanted) { animation = policy.openAnimation(source) }
+            guard let decoder = animation else {
+                // Everything is stored (or the source no longer opens as an animation: its first frame
+                // is then drawn like a still image's).
+                if policy.lacksFirstFrame(wanted) {
+                    do {
+                        let decoded = try policy.decode(source, target: policy.decodeSize(forFamiliesOf: batch.map(\.format.format.name)), format: batch.first?.format.format.name)
+                        deliver(batch, from: decoded)
+                    } catch {
+                        fail(batch, error)
+                    }
+                } else {
+                    resume(batch, made: stored(wanted))
+                }
+                continue
+            }
+            animation = nil
+            do {
+                let later = try policy.storeAnimation(decoder, wanted: wanted) { resume(batch, made: $0) }
+                for error in later { logger.debug("storing an animation's frame failed: \(error)") }
+            } catch {
+                fail(batch, error)
+            }
+        }
+    }
+
+    /// Per entity of `batch`, the formats its waiters asked for plus those the family policy adds.
+    private func wantedFormats(_ batch: [RequestCoordinator.Waiter]) -> [(entity: any ImageEntity, formats: Set<String>)] {
+        Dictionary(grouping: batch, by: { $0.entity.entityID }).values.map { waiters in
+            (waiters[0].entity, policy.formatsToDraw(requested: waiters.map(\.format.format.name), for: waiters[0].entity))
+        }
+    }
+
+    /// The stored images of `wanted`, by entity identifier, then format name.
+    private func stored(_ wanted: [(entity: any ImageEntity, formats: Set<String>)]) -> [String: [String: Result<CachedImage, any Error>]] {
+        var made: [String: [String: Result<CachedImage, any Error>]] = [:]
+        for (entity, names) in wanted {
+            for name in names {
+                if let image = policy.cachedImage(for: entity, format: name) { made[entity.entityID, default: [:]][name] = .success(image) }
+            }
+        }
+        return made
+    }
+
+    /// Fails every caller of `batch` with `error`.
+    private func fail(_ batch: [RequestCoordinator.Waiter], _ error: any Error) {
+        for w in batch {
+            if let h = w.handle {
+                h.deliver(.failure(ImageCacheError.wrap(error, format: w.format.format.name, code: .sourceUnavailable)))
+            }
+        }
+        if batch.contains(where: \.isPrefetch) { logger.debug("prefetch failed: \(error)") }
+    }
+
     /// Draws what each waiter asked for, plus what the family policy adds, then resumes callers.
     private func deliver(_ batch: [RequestCoordinator.Waiter], from source: DecodedImage) {
         var made: [String: [String: Result<CachedImage, any Error>]] = [:] // entity → format → image
-        for (entityID, waiters) in Dictionary(grouping: batch, by: { $0.entity.entityID }) {
-            let entity = waiters[0].entity
-            let wanted = policy.formatsToDraw(requested: waiters.map(\.format.format.name), for: entity)
-            made[entityID] = policy.drawMissing(wanted, for: entity, from: source)
+        for (entity, wanted) in wantedFormats(batch) {
+            made[entity.entityID] = policy.drawMissing(wanted, for: entity, from: source)
         }
+        resume(batch, made: made)
+    }
+
+    /// Resumes the callers of `batch` with the images `made` (by entity identifier, then format
+    /// name); prefetches that failed are logged.
+    private func resume(_ batch: [RequestCoordinator.Waiter], made: [String: [String: Result<CachedImage, any Error>]]) {
         for w in batch {
             let result = made[w.entity.entityID]?[w.format.format.name] ?? .failure(ImageCacheError(.drawingFailed, "no image was drawn", format: w.format.format.name))
             if let h = w.handle {

@@ -1,0 +1,136 @@
+/// What the cache knows of an entity's animation in a format: how many frames it stored, how
+/// long each is shown and how many times it plays. Returned by
+/// ``ImageCache/animation(for:format:)``; read from the table, so a new process knows it
+/// without decoding anything. A still image is an animation of one frame that plays once.
+public struct StoredAnimation: Sendable, Hashable {
+    /// The number of frames; frame *n* is ``ImageCache/cachedImage(for:format:frame:)``.
+    public var frameCount: Int
+    /// Each frame's duration in milliseconds, as stored in the source file (before the rule for
+    /// tiny delays, which ``timeline`` applies).
+    public var durations: [Int]
+    /// How many times the animation plays, 0 meaning forever (as ``AnimationInfo/loopCount``).
+    public var loopCount: Int
+
+    /// Creates a value.
+    public init(durations: [Int], loopCount: Int) {
+        self.frameCount = durations.count
+        self.durations = durations
+        self.loopCount = loopCount
+    }
+
+    /// The frame to show at each moment of playing.
+    public var timeline: AnimationTimeline { AnimationTimeline(durations: durations, loopCount: loopCount) }
+
+    /// A still image: one frame, played once.
+    static let still = StoredAnimation(durations: [0], loopCount: 1)
+}
+
+/// Maps the time since an animation started playing to the frame to show, as browsers do: a
+/// frame whose delay is 10 ms or less is shown for 100 ms, frames follow one another in order, the
+/// animation starts again after its last frame until it has played ``loopCount`` times (forever
+/// when 0), and after its last play its last frame stays.
+///
+/// Pure arithmetic on the elapsed time it is given: the player owns the clock.
+///
+/// ```swift
+/// let timeline = animation.timeline
+/// let frame = timeline.frame(at: clock.now - start)
+/// ```
+public struct AnimationTimeline: Sendable, Hashable {
+    /// Each frame's display time in milliseconds, after the rule for tiny delays.
+    public let frameDurations: [Int]
+    /// How many times the animation plays, 0 meaning forever.
+    public let loopCount: Int
+
+    /// A timeline for frames of `durations` (milliseconds, as stored) played `loopCount` times
+    /// (0: forever; negative counts as 0).
+    public init(durations: [Int], loopCount: Int) {
+        frameDurations = durations.map(Self.displayDuration)
+        self.loopCount = max(0, loopCount)
+    }
+
+    /// The time a frame whose stored delay is `milliseconds` is shown: 100 ms when the delay is
+    /// 10 ms or less (browsers' rule, which old GIFs rely on), otherwise the delay itself.
+    public static func displayDuration(_ milliseconds: Int) -> Int {
+        milliseconds <= 10 ? 100 : milliseconds
+    }
+
+    /// The number of frames.
+    public var frameCount: Int { frameDurations.count }
+
+    /// The length of one play, in milliseconds.
+    public var playDuration: Int { frameDurations.reduce(0) { $0 &+ $1 } }
+
+    /// The frame to show `elapsed` after the animation started (frame 0 before it started).
+    public func frame(at elapsed: Duration) -> Int {
+        frame(atMilliseconds: Self.milliseconds(elapsed))
+    }
+
+    /// The frame to show `milliseconds` after the animation started: frame *i* is shown from the
+    /// end of frame *i − 1* (included) to its own end (excluded).
+    public func frame(atMilliseconds milliseconds: Int) -> Int {
+        let total = playDuration
+        guard frameDurations.count > 1, milliseconds > 0, total > 0 else { return 0 }
+        if isFinished(atMilliseconds: milliseconds) { return frameDurations.count - 1 }
+        var position = milliseconds % total
+        for (index, d) in frameDurations.enumerated() {
+            if position < d { return index }
+            position -= d
+        }
+        return frameDurations.count - 1
+    }
+
+    /// Whether every play is over `elapsed` after the start (never for an endless animation).
+    public func isFinished(at elapsed: Duration) -> Bool {
+        isFinished(atMilliseconds: Self.milliseconds(elapsed))
+    }
+
+    /// Whether every play is over `milliseconds` after the start: from the end of the last
+    /// frame of the last play on.
+    public func isFinished(atMilliseconds milliseconds: Int) -> Bool {
+        let total = playDuration
+        guard loopCount > 0, total > 0 else { return false }
+        return milliseconds / total >= loopCount
+    }
+
+    /// `d` in whole milliseconds, rounded towards zero, clamped to `Int`.
+    static func milliseconds(_ d: Duration) -> Int {
+        let (seconds, attoseconds) = d.components
+        let (ms, overflow) = seconds.multipliedReportingOverflow(by: 1000)
+        if overflow { return seconds < 0 ? Int.min : Int.max }
+        let (sum, overflow2) = Int(ms).addingReportingOverflow(Int(attoseconds / 1_000_000_000_000_000))
+        return overflow2 ? (ms < 0 ? Int.min : Int.max) : sum
+    }
+}
+
+/// The animation record stored in a slot of each format's table beside the frames: a few bytes
+/// at the start of the slot's pixels (which the table checksums like any image's).
+///
+/// Layout, little-endian `UInt32`s: magic "FICA", version 1, frame count, loop count, then each
+/// frame's duration in milliseconds.
+enum AnimationRecord {
+    static let magic: UInt32 = 0x4143_4946  // "FICA" read as little-endian
+    static let version: UInt32 = 1
+    static let headerBytes = 16
+
+    /// The bytes a record of `frameCount` frames takes.
+    static func byteCount(frames frameCount: Int) -> Int { headerBytes + 4 * frameCount }
+
+    /// Writes the record of `animation` at the start of `buffer` (which must hold ``byteCount(frames:)``).
+    static func write(_ animation: StoredAnimation, to buffer: UnsafeMutableRawBufferPointer) {
+        var values: [UInt32] = [magic, version, UInt32(clamping: animation.frameCount), UInt32(clamping: animation.loopCount)]
+        values += animation.durations.map { UInt32(clamping: $0) }
+        for (i, v) in values.enumerated() {
+            buffer.storeBytes(of: v.littleEndian, toByteOffset: 4 * i, as: UInt32.self)
+        }
+    }
+
+    /// The record at the start of `bytes`, or nil when they hold none (or a damaged one).
+    static func read(_ bytes: UnsafeRawBufferPointer) -> StoredAnimation? {
+        func u32(_ i: Int) -> Int { Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 4 * i, as: UInt32.self))) }
+        guard bytes.count >= headerBytes, u32(0) == Int(magic), u32(1) == Int(version) else { return nil }
+        let frames = u32(2), loops = u32(3)
+        guard frames >= 1, byteCount(frames: frames) <= bytes.count, loops <= Int(Int32.max) else { return nil }
+        return StoredAnimation(durations: (0..<frames).map { u32(4 + $0) }, loopCount: loops)
+    }
+}
