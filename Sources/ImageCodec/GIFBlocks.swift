@@ -15,20 +15,23 @@ enum GIFBlocks {
         var frames: Int
     }
 
+    /// Skips the data sub-blocks starting at `index`, up to and including their terminator;
+    /// false if they run past the end of `bytes`.
+    static func skipSubBlocks(_ bytes: UnsafeRawBufferPointer, at index: inout Int) -> Bool {
+        while index < bytes.count {
+            let length = Int(bytes[index])
+            index += 1
+            if length == 0 { return true }
+            index += length
+        }
+        return false
+    }
+
     /// Walks `bytes` from `offset`, the start of the first frame's image data (after its LZW
     /// minimum code size).
     static func walk(_ bytes: UnsafeRawBufferPointer, firstFrameDataAt offset: Int) -> Walk {
         var index = offset
-        /// Skips data sub-blocks up to and including the terminator; false if they run past the end.
-        func skipSubBlocks() -> Bool {
-            while index < bytes.count {
-                let length = Int(bytes[index])
-                index += 1
-                if length == 0 { return true }
-                index += length
-            }
-            return false
-        }
+        func skipSubBlocks() -> Bool { Self.skipSubBlocks(bytes, at: &index) }
         guard skipSubBlocks() else { return Walk(firstFrameComplete: false, frames: 1) }
         var frames = 1
         while index < bytes.count, frames < maximumCountedFrames {

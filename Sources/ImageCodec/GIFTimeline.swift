@@ -22,16 +22,7 @@ struct GIFTimeline {
         var index = 13
         if bytes[10] & 0x80 != 0 { index += 3 << (Int(bytes[10] & 0x07) + 1) }
         var delay = 0
-        /// Skips data sub-blocks up to and including the terminator; false if they run past the end.
-        func skipSubBlocks() -> Bool {
-            while index < bytes.count {
-                let length = Int(bytes[index])
-                index += 1
-                if length == 0 { return true }
-                index += length
-            }
-            return false
-        }
+        func skipSubBlocks() -> Bool { GIFBlocks.skipSubBlocks(bytes, at: &index) }
         while index < bytes.count, delays.count <= maximumFrames {
             switch bytes[index] {
             case 0x21:  // extension: introducer, label, sub-blocks
