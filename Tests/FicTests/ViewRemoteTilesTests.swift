@@ -1,3 +1,4 @@
+import FICHarness
 import FICTestSupport
 import Foundation
 import Testing
@@ -88,6 +89,43 @@ extension ViewTests {
             #expect(fitted.width == 640 && fitted.height == 384)
             let psnr = shown.psnr(x: 0, y: 8, w: 640, h: 384, against: fitted, ox: 0, oy: 0)
             #expect(psnr > 32, "PSNR \(psnr) dB against vips resize")
+        }
+
+        @Test("through a slow link, tiles the view left before they arrived are moved to the slow lane and cancelled, and some never fetched")
+        func leftTilesAreDemotedOrCancelled() async throws {
+            try #require(ViewRunner.hasXvfb, "xvfb-run is missing: run scripts/install-deps")
+            let server = try #require(TestWebServer.shared, "scripts/test started nginx, but the tests cannot reach it")
+            let published = try publishSource(server); defer { server.unpublish(published) }
+            let tree = server.root + "/" + published
+            try ExternalTools.run("/usr/bin/vips", ["dzsave", tree + "/source.jpg", tree + "/image", "--suffix", ".jpg[Q=95]"])
+            // About a dozen tiles a second: the first corner's tiles are still on their way when the view leaves.
+            let link = try ThrottledLink(targetPort: try #require(URL(string: server.base)?.port), bytesPerSecond: 400_000)
+            defer { link.stop() }
+            let folder = try TemporaryFolder()
+            let stats = try view("http://127.0.0.1:\(link.port)/logged/\(published)/image.dzi", script: """
+                wait-idle
+                zoom-to 1 at 0 0
+                wait 2
+                pan 500 0
+                wait 2
+                fit
+                zoom-to 1 at 639 399
+                wait-idle
+                screenshot \(folder.path("corner.png"))
+                """, folder: folder, cache: folder.path("cache"), stats: "stats.json")
+            #expect(stats["script_waits_timed_out"] as? Int == 0 && stats["tiles_unreadable"] as? Int == 0)
+            let demoted = stats["tiles_demoted"] as? Int ?? 0, cancelled = stats["tiles_cancelled"] as? Int ?? 0
+            print("slow link: demoted \(demoted), cancelled \(cancelled), asked \((stats["tiles_requested_fast"] as? Int ?? 0) + (stats["tiles_prefetched"] as? Int ?? 0)), fetched \(stats["tile_fetches"] as? Int ?? -1)")
+            // Panned by most of the window: the tiles that left the view but stay near go to the slow
+            // lane; zoomed to the far corner: the rest leave the plan and are cancelled.
+            #expect(demoted > 0, "tiles that left the view but stay near are moved to the slow lane")
+            #expect(cancelled > 0, "tiles that left the plan are cancelled")
+            // Asked for (visible on the fast lane, the ring on the slow one) but never fetched: cancelled in time.
+            let asked = (stats["tiles_requested_fast"] as? Int ?? 0) + (stats["tiles_prefetched"] as? Int ?? 0)
+            let fetched = stats["tile_fetches"] as? Int ?? Int.max
+            #expect(fetched < asked, "\(fetched) tiles fetched of \(asked) asked for")
+            // The final view is still right: the source's pixels at the bottom-right corner.
+            try expectSource(folder.path("corner.png"), source: tree + "/source.jpg", stats: stats)
         }
 
         @Test("zoomed into a corner, only the tiles near the view are fetched; a restart revisiting it fetches no tile and decodes nothing")
