@@ -26,40 +26,14 @@ extension FamilyPolicy {
         case .decoded:
             return nil
         case .encoded(let encoded):
-            guard encoded.withUnsafeBytes(Self.mayBeAnimated), let copied = try? ImageBytes(copying: encoded) else { return nil }
+            guard encoded.withUnsafeBytes(AnimatedImageDecoder.mayBeAnimated), let copied = try? ImageBytes(copying: encoded) else { return nil }
             bytes = copied
         case .bytes(let given):
-            guard given.withUnsafeBytes(Self.mayBeAnimated) else { return nil }
+            guard given.withUnsafeBytes(AnimatedImageDecoder.mayBeAnimated) else { return nil }
             bytes = given
         }
         guard let decoder = try? AnimatedImageDecoder(bytes), decoder.info.frameCount > 1 else { return nil }
         return decoder
-    }
-
-    /// A quick look at the bytes: a GIF, an APNG (an `acTL` chunk before the first `IDAT`), or a
-    /// WebP whose extended header says it is animated. Everything else is a still image.
-    static func mayBeAnimated(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        func ascii(_ s: String, at offset: Int) -> Bool {
-            let u = Array(s.utf8)
-            return offset >= 0 && offset + u.count <= bytes.count && u.indices.allSatisfy { bytes[offset + $0] == u[$0] }
-        }
-        switch ImageDecoder.sniffFormat(bytes) {
-        case .gif:
-            return true
-        case .webp:
-            return ascii("VP8X", at: 12) && bytes.count > 20 && bytes[20] & 0x02 != 0
-        case .png:
-            var offset = 8  // chunks: length, type, data, CRC
-            while offset + 8 <= bytes.count {
-                let length = Int(bytes[offset]) << 24 | Int(bytes[offset + 1]) << 16 | Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
-                if ascii("acTL", at: offset + 4) { return true }
-                if ascii("IDAT", at: offset + 4) { return false }
-                offset += 12 + length
-            }
-            return false
-        default:
-            return false
-        }
     }
 
     /// What each entity of `wanted` needs of an animation of `frameCount` frames.

@@ -46,4 +46,25 @@ extension ImageCache {
         guard let stored = t.table.image(for: AnimationKeys.frame(frame, of: entityKey), source: sourceKey) else { return nil }
         return CachedImage(table: t, storage: stored)
     }
+
+    /// Frame `frame` of the animation stored for the entity whose identifier is `entityID`, from
+    /// whichever version of its source is stored (tools that know only the identifier, as
+    /// ``cachedImage(entityID:format:)``), or nil. A frame left from another version is not returned.
+    public func cachedImage(entityID: String, format: String, frame: Int) -> CachedImage? {
+        guard frame > 0 else { return frame == 0 ? cachedImage(entityID: entityID, format: format) : nil }
+        guard let t = tables[format] else { return nil }
+        let entityKey = policy.keys.key(entityID)
+        guard let first = t.table.image(for: entityKey),
+              let stored = t.table.image(for: AnimationKeys.frame(frame, of: entityKey), source: first.source) else { return nil }
+        return CachedImage(table: t, storage: stored)
+    }
+
+    /// The animation stored for the entity whose identifier is `entityID` (whichever version of
+    /// its source is stored), as ``animation(for:format:)``.
+    public func animation(entityID: String, format: String) -> StoredAnimation? {
+        guard let t = tables[format] else { return nil }
+        let entityKey = policy.keys.key(entityID)
+        guard let first = t.table.image(for: entityKey) else { return nil }
+        return t.record(entity: entityKey, source: first.source) ?? .still
+    }
 }

@@ -53,6 +53,33 @@ public final class AnimatedImageDecoder {
         }
     }
 
+    /// A quick look at the first bytes, decoding nothing: a GIF, an APNG (an `acTL` chunk before
+    /// the first `IDAT`), or a WebP whose extended header says it is animated. Everything else is
+    /// a still image (a GIF may still turn out to have one frame).
+    public static func mayBeAnimated(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        func ascii(_ s: String, at offset: Int) -> Bool {
+            let u = Array(s.utf8)
+            return offset >= 0 && offset + u.count <= bytes.count && u.indices.allSatisfy { bytes[offset + $0] == u[$0] }
+        }
+        switch ImageDecoder.sniffFormat(bytes) {
+        case .gif:
+            return true
+        case .webp:
+            return ascii("VP8X", at: 12) && bytes.count > 20 && bytes[20] & 0x02 != 0
+        case .png:
+            var offset = 8  // chunks: length, type, data, CRC
+            while offset + 8 <= bytes.count {
+                let length = Int(bytes[offset]) << 24 | Int(bytes[offset + 1]) << 16 | Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
+                if ascii("acTL", at: offset + 4) { return true }
+                if ascii("IDAT", at: offset + 4) { return false }
+                offset += 12 + length
+            }
+            return false
+        default:
+            return false
+        }
+    }
+
     /// Recoverable damage met so far (an APNG shown as its default image, a GIF frame's damaged
     /// data), in the decoder's words.
     public var warnings: [String] { source.warnings }

@@ -70,6 +70,18 @@ struct Ingester: Sendable {
         if cache.containsImages(for: entity) {
             return .unchanged
         }
+        // An animation is stored frame by frame by the cache itself, from one decode of its frames
+        // (a GIF of one frame, the usual case, is decoded here like any still image).
+        if bytes.withUnsafeBytes(AnimatedImageDecoder.mayBeAnimated), ((try? AnimatedImageDecoder(bytes))?.info.frameCount ?? 1) > 1 {
+            do {
+                try cache.storeImages(from: .bytes(bytes), for: entity, releasingPages: true)
+                return .added(warnings: [])
+            } catch let error as ImageCacheError where [.decodingFailed, .drawingFailed, .sourceUnavailable].contains(error.code) {
+                return .refused((error.underlying as? ImageCacheError)?.message ?? error.message)
+            } catch {
+                throw CLIError("cannot store \(file.relativePath): \(error)")
+            }
+        }
         let image: DecodedImage
         do {
             image = try ImageDecoder.decode(bytes, options: options)

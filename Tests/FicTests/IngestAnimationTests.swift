@@ -1,0 +1,32 @@
+import FICTestSupport
+import Foundation
+import Testing
+
+/// `fic ingest` stores every frame of an animated GIF, and `fic get --frame N` writes each.
+@Suite("ingest and get an animation's frames")
+struct IngestAnimationTests {
+    @Test("every frame of an animated GIF is stored by fic ingest, and fic get --frame writes it; a frame past the last is refused")
+    func framesOfAnIngestedGIF() throws {
+        let convert = try ExternalTools.tool("convert", package: "imagemagick")
+        let folder = try TemporaryFolder()
+        let source = folder.path("source")
+        try FileManager.default.createDirectory(atPath: source, withIntermediateDirectories: true)
+        // Three flat frames whose colours are the reference: red, lime, blue; 50, 100 and 200 ms; played twice.
+        try ExternalTools.run(convert, ["-delay", "5", "-size", "64x64", "xc:#ff0000", "-delay", "10", "xc:#00ff00", "-delay", "20", "xc:#0000ff",
+                                        "-loop", "2", source + "/flags.gif"])
+        let cache = folder.path("cache")
+        let ingest = try Fic.run(["ingest", source, "--cache", cache, "--format", "thumb:32x32@1:bgrx:max=64"])
+        #expect(ingest.status == 0, "\(ingest.stderr)")
+        for (frame, blue, green, red) in [(0, 0, 0, 255), (1, 0, 255, 0), (2, 255, 0, 0)] as [(Int, UInt8, UInt8, UInt8)] {
+            let out = folder.path("frame-\(frame).png")
+            let get = try Fic.run(["get", "--cache", cache, "--format", "thumb", "--entity", "flags.gif", "--frame", "\(frame)", "--out", out])
+            #expect(get.status == 0, "\(get.stderr)")
+            #expect(get.stdout.contains("frame \(frame) of 3; durations 50 ms, 100 ms, 200 ms"), "\(get.stdout)")
+            let picture = try Picture(out)
+            let pixel = picture.bgr(16, 16)
+            #expect(pixel.0 == blue && pixel.1 == green && pixel.2 == red, "frame \(frame): \(pixel)")
+        }
+        let past = try Fic.run(["get", "--cache", cache, "--format", "thumb", "--entity", "flags.gif", "--frame", "3", "--out", folder.path("x.png")])
+        #expect(past.status == 1 && past.stderr.contains("3 frame(s)"), "\(past.stderr)")
+    }
+}
