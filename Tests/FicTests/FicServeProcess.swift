@@ -29,24 +29,27 @@ final class FicServeProcess: @unchecked Sendable {
         let folder = try ExternalTools.makeFolder("fic-serve")
         let out = folder + "/stdout", err = folder + "/stderr"
         let pid = try ExternalTools.spawn(binary, ["serve", store, "--port", "0"] + extra, standardOutput: out, standardError: err)
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            let said = String(decoding: (try? ExternalTools.bytes(atPath: out)) ?? [], as: UTF8.self)
-            if let line = said.split(separator: "\n").first(where: { $0.hasPrefix("Serving ") }),
-               let range = line.range(of: "http://127.0.0.1:"),
-               let port = Int(line[range.upperBound...].prefix(while: \.isNumber)) {
-                return FicServeProcess(pid: pid, port: port, folder: folder)
+        var said = "", port: Int?, ended = false, status: Int32 = 0
+        do {
+            try await waitUntil("fic serve \(store) prints the port it listens on, or exits", timeout: timeout) {
+                said = String(decoding: (try? ExternalTools.bytes(atPath: out)) ?? [], as: UTF8.self)
+                if let line = said.split(separator: "\n").first(where: { $0.hasPrefix("Serving ") }),
+                   let range = line.range(of: "http://127.0.0.1:") {
+                    port = Int(line[range.upperBound...].prefix(while: \.isNumber))
+                }
+                ended = port == nil && waitpid(pid, &status, WNOHANG) == pid
+                return port != nil || ended
             }
-            var status: Int32 = 0
-            let ended = waitpid(pid, &status, WNOHANG) == pid
-            if ended || ContinuousClock.now > deadline {
-                if !ended { kill(pid, SIGKILL); waitpid(pid, &status, 0) }
-                let errors = String(decoding: (try? ExternalTools.bytes(atPath: err)) ?? [], as: UTF8.self)
-                try? FileManager.default.removeItem(atPath: folder)
-                throw Failed(description: "fic serve \(store) \(ended ? "exited (wait status \(status))" : "printed no port within \(timeout)"): \(said) \(errors)")
-            }
-            try await Task.sleep(for: .milliseconds(20))
+        } catch is WaitTimedOut {
+            kill(pid, SIGKILL)
+            waitpid(pid, &status, 0)
         }
+        guard let port else {
+            let errors = String(decoding: (try? ExternalTools.bytes(atPath: err)) ?? [], as: UTF8.self)
+            try? FileManager.default.removeItem(atPath: folder)
+            throw Failed(description: "fic serve \(store) \(ended ? "exited (wait status \(status))" : "printed no port within \(timeout)"): \(said) \(errors)")
+        }
+        return FicServeProcess(pid: pid, port: port, folder: folder)
     }
 
     /// Why a server did not start.

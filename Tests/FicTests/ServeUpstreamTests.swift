@@ -34,17 +34,17 @@ final class UpstreamNginx: @unchecked Sendable {
             let pid = try ExternalTools.spawn(nginx, ["-p", folder + "/", "-e", folder + "/error.log", "-c", folder + "/nginx.conf"],
                                               standardOutput: folder + "/stdout", standardError: folder + "/stderr")
             let started = UpstreamNginx(folder: folder, port: port, pid: pid)
-            let deadline = ContinuousClock.now + .seconds(30)
-            while ContinuousClock.now < deadline {
-                var status: Int32 = 0
-                if waitpid(pid, &status, WNOHANG) == pid {
-                    started.stopped = true
-                    failures.append(String(decoding: (try? ExternalTools.bytes(atPath: folder + "/error.log")) ?? [], as: UTF8.self))
-                    break
-                }
-                if let (code, _) = try? await get(started.base + "/alive"), code == 204 { return started }
-                try await Task.sleep(for: .milliseconds(20))
+            var exited = false, status: Int32 = 0
+            try? await waitUntil("nginx listens on \(port), or exits", timeout: .seconds(30)) {
+                exited = waitpid(pid, &status, WNOHANG) == pid
+                return exited || LoopbackSocket.accepts(port)
             }
+            if exited {
+                started.stopped = true
+                failures.append(String(decoding: (try? ExternalTools.bytes(atPath: folder + "/error.log")) ?? [], as: UTF8.self))
+                continue
+            }
+            if let (code, _) = try? await get(started.base + "/alive"), code == 204 { return started }
         }
         throw FicServeProcess.Failed(description: "nginx did not start: \(failures.joined(separator: "\n"))")
     }

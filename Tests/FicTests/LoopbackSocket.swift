@@ -1,0 +1,33 @@
+import Foundation
+import Glibc
+
+/// TCP connections to 127.0.0.1 for the tests of servers: a request written by hand, or whether
+/// a server listens yet.
+enum LoopbackSocket {
+    /// A connected TCP socket to 127.0.0.1:`port`.
+    static func connect(_ port: Int) throws -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard result == 0 else {
+            close(fd)
+            throw POSIXError(.init(rawValue: errno) ?? .EIO)
+        }
+        var timeout = timeval(tv_sec: 20, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        return fd
+    }
+
+    /// Whether something accepts connections on 127.0.0.1:`port` now.
+    static func accepts(_ port: Int) -> Bool {
+        guard let fd = try? connect(port) else { return false }
+        close(fd)
+        return true
+    }
+}
