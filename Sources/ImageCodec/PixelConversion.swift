@@ -1,5 +1,5 @@
 /// Per-pixel conversions between RGBA byte orders and premultiplied alpha.
-enum PixelConversion {
+package enum PixelConversion {
     /// Premultiplies one channel with correct rounding: `(c × a + 127) / 255`.
     @inline(__always)
     static func premultiply(_ channel: UInt32, _ alpha: UInt32) -> UInt32 {
@@ -24,7 +24,7 @@ enum PixelConversion {
 
     /// A premultiplied BGRA pixel made straight again; opaque ones as they are.
     @inline(__always)
-    static func unpremultiplied(_ pixel: UInt32) -> UInt32 {
+    package static func unpremultiplied(_ pixel: UInt32) -> UInt32 {
         let a = pixel >> 24
         if a == 255 { return pixel }
         return unpremultiply(pixel & 0xFF, a) | unpremultiply(pixel >> 8 & 0xFF, a) << 8 | unpremultiply(pixel >> 16 & 0xFF, a) << 16 | a << 24

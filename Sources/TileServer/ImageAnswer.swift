@@ -82,14 +82,8 @@ enum ImageAnswer {
         }
     }
 
-    /// Premultiplied BGRA pixels with their colour divided by their alpha.
-    private static func unpremultiplied(_ raw: UnsafeRawBufferPointer) -> [UInt8] {
-        var out = Array(raw)
-        for i in stride(from: 0, to: out.count, by: 4) {
-            let a = Int(out[i + 3])
-            guard a != 0, a != 255 else { continue }
-            for c in 0..<3 { out[i + c] = UInt8(min(255, (Int(out[i + c]) * 255 + a / 2) / a)) }
-        }
-        return out
+    /// Premultiplied BGRA pixels with their colour divided by their alpha (the decoders' rule).
+    private static func unpremultiplied(_ raw: UnsafeRawBufferPointer) -> [UInt32] {
+        raw.bindMemory(to: UInt32.self).map { UInt32(littleEndian: PixelConversion.unpremultiplied(UInt32(littleEndian: $0))) }
     }
 }

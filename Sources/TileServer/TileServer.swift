@@ -109,7 +109,7 @@ public final class TileServer: Sendable {
             return answer(200, [("Content-Type", "text/html; charset=utf-8"), ("Cache-Control", "no-cache")], Array(ViewerPage.index(names: names).utf8))
         case .viewer(let name):
             let reader = try await reader(name)
-            return cached(reader, request, immutable: false, [("Content-Type", "text/html; charset=utf-8")]) {
+            return document(reader, request, [("Content-Type", "text/html; charset=utf-8")]) {
                 Array(ViewerPage.page(name: name, width: reader.pyramid.geometry.width, height: reader.pyramid.geometry.height).utf8)
             }
         case .iiifInfo(let name):
@@ -117,13 +117,12 @@ public final class TileServer: Sendable {
             let id = try baseURL(request) + "/iiif/3/" + Self.escape(name)
             let headers = [("Content-Type", IIIFServiceInfo.mediaType), ("Link", IIIFServiceInfo.profileLink)]
             // The id depends on the host asked, so the ETag does too.
-            return try cachedThrowing(reader, request, immutable: false, tag: id, headers) {
-                try IIIFServiceInfo.document(id: id, width: reader.pyramid.geometry.width, height: reader.pyramid.geometry.height,
-                                             levelSizes: (0..<reader.levelCount).map(reader.size(ofLevel:)), tileSide: PyramidGeometry.tileSide, limits: limits)
+            return try document(reader, request, tag: id, headers) {
+                try IIIFServiceInfo.document(id: id, reader: reader, limits: limits)
             }
         case .dziDescriptor(let name):
             let reader = try await reader(name)
-            return cached(reader, request, immutable: false, [("Content-Type", "application/xml")]) {
+            return document(reader, request, [("Content-Type", "application/xml")]) {
                 Array(StaticTileExport.dziDescriptor(width: reader.pyramid.geometry.width, height: reader.pyramid.geometry.height).utf8)
             }
         case .dziTile(let name, _, _, _), .iiifImage(let name, _, _, _, _):
@@ -233,19 +232,14 @@ public final class TileServer: Sendable {
         return notModified(request, (kept.etag, kept.lastModified)) ?? kept.response
     }
 
-    /// A small document made from the pyramid's facts (no pixels read), with its validators.
-    private func cached(_ reader: PyramidRegionReader, _ request: TileServerRequest, immutable: Bool, tag: String = "",
-                        _ headers: [(String, String)], _ make: () -> [UInt8]) -> TileServerResponse {
+    /// A small document made from the pyramid's facts (no pixels read), with its validators; a
+    /// 304 when the client's copy is current (then nothing is made).
+    private func document(_ reader: PyramidRegionReader, _ request: TileServerRequest, tag: String = "",
+                          _ headers: [(String, String)], _ make: () throws -> [UInt8]) rethrows -> TileServerResponse {
         let validators = self.validators(reader, tag: tag)
         if let unchanged = notModified(request, validators) { return unchanged }
-        return answer(200, headers + [("Cache-Control", immutable ? options.imageCacheControl : options.documentCacheControl),
-                                      ("ETag", validators.etag), ("Last-Modified", validators.lastModified)], make())
-    }
-
-    private func cachedThrowing(_ reader: PyramidRegionReader, _ request: TileServerRequest, immutable: Bool, tag: String,
-                                _ headers: [(String, String)], _ make: () throws -> [UInt8]) throws -> TileServerResponse {
-        let bytes = try make()
-        return cached(reader, request, immutable: immutable, tag: tag, headers) { bytes }
+        return answer(200, headers + [("Cache-Control", options.documentCacheControl),
+                                      ("ETag", validators.etag), ("Last-Modified", validators.lastModified)], try make())
     }
 
     // MARK: HTTP details

@@ -69,7 +69,8 @@ public enum StaticTileExport {
         case .iiif:
             let tree = try newTree(in: directory, "iiif", layout)
             // Every scale factor down to the first level that fits in one tile.
-            let count = (levels.levels.indices.first { levels.size(of: $0).width <= tileSide && levels.size(of: $0).height <= tileSide } ?? levels.levels.count - 1) + 1
+            let levelSizes = levels.levels.indices.map(levels.size(of:))
+            let count = IIIFInformation.scaleFactors(levelSizes: levelSizes, tileSide: tileSide).count
             for index in 0..<count {
                 let written = try encodeLevel(index, of: levels, quality: quality) { column, row in
                     let path = IIIFTilePath.components(width: fullWidth, height: fullHeight, tileWidth: tileSide, tileHeight: tileSide,
@@ -81,7 +82,7 @@ public enum StaticTileExport {
                 summary.bytes += written.bytes
             }
             let id = iiifID ?? URL(fileURLWithPath: tree.path).absoluteString
-            let info = try iiifInfo(id: id, width: fullWidth, height: fullHeight, scaleFactors: (0..<count).map { 1 << $0 })
+            let info = try IIIFInformation.document(id: id, width: fullWidth, height: fullHeight, levelSizes: levelSizes, tileSide: tileSide)
             try tree.writePublishedFile("info.json", info)
             summary.bytes += info.count
             summary.levels = count
@@ -165,31 +166,5 @@ public enum StaticTileExport {
         </Image>
 
         """
-    }
-
-    /// The IIIF Image API 3.0 `info.json` of a level-0 service.
-    static func iiifInfo(id: String, width: Int, height: Int, scaleFactors: [Int]) throws -> [UInt8] {
-        struct Tile: Encodable {
-            let width: Int
-            let height: Int
-            let scaleFactors: [Int]
-        }
-        struct Info: Encodable {
-            let context = "http://iiif.io/api/image/3/context.json"
-            let id: String
-            let type = "ImageService3"
-            let `protocol` = "http://iiif.io/api/image"
-            let profile = "level0"
-            let width: Int
-            let height: Int
-            let tiles: [Tile]
-            enum CodingKeys: String, CodingKey {
-                case context = "@context", id, type, `protocol`, profile, width, height, tiles
-            }
-        }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        let info = Info(id: id, width: width, height: height, tiles: [Tile(width: tileSide, height: tileSide, scaleFactors: scaleFactors)])
-        return Array(try encoder.encode(info)) + [0x0A]
     }
 }
