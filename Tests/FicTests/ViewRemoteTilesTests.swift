@@ -60,6 +60,21 @@ extension ViewTests {
             #expect(psnr > 38, "PSNR \(psnr) dB against the source at (\(x), \(y))", sourceLocation: sourceLocation)
         }
 
+        /// Shows `url` at 1:1 around the photo's centre (its tiles in a new cache), checks the
+        /// screenshot against `source` and that every tile was read; returns the statistics.
+        @discardableResult
+        private func expectCentreLikeSource(_ url: String, source: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> [String: Any] {
+            let folder = try TemporaryFolder()
+            let stats = try view(url, script: """
+                \(zoomToCentre)
+                wait-idle
+                screenshot \(folder.path("one.png"))
+                """, folder: folder, cache: folder.path("cache"), stats: "stats.json")
+            #expect(stats["remote"] as? Int == 1 && stats["tiles_unreadable"] as? Int == 0, sourceLocation: sourceLocation)
+            try expectSource(folder.path("one.png"), source: source, stats: stats, sourceLocation: sourceLocation)
+            return stats
+        }
+
         /// At 1:1 around the photo's centre (the rocket: detail across tiles' seams in both directions).
         private let zoomToCentre = "zoom-to 1 at 320 200"
 
@@ -215,14 +230,8 @@ extension ViewTests {
             let tree = server.root + "/" + published
             try ExternalTools.run("/usr/bin/vips", ["dzsave", tree + "/source.jpg", tree + "/iiif", "--layout", "iiif3", "--suffix", ".jpg[Q=95]",
                                                     "--id", "\(server.base)/logged/\(published)"])
-            let folder = try TemporaryFolder()
-            let stats = try view("\(server.base)/logged/\(published)/iiif/info.json", script: """
-                \(zoomToCentre)
-                wait-idle
-                screenshot \(folder.path("one.png"))
-                """, folder: folder, cache: folder.path("cache"), stats: "stats.json")
-            #expect(stats["remote"] as? Int == 1 && stats["tiles_unreadable"] as? Int == 0 && stats["script_waits_timed_out"] as? Int == 0)
-            try expectSource(folder.path("one.png"), source: tree + "/source.jpg", stats: stats)
+            let stats = try expectCentreLikeSource("\(server.base)/logged/\(published)/iiif/info.json", source: tree + "/source.jpg")
+            #expect(stats["script_waits_timed_out"] as? Int == 0)
         }
 
         @Test("a `fic tile --layout iiif` tree is shown from its IIIF base URL (no info.json given)")
@@ -234,14 +243,8 @@ extension ViewTests {
             let base = "\(server.base)/logged/\(published)/tree/iiif"
             let tile = try Fic.run(["tile", tree + "/source.jpg", "--out", tree + "/tree", "--layout", "iiif", "--quality", "95", "--iiif-id", base])
             #expect(tile.status == 0, "\(tile.stderr)")
-            let folder = try TemporaryFolder()
-            let stats = try view(base, script: """
-                \(zoomToCentre)
-                wait-idle
-                screenshot \(folder.path("one.png"))
-                """, folder: folder, cache: folder.path("cache"), stats: "stats.json")
-            #expect(stats["remote"] as? Int == 1 && stats["tile_width"] as? Int == 256 && stats["tiles_unreadable"] as? Int == 0)
-            try expectSource(folder.path("one.png"), source: tree + "/source.jpg", stats: stats)
+            let stats = try expectCentreLikeSource(base, source: tree + "/source.jpg")
+            #expect(stats["tile_width"] as? Int == 256)
         }
 
         @Test("a descriptor that is missing (404): a clear message and exit status 1, no window")
