@@ -32,7 +32,11 @@ extension FamilyPolicy {
             guard given.withUnsafeBytes(AnimatedImageDecoder.mayBeAnimated) else { return nil }
             bytes = given
         }
-        guard let decoder = try? AnimatedImageDecoder(bytes), decoder.info.frameCount > 1 else { return nil }
+        // Frames shrunk to cover the largest format of every family: whichever formats a request
+        // wants, each is drawn from a frame at most twice its size (cairo's scaling of full-size
+        // frames was most of an animation's cost).
+        let options = DecodingOptions(targetSize: decodeSize(forFamiliesOf: formats.map(\.name)))
+        guard let decoder = try? AnimatedImageDecoder(bytes, options: options), decoder.info.frameCount > 1 else { return nil }
         return decoder
     }
 

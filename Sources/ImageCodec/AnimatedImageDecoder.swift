@@ -16,6 +16,11 @@ import Foundation
 /// ``ImageCacheError/Code/dimensionsTooLarge``. A file cut short delivers the frames before the
 /// cut, then throws ``ImageCacheError/Code/truncated``. The format is sniffed from the bytes.
 ///
+/// With ``DecodingOptions/targetSize``, each frame is composited at full size (the frames'
+/// rectangles and disposal are in canvas pixels) and handed out shrunk to the smallest size that
+/// covers the target, as a still decode is: a box filter by the largest whole factor, then an
+/// area resample, so that whoever draws it at the target's size scales it by less than 2.
+///
 /// An instance has one owner and is not thread-safe; each frame it hands out is a bitmap of its
 /// own, which may go anywhere.
 public final class AnimatedImageDecoder {
@@ -23,6 +28,8 @@ public final class AnimatedImageDecoder {
     public let info: AnimationInfo
     private let source: any AnimationFrameSource
     private let path: String?
+    /// The size frames are shrunk to cover, if any.
+    private let target: PixelSize?
     private var index = 0
 
     /// Opens the image in `bytes` (read from a file: errors and warnings carry its path).
@@ -31,6 +38,7 @@ public final class AnimatedImageDecoder {
     ///   over a limit of `options`.
     public init(_ bytes: ImageBytes, options: DecodingOptions = .init()) throws {
         path = bytes.path
+        target = options.targetSize
         do {
             source = try Self.source(bytes, options: options)
         } catch let error as ImageCacheError {
@@ -98,7 +106,25 @@ public final class AnimatedImageDecoder {
         guard let image else { return nil }
         defer { index += 1 }
         let duration = index < info.durations.count ? info.durations[index] : 0
-        return AnimationFrame(index: index, durationMs: duration, image: image)
+        return AnimationFrame(index: index, durationMs: duration, image: try target.map { try Self.shrink(image, toCover: $0) } ?? image)
+    }
+
+    /// `canvas` shrunk to the smallest size of its aspect ratio that covers `target` (itself when
+    /// it does not cover more), through the rows machinery the still decoders use.
+    private static func shrink(_ canvas: DecodedImage, toCover target: PixelSize) throws -> DecodedImage {
+        let info = ImageInfo(format: canvas.source.format, width: canvas.width, height: canvas.height, hasAlpha: canvas.pixelFormat == .bgra32Premultiplied)
+        let (factor, shrunk, size) = ShrinkingRows.sizes(for: info, target: target)
+        guard size.width < canvas.width || size.height < canvas.height else { return canvas }
+        let image = try DecodedImage(
+            allocating: size.width, height: size.height, pixelFormat: canvas.pixelFormat, source: canvas.source,
+            isOrientationApplied: canvas.isOrientationApplied, scaleDenominator: TargetScale.denominator(for: info, size: size), zeroFilled: false)
+        try ShrinkingRows.write(into: image, sourceWidth: canvas.width, sourceHeight: canvas.height, factor: factor, shrunk: shrunk) { _, completed in
+            // The canvas's rows are already whole: each is handed over where it lies.
+            for y in 0..<canvas.height {
+                completed((canvas.baseAddress + y * canvas.bytesPerRow).assumingMemoryBound(to: UInt32.self))
+            }
+        }
+        return image
     }
 
     /// Calls `body` with every frame in order (the rest of them, when some were taken with

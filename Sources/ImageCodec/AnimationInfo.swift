@@ -37,6 +37,7 @@ public struct AnimationFrame: Sendable {
     /// How long it shows, in milliseconds, as stored (see ``AnimationInfo/durations``).
     public let durationMs: Int
     /// The whole canvas after this frame was drawn on it, in premultiplied BGRA (a still image's
-    /// one frame is BGRX when it is opaque): a bitmap of its own, which the caller keeps or drops.
+    /// one frame is BGRX when it is opaque), shrunk to cover ``DecodingOptions/targetSize`` when
+    /// one was given: a bitmap of its own, which the caller keeps or drops.
     public let image: DecodedImage
 }

@@ -48,6 +48,42 @@ import Testing
         #expect(try AnimationFiles.decode(gif).info.durations == [100, 250, 0])
     }
 
+    /// With a target size, each frame comes out shrunk to cover it: by a whole factor of 4 it is
+    /// Pillow's frame averaged over 4 × 4 blocks (computed here), and for a target between factors
+    /// it is the smallest size of the canvas's aspect ratio that covers the target.
+    @Test func framesShrunkToCoverTheTarget() throws {
+        let folder = try AnimationFiles.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let a = try AnimationFiles.still("chelsea.jpg", 64, 48, in: folder), b = try AnimationFiles.still("coffee.jpg", 64, 48, in: folder)
+        let gif = try ExternalTools.convert(["-delay", "10", a, "-delay", "20", b, "-loop", "0"], in: folder, name: "two.gif")
+        let reference = try AnimationFiles.reference(gif, in: folder).frames
+        let (_, frames) = try AnimationFiles.decode(gif, options: DecodingOptions(targetSize: PixelSize(width: 16, height: 12)))
+        try #require(frames.count == 2)
+        for (frame, full) in zip(frames, reference) {
+            #expect(frame.image.width == 16 && frame.image.height == 12)
+            let expected = DecodedImage(width: 16, height: 12, pixelFormat: .bgra32Premultiplied, source: full.source, isOrientationApplied: true)
+            for y in 0..<12 {
+                let out = (expected.baseAddress + y * expected.bytesPerRow).assumingMemoryBound(to: UInt8.self)
+                for x in 0..<16 {
+                    for c in 0..<4 {
+                        var sum = 0
+                        for dy in 0..<4 {
+                            let row = (full.baseAddress + (4 * y + dy) * full.bytesPerRow).assumingMemoryBound(to: UInt8.self)
+                            for dx in 0..<4 { sum += Int(row[4 * (4 * x + dx) + c]) }
+                        }
+                        out[4 * x + c] = UInt8((sum + 8) / 16)
+                    }
+                }
+            }
+            let differing = AnimationFiles.differingPixels(frame.image, expected, tolerance: 1)
+            #expect(differing == 0, "frame \(frame.index): \(differing) pixels differ from Pillow's frame averaged over 4 × 4")
+        }
+        let between = try AnimationFiles.decode(gif, options: DecodingOptions(targetSize: PixelSize(width: 20, height: 10))).frames
+        #expect(between.map { [$0.image.width, $0.image.height] } == [[20, 15], [20, 15]])
+        let larger = try AnimationFiles.decode(gif, options: DecodingOptions(targetSize: PixelSize(width: 100, height: 100))).frames
+        #expect(larger.map { [$0.image.width, $0.image.height] } == [[64, 48], [64, 48]])
+    }
+
     /// Sub-rectangle frames with transparency over a first frame with transparency, disposed to
     /// nothing, to the background and to the previous frame, looping forever. (The first frame
     /// has a transparent index so that Pillow, too, disposes to transparent: without one it fills
