@@ -129,7 +129,7 @@ let package = Package(
         // Benchmarks, run by `fic bench` in release builds.
         .target(
             name: "FICBenchmarks",
-            dependencies: ["FastImageCache", "ImageTable", "ImageCodec", "TiledImage", "ImageLoader", "FICHarness"],
+            dependencies: ["FastImageCache", "ImageTable", "ImageCodec", "TiledImage", "ImageLoader", "FICHarness", "FICCore"],
             path: "Benchmarks/FICBenchmarks"
         ),
         .executableTarget(

@@ -25,16 +25,18 @@ struct BenchCommand: AsyncParsableCommand {
             zoomed from fit to 1:1 and panned. color: conversion to sRGB of a 24-megapixel photo, the \
             matrix-shaper fast path against LittleCMS, ms per megapixel. serve: `fic serve` under wrk \
             (64 connections, random tiles of an 18000² pyramid) against nginx serving vips dzsave's \
-            static tiles; Deep Zoom and IIIF URLs, warm and with every tile encoded on request. The baselines come with \
+            static tiles; Deep Zoom and IIIF URLs, warm and with every tile encoded on request. animation: a \
+            1920×1080 animated WebP of 300 frames ingested into a 480×270 format (peak RSS, a second \
+            ingest) against Pillow's frame loop, and the frame lookup of a player. The baselines come with \
             `scripts/install-deps --bench`.
             """)
 
     /// The benchmarks that can be run.
     enum Which: String, ExpressibleByArgument, CaseIterable {
-        case retrieval, decode, ingest, formats, tiles, loader, view, color, serve, all
+        case retrieval, decode, ingest, formats, tiles, loader, view, color, serve, animation, all
     }
 
-    @Argument(help: "The benchmark to run: retrieval, decode, ingest, formats, tiles, loader, view, color, serve or all.")
+    @Argument(help: "The benchmark to run: retrieval, decode, ingest, formats, tiles, loader, view, color, serve, animation or all.")
     var benchmark: Which = .all
 
     @Flag(help: "Print the results as one JSON object on the last line.")
@@ -69,6 +71,7 @@ struct BenchCommand: AsyncParsableCommand {
         var view: ViewBenchmarkResult?
         var color: ColorBenchmarkResult?
         var serve: ServeBenchmarkResult?
+        var animation: AnimationBenchmarkResult?
     }
 
     func run() async throws {
@@ -135,6 +138,12 @@ struct BenchCommand: AsyncParsableCommand {
             let r = try ServeBenchmark.run(testdata: testdata, workDirectory: work, fic: fic, log: log)
             printServe(r)
             report.serve = r
+        }
+        attempt("animation") {
+            let fic = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+            let r = try AnimationBenchmark.run(testdata: testdata, workDirectory: work, fic: fic, log: log)
+            printAnimation(r)
+            report.animation = r
         }
         attempt("tiles") {
             let fic = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
@@ -347,6 +356,20 @@ struct BenchCommand: AsyncParsableCommand {
         row("fic serve, cold tiles, 2 connections", load(r.serveCold), "p99 ≤ 5 ms", r.serveCold.p99Ms <= 5)
         let errors = [r.nginx?.errors ?? 0, r.serveDeepZoom.errors, r.serveIIIF.errors, r.serveCold.errors].reduce(0, +)
         row("errors (non-2xx, socket)", "\(errors)", "0", errors == 0)
+        for note in r.notes { print("  note: \(note)") }
+    }
+
+    private func printAnimation(_ r: AnimationBenchmarkResult) {
+        print("\n  \(r.sourceWidth)×\(r.sourceHeight) animated WebP of \(r.frames) frames, stored at \(r.formatWidth)×\(r.formatHeight)")
+        row("figure", "value", "target", nil)
+        row("first fic ingest, peak RSS", String(format: "%.0f MiB", Double(r.firstIngestPeakRSSBytes) / 1_048_576), "≤ 100 MiB", r.targetsMet["ingest_peak_rss_le_100mib"])
+        row("  every canvas on the heap would take", String(format: "%.0f MiB", Double(r.allFramesOnHeapBytes) / 1_048_576))
+        row("first fic ingest", String(format: "%.2f s", r.firstIngestSeconds))
+        if let p = r.pillowSeconds { row("Pillow, every frame decoded", String(format: "%.2f s", p)) }
+        if let x = r.ingestOverPillow { row("  fic ingest over Pillow", String(format: "%.2f×", x), "≤ 1×", r.targetsMet["ingest_le_pillow"]) }
+        row("second fic ingest", r.secondIngestUnchanged ? "0 decodes" : "decoded", "0 decodes", r.secondIngestUnchanged)
+        row("frame lookup while playing", ns(r.frameLookupNs), "≤ 1 µs", r.targetsMet["frame_lookup_le_1us"])
+        row("frames missing", "\(r.framesMissing)", "0", r.framesMissing == 0)
         for note in r.notes { print("  note: \(note)") }
     }
 
