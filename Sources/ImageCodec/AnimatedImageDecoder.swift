@@ -99,29 +99,33 @@ public final class AnimatedImageDecoder {
     public func nextFrame() throws -> AnimationFrame? {
         let image: DecodedImage?
         do {
-            image = try source.nextFrame()
+            if let target {
+                image = try source.withNextCanvas { try Self.shrink($0, toCover: target) }
+            } else {
+                image = try source.nextFrame()
+            }
         } catch let error as ImageCacheError {
             throw error.adding(path: path)
         }
         guard let image else { return nil }
         defer { index += 1 }
         let duration = index < info.durations.count ? info.durations[index] : 0
-        return AnimationFrame(index: index, durationMs: duration, image: try target.map { try Self.shrink(image, toCover: $0) } ?? image)
+        return AnimationFrame(index: index, durationMs: duration, image: image)
     }
 
-    /// `canvas` shrunk to the smallest size of its aspect ratio that covers `target` (itself when
-    /// it does not cover more), through the rows machinery the still decoders use.
-    private static func shrink(_ canvas: DecodedImage, toCover target: PixelSize) throws -> DecodedImage {
+    /// `canvas` shrunk to the smallest size of its aspect ratio that covers `target` (a copy of
+    /// it when that is its own size), through the rows machinery the still decoders use.
+    private static func shrink(_ canvas: LentCanvas, toCover target: PixelSize) throws -> DecodedImage {
         let info = ImageInfo(format: canvas.source.format, width: canvas.width, height: canvas.height, hasAlpha: canvas.pixelFormat == .bgra32Premultiplied)
         let (factor, shrunk, size) = ShrinkingRows.sizes(for: info, target: target)
-        guard size.width < canvas.width || size.height < canvas.height else { return canvas }
+        guard size.width < canvas.width || size.height < canvas.height else { return try canvas.copy() }
         let image = try DecodedImage(
             allocating: size.width, height: size.height, pixelFormat: canvas.pixelFormat, source: canvas.source,
-            isOrientationApplied: canvas.isOrientationApplied, scaleDenominator: TargetScale.denominator(for: info, size: size), zeroFilled: false)
+            isOrientationApplied: true, scaleDenominator: TargetScale.denominator(for: info, size: size), zeroFilled: false)
         try ShrinkingRows.write(into: image, sourceWidth: canvas.width, sourceHeight: canvas.height, factor: factor, shrunk: shrunk) { _, completed in
             // The canvas's rows are already whole: each is handed over where it lies.
             for y in 0..<canvas.height {
-                completed((canvas.baseAddress + y * canvas.bytesPerRow).assumingMemoryBound(to: UInt32.self))
+                completed((canvas.base + y * canvas.bytesPerRow).assumingMemoryBound(to: UInt32.self))
             }
         }
         return image

@@ -9,6 +9,43 @@ protocol AnimationFrameSource: AnyObject {
     /// The canvas after the next frame, or nil after the last; errors (`.truncated` for a file cut
     /// in the middle of a frame) come after the frames before them were delivered.
     func nextFrame() throws -> DecodedImage?
+    /// Calls `body` with the canvas after the next frame, lent for the call only (a source that
+    /// composites in place lends its own canvas, saving a copy), or returns nil after the last.
+    /// Errors as ``nextFrame()``.
+    func withNextCanvas<R>(_ body: (LentCanvas) throws -> R) throws -> R?
+}
+
+extension AnimationFrameSource {
+    /// Lends the bitmap ``nextFrame()`` makes.
+    func withNextCanvas<R>(_ body: (LentCanvas) throws -> R) throws -> R? {
+        guard let image = try nextFrame() else { return nil }
+        return try withExtendedLifetime(image) {
+            try body(LentCanvas(base: UnsafeRawPointer(image.baseAddress), bytesPerRow: image.bytesPerRow, width: image.width, height: image.height,
+                                pixelFormat: image.pixelFormat, source: image.source))
+        }
+    }
+}
+
+/// A composited canvas lent by an ``AnimationFrameSource`` for the length of one call: 32-bit
+/// pixels of ``pixelFormat``, rows ``bytesPerRow`` apart.
+struct LentCanvas {
+    /// The first pixel; valid only inside the call it was lent to.
+    let base: UnsafeRawPointer
+    let bytesPerRow: Int
+    let width: Int
+    let height: Int
+    let pixelFormat: PixelFormat
+    /// What the file says of the image.
+    let source: ImageInfo
+
+    /// A bitmap of its own holding a copy of the canvas.
+    func copy() throws -> DecodedImage {
+        let image = try DecodedImage(allocating: width, height: height, pixelFormat: pixelFormat, source: source, isOrientationApplied: true, zeroFilled: false)
+        for y in 0..<height {
+            (image.baseAddress + y * image.bytesPerRow).copyMemory(from: base + y * bytesPerRow, byteCount: width * 4)
+        }
+        return image
+    }
 }
 
 /// The sizes checked before an animation decodes, shared by every format.

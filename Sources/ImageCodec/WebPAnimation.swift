@@ -96,6 +96,11 @@ final class WebPAnimation: AnimationFrameSource {
     }
 
     func nextFrame() throws -> DecodedImage? {
+        try withNextCanvas { try $0.copy() }
+    }
+
+    /// Lends libwebp's own canvas: frames shrunk on load are read from it without a copy.
+    func withNextCanvas<R>(_ body: (LentCanvas) throws -> R) throws -> R? {
         guard WebPAnimDecoderHasMoreFrames(decoder) != 0 else {
             if cut {
                 throw ImageCacheError(.truncated, "The animated WebP's data ends inside frame \(index + 1); the \(index) frames before it were decoded. The file was cut short; download or copy it again.")
@@ -108,11 +113,7 @@ final class WebPAnimation: AnimationFrameSource {
             throw ImageCacheError(.corruptData, "The animated WebP's frame \(index + 1) is corrupt (libwebp: bitstream error). Re-export the image.")
         }
         index += 1
-        let image = try DecodedImage(allocating: info.width, height: info.height, pixelFormat: .bgra32Premultiplied, source: source,
-                                     isOrientationApplied: true, zeroFilled: false)
-        for y in 0..<info.height {
-            (image.baseAddress + y * image.bytesPerRow).copyMemory(from: pixels + y * info.width * 4, byteCount: info.width * 4)
-        }
-        return image
+        return try body(LentCanvas(base: UnsafeRawPointer(pixels), bytesPerRow: info.width * 4, width: info.width, height: info.height,
+                                   pixelFormat: .bgra32Premultiplied, source: source))
     }
 }
