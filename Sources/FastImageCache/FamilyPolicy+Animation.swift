@@ -35,7 +35,8 @@ extension FamilyPolicy {
         // Frames shrunk to cover the largest format of every family: whichever formats a request
         // wants, each is drawn from a frame at most twice its size (cairo's scaling of full-size
         // frames was most of an animation's cost).
-        let options = DecodingOptions(targetSize: decodeSize(forFamiliesOf: formats.map(\.name)))
+        // The next frame is decoded while this one is drawn and stored.
+        let options = DecodingOptions(targetSize: decodeSize(forFamiliesOf: formats.map(\.name)), decodesFramesAhead: true)
         guard let decoder = try? AnimatedImageDecoder(bytes, options: options), decoder.info.frameCount > 1 else { return nil }
         return decoder
     }

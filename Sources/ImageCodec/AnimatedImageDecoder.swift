@@ -30,6 +30,12 @@ public final class AnimatedImageDecoder {
     private let path: String?
     /// The size frames are shrunk to cover, if any.
     private let target: PixelSize?
+    /// Whether frames are decoded ahead (``DecodingOptions/decodesFramesAhead``).
+    private let decodesAhead: Bool
+    /// The thread decoding ahead, once the first frame was asked for; the source is then its alone.
+    private var ahead: FramesAhead?
+    /// The source's warnings as of the last frame the thread handed over.
+    private var warningsAhead: [String] = []
     private var index = 0
 
     /// Opens the image in `bytes` (read from a file: errors and warnings carry its path).
@@ -39,6 +45,7 @@ public final class AnimatedImageDecoder {
     public init(_ bytes: ImageBytes, options: DecodingOptions = .init()) throws {
         path = bytes.path
         target = options.targetSize
+        decodesAhead = options.decodesFramesAhead
         do {
             source = try Self.source(bytes, options: options)
         } catch let error as ImageCacheError {
@@ -90,7 +97,7 @@ public final class AnimatedImageDecoder {
 
     /// Recoverable damage met so far (an APNG shown as its default image, a GIF frame's damaged
     /// data), in the decoder's words.
-    public var warnings: [String] { source.warnings }
+    public var warnings: [String] { decodesAhead ? warningsAhead : source.warnings }
 
     /// The next frame, composited, or nil after the last.
     ///
@@ -99,11 +106,7 @@ public final class AnimatedImageDecoder {
     public func nextFrame() throws -> AnimationFrame? {
         let image: DecodedImage?
         do {
-            if let target {
-                image = try source.withNextCanvas { try Self.shrink($0, toCover: target) }
-            } else {
-                image = try source.nextFrame()
-            }
+            image = decodesAhead ? try frameDecodedAhead() : try Self.frame(of: source, target: target)
         } catch let error as ImageCacheError {
             throw error.adding(path: path)
         }
@@ -111,6 +114,31 @@ public final class AnimatedImageDecoder {
         defer { index += 1 }
         let duration = index < info.durations.count ? info.durations[index] : 0
         return AnimationFrame(index: index, durationMs: duration, image: image)
+    }
+
+    /// The next frame of `source`, shrunk to cover `target` when there is one.
+    private static func frame(of source: any AnimationFrameSource, target: PixelSize?) throws -> DecodedImage? {
+        guard let target else { return try source.nextFrame() }
+        return try source.withNextCanvas { try shrink($0, toCover: target) }
+    }
+
+    /// The next frame from the thread decoding ahead, which starts at the first call.
+    private func frameDecodedAhead() throws -> DecodedImage? {
+        if ahead == nil {
+            let target = self.target
+            ahead = try FramesAhead(source) { try Self.frame(of: $0, target: target) }
+        }
+        switch ahead!.next() {
+        case .frame(let image, let warnings):
+            warningsAhead = warnings
+            return image
+        case .end(let warnings):
+            if !warnings.isEmpty { warningsAhead = warnings }
+            return nil
+        case .failure(let error, let warnings):
+            warningsAhead = warnings
+            throw error
+        }
     }
 
     /// `canvas` shrunk to the smallest size of its aspect ratio that covers `target` (a copy of

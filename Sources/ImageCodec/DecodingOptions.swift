@@ -38,6 +38,11 @@ public struct DecodingOptions: Sendable, Hashable {
     /// ``ImageCacheError/Code/dimensionsTooLarge``, so a small file cannot make a decode run for
     /// minutes. Still decodes ignore it.
     public var maximumAnimationPixels: Int = 2_000_000_000
+    /// Whether ``AnimatedImageDecoder`` decodes the next frame on a thread of its own while the
+    /// caller handles the current one (at most two frames wait): for callers that do real work
+    /// with each frame, such as storing it, on machines with a core to spare. Still decodes
+    /// ignore it.
+    public var decodesFramesAhead: Bool = false
 
     /// Creates options; every parameter has the default described on its property.
     public init(
@@ -46,7 +51,8 @@ public struct DecodingOptions: Sendable, Hashable {
         applyOrientation: Bool = true,
         allowCorruptData: Bool = true,
         maximumFrames: Int = 10_000,
-        maximumAnimationPixels: Int = 2_000_000_000
+        maximumAnimationPixels: Int = 2_000_000_000,
+        decodesFramesAhead: Bool = false
     ) {
         self.maximumPixelCount = maximumPixelCount
         self.targetSize = targetSize
@@ -54,5 +60,6 @@ public struct DecodingOptions: Sendable, Hashable {
         self.allowCorruptData = allowCorruptData
         self.maximumFrames = maximumFrames
         self.maximumAnimationPixels = maximumAnimationPixels
+        self.decodesFramesAhead = decodesFramesAhead
     }
 }

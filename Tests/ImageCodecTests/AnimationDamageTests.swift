@@ -41,6 +41,32 @@ import Testing
         }
     }
 
+    /// Decoding ahead on a thread of its own changes nothing a caller sees: the same frames, the
+    /// same error after the same frames of a cut file; and a decoder dropped after its first frame
+    /// stops its thread (the test would hang in deinit otherwise).
+    @Test(.timeLimit(.minutes(1))) func framesDecodedAheadAreTheSame() throws {
+        let folder = try AnimationFiles.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let ahead = DecodingOptions(decodesFramesAhead: true)
+        for (name, bytes) in try Self.sixFrames(in: folder) {
+            for data in [bytes, Array(bytes.prefix(bytes.count * 3 / 4))] {
+                let plain = AnimationFiles.decodeUntilError(data)
+                let early = AnimationFiles.decodeUntilError(data, options: ahead)
+                #expect(early.frames.count == plain.frames.count, "\(name)")
+                #expect(early.error?.code == plain.error?.code && early.error?.message == plain.error?.message, "\(name): \(String(describing: early.error))")
+                for (a, b) in zip(early.frames, plain.frames) {
+                    #expect(a.index == b.index && a.durationMs == b.durationMs && PixelComparison.identical(a.image, b.image), "\(name) frame \(a.index)")
+                }
+            }
+            let shrunk = DecodingOptions(targetSize: PixelSize(width: 16, height: 12), decodesFramesAhead: true)
+            let small = try AnimationFiles.decode(bytes, options: shrunk).frames
+            let reference = try AnimationFiles.decode(bytes, options: DecodingOptions(targetSize: PixelSize(width: 16, height: 12))).frames
+            #expect(small.count == 6 && zip(small, reference).allSatisfy { PixelComparison.identical($0.image, $1.image) }, "\(name)")
+            let dropped = try AnimatedImageDecoder(bytes, options: ahead)
+            #expect(try dropped.nextFrame()?.index == 0)
+        }
+    }
+
     @Test func tooManyFramesOrPixelsAreRefusedBeforeDecoding() throws {
         let folder = try AnimationFiles.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
