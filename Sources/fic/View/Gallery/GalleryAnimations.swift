@@ -60,7 +60,7 @@ struct GalleryAnimations {
     /// The surface cell `index`, on screen and showing `live`, shows now when it is animated
     /// (it starts playing the first time); nil for a still cell.
     mutating func surface(for index: Int, of live: LiveCell) -> CairoImageSurface? {
-        guard var cell = cells[index] ?? start(live) else { return nil }
+        guard live.player != nil, var cell = cells[index] ?? start(live) else { return nil }  // a still cell: nothing to do
         if let due = cell.due, now >= due {
             let before = cell.player.lookups
             let image = cell.player.image(at: now - cell.started)
@@ -80,10 +80,10 @@ struct GalleryAnimations {
     /// Cells playing now.
     var playing: Int { cells.count }
 
-    /// A cell that starts playing now, when `live`'s image is animated: its player showed the
-    /// first frame at time zero when the cell's image was fetched.
+    /// A cell that starts playing now, with `live`'s player: it showed the first frame at time
+    /// zero when the cell's image was fetched.
     private mutating func start(_ live: LiveCell) -> Cell? {
-        guard let player = live.player, player.isAnimated else { return nil }
+        guard let player = live.player else { return nil }
         cellsShown += 1
         return Cell(player: player, started: now, due: player.nextChange.map { now + $0 }, surface: live.surface, frame: player.frameIndex)
     }
@@ -100,11 +100,11 @@ struct GalleryAnimations {
 }
 
 extension LiveCell {
-    /// The cell of `player`'s image, showing its first frame and holding the player (the
-    /// animation's record and frame 0 are read now); nil when nothing is stored (yet).
+    /// The cell of `player`'s image, showing its first frame (the animation's record and frame 0
+    /// are read now), holding the player when the image is animated; nil when nothing is stored (yet).
     static func firstFrame(of player: AnimationPlayer) -> LiveCell? {
         var player = player
         guard let image = player.image(at: .zero), let surface = try? image.makeCairoSurface() else { return nil }
-        return LiveCell(surface: surface, owner: nil, player: player)  // the surface keeps the image alive
+        return LiveCell(surface: surface, owner: nil, player: player.isAnimated ? player : nil)  // the surface keeps the image alive
     }
 }
