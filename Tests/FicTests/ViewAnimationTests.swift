@@ -14,8 +14,9 @@ extension ViewTests {
         /// Every frame is shown 200 ms, and the animations loop forever.
         static let frameMilliseconds = 200
 
-        /// The script: all the way in, `replay`, then screenshots at 100, 300, 500 and 700 ms
-        /// (the middle of frames 0, 1, 2, and of frame 0 of the second play).
+        /// The script: all the way in, `replay`, then screenshots 6, 18, 30 and 42 frames later:
+        /// at 100, 300, 500 and 700 ms, the middle of frames 0, 1, 2, and of frame 0 of the second
+        /// play (a wait after a screenshot counts from the frame after it, so `wait 11` is 12 frames).
         static func script(in folder: TemporaryFolder) throws -> (path: String, shots: [String]) {
             let shots = (0..<4).map { folder.path("at-\($0).png") }
             let path = folder.path("play.script")
@@ -24,11 +25,11 @@ extension ViewTests {
                 replay
                 wait 6
                 screenshot \(shots[0])
-                wait 12
+                wait 11
                 screenshot \(shots[1])
-                wait 12
+                wait 11
                 screenshot \(shots[2])
-                wait 12
+                wait 11
                 screenshot \(shots[3])
                 """.write(toFile: path, atomically: true, encoding: .utf8)
             return (path, shots)
