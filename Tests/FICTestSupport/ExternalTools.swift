@@ -21,6 +21,13 @@ public enum ExternalTools {
         return nil
     }
 
+    /// The Python that has Pillow: the project's (scripts/install-deps makes .build/python), else Debian's.
+    public static let pythonWithPillow: String = {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let venv = root.appendingPathComponent(".build/python/bin/python3").path
+        return FileManager.default.isExecutableFile(atPath: venv) ? venv : "/usr/bin/python3"
+    }()
+
     /// The path of `name` (as ``path(of:)`` finds it), or a failure naming the Debian package to
     /// install.
     public static func tool(_ name: String, package: String) throws -> String {

@@ -8,11 +8,7 @@ import Testing
 /// of them, the independent reference every frame is compared with.
 enum AnimationFiles {
     /// The project's Pillow (scripts/install-deps makes .build/python), else Debian's.
-    static let python: String = {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let venv = root.appendingPathComponent(".build/python/bin/python3").path
-        return FileManager.default.isExecutableFile(atPath: venv) ? venv : "/usr/bin/python3"
-    }()
+    static let python = ExternalTools.pythonWithPillow
 
     /// A fresh folder for one test's files.
     static func folder() throws -> String {

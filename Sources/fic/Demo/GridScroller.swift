@@ -23,6 +23,9 @@ struct GridGeometry {
 struct LiveCell {
     let surface: CairoImageSurface
     let owner: AnyObject?
+    /// The player of the image's animation when it is animated and comes from the tables (the
+    /// surface shows its first frame); nil for a still image, and for images from elsewhere.
+    var player: AnimationPlayer? = nil
 }
 
 /// What one scroll through the grid measured.

@@ -64,6 +64,16 @@ enum ImageFiles {
         return head.withUnsafeBytes { ImageDecoder.sniffFormat($0) }
     }
 
+    /// Whether the file's first bytes say it may be an animation (``AnimatedImageDecoder/mayBeAnimated(_:)``
+    /// on its first 64 KiB, where an APNG's `acTL` comes before its image data): nothing more
+    /// is read of a large still image.
+    static func mayBeAnimated(_ path: String) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        let head = (try? handle.read(upToCount: 1 << 16)) ?? Data()
+        return head.withUnsafeBytes(AnimatedImageDecoder.mayBeAnimated)
+    }
+
     /// Whether the file should be ingested: its content is an image, or its name says it is one.
     static func looksLikeImage(_ file: Found) -> Bool {
         sniff(file.path) != nil || imageExtensions.contains((file.path as NSString).pathExtension.lowercased())

@@ -9,7 +9,9 @@ struct ViewCommand: ParsableCommand {
             gallery: a grid of thumbnails drawn straight from the image tables. Scroll with the \
             wheel, the arrow and page keys, a drag, or fling with space (shift+space: up); c \
             switches to the conventional path (each new cell decodes a small JPEG) and back; o \
-            shows the overlay (frames per second, the slowest recent frame, hits and misses).
+            shows the overlay (frames per second, the slowest recent frame, hits and misses). \
+            Animated images (GIF, animated WebP, APNG) play in their cells from the frames stored \
+            in the tables, at their own timing; r plays them again from the start.
 
             photo: pan and zoom a tile pyramid. Drag to pan, wheel to zoom around the pointer, \
             arrows pan, +/- zoom, 0 fits the window, 1 shows one image pixel per window pixel.
@@ -21,7 +23,7 @@ struct ViewCommand: ParsableCommand {
 
             Script commands, one a line (# starts a comment): scroll PX, scroll-to PX, fling PX/S, \
             zoom FACTOR [at X Y], zoom-to SCALE [at X Y], fit, pan DX DY, \
-            drag X Y to X Y in FRAMES, toggle-path, overlay on|off, phase NAME, \
+            drag X Y to X Y in FRAMES, toggle-path, replay, overlay on|off, phase NAME, \
             screenshot FILE.png, wait FRAMES, wait-idle [FRAMES], wait-file PATH [FRAMES], quit.
 
             Without a desktop: xvfb-run -a -s "-screen 0 1280x800x24" fic view gallery

@@ -1,8 +1,9 @@
 import FastImageCache
 
 /// Cells straight from the image tables: a lookup (`cachedImage`) and a cairo surface over the
-/// mapped pixels, no decode and no copy. The entities are given by a ``GalleryCatalog``, which
-/// may still be filling the cache in the background.
+/// mapped pixels, no decode and no copy; an animated image's cell holds the player of its frames
+/// (``GalleryAnimations``). The entities are given by a ``GalleryCatalog``, which may still be
+/// filling the cache in the background.
 final class CachedCellSource: CellSource {
     let name = "cache"
     private let cache: ImageCache
@@ -18,8 +19,8 @@ final class CachedCellSource: CellSource {
     }
 
     func image(for index: Int) -> LiveCell? {
-        guard let image = catalog.item(for: index)?.image(in: cache, format: format), let surface = try? image.makeCairoSurface() else { return nil }
-        return LiveCell(surface: surface, owner: nil)  // the surface keeps the image alive
+        guard let item = catalog.item(for: index) else { return nil }
+        return LiveCell.firstFrame(of: item.player(in: cache, format: format))
     }
 
     var isIdle: Bool { catalog.isComplete }

@@ -20,6 +20,14 @@ final class GalleryCatalog: Sendable {
             case .entityID(let id): return cache.cachedImage(entityID: id, format: format)
             }
         }
+
+        /// A player of its image in `format`, which reads nothing until asked for a frame.
+        func player(in cache: ImageCache, format: String) -> AnimationPlayer {
+            switch self {
+            case .entity(let entity): return AnimationPlayer(cache: cache, entity: entity, format: format)
+            case .entityID(let id): return AnimationPlayer(cache: cache, entityID: id, format: format)
+            }
+        }
     }
 
     /// Photos in the catalog.

@@ -3,7 +3,8 @@ import FastImageCache
 /// The gallery: a grid of thumbnails scrolled with the wheel, keys, drags and flings. Each cell
 /// takes its image from the current ``CellSource`` when it appears and holds it while it is
 /// visible, as a cell view holds its image; a cell whose image is not ready shows a placeholder
-/// and asks again on the next frames.
+/// and asks again on the next frames. An animated image plays while its cell is visible
+/// (``GalleryAnimations``).
 final class GalleryMode: ViewerMode {
     private let layout: GalleryLayout
     private var scroller: GalleryScroller
@@ -11,6 +12,7 @@ final class GalleryMode: ViewerMode {
     private let conventional: ConventionalPreparation?
     private var source: any CellSource
     private var live: [Int: LiveCell] = [:]
+    private var animations = GalleryAnimations()
     private var waiting: Set<Int> = []
     private var lastVisible: Range<Int> = 0..<0
     private var lastOffset = 0
@@ -55,16 +57,19 @@ final class GalleryMode: ViewerMode {
         case .dragMoved(_, let y): scroller.dragMoved(y: y)
         case .dragEnded(_, let y): scroller.dragEnded(y: y)
         case .togglePath: wantsConventional.toggle()
+        case .replay: animations.replay()
         default: break
         }
     }
 
     func advance(by seconds: Double) {
         scroller.advance(by: seconds)
+        animations.advance(by: seconds)
         let target: any CellSource = wantsConventional ? (conventional?.source ?? source) : cacheSource
         if target !== source {
             source = target
             live.removeAll()  // every cell fetches its image again, the new way
+            animations.removeAll()
             waiting.removeAll()
         }
     }
@@ -79,6 +84,7 @@ final class GalleryMode: ViewerMode {
             for index in lastVisible where !visible.contains(index) {
                 live[index] = nil
                 waiting.remove(index)
+                animations.left(index)
             }
             lastVisible = visible
         }
@@ -98,7 +104,11 @@ final class GalleryMode: ViewerMode {
             }
             let (x, y) = layout.origin(of: index, offset: offset)
             if let cell {
-                canvas.draw(cell.surface, x: x, y: y, opaque: cell.surface.format != .bgra32Premultiplied)
+                // A live cell in the rows kept beyond the window's edge is not seen: it plays nothing.
+                let onScreen = y < layout.height && y + layout.cellHeight > 0
+                if !onScreen { animations.left(index) }
+                let surface = onScreen ? animations.surface(for: index, of: cell) ?? cell.surface : cell.surface
+                canvas.draw(surface, x: x, y: y, opaque: surface.format != .bgra32Premultiplied)
             } else if source.hasFailed(index) {
                 errorCellFrames += 1
                 canvas.fill(x: Double(x), y: Double(y), width: Double(layout.cellWidth), height: Double(layout.cellHeight), red: 0.35, green: 0.1, blue: 0.1)
@@ -131,6 +141,7 @@ final class GalleryMode: ViewerMode {
         if wantsConventional && source !== conventional?.source {
             lines.append("conventional path: \(conventional?.status ?? "unavailable")")
         }
+        if animations.playing > 0 { lines.append("animated cells playing: \(animations.playing)   r: replay") }
         return lines + source.overlayLines()
     }
 
@@ -154,11 +165,13 @@ final class GalleryMode: ViewerMode {
             "error_cell_frames": .int(errorCellFrames),
         ]
         for (key, value) in cacheSource.statistics() { values[key] = value }
+        for (key, value) in animations.statistics { values[key] = value }
         return values
     }
 
     func stop() {
         live.removeAll()
+        animations.removeAll()
         cacheSource.stop()
         conventional?.source?.stop()
     }

@@ -21,6 +21,8 @@ enum ViewerAction: Equatable {
     case dragEnded(x: Double, y: Double)
     /// Switch the gallery between the cache and the conventional path.
     case togglePath
+    /// Play the animations shown from their first frame again, from the next frame drawn on.
+    case replay
     /// Show or hide the statistics overlay (nil: toggle).
     case overlay(Bool?)
     /// Save the window as a PNG now.

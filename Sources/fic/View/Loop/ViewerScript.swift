@@ -15,6 +15,8 @@ import Foundation
 ///     pan 100 -50             move the view over the photo by window pixels
 ///     drag 600 400 to 600 100 in 10   a mouse drag over 10 frames (then released)
 ///     toggle-path             switch the gallery between the cache and the conventional path
+///     replay                  play the animations shown from their first frame: the next frame
+///                             shows time 0, and each frame after it 1/60 s more
 ///     overlay on|off          show or hide the statistics overlay
 ///     phase NAME              label the frames that follow in the statistics
 ///     screenshot FILE.png     save the window now
@@ -113,6 +115,7 @@ struct ViewerScript {
                 }
                 steps.append(.act(.dragEnded(x: x1, y: y1)))
             case "toggle-path": try arguments(0); steps.append(.act(.togglePath))
+            case "replay": try arguments(0); steps.append(.act(.replay))
             case "overlay":
                 try arguments(1)
                 guard words[1] == "on" || words[1] == "off" else { throw bad("expected 'overlay on' or 'overlay off'") }

@@ -54,6 +54,7 @@ enum WindowEvents {
         switch key {
         case Int(SDLK_ESCAPE.rawValue), Int(SDLK_q.rawValue): return [.quit]
         case Int(SDLK_o.rawValue): return [.overlay(nil)]
+        case Int(SDLK_r.rawValue): return [.replay]
         default: break
         }
         switch bindings {

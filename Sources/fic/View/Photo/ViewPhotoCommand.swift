@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 
-/// `fic view photo`: pan and zoom a tile pyramid.
+/// `fic view photo`: pan and zoom a tile pyramid, or play an animated image.
 struct ViewPhotoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "photo",
@@ -18,13 +18,18 @@ struct ViewPhotoCommand: ParsableCommand {
             whose `info.json` is tried first). Only the tiles near the view are fetched (those on \
             screen first), decoded once and kept in an image table in the cache folder, so that a \
             region seen before, in this run or the next, is shown without the network.
+
+            An animated image file (GIF, animated WebP, APNG of more than one frame) plays \
+            instead, fitted in the window: its frames are stored once in an image table in the \
+            cache folder, at the size that fits the window, and played from it at their timing \
+            (r plays it again from the start).
             """
     )
 
     @Argument(help: ArgumentHelp("A pyramid folder, an image file, an http(s) URL of one, or of a .dzi or IIIF info.json.", valueName: "source"))
     var source: String
 
-    @Option(name: .long, help: ArgumentHelp("Where a remote tiled image's tiles are kept (default: $XDG_CACHE_HOME/fic, or ~/.cache/fic).", valueName: "dir"))
+    @Option(name: .long, help: ArgumentHelp("Where a remote tiled image's tiles, and an animated image's frames, are kept (default: $XDG_CACHE_HOME/fic, or ~/.cache/fic).", valueName: "dir"))
     var cache: String?
 
     @Option(name: .long, help: ArgumentHelp("Where a throwaway pyramid's unnamed files go (default: $TMPDIR).", valueName: "dir"))
@@ -56,6 +61,13 @@ struct ViewPhotoCommand: ParsableCommand {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw CLIError("\(path) does not exist: give a pyramid folder (made by `fic tile`) or an image file")
+        }
+        if !isDirectory.boolValue,
+           let animation = try PhotoAnimation.open(path: path, cacheFolder: { try cache.map(Paths.absolute) ?? DefaultCache.directory() }, width: width, height: height) {
+            defer { animation.close() }
+            let window = try ViewerWindow(title: "fic view photo", width: width, height: height)
+            try ViewerLoop(window: window, mode: PhotoAnimationMode(animation: animation, width: width, height: height), options: viewer, script: script).run()
+            return
         }
         let pyramid = isDirectory.boolValue
             ? try PyramidSource(folder: path)

@@ -2,7 +2,8 @@ import FastImageCache
 import ImageLoader
 
 /// Cells from the network, through the cache's lanes. The frame path stays synchronous:
-/// ``image(for:)`` is a `cachedImage` lookup (a placeholder when it is nil), and
+/// ``image(for:)`` is a lookup of the first frame and the animation record (a placeholder when
+/// nothing is stored; an animated image plays, ``GalleryAnimations``), and
 /// ``visibleCellsChanged(_:direction:)`` posts where the grid is to ``NetworkRequests`` and
 /// reads one snapshot of its state and one of the lanes' queue lengths; requests, prefetches,
 /// demotions and cancellations are made on the requests' own queue, and images land in the
@@ -36,9 +37,7 @@ final class NetworkCellSource: CellSource {
     }
 
     func image(for index: Int) -> LiveCell? {
-        guard let image = cache.cachedImage(for: entities[photoOfCell(index)], format: format),
-              let surface = try? image.makeCairoSurface() else { return nil }
-        return LiveCell(surface: surface, owner: nil)  // the surface keeps the image alive
+        LiveCell.firstFrame(of: AnimationPlayer(cache: cache, entity: entities[photoOfCell(index)], format: format))
     }
 
     func hasFailed(_ index: Int) -> Bool {
