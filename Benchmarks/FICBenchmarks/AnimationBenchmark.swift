@@ -1,4 +1,5 @@
 import FICCore
+import FICHarness
 import FastImageCache
 import Foundation
 import ImageTable
@@ -40,6 +41,17 @@ public struct AnimationBenchmarkResult: Codable, Sendable {
     public var frameLookupTiming: BenchTiming
     /// Frames the lookups found missing (target 0).
     public var framesMissing: Int
+    /// What an ``AnimationPlayer`` costs per display refresh (it looks up only when the frame
+    /// changes), ns per refresh (median run).
+    public var playerRefreshNs: Double
+
+    /// The gallery of animated cells playing on Xvfb: cells on screen, and frame figures of the
+    /// phase in which they play; nil when xvfb-run is missing.
+    public var galleryCells: Int?
+    /// Compose figures while every cell plays.
+    public var galleryPlaying: ViewBenchmarkResult.Frames?
+    /// Frames whose cell changed while they played (the animations really played).
+    public var galleryFramesChanged: Int?
 
     /// Each target by name, and whether it was met.
     public var targetsMet: [String: Bool]
@@ -54,6 +66,8 @@ public struct AnimationBenchmarkResult: Codable, Sendable {
         case secondIngestUnchanged = "second_ingest_unchanged", secondIngestSeconds = "second_ingest_seconds"
         case pillowSeconds = "pillow_seconds", ingestOverPillow = "ingest_over_pillow"
         case frameLookupNs = "frame_lookup_ns", frameLookupTiming = "frame_lookup_timing", framesMissing = "frames_missing"
+        case playerRefreshNs = "player_refresh_ns", galleryCells = "gallery_cells", galleryPlaying = "gallery_playing"
+        case galleryFramesChanged = "gallery_frames_changed"
         case targetsMet = "targets_met", notes
     }
 }
@@ -62,7 +76,8 @@ public struct AnimationBenchmarkResult: Codable, Sendable {
 /// photo, made once with Pillow and kept in the work directory) ingested by `fic ingest` into a
 /// 480 × 270 format, as a separate process whose peak resident set `/usr/bin/time` measures;
 /// ingested again (nothing to decode); Pillow's frame loop on the same file as the baseline; and
-/// the lookup a player makes on each display refresh.
+/// the lookup a player makes on each display refresh; then 40 animated cells playing in
+/// `fic view gallery` on Xvfb.
 public enum AnimationBenchmark {
     static let width = 1920, height = 1080, frameCount = 300, frameMs = 40
     static let format = (name: "anim", width: 480, height: 270)
@@ -106,7 +121,14 @@ public enum AnimationBenchmark {
         if let pillow { log("  Pillow, every frame: \(BenchKit.fixed(pillow, 2)) s (best of \(runs))") } else { notes.append("Python's Pillow is missing: no baseline") }
 
         let lookup = try measureLookups(cache: cache, file: file, name: name)
-        log("  frame lookup while playing: \(BenchKit.fixed(lookup.timing.median, 1)) ns, \(lookup.missing) frames missing")
+        log("  frame lookup while playing: \(BenchKit.fixed(lookup.timing.median, 1)) ns, \(lookup.missing) frames missing; a player's refresh \(BenchKit.fixed(lookup.player.median, 1)) ns")
+
+        var gallery: (cells: Int, playing: ViewBenchmarkResult.Frames, changed: Int)?
+        if let xvfbRun = Executables.find("xvfb-run") {
+            gallery = try playGallery(xvfbRun: xvfbRun, fic: fic, testdata: testdata, root: root, log: log)
+        } else {
+            notes.append("xvfb-run is missing: no gallery figures")
+        }
 
         let onHeap = frameCount * width * height * 4
         var met: [String: Bool] = [
@@ -115,6 +137,10 @@ public enum AnimationBenchmark {
             "frame_lookup_le_1us": lookup.timing.median <= 1000,
             "no_frame_missing": lookup.missing == 0,
         ]
+        if let gallery {
+            met["gallery_compose_p99_le_4ms"] = gallery.playing.composeP99Ms <= 4
+            met["gallery_no_compose_over_8_3ms"] = gallery.playing.framesComposeOver8_3Ms == 0
+        }
         let ratio = pillow.map { firstSeconds / $0 }
         if let ratio { met["ingest_le_pillow"] = ratio <= 1 }
         notes.append("fic ingest --jobs 1 is a whole process (start, decode, composite, resize to \(format.width)×\(format.height), store every frame, close); Pillow only decodes each frame at full size (libwebp's animation decoder underneath); peak RSS by /usr/bin/time")
@@ -125,6 +151,8 @@ public enum AnimationBenchmark {
             secondIngestUnchanged: unchanged, secondIngestSeconds: second.seconds,
             pillowSeconds: pillow, ingestOverPillow: ratio,
             frameLookupNs: lookup.timing.median, frameLookupTiming: lookup.timing, framesMissing: lookup.missing,
+            playerRefreshNs: lookup.player.median,
+            galleryCells: gallery?.cells, galleryPlaying: gallery?.playing, galleryFramesChanged: gallery?.changed,
             targetsMet: met, notes: notes)
     }
 
@@ -137,7 +165,7 @@ public enum AnimationBenchmark {
 
     /// Opens the ingested cache and times the lookups a player makes while the animation plays:
     /// the frame for each 1/60 s step of the timeline, looked up and released.
-    static func measureLookups(cache directory: String, file: String, name: String) throws -> (timing: BenchTiming, missing: Int) {
+    static func measureLookups(cache directory: String, file: String, name: String) throws -> (timing: BenchTiming, missing: Int, player: BenchTiming) {
         let bytes = try Data(contentsOf: URL(fileURLWithPath: file))
         let entity = IngestedFile(entityID: name, sourceImageID: bytes.withUnsafeBytes { SHA256Hex.digest(of: $0) })
         let imageFormat = try ImageFormat(name: format.name, family: "images", size: CGSize(width: format.width, height: format.height),
@@ -156,7 +184,48 @@ public enum AnimationBenchmark {
                 for n in frames { BenchKit.blackHole(cache.cachedImage(for: entity, format: format.name, frame: n)) }
             }
         }
-        return (timing, missing)
+        // A player per refresh: 10 s at 60 Hz, as a gallery cell plays.
+        let player = BenchKit.measure(warmups: 1, runs: 9, operationsPerRun: frames.count * 100) {
+            for _ in 0..<100 {
+                var player = AnimationPlayer(cache: cache, entity: entity, format: format.name, animation: animation)
+                for step in 0..<frames.count { BenchKit.blackHole(player.image(at: .milliseconds(step * 1000 / 60))) }
+            }
+        }
+        return (timing, missing, player)
+    }
+
+    /// 40 cells of five animations (GIF, animated WebP and APNG of 320 × 240, 24 frames, made with
+    /// Pillow) in `fic view gallery` on Xvfb, every cell on screen: the frames while they play.
+    static func playGallery(xvfbRun: String, fic: String, testdata: String, root: String, log: (String) -> Void) throws
+        -> (cells: Int, playing: ViewBenchmarkResult.Frames, changed: Int) {
+        let folder = (root as NSString).appendingPathComponent("gallery-input")
+        if !FileManager.default.fileExists(atPath: folder + "/done") {
+            try? FileManager.default.removeItem(atPath: folder)
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            let photo = try largestPhoto(testdata)
+            for (i, ext) in ["gif", "webp", "png", "gif", "webp"].enumerated() {
+                try BenchKit.runProcess("/usr/bin/env", ["python3", "-c", makeScript, photo, folder + "/anim-\(i).\(ext)", "320", "240", "24", "\(40 + 20 * i)"])
+            }
+            _ = FileManager.default.createFile(atPath: folder + "/done", contents: nil)
+        }
+        let cells = 40  // 8 columns × 5 rows of 150 px cells: all of a 1280 × 800 window
+        let script = """
+            phase startup
+            wait-idle 60000
+            replay
+            wait 1
+            phase playing
+            wait 600
+            """
+        let work = try BenchKit.makeFreshDirectory(root, "gallery-\(getpid())")
+        defer { try? FileManager.default.removeItem(atPath: work) }
+        log("  gallery: \(cells) cells of 5 animations playing for 10 s on Xvfb …")
+        let stats = try ViewBenchmark.view(xvfbRun, fic, ["gallery", "--photos", folder, "--cells", "\(cells)", "--cache", work + "/cache"],
+                                           script: script, work: work, name: "animated-gallery")
+        let playing = ViewBenchmark.frames((stats["phases"] as? [String: Any])?["playing"])
+        let changed = stats["animation_frames_changed"] as? Int ?? -1
+        log("  gallery playing: compose p99 \(BenchKit.fixed(playing.composeP99Ms, 2)) ms, median \(BenchKit.fixed(playing.composeMedianMs, 2)) ms, \(playing.framesComposeOver8_3Ms) over 8.3 ms, over \(playing.frames) frames; \(changed) frame changes drawn")
+        return (cells, playing, changed)
     }
 
     /// The largest photo of the test data (the pan's source).
@@ -206,6 +275,10 @@ public enum AnimationBenchmark {
             cw = int(sw * (0.9 - 0.3 * t)); ch = cw * H // W
             x = int((sw - cw) * t); y = int((sh - ch) * (0.3 + 0.4 * t))
             frames.append(src.crop((x, y, x + cw, y + ch)).resize((W, H), Image.BILINEAR))
-        frames[0].save(sys.argv[2], format="WEBP", save_all=True, append_images=frames[1:], duration=ms, loop=0, quality=70, method=0)
+        kind = sys.argv[2].rsplit(".", 1)[-1].lower()
+        if kind == "webp":
+            frames[0].save(sys.argv[2], format="WEBP", save_all=True, append_images=frames[1:], duration=ms, loop=0, quality=70, method=0)
+        else:
+            frames[0].save(sys.argv[2], format="GIF" if kind == "gif" else "PNG", save_all=True, append_images=frames[1:], duration=ms, loop=0)
         """
 }

@@ -96,7 +96,7 @@ public struct AnimationPlayer: Sendable {
     /// The frame to show `elapsed` after playing started (frame 0 before the start), or nil while
     /// nothing of the entity is stored. Updates ``nextChange``.
     public mutating func image(at elapsed: Duration) -> CachedImage? {
-        let ms = Self.milliseconds(elapsed)
+        let ms = AnimationTimeline.milliseconds(elapsed)
         if let steady, steady.contains(ms) { return shown?.image }
         update(ms)
         return shown?.image
@@ -115,7 +115,7 @@ public struct AnimationPlayer: Sendable {
         if animation == nil || retryDue || play(at: ms) != recordPlay { readRecord(at: ms) }
         guard let timeline else {
             steady = nil  // nothing stored yet: look on the next call
-            nextChange = .milliseconds(Self.adding(ms, Self.milliseconds(retryInterval)))
+            nextChange = .milliseconds(Self.adding(ms, AnimationTimeline.milliseconds(retryInterval)))
             return
         }
         let wanted = timeline.frame(atMilliseconds: ms)
@@ -126,7 +126,7 @@ public struct AnimationPlayer: Sendable {
                 shown = (0, first)  // frame 0 stands in until the wanted one is stored
             }
         }
-        retryAt = shown?.index == wanted ? nil : Self.adding(ms, Self.milliseconds(retryInterval))
+        retryAt = shown?.index == wanted ? nil : Self.adding(ms, AnimationTimeline.milliseconds(retryInterval))
         let change = Self.nextFrameStart(timeline, after: ms)
         let next = [change, retryAt].compactMap { $0 }.min()
         nextChange = next.map { .milliseconds($0) }
@@ -183,15 +183,6 @@ public struct AnimationPlayer: Sendable {
             if !overflow && end >= last { return nil }  // the last frame of the last play stays
         }
         return end
-    }
-
-    /// `d` in whole milliseconds, rounded towards zero (as ``AnimationTimeline`` reads it), clamped to `Int`.
-    static func milliseconds(_ d: Duration) -> Int {
-        let (seconds, attoseconds) = d.components
-        let (ms, overflow) = seconds.multipliedReportingOverflow(by: 1000)
-        if overflow { return seconds < 0 ? Int.min : Int.max }
-        let (sum, overflow2) = Int(ms).addingReportingOverflow(Int(attoseconds / 1_000_000_000_000_000))
-        return overflow2 ? (ms < 0 ? Int.min : Int.max) : sum
     }
 
     /// `a + b`, clamped to `Int`.
