@@ -40,6 +40,15 @@ enum HEIFBoxes {
 
         /// Whether the major brand is a sequence's (its still image, if any, is an item beside the track).
         var isSequence: Bool { sequenceBrands.contains(major) }
+
+        /// Whether libavif plays the file as an AVIF image sequence (its track rather than its
+        /// still item): libavif's own rule (`AVIF_DECODER_SOURCE_AUTO`), which browsers follow:
+        /// the major brand is `avis`, or `avis` is a compatible brand and the major brand is not
+        /// `avif` (which asks for the still image).
+        var isAVIFSequence: Bool {
+            let avis = fourCC("avis")
+            return major == avis || (isAVIF && major != fourCC("avif") && compatible.contains(avis))
+        }
     }
 
     /// Whether `prefix` starts with an `ftyp` box naming a HEIF or AVIF brand: `.needMoreBytes`
