@@ -14,7 +14,8 @@ import CAvif
 /// Limits: libavif's own, set from ``DecodingOptions`` (`imageSizeLimit` and
 /// `imageDimensionLimit` from the pixel limit, `imageCountLimit` from ``DecodingOptions/maximumFrames``,
 /// strict checks unless corrupt data is allowed), refuse a track too large or with too many
-/// samples while its header is parsed; then ``AnimationLimits`` before any frame is decoded.
+/// samples while its header is parsed; then ``AnimationLimits`` before any frame is decoded, and
+/// the work libavif's timing lookups take (``checkTimingWork(frames:entries:pixels:options:)``).
 ///
 /// A file cut short: libavif reads each frame's sample when it decodes it, so the frames whose
 /// samples lie before the cut are delivered, then `.truncated` is thrown.
@@ -118,6 +119,8 @@ final class AVIFAnimation: AnimationFrameSource {
         try AnimationLimits.check(width: width, height: height, frames: frames,
                                   framePixels: crop == nil ? [] : Array(repeating: coded.width * coded.height, count: frames),
                                   options: options, format: "AVIF")
+        try Self.checkTimingWork(frames: frames, entries: bytes.withUnsafeBytes { HEIFBoxes.timeToSampleEntryCount($0) },
+                                 pixels: frames * max(width * height, coded.width * coded.height), options: options)
 
         var durations: [Int] = []
         durations.reserveCapacity(frames)
@@ -268,6 +271,22 @@ extension AVIFAnimation {
         }
         return .codePoints(primaries: Int(image.colorPrimaries), transfer: Int(image.transferCharacteristics),
                            matrix: Int(image.matrixCoefficients), fullRange: image.yuvRange == AVIF_RANGE_FULL)
+    }
+
+    /// Throws unless decoding `frames` frames of `pixels` pixels in all, plus the steps libavif
+    /// takes through time-to-sample tables of `entries` entries (one a pixel), stays within
+    /// ``DecodingOptions/maximumAnimationPixels``. libavif 0.11 finds a frame's timing by walking
+    /// the table from its start for the frame and every frame before it, when it decodes the frame
+    /// and when ``AnimationInfo/durations`` are read: about frames² × entries / 6 steps, a few for
+    /// most files, but 88 s for a crafted one of 160 KB (10,000 frames, as many entries).
+    static func checkTimingWork(frames: Int, entries: Int, pixels: Int, options: DecodingOptions) throws {
+        // Sample i is found after at most as many steps as its entry's place, by every frame from i on.
+        var steps = 0.0
+        for sample in 0..<frames { steps += Double(min(sample + 1, max(entries, 1))) * Double(frames - sample) }
+        guard Double(pixels) + steps <= Double(options.maximumAnimationPixels) else {
+            throw ImageCacheError(.dimensionsTooLarge,
+                "The AVIF sequence's \(frames) frames and \(entries) timing entries need about \(Int(min(steps, 1e18))) steps of libavif's timing lookups besides \(pixels) pixels decoded, more than DecodingOptions.maximumAnimationPixels (\(options.maximumAnimationPixels)) allows; it was refused before decoding. Raise it if such animations are expected.")
+        }
     }
 
     /// `duration` units of `timescale` per second, in milliseconds, rounded (0 without a timescale;

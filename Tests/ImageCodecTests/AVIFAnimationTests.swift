@@ -147,8 +147,72 @@ struct AVIFAnimationTests {
             let (frames, error) = AnimationFiles.decodeUntilError(bytes, options: options)
             #expect(frames.isEmpty && error?.code == .dimensionsTooLarge, "\(options): \(String(describing: error))")
         }
-        let exact = DecodingOptions(maximumPixelCount: pixels, maximumFrames: count, maximumAnimationPixels: pixels * count)
+        // At the limits exactly, every frame is decoded. The pixels, and libavif's steps through
+        // the timing tables: 8 entries (every duration differs, in the colour and the alpha
+        // track), sample i found after i + 1 steps by each of the 4 − i frames from it: 4 + 6 + 6 + 4.
+        #expect(bytes.withUnsafeBytes { HEIFBoxes.timeToSampleEntryCount($0) } == 2 * count)
+        let exact = DecodingOptions(maximumPixelCount: pixels, maximumFrames: count, maximumAnimationPixels: pixels * count + 20)
         #expect(try AnimationFiles.decode(bytes, options: exact).frames.count == count)
+        let (frames, error) = AnimationFiles.decodeUntilError(bytes, options: DecodingOptions(maximumAnimationPixels: pixels * count + 19))
+        #expect(frames.isEmpty && error?.code == .dimensionsTooLarge, "\(String(describing: error))")
+    }
+
+    /// libavif 0.11 walks the timing table from its start to time each frame: a crafted table of
+    /// 10,000 frames with as many entries (160 KB) kept it busy for 88 s. Such a file is refused
+    /// before decoding; the same frames with one entry are not (their data is not there, so the
+    /// first frame after the real ones ends the animation as a file cut short).
+    @Test func aTimingTableTooCostlyToWalkIsRefused() throws {
+        let bytes = try HEIFTestFiles.bytes(try Files.standard(.opaque))
+        let costly = try Self.craftedSampleTable(bytes, frames: 10_000, timingEntries: 10_000)
+        #expect(costly.withUnsafeBytes { HEIFBoxes.timeToSampleEntryCount($0) } == 10_000)
+        let refused = AnimationFiles.decodeUntilError(costly)
+        #expect(refused.frames.isEmpty && refused.error?.code == .dimensionsTooLarge, "\(String(describing: refused.error))")
+
+        let cheap = try Self.craftedSampleTable(bytes, frames: 10_000, timingEntries: 1)
+        let decoder = try AnimatedImageDecoder(cheap)
+        #expect(decoder.info.frameCount == 10_000 && decoder.info.durations.allSatisfy { $0 == 10 })
+        #expect(throws: ImageCacheError.self) { try decoder.forEachFrame { _ in } }
+    }
+
+    /// `bytes` (a sequence of one track whose samples lie in one chunk) with that track's sample
+    /// table rewritten: `frames` samples of the first one's size, one after another, in one chunk,
+    /// timed by `timingEntries` entries of 10 ms (the last one covering the rest).
+    static func craftedSampleTable(_ bytes: [UInt8], frames: Int, timingEntries: Int) throws -> [UInt8] {
+        func u32(_ value: Int) -> [UInt8] { [UInt8(value >> 24 & 0xFF), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)] }
+        func word(_ at: Int) -> Int { bytes[at..<(at + 4)].reduce(0) { $0 << 8 | Int($1) } }
+        func rebuilt(_ range: Range<Int>) throws -> [UInt8] {
+            var out: [UInt8] = []
+            for (type, whole) in Self.boxes(bytes, in: range) {
+                let payload = (whole.lowerBound + 8)..<whole.upperBound
+                switch type {
+                case "moov", "trak", "mdia", "minf", "stbl":
+                    out += Self.box(type, try rebuilt(payload))
+                case "stsz":  // version and flags, a size for every sample (0) or the sizes
+                    let size = word(payload.lowerBound + 4) != 0 ? word(payload.lowerBound + 4) : word(payload.lowerBound + 12)
+                    out += Self.box(type, u32(0) + u32(size) + u32(frames))
+                case "stsc":
+                    out += Self.box(type, u32(0) + u32(1) + u32(1) + u32(frames) + u32(1))
+                case "stco":
+                    out += Self.box(type, u32(0) + u32(1) + u32(word(payload.lowerBound + 8)))
+                case "stts":
+                    let runs = (0..<timingEntries).flatMap { u32($0 == timingEntries - 1 ? frames - timingEntries + 1 : 1) + u32(10) }
+                    out += Self.box(type, u32(0) + u32(timingEntries) + runs)
+                default:
+                    out += Array(bytes[whole])
+                }
+            }
+            return out
+        }
+        // The movie after the data, so that the data's offsets stay as they were.
+        let top = Self.boxes(bytes, in: 0..<bytes.count)
+        let movie = try #require(top.first { $0.type == "moov" })
+        return top.filter { $0.type != "moov" }.flatMap { Array(bytes[$0.range]) } + (try rebuilt(movie.range))
+    }
+
+    /// `type` with `payload`.
+    static func box(_ type: String, _ payload: [UInt8]) -> [UInt8] {
+        let size = 8 + payload.count
+        return [UInt8(size >> 24 & 0xFF), UInt8(size >> 16 & 0xFF), UInt8(size >> 8 & 0xFF), UInt8(size & 0xFF)] + Array(type.utf8) + payload
     }
 
     /// Cut anywhere after its header: the frames whose data lies before the cut, each the same as
@@ -157,7 +221,7 @@ struct AVIFAnimationTests {
     @Test func aFileCutShortDeliversTheFramesBeforeTheCut() throws {
         let bytes = try HEIFTestFiles.bytes(try Files.standard(.alpha))
         let whole = try AnimationFiles.decode(bytes)
-        let boxes = Self.topLevelBoxes(bytes)
+        let boxes = Self.boxes(bytes, in: 0..<bytes.count)
         let movie = try #require(boxes.first { $0.type == "moov" }), data = try #require(boxes.first { $0.type == "mdat" })
         #expect(movie.range.upperBound <= data.range.lowerBound, "avifenc writes the header before the data")
 
@@ -178,13 +242,14 @@ struct AVIFAnimationTests {
         #expect(delivered == whole.frames.count - 1, "one byte short: all but the last frame")
     }
 
-    /// The top-level boxes of an ISO BMFF file: their types and where they lie.
-    static func topLevelBoxes(_ bytes: [UInt8]) -> [(type: String, range: Range<Int>)] {
+    /// The boxes of an ISO BMFF file within `range` (its top level: all of it): their types and
+    /// where they lie, headers included.
+    static func boxes(_ bytes: [UInt8], in range: Range<Int>) -> [(type: String, range: Range<Int>)] {
         var boxes: [(type: String, range: Range<Int>)] = []
-        var offset = 0
-        while offset + 8 <= bytes.count {
+        var offset = range.lowerBound
+        while offset + 8 <= range.upperBound {
             let size = bytes[offset..<(offset + 4)].reduce(0) { $0 << 8 | Int($1) }
-            guard size >= 8, offset + size <= bytes.count else { break }
+            guard size >= 8, offset + size <= range.upperBound else { break }
             boxes.append((String(decoding: bytes[(offset + 4)..<(offset + 8)], as: UTF8.self), offset..<(offset + size)))
             offset += size
         }
