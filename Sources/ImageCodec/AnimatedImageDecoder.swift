@@ -55,8 +55,9 @@ public final class AnimatedImageDecoder {
 
     /// A quick look at the first bytes, decoding nothing: a GIF, an APNG (an `acTL` chunk before
     /// the first `IDAT`), a WebP whose extended header says it is animated, or an AVIF whose
-    /// `ftyp` brands make it a sequence (see ``HEIFBoxes/Brands/isAVIFSequence``). Everything
-    /// else is a still image (a GIF, or a sequence, may still turn out to have one frame).
+    /// `ftyp` brands make it a sequence (the major brand `avis`, or `avis` compatible under a
+    /// major brand other than `avif`, as libavif decides). Everything else is a still image (a
+    /// GIF, or a sequence, may still turn out to have one frame).
     public static func mayBeAnimated(_ bytes: UnsafeRawBufferPointer) -> Bool {
         func ascii(_ s: String, at offset: Int) -> Bool {
             let u = Array(s.utf8)
