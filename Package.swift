@@ -25,17 +25,19 @@ let package = Package(
     ],
     targets: [
         // C libraries, found with pkg-config (Debian: libjpeg62-turbo-dev, libspng-dev, libwebp-dev with libwebpdemux,
-        // libheif-dev, libjxl-dev, libgif-dev, libtiff-dev, libcairo2-dev, liblcms2-dev).
+        // libheif-dev, libavif-dev, libjxl-dev, libgif-dev, libtiff-dev, libcairo2-dev, liblcms2-dev).
         .systemLibrary(name: "CLibJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"])]),
         .systemLibrary(name: "CTIFF", pkgConfig: "libtiff-4", providers: [.apt(["libtiff-dev"])]),
         .systemLibrary(name: "CSpng", pkgConfig: "spng", providers: [.apt(["libspng-dev"])]),
         .systemLibrary(name: "CWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"])]),
-        // libjxl and its thread pool, and HEIC (HEVC through libde265) and AVIF (AV1 through dav1d),
-        // the codecs built into Debian's libheif: headers only (in /usr/include). ImageCodec loads
+        // libjxl and its thread pool, HEIC (HEVC through libde265) and AVIF (AV1 through dav1d),
+        // the codecs built into Debian's libheif, and libavif 0.11 for AVIF sequences, which
+        // libheif 1.15 reads only as still images: headers only (in /usr/include). ImageCodec loads
         // these libraries when it first opens such a file (CodecLibraries.swift), so no pkg-config
         // here: its flags would link them, and the dozen libraries they need, into every process.
         .systemLibrary(name: "CJxl", providers: [.apt(["libjxl-dev"])]),
         .systemLibrary(name: "CHeif", providers: [.apt(["libheif-dev"])]),
+        .systemLibrary(name: "CAvif", providers: [.apt(["libavif-dev"])]),
         .systemLibrary(name: "CGif", pkgConfig: "libgif", providers: [.apt(["libgif-dev"])]),
         .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
         // LittleCMS, the colour engine's ICC profiles and transforms.
@@ -74,7 +76,7 @@ let package = Package(
         .target(
             name: "ImageCodec",
             dependencies: [
-                "FICCore", "CImageCodecSupport", "CLibJPEG", "CSpng", "CWebP", "CHeif", "CJxl", "CGif", "CTIFF", "CLcms",
+                "FICCore", "CImageCodecSupport", "CLibJPEG", "CSpng", "CWebP", "CHeif", "CAvif", "CJxl", "CGif", "CTIFF", "CLcms",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "SystemPackage", package: "swift-system"),

@@ -4,8 +4,8 @@ import FoundationEssentials  // ContiguousBytes
 import Foundation
 #endif
 
-/// Decodes every frame of an animated image — GIF, animated WebP, APNG — composited on its
-/// canvas as browsers show it, one frame at a time: at most one canvas and one saved canvas exist
+/// Decodes every frame of an animated image — GIF, animated WebP, APNG, AVIF sequence —
+/// composited on its canvas as browsers show it, one frame at a time: at most one canvas and one saved canvas exist
 /// while it works, never all frames. A still image, of any format ``ImageDecoder`` reads, is an
 /// animation of one frame.
 ///
@@ -69,8 +69,10 @@ public final class AnimatedImageDecoder {
     }
 
     /// A quick look at the first bytes, decoding nothing: a GIF, an APNG (an `acTL` chunk before
-    /// the first `IDAT`), or a WebP whose extended header says it is animated. Everything else is
-    /// a still image (a GIF may still turn out to have one frame).
+    /// the first `IDAT`), a WebP whose extended header says it is animated, or an AVIF whose
+    /// `ftyp` brands make it a sequence (the major brand `avis`, or `avis` compatible under a
+    /// major brand other than `avif`, as libavif decides). Everything else is a still image (a
+    /// GIF, or a sequence, may still turn out to have one frame).
     public static func mayBeAnimated(_ bytes: UnsafeRawBufferPointer) -> Bool {
         func ascii(_ s: String, at offset: Int) -> Bool {
             let u = Array(s.utf8)
@@ -90,6 +92,8 @@ public final class AnimatedImageDecoder {
                 offset += 12 + length
             }
             return false
+        case .avif:
+            return HEIFBoxes.brands(bytes)?.isAVIFSequence == true
         default:
             return false
         }
@@ -180,6 +184,10 @@ public final class AnimatedImageDecoder {
         case .png:
             let (animation, reason) = try APNGAnimation.open(bytes, options: options)
             return try animation ?? StillAnimation(bytes, options: options, warnings: reason.map { [$0] } ?? [])
+        case .heif:
+            // HEIC and AVIF: a sequence's track through libavif, a still image through libheif.
+            let sequence = bytes.withUnsafeBytes { HEIFBoxes.brands($0)?.isAVIFSequence == true }
+            return sequence ? try AVIFAnimation(bytes, options: options) : try StillAnimation(bytes, options: options)
         default:
             return try StillAnimation(bytes, options: options)
         }

@@ -10,11 +10,13 @@ public struct AnimationInfo: Sendable, Hashable {
     /// How many times the animation plays, 0 meaning forever. APNG's `num_plays` and WebP's loop
     /// count are such a number as stored; a GIF's NETSCAPE count says how often the animation
     /// repeats after its first play, so it is reported plus one (as browsers play it), and a GIF
-    /// without one plays once.
+    /// without one plays once. An AVIF sequence plays forever (0), as browsers play it: libavif
+    /// 0.11 reads no repetition count.
     public var loopCount: Int
     /// Each frame's duration in milliseconds, in order, as stored in the file (a GIF's
-    /// hundredths, an APNG's fraction of a second rounded to the millisecond), before any rule a
-    /// player applies to zero or tiny delays.
+    /// hundredths, an APNG's fraction of a second and an AVIF sample's duration in its track's
+    /// timescale rounded to the millisecond), before any rule a player applies to zero or tiny
+    /// delays.
     public var durations: [Int]
 
     /// The number of frames.

@@ -34,7 +34,8 @@ public struct DecodingOptions: Sendable, Hashable {
     public var maximumFrames: Int = 10_000
     /// The most pixels ``AnimatedImageDecoder`` decodes for one animation: every frame's canvas
     /// (``maximumPixelCount`` bounds one canvas), or the frame's own rectangle when a GIF frame is
-    /// larger than its canvas. Checked before any frame is decoded; more fail with
+    /// larger than its canvas; for an AVIF sequence also the steps libavif 0.11 takes through
+    /// its timing table, one a pixel. Checked before any frame is decoded; more fail with
     /// ``ImageCacheError/Code/dimensionsTooLarge``, so a small file cannot make a decode run for
     /// minutes. Still decodes ignore it.
     public var maximumAnimationPixels: Int = 2_000_000_000

@@ -40,6 +40,15 @@ enum HEIFBoxes {
 
         /// Whether the major brand is a sequence's (its still image, if any, is an item beside the track).
         var isSequence: Bool { sequenceBrands.contains(major) }
+
+        /// Whether libavif plays the file as an AVIF image sequence (its track rather than its
+        /// still item): libavif's own rule (`AVIF_DECODER_SOURCE_AUTO`), which browsers follow:
+        /// the major brand is `avis`, or `avis` is a compatible brand and the major brand is not
+        /// `avif` (which asks for the still image).
+        var isAVIFSequence: Bool {
+            let avis = fourCC("avis")
+            return major == avis || (isAVIF && major != fourCC("avif") && compatible.contains(avis))
+        }
     }
 
     /// Whether `prefix` starts with an `ftyp` box naming a HEIF or AVIF brand: `.needMoreBytes`
@@ -88,6 +97,24 @@ enum HEIFBoxes {
             return Int(readUInt32(bytes, at: sizes.lowerBound + 8))
         }
         return nil
+    }
+
+    /// How many time-to-sample entries (`stts`: a run of samples of one duration each) the
+    /// tracks of the file's movie hold together (`moov` → `trak` → `mdia` → `minf` → `stbl` →
+    /// `stts`), each table counted as far as its box holds entries; 0 without a movie.
+    static func timeToSampleEntryCount(_ bytes: UnsafeRawBufferPointer) -> Int {
+        guard let movie = children(of: 0..<bytes.count, in: bytes).first(where: { $0.type == fourCC("moov") }) else { return 0 }
+        var total = 0
+        for track in children(of: movie.payload, in: bytes) where track.type == fourCC("trak") {
+            guard let media = child(fourCC("mdia"), of: track.payload, in: bytes),
+                  let information = child(fourCC("minf"), of: media, in: bytes),
+                  let table = child(fourCC("stbl"), of: information, in: bytes),
+                  let times = child(fourCC("stts"), of: table, in: bytes), times.count >= 8
+            else { continue }
+            // Version and flags, the entry count, then 8 bytes an entry.
+            total += min(Int(readUInt32(bytes, at: times.lowerBound + 4)), (times.count - 8) / 8)
+        }
+        return total
     }
 
     /// A box: its type and where its payload lies.

@@ -1,4 +1,5 @@
 import FastImageCache
+import FICTestSupport
 import Foundation
 import ImageCodec
 import Testing
@@ -32,6 +33,44 @@ struct DecodeFramesTests {
         #expect(frames.map { $0["duration_ms"] as? Int } == [40, 100, 0])
 
         let decoder = try AnimatedImageDecoder(contentsOf: gif)
+        var index = 0
+        try decoder.forEachFrame { frame in
+            let written = try ImageDecoder.decode(contentsOf: out + "/" + String(format: "frame-%04d.png", index))
+            #expect(written.width == 40 && written.height == 30)
+            #expect(try same(written, frame.image), "frame \(index)")
+            index += 1
+        }
+        #expect(index == 3)
+        #expect(!FileManager.default.fileExists(atPath: out + "/frame-0003.png"))
+    }
+
+    /// An AVIF sequence (avifenc, from three photos ImageMagick resized, with durations in a
+    /// timescale of 1000): its frames as PNGs, each the decoder's frame, the durations given to
+    /// avifenc, played forever.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/avifenc") && FileManager.default.isExecutableFile(atPath: "/usr/bin/convert"),
+                   "avifenc (libavif-bin) and ImageMagick are needed: run scripts/install-deps"))
+    func writesEveryFrameOfAnAVIFSequence() throws {
+        let folder = try TemporaryFolder()
+        let avif = folder.path("three.avif")
+        var arguments = ["-s", "8", "--timescale", "1000"]
+        for (photo, duration) in [("chelsea.jpg", 40), ("coffee.jpg", 100), ("rocket.jpg", 250)] {
+            let frame = folder.path(photo + ".png")
+            try ExternalTools.run("/usr/bin/convert", [Fic.testdata + "/photos/" + photo, "-resize", "40x30!", "PNG24:" + frame])
+            arguments += ["--duration", "\(duration)", frame]
+        }
+        try ExternalTools.run("/usr/bin/avifenc", arguments + [avif])
+
+        let out = folder.path("frames")
+        let run = try Fic.run(["decode", avif, "--frames", "--out", out, "--json"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+        #expect(report["loop_count"] as? Int == 0)
+        #expect(report["width"] as? Int == 40 && report["height"] as? Int == 30)
+        let frames = try #require(report["frames"] as? [[String: Any]])
+        #expect(frames.map { $0["index"] as? Int } == [0, 1, 2])
+        #expect(frames.map { $0["duration_ms"] as? Int } == [40, 100, 250])
+
+        let decoder = try AnimatedImageDecoder(contentsOf: avif)
         var index = 0
         try decoder.forEachFrame { frame in
             let written = try ImageDecoder.decode(contentsOf: out + "/" + String(format: "frame-%04d.png", index))

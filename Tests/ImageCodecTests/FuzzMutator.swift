@@ -74,11 +74,18 @@ enum FuzzMutator {
             }
         case .heif, .avif:
             // An `ispe` property (a grid and each of its tiles, a thumbnail, alpha have one each):
-            // "ispe", version and flags, then the 32-bit width and height.
-            let marker = Array("ispe".utf8)
-            let found = data.indices.dropLast(15).filter { Array(data[$0..<($0 + 4)]) == marker }
+            // "ispe", version and flags, then the 32-bit width and height. Or an image sequence's
+            // track header (`tkhd`), whose box ends with the 16.16 fixed-point width and height.
+            let ispe = Array("ispe".utf8), tkhd = Array("tkhd".utf8)
+            let found = data.indices.dropFirst(4).dropLast(15).filter { Array(data[$0..<($0 + 4)]) == ispe || Array(data[$0..<($0 + 4)]) == tkhd }
             guard let at = found.randomElement(using: &rng) else { return }
-            for (offset, value) in [(at + 8, randomDimension(using: &rng)), (at + 12, randomDimension(using: &rng))] {
+            var fields = [(at + 8, randomDimension(using: &rng)), (at + 12, randomDimension(using: &rng))]
+            if data[at] == tkhd[0] {
+                let size = data[(at - 4)..<at].reduce(0) { $0 << 8 | Int($1) }
+                guard size >= 16, at - 4 + size <= data.count else { return }
+                fields = [(at - 4 + size - 8, randomDimension(using: &rng) << 16), (at - 4 + size - 4, randomDimension(using: &rng) << 16)]
+            }
+            for (offset, value) in fields {
                 for i in 0..<4 { data[offset + i] = UInt8(truncatingIfNeeded: value >> (24 - 8 * UInt32(i))) }
             }
         case .jxl:

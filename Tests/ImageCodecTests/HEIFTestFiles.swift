@@ -112,10 +112,12 @@ enum HEIFTestFiles {
     }
 
     /// `avifdec`'s decode of `file` (libavif with dav1d: independent of libheif), 16 bits a
-    /// sample when `sixteenBit`, read back from its PNG (16-bit samples rounded to 8 bits).
-    static func avifdec(_ file: String, sixteenBit: Bool = false) throws -> DecodedImage {
-        let png = try Self.file((file as NSString).lastPathComponent + ".avifdec\(sixteenBit ? "16" : "").png") { path in
-            try run("avifdec", package: "libavif-bin", ["-d", sixteenBit ? "16" : "8", file, path])
+    /// sample when `sixteenBit`, read back from its PNG (16-bit samples rounded to 8 bits); of
+    /// frame `index` of an image sequence. avifdec applies no `clap`, `irot` or `imir`.
+    static func avifdec(_ file: String, sixteenBit: Bool = false, index: Int = 0) throws -> DecodedImage {
+        let frame = index == 0 ? "" : "-\(index)"
+        let png = try Self.file((file as NSString).lastPathComponent + ".avifdec\(sixteenBit ? "16" : "")\(frame).png") { path in
+            try run("avifdec", package: "libavif-bin", ["-d", sixteenBit ? "16" : "8", "--index", "\(index)", file, path])
         }
         return try ImageDecoder.decode(contentsOf: png)
     }

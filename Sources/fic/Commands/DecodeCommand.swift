@@ -9,7 +9,7 @@ struct DecodeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "decode",
         abstract: "Decode a JPEG, PNG, WebP, HEIC, AVIF, JPEG XL, GIF or TIFF (the first frame of an animation) at full size, upright, into a PNG file.",
-        discussion: "A damaged file is decoded as browsers show it (what can be recovered; the rest of a JPEG grey, of a GIF transparent or black) and what was wrong is listed; --strict refuses it. With --frames, every frame of a GIF, animated WebP or APNG (a still image is one frame), composited on its canvas as browsers show it, is written to --out, a folder, as frame-0000.png, frame-0001.png, …; a file cut short keeps the frames before the cut and exits 1. Exit status: 0 when written, 1 when the file cannot be decoded, 2 on usage errors."
+        discussion: "A damaged file is decoded as browsers show it (what can be recovered; the rest of a JPEG grey, of a GIF transparent or black) and what was wrong is listed; --strict refuses it. With --frames, every frame of a GIF, animated WebP, APNG or AVIF sequence (a still image is one frame), composited on its canvas as browsers show it, is written to --out, a folder, as frame-0000.png, frame-0001.png, …; a file cut short keeps the frames before the cut and exits 1. Exit status: 0 when written, 1 when the file cannot be decoded, 2 on usage errors."
     )
 
     @Argument(help: ArgumentHelp("The image file.", valueName: "file"))
