@@ -40,6 +40,23 @@ enum AnimationKeys {
         label.first == labelMarker
     }
 
+    /// What an entry of `label` is.
+    enum Kind {
+        /// An entity's image: a still image, or an animation's first frame.
+        case image
+        /// A frame after the first.
+        case frame
+        /// An animation record.
+        case record
+    }
+
+    /// What the entry labelled `label` is (as ``frameLabel(_:of:)`` and ``recordLabel(of:)``
+    /// write them).
+    static func kind(ofLabel label: String) -> Kind {
+        guard isAnimationLabel(label) else { return .image }
+        return label.dropFirst().first == "#" ? .frame : .record
+    }
+
     private static func derived(tag: UInt8, entity: TableKey, number: UInt64) -> TableKey {
         var bytes: [UInt8] = [0xFF, 0x66, 0x69, 0x63, tag]  // 0xFF "fic" tag
         withUnsafeBytes(of: entity.high.bigEndian) { bytes += $0 }

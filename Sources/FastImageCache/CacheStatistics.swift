@@ -18,9 +18,21 @@ public struct FormatStatistics: Sendable, Hashable, Codable {
     public var evictions: Int
     /// Images stored since the cache opened (an animation's frames and record count one each).
     public var inserts: Int
-    /// Animations stored as their first frame only since the cache opened, because their frames
-    /// would take more than a quarter of ``maximumCount`` (see ``ImageCache/animation(for:format:)``).
+    /// Animations stored since the cache opened that are too large to store frame by frame:
+    /// their frames would take more than a quarter of ``maximumCount``. Each stores its first
+    /// frame and plays from a ring (``ringAnimations``), or, in a format whose image is too small
+    /// for even its record, stays its first frame.
     public var animationsTooLarge: Int = 0
+    /// Animations stored since the cache opened to play from a ring: their first frame and a
+    /// record of every frame's duration are in the table, and the frames after the first are
+    /// decoded a few at a time while they are played (see ``ImageCache/cachedImage(for:format:frame:)``).
+    public var ringAnimations: Int = 0
+    /// Frames the rings decoded since the cache opened: those they hold and those decoded only
+    /// to reach them (an animation's frames are composited in order).
+    public var ringFrameDecodes: Int = 0
+    /// Times a ring started decoding again from the first frame since the cache opened: playing
+    /// looped around, or went back to a frame the ring had passed.
+    public var ringRestarts: Int = 0
 }
 
 /// Counters and sizes of a cache.
@@ -29,8 +41,11 @@ public struct CacheStatistics: Sendable, Hashable, Codable {
     public var formats: [FormatStatistics]
     /// Source images fetched from the provider.
     public var sourceFetches: Int
-    /// Source images decoded.
+    /// Source images decoded (an animation decoded frame by frame counts once; rings' decodes
+    /// are ``FormatStatistics/ringFrameDecodes``).
     public var sourceDecodes: Int
+    /// Rings of animations being played now (see ``FormatStatistics/ringAnimations``).
+    public var animationRings: Int = 0
     /// Bytes all table files occupy on disk.
     public var diskBytes: Int { formats.reduce(0) { $0 + $1.diskBytes } }
 }

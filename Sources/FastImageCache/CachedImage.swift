@@ -2,46 +2,74 @@ import CCairo
 import ImageCodec
 import ImageTable
 
-/// An image returned by the cache: a zero-copy view of the pixels in the mapped table file.
+/// An image returned by the cache: a zero-copy view of the pixels in the mapped table file, or
+/// of a frame of an animation played from a ring (``ImageCache/cachedImage(for:format:frame:)``),
+/// which lives in memory of its own.
 ///
 /// Nothing is decoded or copied to return it. While you hold it, its pixels stay mapped and
-/// unchanged (eviction, replacement and reset never touch a held image's memory). Treat the
-/// pixels as read-only.
+/// unchanged (eviction, replacement and reset never touch a held image's memory; a ring frame
+/// dropped from its ring stays valid while held). Treat the pixels as read-only.
 public final class CachedImage: Sendable {
-    /// The table's image: the mapped slot, held while this object lives. Private because it is
-    /// the storage engine's type; the properties and methods below are what callers need of it.
-    private let storage: StoredImage
+    /// Where the pixels are.
+    enum Storage: Sendable {
+        /// The table's image: the mapped slot, held while this object lives.
+        case table(StoredImage)
+        /// A frame decoded into a ring: memory of its own, freed when the last holder lets go.
+        case ring(RingFrame)
+    }
+
+    /// Private because the storage engine's types are not the API; the properties and methods
+    /// below are what callers need of either kind.
+    private let storage: Storage
     private let table: FormatTable
 
     init(table: FormatTable, storage: StoredImage) {
         self.table = table
-        self.storage = storage
+        self.storage = .table(storage)
+    }
+
+    init(table: FormatTable, ringFrame: RingFrame) {
+        self.table = table
+        self.storage = .ring(ringFrame)
     }
 
     /// The format the image belongs to.
     public var format: ImageFormat { table.format }
 
     /// Width in pixels.
-    public var width: Int { storage.width }
+    public var width: Int { table.table.configuration.pixelWidth }
     /// Height in pixels.
-    public var height: Int { storage.height }
+    public var height: Int { table.table.configuration.pixelHeight }
     /// Bytes from one row to the next: a multiple of 64.
-    public var bytesPerRow: Int { storage.bytesPerRow }
+    public var bytesPerRow: Int { table.table.configuration.bytesPerRow }
     /// How the pixels are laid out.
     public var style: PixelStyle { table.format.style }
     /// The first pixel (valid while the image is held): inside the package only; others read
     /// the pixels through ``withUnsafeBytes(_:)``.
-    package var baseAddress: UnsafeRawPointer { storage.baseAddress }
+    package var baseAddress: UnsafeRawPointer {
+        switch storage {
+        case .table(let stored): stored.baseAddress
+        case .ring(let frame): UnsafeRawPointer(frame.pixels.base)
+        }
+    }
 
     /// Lets the kernel drop this image's pages from resident memory; they are read back from the
     /// file on the next access. Use it when storing many images that will not be shown soon.
+    /// (A ring frame has no file behind it: its pages stay.)
     public func releaseResidentPages() {
-        storage.releaseResidentPages()
+        if case .table(let stored) = storage { stored.releaseResidentPages() }
     }
 
     /// Calls `body` with the pixel bytes (`bytesPerRow × height`).
     public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
-        try storage.withUnsafeBytes(body)
+        switch storage {
+        case .table(let stored):
+            return try stored.withUnsafeBytes(body)
+        case .ring(let frame):
+            return try withExtendedLifetime(frame) {
+                try body(UnsafeRawBufferPointer(start: frame.pixels.base, count: bytesPerRow * height))
+            }
+        }
     }
 
     /// A cairo image surface over the pixels, without copying; use it as a drawing source only.

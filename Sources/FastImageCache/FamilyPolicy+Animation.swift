@@ -4,17 +4,25 @@ import ImageTable
 
 /// Animations under the family policy: the source is decoded once, frame by frame, and each
 /// frame is drawn into every format of the family like any image, under the frame's own key
-/// (``AnimationKeys``), beside a record of the frame count, durations and loop count. A format
-/// whose table an animation would take more than a quarter of stores only its first frame.
+/// (``AnimationKeys``), beside a record of the frame count, durations and loop count.
+///
+/// The first frame is stored first and handed to whoever waits (``storeFirstFrame(_:wanted:releasingPages:firstFrameStored:)``);
+/// the frames after it are a ``RemainingFrames`` of their own: the request path stores them one
+/// at a time on the slow lane, an import stores them at once (``storeAnimation(_:wanted:releasingPages:firstFrameStored:)``).
+/// A format whose table an animation would take more than a quarter of stores its first frame
+/// and a record that says it plays from a ring (``AnimationRings``).
 extension FamilyPolicy {
     /// What one entity needs of an animation: the formats to draw its first frame into, and those
-    /// of them that store every frame.
+    /// of them that store every frame or play from a ring.
     struct AnimationPlan {
         let entity: any ImageEntity
         /// Every format wanted, in configuration order.
         let formats: [String]
         /// The formats that store every frame and lack the animation (its record, or frame 0).
         var everyFrame: [String]
+        /// The formats the animation is too large for, whose record (it plays from a ring) fits
+        /// in a slot, and which lack the animation.
+        var ring: [String]
     }
 
     /// The frame-by-frame decoder of `source` when it is an animation of more than one frame;
@@ -46,11 +54,13 @@ extension FamilyPolicy {
         wanted.map { entity, names in
             let ordered = formats.map(\.name).filter { names.contains($0) }
             let (entityKey, sourceKey) = keys.keys(entity.entityID, entity.sourceImageID)
-            let everyFrame = ordered.filter { name in
-                guard let t = tables[name], t.holdsAnimation(frames: frameCount) else { return false }
+            let lacking = ordered.filter { name in
+                guard let t = tables[name] else { return false }
                 return t.record(entity: entityKey, source: sourceKey) == nil || !t.table.contains(entityKey, source: sourceKey)
             }
-            return AnimationPlan(entity: entity, formats: ordered, everyFrame: everyFrame)
+            return AnimationPlan(entity: entity, formats: ordered,
+                                 everyFrame: lacking.filter { tables[$0]?.holdsAnimation(frames: frameCount) ?? false },
+                                 ring: lacking.filter { tables[$0].map { !$0.holdsAnimation(frames: frameCount) && $0.holdsRecord(frames: frameCount) } ?? false })
         }
     }
 
@@ -62,21 +72,34 @@ extension FamilyPolicy {
         }
     }
 
-    /// Stores the animation `decoder` reads for each entity and format of `wanted`: decodes its
-    /// first frame, draws it into every format lacking it (as ``drawMissing(_:for:from:)``), writes
-    /// the animation's record into the formats that store every frame, hands the first frame's
-    /// images to `firstFrameStored` (by entity identifier, then format name), then decodes the
-    /// other frames one at a time and draws each into those formats. Formats that an animation
-    /// would fill more than a quarter of keep only the first frame, and count it in
-    /// ``FormatStatistics/animationsTooLarge``.
-    ///
-    /// A source cut short, or damaged after its first frame, keeps the frames before the damage:
-    /// the records are rewritten with that many frames.
+    /// Stores the animation `decoder` reads for each entity and format of `wanted`, every frame
+    /// before it returns: ``storeFirstFrame(_:wanted:releasingPages:firstFrameStored:)``, then
+    /// the ``RemainingFrames`` one after another. For imports; requests store the frames after the
+    /// first on the slow lane instead.
     ///
     /// - Returns: the failures met after the first frame was handed over (nobody waits for them).
     /// - Throws: ``ImageCacheError`` `.decodingFailed` when the first frame cannot be decoded.
     func storeAnimation(_ decoder: AnimatedImageDecoder, wanted: [(entity: any ImageEntity, formats: Set<String>)], releasingPages: Bool = false,
                         firstFrameStored: ([String: [String: Result<CachedImage, any Error>]]) -> Void) throws -> [any Error] {
+        guard let remaining = try storeFirstFrame(decoder, wanted: wanted, releasingPages: releasingPages, firstFrameStored: firstFrameStored) else { return [] }
+        while remaining.storeNextFrame() {}
+        return remaining.finish()
+    }
+
+    /// Decodes the first frame of the animation `decoder` reads and draws it into every format of
+    /// `wanted` lacking it (as ``drawMissing(_:for:from:)``); writes the animation's record into
+    /// the formats that store every frame, and a record that says it plays from a ring into
+    /// those it is too large for (``FormatTable/holdsAnimation(frames:)``: more than a quarter
+    /// of the table), counted in ``FormatStatistics/animationsTooLarge`` and
+    /// ``FormatStatistics/ringAnimations`` (a format too small for even the record keeps the
+    /// first frame as a still image); then hands the first frame's images to `firstFrameStored`
+    /// (by entity identifier, then format name).
+    ///
+    /// - Returns: the frames still to store, with the decoder where it stopped; nil when no
+    ///   format stores every frame.
+    /// - Throws: ``ImageCacheError`` `.decodingFailed` when the first frame cannot be decoded.
+    func storeFirstFrame(_ decoder: AnimatedImageDecoder, wanted: [(entity: any ImageEntity, formats: Set<String>)], releasingPages: Bool = false,
+                         firstFrameStored: ([String: [String: Result<CachedImage, any Error>]]) -> Void) throws -> RemainingFrames? {
         counters.countDecode()
         let info = decoder.info
         let first: AnimationFrame
@@ -90,77 +113,145 @@ extension FamilyPolicy {
         }
         var plans = animationPlans(wanted, frames: info.frameCount)
         var made: [String: [String: Result<CachedImage, any Error>]] = [:]
-        var later: [any Error] = []
         let animation = StoredAnimation(durations: info.durations, loopCount: info.loopCount)
+        var ringAnimation = animation
+        ringAnimation.playsFromRing = true
         for (p, plan) in plans.enumerated() {
             let (entityKey, sourceKey) = keys.keys(plan.entity.entityID, plan.entity.sourceImageID)
             let lacking = Set(plan.formats.filter { tables[$0].map { !$0.table.contains(entityKey, source: sourceKey) } ?? false })
             var results = drawMissingAny(Set(plan.formats), for: plan.entity, from: first.image)
             for name in plan.formats {
-                guard let t = tables[name] else { continue }
-                if !t.holdsAnimation(frames: info.frameCount) {
-                    if lacking.contains(name), case .success = results[name] { t.animationsTooLarge.withLockedValue { $0 += 1 } }
-                    continue
+                guard let t = tables[name], case .success = results[name] else { continue }
+                let inRing = plan.ring.contains(name)
+                if !t.holdsAnimation(frames: info.frameCount) && lacking.contains(name) {
+                    t.animationCounts.withLockedValue { $0.tooLarge += 1 }
                 }
-                guard plan.everyFrame.contains(name), case .success = results[name] else { continue }
+                guard plan.everyFrame.contains(name) || inRing else { continue }
                 do {
-                    try t.storeRecord(animation, for: plan.entity)
+                    try t.storeRecord(inRing ? ringAnimation : animation, for: plan.entity)
+                    if inRing { t.animationCounts.withLockedValue { $0.ring += 1 } }
                 } catch {
                     results[name] = .failure(error)
-                    plans[p].everyFrame.removeAll { $0 == name }
                 }
             }
-            for name in plan.everyFrame where results[name].map({ if case .failure = $0 { true } else { false } }) ?? true {
-                plans[p].everyFrame.removeAll { $0 == name }
-            }
+            // Formats whose first frame or record failed store no other frame.
+            plans[p].everyFrame.removeAll { name in results[name].map { if case .failure = $0 { true } else { false } } ?? true }
             if releasingPages {
                 for case .success(let image) in results.values { image.releaseResidentPages() }
             }
             made[plan.entity.entityID] = results
         }
         firstFrameStored(made)
-        guard plans.contains(where: { !$0.everyFrame.isEmpty }) else { return later }
-
-        // Frames stored so far, per entity and format storing every frame.
-        var framesStored: [[String: Int]] = plans.map { Dictionary(uniqueKeysWithValues: $0.everyFrame.map { ($0, 1) }) }
-        while plans.contains(where: { !$0.everyFrame.isEmpty }) {
-            let frame: AnimationFrame
-            do {
-                guard let next = try decoder.nextFrame() else { break }
-                frame = next
-            } catch {
-                later.append(ImageCacheError.decoding(error, format: plans.first { !$0.everyFrame.isEmpty }?.everyFrame.first))
-                break
-            }
-            for (p, plan) in plans.enumerated() {
-                for name in plan.everyFrame {
-                    guard let t = tables[name] else { continue }
-                    do {
-                        let image = try t.draw(plan.entity, from: frame.image, frame: frame.index)
-                        if releasingPages { image.releaseResidentPages() }
-                        framesStored[p][name] = frame.index + 1
-                    } catch {
-                        later.append(error)
-                        plans[p].everyFrame.removeAll { $0 == name }
-                    }
-                }
-            }
-        }
-        // Fewer frames than announced (damage, or a draw that failed): the record says what is there.
-        for (p, plan) in plans.enumerated() {
-            for (name, count) in framesStored[p] where count < info.frameCount {
-                do {
-                    try tables[name]?.storeRecord(StoredAnimation(durations: Array(info.durations.prefix(count)), loopCount: info.loopCount), for: plan.entity)
-                } catch {
-                    later.append(error)
-                }
-            }
-        }
-        return later
+        guard plans.contains(where: { !$0.everyFrame.isEmpty }) else { return nil }
+        return RemainingFrames(policy: self, decoder: decoder, plans: plans, releasingPages: releasingPages)
     }
 
     /// ``drawMissing(_:for:from:)`` for an existential entity.
     private func drawMissingAny(_ names: Set<String>, for entity: any ImageEntity, from decoded: DecodedImage) -> [String: Result<CachedImage, any Error>] {
         drawMissing(names, for: entity, from: decoded)
+    }
+}
+
+/// The frames after the first of an animation being stored frame by frame: the decoder where it
+/// stopped and, per entity, the formats still storing frames. One owner at a time (the decoder
+/// is not thread-safe): the slow lane hands it from one step to the next.
+///
+/// A format stops storing frames when its first frame is no longer there from the same source
+/// (deleted, evicted, replaced by a newer version, the cache reset): nothing is drawn for an
+/// image that is gone, and no frame of an old version is written over a new one's.
+final class RemainingFrames {
+    private let policy: FamilyPolicy
+    private let decoder: AnimatedImageDecoder
+    private var plans: [FamilyPolicy.AnimationPlan]
+    private let releasingPages: Bool
+    /// Frames stored so far, per entity (as `plans`) and format storing every frame.
+    private var framesStored: [[String: Int]]
+    /// Failures met after the first frame.
+    private var errors: [any Error] = []
+    private var ended = false
+
+    init(policy: FamilyPolicy, decoder: AnimatedImageDecoder, plans: [FamilyPolicy.AnimationPlan], releasingPages: Bool) {
+        self.policy = policy
+        self.decoder = decoder
+        self.plans = plans
+        self.releasingPages = releasingPages
+        framesStored = plans.map { Dictionary(uniqueKeysWithValues: $0.everyFrame.map { ($0, 1) }) }
+    }
+
+    /// The number of frames the animation announced.
+    private var frameCount: Int { decoder.info.frameCount }
+
+    /// Decodes the next frame and draws it into every format still storing frames. Returns
+    /// whether frames remain to store.
+    func storeNextFrame() -> Bool {
+        guard !ended else { return false }
+        for (p, plan) in plans.enumerated() {
+            let (entityKey, sourceKey) = policy.keys.keys(plan.entity.entityID, plan.entity.sourceImageID)
+            plans[p].everyFrame.removeAll { name in
+                if policy.tables[name]?.table.contains(entityKey, source: sourceKey) == true { return false }
+                framesStored[p][name] = nil
+                return true
+            }
+        }
+        guard plans.contains(where: { !$0.everyFrame.isEmpty }) else { return end() }
+        let frame: AnimationFrame
+        do {
+            guard let next = try decoder.nextFrame() else { return end() }
+            frame = next
+        } catch {
+            errors.append(ImageCacheError.decoding(error, format: plans.first { !$0.everyFrame.isEmpty }?.everyFrame.first))
+            return end()
+        }
+        for (p, plan) in plans.enumerated() {
+            for name in plan.everyFrame {
+                guard let t = policy.tables[name] else { continue }
+                do {
+                    let image = try t.draw(plan.entity, from: frame.image, frame: frame.index)
+                    if releasingPages { image.releaseResidentPages() }
+                    framesStored[p][name] = frame.index + 1
+                } catch {
+                    errors.append(error)
+                    plans[p].everyFrame.removeAll { $0 == name }
+                }
+            }
+        }
+        guard frame.index + 1 < frameCount, plans.contains(where: { !$0.everyFrame.isEmpty }) else { return end() }
+        return true
+    }
+
+    private func end() -> Bool {
+        ended = true
+        return false
+    }
+
+    /// Rewrites the record of each format that got fewer frames than announced (a source cut
+    /// short or damaged after its first frame keeps the frames before the damage; so does a draw
+    /// that failed), and returns the failures met after the first frame.
+    func finish() -> [any Error] {
+        for (p, plan) in plans.enumerated() {
+            for (name, count) in framesStored[p] where count < frameCount {
+                do {
+                    try policy.tables[name]?.storeRecord(StoredAnimation(durations: Array(decoder.info.durations.prefix(count)), loopCount: decoder.info.loopCount), for: plan.entity)
+                } catch {
+                    errors.append(error)
+                }
+            }
+        }
+        return errors
+    }
+
+    /// Gives up before the last frame (the cache is closing): each format that did not get every
+    /// frame drops the animation, first frame and record included, so that the next request
+    /// stores it whole rather than finding fewer frames than its record says.
+    func abandon() {
+        for (p, plan) in plans.enumerated() {
+            let (entityKey, sourceKey) = policy.keys.keys(plan.entity.entityID, plan.entity.sourceImageID)
+            for (name, count) in framesStored[p] where count < frameCount {
+                guard let t = policy.tables[name], t.table.contains(entityKey, source: sourceKey) else { continue }
+                t.removeAnimation(of: entityKey)
+                t.table.remove(entityKey)
+            }
+        }
+        ended = true
     }
 }

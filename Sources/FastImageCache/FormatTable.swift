@@ -1,3 +1,4 @@
+import FICCore
 import Foundation
 import ImageTable
 import Logging
@@ -7,9 +8,20 @@ final class FormatTable: Sendable {
     let format: ImageFormat
     let table: ImageTable
     let keys: KeyMemo
-    /// Animations stored as their first frame only, because all their frames would take more
-    /// than a quarter of the table (or their record would not fit in a slot).
-    let animationsTooLarge = LockedBox(0)
+    /// The animation figures of ``FormatStatistics`` that the table itself does not count.
+    let animationCounts = LockedBox(AnimationCounts())
+
+    /// Counters of animations over the quarter-of-a-table bound and of their rings.
+    struct AnimationCounts: Sendable {
+        /// Animations over the bound stored since the cache opened.
+        var tooLarge = 0
+        /// Those of them stored to play from a ring (their record fits in a slot).
+        var ring = 0
+        /// Frames decoded and drawn into rings.
+        var ringFrameDecodes = 0
+        /// Rings' decoders started again from the first frame (playing looped, or jumped back).
+        var ringRestarts = 0
+    }
 
     init(format: ImageFormat, namespace: CacheNamespace, fileExtension: String, options: TableOpenOptions, keys: KeyMemo, logger: Logger) throws {
         self.format = format
@@ -33,21 +45,43 @@ final class FormatTable: Sendable {
     /// Draws `source` for `entity` as frame `frame` of its animation (frame 0 is the entity's own
     /// entry, what ``draw(_:from:)`` stores): the same drawing, under the frame's key.
     func draw(_ entity: some ImageEntity, from source: DecodedImage, frame: Int) throws -> CachedImage {
-        let p = format.pixelSize
-        let bytesPerRow = table.configuration.bytesPerRow
-        let format = self.format
         let (entityKey, sourceKey) = keys.keys(entity.entityID, entity.sourceImageID)
         let key = AnimationKeys.frame(frame, of: entityKey)
         let label = frame == 0 ? entity.entityID : AnimationKeys.frameLabel(frame, of: entity.entityID)
-        do {
+        return try drawing {
             let stored = try table.insert(entity: key, source: sourceKey, label: label) { pixels in
-                let canvas = try ImageCanvas(pixels: pixels.baseAddress!, pixelWidth: p.width, pixelHeight: p.height, bytesPerRow: bytesPerRow, pixelFormat: format.style, scale: CGFloat(format.scale))
-                canvas.clear()
-                try entity.draw(source, format: format, canvas: canvas)
-                try canvas.checkStatus()
-                canvas.finish()
+                try render(entity, from: source, into: pixels.baseAddress!)
             }
             return CachedImage(table: self, storage: stored)
+        }
+    }
+
+    /// Draws `source` for `entity` as a frame of a ring (``AnimationRings``): the same drawing as
+    /// ``draw(_:from:frame:)``, into memory of its own counted by `alive`, not into the table.
+    func drawRingFrame(_ entity: any ImageEntity, from source: DecodedImage, alive: LockedBox<Int>) throws -> CachedImage {
+        try drawing {
+            let frame = try RingFrame(byteCount: table.configuration.pixelByteCount, alive: alive)
+            try render(entity, from: source, into: frame.pixels.base)
+            return CachedImage(table: self, ringFrame: frame)
+        }
+    }
+
+    /// Clears the image at `pixels` (one image of the format) and draws `source` into it with
+    /// `entity`'s draw method: the one drawing of table entries and ring frames alike.
+    private func render(_ entity: some ImageEntity, from source: DecodedImage, into pixels: UnsafeMutableRawPointer) throws {
+        let p = format.pixelSize
+        let canvas = try ImageCanvas(pixels: pixels, pixelWidth: p.width, pixelHeight: p.height, bytesPerRow: table.configuration.bytesPerRow,
+                                     pixelFormat: format.style, scale: CGFloat(format.scale))
+        canvas.clear()
+        try entity.draw(source, format: format, canvas: canvas)
+        try canvas.checkStatus()
+        canvas.finish()
+    }
+
+    /// Runs a drawing, naming its failures: `.drawingFailed` (the cause says why), or a storage failure.
+    private func drawing(_ body: () throws -> CachedImage) throws -> CachedImage {
+        do {
+            return try body()
         } catch let error as ImageCacheError where error.code == .invalidArgument {
             throw ImageCacheError(.drawingFailed, "drawing the image failed", format: format.name, underlying: error)
         } catch {
@@ -60,7 +94,14 @@ final class FormatTable: Sendable {
     /// Whether an animation of `frameCount` frames is stored frame by frame: its frames and its
     /// record take at most a quarter of the table, and the record fits in a slot.
     func holdsAnimation(frames frameCount: Int) -> Bool {
-        frameCount + 1 <= format.maximumCount / 4 && AnimationRecord.byteCount(frames: frameCount) <= table.configuration.pixelByteCount
+        frameCount + 1 <= format.maximumCount / 4 && holdsRecord(frames: frameCount)
+    }
+
+    /// Whether the record of an animation of `frameCount` frames fits in a slot: an animation
+    /// over the bound of ``holdsAnimation(frames:)`` then plays from a ring; otherwise (a tiny
+    /// format and a long animation) it stays its first frame.
+    func holdsRecord(frames frameCount: Int) -> Bool {
+        AnimationRecord.byteCount(frames: frameCount) <= table.configuration.pixelByteCount
     }
 
     /// Stores the animation record of `entity`, replacing any older one.

@@ -7,7 +7,7 @@
 /// if let animation = cache.animation(for: sticker, format: "thumb") {
 ///     let timeline = animation.timeline
 ///     let start = ContinuousClock.now
-///     // on each display refresh:
+///     // on each display refresh (nil: not stored yet, keep showing the previous frame):
 ///     let n = timeline.frame(at: ContinuousClock.now - start)
 ///     if let frame = cache.cachedImage(for: sticker, format: "thumb", frame: n) { draw(frame) }
 /// }
@@ -15,18 +15,30 @@
 ///
 /// The family policy decodes the animation once, frame by frame, and draws every frame into each
 /// format of the family; ``image(for:format:priority:)`` returns when the first frame is stored,
-/// and the same job then stores the others. An animation whose frames (and record) would take
-/// more than a quarter of a format's ``ImageFormat/maximumCount`` keeps only its first frame in
-/// that format, counted in ``FormatStatistics/animationsTooLarge``. A still image is an animation
-/// of one frame: nothing about it changes.
+/// and the other frames are then stored by a job of their own on the slow lane, one frame per
+/// step, so that they never hold up an image wanted on screen; the decoder goes on where it
+/// stopped. A request for the entity meanwhile is served the first frame and decodes nothing.
+/// (``storeImages(from:for:family:releasingPages:)``, for imports, stores every frame before
+/// it returns.)
+///
+/// An animation whose frames (and record) would take more than a quarter of a format's
+/// ``ImageFormat/maximumCount`` stores its first frame and its record there, and plays from a
+/// *ring* (``StoredAnimation/playsFromRing``): when its later frames are asked for, the provider
+/// is asked for the source again, and a few frames (6) are decoded ahead of the one asked for on
+/// the slow lane, drawn at the format's size and kept in memory; playing past the last frame
+/// starts the decode again. At most 16 rings exist, the least recently played going first, and
+/// one not asked for 10 s goes at the next ring lookup. See
+/// ``FormatStatistics/ringAnimations``. A still image is an animation of one frame: nothing
+/// about it changes.
 extension ImageCache {
-    /// The animation stored for `entity` in `format`: its frame count, durations and loop count;
-    /// a one-frame animation for a still image (or an animation stored as its first frame only);
-    /// nil when no up-to-date image of the entity is stored.
+    /// The animation stored for `entity` in `format`: its frame count, durations, loop count,
+    /// and whether it plays from a ring; a one-frame animation for a still image (or an animation
+    /// kept as its first frame only); nil when no up-to-date image of the entity is stored.
     ///
     /// Read from the table (a small record stored beside the frames), so a new process knows it
     /// without decoding. Available as soon as the first frame is stored; frames still being
-    /// stored are nil from ``cachedImage(for:format:frame:)`` until they are.
+    /// stored, or not yet decoded into the ring, are nil from ``cachedImage(for:format:frame:)``
+    /// until they are.
     public func animation(for entity: some ImageEntity, format: String) -> StoredAnimation? {
         guard let t = tables[format] else { return nil }
         let (entityKey, sourceKey) = policy.keys.keys(entity.entityID, entity.sourceImageID)
@@ -34,28 +46,43 @@ extension ImageCache {
         return t.record(entity: entityKey, source: sourceKey) ?? .still
     }
 
-    /// Frame `frame` (from 0) of the animation of `entity` in `format`, zero-copy, or nil when it
-    /// is not stored (yet), is stale, or is beyond the last frame. Frame 0 is
-    /// ``cachedImage(for:format:)``. A frame held stays valid, as any image does.
+    /// Frame `frame` (from 0) of the animation of `entity` in `format`, or nil when it is not
+    /// stored (yet), is stale, or is beyond the last frame. Frame 0 is ``cachedImage(for:format:)``.
+    /// A frame held stays valid, as any image does.
     ///
-    /// Constant time, no decoding: the frame path.
+    /// Constant time, no decoding on the calling thread: the frame path. A frame stored in the
+    /// table is returned zero-copy. For an animation that plays from a ring
+    /// (``StoredAnimation/playsFromRing``) the frame comes from the ring; a frame not in it yet
+    /// is nil, and the miss makes the ring decode ahead from it on the slow lane (the first miss
+    /// makes the ring, which asks the provider for the source again).
     public func cachedImage(for entity: some ImageEntity, format: String, frame: Int) -> CachedImage? {
         guard frame > 0 else { return frame == 0 ? cachedImage(for: entity, format: format) : nil }
         guard let t = tables[format] else { return nil }
         let (entityKey, sourceKey) = policy.keys.keys(entity.entityID, entity.sourceImageID)
-        guard let stored = t.table.image(for: AnimationKeys.frame(frame, of: entityKey), source: sourceKey) else { return nil }
-        return CachedImage(table: t, storage: stored)
+        let ring = AnimationRings.Key(format: format, entity: entityKey, source: sourceKey)
+        if case .frame(let image) = rings.frame(frame, of: ring) { return image }
+        if let stored = t.table.image(for: AnimationKeys.frame(frame, of: entityKey), source: sourceKey) {
+            return CachedImage(table: t, storage: stored)
+        }
+        // The first lookup of a later frame of an animation that plays from a ring makes the ring.
+        guard provider != nil, let animation = t.record(entity: entityKey, source: sourceKey), animation.playsFromRing,
+              frame < animation.frameCount, t.table.contains(entityKey, source: sourceKey),
+              let url = entity.sourceImageURL(for: t.format) else { return nil }
+        return rings.start(ring, table: t, entity: entity, url: url, frameCount: animation.frameCount, asking: frame)
     }
 
     /// Frame `frame` of the animation stored for the entity whose identifier is `entityID`, from
     /// whichever version of its source is stored (tools that know only the identifier, as
-    /// ``cachedImage(entityID:format:)``), or nil. A frame left from another version is not returned.
+    /// ``cachedImage(entityID:format:)``), or nil. A frame left from another version is not
+    /// returned. An animation that plays from a ring is served from its ring only while one plays
+    /// it (made by ``cachedImage(for:format:frame:)``, which knows the entity's source and drawing).
     public func cachedImage(entityID: String, format: String, frame: Int) -> CachedImage? {
         guard frame > 0 else { return frame == 0 ? cachedImage(entityID: entityID, format: format) : nil }
         guard let t = tables[format] else { return nil }
         let entityKey = policy.keys.key(entityID)
-        guard let first = t.table.image(for: entityKey),
-              let stored = t.table.image(for: AnimationKeys.frame(frame, of: entityKey), source: first.source) else { return nil }
+        guard let first = t.table.image(for: entityKey) else { return nil }
+        if case .frame(let image) = rings.frame(frame, of: AnimationRings.Key(format: format, entity: entityKey, source: first.source)) { return image }
+        guard let stored = t.table.image(for: AnimationKeys.frame(frame, of: entityKey), source: first.source) else { return nil }
         return CachedImage(table: t, storage: stored)
     }
 

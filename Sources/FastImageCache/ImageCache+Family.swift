@@ -25,7 +25,9 @@ extension ImageCache {
 
     /// Stores the image of `entity` in every format of `family` that lacks an up-to-date one,
     /// decoding `source` once at the size the family needs. Formats that already hold an
-    /// up-to-date image are left alone, and nothing is decoded when none lacks it.
+    /// up-to-date image are left alone, and nothing is decoded when none lacks it. An animation
+    /// has every frame stored before this returns (unlike a request, which leaves the frames
+    /// after the first to the slow lane); in a format it is too large for, it plays from a ring.
     ///
     /// - Parameters:
     ///   - family: the family to fill; nil fills every configured format (all families, one decode).

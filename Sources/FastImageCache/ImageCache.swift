@@ -39,6 +39,8 @@ public final class ImageCache: Sendable {
     let policy: FamilyPolicy
     /// Where requests wait, are fetched, decoded and drawn.
     let lanes: Lanes
+    /// Where animations too large for their tables play from.
+    let rings: AnimationRings
     let logger: Logger
     private let space: CacheNamespace
 
@@ -79,7 +81,9 @@ public final class ImageCache: Sendable {
         self.openReports = tables.mapValues(\.table.openReport)
         let policy = FamilyPolicy(formats: formats, tables: tables, keys: keys, provider: provider, counters: CacheCounters())
         self.policy = policy
-        self.lanes = Lanes(policy: policy, logger: logger)
+        let lanes = Lanes(policy: policy, logger: logger)
+        self.lanes = lanes
+        self.rings = AnimationRings(lanes: lanes, logger: logger)
     }
 
     /// Each format's table, by format name.
@@ -148,6 +152,7 @@ public final class ImageCache: Sendable {
     public func deleteImage(for entity: some ImageEntity, format: String) -> Bool {
         guard let t = tables[format] else { return false }
         let key = keys.key(entity.entityID)
+        rings.drop(entity: key)
         t.removeAnimation(of: key)
         return t.table.remove(key)
     }
@@ -155,14 +160,17 @@ public final class ImageCache: Sendable {
     /// Deletes the images of `entity` in every format (with an animation's frames and record).
     public func deleteImages(for entity: some ImageEntity) {
         let key = keys.key(entity.entityID)
+        rings.drop(entity: key)
         for t in tables.values {
             t.removeAnimation(of: key)
             t.table.remove(key)
         }
     }
 
-    /// Empties every table. Images still held stay valid until released.
+    /// Empties every table and drops the animations' rings; an animation's frames still being
+    /// stored are not stored. Images still held stay valid until released.
     public func reset() throws {
+        rings.dropAll()
         for t in tables.values {
             do { try t.table.removeAll() } catch { throw ImageCacheError.wrap(error, format: t.format.name, code: .io) }
         }
@@ -176,6 +184,7 @@ public final class ImageCache: Sendable {
     /// the same boot serves every other stored image with no check (see ``TableOpenReport/UncleanStop``).
     public func close() {
         lanes.close()
+        rings.dropAll()
         for t in tables.values { t.table.close() }
         space.unlock()
     }
@@ -186,17 +195,20 @@ public final class ImageCache: Sendable {
     public var statistics: CacheStatistics {
         let perFormat = formats.compactMap { f -> FormatStatistics? in
             guard let s = tables[f.name]?.table.statistics else { return nil }
-            let tooLarge = tables[f.name]?.animationsTooLarge.withLockedValue { $0 } ?? 0
-            return FormatStatistics(format: f.name, count: s.count, maximumCount: s.maximumCount, diskBytes: s.fileBytes, hits: s.hits, misses: s.misses, evictions: s.evictions, inserts: s.inserts, animationsTooLarge: tooLarge)
+            let a = tables[f.name]?.animationCounts.withLockedValue { $0 } ?? FormatTable.AnimationCounts()
+            return FormatStatistics(format: f.name, count: s.count, maximumCount: s.maximumCount, diskBytes: s.fileBytes, hits: s.hits, misses: s.misses, evictions: s.evictions, inserts: s.inserts,
+                                    animationsTooLarge: a.tooLarge, ringAnimations: a.ring, ringFrameDecodes: a.ringFrameDecodes, ringRestarts: a.ringRestarts)
         }
         let (fetches, decodes) = policy.counters.snapshot()
-        return CacheStatistics(formats: perFormat, sourceFetches: fetches, sourceDecodes: decodes)
+        return CacheStatistics(formats: perFormat, sourceFetches: fetches, sourceDecodes: decodes, animationRings: rings.count)
     }
 
     /// Lets the kernel drop every mapped page of every table from the process's resident memory
     /// (for example after a bulk import, or when the system is short of memory). Nothing is lost:
-    /// pages are read back from the files when images are next used.
+    /// pages are read back from the files when images are next used. The animations' rings are
+    /// dropped too: they decode their frames again when next played.
     public func releaseResidentMemory() {
+        rings.dropAll()
         for t in tables.values { t.table.releaseResidentMemory() }
     }
 

@@ -1,4 +1,4 @@
-/// What the cache knows of an entity's animation in a format: how many frames it stored, how
+/// What the cache knows of an entity's animation in a format: how many frames it has, how
 /// long each is shown and how many times it plays. Returned by
 /// ``ImageCache/animation(for:format:)``; read from the table, so a new process knows it
 /// without decoding anything. A still image is an animation of one frame that plays once.
@@ -10,12 +10,18 @@ public struct StoredAnimation: Sendable, Hashable {
     public var durations: [Int]
     /// How many times the animation plays, 0 meaning forever (as ``AnimationInfo/loopCount``).
     public var loopCount: Int
+    /// Whether the frames after the first play from a ring of a few frames decoded ahead, rather
+    /// than from the table: the animation would take more than a quarter of the format's table.
+    /// A ring frame not decoded yet is nil from ``ImageCache/cachedImage(for:format:frame:)``
+    /// (show the previous one); asking for it makes the ring decode ahead from it.
+    public var playsFromRing: Bool
 
     /// Creates a value.
-    public init(durations: [Int], loopCount: Int) {
+    public init(durations: [Int], loopCount: Int, playsFromRing: Bool = false) {
         self.frameCount = durations.count
         self.durations = durations
         self.loopCount = loopCount
+        self.playsFromRing = playsFromRing
     }
 
     /// The frame to show at each moment of playing.
@@ -106,31 +112,47 @@ public struct AnimationTimeline: Sendable, Hashable {
 /// The animation record stored in a slot of each format's table beside the frames: a few bytes
 /// at the start of the slot's pixels (which the table checksums like any image's).
 ///
-/// Layout, little-endian `UInt32`s: magic "FICA", version 1, frame count, loop count, then each
-/// frame's duration in milliseconds.
+/// Layout, little-endian `UInt32`s: magic "FICA", version, frame count, loop count, then (from
+/// version 2) flags — bit 0: the animation plays from a ring — then each frame's duration in
+/// milliseconds. Version 1 records (no flags) are still read: they never play from a ring.
 enum AnimationRecord {
     static let magic: UInt32 = 0x4143_4946  // "FICA" read as little-endian
-    static let version: UInt32 = 1
-    static let headerBytes = 16
+    static let version: UInt32 = 2
+    static let headerBytes = 20
+    /// Flag bit: the frames after the first play from a ring.
+    static let playsFromRing: UInt32 = 1
 
     /// The bytes a record of `frameCount` frames takes.
     static func byteCount(frames frameCount: Int) -> Int { headerBytes + 4 * frameCount }
 
     /// Writes the record of `animation` at the start of `buffer` (which must hold ``byteCount(frames:)``).
     static func write(_ animation: StoredAnimation, to buffer: UnsafeMutableRawBufferPointer) {
-        var values: [UInt32] = [magic, version, UInt32(clamping: animation.frameCount), UInt32(clamping: animation.loopCount)]
+        var values: [UInt32] = [magic, version, UInt32(clamping: animation.frameCount), UInt32(clamping: animation.loopCount),
+                                animation.playsFromRing ? playsFromRing : 0]
         values += animation.durations.map { UInt32(clamping: $0) }
         for (i, v) in values.enumerated() {
             buffer.storeBytes(of: v.littleEndian, toByteOffset: 4 * i, as: UInt32.self)
         }
     }
 
-    /// The record at the start of `bytes`, or nil when they hold none (or a damaged one).
+    /// The record at the start of `bytes` (version 1 or 2), or nil when they hold none (or a
+    /// damaged one, or unknown flags).
     static func read(_ bytes: UnsafeRawBufferPointer) -> StoredAnimation? {
         func u32(_ i: Int) -> Int { Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 4 * i, as: UInt32.self))) }
-        guard bytes.count >= headerBytes, u32(0) == Int(magic), u32(1) == Int(version) else { return nil }
+        guard bytes.count >= 16, u32(0) == Int(magic) else { return nil }
+        let header: Int, flags: Int
+        switch u32(1) {
+        case 1:
+            (header, flags) = (16, 0)
+        case 2:
+            guard bytes.count >= headerBytes else { return nil }
+            (header, flags) = (headerBytes, u32(4))
+        default:
+            return nil
+        }
         let frames = u32(2), loops = u32(3)
-        guard frames >= 1, byteCount(frames: frames) <= bytes.count, loops <= Int(Int32.max) else { return nil }
-        return StoredAnimation(durations: (0..<frames).map { u32(4 + $0) }, loopCount: loops)
+        guard frames >= 1, frames <= (bytes.count - header) / 4, loops <= Int(Int32.max), flags & ~Int(playsFromRing) == 0 else { return nil }
+        return StoredAnimation(durations: (0..<frames).map { u32(header / 4 + $0) }, loopCount: loops,
+                               playsFromRing: flags & Int(playsFromRing) != 0)
     }
 }

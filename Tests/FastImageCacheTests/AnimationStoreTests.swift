@@ -43,7 +43,7 @@ import Testing
     }
 
     /// Every frame of `entity` in each format is stored, in its colour, and the record matches.
-    static func expectStored(_ cache: ImageCache, _ entity: Photo, formats: [String]) {
+    static func expectStored(_ cache: ImageCache, _ entity: some ImageEntity, formats: [String]) {
         for format in formats {
             let animation = cache.animation(for: entity, format: format)
             #expect(animation == StoredAnimation(durations: delays, loopCount: 3), "format \(format)")
@@ -115,7 +115,7 @@ import Testing
         #expect(cache.statistics.sourceDecodes == 1)
     }
 
-    @Test func anAnimationOverAQuarterOfTheTableKeepsItsFirstFrame() async throws {
+    @Test func anAnimationOverAQuarterOfTheTablePlaysFromARing() async throws {
         let dir = TemporaryDirectory()
         defer { dir.cleanup() }
         let gif = try Self.makeGIF(in: dir.path)
@@ -128,10 +128,16 @@ import Testing
         let first = try await cache.image(for: entity, format: "small")
         #expect(Self.centre(first) == Self.colours[0])
         try await waitUntil("every frame of the large format is stored") { cache.cachedImage(for: entity, format: "large", frame: 3) != nil }
-        #expect(cache.animation(for: entity, format: "small") == StoredAnimation(durations: [0], loopCount: 1))
-        #expect(cache.cachedImage(for: entity, format: "small", frame: 1) == nil)
-        #expect(cache.statistics.formats.map(\.count) == [1, 5])
+        #expect(cache.animation(for: entity, format: "small") == StoredAnimation(durations: Self.delays, loopCount: 3, playsFromRing: true))
+        // The first frame and the record; the other frames come from a ring.
+        #expect(cache.statistics.formats.map(\.count) == [2, 5])
         #expect(cache.statistics.formats.map(\.animationsTooLarge) == [1, 0])
+        #expect(cache.statistics.formats.map(\.ringAnimations) == [1, 0])
+        #expect(cache.cachedImage(for: entity, format: "small", frame: 1) == nil)
+        for (n, colour) in Self.colours.enumerated().dropFirst() {
+            let frame = try await AnimationRingTests.frame(n, of: entity, in: cache, format: "small")
+            #expect(Self.centre(frame) == colour, "frame \(n)")
+        }
         Self.expectStored(cache, entity, formats: ["large"])
     }
 

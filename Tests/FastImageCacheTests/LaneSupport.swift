@@ -1,4 +1,5 @@
 import FICCore
+import FICTestSupport
 import Foundation
 import Testing
 @testable import FastImageCache
@@ -155,3 +156,56 @@ struct ObservedPhoto: ImageEntity {
     }
 }
 
+
+/// A gate that threads of the cache (a CPU step, an entity's drawing) wait at until the test
+/// opens it, counting who arrived: the test sees that a thread is held, and releases it, without
+/// sleeping. A wait gives up after `timeout` (recorded in ``timedOut``), so that a test whose
+/// expected order never comes fails instead of hanging.
+final class ThreadGate: Sendable {
+    private struct State {
+        var open = false
+        var arrived = 0
+        var timedOut = 0
+    }
+    private let state = ConditionBox(State())
+    let timeout: Duration
+
+    init(timeout: Duration = .seconds(120)) {
+        self.timeout = timeout
+    }
+
+    /// Waits until the gate is open (or the timeout).
+    func wait() {
+        state.update { $0.arrived += 1 }
+        state.withLockedValue(waitingUpTo: timeout) { s, timedOut -> Void? in
+            if s.open { return () }
+            if timedOut {
+                s.timedOut += 1
+                return ()
+            }
+            return nil
+        }
+    }
+
+    /// Lets every waiter, and every later one, through.
+    func open() {
+        state.update { $0.open = true }
+    }
+
+    /// How many threads came to the gate.
+    var arrived: Int { state.withLockedValue { $0.arrived } }
+    /// How many gave up waiting.
+    var timedOut: Int { state.withLockedValue { $0.timedOut } }
+}
+
+extension ImageCache {
+    /// Holds `count` of the cache's CPU threads at `gate` (CPU steps at the highest priority),
+    /// and waits until they are there.
+    func holdCPUThreads(_ count: Int, at gate: ThreadGate) async throws {
+        let before = gate.arrived
+        for _ in 0..<count {
+            lanes.queueCPUStep(at: .veryHigh) { gate.wait() } cancelled: {}
+        }
+        try await waitUntil("\(count) CPU threads are held") { gate.arrived == before + count }
+    }
+}

@@ -30,3 +30,42 @@ struct IngestAnimationTests {
         #expect(past.status == 1 && past.stderr.contains("3 frame(s)"), "\(past.stderr)")
     }
 }
+
+/// `fic inspect` counts every entry an animation takes: its frames after the first and its record.
+@Suite("inspect counts an animation's frames")
+struct InspectAnimationTests {
+    @Test("fic inspect counts each stored frame of an ingested GIF of N frames as an entry, and says how many entries are images, frames and records")
+    func inspectCountsFrames() throws {
+        let convert = try ExternalTools.tool("convert", package: "imagemagick")
+        let folder = try TemporaryFolder()
+        let source = folder.path("source")
+        try FileManager.default.createDirectory(atPath: source, withIntermediateDirectories: true)
+        // N flat frames; beside them two still images.
+        let colours = ["#ff0000", "#00ff00", "#0000ff", "#ffff00", "#00ffff"]
+        let frames = colours.count
+        try ExternalTools.run(convert, ["-size", "40x30"] + colours.flatMap { ["-delay", "10", "xc:\($0)"] } + [source + "/five.gif"])
+        for name in ["coffee.jpg", "rocket.jpg"] {
+            try FileManager.default.copyItem(atPath: Fic.testdata + "/photos/" + name, toPath: source + "/" + name)
+        }
+        let cache = folder.path("cache")
+        let ingest = try Fic.run(["ingest", source, "--cache", cache, "--format", "thumb:32x32@1:bgrx:max=64"])
+        #expect(ingest.status == 0, "\(ingest.stderr)")
+
+        // Three images (the GIF's first frame among them), the GIF's other frames and its record.
+        let entries = 3 + (frames - 1) + 1
+        let run = try Fic.run(["inspect", "--cache", cache, "--json"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+        let format = try #require((json["formats"] as? [[String: Any]])?.first)
+        #expect(format["count"] as? Int == entries)
+        #expect(format["images"] as? Int == 3)
+        #expect(format["animationFrames"] as? Int == frames - 1)
+        #expect(format["animationRecords"] as? Int == 1)
+        #expect(json["totalCount"] as? Int == entries)
+
+        let table = try Fic.run(["inspect", "--cache", cache])
+        #expect(table.status == 0, "\(table.stderr)")
+        #expect(table.stdout.contains("\(entries)/64"), "\(table.stdout)")
+        #expect(table.stdout.contains("3 images, \(frames - 1) animation frames, 1 animation record"), "\(table.stdout)")
+    }
+}

@@ -13,17 +13,25 @@ struct DecodeDrawStage: Sendable {
 
     /// Serves the waiters `nextBatch` hands over, batch after batch, until it hands none:
     /// waiters may join while a batch is drawn, and are served from the same decode unless they
-    /// need more pixels than it has.
-    func process(_ source: SourceImage, nextBatch: () -> [RequestCoordinator.Waiter]) {
+    /// need more pixels than it has. An animation's frames after the first are handed to
+    /// `storeLater`, to be stored on the slow lane.
+    func process(_ source: SourceImage, nextBatch: () -> [RequestCoordinator.Waiter], storeLater: (RemainingFrames) -> Void) {
+        // Nothing is opened for a job whose waiters all went (or only wanted the source).
+        var first: [RequestCoordinator.Waiter]? = nextBatch()
+        guard first?.isEmpty == false else { return }
+        func batches() -> [RequestCoordinator.Waiter] {
+            defer { first = nil }
+            return first ?? nextBatch()
+        }
         if let animation = policy.openAnimation(source) {
-            processAnimation(source, opened: animation, nextBatch: nextBatch)
+            processAnimation(source, opened: animation, nextBatch: batches, storeLater: storeLater)
             return
         }
         var decoded: DecodedImage?
         var decodedFor = PixelSize(width: 0, height: 0)
         var failure: (any Error)?
         while true {
-            let batch = nextBatch()
+            let batch = batches()
             if batch.isEmpty { return }
             if failure == nil {
                 // Decode once, at the largest size the waiting families need; decode again only
@@ -48,12 +56,13 @@ struct DecodeDrawStage: Sendable {
         }
     }
 
-    /// ``process(_:nextBatch:)`` for an animation: each batch's entities and formats are stored
-    /// frame by frame (``FamilyPolicy/storeAnimation(_:wanted:releasingPages:firstFrameStored:)``);
-    /// callers are resumed as soon as the first frame is stored, and this job then stores the
-    /// other frames before it takes the next batch. A later batch that lacks a first frame opens
+    /// ``process(_:nextBatch:storeLater:)`` for an animation: each batch's entities and formats
+    /// get their first frame (``FamilyPolicy/storeFirstFrame(_:wanted:releasingPages:firstFrameStored:)``),
+    /// callers are resumed as soon as it is stored, and the decoder, where it stopped, goes to
+    /// `storeLater` with the other frames to store. A later batch that lacks a first frame opens
     /// the source again (a second decode); one that lacks none is served what is stored.
-    private func processAnimation(_ source: SourceImage, opened: AnimatedImageDecoder, nextBatch: () -> [RequestCoordinator.Waiter]) {
+    private func processAnimation(_ source: SourceImage, opened: AnimatedImageDecoder, nextBatch: () -> [RequestCoordinator.Waiter],
+                                  storeLater: (RemainingFrames) -> Void) {
         var animation: AnimatedImageDecoder? = opened
         while true {
             let batch = nextBatch()
@@ -77,8 +86,9 @@ struct DecodeDrawStage: Sendable {
             }
             animation = nil
             do {
-                let later = try policy.storeAnimation(decoder, wanted: wanted) { resume(batch, made: $0) }
-                for error in later { logger.debug("storing an animation's frame failed: \(error)") }
+                if let remaining = try policy.storeFirstFrame(decoder, wanted: wanted, firstFrameStored: { resume(batch, made: $0) }) {
+                    storeLater(remaining)
+                }
             } catch {
                 fail(batch, error)
             }

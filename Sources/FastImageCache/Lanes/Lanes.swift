@@ -18,6 +18,8 @@ final class Lanes: Sendable {
     private let fetching: FetchStage
     private let decoding: DecodeDrawStage
     private let logger: Logger
+    /// Animations whose frames after the first are queued or being stored.
+    private let storingFrames = LockedBox(0)
 
     /// Lanes of `widths` drawing through `policy`.
     init(policy: FamilyPolicy, logger: Logger, widths: RequestLanes = .standard) {
@@ -82,7 +84,11 @@ final class Lanes: Sendable {
     }
 
     /// What the lanes hold now.
-    var statistics: RequestQueueStatistics { coordinator.statistics }
+    var statistics: RequestQueueStatistics {
+        var statistics = coordinator.statistics
+        statistics.storingFrames = storingFrames.withLockedValue { $0 }
+        return statistics
+    }
 
     /// Runs `body` on a CPU thread at `priority`, in order with the requests' decodes. Work
     /// already queued runs even if the calling task is cancelled.
@@ -92,17 +98,63 @@ final class Lanes: Sendable {
         try Task.checkCancellation()
         let handoff = Handoff<T>()
         return try await handoff.wait {
-            let queued = coordinator.enqueueCPU(at: priority, run: {
+            queueCPUStep(at: priority) {
                 handoff.deliver(Result { try body() })
-            }, cancel: {
+            } cancelled: {
                 handoff.deliver(.failure(ImageCacheError(.closed, "the cache was closed before the work ran")))
-            })
-            if queued {
-                cpu.submit { self.runCPUWork() }
-            } else {
-                handoff.deliver(.failure(ImageCacheError(.closed, "the cache is closed")))
             }
         }
+    }
+
+    /// Queues `step` for a CPU thread at `priority`, in order with the requests' decodes (a step
+    /// of the slow lane's priorities waits behind every fast-lane decode queued); `cancelled` is
+    /// called instead when the lanes close first, or at once when they are closed.
+    func queueCPUStep(at priority: RequestPriority, _ step: @escaping @Sendable () -> Void, cancelled: @escaping @Sendable () -> Void) {
+        if coordinator.enqueueCPU(at: priority, run: step, cancel: cancelled) {
+            cpu.submit { self.runCPUWork() }
+        } else {
+            cancelled()
+        }
+    }
+
+    // MARK: Animations
+
+    /// Stores the frames after the first of an animation on the slow lane: one frame per CPU
+    /// step, each step queued at `.low` when the one before has ended. A fast-lane decode queued
+    /// meanwhile runs before the next frame, so a visible cell waits for at most one frame's
+    /// decode and draws, never for a whole animation; the decoder goes on where it stopped, so
+    /// nothing is decoded twice. Closing the lanes abandons the frames not stored
+    /// (``RemainingFrames/abandon()``).
+    func storeRemainingFrames(_ frames: RemainingFrames) {
+        storingFrames.withLockedValue { $0 += 1 }
+        queueFrameStep(HandedOver(value: frames))
+    }
+
+    private func queueFrameStep(_ frames: HandedOver<RemainingFrames>) {
+        // One user at a time: a step queues the next only once it has ended, and the CPU queue's
+        // lock orders that end before the next step's start (or before the cancellation).
+        queueCPUStep(at: .low) { [self] in
+            if frames.value.storeNextFrame() {
+                queueFrameStep(frames)
+            } else {
+                for error in frames.value.finish() { logger.debug("storing an animation's frame failed: \(error)") }
+                storingFrames.withLockedValue { $0 -= 1 }
+            }
+        } cancelled: { [self] in
+            frames.value.abandon()
+            storingFrames.withLockedValue { $0 -= 1 }
+        }
+    }
+
+    /// Asks for the source at `url` of `entity` at `priority` — the job of `url` is joined or
+    /// made, as a request's, so it is fetched in its lane like any — and hands it to `handler`
+    /// once fetched (on a CPU thread), or why there is none (`.cancelled`, `.closed`, the
+    /// provider's error). For a ring, which decodes an animation's frames itself.
+    func fetchSource(url: URL, entity: any ImageEntity, format: FormatTable, priority: RequestPriority,
+                     handler: @escaping RequestCoordinator.SourceHandler) {
+        let (_, effects) = coordinator.register(url: url, entity: entity, format: format, priority: priority,
+                                                handle: nil, sourceWanted: handler, alreadyStored: { nil })
+        perform(effects)
     }
 
     /// Fails every waiter with `.closed`, cancels every fetch, refuses new work, and lets the
@@ -123,6 +175,7 @@ final class Lanes: Sendable {
         for (url, error) in effects.failedPrefetches {
             logger.debug("prefetch failed: \(error)", metadata: ["url": "\(url.absoluteString)"])
         }
+        for (handler, error) in effects.sourceFailures { handler(.failure(error)) }
         for start in effects.starts {
             let task = Task(priority: start.priority.taskPriority) {
                 let result = await self.fetching.fetch(start.url, for: start.entity)
@@ -145,11 +198,16 @@ final class Lanes: Sendable {
         case .work(let body):
             body()
         case .job(let id, let source):
-            decoding.process(source) {
-                let (batch, effects) = coordinator.takeWaiters(of: id)
-                perform(effects)
-                return batch
-            }
+            decoding.process(source, nextBatch: {
+                // Waiters for the source itself are given it here; the others are drawn for.
+                while true {
+                    let (batch, effects) = coordinator.takeWaiters(of: id)
+                    perform(effects)
+                    for w in batch { w.sourceWanted?(.success(source)) }
+                    let drawn = batch.filter { $0.sourceWanted == nil }
+                    if !drawn.isEmpty || batch.isEmpty { return drawn }
+                }
+            }, storeLater: { storeRemainingFrames($0) })
         }
     }
 }

@@ -16,16 +16,31 @@ import Foundation
 /// once the lock is released (start fetches, wake CPU threads, resume callers, cancel tasks);
 /// ``Lanes`` owns it and carries them out.
 final class RequestCoordinator: Sendable {
-    /// Someone waiting for an image of a job: a caller, or a prefetch (no handle).
+    /// Someone waiting for an image of a job: a caller, or a prefetch (no handle); or for the
+    /// job's source itself (a ring that decodes an animation's frames ahead).
     struct Waiter {
         let id: UInt64
         let entity: any ImageEntity
         let format: FormatTable
         var priority: RequestPriority
         let handle: RequestHandle?
+        /// Given the fetched source (or why there is none) instead of an image.
+        let sourceWanted: SourceHandler?
 
-        var isPrefetch: Bool { handle == nil }
+        init(id: UInt64, entity: any ImageEntity, format: FormatTable, priority: RequestPriority, handle: RequestHandle?, sourceWanted: SourceHandler? = nil) {
+            self.id = id
+            self.entity = entity
+            self.format = format
+            self.priority = priority
+            self.handle = handle
+            self.sourceWanted = sourceWanted
+        }
+
+        var isPrefetch: Bool { handle == nil && sourceWanted == nil }
     }
+
+    /// What a waiter for a source is given: the source, or why there is none.
+    typealias SourceHandler = @Sendable (Result<SourceImage, any Error>) -> Void
 
     /// Where a job is.
     enum Phase {
@@ -93,6 +108,8 @@ final class RequestCoordinator: Sendable {
         var abandoned: [(URL, any ImageEntity)] = []
         /// Prefetches whose job failed, for the log.
         var failedPrefetches: [(URL, any Error)] = []
+        /// Waiters for a source told that there is none.
+        var sourceFailures: [(SourceHandler, any Error)] = []
     }
 
     struct State {
@@ -128,17 +145,17 @@ final class RequestCoordinator: Sendable {
     /// priority. Returns the waiter's id, or nil when the request was answered at once (the
     /// image was stored meanwhile, the cache is closed) or merged into another prefetch.
     func register(url: URL, entity: any ImageEntity, format: FormatTable, priority: RequestPriority,
-                  handle: RequestHandle?, alreadyStored: () -> CachedImage?) -> (UInt64?, Effects) {
+                  handle: RequestHandle?, sourceWanted: SourceHandler? = nil, alreadyStored: () -> CachedImage?) -> (UInt64?, Effects) {
         var e = Effects()
         let id: UInt64? = state.withLockedValue { s in
             if s.closed {
-                if let handle {
-                    e.resumes.append((handle, .failure(ImageCacheError(.closed, "the cache is closed", format: format.format.name))))
-                }
+                let error = ImageCacheError(.closed, "the cache is closed", format: format.format.name)
+                if let handle { e.resumes.append((handle, .failure(error))) }
+                if let sourceWanted { e.sourceFailures.append((sourceWanted, error)) }
                 return nil
             }
             if let jobID = s.byURL[url], var job = s.jobs[jobID] {
-                if handle == nil, let twin = job.waiters.values.first(where: {
+                if handle == nil, sourceWanted == nil, let twin = job.waiters.values.first(where: {
                     $0.isPrefetch && $0.entity.entityID == entity.entityID && $0.format === format
                 }) {
                     job.waiters[twin.id]?.priority = max(twin.priority, priority)
@@ -148,7 +165,7 @@ final class RequestCoordinator: Sendable {
                     return nil
                 }
                 s.nextID += 1
-                let waiter = Waiter(id: s.nextID, entity: entity, format: format, priority: priority, handle: handle)
+                let waiter = Waiter(id: s.nextID, entity: entity, format: format, priority: priority, handle: handle, sourceWanted: sourceWanted)
                 job.waiters[waiter.id] = waiter
                 s.jobs[jobID] = job
                 index(waiter, job: jobID, &s)
@@ -157,14 +174,14 @@ final class RequestCoordinator: Sendable {
                 return waiter.id
             }
             // No job: the image may have been stored by a job that just ended.
-            if let image = alreadyStored() {
+            if sourceWanted == nil, let image = alreadyStored() {
                 if let handle { e.resumes.append((handle, .success(image))) }
                 return nil
             }
             s.nextID += 1
             let jobID = s.nextID
             s.nextID += 1
-            let waiter = Waiter(id: s.nextID, entity: entity, format: format, priority: priority, handle: handle)
+            let waiter = Waiter(id: s.nextID, entity: entity, format: format, priority: priority, handle: handle, sourceWanted: sourceWanted)
             var job = Job(id: jobID, url: url, entity: entity, priority: priority)
             job.waiters[waiter.id] = waiter
             s.jobs[jobID] = job
@@ -265,6 +282,8 @@ final class RequestCoordinator: Sendable {
                     unindex(w, &s)
                     if let h = w.handle {
                         e.resumes.append((h, .failure(ImageCacheError.wrap(error, format: w.format.format.name, code: .sourceUnavailable))))
+                    } else if let sourceWanted = w.sourceWanted {
+                        e.sourceFailures.append((sourceWanted, error))
                     } else {
                         e.failedPrefetches.append((job.url, error))
                     }
@@ -368,6 +387,7 @@ final class RequestCoordinator: Sendable {
         var tasks: [Task<Void, Never>] = []
         var formats: [String] = []
         var cancels: [@Sendable () -> Void] = []
+        var sourceWaiters: [SourceHandler] = []
         state.withLockedValue { s in
             s.closed = true
             for job in s.jobs.values {
@@ -377,6 +397,7 @@ final class RequestCoordinator: Sendable {
                         resumes.append(h)
                         formats.append(w.format.format.name)
                     }
+                    if let sourceWanted = w.sourceWanted { sourceWaiters.append(sourceWanted) }
                 }
             }
             s.jobs.removeAll()
@@ -400,6 +421,7 @@ final class RequestCoordinator: Sendable {
         for (h, format) in zip(resumes, formats) {
             h.deliver(.failure(ImageCacheError(.closed, "the cache was closed", format: format)))
         }
+        for sourceWanted in sourceWaiters { sourceWanted(.failure(ImageCacheError(.closed, "the cache was closed"))) }
     }
 
     // MARK: Inside the lock
@@ -419,9 +441,9 @@ final class RequestCoordinator: Sendable {
     private func removeWaiter(_ id: UInt64, _ s: inout State, _ e: inout Effects) {
         guard let jobID = s.waiterJob[id], var job = s.jobs[jobID], let w = job.waiters.removeValue(forKey: id) else { return }
         unindex(w, &s)
-        if let h = w.handle {
-            e.resumes.append((h, .failure(ImageCacheError(.cancelled, "the request was cancelled", format: w.format.format.name))))
-        }
+        let cancelled = ImageCacheError(.cancelled, "the request was cancelled", format: w.format.format.name)
+        if let h = w.handle { e.resumes.append((h, .failure(cancelled))) }
+        if let sourceWanted = w.sourceWanted { e.sourceFailures.append((sourceWanted, cancelled)) }
         s.jobs[jobID] = job
         if job.waiters.isEmpty {
             abandon(jobID, &s, &e)

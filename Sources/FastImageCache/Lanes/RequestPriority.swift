@@ -107,7 +107,9 @@ public struct RequestQueueStatistics: Sendable, Hashable, Codable {
     public var promotions: Int
     /// Jobs demoted from the fast lane to the slow lane since the cache opened.
     public var demotions: Int
+    /// Animations whose frames after the first are queued or being stored, on the slow lane.
+    public var storingFrames: Int = 0
 
-    /// Whether no job is queued, fetching or decoding.
-    public var isIdle: Bool { queuedFast + queuedSlow + fetchingFast + fetchingSlow + awaitingDecode + decoding == 0 }
+    /// Whether no job is queued, fetching or decoding, and no animation's frames are being stored.
+    public var isIdle: Bool { queuedFast + queuedSlow + fetchingFast + fetchingSlow + awaitingDecode + decoding + storingFrames == 0 }
 }

@@ -12,6 +12,11 @@ struct InspectCommand: ParsableCommand {
             cache folder: name, photo folder, size on disk and last use, least recently used first \
             (the first to go when the folder is over its limit).
 
+            A format's entries are every slot in use: its images (one per entity), the frames \
+            after the first of the animations it stores frame by frame, and their records; the \
+            last column (and the JSON's images, animationFrames and animationRecords) says how \
+            many of each.
+
             Exit status: 0 on success, 1 when there is no cache, 2 on usage errors.
             """
     )
@@ -56,7 +61,14 @@ struct InspectReport: Codable {
         var pixelWidth: Int
         var pixelHeight: Int
         var style: String
+        /// Every entry: images, animations' other frames and their records (each takes a slot).
         var count: Int
+        /// Entries that are images (one per entity: a still image or an animation's first frame).
+        var images: Int
+        /// Entries that are animations' frames after the first.
+        var animationFrames: Int
+        /// Entries that are animation records.
+        var animationRecords: Int
         var maximumCount: Int
         var fillPercent: Double
         var diskBytes: Int
@@ -75,11 +87,13 @@ struct InspectReport: Codable {
         let stats = Dictionary(cache.statistics.formats.map { ($0.format, $0) }, uniquingKeysWith: { a, _ in a })
         formats = cache.formats.map { f in
             let s = stats[f.name]
-            let count = s?.count ?? 0
+            let kinds = (try? cache.entryCounts(format: f.name)) ?? EntryCounts()
+            let count = kinds.total
             return Format(
                 name: f.name, width: Double(f.size.width), height: Double(f.size.height), scale: f.scale,
                 pixelWidth: f.pixelSize.width, pixelHeight: f.pixelSize.height, style: f.style.rawValue,
-                count: count, maximumCount: f.maximumCount,
+                count: count, images: kinds.images, animationFrames: kinds.animationFrames, animationRecords: kinds.animationRecords,
+                maximumCount: f.maximumCount,
                 fillPercent: (Double(count) * 1000 / Double(f.maximumCount)).rounded() / 10,
                 diskBytes: s?.diskBytes ?? 0)
         }
@@ -95,15 +109,18 @@ struct InspectReport: Codable {
 
     func table() -> String {
         func number(_ v: Double) -> String { v == v.rounded() ? String(Int(v)) : String(v) }
-        var rows = [["format", "points", "pixels", "style", "entries/max", "fill", "disk"]]
+        func counted(_ n: Int, _ what: String) -> String { "\(Formatting.grouped(n)) \(what)\(n == 1 ? "" : "s")" }
+        var rows = [["format", "points", "pixels", "style", "entries/max", "fill", "disk", "entries are"]]
         for f in formats {
+            let kinds = [counted(f.images, "image")] + (f.animationFrames + f.animationRecords == 0 ? []
+                : [counted(f.animationFrames, "animation frame"), counted(f.animationRecords, "animation record")])
             rows.append([
                 f.name, "\(number(f.width))×\(number(f.height)) @\(number(f.scale))x", "\(f.pixelWidth)×\(f.pixelHeight)", f.style,
                 "\(Formatting.grouped(f.count))/\(Formatting.grouped(f.maximumCount))", Formatting.fixed(f.fillPercent, 1) + " %",
-                Formatting.bytes(f.diskBytes),
+                Formatting.bytes(f.diskBytes), kinds.joined(separator: ", "),
             ])
         }
-        rows.append(["total", "", "", "", Formatting.grouped(totalCount), "", Formatting.bytes(totalDiskBytes)])
+        rows.append(["total", "", "", "", Formatting.grouped(totalCount), "", Formatting.bytes(totalDiskBytes), ""])
         let title = "cache \(directory)/\(namespace), family \(family)" + (photos.map { ", photos \($0)" } ?? "")
         return ([title] + Formatting.aligned(rows)).joined(separator: "\n")
     }
