@@ -317,7 +317,8 @@ final class AnimationRings: Sendable {
         var end: Int?  // the first frame that cannot be decoded
         var failure: (any Error)?
         do {
-            let current = try decoder ?? AnimatedImageDecoder(plan.source)
+            // Frames shrunk on load to cover the ring's format, as stored animations are.
+            let current = try decoder ?? AnimatedImageDecoder(plan.source, options: DecodingOptions(targetSize: table.format.pixelSize))
             decoder = current
             if let frame = try current.nextFrame() {
                 if plan.window.contains(frame.index) {

@@ -119,20 +119,24 @@ extension FamilyPolicy {
         for (p, plan) in plans.enumerated() {
             let (entityKey, sourceKey) = keys.keys(plan.entity.entityID, plan.entity.sourceImageID)
             let lacking = Set(plan.formats.filter { tables[$0].map { !$0.table.contains(entityKey, source: sourceKey) } ?? false })
+            // The record goes in before frame 0, so that whoever finds frame 0 finds the record:
+            // a player that looked between the two would take the animation for a still image.
+            var recordFailures: [String: any Error] = [:]
+            for name in plan.formats where plan.everyFrame.contains(name) || plan.ring.contains(name) {
+                do {
+                    try tables[name]?.storeRecord(plan.ring.contains(name) ? ringAnimation : animation, for: plan.entity)
+                } catch {
+                    recordFailures[name] = error
+                }
+            }
             var results = drawMissingAny(Set(plan.formats), for: plan.entity, from: first.image)
+            for (name, error) in recordFailures { results[name] = .failure(error) }
             for name in plan.formats {
                 guard let t = tables[name], case .success = results[name] else { continue }
-                let inRing = plan.ring.contains(name)
                 if !t.holdsAnimation(frames: info.frameCount) && lacking.contains(name) {
                     t.animationCounts.withLockedValue { $0.tooLarge += 1 }
                 }
-                guard plan.everyFrame.contains(name) || inRing else { continue }
-                do {
-                    try t.storeRecord(inRing ? ringAnimation : animation, for: plan.entity)
-                    if inRing { t.animationCounts.withLockedValue { $0.ring += 1 } }
-                } catch {
-                    results[name] = .failure(error)
-                }
+                if plan.ring.contains(name) { t.animationCounts.withLockedValue { $0.ring += 1 } }
             }
             // Formats whose first frame or record failed store no other frame.
             plans[p].everyFrame.removeAll { name in results[name].map { if case .failure = $0 { true } else { false } } ?? true }

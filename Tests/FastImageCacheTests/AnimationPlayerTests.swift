@@ -176,19 +176,23 @@ import Testing
         #expect(Self.centre(late.image(at: .milliseconds(700))).map { $0 == Self.yellow } == true)
     }
 
-    @Test func anAnimationKeptAsItsFirstFrameOnlyShowsIt() throws {
+    /// An animation over a quarter of its table plays from a ring; stored without a provider,
+    /// nothing can decode its ring, so the player shows frame 0 and keeps looking at the retry
+    /// interval (the ring's own playing is AnimationRingTests').
+    @Test func anAnimationWhoseRingCannotDecodeShowsItsFirstFrame() throws {
         let dir = TemporaryDirectory()
         defer { dir.cleanup() }
-        // A quarter of 16 slots is 4: four frames and a record do not fit, the first frame is kept.
+        // A quarter of 16 slots is 4: four frames and a record do not fit, so it plays from a ring.
         let (cache, entity) = try Self.stored(in: dir, plays: 0, max: 16)
         defer { cache.close() }
         var player = AnimationPlayer(cache: cache, entity: entity, format: "anim")
-        for ms in [0, 150, 350, 650, 1000, 99_999] {
+        // (time, next change): the next frame's start, or 50 ms on when the frame due is missing.
+        for (ms, next) in [(0, 100), (150, 200), (350, 400), (650, 700), (1000, 1100), (99_999, 100_000)] {
             #expect(Self.centre(player.image(at: .milliseconds(ms))).map { $0 == Self.red } == true, "at \(ms) ms")
-            #expect(player.nextChange == nil)
+            #expect(player.frameIndex == 0)
+            #expect(player.nextChange == .milliseconds(next), "at \(ms) ms")
         }
-        #expect(!player.isAnimated)
-        #expect(player.lookups == 2)
+        #expect(player.isAnimated && player.animation?.playsFromRing == true && player.animation?.frameCount == 4)
     }
 
     @Test func aStillImageNeverChanges() throws {
