@@ -40,7 +40,7 @@ final class WebPAnimation: AnimationFrameSource {
             throw ImageCacheError(.invalidArgument, "libwebp rejected its animation decoder options (ABI mismatch between header and library).")
         }
         decoderOptions.color_mode = MODE_bgrA
-        decoderOptions.use_threads = 0
+        decoderOptions.use_threads = 1
         // ImageBytes never moves its memory, and `self.bytes` keeps it alive as long as the decoder.
         let made = bytes.withUnsafeBytes { buffer in
             var data = WebPData(bytes: buffer.baseAddress?.assumingMemoryBound(to: UInt8.self), size: buffer.count)
