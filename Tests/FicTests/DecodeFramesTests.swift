@@ -22,26 +22,7 @@ struct DecodeFramesTests {
         make.waitUntilExit()
         try #require(make.terminationStatus == 0)
 
-        let out = folder.path("frames")
-        let run = try Fic.run(["decode", gif, "--frames", "--out", out, "--json"])
-        #expect(run.status == 0, "\(run.stderr)")
-        let report = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
-        #expect(report["loop_count"] as? Int == 0)
-        #expect(report["width"] as? Int == 40 && report["height"] as? Int == 30)
-        let frames = try #require(report["frames"] as? [[String: Any]])
-        #expect(frames.map { $0["index"] as? Int } == [0, 1, 2])
-        #expect(frames.map { $0["duration_ms"] as? Int } == [40, 100, 0])
-
-        let decoder = try AnimatedImageDecoder(contentsOf: gif)
-        var index = 0
-        try decoder.forEachFrame { frame in
-            let written = try ImageDecoder.decode(contentsOf: out + "/" + String(format: "frame-%04d.png", index))
-            #expect(written.width == 40 && written.height == 30)
-            #expect(try same(written, frame.image), "frame \(index)")
-            index += 1
-        }
-        #expect(index == 3)
-        #expect(!FileManager.default.fileExists(atPath: out + "/frame-0003.png"))
+        try expectFramesWritten(of: gif, in: folder, durations: [40, 100, 0])
     }
 
     /// An AVIF sequence (avifenc, from three photos ImageMagick resized, with durations in a
@@ -60,32 +41,40 @@ struct DecodeFramesTests {
         }
         try ExternalTools.run("/usr/bin/avifenc", arguments + [avif])
 
-        let out = folder.path("frames")
-        let run = try Fic.run(["decode", avif, "--frames", "--out", out, "--json"])
-        #expect(run.status == 0, "\(run.stderr)")
-        let report = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
-        #expect(report["loop_count"] as? Int == 0)
-        #expect(report["width"] as? Int == 40 && report["height"] as? Int == 30)
-        let frames = try #require(report["frames"] as? [[String: Any]])
-        #expect(frames.map { $0["index"] as? Int } == [0, 1, 2])
-        #expect(frames.map { $0["duration_ms"] as? Int } == [40, 100, 250])
-
-        let decoder = try AnimatedImageDecoder(contentsOf: avif)
-        var index = 0
-        try decoder.forEachFrame { frame in
-            let written = try ImageDecoder.decode(contentsOf: out + "/" + String(format: "frame-%04d.png", index))
-            #expect(written.width == 40 && written.height == 30)
-            #expect(try same(written, frame.image), "frame \(index)")
-            index += 1
-        }
-        #expect(index == 3)
-        #expect(!FileManager.default.fileExists(atPath: out + "/frame-0003.png"))
+        try expectFramesWritten(of: avif, in: folder, durations: [40, 100, 250])
     }
 
     @Test func jsonNeedsFrames() throws {
         let folder = try TemporaryFolder()
         let run = try Fic.run(["decode", Fic.testdata + "/photos/chelsea.jpg", "--json", "--out", folder.path("a.png")])
         #expect(run.status == 2)
+    }
+
+    /// `fic decode FILE --frames --out DIR --json` on a 40 × 30 animation that plays forever:
+    /// the JSON has its size, loop count and `durations`, and each frame-NNNN.png (no more) shows
+    /// the decoder's frame.
+    private func expectFramesWritten(of file: String, in folder: TemporaryFolder, durations: [Int],
+                                     sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let out = folder.path("frames")
+        let run = try Fic.run(["decode", file, "--frames", "--out", out, "--json"])
+        #expect(run.status == 0, "\(run.stderr)", sourceLocation: sourceLocation)
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any], sourceLocation: sourceLocation)
+        #expect(report["loop_count"] as? Int == 0, sourceLocation: sourceLocation)
+        #expect(report["width"] as? Int == 40 && report["height"] as? Int == 30, sourceLocation: sourceLocation)
+        let frames = try #require(report["frames"] as? [[String: Any]], sourceLocation: sourceLocation)
+        #expect(frames.map { $0["index"] as? Int } == Array(durations.indices), sourceLocation: sourceLocation)
+        #expect(frames.map { $0["duration_ms"] as? Int } == durations, sourceLocation: sourceLocation)
+
+        let decoder = try AnimatedImageDecoder(contentsOf: file)
+        var index = 0
+        try decoder.forEachFrame { frame in
+            let written = try ImageDecoder.decode(contentsOf: out + "/" + String(format: "frame-%04d.png", index))
+            #expect(written.width == 40 && written.height == 30, sourceLocation: sourceLocation)
+            #expect(try same(written, frame.image), "frame \(index)", sourceLocation: sourceLocation)
+            index += 1
+        }
+        #expect(index == durations.count, sourceLocation: sourceLocation)
+        #expect(!FileManager.default.fileExists(atPath: out + String(format: "/frame-%04d.png", durations.count)), sourceLocation: sourceLocation)
     }
 
     /// Whether two bitmaps show the same colours (the PNG is opaque BGRX, the frame BGRA).

@@ -18,32 +18,7 @@ struct AVIFAnimationFuzz {
         let paths = try [AVIFSequenceFiles.Kind.opaque, .alpha, .tenBit].map { try AVIFSequenceFiles.standard($0) } + [turned]
         let corpus = try paths.map { (name: ($0 as NSString).lastPathComponent, bytes: try HEIFTestFiles.bytes($0)) }
         try #require(corpus.allSatisfy { seed in seed.bytes.withUnsafeBytes { AnimatedImageDecoder.mayBeAnimated($0) } })
-        let seconds = AnimationFuzz.seconds
-        let (iterations, frames) = try await OwnThread.running { () throws -> (Int, Int) in
-            var rng = SplitMix64(seed: 0x4156_4953)
-            var iterations = 0, frames = 0
-            let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-            while ContinuousClock.now < deadline {
-                let original = corpus.randomElement(using: &rng)!
-                let input = FuzzMutator.mutate(original.bytes, format: .avif, using: &rng)
-                var options = DecodingOptions(maximumPixelCount: FuzzRunner.pixelLimit, maximumFrames: 1000, maximumAnimationPixels: 50_000_000)
-                options.allowCorruptData = Bool.random(using: &rng)
-                do {
-                    let decoder = try AnimatedImageDecoder(input, options: options)
-                    let info = decoder.info
-                    try decoder.forEachFrame { frame in
-                        frames += 1
-                        #expect(frame.index < max(info.frameCount, 1), "\(original.name), iteration \(iterations)")
-                        #expect(frame.image.width == info.width && frame.image.height == info.height, "\(original.name), iteration \(iterations)")
-                    }
-                } catch is ImageCacheError {
-                } catch {
-                    Issue.record("\(original.name), iteration \(iterations): unexpected error \(error)")
-                }
-                iterations += 1
-            }
-            return (iterations, frames)
-        }
+        let (iterations, frames) = try await AnimationFuzz.fuzz(corpus, format: .avif, seed: 0x4156_4953)
         print("Fuzz animated avif: \(iterations) iterations, \(frames) frames decoded")
         #expect(iterations > 0)
     }

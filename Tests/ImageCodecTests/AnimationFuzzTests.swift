@@ -25,14 +25,13 @@ import Testing
         return try AnimationDamageTests.sixFrames(in: folder) + [("dispose GIF", gif), ("dispose WebP", try ExternalTools.bytes(atPath: webp))]
     }
 
-    @Test(arguments: [ImageFileFormat.gif, .webp, .png]) func animated(_ format: ImageFileFormat) async throws {
-        let folder = try AnimationFiles.folder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let corpus = try Self.seeds(in: folder).filter { seed in seed.bytes.withUnsafeBytes { ImageDecoder.sniffFormat($0) } == format }
-        try #require(!corpus.isEmpty)
+    /// Decodes mutants of `corpus` (mutated as `format`) for ``seconds`` on a thread of its own:
+    /// every frame must be a canvas-sized bitmap within the frame count, or the decoder must throw
+    /// an ``ImageCacheError``. Returns the iterations run and the frames decoded.
+    static func fuzz(_ corpus: [(name: String, bytes: [UInt8])], format: ImageFileFormat, seed: UInt64) async throws -> (iterations: Int, frames: Int) {
         let seconds = Self.seconds
-        let (iterations, frames) = try await OwnThread.running { () throws -> (Int, Int) in
-            var rng = SplitMix64(seed: 0x414E_494D + UInt64(format.rawValue.count))
+        return try await OwnThread.running { () throws -> (Int, Int) in
+            var rng = SplitMix64(seed: seed)
             var iterations = 0, frames = 0
             let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
             while ContinuousClock.now < deadline {
@@ -56,6 +55,14 @@ import Testing
             }
             return (iterations, frames)
         }
+    }
+
+    @Test(arguments: [ImageFileFormat.gif, .webp, .png]) func animated(_ format: ImageFileFormat) async throws {
+        let folder = try AnimationFiles.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let corpus = try Self.seeds(in: folder).filter { seed in seed.bytes.withUnsafeBytes { ImageDecoder.sniffFormat($0) } == format }
+        try #require(!corpus.isEmpty)
+        let (iterations, frames) = try await Self.fuzz(corpus, format: format, seed: 0x414E_494D + UInt64(format.rawValue.count))
         print("Fuzz animated \(format.rawValue): \(iterations) iterations, \(frames) frames decoded")
         #expect(iterations > 0)
     }
