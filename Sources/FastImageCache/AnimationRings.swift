@@ -19,8 +19,10 @@ import Logging
 /// frame. Lookups never decode: they take one lock, and at most queue a step.
 ///
 /// Memory: at most ``Limits/framesPerRing`` frames of the format per ring, plus its decoder (a
-/// canvas of the animation's size) and the source's bytes; at most ``Limits/rings`` rings, the
-/// least recently asked dropped for a new one; a ring not asked for ``Limits/idleTime`` is
+/// canvas of the animation's size and a saved one) and the source's bytes; at most
+/// ``Limits/rings`` rings, the least recently asked dropped for a new one, and the least
+/// recently asked dropped while the rings together need more than ``Limits/memoryBytes`` (the
+/// one being played stays, whatever it needs); a ring not asked for ``Limits/idleTime`` is
 /// dropped at the next ring lookup. A frame a caller holds stays valid after its ring drops it.
 final class AnimationRings: Sendable {
     /// How many frames and rings, and for how long.
@@ -31,6 +33,8 @@ final class AnimationRings: Sendable {
         var rings = 16
         /// A ring not asked for this long is dropped.
         var idleTime: Duration = .seconds(10)
+        /// The memory all rings may need together: sources, decoders' canvases and frames.
+        var memoryBytes = 128 << 20
     }
 
     /// Which animation a ring plays: a format, an entity and its source version.
@@ -76,6 +80,16 @@ final class AnimationRings: Sendable {
         var started = false
         /// The source cannot be had or drawn: the ring shows nothing more.
         var failed = false
+        /// What the ring needs in memory, as far as known: its source, its decoder's two
+        /// canvases once it has one, and its frames.
+        var bytes = 0
+
+        /// ``bytes`` for what the ring holds now.
+        mutating func measure(_ limits: Limits) {
+            let canvas = decoder.map { 4 * $0.value.info.width * $0.value.info.height } ?? 0
+            let frame = animation.table.table.configuration.pixelByteCount
+            bytes = (source?.count ?? 0) + 2 * canvas + limits.framesPerRing * frame
+        }
 
         /// The frames to hold, in playing order: `size` frames from ``wanted`` on, wrapping
         /// around after the last usable frame to frame 1 (frame 0 is in the table).
@@ -216,6 +230,17 @@ final class AnimationRings: Sendable {
         }
     }
 
+    /// Drops the least recently asked rings other than `key`'s while all need more than
+    /// ``Limits/memoryBytes``.
+    private func dropOverBudget(_ s: inout State, keeping key: Key) {
+        var total = s.rings.values.reduce(0) { $0 + $1.bytes }
+        while total > s.limits.memoryBytes,
+              let oldest = s.rings.filter({ $0.key != key }).min(by: { $0.value.lastAsked < $1.value.lastAsked }) {
+            total -= oldest.value.bytes
+            s.rings[oldest.key] = nil
+        }
+    }
+
     /// The work `ring` needs now, if it is idle: its source, or a step.
     private func wakeIfNeeded(_ key: Key, _ ring: inout Ring, _ limits: Limits) -> Wake? {
         guard ring.phase == .idle, !ring.failed else { return nil }
@@ -273,8 +298,10 @@ final class AnimationRings: Sendable {
             } else if !cancelled {
                 ring.failed = true
             }
+            ring.measure(s.limits)
             let wake = bytes == nil ? nil : wakeIfNeeded(key, &ring, s.limits)
             s.rings[key] = ring
+            dropOverBudget(&s, keeping: key)
             return wake
         }
         if let wake { carryOut(wake) }
@@ -356,8 +383,10 @@ final class AnimationRings: Sendable {
                 ring.frames[plan.next] = drawn
             }
             ring.phase = .idle
+            ring.measure(s.limits)
             let wake = wakeIfNeeded(key, &ring, s.limits)
             s.rings[key] = ring
+            dropOverBudget(&s, keeping: key)
             return wake
         }
         if let wake { carryOut(wake) }

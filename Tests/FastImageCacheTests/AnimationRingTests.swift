@@ -100,6 +100,27 @@ import Testing
         #expect(cache.statistics.animationRings == 1)
     }
 
+    /// Rings together stay within their memory budget: with room for one ring's source, two
+    /// canvases and frames (computed here from the GIF's size), playing a second animation drops
+    /// the first ring, and the one being played stays.
+    @Test func ringsStayWithinTheirMemoryBudget() async throws {
+        let dir = TemporaryDirectory()
+        defer { dir.cleanup() }
+        let (gif, bytes) = try Self.makeGIF(in: dir.path)
+        let cache = try ImageCache(directory: dir.path, namespace: "a", formats: try Self.formats(ringOnly: true), provider: CountingProvider())
+        defer { cache.close() }
+        let frameBytes = 64 * Self.height * ((Self.width * 4 + 63) / 64)  // rows padded to 64 bytes
+        let oneRing = bytes.count + 2 * 4 * Self.width * Self.height + 3 * frameBytes
+        cache.rings.limits = AnimationRings.Limits(framesPerRing: 3, rings: 16, idleTime: .seconds(600), memoryBytes: oneRing * 3 / 2)
+        let entities = (1...2).map { Photo(entityID: "ten-\($0)", url: gif) }
+        for entity in entities { _ = try await cache.image(for: entity, format: "ring") }
+        _ = try await Self.frame(1, of: entities[0], in: cache)
+        #expect(cache.rings.count == 1)
+        _ = try await Self.frame(1, of: entities[1], in: cache)
+        try await waitUntil("the first ring is dropped") { cache.rings.count == 1 }
+        #expect(cache.cachedImage(for: entities[1], format: "ring", frame: 1) != nil, "the ring played last stays")
+    }
+
     /// At most `rings` rings, the least recently asked going for a new one; a ring not asked for
     /// the idle time goes at the next ring lookup (an injected clock); frames alive are those
     /// of the rings left.
