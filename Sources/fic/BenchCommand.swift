@@ -376,6 +376,7 @@ struct BenchCommand: AsyncParsableCommand {
             row("gallery, \(cells) animated cells: compose p99", String(format: "%.2f ms", p.composeP99Ms), "≤ 4 ms", r.targetsMet["gallery_compose_p99_le_4ms"])
             row("  composes over 8.3 ms", "\(p.framesComposeOver8_3Ms) of \(p.frames)", "0", r.targetsMet["gallery_no_compose_over_8_3ms"])
             row("  frame changes drawn", "\(r.galleryFramesChanged ?? -1)")
+            row("  launched again: decodes", "\(r.gallerySecondLaunchDecodes ?? -1)", "0", r.targetsMet["gallery_second_launch_decodes_nothing"])
         }
         for note in r.notes { print("  note: \(note)") }
     }

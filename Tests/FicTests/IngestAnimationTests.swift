@@ -28,6 +28,16 @@ struct IngestAnimationTests {
         }
         let past = try Fic.run(["get", "--cache", cache, "--format", "thumb", "--entity", "flags.gif", "--frame", "3", "--out", folder.path("x.png")])
         #expect(past.status == 1 && past.stderr.contains("3 frame(s)"), "\(past.stderr)")
+
+        // A format whose quarter holds fewer than the frames and the record keeps frame 0 only:
+        // a later frame is refused with why, frame 0 is written.
+        let small = folder.path("small-cache")
+        let again = try Fic.run(["ingest", source, "--cache", small, "--format", "tiny:32x32@1:bgrx:max=8"])
+        #expect(again.status == 0, "\(again.stderr)")
+        let ring = try Fic.run(["get", "--cache", small, "--format", "tiny", "--entity", "flags.gif", "--frame", "1", "--out", folder.path("r.png")])
+        #expect(ring.status == 1 && ring.stderr.contains("3 frames are too many for the table") && ring.stderr.contains("ring"), "\(ring.stderr)")
+        let first = try Fic.run(["get", "--cache", small, "--format", "tiny", "--entity", "flags.gif", "--out", folder.path("f.png")])
+        #expect(first.status == 0, "\(first.stderr)")
     }
 }
 

@@ -38,6 +38,9 @@ struct GetCommand: ParsableCommand {
         }
         let animation = cache.animation(entityID: entity, format: format)
         guard let image = cache.cachedImage(entityID: entity, format: format, frame: frame) else {
+            if let animation, animation.playsFromRing, frame < animation.frameCount {
+                throw CLIError("frame \(frame) of '\(entity)' is not stored in format '\(format)': its \(animation.frameCount) frames are too many for the table, which keeps only frame 0; the others play from a ring of frames decoded while it plays")
+            }
             throw CLIError("'\(entity)' has \(animation?.frameCount ?? 1) frame(s) stored in format '\(format)', not a frame \(frame)")
         }
         let path = Paths.absolute(out)
