@@ -1,3 +1,4 @@
+import FICCore
 import ImageTable
 
 /// The one place where the table keys of an animation's entries are derived from its entity's
@@ -14,10 +15,30 @@ enum AnimationKeys {
     /// entities (``ImageCache/entries(format:)``) can leave them out.
     static let labelMarker: Character = "\u{1}"
 
-    /// The key of frame `frame` (from 0) of the entity whose key is `entity`.
+    /// The key of frame `frame` (from 0) of the entity whose key is `entity`. Remembered: a
+    /// player asks for the same frames loop after loop, and a SHA-256 costs more than the rest of
+    /// a lookup.
     static func frame(_ frame: Int, of entity: TableKey) -> TableKey {
-        frame == 0 ? entity : derived(tag: 0x46, entity: entity, number: UInt64(frame))  // "F"
+        guard frame != 0 else { return entity }
+        let id = FrameID(entity: entity, frame: frame)
+        if let known = frameKeys.withLockedValue({ $0[id] }) { return known }
+        let key = derived(tag: 0x46, entity: entity, number: UInt64(frame))  // "F"
+        frameKeys.withLockedValue { keys in
+            if keys.count >= frameKeysCapacity { keys.removeAll(keepingCapacity: true) }  // start over when full
+            keys[id] = key
+        }
+        return key
     }
+
+    /// A frame of an entity, as the memo of frame keys knows it.
+    private struct FrameID: Hashable {
+        let entity: TableKey
+        let frame: Int
+    }
+
+    /// The frame keys derived lately, process-wide (they depend on nothing but their inputs).
+    private static let frameKeys = LockedBox<[FrameID: TableKey]>([:])
+    private static let frameKeysCapacity = 65_536
 
     /// The key of the record that says how many frames the entity's animation has, their
     /// durations and its loop count.

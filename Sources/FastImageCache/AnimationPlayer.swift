@@ -127,7 +127,7 @@ public struct AnimationPlayer: Sendable {
             }
         }
         retryAt = shown?.index == wanted ? nil : Self.adding(ms, AnimationTimeline.milliseconds(retryInterval))
-        let change = Self.nextFrameStart(timeline, after: ms)
+        let change = timeline.nextFrameStart(afterMilliseconds: ms)
         let next = [change, retryAt].compactMap { $0 }.min()
         nextChange = next.map { .milliseconds($0) }
         steady = ms..<(next ?? Int.max)
@@ -163,26 +163,6 @@ public struct AnimationPlayer: Sendable {
         guard let timeline, timeline.frameCount > 1, timeline.playDuration > 0, ms > 0 else { return 0 }
         let play = ms / timeline.playDuration
         return timeline.loopCount > 0 ? min(play, timeline.loopCount) : play
-    }
-
-    /// When the frame shown at `ms` ends and another begins (milliseconds since the start), or
-    /// nil when it is the last one shown: a still image, or the last frame of the last play.
-    static func nextFrameStart(_ timeline: AnimationTimeline, after ms: Int) -> Int? {
-        let total = timeline.playDuration
-        guard timeline.frameCount > 1, total > 0, !timeline.isFinished(atMilliseconds: ms) else { return nil }
-        let at = max(ms, 0)  // before the start, frame 0 is shown until its end
-        var end = at - at % total
-        for duration in timeline.frameDurations {
-            let (sum, overflow) = end.addingReportingOverflow(duration)
-            if overflow { return nil }
-            end = sum
-            if end > at { break }
-        }
-        if timeline.loopCount > 0 {
-            let (last, overflow) = total.multipliedReportingOverflow(by: timeline.loopCount)
-            if !overflow && end >= last { return nil }  // the last frame of the last play stays
-        }
-        return end
     }
 
     /// `a + b`, clamped to `Int`.

@@ -47,12 +47,21 @@ public struct AnimationTimeline: Sendable, Hashable {
     public let frameDurations: [Int]
     /// How many times the animation plays, 0 meaning forever.
     public let loopCount: Int
+    /// Where each frame ends within one play, in milliseconds (sums clamped to `Int`): a frame
+    /// is found by binary search, whatever the number of frames.
+    private let ends: [Int]
 
     /// A timeline for frames of `durations` (milliseconds, as stored) played `loopCount` times
     /// (0: forever; negative counts as 0).
     public init(durations: [Int], loopCount: Int) {
         frameDurations = durations.map(Self.displayDuration)
         self.loopCount = max(0, loopCount)
+        var end = 0
+        ends = frameDurations.map { d in
+            let (sum, overflow) = end.addingReportingOverflow(d)
+            end = overflow ? Int.max : sum
+            return end
+        }
     }
 
     /// The time a frame whose stored delay is `milliseconds` is shown: 100 ms when the delay is
@@ -65,7 +74,7 @@ public struct AnimationTimeline: Sendable, Hashable {
     public var frameCount: Int { frameDurations.count }
 
     /// The length of one play, in milliseconds.
-    public var playDuration: Int { frameDurations.reduce(0) { $0 &+ $1 } }
+    public var playDuration: Int { ends.last ?? 0 }
 
     /// The frame to show `elapsed` after the animation started (frame 0 before it started).
     public func frame(at elapsed: Duration) -> Int {
@@ -78,12 +87,35 @@ public struct AnimationTimeline: Sendable, Hashable {
         let total = playDuration
         guard frameDurations.count > 1, milliseconds > 0, total > 0 else { return 0 }
         if isFinished(atMilliseconds: milliseconds) { return frameDurations.count - 1 }
-        var position = milliseconds % total
-        for (index, d) in frameDurations.enumerated() {
-            if position < d { return index }
-            position -= d
+        return min(frameEnding(after: milliseconds % total), frameDurations.count - 1)
+    }
+
+    /// When the frame shown `milliseconds` after the start ends and another begins (milliseconds
+    /// since the start), or nil when none will: a still image, or the last frame of the last play.
+    /// Before the start, frame 0 is shown until its end.
+    public func nextFrameStart(afterMilliseconds milliseconds: Int) -> Int? {
+        let total = playDuration
+        guard frameDurations.count > 1, total > 0, !isFinished(atMilliseconds: milliseconds) else { return nil }
+        let at = max(milliseconds, 0)
+        let index = frameEnding(after: at % total)
+        guard index < ends.count else { return nil }
+        let (end, overflow) = (at - at % total).addingReportingOverflow(ends[index])
+        if overflow { return nil }
+        if loopCount > 0 {
+            let (last, overflow) = total.multipliedReportingOverflow(by: loopCount)
+            if !overflow && end >= last { return nil }  // the last frame of the last play stays
         }
-        return frameDurations.count - 1
+        return end
+    }
+
+    /// The first frame that ends after `position` (milliseconds within one play).
+    private func frameEnding(after position: Int) -> Int {
+        var low = 0, high = ends.count
+        while low < high {
+            let middle = (low + high) / 2
+            if ends[middle] > position { high = middle } else { low = middle + 1 }
+        }
+        return low
     }
 
     /// Whether every play is over `elapsed` after the start (never for an endless animation).
