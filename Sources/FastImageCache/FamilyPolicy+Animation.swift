@@ -57,6 +57,7 @@ extension FamilyPolicy {
             let lacking = ordered.filter { name in
                 guard let t = tables[name] else { return false }
                 return t.record(entity: entityKey, source: sourceKey) == nil || !t.table.contains(entityKey, source: sourceKey)
+                    || t.isLeftHalfStored(entity: entityKey, source: sourceKey)
             }
             return AnimationPlan(entity: entity, formats: ordered,
                                  everyFrame: lacking.filter { tables[$0]?.holdsAnimation(frames: frameCount) ?? false },
@@ -122,9 +123,13 @@ extension FamilyPolicy {
             // The record goes in before frame 0, so that whoever finds frame 0 finds the record:
             // a player that looked between the two would take the animation for a still image.
             var recordFailures: [String: any Error] = [:]
+            // A format storing every frame says so in the record until the last one is stored,
+            // so that a process that stops in the middle leaves an animation the next one completes.
             for name in plan.formats where plan.everyFrame.contains(name) || plan.ring.contains(name) {
+                let storing = plan.everyFrame.contains(name)
+                if storing { tables[name]?.setStoringFrames(true, entity: entityKey, source: sourceKey) }
                 do {
-                    try tables[name]?.storeRecord(plan.ring.contains(name) ? ringAnimation : animation, for: plan.entity)
+                    try tables[name]?.storeRecord(plan.ring.contains(name) ? ringAnimation : animation, storing: storing, for: plan.entity)
                 } catch {
                     recordFailures[name] = error
                 }
@@ -139,7 +144,11 @@ extension FamilyPolicy {
                 if plan.ring.contains(name) { t.animationCounts.withLockedValue { $0.ring += 1 } }
             }
             // Formats whose first frame or record failed store no other frame.
-            plans[p].everyFrame.removeAll { name in results[name].map { if case .failure = $0 { true } else { false } } ?? true }
+            plans[p].everyFrame.removeAll { name in
+                let failed = results[name].map { if case .failure = $0 { true } else { false } } ?? true
+                if failed { tables[name]?.setStoringFrames(false, entity: entityKey, source: sourceKey) }
+                return failed
+            }
             if releasingPages {
                 for case .success(let image) in results.values { image.releaseResidentPages() }
             }
@@ -194,6 +203,7 @@ final class RemainingFrames {
             plans[p].everyFrame.removeAll { name in
                 if policy.tables[name]?.table.contains(entityKey, source: sourceKey) == true { return false }
                 framesStored[p][name] = nil
+                policy.tables[name]?.setStoringFrames(false, entity: entityKey, source: sourceKey)
                 return true
             }
         }
@@ -228,17 +238,21 @@ final class RemainingFrames {
         return false
     }
 
-    /// Rewrites the record of each format that got fewer frames than announced (a source cut
+    /// Rewrites the record of each format, which no longer says its frames are being stored:
+    /// with every frame, or with fewer than announced when the format got fewer (a source cut
     /// short or damaged after its first frame keeps the frames before the damage; so does a draw
-    /// that failed), and returns the failures met after the first frame.
+    /// that failed). Returns the failures met after the first frame.
     func finish() -> [any Error] {
         for (p, plan) in plans.enumerated() {
-            for (name, count) in framesStored[p] where count < frameCount {
+            let (entityKey, sourceKey) = policy.keys.keys(plan.entity.entityID, plan.entity.sourceImageID)
+            for (name, count) in framesStored[p] {
+                // The record no longer says "being stored": every frame it counts is there.
                 do {
                     try policy.tables[name]?.storeRecord(StoredAnimation(durations: Array(decoder.info.durations.prefix(count)), loopCount: decoder.info.loopCount), for: plan.entity)
                 } catch {
                     errors.append(error)
                 }
+                policy.tables[name]?.setStoringFrames(false, entity: entityKey, source: sourceKey)
             }
         }
         return errors
@@ -250,8 +264,9 @@ final class RemainingFrames {
     func abandon() {
         for (p, plan) in plans.enumerated() {
             let (entityKey, sourceKey) = policy.keys.keys(plan.entity.entityID, plan.entity.sourceImageID)
-            for (name, count) in framesStored[p] where count < frameCount {
-                guard let t = policy.tables[name], t.table.contains(entityKey, source: sourceKey) else { continue }
+            for (name, count) in framesStored[p] {
+                policy.tables[name]?.setStoringFrames(false, entity: entityKey, source: sourceKey)
+                guard count < frameCount, let t = policy.tables[name], t.table.contains(entityKey, source: sourceKey) else { continue }
                 t.removeAnimation(of: entityKey)
                 t.table.remove(entityKey)
             }

@@ -69,6 +69,14 @@ struct FamilyPolicy: Sendable {
         return wanted
     }
 
+    /// Whether the animation of `entity` in format `name` was left half stored by a process that
+    /// stopped (``FormatTable/isLeftHalfStored(entity:source:)``).
+    func isLeftHalfStored(_ entity: some ImageEntity, format name: String) -> Bool {
+        guard let t = tables[name] else { return false }
+        let (entityKey, sourceKey) = keys.keys(entity.entityID, entity.sourceImageID)
+        return t.isLeftHalfStored(entity: entityKey, source: sourceKey)
+    }
+
     /// Draws `entity` from `decoded` into each format of `names` that lacks an up-to-date image
     /// (the others are returned as they are), in configuration order.
     func drawMissing(_ names: Set<String>, for entity: some ImageEntity, from decoded: DecodedImage) -> [String: Result<CachedImage, any Error>] {
@@ -118,7 +126,8 @@ struct FamilyPolicy: Sendable {
         }
         var images: [String: CachedImage] = [:]
         for name in names {
-            if let existing = cachedImage(for: entity, format: name) { images[name] = existing }
+            // An animation a process stopped in the middle of storing is stored again.
+            if let existing = cachedImage(for: entity, format: name), !isLeftHalfStored(entity, format: name) { images[name] = existing }
         }
         if images.count == names.count { return images }
         if let animation = openAnimation(source) {

@@ -10,6 +10,10 @@ final class FormatTable: Sendable {
     let keys: KeyMemo
     /// The animation figures of ``FormatStatistics`` that the table itself does not count.
     let animationCounts = LockedBox(AnimationCounts())
+    /// The animations (entity and source keys) whose frames after the first a job of this
+    /// process is storing into this table: a record saying "being stored" that is not among
+    /// them was left by a process that stopped in the middle.
+    private let framesBeingStored = LockedBox<Set<[TableKey]>>([])
 
     /// Counters of animations over the quarter-of-a-table bound and of their rings.
     struct AnimationCounts: Sendable {
@@ -105,12 +109,12 @@ final class FormatTable: Sendable {
     }
 
     /// Stores the animation record of `entity`, replacing any older one.
-    func storeRecord(_ animation: StoredAnimation, for entity: some ImageEntity) throws {
+    func storeRecord(_ animation: StoredAnimation, storing: Bool = false, for entity: some ImageEntity) throws {
         let (entityKey, sourceKey) = keys.keys(entity.entityID, entity.sourceImageID)
         do {
             try table.insert(entity: AnimationKeys.record(of: entityKey), source: sourceKey, label: AnimationKeys.recordLabel(of: entity.entityID)) { bytes in
                 bytes.initializeMemory(as: UInt8.self, repeating: 0)
-                AnimationRecord.write(animation, to: bytes)
+                AnimationRecord.write(animation, storing: storing, to: bytes)
             }
         } catch {
             throw ImageCacheError.wrap(error, format: format.name, code: .io)
@@ -120,8 +124,28 @@ final class FormatTable: Sendable {
     /// The stored animation record of the entity whose keys are given, drawn from that source
     /// version; nil when there is none.
     func record(entity entityKey: TableKey, source sourceKey: TableKey) -> StoredAnimation? {
+        recordState(entity: entityKey, source: sourceKey)?.animation
+    }
+
+    /// The stored record, and whether it says its frames are being stored.
+    func recordState(entity entityKey: TableKey, source sourceKey: TableKey) -> (animation: StoredAnimation, storing: Bool)? {
         guard let stored = table.image(for: AnimationKeys.record(of: entityKey), source: sourceKey) else { return nil }
-        return stored.withUnsafeBytes { AnimationRecord.read($0) }
+        return stored.withUnsafeBytes { AnimationRecord.readWithState($0) }
+    }
+
+    /// Whether the entity's animation was left half stored by a process that stopped (its
+    /// record says its frames are being stored, and no job of this process stores them): its
+    /// frames are then stored again, as if it lacked them.
+    func isLeftHalfStored(entity entityKey: TableKey, source sourceKey: TableKey) -> Bool {
+        guard let state = recordState(entity: entityKey, source: sourceKey), state.storing else { return false }
+        return !framesBeingStored.withLockedValue { $0.contains([entityKey, sourceKey]) }
+    }
+
+    /// A job of this process starts (`true`) or stops (`false`) storing the entity's frames.
+    func setStoringFrames(_ storing: Bool, entity entityKey: TableKey, source sourceKey: TableKey) {
+        framesBeingStored.withLockedValue { set in
+            if storing { set.insert([entityKey, sourceKey]) } else { set.remove([entityKey, sourceKey]) }
+        }
     }
 
     /// Removes the frames after the first and the record of the entity whose key is

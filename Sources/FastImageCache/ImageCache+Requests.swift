@@ -22,10 +22,10 @@ extension ImageCache {
     /// - Throws: ``ImageCacheError`` (`.unknownFormat`, `.sourceUnavailable`, `.decodingFailed`,
     ///   `.drawingFailed`, `.tableFull`, `.noSpace`, `.cancelled`, `.closed`, or a provider's code).
     public func image(for entity: some ImageEntity, format: String, priority: RequestPriority = .high) async throws -> CachedImage {
-        if let image = cachedImage(for: entity, format: format) { return image }
+        if let image = storedForRequest(entity, format: format) { return image }
         let (t, url) = try requestTarget(entity, format: format)
         return try await lanes.image(url: url, entity: entity, format: t, priority: priority,
-                                     alreadyStored: { self.cachedImage(for: entity, format: format) })
+                                     alreadyStored: { self.storedForRequest(entity, format: format) })
     }
 
     /// Asks for the image of `entity` in `format` to be made in the background, on the slow lane
@@ -42,7 +42,7 @@ extension ImageCache {
             return
         }
         lanes.prefetch(url: url, entity: entity, format: t, priority: priority,
-                       alreadyStored: { self.cachedImage(for: entity, format: format) })
+                       alreadyStored: { self.storedForRequest(entity, format: format) })
     }
 
     /// Prefetches each of `entities` in `format`, in order.

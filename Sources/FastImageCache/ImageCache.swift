@@ -120,11 +120,20 @@ public final class ImageCache: Sendable {
         return CachedImage(table: t, storage: stored)
     }
 
-    /// Whether an up-to-date image of `entity` in `format` is stored.
+    /// Whether an up-to-date image of `entity` in `format` is stored (an animation that a
+    /// process stopped in the middle of storing is not, until its frames are stored again).
     public func containsImage(for entity: some ImageEntity, format: String) -> Bool {
         guard let t = tables[format] else { return false }
         let (entityKey, sourceKey) = keys.keys(entity.entityID, entity.sourceImageID)
-        return t.table.contains(entityKey, source: sourceKey)
+        return t.table.contains(entityKey, source: sourceKey) && !t.isLeftHalfStored(entity: entityKey, source: sourceKey)
+    }
+
+    /// The stored image of `entity` in `format` for a request: ``cachedImage(for:format:)``,
+    /// except for an animation left half stored by a process that stopped, which a request
+    /// stores again (its frame 0 is then returned when the job has read the source).
+    func storedForRequest(_ entity: some ImageEntity, format: String) -> CachedImage? {
+        guard let image = cachedImage(for: entity, format: format) else { return nil }
+        return policy.isLeftHalfStored(entity, format: format) ? nil : image
     }
 
     // MARK: Setting and deleting

@@ -145,22 +145,27 @@ public struct AnimationTimeline: Sendable, Hashable {
 /// at the start of the slot's pixels (which the table checksums like any image's).
 ///
 /// Layout, little-endian `UInt32`s: magic "FICA", version, frame count, loop count, then (from
-/// version 2) flags — bit 0: the animation plays from a ring — then each frame's duration in
-/// milliseconds. Version 1 records (no flags) are still read: they never play from a ring.
+/// version 2) flags — bit 0: the animation plays from a ring; bit 1: its frames after the first
+/// are being stored — then each frame's duration in milliseconds. Version 1 records (no flags)
+/// are still read: they never play from a ring, and their frames are all stored.
 enum AnimationRecord {
     static let magic: UInt32 = 0x4143_4946  // "FICA" read as little-endian
     static let version: UInt32 = 2
     static let headerBytes = 20
     /// Flag bit: the frames after the first play from a ring.
     static let playsFromRing: UInt32 = 1
+    /// Flag bit: the frames after the first are being stored (set with the record before frame 0,
+    /// cleared once the last frame is stored). A record that has it while no job of this process
+    /// stores the frames was left by a process that stopped in the middle (killed, or crashed).
+    static let beingStored: UInt32 = 2
 
     /// The bytes a record of `frameCount` frames takes.
     static func byteCount(frames frameCount: Int) -> Int { headerBytes + 4 * frameCount }
 
     /// Writes the record of `animation` at the start of `buffer` (which must hold ``byteCount(frames:)``).
-    static func write(_ animation: StoredAnimation, to buffer: UnsafeMutableRawBufferPointer) {
+    static func write(_ animation: StoredAnimation, storing: Bool = false, to buffer: UnsafeMutableRawBufferPointer) {
         var values: [UInt32] = [magic, version, UInt32(clamping: animation.frameCount), UInt32(clamping: animation.loopCount),
-                                animation.playsFromRing ? playsFromRing : 0]
+                                (animation.playsFromRing ? playsFromRing : 0) | (storing ? beingStored : 0)]
         values += animation.durations.map { UInt32(clamping: $0) }
         for (i, v) in values.enumerated() {
             buffer.storeBytes(of: v.littleEndian, toByteOffset: 4 * i, as: UInt32.self)
@@ -170,6 +175,11 @@ enum AnimationRecord {
     /// The record at the start of `bytes` (version 1 or 2), or nil when they hold none (or a
     /// damaged one, or unknown flags).
     static func read(_ bytes: UnsafeRawBufferPointer) -> StoredAnimation? {
+        readWithState(bytes)?.animation
+    }
+
+    /// ``read(_:)``, and whether the record says its frames are being stored.
+    static func readWithState(_ bytes: UnsafeRawBufferPointer) -> (animation: StoredAnimation, storing: Bool)? {
         func u32(_ i: Int) -> Int { Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 4 * i, as: UInt32.self))) }
         guard bytes.count >= 16, u32(0) == Int(magic) else { return nil }
         let header: Int, flags: Int
@@ -183,8 +193,9 @@ enum AnimationRecord {
             return nil
         }
         let frames = u32(2), loops = u32(3)
-        guard frames >= 1, frames <= (bytes.count - header) / 4, loops <= Int(Int32.max), flags & ~Int(playsFromRing) == 0 else { return nil }
-        return StoredAnimation(durations: (0..<frames).map { u32(header / 4 + $0) }, loopCount: loops,
-                               playsFromRing: flags & Int(playsFromRing) != 0)
+        guard frames >= 1, frames <= (bytes.count - header) / 4, loops <= Int(Int32.max), flags & ~Int(playsFromRing | beingStored) == 0 else { return nil }
+        let animation = StoredAnimation(durations: (0..<frames).map { u32(header / 4 + $0) }, loopCount: loops,
+                                        playsFromRing: flags & Int(playsFromRing) != 0)
+        return (animation, flags & Int(beingStored) != 0)
     }
 }

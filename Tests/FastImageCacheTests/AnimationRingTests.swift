@@ -182,8 +182,8 @@ import Testing
         #expect(cache.rings.count == 0)
     }
 
-    /// Version 1 records (no flags) are read as they were; version 2 keeps the ring flag; a
-    /// record with a flag this version does not know is refused.
+    /// Version 1 records (no flags) are read as they were; version 2 keeps the ring flag and the
+    /// "being stored" flag; a record with a flag this version does not know is refused.
     @Test func animationRecordsOfBothVersionsAreRead() {
         func bytes(_ values: [UInt32]) -> [UInt8] { values.flatMap { v in withUnsafeBytes(of: v.littleEndian) { Array($0) } } + [0, 0, 0, 0] }
         let v1 = bytes([0x4143_4946, 1, 3, 2, 50, 20, 100])
@@ -193,8 +193,14 @@ import Testing
         written.withUnsafeMutableBytes { AnimationRecord.write(ring, to: $0) }
         #expect(written.withUnsafeBytes { AnimationRecord.read($0) } == ring)
         #expect(Array(written[4..<8]) == [2, 0, 0, 0])
-        let unknownFlag = bytes([0x4143_4946, 2, 1, 0, 2, 50])
+        let unknownFlag = bytes([0x4143_4946, 2, 1, 0, 4, 50])
         #expect(unknownFlag.withUnsafeBytes { AnimationRecord.read($0) } == nil)
+        // Bit 1: the frames are being stored.
+        var storing = [UInt8](repeating: 0, count: 64)
+        storing.withUnsafeMutableBytes { AnimationRecord.write(ring, storing: true, to: $0) }
+        #expect(Array(storing[16..<20]) == [3, 0, 0, 0])
+        #expect(storing.withUnsafeBytes { AnimationRecord.readWithState($0) }.map { $0.animation == ring && $0.storing } == true)
+        #expect(written.withUnsafeBytes { AnimationRecord.readWithState($0) }?.storing == false)
         let tooManyFrames = bytes([0x4143_4946, 2, 40, 0, 1, 50])
         #expect(tooManyFrames.withUnsafeBytes { AnimationRecord.read($0) } == nil)
         let version3 = bytes([0x4143_4946, 3, 1, 0, 0, 50])
