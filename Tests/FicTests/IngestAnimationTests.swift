@@ -41,6 +41,55 @@ struct IngestAnimationTests {
     }
 }
 
+/// An ingest killed while it stores an animation's frames leaves it half stored; the next
+/// ingest stores its frames again instead of finding it "unchanged".
+@Suite("an animation's ingest killed mid-way")
+struct KilledAnimationIngestTests {
+    @Test("fic ingest killed while it stores an animation's frames; the next ingest stores every frame", .timeLimit(.minutes(3)))
+    func killedWhileStoringFrames() async throws {
+        let folder = try TemporaryFolder()
+        let source = folder.path("source")
+        try FileManager.default.createDirectory(atPath: source, withIntermediateDirectories: true)
+        // 200 frames of 480×360 (a pan across a photo), stored at 120×90: the kill, after 15
+        // frames' pixels are in the table, comes long before the last frame.
+        let frames = 200
+        try PillowFrames.run("""
+            import sys
+            from PIL import Image
+            src = Image.open(sys.argv[1]).convert("RGB").resize((720, 600))
+            frames = [src.crop((i, i, i + 480, i + 360)) for i in range(int(sys.argv[3]))]
+            frames[0].save(sys.argv[2], save_all=True, append_images=frames[1:], duration=40, loop=0, quality=50, method=0)
+            """, [Fic.testdata + "/photos/retina.jpg", source + "/pan.webp", "\(frames)"])
+        let cache = folder.path("cache"), table = cache + "/default/pan.fictable"
+        let format = ["--format", "pan:120x90:bgra:max=\(4 * (frames + 1))"]
+        let binary = try #require(Fic.binary)
+        let ingest = try ExternalTools.spawn(binary, ["ingest", source, "--cache", cache, "--jobs", "1"] + format,
+                                             standardOutput: "/dev/null", standardError: "/dev/null")
+        let (exited, status) = await OwnThread.run { () -> (Bool, Int32) in
+            var status: Int32 = 0
+            let deadline = ContinuousClock.now + .seconds(60)
+            while ContinuousClock.now < deadline {
+                if waitpid(ingest, &status, WNOHANG) == ingest { return (true, status) }
+                if StopWithoutCloseTests.storedBytes(table, atLeast: 15 * 120 * 90 * 4) { break }
+                sched_yield()
+            }
+            kill(ingest, SIGKILL)
+            while waitpid(ingest, &status, 0) < 0 && errno == EINTR {}
+            return (false, status)
+        }
+        #expect(!exited && status & 0x7F == SIGKILL, "the ingest was killed while it stored frames (wait status \(status))")
+        let missing = try Fic.run(["get", "--cache", cache, "--format", "pan", "--entity", "pan.webp", "--frame", "\(frames - 1)", "--out", folder.path("x.png")])
+        #expect(missing.status == 1, "the last frame is not stored yet: \(missing.stdout)")
+
+        let again = try Fic.run(["ingest", source, "--cache", cache, "--jobs", "1"] + format)
+        #expect(again.status == 0 && again.stdout.contains("1 added, 0 unchanged"), "\(again.stdout)\(again.stderr)")
+        let inspect = try Fic.run(["inspect", "--cache", cache])
+        #expect(inspect.stdout.contains("1 image, \(frames - 1) animation frames, 1 animation record"), "\(inspect.stdout)")
+        let last = try Fic.run(["get", "--cache", cache, "--format", "pan", "--entity", "pan.webp", "--frame", "\(frames - 1)", "--out", folder.path("last.png")])
+        #expect(last.status == 0, "\(last.stderr)")
+    }
+}
+
 /// `fic inspect` counts every entry an animation takes: its frames after the first and its record.
 @Suite("inspect counts an animation's frames")
 struct InspectAnimationTests {
