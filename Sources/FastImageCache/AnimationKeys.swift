@@ -20,9 +20,13 @@ enum AnimationKeys {
     /// a lookup.
     static func frame(_ frame: Int, of entity: TableKey) -> TableKey {
         guard frame != 0 else { return entity }
-        let id = FrameID(entity: entity, frame: frame)
+        return remembered(FrameID(entity: entity, frame: frame)) { derived(tag: 0x46, entity: entity, number: UInt64(frame)) }  // "F"
+    }
+
+    /// The key remembered for `id`, or the one `derive` makes, then remembered.
+    private static func remembered(_ id: FrameID, _ derive: () -> TableKey) -> TableKey {
         if let known = frameKeys.withLockedValue({ $0[id] }) { return known }
-        let key = derived(tag: 0x46, entity: entity, number: UInt64(frame))  // "F"
+        let key = derive()
         frameKeys.withLockedValue { keys in
             if keys.count >= frameKeysCapacity { keys.removeAll(keepingCapacity: true) }  // start over when full
             keys[id] = key
@@ -30,20 +34,20 @@ enum AnimationKeys {
         return key
     }
 
-    /// A frame of an entity, as the memo of frame keys knows it.
+    /// A frame of an entity (-1: its record), as the memo of derived keys knows it.
     private struct FrameID: Hashable {
         let entity: TableKey
         let frame: Int
     }
 
-    /// The frame keys derived lately, process-wide (they depend on nothing but their inputs).
+    /// The frame and record keys derived lately, process-wide (they depend on nothing but their inputs).
     private static let frameKeys = LockedBox<[FrameID: TableKey]>([:])
     private static let frameKeysCapacity = 65_536
 
     /// The key of the record that says how many frames the entity's animation has, their
     /// durations and its loop count.
     static func record(of entity: TableKey) -> TableKey {
-        derived(tag: 0x52, entity: entity, number: 0)  // "R"
+        remembered(FrameID(entity: entity, frame: -1)) { derived(tag: 0x52, entity: entity, number: 0) }  // "R"
     }
 
     /// The label of frame `frame` (≥ 1) of `entityID`, for people.
