@@ -232,6 +232,8 @@ struct ServeUpstreamTests {
                 #expect(body == direct[path], "\(path) through nginx differs from \(servers[0].base)'s answer (\(body.count) and \(direct[path]?.count ?? 0) bytes)")
             }
         }
+        // nginx writes a request's log line after its answer: wait for the last one.
+        try await waitUntil("nginx logged every request") { nginx.logged().count >= 2 * paths.count }
         let spread = nginx.logged()
         #expect(spread.count == 2 * paths.count, "nginx logged every request")
         var answered: [String: Int] = [:]
@@ -255,6 +257,7 @@ struct ServeUpstreamTests {
             #expect(status == 200, "\(path) through nginx with \(killed) killed: \(status)")
             #expect(body == direct[path], "\(path) through nginx with \(killed) killed differs")
         }
+        try await waitUntil("nginx logged every request") { nginx.logged().count >= logged + paths.count }
         let after = nginx.logged().dropFirst(logged)
         #expect(after.count == paths.count)
         #expect(!after.contains { $0.upstreams.last == killed }, "no answer from the killed server")
