@@ -65,18 +65,7 @@ struct KilledAnimationIngestTests {
         let binary = try #require(Fic.binary)
         let ingest = try ExternalTools.spawn(binary, ["ingest", source, "--cache", cache, "--jobs", "1"] + format,
                                              standardOutput: "/dev/null", standardError: "/dev/null")
-        let (exited, status) = await OwnThread.run { () -> (Bool, Int32) in
-            var status: Int32 = 0
-            let deadline = ContinuousClock.now + .seconds(60)
-            while ContinuousClock.now < deadline {
-                if waitpid(ingest, &status, WNOHANG) == ingest { return (true, status) }
-                if StopWithoutCloseTests.storedBytes(table, atLeast: 15 * 120 * 90 * 4) { break }
-                sched_yield()
-            }
-            kill(ingest, SIGKILL)
-            while waitpid(ingest, &status, 0) < 0 && errno == EINTR {}
-            return (false, status)
-        }
+        let (exited, status) = await StopWithoutCloseTests.kill(ingest, onceStored: 15 * 120 * 90 * 4, in: table)
         #expect(!exited && status & 0x7F == SIGKILL, "the ingest was killed while it stored frames (wait status \(status))")
         let missing = try Fic.run(["get", "--cache", cache, "--format", "pan", "--entity", "pan.webp", "--frame", "\(frames - 1)", "--out", folder.path("x.png")])
         #expect(missing.status == 1, "the last frame is not stored yet: \(missing.stdout)")

@@ -22,6 +22,25 @@ struct StopWithoutCloseTests {
         return root
     }
 
+    /// Kills the process `pid` with `SIGKILL` once `bytes` bytes of pixels are stored in the
+    /// table file at `table` (see ``storedBytes(_:atLeast:)``), at most 60 s on; returns whether
+    /// it had exited by itself before, and its wait status. The wait and the kill run on a thread
+    /// of their own, so that they come at once however busy Swift's cooperative pool is.
+    static func kill(_ pid: pid_t, onceStored bytes: Int, in table: String) async -> (exited: Bool, status: Int32) {
+        await OwnThread.run { () -> (Bool, Int32) in
+            var status: Int32 = 0
+            let deadline = ContinuousClock.now + .seconds(60)
+            while ContinuousClock.now < deadline {
+                if waitpid(pid, &status, WNOHANG) == pid { return (true, status) }
+                if storedBytes(table, atLeast: bytes) { break }
+                sched_yield()
+            }
+            Glibc.kill(pid, SIGKILL)
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            return (false, status)
+        }
+    }
+
     /// Whether at least `enough` bytes of the table file at `path` past its first page are not
     /// zero: written since it was made (its file is made of zeros, then filled as images are stored).
     static func storedBytes(_ path: String, atLeast enough: Int) -> Bool {
@@ -49,18 +68,7 @@ struct StopWithoutCloseTests {
         // table's header; its file is made at full size at once, so its size says nothing), mid-run.
         // The ingest takes well under a second: the wait and the kill run on a thread of its own,
         // so that they come at once however busy Swift's cooperative pool is with other tests.
-        let (exited, status) = await OwnThread.run { () -> (Bool, Int32) in
-            var status: Int32 = 0
-            let deadline = ContinuousClock.now + .seconds(60)
-            while ContinuousClock.now < deadline {
-                if waitpid(ingest, &status, WNOHANG) == ingest { return (true, status) }
-                if Self.storedBytes(table, atLeast: 5 * 64 * 64 * 4) { break }
-                sched_yield()
-            }
-            kill(ingest, SIGKILL)
-            while waitpid(ingest, &status, 0) < 0 && errno == EINTR {}
-            return (false, status)
-        }
+        let (exited, status) = await Self.kill(ingest, onceStored: 5 * 64 * 64 * 4, in: table)
         #expect(!exited, "the ingest was still running when it had stored some images")
         #expect(status & 0x7F == SIGKILL, "the ingest was killed before it finished (wait status \(status))")
 
