@@ -56,8 +56,9 @@ extension FamilyPolicy {
             let (entityKey, sourceKey) = keys.keys(entity.entityID, entity.sourceImageID)
             let lacking = ordered.filter { name in
                 guard let t = tables[name] else { return false }
-                return t.record(entity: entityKey, source: sourceKey) == nil || !t.table.contains(entityKey, source: sourceKey)
-                    || t.isLeftHalfStored(entity: entityKey, source: sourceKey)
+                guard t.table.contains(entityKey, source: sourceKey), let state = t.recordState(entity: entityKey, source: sourceKey) else { return true }
+                // Left half stored by a process that stopped: stored again (the record read once).
+                return state.storing && !t.storesFrames(entity: entityKey, source: sourceKey)
             }
             return AnimationPlan(entity: entity, formats: ordered,
                                  everyFrame: lacking.filter { tables[$0]?.holdsAnimation(frames: frameCount) ?? false },

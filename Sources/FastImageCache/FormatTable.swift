@@ -138,7 +138,12 @@ final class FormatTable: Sendable {
     /// frames are then stored again, as if it lacked them.
     func isLeftHalfStored(entity entityKey: TableKey, source sourceKey: TableKey) -> Bool {
         guard let state = recordState(entity: entityKey, source: sourceKey), state.storing else { return false }
-        return !framesBeingStored.withLockedValue { $0.contains([entityKey, sourceKey]) }
+        return !storesFrames(entity: entityKey, source: sourceKey)
+    }
+
+    /// Whether a job of this process is storing the entity's frames after the first.
+    func storesFrames(entity entityKey: TableKey, source sourceKey: TableKey) -> Bool {
+        framesBeingStored.withLockedValue { $0.contains([entityKey, sourceKey]) }
     }
 
     /// A job of this process starts (`true`) or stops (`false`) storing the entity's frames.
