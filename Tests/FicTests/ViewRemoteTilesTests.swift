@@ -21,6 +21,21 @@ extension ViewTests {
             return name
         }
 
+        /// A served folder holding the source (``publishSource(_:)``) and its Deep Zoom tree
+        /// `image.dzi` made by `vips dzsave` (254-pixel tiles, overlap 1, JPEG quality 95);
+        /// returns the folder's name and path. The folder is removed if the tree cannot be made.
+        private func publishDeepZoom(_ server: TestWebServer) throws -> (name: String, tree: String) {
+            let name = try publishSource(server)
+            let tree = server.root + "/" + name
+            do {
+                try ExternalTools.run("/usr/bin/vips", ["dzsave", tree + "/source.jpg", tree + "/image", "--suffix", ".jpg[Q=95]"])
+            } catch {
+                server.unpublish(name)
+                throw error
+            }
+            return (name, tree)
+        }
+
         /// The paths requested under `/logged/FOLDER/` (the nginx access log's lines for that folder).
         private func requests(_ server: TestWebServer, folder: String) -> [String] {
             let log = (server.root as NSString).deletingLastPathComponent + "/access.log"
@@ -82,9 +97,7 @@ extension ViewTests {
         func deepZoomLooksLikeTheSource() throws {
             try #require(ViewRunner.hasXvfb, "xvfb-run is missing: run scripts/install-deps")
             let server = try #require(TestWebServer.shared, "scripts/test started nginx, but the tests cannot reach it")
-            let published = try publishSource(server); defer { server.unpublish(published) }
-            let tree = server.root + "/" + published
-            try ExternalTools.run("/usr/bin/vips", ["dzsave", tree + "/source.jpg", tree + "/image", "--suffix", ".jpg[Q=95]"])
+            let (published, tree) = try publishDeepZoom(server); defer { server.unpublish(published) }
             let folder = try TemporaryFolder()
             let stats = try view("\(server.base)/logged/\(published)/image.dzi", script: """
                 wait-idle
@@ -110,9 +123,7 @@ extension ViewTests {
         func leftTilesAreDemotedOrCancelled() async throws {
             try #require(ViewRunner.hasXvfb, "xvfb-run is missing: run scripts/install-deps")
             let server = try #require(TestWebServer.shared, "scripts/test started nginx, but the tests cannot reach it")
-            let published = try publishSource(server); defer { server.unpublish(published) }
-            let tree = server.root + "/" + published
-            try ExternalTools.run("/usr/bin/vips", ["dzsave", tree + "/source.jpg", tree + "/image", "--suffix", ".jpg[Q=95]"])
+            let (published, tree) = try publishDeepZoom(server); defer { server.unpublish(published) }
             // About a dozen tiles a second: the first corner's tiles are still on their way when the view leaves.
             let link = try ThrottledLink(targetPort: try #require(URL(string: server.base)?.port), bytesPerSecond: 400_000)
             defer { link.stop() }
@@ -147,9 +158,7 @@ extension ViewTests {
         func onlyNearTilesAndNothingOnRevisit() async throws {
             try #require(ViewRunner.hasXvfb, "xvfb-run is missing: run scripts/install-deps")
             let server = try #require(TestWebServer.shared, "scripts/test started nginx, but the tests cannot reach it")
-            let published = try publishSource(server); defer { server.unpublish(published) }
-            let tree = server.root + "/" + published
-            try ExternalTools.run("/usr/bin/vips", ["dzsave", tree + "/source.jpg", tree + "/image", "--suffix", ".jpg[Q=95]"])
+            let (published, tree) = try publishDeepZoom(server); defer { server.unpublish(published) }
             let folder = try TemporaryFolder()
             // The default cache folder ($XDG_CACHE_HOME/fic), the same for both runs.
             let xdg = folder.path("xdg")
@@ -196,9 +205,7 @@ extension ViewTests {
         func failedTileStandsIn() async throws {
             try #require(ViewRunner.hasXvfb, "xvfb-run is missing: run scripts/install-deps")
             let server = try #require(TestWebServer.shared, "scripts/test started nginx, but the tests cannot reach it")
-            let published = try publishSource(server); defer { server.unpublish(published) }
-            let tree = server.root + "/" + published
-            try ExternalTools.run("/usr/bin/vips", ["dzsave", tree + "/source.jpg", tree + "/image", "--suffix", ".jpg[Q=95]"])
+            let (published, tree) = try publishDeepZoom(server); defer { server.unpublish(published) }
             // At 1:1 around the centre the view starts at (1180, 700): full-resolution tile (5, 3) is
             // on screen at (90, 62)…(344, 316).
             try FileManager.default.removeItem(atPath: tree + "/image_files/12/5_3.jpg")
