@@ -249,9 +249,12 @@ struct ServeUpstreamTests {
 
         // One server killed: nginx's connection to it is refused, it tries the next, and every
         // request still succeeds with the same bytes.
+        // The description's line, too, is written after its answer: wait for it, so that the
+        // lines counted below are those of the requests made with a server killed.
+        let logged = 2 * paths.count + 1
+        try await waitUntil("nginx logged the description's request") { nginx.logged().count >= logged }
         let killed = "127.0.0.1:\(servers[1].port)"
         servers[1].stop(SIGKILL)
-        let logged = nginx.logged().count
         for path in paths {
             let (status, body) = try await UpstreamNginx.get(nginx.base + path)
             #expect(status == 200, "\(path) through nginx with \(killed) killed: \(status)")
