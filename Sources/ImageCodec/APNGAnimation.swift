@@ -102,7 +102,7 @@ final class APNGAnimation: AnimationFrameSource {
                     canvas.withRow(rect.y + y) { row in
                         let out = row + rect.x
                         if frame.blendsOver {
-                            for x in 0..<rect.width { out[x] = Self.over(pixels[x], out[x]) }
+                            for x in 0..<rect.width { out[x] = AnimationCanvas.over(pixels[x], out[x]) }
                         } else {
                             out.update(from: pixels, count: rect.width)
                         }
@@ -135,22 +135,5 @@ final class APNGAnimation: AnimationFrameSource {
             }
             offset += 12 + length
         }
-    }
-
-    /// `source` drawn over `destination`, both premultiplied: each channel is
-    /// `s + d × (255 − αs) / 255`, rounded.
-    static func over(_ source: UInt32, _ destination: UInt32) -> UInt32 {
-        let alpha = source >> 24
-        if alpha == 255 { return source }
-        if alpha == 0 { return destination }
-        let keep = 255 - alpha
-        var result: UInt32 = 0
-        for shift in stride(from: 0, through: 24, by: 8) {
-            let d = (destination >> UInt32(shift)) & 0xFF
-            let s = (source >> UInt32(shift)) & 0xFF
-            let value = min(255, s + (d * keep + 127) / 255)
-            result |= value << UInt32(shift)
-        }
-        return result
     }
 }

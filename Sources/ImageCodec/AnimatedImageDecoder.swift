@@ -16,10 +16,12 @@ import Foundation
 /// ``ImageCacheError/Code/dimensionsTooLarge``. A file cut short delivers the frames before the
 /// cut, then throws ``ImageCacheError/Code/truncated``. The format is sniffed from the bytes.
 ///
-/// With ``DecodingOptions/targetSize``, each frame is composited at full size (the frames'
-/// rectangles and disposal are in canvas pixels) and handed out shrunk to the smallest size that
-/// covers the target, as a still decode is: a box filter by the largest whole factor, then an
-/// area resample, so that whoever draws it at the target's size scales it by less than 2.
+/// With ``DecodingOptions/targetSize``, each frame is handed out shrunk to the smallest size
+/// that covers the target, as a still decode is, so that whoever draws it at the target's size
+/// scales it by less than 2. An animated WebP is composited at that size, each frame scaled by
+/// libwebp while it decodes (as libvips does); the other formats composite at full size (their
+/// frames' rectangles and disposal are in canvas pixels) and each canvas is shrunk: a box filter
+/// by the largest whole factor, then an area resample.
 ///
 /// An instance has one owner and is not thread-safe; each frame it hands out is a bitmap of its
 /// own, which may go anywhere.
@@ -153,7 +155,7 @@ public final class AnimatedImageDecoder {
         guard size.width < canvas.width || size.height < canvas.height else { return try canvas.copy() }
         let image = try DecodedImage(
             allocating: size.width, height: size.height, pixelFormat: canvas.pixelFormat, source: canvas.source,
-            isOrientationApplied: true, scaleDenominator: TargetScale.denominator(for: info, size: size), zeroFilled: false)
+            isOrientationApplied: true, scaleDenominator: TargetScale.denominator(for: info, size: size) * canvas.scaleDenominator, zeroFilled: false)
         try ShrinkingRows.write(into: image, sourceWidth: canvas.width, sourceHeight: canvas.height, factor: factor, shrunk: shrunk) { _, completed in
             // The canvas's rows are already whole: each is handed over where it lies.
             for y in 0..<canvas.height {

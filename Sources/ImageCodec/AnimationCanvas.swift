@@ -37,6 +37,21 @@ final class AnimationCanvas {
         }
     }
 
+    /// Calls `body` with the first pixel of `rect` (within the canvas); rows are `width × 4`
+    /// bytes apart.
+    func withPixels<R>(at rect: FrameRect, _ body: (UnsafeMutableRawPointer) throws -> R) rethrows -> R {
+        precondition(rect.x >= 0 && rect.y >= 0 && rect.x + rect.width <= width && rect.y + rect.height <= height)
+        return try withExtendedLifetime(pixels) {
+            try body(pixels.base + (rect.y * width + rect.x) * 4)
+        }
+    }
+
+    /// Lends the canvas as it is now (for the length of a call: the canvas's owner keeps it).
+    func lend(source: ImageInfo, scaleDenominator: Int = 1) -> LentCanvas {
+        LentCanvas(base: UnsafeRawPointer(pixels.base), bytesPerRow: width * 4, width: width, height: height,
+                   pixelFormat: .bgra32Premultiplied, source: source, scaleDenominator: scaleDenominator)
+    }
+
     /// Makes `rect` (within the canvas) transparent: "dispose to background", which browsers
     /// show as transparent whatever background colour the file names.
     func clear(_ rect: FrameRect) {
@@ -64,6 +79,23 @@ final class AnimationCanvas {
                 (row + rect.x).update(from: saved.base.assumingMemoryBound(to: UInt32.self) + y * width + rect.x, count: rect.width)
             }
         }
+    }
+
+    /// `source` drawn over `destination`, both premultiplied: each channel is
+    /// `s + d × (255 − αs) / 255`, rounded.
+    static func over(_ source: UInt32, _ destination: UInt32) -> UInt32 {
+        let alpha = source >> 24
+        if alpha == 255 { return source }
+        if alpha == 0 { return destination }
+        let keep = 255 - alpha
+        var result: UInt32 = 0
+        for shift in stride(from: 0, through: 24, by: 8) {
+            let d = (destination >> UInt32(shift)) & 0xFF
+            let s = (source >> UInt32(shift)) & 0xFF
+            let value = min(255, s + (d * keep + 127) / 255)
+            result |= value << UInt32(shift)
+        }
+        return result
     }
 
     /// A bitmap of its own holding the canvas as it is now: the frame handed to the caller.

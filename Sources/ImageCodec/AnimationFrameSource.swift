@@ -37,10 +37,14 @@ struct LentCanvas {
     let pixelFormat: PixelFormat
     /// What the file says of the image.
     let source: ImageInfo
+    /// How many times smaller than the file's canvas this one is (1 at full size): a source
+    /// that composites at a reduced size says so.
+    var scaleDenominator = 1
 
     /// A bitmap of its own holding a copy of the canvas.
     func copy() throws -> DecodedImage {
-        let image = try DecodedImage(allocating: width, height: height, pixelFormat: pixelFormat, source: source, isOrientationApplied: true, zeroFilled: false)
+        let image = try DecodedImage(allocating: width, height: height, pixelFormat: pixelFormat, source: source, isOrientationApplied: true,
+                                     scaleDenominator: scaleDenominator, zeroFilled: false)
         for y in 0..<height {
             (image.baseAddress + y * image.bytesPerRow).copyMemory(from: base + y * bytesPerRow, byteCount: width * 4)
         }

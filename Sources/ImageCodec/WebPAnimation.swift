@@ -3,7 +3,9 @@ import CWebP
 /// An animated WebP's frames, composited by libwebp's `WebPAnimDecoder` on the one canvas it
 /// keeps (blending, disposal, lossy frames with an alpha plane), straight into premultiplied BGRA.
 /// Disposal to background clears to transparent whatever the `ANIM` chunk's background colour
-/// says, as browsers do and as libwebp's decoder does.
+/// says, as browsers do and as libwebp's decoder does. With a ``DecodingOptions/targetSize``
+/// smaller than the canvas, the frames are composited at the size that covers it instead
+/// (``WebPScaledFrames``): nothing is decoded or composited at full size.
 ///
 /// A file cut inside a frame: libwebp's decoder wants a whole file, so the frames that are
 /// complete are decoded from a copy that ends after the last of them (its RIFF size mended), and
@@ -13,7 +15,8 @@ final class WebPAnimation: AnimationFrameSource {
     let warnings: [String] = []
     /// The bytes libwebp reads: the file, or the copy of its complete frames.
     private let bytes: ImageBytes
-    private let decoder: OpaquePointer
+    /// libwebp's animation decoder at full size, or the compositor at a reduced size.
+    private let compositor: Compositor
     private let source: ImageInfo
     /// Whether the file was cut short: `.truncated` follows the last frame.
     private let cut: Bool
@@ -35,6 +38,17 @@ final class WebPAnimation: AnimationFrameSource {
             cut = false
             bytes = file
         }
+        info = AnimationInfo(format: .webp, width: canvas.width, height: canvas.height, loopCount: loopCount, durations: durations)
+        source = ImageInfo(format: .webp, width: canvas.width, height: canvas.height, hasAlpha: true, frameCount: durations.count)
+        let size = ShrinkingRows.sizes(for: source, target: options.targetSize).output
+        if size.width < canvas.width || size.height < canvas.height {
+            let scaled = try bytes.withUnsafeBytes {
+                // ImageBytes never moves its memory, and `self.bytes` keeps it alive as long as the compositor.
+                try WebPScaledFrames($0, frameCount: durations.count, canvas: canvas, size: size)
+            }
+            compositor = .scaled(scaled, denominator: TargetScale.denominator(for: source, size: size))
+            return
+        }
         var decoderOptions = WebPAnimDecoderOptions()
         guard WebPAnimDecoderOptionsInit(&decoderOptions) != 0 else {
             throw ImageCacheError(.invalidArgument, "libwebp rejected its animation decoder options (ABI mismatch between header and library).")
@@ -49,13 +63,22 @@ final class WebPAnimation: AnimationFrameSource {
         guard let made else {
             throw ImageCacheError(.corruptData, "The animated WebP is damaged (libwebp's animation decoder refused it). Re-export the image.")
         }
-        decoder = made
-        info = AnimationInfo(format: .webp, width: canvas.width, height: canvas.height, loopCount: loopCount, durations: durations)
-        source = ImageInfo(format: .webp, width: canvas.width, height: canvas.height, hasAlpha: true, frameCount: durations.count)
+        compositor = .libwebp(AnimDecoder(made))
     }
 
-    deinit {
-        WebPAnimDecoderDelete(decoder)
+    /// Who composites the frames.
+    private enum Compositor {
+        /// libwebp's animation decoder, on a canvas of the file's size.
+        case libwebp(AnimDecoder)
+        /// Frames scaled while they decode, on a canvas `denominator` times smaller.
+        case scaled(WebPScaledFrames, denominator: Int)
+    }
+
+    /// Owns a `WebPAnimDecoder`.
+    private final class AnimDecoder {
+        let pointer: OpaquePointer
+        init(_ pointer: OpaquePointer) { self.pointer = pointer }
+        deinit { WebPAnimDecoderDelete(pointer) }
     }
 
     /// The container's facts from libwebp's demuxer: where the complete frames end when the file
@@ -99,21 +122,33 @@ final class WebPAnimation: AnimationFrameSource {
         try withNextCanvas { try $0.copy() }
     }
 
-    /// Lends libwebp's own canvas: frames shrunk on load are read from it without a copy.
+    /// Lends the canvas the frame was composited on (libwebp's own, or the reduced one): frames
+    /// shrunk on load are read from it without a copy.
     func withNextCanvas<R>(_ body: (LentCanvas) throws -> R) throws -> R? {
-        guard WebPAnimDecoderHasMoreFrames(decoder) != 0 else {
+        let lent: LentCanvas?
+        switch compositor {
+        case .scaled(let frames, let denominator):
+            lent = try frames.drawNext() ? frames.canvas.lend(source: source, scaleDenominator: denominator) : nil
+        case .libwebp(let decoder):
+            guard WebPAnimDecoderHasMoreFrames(decoder.pointer) != 0 else {
+                lent = nil
+                break
+            }
+            var pixels: UnsafeMutablePointer<UInt8>?
+            var timestamp: Int32 = 0
+            guard WebPAnimDecoderGetNext(decoder.pointer, &pixels, &timestamp) != 0, let pixels else {
+                throw ImageCacheError(.corruptData, "The animated WebP's frame \(index + 1) is corrupt (libwebp: bitstream error). Re-export the image.")
+            }
+            lent = LentCanvas(base: UnsafeRawPointer(pixels), bytesPerRow: info.width * 4, width: info.width, height: info.height,
+                              pixelFormat: .bgra32Premultiplied, source: source)
+        }
+        guard let lent else {
             if cut {
                 throw ImageCacheError(.truncated, "The animated WebP's data ends inside frame \(index + 1); the \(index) frames before it were decoded. The file was cut short; download or copy it again.")
             }
             return nil
         }
-        var pixels: UnsafeMutablePointer<UInt8>?
-        var timestamp: Int32 = 0
-        guard WebPAnimDecoderGetNext(decoder, &pixels, &timestamp) != 0, let pixels else {
-            throw ImageCacheError(.corruptData, "The animated WebP's frame \(index + 1) is corrupt (libwebp: bitstream error). Re-export the image.")
-        }
         index += 1
-        return try body(LentCanvas(base: UnsafeRawPointer(pixels), bytesPerRow: info.width * 4, width: info.width, height: info.height,
-                                   pixelFormat: .bgra32Premultiplied, source: source))
+        return try body(lent)
     }
 }

@@ -5,11 +5,53 @@ import CWebP
 /// into the output bitmap, so no full-size bitmap and no conversion pass exist. Animated WebPs
 /// decode to their first frame (via the demux API) on their canvas, as a still thumbnail should.
 package enum WebPFormat: ImageFormatDecoder {
-    /// The first frame of an animation and where it sits on the canvas.
+    /// A frame of an animation (its bitstream, valid while the demuxer's data is) and where it
+    /// sits on the canvas.
     struct Frame {
         let bytes: UnsafeRawBufferPointer
         let x: Int, y: Int, width: Int, height: Int
         let hasAlpha: Bool
+        /// Whether the frame is drawn over the canvas (`ANMF` blending) rather than replacing it.
+        let blends: Bool
+        /// Whether the frame's rectangle is cleared to transparent once it was shown.
+        let disposesToBackground: Bool
+
+        /// The frame the demuxer's `iterator` is at, checked against a `canvas`.
+        ///
+        /// - Throws: ``ImageCacheError/Code/truncated`` when its data is incomplete,
+        ///   ``ImageCacheError/Code/corruptData`` when it lies outside the canvas.
+        init(_ iterator: WebPIterator, canvas: (width: Int, height: Int), number: Int) throws {
+            guard iterator.complete != 0, let start = iterator.fragment.bytes else {
+                throw ImageCacheError(.truncated, "The animated WebP's frame \(number) is incomplete. The file was cut short; download or copy it again.")
+            }
+            bytes = UnsafeRawBufferPointer(start: start, count: iterator.fragment.size)
+            x = Int(iterator.x_offset)
+            y = Int(iterator.y_offset)
+            width = Int(iterator.width)
+            height = Int(iterator.height)
+            hasAlpha = iterator.has_alpha != 0
+            blends = iterator.blend_method == WEBP_MUX_BLEND
+            disposesToBackground = iterator.dispose_method == WEBP_MUX_DISPOSE_BACKGROUND
+            guard width > 0, height > 0, x >= 0, y >= 0, x + width <= canvas.width, y + height <= canvas.height else {
+                throw ImageCacheError(.corruptData, "The animated WebP's frame \(number) lies outside its canvas. The file is damaged.")
+            }
+        }
+
+        /// The frame's rectangle on the canvas scaled to `size`: its edges scaled, the start
+        /// rounded down and the end up (every pixel it touches), at least one pixel.
+        func rect(canvas: (width: Int, height: Int), scaledTo size: (width: Int, height: Int)) -> FrameRect {
+            let x0 = x * size.width / canvas.width, y0 = y * size.height / canvas.height
+            let x1 = max(x0 + 1, min(size.width, ((x + width) * size.width + canvas.width - 1) / canvas.width))
+            let y1 = max(y0 + 1, min(size.height, ((y + height) * size.height + canvas.height - 1) / canvas.height))
+            return FrameRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+        }
+
+        /// Whether every edge of the frame falls on a pixel edge of the canvas scaled to `size`:
+        /// its scaled rectangle is then exact.
+        func isAligned(canvas: (width: Int, height: Int), scaledTo size: (width: Int, height: Int)) -> Bool {
+            x * size.width % canvas.width == 0 && (x + width) * size.width % canvas.width == 0
+                && y * size.height % canvas.height == 0 && (y + height) * size.height % canvas.height == 0
+        }
     }
 
     /// Reads the features of a WebP bitstream (the canvas size, for an animation).
@@ -54,18 +96,7 @@ package enum WebPFormat: ImageFormatDecoder {
             throw ImageCacheError(.corruptData, "The animated WebP has no frame. Re-export the image.")
         }
         defer { WebPDemuxReleaseIterator(&iterator) }
-        guard iterator.complete != 0, let start = iterator.fragment.bytes else {
-            throw ImageCacheError(.truncated, "The animated WebP's first frame is incomplete. The file was cut short; download or copy it again.")
-        }
-        let frame = Frame(
-            bytes: UnsafeRawBufferPointer(start: start, count: iterator.fragment.size),
-            x: Int(iterator.x_offset), y: Int(iterator.y_offset),
-            width: Int(iterator.width), height: Int(iterator.height), hasAlpha: iterator.has_alpha != 0
-        )
-        guard frame.width > 0, frame.height > 0, frame.x >= 0, frame.y >= 0,
-              frame.x + frame.width <= canvas.width, frame.y + frame.height <= canvas.height else {
-            throw ImageCacheError(.corruptData, "The animated WebP's first frame lies outside its canvas. The file is damaged.")
-        }
+        let frame = try Frame(iterator, canvas: canvas, number: 1)
         return try body(frame, canvas)
     }
 
@@ -85,11 +116,8 @@ package enum WebPFormat: ImageFormatDecoder {
         )
         if animated {
             try withFirstFrame(bytes) { frame, canvas in
-                // The frame's rectangle on the scaled canvas.
-                let x0 = frame.x * size.width / canvas.width, y0 = frame.y * size.height / canvas.height
-                let x1 = max(x0 + 1, min(size.width, ((frame.x + frame.width) * size.width + canvas.width - 1) / canvas.width))
-                let y1 = max(y0 + 1, min(size.height, ((frame.y + frame.height) * size.height + canvas.height - 1) / canvas.height))
-                try decodeBitstream(frame.bytes, into: image, x: x0, y: y0, width: x1 - x0, height: y1 - y0, sourceWidth: frame.width, sourceHeight: frame.height)
+                let rect = frame.rect(canvas: canvas, scaledTo: size)
+                try decodeBitstream(frame.bytes, into: image, x: rect.x, y: rect.y, width: rect.width, height: rect.height, sourceWidth: frame.width, sourceHeight: frame.height)
             }
         } else {
             try decodeBitstream(bytes, into: image, x: 0, y: 0, width: size.width, height: size.height, sourceWidth: info.width, sourceHeight: info.height)
@@ -109,18 +137,21 @@ package enum WebPFormat: ImageFormatDecoder {
         _ bytes: UnsafeRawBufferPointer, into image: DecodedImage, x: Int, y: Int, width: Int, height: Int,
         sourceWidth: Int, sourceHeight: Int
     ) throws {
-        var config = try makeConfig(for: image, x: x, y: y, width: width, height: height, sourceWidth: sourceWidth, sourceHeight: sourceHeight)
-        let status = WebPDecode(bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count, &config)
-        WebPFreeDecBuffer(&config.output)
-        try check(status)
+        precondition(x >= 0 && y >= 0 && width > 0 && height > 0 && x + width <= image.width && y + height <= image.height)
+        try decodeBitstream(bytes, into: UnsafeMutableRawPointer(image.baseAddress + y * image.bytesPerRow + x * 4), bytesPerRow: image.bytesPerRow,
+                            premultiplied: image.pixelFormat == .bgra32Premultiplied, width: width, height: height,
+                            sourceWidth: sourceWidth, sourceHeight: sourceHeight, threads: false)
     }
 
-    /// A decoder configuration writing into a rectangle of `image` (external memory), scaled when
-    /// the rectangle is smaller than the source.
-    static func makeConfig(
-        for image: DecodedImage, x: Int, y: Int, width: Int, height: Int, sourceWidth: Int, sourceHeight: Int
-    ) throws -> WebPDecoderConfig {
-        precondition(x >= 0 && y >= 0 && width > 0 && height > 0 && x + width <= image.width && y + height <= image.height)
+    /// Decodes one still bitstream (or an animation frame's) into the `width × height` pixels
+    /// at `start`, rows `bytesPerRow` apart, as premultiplied BGRA or as BGRA, scaled by libwebp
+    /// when that is smaller than the bitstream's `sourceWidth × sourceHeight`; with `threads`,
+    /// libwebp filters a lossy bitstream on a second thread.
+    static func decodeBitstream(
+        _ bytes: UnsafeRawBufferPointer, into start: UnsafeMutableRawPointer, bytesPerRow: Int, premultiplied: Bool,
+        width: Int, height: Int, sourceWidth: Int, sourceHeight: Int, threads: Bool
+    ) throws {
+        precondition(width > 0 && height > 0 && bytesPerRow >= width * 4)
         var config = WebPDecoderConfig()
         guard WebPInitDecoderConfig(&config) != 0 else {
             throw ImageCacheError(.invalidArgument, "libwebp rejected its decoder configuration (ABI mismatch between header and library).")
@@ -130,13 +161,15 @@ package enum WebPFormat: ImageFormatDecoder {
             config.options.scaled_width = Int32(width)
             config.options.scaled_height = Int32(height)
         }
-        config.output.colorspace = image.pixelFormat == .bgra32Premultiplied ? MODE_bgrA : MODE_BGRA
+        config.options.use_threads = threads ? 1 : 0
+        config.output.colorspace = premultiplied ? MODE_bgrA : MODE_BGRA
         config.output.is_external_memory = 1
-        let start = image.baseAddress + y * image.bytesPerRow + x * 4
         config.output.u.RGBA.rgba = start.assumingMemoryBound(to: UInt8.self)
-        config.output.u.RGBA.stride = Int32(image.bytesPerRow)
-        config.output.u.RGBA.size = (height - 1) * image.bytesPerRow + width * 4
-        return config
+        config.output.u.RGBA.stride = Int32(bytesPerRow)
+        config.output.u.RGBA.size = (height - 1) * bytesPerRow + width * 4
+        let status = WebPDecode(bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count, &config)
+        WebPFreeDecBuffer(&config.output)
+        try check(status)
     }
 
     /// Throws the ``ImageCacheError`` for a libwebp status other than OK.

@@ -7,7 +7,8 @@ import Testing
 /// Mutation fuzzing of the animated decoders (GIF, animated WebP, APNG), seeded with animations
 /// made at test time, each given a third of one format's share of `FIC_FUZZ_SECONDS` (see
 /// ``Fuzz``), so `scripts/test` runs them under Address Sanitizer too. Every frame must be a
-/// canvas-sized bitmap, or the decoder must throw an ``ImageCacheError``.
+/// canvas-sized bitmap (or, decoded for a smaller target half of the time, one that covers it
+/// within the canvas), or the decoder must throw an ``ImageCacheError``.
 @Suite(.serialized) struct AnimationFuzz {
     static var seconds: Double { max(Fuzz.secondsPerFormat / 3, 0.3) }
 
@@ -39,13 +40,22 @@ import Testing
                 let input = FuzzMutator.mutate(original.bytes, format: format, using: &rng)
                 var options = DecodingOptions(maximumPixelCount: FuzzRunner.pixelLimit, maximumFrames: 1000, maximumAnimationPixels: 50_000_000)
                 options.allowCorruptData = Bool.random(using: &rng)
+                // Half of the time for a target (an animated WebP is then composited at a reduced size).
+                let target = Bool.random(using: &rng) ? PixelSize(width: Int.random(in: 1...32, using: &rng), height: Int.random(in: 1...32, using: &rng)) : nil
+                options.targetSize = target
                 do {
                     let decoder = try AnimatedImageDecoder(input, options: options)
                     let info = decoder.info
                     try decoder.forEachFrame { frame in
                         frames += 1
                         #expect(frame.index < max(info.frameCount, 1), "\(original.name), iteration \(iterations)")
-                        #expect(frame.image.width == info.width && frame.image.height == info.height, "\(original.name), iteration \(iterations)")
+                        if let target {
+                            #expect(frame.image.width <= info.width && frame.image.height <= info.height, "\(original.name), iteration \(iterations)")
+                            #expect(frame.image.width >= min(target.width, info.width) && frame.image.height >= min(target.height, info.height),
+                                    "\(original.name), iteration \(iterations): \(frame.image.width)×\(frame.image.height) for \(target)")
+                        } else {
+                            #expect(frame.image.width == info.width && frame.image.height == info.height, "\(original.name), iteration \(iterations)")
+                        }
                     }
                 } catch is ImageCacheError {
                 } catch {

@@ -163,9 +163,9 @@ import Testing
     /// (Pillow pastes through the alpha as a mask instead, which squares partial alpha).
     @Test func apngBlendOverIsPorterDuffOver() {
         // 50% red over opaque blue: half and half, opaque. 30/255 grey over transparent: itself.
-        #expect(APNGAnimation.over(0x8080_0000, 0xFF00_00FF) == 0xFF80_007F)
-        #expect(APNGAnimation.over(0x1E1E_1E1E, 0) == 0x1E1E_1E1E)
-        #expect(APNGAnimation.over(0, 0xFF12_3456) == 0xFF12_3456)
+        #expect(AnimationCanvas.over(0x8080_0000, 0xFF00_00FF) == 0xFF80_007F)
+        #expect(AnimationCanvas.over(0x1E1E_1E1E, 0) == 0x1E1E_1E1E)
+        #expect(AnimationCanvas.over(0, 0xFF12_3456) == 0xFF12_3456)
     }
 
     /// A still image is an animation of one frame that plays once, its picture the still decode.
