@@ -91,3 +91,28 @@ int fic_fix_malloc_mapping_threshold(size_t bytes) {
 size_t fic_malloc_mapped_bytes(void) {
     return mallinfo2().hblkhd;
 }
+
+const int fic_lock_read = F_RDLCK, fic_lock_write = F_WRLCK, fic_lock_unlock = F_UNLCK;
+
+/* An OFD lock request on `length` bytes from `start` (l_pid must be 0 for OFD locks). */
+static struct flock fic_ofd_request(int type, int64_t start, int64_t length) {
+    struct flock lock = {0};
+    lock.l_type = (short)type;
+    lock.l_whence = SEEK_SET;
+    lock.l_start = (off_t)start;
+    lock.l_len = (off_t)length;
+    lock.l_pid = 0;
+    return lock;
+}
+
+int fic_ofd_lock(int fd, int type, int64_t start, int64_t length, int wait) {
+    struct flock lock = fic_ofd_request(type, start, length);
+    return FIC_RETRYING_EINTR(fcntl(fd, wait ? F_OFD_SETLKW : F_OFD_SETLK, &lock)) == 0 ? 0 : errno;
+}
+
+int fic_ofd_lock_test(int fd, int type, int64_t start, int64_t length, int *holder_type) {
+    struct flock lock = fic_ofd_request(type, start, length);
+    if (FIC_RETRYING_EINTR(fcntl(fd, F_OFD_GETLK, &lock)) != 0) return errno;
+    *holder_type = lock.l_type;
+    return 0;
+}

@@ -62,4 +62,82 @@ static inline void fic_release_fence(void) {
     __atomic_thread_fence(__ATOMIC_RELEASE);
 }
 
+/// Loads the 8 bytes at `address` (8-byte aligned) atomically, with no ordering: a seqlock's
+/// reader copies bytes a writer may be changing with these, never with memcpy.
+static inline uint64_t fic_load_relaxed_u64(const void *address) {
+    return __atomic_load_n((const uint64_t *)address, __ATOMIC_RELAXED);
+}
+
+/// Stores `value` at `address` (8-byte aligned) atomically, with no ordering.
+static inline void fic_store_relaxed_u64(void *address, uint64_t value) {
+    __atomic_store_n((uint64_t *)address, value, __ATOMIC_RELAXED);
+}
+
+/// Loads the 8 bytes at `address` (8-byte aligned) sequentially consistently: the load after a
+/// sequentially consistent store or read-modify-write in a store-then-load handshake.
+static inline uint64_t fic_load_seq_cst_u64(const void *address) {
+    return __atomic_load_n((const uint64_t *)address, __ATOMIC_SEQ_CST);
+}
+
+/// Stores `value` at `address` (8-byte aligned) sequentially consistently.
+static inline void fic_store_seq_cst_u64(void *address, uint64_t value) {
+    __atomic_store_n((uint64_t *)address, value, __ATOMIC_SEQ_CST);
+}
+
+/// Sets the bits of `mask` in the 8 bytes at `address` (8-byte aligned), sequentially
+/// consistently; returns the value before.
+static inline uint64_t fic_fetch_or_u64(void *address, uint64_t mask) {
+    return __atomic_fetch_or((uint64_t *)address, mask, __ATOMIC_SEQ_CST);
+}
+
+/// Keeps only the bits of `mask` in the 8 bytes at `address` (8-byte aligned), sequentially
+/// consistently; returns the value before.
+static inline uint64_t fic_fetch_and_u64(void *address, uint64_t mask) {
+    return __atomic_fetch_and((uint64_t *)address, mask, __ATOMIC_SEQ_CST);
+}
+
+/// Adds `value` to the 8 bytes at `address` (8-byte aligned), sequentially consistently;
+/// returns the value before.
+static inline uint64_t fic_fetch_add_u64(void *address, uint64_t value) {
+    return __atomic_fetch_add((uint64_t *)address, value, __ATOMIC_SEQ_CST);
+}
+
+/// Replaces the 8 bytes at `address` (8-byte aligned) by `value`, sequentially consistently;
+/// returns the value before.
+static inline uint64_t fic_exchange_u64(void *address, uint64_t value) {
+    return __atomic_exchange_n((uint64_t *)address, value, __ATOMIC_SEQ_CST);
+}
+
+/// Replaces the 8 bytes at `address` (8-byte aligned) by `desired` if they are `*expected`,
+/// sequentially consistently; otherwise puts them in `*expected`. Returns 1 when replaced.
+static inline int fic_compare_exchange_u64(void *address, uint64_t *expected, uint64_t desired) {
+    return __atomic_compare_exchange_n((uint64_t *)address, expected, desired, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+}
+
+/// An acquire fence: loads after it see at least what the release stores whose values loads
+/// before it saw made visible (a seqlock reader's fence between its copy and its second check).
+static inline void fic_acquire_fence(void) {
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+}
+
+/// A sequentially consistent fence.
+static inline void fic_seq_cst_fence(void) {
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+/// An open-file-description lock (F_OFD_SETLK, or F_OFD_SETLKW when `wait`) on `length` bytes of
+/// fd's file from `start` (which may lie beyond its end): `type` is F_RDLCK, F_WRLCK or F_UNLCK.
+/// Held by the open file description, released when the last descriptor of it closes or its
+/// process dies, independent of flock locks; fcntl is variadic, which Swift cannot call. Returns
+/// 0, or the errno (EAGAIN or EACCES: another open file description holds a conflicting lock).
+int fic_ofd_lock(int fd, int type, int64_t start, int64_t length, int wait);
+
+/// Asks whether an open file description other than fd's holds a lock on `length` bytes from
+/// `start` conflicting with a lock of `type` (F_OFD_GETLK). `*holder_type` receives F_UNLCK when
+/// none does, else the conflicting lock's type. Returns 0, or the errno.
+int fic_ofd_lock_test(int fd, int type, int64_t start, int64_t length, int *holder_type);
+
+/// F_RDLCK, F_WRLCK and F_UNLCK, which Swift's Glibc module exports with a type of its own.
+extern const int fic_lock_read, fic_lock_write, fic_lock_unlock;
+
 #endif
