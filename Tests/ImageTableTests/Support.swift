@@ -55,3 +55,15 @@ func simulateRestart(_ path: String) throws {
     let other = (0..<16).map { _ in UInt8.random(in: 0...255, using: &rng) }
     try patch(path, at: TableHeader.sessionOffset, other)
 }
+
+/// A small deterministic generator (xorshift64), so that failures repeat.
+struct Xorshift {
+    var state: UInt64
+    init(seed: UInt64) { state = seed | 1 }
+    mutating func next() -> UInt64 {
+        state ^= state << 13
+        state ^= state >> 7
+        state ^= state << 17
+        return state
+    }
+}
