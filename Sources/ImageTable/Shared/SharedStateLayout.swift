@@ -22,10 +22,10 @@
 struct SharedStateLayout: Equatable {
     /// Bytes of one cell (one cache line, so that no two slots share one).
     static let cellLength = 64
-    /// Entries of the holder table.
-    static let holderCapacity = 128
-    /// Bytes of one holder entry.
-    static let holderEntryLength = 64
+    /// Entries of the holder table (``HolderTable/capacity``).
+    static let holderCapacity = HolderTable.capacity
+    /// Bytes of one holder entry (``HolderTable/entryLength``).
+    static let holderEntryLength = HolderTable.entryLength
     /// Bytes of one control line.
     static let controlLineLength = 64
     /// Bytes of one index bucket.
