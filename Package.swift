@@ -149,6 +149,12 @@ let package = Package(
         // a throttled link; and the writer process the crash tests kill, which no product ships.
         .target(name: "FICHarness", dependencies: ["FICCore", "ImageTable"], path: "Harness/FICHarness"),
         .executableTarget(
+            name: "fic-selftest-sharer",
+            dependencies: ["FICHarness", "ImageTable", "FICCore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                           .product(name: "SystemPackage", package: "swift-system")],
+            path: "Harness/SelfTestSharer"
+        ),
+        .executableTarget(
             name: "fic-selftest-writer",
             dependencies: ["FICHarness", "ImageTable", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Harness/SelfTestWriter"
@@ -156,7 +162,8 @@ let package = Package(
 
         .testTarget(name: "FICCoreTests", dependencies: ["FICCore", "FICTestSupport", .product(name: "SystemPackage", package: "swift-system")]),
         .testTarget(name: "ImageTableTests", dependencies: [
-            "ImageTable", "FICCore", "FICTestSupport", "FICHarness", "fic-selftest-writer", .product(name: "Logging", package: "swift-log"),
+            "ImageTable", "FICCore", "FICTestSupport", "FICHarness", "fic-selftest-writer", "fic-selftest-sharer", .product(name: "Logging", package: "swift-log"),
+            .product(name: "SystemPackage", package: "swift-system"),
         ]),
         // What several test targets share: files the tests write by hand (PNGs byte by byte), waiting for a
         // condition, running tools and `fic` as child processes (with a time limit where a hang is possible).

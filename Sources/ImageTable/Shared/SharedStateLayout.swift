@@ -19,7 +19,7 @@
 ///
 /// Every product is computed with overflow checks once, here, at creation; per-slot and
 /// per-bucket offsets then stay below ``maximumLength`` for every argument in range.
-struct SharedStateLayout: Equatable {
+package struct SharedStateLayout: Equatable, Sendable {
     /// Bytes of one cell (one cache line, so that no two slots share one).
     static let cellLength = 64
     /// Entries of the holder table (``HolderTable/capacity``).
@@ -48,7 +48,7 @@ struct SharedStateLayout: Equatable {
     /// Where the control page starts.
     let controlOffset: Int
     /// Where the holder table starts.
-    let holderTableOffset: Int
+    package let holderTableOffset: Int
     /// Where the cells of chunk 0 start.
     let cellsOffset: Int
     /// Bytes between the cells of one chunk and the next (page-aligned).
@@ -79,7 +79,7 @@ struct SharedStateLayout: Equatable {
     /// - Throws: ``ImageCacheError`` with code `.invalidConfiguration` when the page size is not a
     ///   power of two in 4 KiB…1 GiB, the count is not in 1…2^24, the chunk is not in 1…count, or
     ///   an offset would not fit in an `Int`.
-    init(pageSize: Int, slotsPerChunk: Int, maximumCount: Int) throws(ImageCacheError) {
+    package init(pageSize: Int, slotsPerChunk: Int, maximumCount: Int) throws(ImageCacheError) {
         func invalid(_ why: String) -> ImageCacheError { ImageCacheError(.invalidConfiguration, "shared state: \(why)") }
         guard pageSize >= Self.minimumPageSize, pageSize <= Self.maximumPageSize, pageSize & (pageSize - 1) == 0 else {
             throw invalid("page size \(pageSize) is not a power of two between \(Self.minimumPageSize) and \(Self.maximumPageSize)")
@@ -144,7 +144,7 @@ struct SharedStateLayout: Equatable {
     }
 
     /// Where holder `h`'s entry starts.
-    func holderOffset(_ h: Int) -> Int {
+    package func holderOffset(_ h: Int) -> Int {
         precondition((0..<Self.holderCapacity).contains(h), "a holder of the table")
         return holderTableOffset + h * Self.holderEntryLength
     }
@@ -156,7 +156,7 @@ struct SharedStateLayout: Equatable {
     }
 
     /// Where `slot`'s cell starts.
-    func cellOffset(slot: Int) -> Int {
+    package func cellOffset(slot: Int) -> Int {
         precondition((0..<maximumCount).contains(slot), "a slot of the table")
         return cellsOffset + (slot / slotsPerChunk) * cellChunkLength + (slot % slotsPerChunk) * Self.cellLength
     }
@@ -185,7 +185,7 @@ struct SharedStateLayout: Equatable {
 
     /// How long the file must be for `chunks` chunks and an index of `buckets` buckets in `region`
     /// (the end of the last of ``backedRanges(chunks:region:buckets:)``; a multiple of the page size).
-    func fileLength(chunks: Int, region: Int, buckets: Int) -> Int {
+    package func fileLength(chunks: Int, region: Int, buckets: Int) -> Int {
         let ranges = backedRanges(chunks: chunks, region: region, buckets: buckets)
         return max(ranges[0].upperBound, ranges[1].upperBound)
     }

@@ -8,9 +8,9 @@
 /// bits 10–63  version
 /// ```
 /// Any 64 bits decode without trapping; words no writer makes read as not ``isWellFormed``.
-struct SlotWord: Equatable {
+package struct SlotWord: Equatable, Sendable {
     /// What a slot holds.
-    enum State: UInt64 {
+    package enum State: UInt64, Sendable {
         /// Nothing: the slot may be reused.
         case free = 0
         /// A committed entry.
@@ -20,26 +20,26 @@ struct SlotWord: Equatable {
     }
 
     /// The largest version (54 bits).
-    static let maximumVersion: UInt64 = (1 << 54) - 1
+    package static let maximumVersion: UInt64 = (1 << 54) - 1
     /// The largest holder an in-flight word can name.
-    static let maximumOwner = 254
+    package static let maximumOwner = 254
 
     /// The word as stored.
-    let rawValue: UInt64
+    package let rawValue: UInt64
 
     /// The word `rawValue`, whatever it holds.
-    init(rawValue: UInt64) {
+    package init(rawValue: UInt64) {
         self.rawValue = rawValue
     }
 
     /// A free slot at `version`.
-    static func free(version: UInt64) -> SlotWord { make(.free, ownerBits: 0, version: version) }
+    package static func free(version: UInt64) -> SlotWord { make(.free, ownerBits: 0, version: version) }
 
     /// A committed slot at `version`.
-    static func committed(version: UInt64) -> SlotWord { make(.committed, ownerBits: 0, version: version) }
+    package static func committed(version: UInt64) -> SlotWord { make(.committed, ownerBits: 0, version: version) }
 
     /// A slot being written by holder `owner` (0…254), at `version`.
-    static func inFlight(owner: Int, version: UInt64) -> SlotWord {
+    package static func inFlight(owner: Int, version: UInt64) -> SlotWord {
         precondition((0...maximumOwner).contains(owner), "an owner the word can name")
         return make(.inFlight, ownerBits: UInt64(owner + 1), version: version)
     }
@@ -50,19 +50,19 @@ struct SlotWord: Equatable {
     }
 
     /// The state; nil for the state bits 3, which no writer makes.
-    var state: State? { State(rawValue: rawValue & 3) }
+    package var state: State? { State(rawValue: rawValue & 3) }
 
     /// The writing holder of an in-flight word; nil when the owner bits are 0.
-    var owner: Int? {
+    package var owner: Int? {
         let bits = Int((rawValue >> 2) & 0xFF)
         return bits == 0 ? nil : bits - 1
     }
 
     /// The version.
-    var version: UInt64 { rawValue >> 10 }
+    package var version: UInt64 { rawValue >> 10 }
 
     /// Whether a writer could have made this word: a known state, and an owner exactly when in flight.
-    var isWellFormed: Bool {
+    package var isWellFormed: Bool {
         switch state {
         case .free?, .committed?: return owner == nil
         case .inFlight?: return owner != nil
