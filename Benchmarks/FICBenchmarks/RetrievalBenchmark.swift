@@ -16,6 +16,9 @@ public struct RetrievalBenchmarkResult: Codable, Sendable {
 
     /// `cache.cachedImage(for:format:)` and releasing the image, ns per call.
     public var lookupNs: Double
+    /// A reader's hold and release of a slot in a side file's cells (``SlotCells``), ns: what
+    /// sharing a table between processes will add to each lookup.
+    public var sharedHoldReleaseNs: Double
     /// The same plus reading every pixel (summed as 64-bit words), ns per image.
     public var readNs: Double
     /// Baseline: a `[String: [UInt8]]` of the same bitmaps, lookup plus reading every pixel.
@@ -80,6 +83,7 @@ public struct RetrievalBenchmarkResult: Codable, Sendable {
         case pixelWidth = "pixel_width"
         case pixelHeight = "pixel_height"
         case lookupNs = "lookup_ns"
+        case sharedHoldReleaseNs = "shared_hold_release_ns"
         case readNs = "read_ns"
         case inMemoryReadNs = "in_memory_read_ns"
         case conventionalNs = "conventional_ns"
@@ -112,6 +116,7 @@ public struct RetrievalBenchmarkResult: Codable, Sendable {
         try c.encode(pixelWidth, forKey: .pixelWidth)
         try c.encode(pixelHeight, forKey: .pixelHeight)
         try c.encode(lookupNs, forKey: .lookupNs)
+        try c.encode(sharedHoldReleaseNs, forKey: .sharedHoldReleaseNs)
         try c.encode(readNs, forKey: .readNs)
         try c.encode(inMemoryReadNs, forKey: .inMemoryReadNs)
         try c.encode(conventionalNs, forKey: .conventionalNs)
@@ -249,6 +254,10 @@ public enum RetrievalBenchmark {
         guard misses == 0 else { throw BenchmarkError("\(misses) lookups missed") }
         log("  lookup: \(BenchKit.fixed(lookup.median)) ns (best \(BenchKit.fixed(lookup.best)))")
 
+        // (a′) what tables shared between processes will add to each lookup: holding the slot.
+        let sharedHold = try SharedHoldBenchmark.measure(slots: entities.count, order: order, runs: options.runs, operationsPerRun: lookups)
+        log("  shared-state hold + release of a slot: \(BenchKit.fixed(sharedHold.median)) ns (best \(BenchKit.fixed(sharedHold.best)))")
+
         // (b) lookup and read every pixel.
         let reads = options.readPassesPerRun * entities.count
         var sum: UInt64 = 0
@@ -346,7 +355,7 @@ public enum RetrievalBenchmark {
         notes.append("times are medians of \(options.runs) runs after a warm-up; lookups cycle through the entities in one shuffled order")
         return RetrievalBenchmarkResult(
             entities: entities.count, pixelWidth: side, pixelHeight: side,
-            lookupNs: lookup.median, readNs: read.median, inMemoryReadNs: inMemory.median, conventionalNs: conventional?.median,
+            lookupNs: lookup.median, sharedHoldReleaseNs: sharedHold.median, readNs: read.median, inMemoryReadNs: inMemory.median, conventionalNs: conventional?.median,
             lookupTiming: lookup, readTiming: read, inMemoryReadTiming: inMemory, conventionalTiming: conventional,
             conventionalJPEGBytes: jpegBytes, readOverInMemory: readOverInMemory, conventionalOverRead: conventionalOverRead,
             conventionalOverLookup: conventional.map { $0.median / lookup.median },

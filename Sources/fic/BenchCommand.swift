@@ -233,6 +233,7 @@ struct BenchCommand: AsyncParsableCommand {
         print("\n  \(r.entities) entities, \(r.pixelWidth)×\(r.pixelHeight) px BGRA; medians of several runs")
         row("figure", "value", "target", nil)
         row("(a) lookup: cachedImage + release", ns(r.lookupNs), "≤ 500 ns", r.targetsMet["lookup_le_500ns"])
+        row("  a shared slot's hold + release", ns(r.sharedHoldReleaseNs))
         row("(b) lookup + read every pixel", ns(r.readNs))
         row("(c) [String: [UInt8]] lookup + read", ns(r.inMemoryReadNs))
         if let c = r.conventionalNs {
