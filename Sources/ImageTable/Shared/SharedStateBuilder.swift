@@ -56,6 +56,14 @@ enum SharedStateBuilder {
     /// - Throws: ``ImageCacheError`` with code `.invalidArgument` when the mapping is too short
     ///   or misaligned, the chunk count or nonce is out of range, or an entry names a slot out of
     ///   range, a slot or entity twice, or a version or sequence out of range. Nothing is written then.
+    /// log2 of the buckets a build makes for `slots` allocated slots: the smallest power of two
+    /// ≥ 2 · slots, at least 2.
+    static func bucketsLog2(forSlots slots: Int) -> Int {
+        var log2 = 1
+        while 1 << log2 < 2 * slots { log2 += 1 }
+        return log2
+    }
+
     @discardableResult
     static func build(into bytes: UnsafeMutableRawBufferPointer, layout: SharedStateLayout, binding: SharedStateHeader.Binding,
                       nonce: UInt64, allocatedChunks: Int, entries: [Entry]) throws(ImageCacheError) -> Summary {
@@ -65,8 +73,7 @@ enum SharedStateBuilder {
         }
         guard nonce != 0 else { throw invalid("the build nonce is 0") }
         let slots = layout.slotCount(chunks: allocatedChunks)
-        var log2 = 1
-        while 1 << log2 < 2 * slots { log2 += 1 }
+        let log2 = bucketsLog2(forSlots: slots)
         let buckets = 1 << log2
         let length = layout.fileLength(chunks: allocatedChunks, region: 0, buckets: buckets)
         guard let base = bytes.baseAddress, Int(bitPattern: base) % 8 == 0, bytes.count >= length else {

@@ -1,0 +1,69 @@
+import FICCore
+import SystemPackage
+
+/// A table's side file, `NAME.fictable-shared`, open and mapped whole: the state the processes
+/// that share the table coordinate through (``SharedStateLayout``). Everything in it is derived
+/// from the table's records, so an opener that has the table to itself makes it afresh rather
+/// than trusting what it finds.
+final class SharedStateFile {
+    /// The file's path, for messages.
+    let path: String
+    /// The open file: its description also holds this process's holder and writer locks.
+    let descriptor: FileDescriptor
+    /// The whole file, mapped (its unallocated parts are holes).
+    let mapping: MappedRegion
+    let layout: SharedStateLayout
+
+    private init(path: String, descriptor: FileDescriptor, mapping: MappedRegion, layout: SharedStateLayout) {
+        self.path = path
+        self.descriptor = descriptor
+        self.mapping = mapping
+        self.layout = layout
+    }
+
+    deinit {
+        descriptor.closeQuietly()
+    }
+
+    /// The side file's name for the table `tableName`.
+    static func name(ofTable tableName: String) -> String { tableName + "-shared" }
+
+    /// Makes the side file of the table `tableName` in `directory` afresh, for an opener that has
+    /// the table to itself, and builds it from the table's committed `entries` in
+    /// `allocatedChunks` chunks (``SharedStateBuilder``).
+    ///
+    /// A new file is made and renamed over whatever had the name, so the bytes of a file this
+    /// package did not write (a link, a hard link to something else, garbage) are never written.
+    /// The file is as long as the layout's largest extent but sparse: only the parts the build
+    /// writes are allocated on the disk, first, so that a full disk is an error here rather than
+    /// a fault when a page is first written through the mapping.
+    ///
+    /// - Throws: ``ImageCacheError``: `.noSpace`, `.io`, `.unsafePath`, or `.invalidArgument`
+    ///   from the build.
+    static func create(in directory: Directory, tableName: String, layout: SharedStateLayout, binding: SharedStateHeader.Binding,
+                       nonce: UInt64 = .random(in: 1...UInt64.max), allocatedChunks: Int,
+                       entries: [SharedStateBuilder.Entry]) throws -> (SharedStateFile, SharedStateBuilder.Summary) {
+        let name = name(ofTable: tableName)
+        let file = try directory.makeTemporaryFile(for: name)
+        let path = file.path
+        try file.descriptor.truncate(to: layout.maximumLength, path: path)
+        let buckets = 1 << SharedStateBuilder.bucketsLog2(forSlots: layout.slotCount(chunks: allocatedChunks))
+        for range in layout.backedRanges(chunks: allocatedChunks, region: 0, buckets: buckets) {
+            try file.descriptor.allocate(offset: range.lowerBound, length: range.count, path: path)
+        }
+        let mapping = try MappedRegion(descriptor: file.descriptor, offset: 0, length: layout.maximumLength, writable: true, path: path)
+        let summary = try SharedStateBuilder.build(
+            into: UnsafeMutableRawBufferPointer(start: mapping.base, count: mapping.length), layout: layout, binding: binding,
+            nonce: nonce, allocatedChunks: allocatedChunks, entries: entries)
+        try file.commit()
+        return (SharedStateFile(path: path, descriptor: file.takeDescriptor(), mapping: mapping, layout: layout), summary)
+    }
+
+    /// The header as it is now in the file, or why it does not validate against `binding`.
+    func header(binding: SharedStateHeader.Binding) -> Result<SharedStateHeader, SharedStateHeader.Mismatch> {
+        SharedStateHeader.decode(UnsafeRawBufferPointer(start: mapping.base, count: SharedStateHeader.length), layout: layout, binding: binding)
+    }
+
+    /// The slots' cells.
+    var cells: SlotCells { SlotCells(base: mapping.base, layout: layout) }
+}
