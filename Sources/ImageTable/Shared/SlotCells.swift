@@ -19,8 +19,9 @@ import FICCore
 /// The cells' memory is the caller's (a shared mapping of the side file it keeps alive); slots
 /// are checked against the layout by the caller before they get here.
 package struct SlotCells {
-    private let base: UnsafeMutableRawPointer
-    private let layout: SharedStateLayout
+    /// The side file's first byte.
+    let base: UnsafeMutableRawPointer
+    let layout: SharedStateLayout
 
     /// The cells of the side file mapped at `base` (the whole file from offset 0), laid out as `layout`.
     package init(base: UnsafeMutableRawPointer, layout: SharedStateLayout) {
@@ -28,8 +29,9 @@ package struct SlotCells {
         self.layout = layout
     }
 
+    /// `slot`'s cell.
     @inline(__always)
-    private func cell(_ slot: Int) -> UnsafeMutableRawPointer { base + layout.cellOffset(slot: slot) }
+    func cell(_ slot: Int) -> UnsafeMutableRawPointer { base + layout.cellOffset(slot: slot) }
 
     /// The hold mask word and bit of `holder`.
     @inline(__always)
