@@ -98,8 +98,6 @@ enum SharedStateBuilder {
         base.storeRelease(0, toByteOffset: SharedStateHeader.checksumOffset)
         releaseFence()
         zero(0..<(layout.cellsOffset + allocatedChunks * layout.cellChunkLength))
-        let region = layout.regionOffset(0)
-        zero(region..<(region + buckets * SharedStateLayout.bucketLength))
 
         // Cells: committed entries, stamped in the order of their saved recency.
         let byRecency = entries.indices.sorted {
@@ -120,24 +118,7 @@ enum SharedStateBuilder {
         }
 
         // The index, entries in the order of their home buckets.
-        let mask = buckets - 1
-        let byHome = entries.indices.sorted { IndexBucket.home(of: entries[$0].entity, mask: mask) < IndexBucket.home(of: entries[$1].entity, mask: mask) }
-        var unindexed: [Int] = []
-        for i in byHome {
-            let e = entries[i]
-            var b = IndexBucket.home(of: e.entity, mask: mask)
-            var probes = 1
-            while bytes.load(fromByteOffset: region + b * SharedStateLayout.bucketLength, as: UInt64.self) != 0, probes < IndexBucket.maximumProbes {
-                b = (b + 1) & mask
-                probes += 1
-            }
-            let at = region + b * SharedStateLayout.bucketLength
-            guard bytes.load(fromByteOffset: at, as: UInt64.self) == 0 else {
-                unindexed.append(e.slot)
-                continue
-            }
-            u64(IndexBucket(entity: e.entity, slot: e.slot).rawValue, at)
-        }
+        let unindexed = SharedIndexWriter.place(entries.map { ($0.entity, $0.slot) }, region: 0, buckets: buckets, base: base, layout: layout)
 
         let clock = UInt64(entries.count)
         let nextSequence = (entries.map(\.sequence).max() ?? 0) + 1
