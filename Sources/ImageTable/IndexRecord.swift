@@ -74,21 +74,29 @@ struct IndexRecord {
     /// Writes the record: its checksum is destroyed first, then the fields are written, then the
     /// new checksum is stored last with release ordering, so that neither the compiler nor the
     /// processor lets a reader (or a process killed midway) see the checksum before the fields
-    /// and the pixels written before them.
+    /// and the pixels written before them. The fields go in as whole 8-byte atomic stores, so a
+    /// reader in another process (or thread) copying the record with atomic loads while it
+    /// changes (``SlotCells/committedRecord(_:at:)``) races with nothing.
     func write(to p: UnsafeMutableRawPointer, slot: Int) {
         p.storeRelease(0, toByteOffset: Self.checksumOffset)
         releaseFence()
-        p.storeBytes(of: entity.high.littleEndian, toByteOffset: 0, as: UInt64.self)
-        p.storeBytes(of: entity.low.littleEndian, toByteOffset: 8, as: UInt64.self)
-        p.storeBytes(of: source.high.littleEndian, toByteOffset: 16, as: UInt64.self)
-        p.storeBytes(of: source.low.littleEndian, toByteOffset: 24, as: UInt64.self)
-        p.storeBytes(of: pixelChecksum.littleEndian, toByteOffset: 32, as: UInt64.self)
-        p.storeBytes(of: sequence.littleEndian, toByteOffset: 40, as: UInt64.self)
-        p.storeBytes(of: flags.littleEndian, toByteOffset: Self.flagsOffset, as: UInt32.self)
-        let bytes = Self.truncatedLabel(label)
-        p.storeBytes(of: UInt8(bytes.count), toByteOffset: 52, as: UInt8.self)
-        (p + 53).initializeMemory(as: UInt8.self, repeating: 0, count: Self.maximumLabelLength)
-        bytes.withUnsafeBytes { (p + 53).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+        withUnsafeTemporaryAllocation(byteCount: Self.checksumOffset, alignment: 8) { fields in
+            let f = fields.baseAddress!
+            f.initializeMemory(as: UInt8.self, repeating: 0, count: Self.checksumOffset)
+            f.storeBytes(of: entity.high.littleEndian, toByteOffset: 0, as: UInt64.self)
+            f.storeBytes(of: entity.low.littleEndian, toByteOffset: 8, as: UInt64.self)
+            f.storeBytes(of: source.high.littleEndian, toByteOffset: 16, as: UInt64.self)
+            f.storeBytes(of: source.low.littleEndian, toByteOffset: 24, as: UInt64.self)
+            f.storeBytes(of: pixelChecksum.littleEndian, toByteOffset: 32, as: UInt64.self)
+            f.storeBytes(of: sequence.littleEndian, toByteOffset: 40, as: UInt64.self)
+            f.storeBytes(of: flags.littleEndian, toByteOffset: Self.flagsOffset, as: UInt32.self)
+            let bytes = Self.truncatedLabel(label)
+            f.storeBytes(of: UInt8(bytes.count), toByteOffset: 52, as: UInt8.self)
+            bytes.withUnsafeBytes { (f + 53).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+            for offset in stride(from: 0, to: Self.checksumOffset, by: 8) {
+                p.storeRelaxed(UInt64(littleEndian: f.load(fromByteOffset: offset, as: UInt64.self)), toByteOffset: offset)
+            }
+        }
         Self.seal(p, slot: slot)
     }
 

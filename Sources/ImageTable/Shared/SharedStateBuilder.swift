@@ -33,6 +33,14 @@ enum SharedStateBuilder {
         var unindexed: [Int]
     }
 
+    /// log2 of the buckets a build makes for `slots` allocated slots: the smallest power of two
+    /// ≥ 2 · slots, at least 2.
+    static func bucketsLog2(forSlots slots: Int) -> Int {
+        var log2 = 1
+        while 1 << log2 < 2 * slots { log2 += 1 }
+        return log2
+    }
+
     /// Rebuilds the side file mapped at `bytes` for a table laid out as `layout`, bound as
     /// `binding`, with `allocatedChunks` chunks holding `entries` (one per entity and per slot):
     ///
@@ -56,14 +64,6 @@ enum SharedStateBuilder {
     /// - Throws: ``ImageCacheError`` with code `.invalidArgument` when the mapping is too short
     ///   or misaligned, the chunk count or nonce is out of range, or an entry names a slot out of
     ///   range, a slot or entity twice, or a version or sequence out of range. Nothing is written then.
-    /// log2 of the buckets a build makes for `slots` allocated slots: the smallest power of two
-    /// ≥ 2 · slots, at least 2.
-    static func bucketsLog2(forSlots slots: Int) -> Int {
-        var log2 = 1
-        while 1 << log2 < 2 * slots { log2 += 1 }
-        return log2
-    }
-
     @discardableResult
     static func build(into bytes: UnsafeMutableRawBufferPointer, layout: SharedStateLayout, binding: SharedStateHeader.Binding,
                       nonce: UInt64, allocatedChunks: Int, entries: [Entry]) throws(ImageCacheError) -> Summary {
