@@ -220,25 +220,37 @@ struct MemorySideFile {
         }
     }
 
-    /// Two threads using the same few slots at once: the clock ends at the number of stamps given
+    /// Two threads using the same two slots at once: the clock ends at the number of stamps given
     /// out, no stamp is beyond it, no two slots share one, and no thread ever sees a stamp move
-    /// backwards (a later stamp is never overwritten by an earlier one).
+    /// backwards (a later stamp is never overwritten by an earlier one). Each thread reads every
+    /// stamp after each use: with a plain store in place of the exchange, 8 runs out of 8 saw
+    /// a stamp move back.
     @Test func concurrentUsesGiveEveryStampOnceAndNeverMoveOneBack() async throws {
-        let slots = 4
+        let slots = 2
         let file = try MemorySideFile(slots: slots, entries: Self.entries(slots, slots: slots, seed: 7))
         defer { file.deallocate() }
-        let (address, layout) = (file.address, file.layout)
+        // A start line, so that the threads run side by side rather than one after the other.
+        let gate = UnsafeMutableRawPointer.allocate(byteCount: 64, alignment: 64)
+        defer { gate.deallocate() }
+        gate.storeRelaxed(0, toByteOffset: 0)
+        let (address, layout, gateAddress) = (file.address, file.layout, UInt(bitPattern: gate))
         @Sendable func run(seed: UInt64) -> (ticks: UInt64, backwards: Int) {
             let cells = MemorySideFile.cells(address: address, layout: layout)
+            let gate = UnsafeMutableRawPointer(bitPattern: gateAddress)!
+            gate.fetchAdd(1, atByteOffset: 0)
+            var spins = 0 // bounded: a thread started late only makes the overlap shorter
+            while UnsafeRawPointer(gate).loadAcquire(fromByteOffset: 0) < 2, spins < 100_000_000 { spins += 1 }
             var rng = Xorshift(seed: seed)
             var seen = [UInt64](repeating: 0, count: slots)
             var ticks: UInt64 = 0, backwards = 0
-            for _ in 0..<200_000 {
+            for _ in 0..<1_000_000 {
                 let slot = Int(rng.next() % UInt64(slots))
-                if SharedRecency.touch(slot, in: cells, slack: rng.next() % 3) { ticks += 1 }
-                let stamp = SharedRecency.stamp(of: slot, in: cells)
-                if stamp < seen[slot] { backwards += 1 }
-                seen[slot] = stamp
+                if SharedRecency.touch(slot, in: cells, slack: rng.next() % 4 == 0 ? 1 : 0) { ticks += 1 }
+                for s in 0..<slots {
+                    let stamp = SharedRecency.stamp(of: s, in: cells)
+                    if stamp < seen[s] { backwards += 1 }
+                    seen[s] = stamp
+                }
             }
             return (ticks, backwards)
         }
