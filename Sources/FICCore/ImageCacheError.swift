@@ -43,6 +43,9 @@ public struct ImageCacheError: Error, Sendable, CustomStringConvertible {
         public static let closed = Code("closed")
         /// A table geometry or format cannot be stored (a zero or absurd size, too many slots).
         public static let invalidConfiguration = Code("invalidConfiguration")
+        /// Another process has the table open with another definition of its format; the
+        /// message names each difference. Nothing is rebuilt under the processes using it.
+        public static let formatConflict = Code("formatConflict")
 
         // MARK: The cache
 
