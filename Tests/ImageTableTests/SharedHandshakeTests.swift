@@ -18,10 +18,17 @@ import Testing
 
     deinit { dir.cleanup() }
 
-    /// A running sharer: its pid and the file its standard output goes to.
-    struct Sharer {
+    /// A running sharer: its pid and the file its standard output goes to. Once it has been
+    /// waited for, its pid may be another process's: it is never signalled again.
+    final class Sharer {
         let pid: pid_t
         let output: String
+        private(set) var reaped = false
+
+        init(pid: pid_t, output: String) {
+            self.pid = pid
+            self.output = output
+        }
 
         var said: String { (try? String(contentsOfFile: output, encoding: .utf8)) ?? "" }
 
@@ -29,13 +36,25 @@ import Testing
         func wait() async throws -> Int32 {
             var status: Int32 = 0
             try await waitUntil("\(output) ended", timeout: .seconds(300)) {
-                let r = waitpid(pid, &status, WNOHANG)
-                return r == pid
+                waitpid(pid, &status, WNOHANG) == pid
             }
+            reaped = true
             return status
         }
 
-        func kill(_ signal: Int32) { Glibc.kill(pid, signal) }
+        func kill(_ signal: Int32) {
+            precondition(!reaped, "a process that was waited for is never signalled")
+            Glibc.kill(pid, signal)
+        }
+
+        /// Kills it and waits for it, unless that was done.
+        func end() {
+            guard !reaped else { return }
+            Glibc.kill(pid, SIGKILL)
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            reaped = true
+        }
     }
 
     var started: [Sharer] = []
@@ -53,11 +72,7 @@ import Testing
     }
 
     func cleanUp() {
-        for sharer in started {
-            sharer.kill(SIGKILL)
-            var status: Int32 = 0
-            waitpid(sharer.pid, &status, 0)
-        }
+        for sharer in started { sharer.end() }
     }
 
     /// The number after `key=` in a sharer's last line.
