@@ -55,46 +55,18 @@ import Testing
         #expect(try c.isRangeLockedByOthers(.shared, start: Self.farByte, length: 1, path: path) == false)
     }
 
-    /// Starts a Python process that takes an OFD write lock on `byte` of `path`, writes "locked"
-    /// to `said` and waits; returns its pid.
-    func startLocker(_ path: String, byte: Int64, said: String) throws -> pid_t {
-        let script = """
-            import fcntl, os, struct, sys, time
-            fd = os.open(sys.argv[1], os.O_RDWR)
-            # struct flock on Linux x86-64 and arm64: l_type, l_whence (short), l_start, l_len (off_t), l_pid (int).
-            fcntl.fcntl(fd, fcntl.F_OFD_SETLK, struct.pack("hhxxxxqqixxxx", fcntl.F_WRLCK, os.SEEK_SET, int(sys.argv[2]), 1, 0))
-            print("locked", flush=True)
-            time.sleep(600)
-            """
-        return try ExternalTools.spawn("/usr/bin/python3", ["-c", script, path, String(byte)], standardOutput: said, standardError: root + "/locker-errors")
-    }
-
     @Test func theKernelReleasesAKilledProcesssLockAndKeepsAStoppedOnes() async throws {
-        let path = root + "/shared", said = root + "/said"
+        let path = root + "/shared"
         let mine = try open(path)
         defer { mine.closeQuietly() }
-        let child = try startLocker(path, byte: Self.farByte + 64, said: said)
-        var reaped = false
-        defer {
-            if !reaped {
-                kill(child, SIGKILL)
-                var status: Int32 = 0
-                waitpid(child, &status, 0)
-            }
-        }
-        try await waitUntil("the locker holds its lock", timeout: .seconds(60)) {
-            (try? String(contentsOfFile: said, encoding: .utf8)) == "locked\n"
-        }
+        let child = try await LockHoldingProcess.start(file: path, byte: Self.farByte + 64, folder: root)
         #expect(try mine.isRangeLockedByOthers(.exclusive, start: Self.farByte + 64, length: 1, path: path))
         #expect(try mine.lockRange(.exclusive, start: Self.farByte + 64, length: 1, wait: false, path: path) == false)
 
         // Stopped, it still holds its lock: a stopped holder is not a dead one.
-        kill(child, SIGSTOP)
+        child.signal(SIGSTOP)
         #expect(try mine.isRangeLockedByOthers(.exclusive, start: Self.farByte + 64, length: 1, path: path))
-        kill(child, SIGKILL)
-        var status: Int32 = 0
-        while waitpid(child, &status, 0) < 0 && errno == EINTR {}
-        reaped = true
+        child.killAndWait()
         try await waitUntil("the killed process's lock is released", timeout: .seconds(30)) {
             (try? mine.isRangeLockedByOthers(.exclusive, start: Self.farByte + 64, length: 1, path: path)) == false
         }

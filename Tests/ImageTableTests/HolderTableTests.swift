@@ -105,31 +105,11 @@ import Testing
     @Test func anotherProcessIsAliveUntilKilledAndStoppedIsNotDead() async throws {
         let (mine, _) = try open()
         defer { mine.closeQuietly() }
-        let said = dir.file("said")
-        let script = """
-            import fcntl, os, struct, sys, time
-            fd = os.open(sys.argv[1], os.O_RDWR)
-            fcntl.fcntl(fd, fcntl.F_OFD_SETLK, struct.pack("hhxxxxqqixxxx", fcntl.F_WRLCK, os.SEEK_SET, int(sys.argv[2]), 1, 0))
-            print("holding", flush=True)
-            time.sleep(600)
-            """
-        let child = try ExternalTools.spawn("/usr/bin/python3", ["-c", script, path, String(HolderTable.lockBase + 7)], standardOutput: said, standardError: dir.file("errors"))
-        var reaped = false
-        defer {
-            if !reaped {
-                kill(child, SIGKILL)
-                var status: Int32 = 0
-                waitpid(child, &status, 0)
-            }
-        }
-        try await waitUntil("the other process holds entry 7", timeout: .seconds(60)) { (try? String(contentsOfFile: said, encoding: .utf8)) == "holding\n" }
+        let child = try await LockHoldingProcess.start(file: path, byte: HolderTable.lockBase + 7, folder: dir.path)
         #expect(try HolderTable.isAlive(7, through: mine, ownIndex: nil, path: path))
-        kill(child, SIGSTOP)
+        child.signal(SIGSTOP)
         #expect(try HolderTable.isAlive(7, through: mine, ownIndex: nil, path: path), "a stopped holder is alive")
-        kill(child, SIGKILL)
-        var status: Int32 = 0
-        while waitpid(child, &status, 0) < 0 && errno == EINTR {}
-        reaped = true
+        child.killAndWait()
         try await waitUntil("the killed holder is dead", timeout: .seconds(30)) {
             (try? HolderTable.isAlive(7, through: mine, ownIndex: nil, path: path)) == false
         }

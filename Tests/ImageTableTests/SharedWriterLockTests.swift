@@ -49,30 +49,10 @@ import Testing
     @Test func aStoppedWriterBlocksWritersAndAKilledOneDoesNot() async throws {
         let mine = try open()
         defer { mine.closeQuietly() }
-        let said = dir.file("said")
-        let script = """
-            import fcntl, os, struct, sys, time
-            fd = os.open(sys.argv[1], os.O_RDWR)
-            fcntl.fcntl(fd, fcntl.F_OFD_SETLK, struct.pack("hhxxxxqqixxxx", fcntl.F_WRLCK, os.SEEK_SET, int(sys.argv[2]), 1, 0))
-            print("writing", flush=True)
-            time.sleep(600)
-            """
-        let child = try ExternalTools.spawn("/usr/bin/python3", ["-c", script, path, String(SharedWriterLock.byte)], standardOutput: said, standardError: dir.file("errors"))
-        var reaped = false
-        defer {
-            if !reaped {
-                kill(child, SIGKILL)
-                var status: Int32 = 0
-                waitpid(child, &status, 0)
-            }
-        }
-        try await waitUntil("the other process holds the writer lock", timeout: .seconds(60)) { (try? String(contentsOfFile: said, encoding: .utf8)) == "writing\n" }
-        kill(child, SIGSTOP)
+        let child = try await LockHoldingProcess.start(file: path, byte: SharedWriterLock.byte, folder: dir.path)
+        child.signal(SIGSTOP)
         #expect(try SharedWriterLock.acquire(mine, timeout: .milliseconds(50), path: path) == false)
-        kill(child, SIGKILL)
-        var status: Int32 = 0
-        while waitpid(child, &status, 0) < 0 && errno == EINTR {}
-        reaped = true
+        child.killAndWait()
         #expect(try SharedWriterLock.acquire(mine, timeout: .seconds(30), path: path))
     }
 }
