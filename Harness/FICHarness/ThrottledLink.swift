@@ -42,6 +42,18 @@ public final class ThrottledLink: @unchecked Sendable {
         thread.start()
     }
 
+    /// Stops every byte on its way to the clients until ``resume()``: connections stay open and
+    /// requests go through, but no response makes progress (a link that stalls), so a test can
+    /// arrange what is queued before anything arrives.
+    public func hold() {
+        bucket.isHeld = true
+    }
+
+    /// Lets bytes flow again after ``hold()``.
+    public func resume() {
+        bucket.isHeld = false
+    }
+
     /// Stops accepting and cuts every open connection.
     public func stop() {
         stopped.withLockedValue { $0 = true }
@@ -126,6 +138,13 @@ final class TokenBucket: Sendable {
     let rate: Double
     let capacity: Double
     private let state: LockedBox<State>
+    private let held = LockedBox(false)
+
+    /// While true, nothing may pass (see ``ThrottledLink/hold()``).
+    var isHeld: Bool {
+        get { held.withLockedValue { $0 } }
+        set { held.withLockedValue { $0 = newValue } }
+    }
 
     init(rate: Double, capacity: Int) {
         self.rate = rate
@@ -136,6 +155,7 @@ final class TokenBucket: Sendable {
     /// Waits until `count` bytes may pass.
     func take(_ count: Int) {
         var owed = Double(count)
+        while isHeld { usleep(1000) }
         while owed > 0 {
             let wait: Double = state.withLockedValue { s in
                 let now = ContinuousClock.now

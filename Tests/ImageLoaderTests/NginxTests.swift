@@ -72,11 +72,19 @@ func fileSize(_ relative: String) -> Int {
         let loader = OriginalsLoader(originals: try OriginalsCache(directory: dir.child("originals"), maximumBytes: 16 << 20))
         let cache = try ImageCache(directory: dir.child("cache"), formats: webFormats, provider: loader)
         // Queued prefetches, then at once the images on screen: one of them a queued prefetch
-        // (promoted), two nobody asked for yet, and a duplicate.
+        // (promoted), two nobody asked for yet, and a duplicate. The link stalls until the three
+        // visible jobs are on the fast lane, so that however slowly this process runs, no
+        // prefetch can finish and let the next one start before they are there.
+        link.hold()
         cache.prefetch(photos[0..<10], format: "thumb")
         let visible = [photos[9], photos[10], photos[11], photos[9]]
         try await withThrowingTaskGroup(of: Void.self) { group in
             for p in visible { group.addTask { _ = try await cache.image(for: p, format: "thumb") } }
+            try await waitUntil("the visible images are on the fast lane", timeout: .seconds(120)) {
+                let s = cache.requestStatistics
+                return s.promotions >= 1 && s.queuedFast + s.fetchingFast >= 3
+            }
+            link.resume()
             try await group.waitForAll()
         }
         // The first prefetch may have been running already; the others waited.

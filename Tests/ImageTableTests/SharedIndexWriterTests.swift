@@ -140,7 +140,7 @@ import Testing
         var rng = SplitMix64(seed: 7)
         var model: [TableKey: Int] = [:]
         // The writer starts once the reader runs, and goes on until it has read a while.
-        try await waitUntil("the reader runs", timeout: .seconds(60)) { rounds.withLockedValue { $0 } > 0 }
+        try await waitUntil("the reader runs") { rounds.withLockedValue { $0 } > 0 }
         var step = 0
         while step < 10_000 || rounds.withLockedValue({ $0 }) < 500 {
             step += 1
