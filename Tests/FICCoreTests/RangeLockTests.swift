@@ -67,7 +67,7 @@ import Testing
         child.signal(SIGSTOP)
         #expect(try mine.isRangeLockedByOthers(.exclusive, start: Self.farByte + 64, length: 1, path: path))
         child.killAndWait()
-        try await waitUntil("the killed process's lock is released", timeout: .seconds(30)) {
+        try await waitUntil("the killed process's lock is released") {
             (try? mine.isRangeLockedByOthers(.exclusive, start: Self.farByte + 64, length: 1, path: path)) == false
         }
         #expect(try mine.lockRange(.exclusive, start: Self.farByte + 64, length: 1, wait: false, path: path))

@@ -80,7 +80,7 @@ func fileSize(_ relative: String) -> Int {
         let visible = [photos[9], photos[10], photos[11], photos[9]]
         try await withThrowingTaskGroup(of: Void.self) { group in
             for p in visible { group.addTask { _ = try await cache.image(for: p, format: "thumb") } }
-            try await waitUntil("the visible images are on the fast lane", timeout: .seconds(120)) {
+            try await waitUntil("the visible images are on the fast lane") {
                 let s = cache.requestStatistics
                 return s.promotions >= 1 && s.queuedFast + s.fetchingFast >= 3
             }
@@ -90,7 +90,7 @@ func fileSize(_ relative: String) -> Int {
         // The first prefetch may have been running already; the others waited.
         let prefetchedMeanwhile = (1..<9).filter { cache.containsImage(for: photos[$0], format: "thumb") }.count
         #expect(prefetchedMeanwhile <= 1, "prefetches wait while visible images load (\(prefetchedMeanwhile) done meanwhile)")
-        try await waitUntil("the prefetches finish", timeout: .seconds(60)) { cache.requestStatistics.isIdle }
+        try await waitUntil("the prefetches finish") { cache.requestStatistics.isIdle }
         for p in photos { #expect(cache.containsImage(for: p, format: "thumb")) }
         #expect(loader.statistics.downloads == 12, "one download per image, promotions and duplicates included")
         #expect(loader.statistics.bytesDownloaded == sizes)

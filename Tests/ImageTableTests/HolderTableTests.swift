@@ -110,7 +110,7 @@ import Testing
         child.signal(SIGSTOP)
         #expect(try HolderTable.isAlive(7, through: mine, ownIndex: nil, path: path), "a stopped holder is alive")
         child.killAndWait()
-        try await waitUntil("the killed holder is dead", timeout: .seconds(30)) {
+        try await waitUntil("the killed holder is dead") {
             (try? HolderTable.isAlive(7, through: mine, ownIndex: nil, path: path)) == false
         }
     }

@@ -36,9 +36,9 @@ import Testing
         let raw = b.rawValue, path = self.path
         let seenWaiting = LockedBox(false)
         async let waited = OwnThread.running {
-            try SharedWriterLock.acquire(FileDescriptor(rawValue: raw), timeout: .seconds(120), path: path) { seenWaiting.withLockedValue { $0 = true } }
+            try SharedWriterLock.acquire(FileDescriptor(rawValue: raw), timeout: .seconds(600), path: path) { seenWaiting.withLockedValue { $0 = true } }
         }
-        try await waitUntil("the waiter found the lock held", timeout: .seconds(60)) { seenWaiting.withLockedValue { $0 } }
+        try await waitUntil("the waiter found the lock held") { seenWaiting.withLockedValue { $0 } }
         try SharedWriterLock.release(a, path: path)
         #expect(try await waited)
         #expect(try a.isRangeLockedByOthers(.exclusive, start: SharedWriterLock.byte, length: 1, path: path), "the waiter holds it now")
@@ -53,6 +53,6 @@ import Testing
         child.signal(SIGSTOP)
         #expect(try SharedWriterLock.acquire(mine, timeout: .milliseconds(50), path: path) == false)
         child.killAndWait()
-        #expect(try SharedWriterLock.acquire(mine, timeout: .seconds(30), path: path))
+        #expect(try SharedWriterLock.acquire(mine, timeout: .seconds(600), path: path))
     }
 }
