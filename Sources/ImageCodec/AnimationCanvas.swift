@@ -87,13 +87,17 @@ final class AnimationCanvas {
         let alpha = source >> 24
         if alpha == 255 { return source }
         if alpha == 0 { return destination }
-        let keep = 255 - alpha
+        return add(source, to: destination, keeping: 255 - alpha)
+    }
+
+    /// `source` added to `keep`/255 of `destination`, both premultiplied: each channel is
+    /// `s + d × keep / 255`, rounded, at most 255. Drawing over keeps what the source's alpha
+    /// leaves; covering part of a pixel keeps the part not covered.
+    static func add(_ source: UInt32, to destination: UInt32, keeping keep: UInt32) -> UInt32 {
         var result: UInt32 = 0
-        for shift in stride(from: 0, through: 24, by: 8) {
-            let d = (destination >> UInt32(shift)) & 0xFF
-            let s = (source >> UInt32(shift)) & 0xFF
-            let value = min(255, s + (d * keep + 127) / 255)
-            result |= value << UInt32(shift)
+        for shift in stride(from: UInt32(0), through: 24, by: 8) {
+            let d = (destination >> shift) & 0xFF, s = (source >> shift) & 0xFF
+            result |= min(255, s + (d * keep + 127) / 255) << shift
         }
         return result
     }

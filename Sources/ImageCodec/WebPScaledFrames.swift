@@ -176,13 +176,7 @@ final class WebPScaledFrames {
     /// already weighted by that share: transparent outside the frame).
     static func replace(_ destination: UInt32, with average: UInt32, covering covered: Double) -> UInt32 {
         guard covered < 1 else { return average }
-        let keep = UInt32((255 * (1 - covered)).rounded())
-        var result: UInt32 = 0
-        for shift in stride(from: UInt32(0), through: 24, by: 8) {
-            let d = (destination >> shift) & 0xFF, a = (average >> shift) & 0xFF
-            result |= min(255, a + (d * keep + 127) / 255) << shift
-        }
-        return result
+        return AnimationCanvas.add(average, to: destination, keeping: UInt32((255 * (1 - covered)).rounded()))
     }
 
     /// `storage`, or a new buffer when it is missing or smaller than `byteCount`.
