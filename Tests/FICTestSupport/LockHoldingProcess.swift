@@ -29,6 +29,7 @@ public final class LockHoldingProcess {
             # struct flock on Linux x86-64 and arm64: l_type, l_whence (short), l_start, l_len (off_t), l_pid (int).
             fcntl.fcntl(fd, fcntl.F_OFD_SETLK, struct.pack("hhxxxxqqixxxx", fcntl.F_WRLCK, os.SEEK_SET, int(sys.argv[2]), 1, 0))
             print("locked", flush=True)
+            # Held until the test kills it; the bound only ends it should the test die first.
             time.sleep(600)
             """
         let holder = LockHoldingProcess(pid: try ExternalTools.spawn("/usr/bin/python3", ["-c", script, file, String(byte)],

@@ -41,6 +41,12 @@ struct IndexBucket: Equatable {
     /// The home bucket of `entity` in an index of `mask` + 1 buckets (a power of two).
     static func home(of entity: TableKey, mask: Int) -> Int { Int(truncatingIfNeeded: entity.low & UInt64(mask)) }
 
+    /// The buckets a probe from bucket `home` reads, in order, in an index of `buckets` buckets
+    /// (a power of two): linearly on, wrapping, at most ``maximumProbes`` and never one twice.
+    static func probes(from home: Int, buckets: Int) -> some Sequence<Int> {
+        (0..<min(maximumProbes, buckets)).lazy.map { (home + $0) & (buckets - 1) }
+    }
+
     /// Whether the bucket is empty.
     var isEmpty: Bool { rawValue == 0 }
 

@@ -40,4 +40,12 @@ struct IndexDescriptor: Equatable {
     /// How many buckets the index has (check ``bucketsLog2`` against the layout first: any six
     /// bits decode, and 1 << 63 is not a count).
     var buckets: Int { 1 << bucketsLog2 }
+
+    /// log2 of the buckets an index has for `slots` slots: the smallest power of two ≥ 2 · slots
+    /// (so that it is at most half full), at least 2.
+    static func bucketsLog2(forSlots slots: Int) -> Int {
+        var log2 = 1
+        while 1 << log2 < 2 * slots { log2 += 1 }
+        return log2
+    }
 }

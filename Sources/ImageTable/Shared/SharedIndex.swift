@@ -22,13 +22,10 @@ enum SharedIndex {
         let buckets = descriptor.buckets
         guard start <= bytes.count, bytes.count - start >= buckets * SharedStateLayout.bucketLength else { return nil }
         let limit = min(allocatedSlots, layout.maximumCount)
-        let mask = buckets - 1
-        var i = IndexBucket.home(of: entity, mask: mask)
-        for _ in 0..<min(IndexBucket.maximumProbes, buckets) {
+        for i in IndexBucket.probes(from: IndexBucket.home(of: entity, mask: buckets - 1), buckets: buckets) {
             let bucket = IndexBucket(rawValue: base.loadRelaxed(fromByteOffset: start + i * SharedStateLayout.bucketLength))
             if bucket.isEmpty { return nil }
             if bucket.matches(entity), let slot = bucket.slot, slot < limit, accept(slot) { return slot }
-            i = (i + 1) & mask
         }
         return nil
     }

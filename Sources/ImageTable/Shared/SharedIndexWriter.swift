@@ -48,9 +48,8 @@ enum SharedIndexWriter {
     /// or the descriptor is garbage: the caller rebuilds.
     static func insert(_ entity: TableKey, slot: Int, base: UnsafeMutableRawPointer, layout: SharedStateLayout) -> Bool {
         guard let descriptor = active(base, layout: layout) else { return false }
-        let start = layout.regionOffset(descriptor.region), mask = descriptor.buckets - 1
-        var b = IndexBucket.home(of: entity, mask: mask)
-        for _ in 0..<min(IndexBucket.maximumProbes, descriptor.buckets) {
+        let start = layout.regionOffset(descriptor.region), buckets = descriptor.buckets
+        for b in IndexBucket.probes(from: IndexBucket.home(of: entity, mask: buckets - 1), buckets: buckets) {
             let at = start + b * SharedStateLayout.bucketLength
             let found = IndexBucket(rawValue: UnsafeRawPointer(base).loadRelaxed(fromByteOffset: at))
             if found.isEmpty || found.isTombstone {
@@ -59,7 +58,6 @@ enum SharedIndexWriter {
                 setCounts(base, layout: layout, entries: entries + 1, tombstones: tombstones - (found.isTombstone ? 1 : 0))
                 return true
             }
-            b = (b + 1) & mask
         }
         return false
     }
@@ -68,10 +66,9 @@ enum SharedIndexWriter {
     @discardableResult
     static func remove(_ entity: TableKey, slot: Int, base: UnsafeMutableRawPointer, layout: SharedStateLayout) -> Bool {
         guard let descriptor = active(base, layout: layout) else { return false }
-        let start = layout.regionOffset(descriptor.region), mask = descriptor.buckets - 1
+        let start = layout.regionOffset(descriptor.region), buckets = descriptor.buckets
         let wanted = IndexBucket(entity: entity, slot: slot)
-        var b = IndexBucket.home(of: entity, mask: mask)
-        for _ in 0..<min(IndexBucket.maximumProbes, descriptor.buckets) {
+        for b in IndexBucket.probes(from: IndexBucket.home(of: entity, mask: buckets - 1), buckets: buckets) {
             let at = start + b * SharedStateLayout.bucketLength
             let found = IndexBucket(rawValue: UnsafeRawPointer(base).loadRelaxed(fromByteOffset: at))
             if found.isEmpty { return false }
@@ -81,7 +78,6 @@ enum SharedIndexWriter {
                 setCounts(base, layout: layout, entries: entries - 1, tombstones: tombstones + 1)
                 return true
             }
-            b = (b + 1) & mask
         }
         return false
     }
@@ -96,18 +92,14 @@ enum SharedIndexWriter {
         var unplaced: [Int] = []
         let homes = entries.map { IndexBucket.home(of: $0.entity, mask: mask) }
         for i in entries.indices.sorted(by: { (homes[$0], $0) < (homes[$1], $1) }) {
-            var b = homes[i]
-            var placed = false
-            for _ in 0..<min(IndexBucket.maximumProbes, buckets) {
-                let at = start + b * SharedStateLayout.bucketLength
-                if UnsafeRawPointer(base).loadRelaxed(fromByteOffset: at) == 0 {
-                    base.storeRelaxed(IndexBucket(entity: entries[i].entity, slot: entries[i].slot).rawValue, toByteOffset: at)
-                    placed = true
-                    break
-                }
-                b = (b + 1) & mask
+            let free = IndexBucket.probes(from: homes[i], buckets: buckets).first {
+                UnsafeRawPointer(base).loadRelaxed(fromByteOffset: start + $0 * SharedStateLayout.bucketLength) == 0
             }
-            if !placed { unplaced.append(entries[i].slot) }
+            guard let free else {
+                unplaced.append(entries[i].slot)
+                continue
+            }
+            base.storeRelaxed(IndexBucket(entity: entries[i].entity, slot: entries[i].slot).rawValue, toByteOffset: start + free * SharedStateLayout.bucketLength)
         }
         return unplaced
     }
@@ -121,7 +113,7 @@ enum SharedIndexWriter {
                         allocate: (Range<Int>) throws -> Void) throws -> [Int] {
         let old = active(base, layout: layout)
         let region = old.map { 1 - $0.region } ?? 0
-        let log2 = min(SharedStateBuilder.bucketsLog2(forSlots: max(allocatedSlots, entries.count, 1)), layout.maximumBucketsLog2)
+        let log2 = min(IndexDescriptor.bucketsLog2(forSlots: max(allocatedSlots, entries.count, 1)), layout.maximumBucketsLog2)
         let buckets = 1 << log2
         let start = layout.regionOffset(region)
         try allocate(start..<(start + roundUp(buckets * SharedStateLayout.bucketLength, layout.pageSize)))

@@ -33,14 +33,6 @@ enum SharedStateBuilder {
         var unindexed: [Int]
     }
 
-    /// log2 of the buckets a build makes for `slots` allocated slots: the smallest power of two
-    /// ≥ 2 · slots, at least 2.
-    static func bucketsLog2(forSlots slots: Int) -> Int {
-        var log2 = 1
-        while 1 << log2 < 2 * slots { log2 += 1 }
-        return log2
-    }
-
     /// Rebuilds the side file mapped at `bytes` for a table laid out as `layout`, bound as
     /// `binding`, with `allocatedChunks` chunks holding `entries` (one per entity and per slot):
     ///
@@ -73,7 +65,7 @@ enum SharedStateBuilder {
         }
         guard nonce != 0 else { throw invalid("the build nonce is 0") }
         let slots = layout.slotCount(chunks: allocatedChunks)
-        let log2 = bucketsLog2(forSlots: slots)
+        let log2 = IndexDescriptor.bucketsLog2(forSlots: slots)
         let buckets = 1 << log2
         let length = layout.fileLength(chunks: allocatedChunks, region: 0, buckets: buckets)
         guard let base = bytes.baseAddress, Int(bitPattern: base) % 8 == 0, bytes.count >= length else {

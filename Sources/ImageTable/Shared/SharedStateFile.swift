@@ -47,7 +47,7 @@ final class SharedStateFile {
         let file = try directory.makeTemporaryFile(for: name)
         let path = file.path
         try file.descriptor.truncate(to: layout.maximumLength, path: path)
-        let buckets = 1 << SharedStateBuilder.bucketsLog2(forSlots: layout.slotCount(chunks: allocatedChunks))
+        let buckets = 1 << IndexDescriptor.bucketsLog2(forSlots: layout.slotCount(chunks: allocatedChunks))
         for range in layout.backedRanges(chunks: allocatedChunks, region: 0, buckets: buckets) {
             try file.descriptor.allocate(offset: range.lowerBound, length: range.count, path: path)
         }

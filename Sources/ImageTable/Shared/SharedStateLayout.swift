@@ -106,9 +106,8 @@ package struct SharedStateLayout: Equatable, Sendable {
             return s & ~(pageSize - 1)
         }
         let chunks = maximumCount / slotsPerChunk + (maximumCount % slotsPerChunk == 0 ? 0 : 1)
-        // 2 · maximumCount ≤ 2^25, so the power of two above it is found by shifting.
-        var log2 = 0
-        while 1 << log2 < 2 * maximumCount { log2 += 1 }
+        // 2 · maximumCount ≤ 2^25: the largest index fits in a bucket's 25 slot bits.
+        let log2 = IndexDescriptor.bucketsLog2(forSlots: maximumCount)
         guard let control = times(pageSize, 1), let holders = times(pageSize, 2),
               let holderBytes = times(Self.holderCapacity, Self.holderEntryLength),
               let holdersEnd = plus(holders, holderBytes), let cells = pageRounded(holdersEnd),
