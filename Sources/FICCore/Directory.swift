@@ -20,6 +20,10 @@ package final class Directory: Sendable {
     }
 
     deinit {
+        // Closing alone may not release a lock on the folder: a child process forked by another
+        // thread at this moment holds a copy of the descriptor, and with it the lock, until it
+        // execs. The next opener must find the folder free the moment this object is gone.
+        descriptor.unlock()
         descriptor.closeQuietly()
     }
 
@@ -163,6 +167,11 @@ package final class Directory: Sendable {
     /// Takes a `flock` lock on the folder itself; see ``FileDescriptor/lock(_:wait:path:)``.
     package func lock(_ kind: FileDescriptor.LockKind, wait: Bool) throws -> Bool {
         try descriptor.lock(kind, wait: wait, path: path)
+    }
+
+    /// Releases the lock ``lock(_:wait:)`` took, while the folder stays open.
+    package func unlock() {
+        descriptor.unlock()
     }
 
     /// A new, empty file (0600) that has no name until ``TemporaryFile/commit(as:)``: nothing is

@@ -97,7 +97,7 @@ public struct CacheDirectory: Sendable {
         guard try folder.lock(.exclusive, wait: false) else {
             throw ImageCacheError(.inUse, "the namespace is open in a cache; it was not removed", path: folder.path, errno: .wouldBlock)
         }
-        defer { folder.descriptor.unlock() }
+        defer { folder.unlock() }
         // Still the folder of that name, now that it is locked?
         guard let named = try root.status(of: name), named.isSameFile(as: try folder.descriptor.status(path: folder.path)) else {
             return Removal(name: name, removedTables: 0, freedBytes: 0, folderRemoved: false)

@@ -78,6 +78,6 @@ final class CacheNamespace: Sendable {
 
     /// Lets other processes open the namespace.
     func unlock() {
-        folder.descriptor.unlock()
+        folder.unlock()
     }
 }

@@ -192,6 +192,11 @@ final class PyramidAssembler: RowSink {
         stored = nil
         for fd in levelFiles { fd.closeQuietly() }
         levelFiles = []
-        if let folder { try? PyramidFolder.removeContents(of: folder) }
+        if let folder {
+            try? PyramidFolder.removeContents(of: folder)
+            // The folder is free for the next build as soon as this one has failed, however long
+            // something still holds this object.
+            folder.unlock()
+        }
     }
 }

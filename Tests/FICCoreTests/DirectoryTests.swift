@@ -71,6 +71,21 @@ import Testing
         #expect(try !b.lock(.exclusive, wait: false))
     }
 
+    /// A child process forked by another thread holds a copy of every descriptor until it execs
+    /// (here: a duplicate, which shares the open file and its lock). The folder is free for the
+    /// next opener as soon as the object that locked it is gone, copy or not.
+    @Test func aLockEndsWithItsFolderObjectThoughACopyOfTheDescriptorLives() throws {
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        var first: Directory? = try Directory.open(root, create: true)
+        #expect(try first!.lock(.exclusive, wait: false))
+        let copy = dup(first!.descriptor.rawValue)
+        try #require(copy >= 0)
+        defer { close(copy) }
+        first = nil
+        let next = try Directory.open(root, create: false)
+        #expect(try next.lock(.exclusive, wait: false))
+    }
+
     func mode(_ path: String) throws -> mode_t {
         try fileStatus(atPath: path, followLinks: false).st_mode & 0o777
     }

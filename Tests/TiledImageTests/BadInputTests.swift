@@ -144,6 +144,19 @@ import Testing
         #expect(error.code == .cancelled)
         Self.expectNothingLeft(in: folder)
     }
+
+    /// A failed build frees its folder at once, even while something still holds its receiving
+    /// end (as a decoder's scratch-file closure may): the next build starts there without `.inUse`.
+    @Test func anAbandonedBuildFreesItsFolderAtOnce() throws {
+        let folder = try Fixtures.makeFolder()
+        defer { Fixtures.remove(folder) }
+        let assembler = try PyramidAssembler(destination: .folder(folder), options: .init(), progress: BuildProgress())
+        #expect(throws: ImageCacheError.self) { try TilePyramidBuilder(destination: .folder(folder)) }
+        assembler.abandon()
+        let next = try TilePyramidBuilder(destination: .folder(folder))
+        next.cancel()
+        withExtendedLifetime(assembler) {}
+    }
 }
 
 /// Bytes after the end of the image are ignored, for every streamed format.

@@ -265,7 +265,7 @@ public final class OriginalsCache: Sendable {
     private func withJournal<R>(_ body: (inout Journal) throws -> R) throws -> R {
         try journal.withLockedValue { (j: inout Journal) throws -> R in
             _ = try directory.lock(.exclusive, wait: true)
-            defer { directory.descriptor.unlock() }
+            defer { directory.unlock() }
             return try body(&j)
         }
     }
