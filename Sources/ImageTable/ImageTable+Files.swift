@@ -20,6 +20,8 @@ extension ImageTable {
         guard (try? fd.lock(.exclusive, wait: false, path: nil)) == true else { return false }
         // Still the same file under that name, now that it is locked?
         guard let locked = try? fd.status(path: nil), let named = try? directory.status(of: name), named.isSameFile(as: locked) else { return false }
-        return (try? directory.removeFile(name)) != nil
+        guard (try? directory.removeFile(name)) != nil else { return false }
+        SharedStateFile.remove(ofTable: name, in: directory)
+        return true
     }
 }

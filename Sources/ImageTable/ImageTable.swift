@@ -163,6 +163,8 @@ public final class ImageTable: Sendable {
                 try structure.withLock {
                     let stillNeeded = state.withLockedValue { $0.generation == generation && !$0.isQuiescing && $0.chunks.count == k }
                     guard stillNeeded else { return }
+                    // The side file's room for the new slots is reserved first, outside the lock too.
+                    try state.withLockedValue { $0.shared }?.prepareGrowth(toChunks: k + 1)
                     let chunk = TableChunk(region: try file.growChunk(k))
                     state.withLockedValue { s in
                         if s.generation == generation && s.chunks.count == k { s.addChunk(chunk, slots: file.layout.slotCount(ofChunk: k)) }
@@ -195,6 +197,8 @@ public final class ImageTable: Sendable {
             }
             keepOpen(file, for: failed)
             try file.truncateToHeader()
+            let shared = file.buildSharedState(chunks: 0, entries: [], logger: logger)
+            state.withLockedValue { $0.shared = shared }
         }
     }
 

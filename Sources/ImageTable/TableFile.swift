@@ -70,7 +70,7 @@ enum TableFile {
         var report = TableOpenReport(isReadOnly: !file.isWritable)
         if created {
             try file.initialize()
-            return Opened(state: TableState(layout: file.layout, pixelByteCount: configuration.pixelByteCount).withFile(file), report: report)
+            return Opened(state: TableState(layout: file.layout, pixelByteCount: configuration.pixelByteCount).withFile(file, logger: logger), report: report)
         }
         if fileSize == 0 && !file.isWritable {
             throw ImageCacheError(.readOnly, "the table is empty and cannot be created read-only", path: file.path)
@@ -110,7 +110,7 @@ enum TableFile {
             report.rebuildReason = rebuild.reason
             report.wasDamaged = rebuild.damaged
             let fresh = try replaceWithEmptyTable(file)
-            return Opened(state: TableState(layout: fresh.layout, pixelByteCount: configuration.pixelByteCount).withFile(fresh), report: report)
+            return Opened(state: TableState(layout: fresh.layout, pixelByteCount: configuration.pixelByteCount).withFile(fresh, logger: logger), report: report)
         }
         let wasOpen = left?.wasOpen ?? false
         // Left open: its writer stopped without closing. Trusted as it is only when nothing but
@@ -119,6 +119,7 @@ enum TableFile {
         if wasOpen { report.uncleanStop = distrust.map { .pageCacheMayBeLost(reason: $0) } ?? .processStopped }
         var state = TableState(layout: file.layout, pixelByteCount: configuration.pixelByteCount).withFile(file)
         let loaded = try mapAndLoad(file, fileSize: fileSize, into: &state, checkEverything: distrust != nil, trustsInterruptions: wasOpen)
+        state.shared = file.buildSharedState(chunks: state.chunks.count, entries: state.sharedEntries(), logger: logger)
         report.droppedEntries = loaded.damaged
         report.interruptedWrites = loaded.interrupted
         report.entriesToCheck = loaded.toCheck
@@ -258,10 +259,11 @@ enum TableFile {
 }
 
 extension TableState {
-    /// The state with `file` open.
-    fileprivate func withFile(_ file: TableFileHandle) -> TableState {
+    /// The state with `file` open; with `logger`, an empty table's side file is built too.
+    fileprivate func withFile(_ file: TableFileHandle, logger: Logger? = nil) -> TableState {
         var s = self
         s.file = file
+        if let logger { s.shared = file.buildSharedState(chunks: 0, entries: [], logger: logger) }
         return s
     }
 }

@@ -1,5 +1,6 @@
 import FICCore
 import Glibc
+import Logging
 import SystemPackage
 
 /// The open file of a table: the descriptor (which holds the table's `flock`), the folder it is
@@ -73,6 +74,15 @@ final class TableFileHandle: Sendable {
     func truncateToHeader() throws {
         try descriptor.truncate(to: layout.pageSize, path: path)
         try descriptor.synchronize(path: path)
+    }
+
+    /// Builds the table's side file afresh from its committed `entries` in `chunks` chunks, for
+    /// an opener that has the table to itself (``SharedTableState/build(in:tableName:table:binding:chunks:entries:logger:)``);
+    /// nil when read-only, or when it cannot be made.
+    func buildSharedState(chunks: Int, entries: [SharedTableState.Entry], logger: Logger) -> SharedTableState? {
+        guard isWritable, let st = try? descriptor.status(path: path) else { return nil }
+        let binding = SharedStateHeader.Binding(device: UInt64(st.st_dev), inode: UInt64(st.st_ino), tableHeaderChecksum: header.formatChecksum)
+        return SharedTableState.build(in: directory, tableName: name, table: layout, binding: binding, chunks: chunks, entries: entries, logger: logger)
     }
 
     /// Bytes the file occupies on disk.

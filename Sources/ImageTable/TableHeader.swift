@@ -90,6 +90,14 @@ struct TableHeader: Equatable {
         return bytes
     }
 
+    /// The checksum the header page of this format carries at byte 80: it covers the geometry
+    /// and the identity, not the open state or the session.
+    var formatChecksum: UInt64 {
+        encode(open: false, session: WriterSession(boot: nil, device: 0, inode: 0)).withUnsafeBytes {
+            UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: 80, as: UInt64.self))
+        }
+    }
+
     /// The checksum of a header page; the identity length is bounded first, so any bytes are safe.
     static func checksum(_ b: UnsafeRawBufferPointer) -> UInt64 {
         let idLength = min(Int(UInt32(littleEndian: b.loadUnaligned(fromByteOffset: 72, as: UInt32.self))), readLength - identityOffset)

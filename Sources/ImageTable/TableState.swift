@@ -41,6 +41,9 @@ struct TableState {
 
     /// The open file; nil once closed.
     var file: TableFileHandle?
+    /// The side file every process will look entities up in, kept in step with every change
+    /// (nil when read-only, or when it could not be made: see ``SharedTableState``).
+    var shared: SharedTableState?
     /// Bumped by every close and reset: images of older generations no longer belong to the index.
     var generation: UInt64 = 0
     /// Set while closing or resetting: no lookups, no new writes.
@@ -115,6 +118,7 @@ struct TableState {
         recency.grow(to: total)
         if !loading {
             for slot in stride(from: total - 1, through: first, by: -1) { freeSlots.append(slot) }
+            shared?.grew(toChunks: chunks.count) { indexedEntries() }
         }
     }
 
@@ -224,6 +228,7 @@ struct TableState {
     }
 
     private mutating func touch(_ slot: Int) {
+        shared?.touch(slot)
         recency.touch(slot)
         lastAccess[slot] = accessClock
         accessClock += 1
@@ -236,7 +241,10 @@ struct TableState {
     // MARK: Pins
 
     mutating func pin(_ slot: Int) {
-        if pins[slot] == 0 { heldSlots += 1 }
+        if pins[slot] == 0 {
+            heldSlots += 1
+            shared?.hold(slot)
+        }
         pins[slot] += 1
     }
 
@@ -246,6 +254,7 @@ struct TableState {
         pins[slot] -= 1
         if pins[slot] == 0 {
             heldSlots -= 1
+            shared?.release(slot)
             if orphaned[slot] {
                 orphaned[slot] = false
                 freeSlots.append(slot)
@@ -261,8 +270,8 @@ struct TableState {
         guard let file else { return .closed }
         guard file.isWritable else { return .readOnly }
         guard !isQuiescing else { return .busy }
-        if let slot = freeSlots.popLast() {
-            return reserved(slot)
+        while let slot = freeSlots.popLast() {
+            if let reservation = reserved(slot) { return reservation }
         }
         if allocatedSlots < layout.maximumCount {
             return .needsGrowth(chunk: chunks.count, file: file, generation: generation)
@@ -270,10 +279,13 @@ struct TableState {
         guard let victim = recency.leastRecent(where: { pins[$0] == 0 }) else { return .full }
         release(victim, free: false)
         evictions += 1
-        return reserved(victim)
+        return reserved(victim) ?? .full
     }
 
-    private mutating func reserved(_ slot: Int) -> Reservation {
+    /// The reservation of the unheld `slot`, claimed in the shared state first; nil when another
+    /// holder holds it there (it is then left out of the free slots until a reset).
+    private mutating func reserved(_ slot: Int) -> Reservation? {
+        if let shared, !shared.claim(slot) { return nil }
         pin(slot)
         writersInFlight += 1
         return .slot(slot, pixels(slot), record: record(slot), chunk(of: slot), generation: generation)
@@ -288,6 +300,7 @@ struct TableState {
             if g == generation {
                 // Closing waits for this writer, so the file is still mapped: no in-flight record may stay.
                 if isWritable { IndexRecord.clear(at: record(slot)) }
+                shared?.abandon(slot)
                 orphaned[slot] = true
             }
             return false
@@ -300,6 +313,7 @@ struct TableState {
         entries[slot] = Entry(entity: entity, source: source, pixelChecksum: pixelChecksum, sequence: sequence, verified: true)
         labels[slot] = label
         slotOf[entity] = slot
+        shared?.commit(slot, entity: entity, sequence: sequence) { indexedEntries() }
         touch(slot)
         inserts += 1
         // The pixels, the in-flight record written before them, and the final record.
@@ -312,8 +326,12 @@ struct TableState {
         writersInFlight -= 1
         guard g == generation else { return }
         if isWritable { IndexRecord.clear(at: record(slot)) }
+        shared?.abandon(slot)
         pins[slot] -= 1
-        if pins[slot] == 0 { heldSlots -= 1 }
+        if pins[slot] == 0 {
+            heldSlots -= 1
+            shared?.release(slot)
+        }
         freeSlots.append(slot)
     }
 
@@ -331,6 +349,7 @@ struct TableState {
         entries[slot] = nil
         labels[slot] = ""
         if slotOf[entry.entity] == slot { slotOf[entry.entity] = nil }
+        shared?.retire(slot, entity: entry.entity)
         recency.remove(slot)
         if isWritable {
             IndexRecord.clear(at: record(slot))
@@ -369,6 +388,8 @@ struct TableState {
     /// Forgets every entry and chunk, and starts a new generation: images handed out before no
     /// longer belong to the index.
     mutating func clearAll() {
+        shared?.unregister()
+        shared = nil
         generation += 1
         chunks.removeAll()
         slotOf.removeAll()
@@ -382,6 +403,18 @@ struct TableState {
         recency = RecencyList()
         freeSlots.removeAll()
         heldSlots = 0
+    }
+
+    /// Every committed entity and its slot, for a rebuild of the shared index.
+    func indexedEntries() -> [(entity: TableKey, slot: Int)] {
+        slotOf.map { ($0.key, $0.value) }
+    }
+
+    /// The committed entries as the side file is built from them.
+    func sharedEntries() -> [SharedTableState.Entry] {
+        slotOf.compactMap { entity, slot in
+            entries[slot].map { SharedTableState.Entry(slot: slot, entity: entity, sequence: $0.sequence, lastAccess: lastAccess[slot]) }
+        }
     }
 
     /// Committed entries with their labels, most recently used first.

@@ -59,6 +59,26 @@ final class SharedStateFile {
         return (SharedStateFile(path: path, descriptor: file.takeDescriptor(), mapping: mapping, layout: layout), summary)
     }
 
+    /// Whether the side file named `name` in `directory` may be replaced or removed: there is
+    /// none, or it is provably one this package wrote (a regular file that starts with the side
+    /// file's magic). Anything else there (a link, a folder, someone's file) is never touched.
+    static func mayReplace(_ name: String, in directory: Directory) -> Bool {
+        guard let st = try? directory.status(of: name) else { return true }
+        guard st.isRegularFile, let fd = try? directory.openFile(name, writable: false) else { return false }
+        defer { fd.closeQuietly() }
+        var magic: UInt64 = 0
+        let read = (try? withUnsafeMutableBytes(of: &magic) { try fd.readAll(into: $0, at: 0, path: nil) }) ?? 0
+        return read == 8 && UInt64(littleEndian: magic) == SharedStateHeader.magic
+    }
+
+    /// Removes the side file of the table `tableName` from `directory` when it is provably one
+    /// this package wrote (``mayReplace(_:in:)``), with the table, which the caller has removed.
+    static func remove(ofTable tableName: String, in directory: Directory) {
+        let name = name(ofTable: tableName)
+        guard (try? directory.status(of: name)) != nil, mayReplace(name, in: directory) else { return }
+        try? directory.removeFile(name)
+    }
+
     /// The header as it is now in the file, or why it does not validate against `binding`.
     func header(binding: SharedStateHeader.Binding) -> Result<SharedStateHeader, SharedStateHeader.Mismatch> {
         SharedStateHeader.decode(UnsafeRawBufferPointer(start: mapping.base, count: SharedStateHeader.length), layout: layout, binding: binding)
