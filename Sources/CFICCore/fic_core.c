@@ -17,6 +17,10 @@
 const int fic_o_tmpfile = O_TMPFILE;
 const int fic_o_direct = O_DIRECT;
 
+int fic_memfd_create(const char *name) {
+    return memfd_create(name, MFD_CLOEXEC);
+}
+
 int fic_read_fully(int fd, void *buffer, size_t length, int64_t offset, size_t *done) {
     size_t total = 0;
     int error = 0;

@@ -61,6 +61,13 @@ extension FileDescriptor {
         return FileDescriptor(rawValue: raw)
     }
 
+    /// A new, empty file that lives in memory only (`memfd_create`), named `name` for
+    /// `/proc/PID/fd` listings: for state a process keeps to itself with the same code that would
+    /// share it through a file on the disk.
+    package static func memoryFile(named name: String) throws -> FileDescriptor {
+        FileDescriptor(rawValue: try retryingSystemCall("memfd_create", path: nil) { fic_memfd_create(name) })
+    }
+
     /// A second descriptor of the same open file (`F_DUPFD_CLOEXEC`), closed separately: a
     /// reader may hold it while the owner closes its own.
     package func duplicate(path: String?) throws -> FileDescriptor {

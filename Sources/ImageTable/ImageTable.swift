@@ -103,8 +103,8 @@ public final class ImageTable: Sendable {
     /// Whether an entry for `entity` exists (drawn from `source`, when given). Does not count as a use.
     public func contains(_ entity: TableKey, source: TableKey? = nil) -> Bool {
         state.withLockedValue { s in
-            guard !s.isQuiescing, let entry = s.entry(for: entity) else { return false }
-            return source == nil || entry.source == source
+            guard let found = s.source(of: entity) else { return false }
+            return source == nil || found == source
         }
     }
 
@@ -197,7 +197,7 @@ public final class ImageTable: Sendable {
             }
             keepOpen(file, for: failed)
             try file.truncateToHeader()
-            let shared = file.buildSharedState(chunks: 0, entries: [], logger: logger)
+            let shared = try file.buildSharedState(chunks: 0, entries: [], logger: logger)
             state.withLockedValue { $0.shared = shared }
         }
     }
@@ -303,21 +303,16 @@ public final class ImageTable: Sendable {
     public func verify(repair: Bool) -> [TableEntry] {
         var bad: [TableEntry] = []
         for entry in entries() {
-            let pinned: (UnsafeMutableRawPointer, UInt64, UInt64)? = state.withLockedValue { s in
-                guard !s.isQuiescing, entry.slot < s.allocatedSlots, let e = s.entries[entry.slot], e.entity == entry.entity else { return nil }
-                s.pin(entry.slot)
-                return (s.pixels(entry.slot), e.pixelChecksum, s.generation)
-            }
-            guard let (pixels, expected, generation) = pinned else { continue }
+            guard let (pixels, expected, generation) = state.withLockedValue({ $0.pinEntry(entry.entity, in: entry.slot) }) else { continue }
             let intact = XXH64.hash(pixels, count: configuration.pixelByteCount) == expected
             state.withLockedValue { s in
-                if generation == s.generation, let e = s.entries[entry.slot], e.entity == entry.entity {
+                if generation == s.generation, s.entry(in: entry.slot)?.entry.entity == entry.entity {
                     if intact {
-                        s.markVerified(entry.slot)
+                        s.markVerified(entry.slot, entity: entry.entity)
                     } else if repair && s.isWritable {
-                        s.discard(entry.slot)
+                        s.discard(entry.slot, entity: entry.entity)
                     } else {
-                        s.markUnverified(entry.slot)
+                        s.markUnverified(entry.slot, entity: entry.entity)
                     }
                 }
                 s.unpin(entry.slot, generation: generation)

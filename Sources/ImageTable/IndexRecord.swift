@@ -108,6 +108,17 @@ struct IndexRecord {
         p.storeRelease(sum, toByteOffset: checksumOffset)
     }
 
+    /// Rewrites the flags of the committed record of `slot` at `p`, keeping its saved recency.
+    /// Returns whether it changed (false for no record, an in-flight one, or the same flags).
+    static func rewriteFlags(_ flags: UInt32, at p: UnsafeMutableRawPointer, slot: Int) -> Bool {
+        guard var r = read(at: UnsafeRawPointer(p), slot: slot), !r.isInFlight, r.flags != flags else { return false }
+        let access = lastAccess(at: UnsafeRawPointer(p))
+        r.flags = flags
+        r.write(to: p, slot: slot)
+        setLastAccess(access, at: p)
+        return true
+    }
+
     /// Marks `slot` free by destroying its checksum, ordered before any later store (the
     /// slot's next pixels).
     static func clear(at p: UnsafeMutableRawPointer) {

@@ -70,7 +70,7 @@ enum TableFile {
         var report = TableOpenReport(isReadOnly: !file.isWritable)
         if created {
             try file.initialize()
-            return Opened(state: TableState(layout: file.layout, pixelByteCount: configuration.pixelByteCount).withFile(file, logger: logger), report: report)
+            return Opened(state: try TableState(layout: file.layout, pixelByteCount: configuration.pixelByteCount).withEmptyFile(file, logger: logger), report: report)
         }
         if fileSize == 0 && !file.isWritable {
             throw ImageCacheError(.readOnly, "the table is empty and cannot be created read-only", path: file.path)
@@ -110,16 +110,17 @@ enum TableFile {
             report.rebuildReason = rebuild.reason
             report.wasDamaged = rebuild.damaged
             let fresh = try replaceWithEmptyTable(file)
-            return Opened(state: TableState(layout: fresh.layout, pixelByteCount: configuration.pixelByteCount).withFile(fresh, logger: logger), report: report)
+            return Opened(state: try TableState(layout: fresh.layout, pixelByteCount: configuration.pixelByteCount).withEmptyFile(fresh, logger: logger), report: report)
         }
         let wasOpen = left?.wasOpen ?? false
         // Left open: its writer stopped without closing. Trusted as it is only when nothing but
         // that process can have been lost (see WriterSession); otherwise every entry is checked.
         let distrust = wasOpen ? left?.session.distrust(reopenedUnder: try file.session(), on: try file.fileSystemKind()) : nil
         if wasOpen { report.uncleanStop = distrust.map { .pageCacheMayBeLost(reason: $0) } ?? .processStopped }
-        var state = TableState(layout: file.layout, pixelByteCount: configuration.pixelByteCount).withFile(file)
+        var state = TableState(layout: file.layout, pixelByteCount: configuration.pixelByteCount)
+        state.file = file
         let loaded = try mapAndLoad(file, fileSize: fileSize, into: &state, checkEverything: distrust != nil, trustsInterruptions: wasOpen)
-        state.shared = file.buildSharedState(chunks: state.chunks.count, entries: state.sharedEntries(), logger: logger)
+        state.shared = try file.buildSharedState(chunks: state.chunks.count, entries: loaded.entries, logger: logger)
         report.droppedEntries = loaded.damaged
         report.interruptedWrites = loaded.interrupted
         report.entriesToCheck = loaded.toCheck
@@ -164,6 +165,8 @@ enum TableFile {
         var interrupted = 0
         /// Entries whose pixels must be checked before they are served.
         var toCheck = 0
+        /// The committed entries, one per entity, for the shared state.
+        var entries: [SharedTableState.Entry] = []
     }
 
     /// Maps every chunk the file has and loads their records. A chunk the file ends inside is
@@ -174,7 +177,8 @@ enum TableFile {
     private static func mapAndLoad(_ file: TableFileHandle, fileSize: Int, into state: inout TableState, checkEverything: Bool, trustsInterruptions: Bool) throws -> Loaded {
         let layout = file.layout
         var loaded = Loaded()
-        var saved: [(access: UInt64, slot: Int)] = []
+        /// The entry of each entity, and whether it must be checked before it is served.
+        var found: [TableKey: (entry: SharedTableState.Entry, needsCheck: Bool)] = [:]
         for k in 0..<layout.maximumChunks {
             let start = layout.chunkOffset(k)
             guard start < fileSize else { break }
@@ -209,23 +213,28 @@ enum TableFile {
                     if file.isWritable { IndexRecord.clear(at: p) }
                     continue
                 }
-                let needsCheck = checkEverything || r.flags & IndexRecord.needsVerification != 0
-                guard state.load(r, slot: slot, verified: !needsCheck) else {
-                    if file.isWritable { IndexRecord.clear(at: p) }
-                    continue
+                // Two entries of one entity: a crash between a replacement's commit and the old
+                // slot's release. The newer commit stays; the other record is cleared.
+                if let other = found[r.entity] {
+                    if other.entry.sequence > r.sequence {
+                        if file.isWritable { IndexRecord.clear(at: p) }
+                        continue
+                    }
+                    if file.isWritable { IndexRecord.clear(at: state.record(other.entry.slot)) }
                 }
-                saved.append((IndexRecord.lastAccess(at: p), slot))
+                let needsCheck = checkEverything || r.flags & IndexRecord.needsVerification != 0
+                found[r.entity] = (SharedTableState.Entry(slot: slot, entity: r.entity, sequence: r.sequence, lastAccess: IndexRecord.lastAccess(at: p)), needsCheck)
             }
             if !complete { break }
         }
-        state.finishLoading()
-        state.restoreRecency(saved)
-        for (_, slot) in saved {
-            guard let entry = state.entries[slot], !entry.verified else { continue }
+        for (entry, needsCheck) in found.values {
+            loaded.entries.append(entry)
+            guard needsCheck else { continue }
             loaded.toCheck += 1
+            state.requireCheck(entry.slot)
             // Remember, in each record, that it must be checked: a later clean close (or a
             // later stop on this boot) must not make torn pixels look intact.
-            if checkEverything { state.markUnverified(slot) }
+            if checkEverything && file.isWritable { _ = IndexRecord.rewriteFlags(IndexRecord.needsVerification, at: state.record(entry.slot), slot: entry.slot) }
         }
         return loaded
     }
@@ -259,11 +268,11 @@ enum TableFile {
 }
 
 extension TableState {
-    /// The state with `file` open; with `logger`, an empty table's side file is built too.
-    fileprivate func withFile(_ file: TableFileHandle, logger: Logger? = nil) -> TableState {
+    /// The state with the empty table `file` open.
+    fileprivate func withEmptyFile(_ file: TableFileHandle, logger: Logger) throws -> TableState {
         var s = self
         s.file = file
-        if let logger { s.shared = file.buildSharedState(chunks: 0, entries: [], logger: logger) }
+        s.shared = try file.buildSharedState(chunks: 0, entries: [], logger: logger)
         return s
     }
 }

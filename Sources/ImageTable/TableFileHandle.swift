@@ -76,13 +76,14 @@ final class TableFileHandle: Sendable {
         try descriptor.synchronize(path: path)
     }
 
-    /// Builds the table's side file afresh from its committed `entries` in `chunks` chunks, for
-    /// an opener that has the table to itself (``SharedTableState/build(in:tableName:table:binding:chunks:entries:logger:)``);
-    /// nil when read-only, or when it cannot be made.
-    func buildSharedState(chunks: Int, entries: [SharedTableState.Entry], logger: Logger) -> SharedTableState? {
-        guard isWritable, let st = try? descriptor.status(path: path) else { return nil }
+    /// Builds the table's shared state afresh from its committed `entries` in `chunks` chunks,
+    /// for an opener that has the table to itself: in its side file when the table is writable,
+    /// otherwise in memory (``SharedTableState/build(in:tableName:table:binding:chunks:entries:shareable:logger:)``).
+    func buildSharedState(chunks: Int, entries: [SharedTableState.Entry], logger: Logger) throws -> SharedTableState {
+        let st = try descriptor.status(path: path)
         let binding = SharedStateHeader.Binding(device: UInt64(st.st_dev), inode: UInt64(st.st_ino), tableHeaderChecksum: header.formatChecksum)
-        return SharedTableState.build(in: directory, tableName: name, table: layout, binding: binding, chunks: chunks, entries: entries, logger: logger)
+        return try SharedTableState.build(in: directory, tableName: name, table: layout, binding: binding, chunks: chunks, entries: entries,
+                                          shareable: isWritable, logger: logger)
     }
 
     /// Bytes the file occupies on disk.

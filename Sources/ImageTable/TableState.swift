@@ -1,15 +1,29 @@
 /// Everything about an open table that changes, in one value, so that one lock guards all of it
 /// (``ImageTable`` keeps it in a `LockedBox`). Methods are called with the lock held and never
 /// wait on the disk: growing, flushing and checksumming happen outside the lock.
+///
+/// Which entity is in which slot, what is held, what was used when, and which slots are free
+/// live in the table's shared state (``SharedTableState``), where every process that has the
+/// table open finds them. This value keeps only what is this process's own: its mapped chunks,
+/// its pins, and hints — what it last found of each entity it looked up, checked against the
+/// slot's word at every use, so a hint never serves a slot that changed.
 struct TableState {
-    /// A committed entry.
+    /// What this process last found of an entity, valid for as long as its slot's word is `word`.
+    struct Hint {
+        var slot: Int
+        var word: SlotWord
+        var source: TableKey
+        var pixelChecksum: UInt64
+        /// False until the pixels have been checked, for entries that may be torn (see ``TableOpenReport/recoveredFromCrash``).
+        var verified: Bool
+    }
+
+    /// A committed entry, as ``listEntries()`` gives it.
     struct Entry {
         var entity: TableKey
         var source: TableKey
         var pixelChecksum: UInt64
         var sequence: UInt64
-        /// False until the pixels have been checked, for entries that may be torn (see ``TableOpenReport/recoveredFromCrash``).
-        var verified: Bool
     }
 
     /// Where a new image can go.
@@ -41,8 +55,7 @@ struct TableState {
 
     /// The open file; nil once closed.
     var file: TableFileHandle?
-    /// The side file every process will look entities up in, kept in step with every change
-    /// (nil when read-only, or when it could not be made: see ``SharedTableState``).
+    /// The state every process that has the table open shares; nil once closed.
     var shared: SharedTableState?
     /// Bumped by every close and reset: images of older generations no longer belong to the index.
     var generation: UInt64 = 0
@@ -53,19 +66,14 @@ struct TableState {
     let pixelByteCount: Int
 
     private(set) var chunks: [TableChunk] = []
-    private var slotOf: [TableKey: Int] = [:]
-    private(set) var entries: [Entry?] = []
-    private(set) var labels: [String] = []
+    private var hints: [TableKey: Hint] = [:]
     private var pins: [Int32] = []
-    /// Slots whose entry went while an image of them was held: freed on the last release.
+    /// Slots whose entry went while this process held an image of them: put on the free list on
+    /// the last release.
     private var orphaned: [Bool] = []
-    private var lastAccess: [UInt64] = []
-    private var accessDirty: [Bool] = []
-    private var dirtySlots: [Int] = []
-    private var recency = RecencyList()
-    private var freeSlots: [Int] = []
-    private var nextSequence: UInt64 = 1
-    private var accessClock: UInt64 = 1
+    /// Slots whose entries this process must check before serving, though their records do not
+    /// say so (a table opened read-only after an unclean stop cannot mark its records).
+    private var mustCheck: [Bool] = []
     private(set) var heldSlots = 0
     private(set) var writersInFlight = 0
 
@@ -80,9 +88,12 @@ struct TableState {
         self.pixelByteCount = pixelByteCount
     }
 
-    var count: Int { slotOf.count }
-    var allocatedSlots: Int { entries.count }
+    var count: Int { shared?.entryCount ?? 0 }
+    /// Slots this process has mapped.
+    var allocatedSlots: Int { pins.count }
     var isWritable: Bool { file?.isWritable ?? false }
+    /// Hints kept at most, so that entities looked up once do not pile up.
+    private var hintLimit: Int { max(2 * layout.maximumCount, 64) }
 
     // MARK: Addresses
 
@@ -101,192 +112,187 @@ struct TableState {
         chunks[slot / layout.slotsPerChunk]
     }
 
-    // MARK: Loading
+    // MARK: Loading and growing
 
-    /// Adds a mapped chunk; its slots become free (unless `loading`: then ``finishLoading()`` frees
-    /// the ones no record claims).
+    /// Adds a mapped chunk. A chunk the table grew by gives the shared state its slots, free;
+    /// chunks mapped while `loading` get their state from the records, in the build that follows.
     mutating func addChunk(_ chunk: TableChunk, slots: Int, loading: Bool = false) {
-        let first = allocatedSlots
         chunks.append(chunk)
-        let total = first + slots
-        entries += repeatElement(nil, count: slots)
-        labels += repeatElement("", count: slots)
         pins += repeatElement(0, count: slots)
         orphaned += repeatElement(false, count: slots)
-        lastAccess += repeatElement(0, count: slots)
-        accessDirty += repeatElement(false, count: slots)
-        recency.grow(to: total)
+        mustCheck += repeatElement(false, count: slots)
         if !loading {
-            for slot in stride(from: total - 1, through: first, by: -1) { freeSlots.append(slot) }
-            shared?.grew(toChunks: chunks.count) { indexedEntries() }
+            let s = self
+            shared?.grew(toChunks: chunks.count) { s.committedEntities() }
         }
     }
 
-    /// Takes the entry read from `slot`'s record at open. Returns false when an entry of the same
-    /// entity with a newer commit was loaded already (a crash between a replacement's commit and
-    /// the old slot's release): the caller then clears this record. An older one is released here.
-    mutating func load(_ r: IndexRecord, slot: Int, verified: Bool) -> Bool {
-        if let other = slotOf[r.entity], let existing = entries[other] {
-            if existing.sequence > r.sequence { return false }
-            release(other, free: false)
-        }
-        entries[slot] = Entry(entity: r.entity, source: r.source, pixelChecksum: r.pixelChecksum, sequence: r.sequence, verified: verified)
-        labels[slot] = r.label
-        slotOf[r.entity] = slot
-        nextSequence = max(nextSequence, r.sequence + 1)
-        return true
-    }
-
-    /// Frees every slot that no loaded entry holds, lowest first.
-    mutating func finishLoading() {
-        freeSlots = stride(from: allocatedSlots - 1, through: 0, by: -1).filter { entries[$0] == nil }
-    }
-
-    /// Orders the loaded entries by their saved recency. Saved values only order entries, so
-    /// whatever a file holds, the clock restarts at the number of entries.
-    mutating func restoreRecency(_ saved: [(access: UInt64, slot: Int)]) {
-        var clock: UInt64 = 0
-        for (_, slot) in saved.sorted(by: { $0.access < $1.access || ($0.access == $1.access && $0.slot < $1.slot) }) where entries[slot] != nil {
-            clock += 1
-            recency.touch(slot)
-            lastAccess[slot] = clock
-        }
-        accessClock = clock + 1
+    /// Marks `slot`'s entry as one this process checks before serving it.
+    mutating func requireCheck(_ slot: Int) {
+        mustCheck[slot] = true
     }
 
     // MARK: Lookup
 
+    /// What this process knows of `entity` now: its hint when the slot's word still matches,
+    /// otherwise what the shared index and the slot's record say (then hinted).
+    private mutating func find(_ entity: TableKey) -> Hint? {
+        guard let shared else { return nil }
+        if let hint = hints[entity] {
+            if shared.cells.word(hint.slot) == hint.word { return hint }
+            hints[entity] = nil
+        }
+        let s = self
+        guard let (slot, word, r) = shared.find(entity, among: allocatedSlots, record: { UnsafeRawPointer(s.record($0)) }) else { return nil }
+        let hint = Hint(slot: slot, word: word, source: r.source, pixelChecksum: r.pixelChecksum,
+                        verified: r.flags & IndexRecord.needsVerification == 0 && !mustCheck[slot])
+        if hints.count >= hintLimit { hints.removeAll(keepingCapacity: true) }
+        hints[entity] = hint
+        return hint
+    }
+
     mutating func lookup(_ entity: TableKey, source: TableKey?) -> LookupResult {
-        guard !isQuiescing, let slot = slotOf[entity], let entry = entries[slot] else {
+        guard !isQuiescing, let hint = find(entity), source == nil || hint.source == source, pin(hint.slot, expecting: hint.word) else {
             misses += 1
             return .miss
         }
-        if let source, entry.source != source {
-            misses += 1
-            return .miss
-        }
-        pin(slot)
-        if !entry.verified {
-            return .needsVerification(slot, pixels(slot), chunk(of: slot), expected: entry.pixelChecksum, source: entry.source, generation: generation)
+        let slot = hint.slot
+        if !hint.verified {
+            return .needsVerification(slot, pixels(slot), chunk(of: slot), expected: hint.pixelChecksum, source: hint.source, generation: generation)
         }
         touch(slot)
         hits += 1
-        return .hit(slot, pixels(slot), chunk(of: slot), source: entry.source, generation: generation)
+        return .hit(slot, pixels(slot), chunk(of: slot), source: hint.source, generation: generation)
     }
 
-    func entry(for entity: TableKey) -> Entry? {
-        guard let slot = slotOf[entity] else { return nil }
-        return entries[slot]
+    /// The source `entity`'s entry was drawn from, when there is one. Not a use.
+    mutating func source(of entity: TableKey) -> TableKey? {
+        guard !isQuiescing else { return nil }
+        return find(entity)?.source
     }
 
     /// Records the outcome of checking a slot pinned by a lookup. Returns whether it may be served.
     mutating func finishVerification(_ slot: Int, entity: TableKey, generation g: UInt64, passed: Bool) -> Bool {
-        guard g == generation, let entry = entries[slot], entry.entity == entity else {
+        guard g == generation, let hint = find(entity), hint.slot == slot else {
             unpin(slot, generation: g)
             misses += 1
             return false
         }
         if passed {
-            markVerified(slot)
+            markVerified(slot, entity: entity)
             touch(slot)
             hits += 1
             return true
         }
-        discard(slot)
+        discard(slot, entity: entity)
         unpin(slot, generation: g)
         misses += 1
         return false
     }
 
-    /// Marks an entry checked, in the index and, when writable, in its record.
-    mutating func markVerified(_ slot: Int) {
-        guard var entry = entries[slot], !entry.verified else { return }
-        entry.verified = true
-        entries[slot] = entry
-        rewriteRecord(slot, flags: 0)
+    /// Marks the entry of `entity` in `slot` checked: for this process, and in its record when writable.
+    mutating func markVerified(_ slot: Int, entity: TableKey) {
+        mustCheck[slot] = false
+        hints[entity]?.verified = true
+        rewriteFlags(slot, 0)
     }
 
-    /// Marks an entry as needing a check before it is served, persistently when writable.
-    mutating func markUnverified(_ slot: Int) {
-        guard var entry = entries[slot] else { return }
-        entry.verified = false
-        entries[slot] = entry
-        rewriteRecord(slot, flags: IndexRecord.needsVerification)
+    /// Marks the entry in `slot` as needing a check before it is served, persistently when writable.
+    mutating func markUnverified(_ slot: Int, entity: TableKey) {
+        mustCheck[slot] = true
+        hints[entity]?.verified = false
+        rewriteFlags(slot, IndexRecord.needsVerification)
     }
 
-    private mutating func rewriteRecord(_ slot: Int, flags: UInt32) {
-        guard isWritable, let entry = entries[slot] else { return }
-        IndexRecord(entity: entry.entity, source: entry.source, pixelChecksum: entry.pixelChecksum, sequence: entry.sequence, flags: flags, label: labels[slot])
-            .write(to: record(slot), slot: slot)
-        IndexRecord.setLastAccess(lastAccess[slot], at: record(slot))
-        bytesWritten += IndexRecord.length
+    /// Rewrites the flags of `slot`'s committed record (the slot is pinned, so no writer claims
+    /// it meanwhile). A reader copying the record meanwhile gets either version, or a copy whose
+    /// checksum fails: a miss.
+    private mutating func rewriteFlags(_ slot: Int, _ flags: UInt32) {
+        if isWritable && IndexRecord.rewriteFlags(flags, at: record(slot), slot: slot) { bytesWritten += IndexRecord.length }
     }
 
     /// Drops a damaged entry (its record too, when writable).
-    mutating func discard(_ slot: Int) {
-        release(slot)
+    mutating func discard(_ slot: Int, entity: TableKey) {
+        release(slot, entity: entity)
     }
 
-    private mutating func touch(_ slot: Int) {
+    private func touch(_ slot: Int) {
         shared?.touch(slot)
-        recency.touch(slot)
-        lastAccess[slot] = accessClock
-        accessClock += 1
-        if !accessDirty[slot] {
-            accessDirty[slot] = true
-            dirtySlots.append(slot)
-        }
     }
 
     // MARK: Pins
 
-    mutating func pin(_ slot: Int) {
+    /// Pins `slot` for this process: its first pin sets the process's hold bit, which holds only
+    /// while the slot's word is still `word`. Returns false (nothing pinned) when it is not.
+    mutating func pin(_ slot: Int, expecting word: SlotWord) -> Bool {
         if pins[slot] == 0 {
+            guard shared?.hold(slot, expecting: word) == true else { return false }
             heldSlots += 1
-            shared?.hold(slot)
         }
         pins[slot] += 1
+        return true
     }
 
     /// Lets go of a pin taken in generation `g`; pins of earlier generations no longer count.
     mutating func unpin(_ slot: Int, generation g: UInt64) {
-        guard g == generation, slot < pins.count else { return }
+        guard g == generation, slot < pins.count, pins[slot] > 0 else { return }
         pins[slot] -= 1
-        if pins[slot] == 0 {
-            heldSlots -= 1
-            shared?.release(slot)
-            if orphaned[slot] {
-                orphaned[slot] = false
-                freeSlots.append(slot)
-            }
+        guard pins[slot] == 0 else { return }
+        heldSlots -= 1
+        shared?.release(slot)
+        if orphaned[slot] {
+            orphaned[slot] = false
+            if isWritable { shared?.pushFree(slot) }
         }
     }
 
     // MARK: Writing
 
     /// Finds a slot for a new image: a free one, else room to grow, else the least recently used
-    /// entry that nobody holds. The slot is pinned for the writer.
+    /// entry that no process holds. The slot is claimed in the shared state and pinned for the writer.
     mutating func reserve() -> Reservation {
         guard let file else { return .closed }
         guard file.isWritable else { return .readOnly }
         guard !isQuiescing else { return .busy }
-        while let slot = freeSlots.popLast() {
-            if let reservation = reserved(slot) { return reservation }
+        guard let shared else { return .closed }  // its rebuild by a reset failed
+        // A slot on the free list that is not free after all (held, or named by a damaged list)
+        // is skipped; the eviction scan finds it once it is.
+        for _ in 0..<allocatedSlots {
+            guard let slot = shared.popFree() else { break }
+            if pins[slot] == 0, shared.cells.word(slot).state == .free, let reservation = reserved(slot) { return reservation }
         }
-        if allocatedSlots < layout.maximumCount {
+        if chunks.count < layout.maximumChunks {
             return .needsGrowth(chunk: chunks.count, file: file, generation: generation)
         }
-        guard let victim = recency.leastRecent(where: { pins[$0] == 0 }) else { return .full }
-        release(victim, free: false)
-        evictions += 1
-        return reserved(victim) ?? .full
+        // Free slots are the oldest of all; then the least recently used entry nobody holds.
+        var refused: Set<Int> = []
+        while let victim = shared.victim(isUsable: { slot, word in
+            slot < pins.count && pins[slot] == 0 && !refused.contains(slot) && word.state != nil
+        }) {
+            let word = shared.cells.word(victim)
+            let entity = word.state == .committed ? IndexRecord.read(at: record(victim), slot: victim)?.entity : nil
+            guard let reservation = reserved(victim) else {
+                refused.insert(victim)
+                continue
+            }
+            if word.state == .committed {
+                if let entity {
+                    shared.unindex(entity, slot: victim)
+                    hints[entity] = nil
+                }
+                evictions += 1
+            }
+            return reservation
+        }
+        return .full
     }
 
-    /// The reservation of the unheld `slot`, claimed in the shared state first; nil when another
-    /// holder holds it there (it is then left out of the free slots until a reset).
+    /// The reservation of `slot`, claimed in the shared state first; nil when another holder
+    /// holds it there.
     private mutating func reserved(_ slot: Int) -> Reservation? {
-        if let shared, !shared.claim(slot) { return nil }
-        pin(slot)
+        guard let shared, let word = shared.claim(slot), pin(slot, expecting: word) else { return nil }
+        if isWritable { IndexRecord.clear(at: record(slot)) }
+        mustCheck[slot] = false
         writersInFlight += 1
         return .slot(slot, pixels(slot), record: record(slot), chunk(of: slot), generation: generation)
     }
@@ -296,24 +302,22 @@ struct TableState {
     /// when the table closed or reset meanwhile: the slot then stays out of the index.
     mutating func commit(slot: Int, generation g: UInt64, entity: TableKey, source: TableKey, label: String, pixelChecksum: UInt64) -> Bool {
         writersInFlight -= 1
-        guard g == generation, !isQuiescing else {
+        guard g == generation, !isQuiescing, let shared else {
             if g == generation {
                 // Closing waits for this writer, so the file is still mapped: no in-flight record may stay.
                 if isWritable { IndexRecord.clear(at: record(slot)) }
-                shared?.abandon(slot)
+                shared?.free(slot)
                 orphaned[slot] = true
             }
             return false
         }
-        if let old = slotOf[entity] { release(old) }
-        let sequence = nextSequence
-        nextSequence += 1
+        if let old = find(entity), old.slot != slot { release(old.slot, entity: entity) }
+        let sequence = shared.nextSequence
         let r = IndexRecord(entity: entity, source: source, pixelChecksum: pixelChecksum, sequence: sequence, label: label)
         r.write(to: record(slot), slot: slot)
-        entries[slot] = Entry(entity: entity, source: source, pixelChecksum: pixelChecksum, sequence: sequence, verified: true)
-        labels[slot] = label
-        slotOf[entity] = slot
-        shared?.commit(slot, entity: entity, sequence: sequence) { indexedEntries() }
+        let s = self
+        let word = shared.commit(slot, entity: entity, sequence: sequence) { s.committedEntities() }
+        hints[entity] = Hint(slot: slot, word: word, source: source, pixelChecksum: pixelChecksum, verified: true)
         touch(slot)
         inserts += 1
         // The pixels, the in-flight record written before them, and the final record.
@@ -326,50 +330,53 @@ struct TableState {
         writersInFlight -= 1
         guard g == generation else { return }
         if isWritable { IndexRecord.clear(at: record(slot)) }
-        shared?.abandon(slot)
-        pins[slot] -= 1
-        if pins[slot] == 0 {
-            heldSlots -= 1
-            shared?.release(slot)
-        }
-        freeSlots.append(slot)
+        shared?.free(slot)
+        orphaned[slot] = true  // back on the free list when the writer's pin goes, now
+        unpin(slot, generation: g)
     }
 
     /// Removes the entry of `entity`. Returns whether there was one.
     mutating func remove(_ entity: TableKey) -> Bool {
-        guard isWritable, !isQuiescing, let slot = slotOf[entity] else { return false }
-        release(slot)
+        guard isWritable, !isQuiescing, let hint = find(entity) else { return false }
+        release(hint.slot, entity: entity)
         return true
     }
 
-    /// Removes the committed entry in `slot` from the index; the slot becomes free now (unless
-    /// the caller takes it: `free` false), or when its last holder lets go.
-    private mutating func release(_ slot: Int, free: Bool = true) {
-        guard let entry = entries[slot] else { return }
-        entries[slot] = nil
-        labels[slot] = ""
-        if slotOf[entry.entity] == slot { slotOf[entry.entity] = nil }
-        shared?.retire(slot, entity: entry.entity)
-        recency.remove(slot)
+    /// Removes the committed entry of `entity` in `slot` from the index and clears its record;
+    /// the slot goes on the free list now, or when this process's last holder of it lets go.
+    private mutating func release(_ slot: Int, entity: TableKey) {
+        guard let shared else { return }
+        hints[entity] = nil
+        shared.unindex(entity, slot: slot)
         if isWritable {
             IndexRecord.clear(at: record(slot))
             bytesWritten += IndexRecord.length
         }
+        shared.free(slot)
         if pins[slot] > 0 {
             orphaned[slot] = true
-        } else if free {
-            freeSlots.append(slot)
+        } else if isWritable {
+            shared.pushFree(slot)
+        }
+    }
+
+    /// Every committed entity and its slot, read from the records (for a rebuild of the index).
+    func committedEntities() -> [(entity: TableKey, slot: Int)] {
+        guard let shared else { return [] }
+        return (0..<allocatedSlots).compactMap { slot in
+            shared.cells.committedRecord(slot, at: record(slot)).map { ($0.record.entity, slot) }
         }
     }
 
     // MARK: Saving, closing, resetting
 
-    /// Writes the recency of every entry used since the last save into its record. O(entries used).
+    /// Writes every entry's recency stamp into its record (where it changed), so that recency
+    /// survives a restart. O(allocated slots).
     mutating func saveRecency() {
-        defer { dirtySlots.removeAll(keepingCapacity: true) }
-        for slot in dirtySlots {
-            accessDirty[slot] = false
-            if isWritable, entries[slot] != nil { IndexRecord.setLastAccess(lastAccess[slot], at: record(slot)) }
+        guard isWritable, let shared else { return }
+        for slot in 0..<allocatedSlots where shared.cells.word(slot).state == .committed {
+            let stamp = shared.stamp(slot)
+            if IndexRecord.lastAccess(at: record(slot)) != stamp { IndexRecord.setLastAccess(stamp, at: record(slot)) }
         }
     }
 
@@ -392,33 +399,31 @@ struct TableState {
         shared = nil
         generation += 1
         chunks.removeAll()
-        slotOf.removeAll()
-        entries.removeAll()
-        labels.removeAll()
+        hints.removeAll()
         pins.removeAll()
         orphaned.removeAll()
-        lastAccess.removeAll()
-        accessDirty.removeAll()
-        dirtySlots.removeAll()
-        recency = RecencyList()
-        freeSlots.removeAll()
+        mustCheck.removeAll()
         heldSlots = 0
     }
 
-    /// Every committed entity and its slot, for a rebuild of the shared index.
-    func indexedEntries() -> [(entity: TableKey, slot: Int)] {
-        slotOf.map { ($0.key, $0.value) }
+    /// The committed entry in `slot`, when there is one.
+    func entry(in slot: Int) -> (entry: Entry, label: String)? {
+        guard let shared, slot < allocatedSlots, let (_, r) = shared.cells.committedRecord(slot, at: record(slot)) else { return nil }
+        return (Entry(entity: r.entity, source: r.source, pixelChecksum: r.pixelChecksum, sequence: r.sequence), r.label)
     }
 
-    /// The committed entries as the side file is built from them.
-    func sharedEntries() -> [SharedTableState.Entry] {
-        slotOf.compactMap { entity, slot in
-            entries[slot].map { SharedTableState.Entry(slot: slot, entity: entity, sequence: $0.sequence, lastAccess: lastAccess[slot]) }
-        }
+    /// Pins the committed entry of `entity` in `slot` (for a check of its pixels); nil when the
+    /// slot holds something else now.
+    mutating func pinEntry(_ entity: TableKey, in slot: Int) -> (pixels: UnsafeMutableRawPointer, checksum: UInt64, generation: UInt64)? {
+        guard !isQuiescing, let hint = find(entity), hint.slot == slot, pin(slot, expecting: hint.word) else { return nil }
+        return (pixels(slot), hint.pixelChecksum, generation)
     }
 
     /// Committed entries with their labels, most recently used first.
     func listEntries() -> [(slot: Int, entry: Entry, label: String)] {
-        recency.orderedSlots.compactMap { slot in entries[slot].map { (slot, $0, labels[slot]) } }
+        guard let shared else { return [] }
+        let slots = allocatedSlots
+        return shared.orderedByRecency { slot, word in slot < slots && word.state == .committed }
+            .compactMap { slot in entry(in: slot).map { (slot, $0.entry, $0.label) } }
     }
 }

@@ -56,8 +56,8 @@ struct MemorySideFile {
     }
 
     /// With no slack and no more slots than the sample, a random run of uses, holds, stores into
-    /// free slots and evictions picks exactly the victim a reference LRU list picks (the list
-    /// `RecencyList` keeps today: a use or a store moves a slot to the recent end, the victim is
+    /// free slots and evictions picks exactly the victim a reference LRU list picks (as
+    /// an exact LRU list does: a use or a store moves a slot to the recent end, the victim is
     /// the least recent slot not held), and `orderedByRecency` is that list, most recent first.
     @Test(arguments: [1, 2, 17, 100, 256])
     func withoutSlackEvictionIsExactLeastRecentlyUsed(slots: Int) throws {

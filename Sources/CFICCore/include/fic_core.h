@@ -22,6 +22,11 @@ int fic_read_fully(int fd, void *buffer, size_t length, int64_t offset, size_t *
 /// call (ENOSPC when a call writes nothing). The package's one short-write loop.
 int fic_write_fully(int fd, const void *buffer, size_t length, int64_t offset, size_t *done);
 
+/// memfd_create(name, MFD_CLOEXEC): a file that lives in memory only, for state a process keeps
+/// to itself with the same code that shares it through a file. Returns the descriptor, or -1
+/// with errno set.
+int fic_memfd_create(const char *name);
+
 /// mremap(old, size, size, MREMAP_MAYMOVE | MREMAP_FIXED, target), which Swift cannot call because
 /// the C function is variadic. Returns 0, or the errno.
 int fic_mremap_fixed(void *old_address, size_t size, void *target);

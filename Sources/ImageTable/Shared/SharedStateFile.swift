@@ -45,18 +45,43 @@ final class SharedStateFile {
                        entries: [SharedStateBuilder.Entry]) throws -> (SharedStateFile, SharedStateBuilder.Summary) {
         let name = name(ofTable: tableName)
         let file = try directory.makeTemporaryFile(for: name)
-        let path = file.path
-        try file.descriptor.truncate(to: layout.maximumLength, path: path)
+        let (mapping, summary) = try build(file.descriptor, path: file.path, layout: layout, binding: binding, nonce: nonce,
+                                           allocatedChunks: allocatedChunks, entries: entries)
+        try file.commit()
+        return (SharedStateFile(path: file.path, descriptor: file.takeDescriptor(), mapping: mapping, layout: layout), summary)
+    }
+
+    /// The same state as ``create(in:tableName:layout:binding:nonce:allocatedChunks:entries:)``
+    /// makes, in a file that lives in this process's memory only: for a table no other process
+    /// can share (opened read-only, or whose side file could not be made), so that it works with
+    /// the same code. `path` names it in messages.
+    static func makePrivate(path: String, layout: SharedStateLayout, binding: SharedStateHeader.Binding,
+                            nonce: UInt64 = .random(in: 1...UInt64.max), allocatedChunks: Int,
+                            entries: [SharedStateBuilder.Entry]) throws -> (SharedStateFile, SharedStateBuilder.Summary) {
+        let descriptor = try FileDescriptor.memoryFile(named: "fictable-shared")
+        do {
+            let (mapping, summary) = try build(descriptor, path: path, layout: layout, binding: binding, nonce: nonce,
+                                               allocatedChunks: allocatedChunks, entries: entries)
+            return (SharedStateFile(path: path, descriptor: descriptor, mapping: mapping, layout: layout), summary)
+        } catch {
+            descriptor.closeQuietly()
+            throw error
+        }
+    }
+
+    /// Sizes the empty file `descriptor` (sparse), backs what the build writes, maps it and builds.
+    private static func build(_ descriptor: FileDescriptor, path: String, layout: SharedStateLayout, binding: SharedStateHeader.Binding,
+                              nonce: UInt64, allocatedChunks: Int, entries: [SharedStateBuilder.Entry]) throws -> (MappedRegion, SharedStateBuilder.Summary) {
+        try descriptor.truncate(to: layout.maximumLength, path: path)
         let buckets = 1 << IndexDescriptor.bucketsLog2(forSlots: layout.slotCount(chunks: allocatedChunks))
         for range in layout.backedRanges(chunks: allocatedChunks, region: 0, buckets: buckets) {
-            try file.descriptor.allocate(offset: range.lowerBound, length: range.count, path: path)
+            try descriptor.allocate(offset: range.lowerBound, length: range.count, path: path)
         }
-        let mapping = try MappedRegion(descriptor: file.descriptor, offset: 0, length: layout.maximumLength, writable: true, path: path)
+        let mapping = try MappedRegion(descriptor: descriptor, offset: 0, length: layout.maximumLength, writable: true, path: path)
         let summary = try SharedStateBuilder.build(
             into: UnsafeMutableRawBufferPointer(start: mapping.base, count: mapping.length), layout: layout, binding: binding,
             nonce: nonce, allocatedChunks: allocatedChunks, entries: entries)
-        try file.commit()
-        return (SharedStateFile(path: path, descriptor: file.takeDescriptor(), mapping: mapping, layout: layout), summary)
+        return (mapping, summary)
     }
 
     /// Whether the side file named `name` in `directory` may be replaced or removed: there is

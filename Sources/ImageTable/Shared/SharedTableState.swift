@@ -3,8 +3,12 @@ import Logging
 import SystemPackage
 
 /// This process's part in its table's side file (``SharedStateFile``): it registers as a holder,
-/// and keeps what every process will look entities up in — the slot words, the shared index, the
-/// hold bits and the recency stamps — in step with every change the table makes.
+/// and reads and changes what every process looks entities up in — the slot words, the shared
+/// index, the hold bits, the recency stamps, the free list and the commit sequence.
+///
+/// A table no other process can share (opened read-only, or whose side file could not be made)
+/// keeps the same state in a file in memory (``isShared`` false), so that one code path serves
+/// both.
 ///
 /// Used only under the table's own lock (``TableState``), by a process that has the table to
 /// itself and so built the side file afresh at open; that is why it is `@unchecked Sendable`.
@@ -12,6 +16,8 @@ import SystemPackage
 final class SharedTableState: @unchecked Sendable {
     /// The side file, mapped.
     let file: SharedStateFile
+    /// Whether the state is in the side file on the disk, where other processes can reach it.
+    let isShared: Bool
     /// This process's index in the holder table.
     let holder: Int
     /// The slots' cells.
@@ -21,8 +27,9 @@ final class SharedTableState: @unchecked Sendable {
     private var allocatedChunks: Int
     private var registered = true
 
-    private init(file: SharedStateFile, holder: Int, allocatedChunks: Int) {
+    private init(file: SharedStateFile, isShared: Bool, holder: Int, allocatedChunks: Int) {
         self.file = file
+        self.isShared = isShared
         self.holder = holder
         cells = file.cells
         self.allocatedChunks = allocatedChunks
@@ -42,33 +49,39 @@ final class SharedTableState: @unchecked Sendable {
         var lastAccess: UInt64
     }
 
-    /// Builds the side file of the table `tableName` in `directory` afresh from its committed
-    /// `entries` in `chunks` allocated chunks, for an opener that has the table to itself, and
-    /// registers this process as a holder.
+    /// Builds the table's state afresh from its committed `entries` in `chunks` allocated chunks,
+    /// for an opener that has the table to itself, and registers this process as a holder: in
+    /// the side file of the table `tableName` in `directory` when `shareable`, otherwise (or
+    /// when the side file cannot be made, which the log says) in memory.
     ///
-    /// Returns nil, after saying why in the log, when the side file cannot be made: a file of
-    /// that name that this package did not write is there (it is left as it is), or the disk or
-    /// folder refuses. The table then works as before, in this process alone.
+    /// A file at the side file's name that this package did not write is left as it is.
+    ///
+    /// - Throws: ``ImageCacheError`` when even the state in memory cannot be made (`.io`, out of memory).
     static func build(in directory: Directory, tableName: String, table: TableLayout, binding: SharedStateHeader.Binding,
-                      chunks: Int, entries: [Entry], logger: Logger) -> SharedTableState? {
+                      chunks: Int, entries: [Entry], shareable: Bool, logger: Logger) throws -> SharedTableState {
         let name = SharedStateFile.name(ofTable: tableName)
         let path = directory.child(name)
-        do {
-            guard SharedStateFile.mayReplace(name, in: directory) else {
-                logger.notice("a file that is not a table's shared state has the name of this table's; it is left as it is, and the table cannot be shared with other processes", metadata: ["path": "\(path)"])
-                return nil
+        let layout = try SharedStateLayout(table: table)
+        let built = entries.map { SharedStateBuilder.Entry(slot: $0.slot, entity: $0.entity, version: 1, sequence: $0.sequence, lastAccess: $0.lastAccess) }
+        if shareable {
+            do {
+                guard SharedStateFile.mayReplace(name, in: directory) else {
+                    throw ImageCacheError(.unsafePath, "a file that is not a table's shared state has its name; it is left as it is")
+                }
+                let (file, _) = try SharedStateFile.create(in: directory, tableName: tableName, layout: layout, binding: binding,
+                                                           allocatedChunks: chunks, entries: built)
+                return try register(file, isShared: true, chunks: chunks)
+            } catch {
+                logger.notice("the table cannot be shared with other processes: its shared state could not be made (\(error))", metadata: ["path": "\(path)"])
             }
-            let layout = try SharedStateLayout(table: table)
-            let (file, _) = try SharedStateFile.create(
-                in: directory, tableName: tableName, layout: layout, binding: binding, allocatedChunks: chunks,
-                entries: entries.map { .init(slot: $0.slot, entity: $0.entity, version: 1, sequence: $0.sequence, lastAccess: $0.lastAccess) })
-            let entriesBase = file.mapping.base + layout.holderTableOffset
-            let holder = try HolderTable.register(file.descriptor, entries: entriesBase, path: path)
-            return SharedTableState(file: file, holder: holder, allocatedChunks: chunks)
-        } catch {
-            logger.notice("the table's shared state could not be made, so the table cannot be shared with other processes: \(error)", metadata: ["path": "\(path)"])
-            return nil
         }
+        let (file, _) = try SharedStateFile.makePrivate(path: path, layout: layout, binding: binding, allocatedChunks: chunks, entries: built)
+        return try register(file, isShared: false, chunks: chunks)
+    }
+
+    private static func register(_ file: SharedStateFile, isShared: Bool, chunks: Int) throws -> SharedTableState {
+        let holder = try HolderTable.register(file.descriptor, entries: file.mapping.base + file.layout.holderTableOffset, path: file.path)
+        return SharedTableState(file: file, isShared: isShared, holder: holder, allocatedChunks: chunks)
     }
 
     /// Ends this process's registration: its hold bits are cleared, then its holder entry and lock byte.
@@ -79,11 +92,34 @@ final class SharedTableState: @unchecked Sendable {
         try? HolderTable.unregister(holder, file.descriptor, entries: file.mapping.base + file.layout.holderTableOffset, path: file.path)
     }
 
+    private var base: UnsafeMutableRawPointer { file.mapping.base }
+    private var layout: SharedStateLayout { file.layout }
+
+    // MARK: Looking up
+
+    /// The slot, word and committed record of `entity`, found through the shared index among
+    /// the first `slots` slots (the ones this process has mapped), whose records are at
+    /// `record(slot)`: a seqlock read, so a slot that is changing is a miss, never a wait.
+    func find(_ entity: TableKey, among slots: Int, record: (Int) -> UnsafeRawPointer) -> (slot: Int, word: SlotWord, record: IndexRecord)? {
+        var found: (Int, SlotWord, IndexRecord)?
+        _ = SharedIndex.lookup(entity, in: UnsafeRawBufferPointer(start: base, count: file.mapping.length), layout: layout,
+                               allocatedSlots: min(slots, allocatedSlots)) { slot in
+            guard let (word, r) = cells.committedRecord(slot, at: record(slot)), r.entity == entity else { return false }
+            found = (slot, word, r)
+            return true
+        }
+        return found
+    }
+
+    /// Entries in the index.
+    var entryCount: Int { SharedIndexWriter.counts(base, layout: layout).entries }
+
     // MARK: Holding and recency
 
-    /// Sets this process's hold bit on `slot` (its first holder in this process).
-    func hold(_ slot: Int) {
-        _ = cells.hold(slot, holder: holder, expecting: cells.word(slot))
+    /// Sets this process's hold bit on `slot` (its first holder in this process), whose word was
+    /// found to be `word`. False when the word changed meanwhile: the caller has a miss.
+    func hold(_ slot: Int, expecting word: SlotWord) -> Bool {
+        cells.hold(slot, holder: holder, expecting: word)
     }
 
     /// Clears this process's hold bit on `slot` (its last holder in this process let go).
@@ -96,46 +132,89 @@ final class SharedTableState: @unchecked Sendable {
         _ = SharedRecency.touch(slot, in: cells, slack: SharedRecency.slack(forAllocatedSlots: allocatedSlots))
     }
 
+    /// `slot`'s recency stamp.
+    func stamp(_ slot: Int) -> UInt64 { SharedRecency.stamp(of: slot, in: cells) }
+
+    /// The slots `include` accepts (given the slot and its word), most recently used first.
+    func orderedByRecency(where include: (Int, SlotWord) -> Bool) -> [Int] {
+        SharedRecency.orderedByRecency(cells, allocatedSlots: allocatedSlots, where: include)
+    }
+
     // MARK: Writing
 
-    /// Makes `slot` in flight for this process, before its record and pixels change. False when
-    /// another holder holds it (its word is then as it was).
-    func claim(_ slot: Int) -> Bool {
+    /// Makes `slot` in flight for this process, before its record and pixels change. Nil when
+    /// another live holder holds it, or another live writer has it in flight (its word is then
+    /// as it was); otherwise the in-flight word.
+    func claim(_ slot: Int) -> SlotWord? {
         cells.claim(slot, owner: holder) { [file, holder] other in
             // A holder the kernel cannot be asked about counts as alive: its slot is left alone.
             (try? HolderTable.isAlive(other, through: file.descriptor, ownIndex: holder, path: file.path)) ?? true
-        } != nil
+        }
+    }
+
+    /// The least recently used slot among those `isUsable` accepts (given the slot and its word).
+    func victim(isUsable: (Int, SlotWord) -> Bool) -> Int? {
+        SharedRecency.victim(in: cells, allocatedSlots: allocatedSlots, isUsable: isUsable)
+    }
+
+    /// The commit sequence the next store gets.
+    var nextSequence: UInt64 {
+        min(max(UnsafeRawPointer(base).loadRelaxed(fromByteOffset: layout.controlOffset(.nextCommitSequence)), 1), IndexRecord.maximumSequence)
     }
 
     /// Makes the in-flight `slot` the committed entry of `entity` (its record written, with commit
     /// `sequence`) and puts it in the index; `entries` gives every committed entity and slot, for
-    /// when the index must be rebuilt to take it.
-    func commit(_ slot: Int, entity: TableKey, sequence: UInt64, entries: () -> [(entity: TableKey, slot: Int)]) {
-        cells.publish(slot, .committed(version: SlotCells.version(after: cells.word(slot).version)))
-        _ = SharedRecency.touch(slot, in: cells, slack: 0)
-        let base = file.mapping.base
-        if SharedIndexWriter.needsRebuild(base, layout: file.layout, allocatedSlots: allocatedSlots)
-            || !SharedIndexWriter.insert(entity, slot: slot, base: base, layout: file.layout) {
+    /// when the index must be rebuilt to take it. Returns the committed word.
+    func commit(_ slot: Int, entity: TableKey, sequence: UInt64, entries: () -> [(entity: TableKey, slot: Int)]) -> SlotWord {
+        let word = SlotWord.committed(version: SlotCells.version(after: cells.word(slot).version))
+        cells.publish(slot, word)
+        if SharedIndexWriter.needsRebuild(base, layout: layout, allocatedSlots: allocatedSlots)
+            || !SharedIndexWriter.insert(entity, slot: slot, base: base, layout: layout) {
             rebuildIndex(entries())
         }
-        base.storeRelaxed(sequence &+ 1, toByteOffset: file.layout.controlOffset(.nextCommitSequence))
+        base.storeRelaxed(min(sequence, IndexRecord.maximumSequence - 1) + 1, toByteOffset: layout.controlOffset(.nextCommitSequence))
+        return word
     }
 
-    /// Takes the committed entry of `entity` out of `slot` and out of the index: the slot is free
-    /// (a holder of it keeps its bit, so no writer draws over it).
-    func retire(_ slot: Int, entity: TableKey) {
-        _ = SharedIndexWriter.remove(entity, slot: slot, base: file.mapping.base, layout: file.layout)
-        makeFree(slot)
+    /// Takes `entity`'s bucket for `slot` out of the index.
+    func unindex(_ entity: TableKey, slot: Int) {
+        _ = SharedIndexWriter.remove(entity, slot: slot, base: base, layout: layout)
     }
 
-    /// Gives back an in-flight `slot` whose drawing failed or was refused.
-    func abandon(_ slot: Int) {
-        makeFree(slot)
-    }
-
-    private func makeFree(_ slot: Int) {
+    /// Makes `slot` free (a new version; the oldest of recency stamps). A holder of it keeps its
+    /// bit, so no writer draws over it.
+    func free(_ slot: Int) {
         cells.cell(slot).storeRelaxed(0, toByteOffset: SharedCell.lastUseOffset)
         cells.publish(slot, .free(version: SlotCells.version(after: cells.word(slot).version)))
+    }
+
+    // MARK: The free list
+
+    /// Puts the free `slot` at the head of the free list.
+    func pushFree(_ slot: Int) {
+        let head = layout.controlOffset(.freeListHead)
+        let next = UnsafeRawPointer(base).loadRelaxed(fromByteOffset: head)
+        cells.cell(slot).storeBytes(of: UInt32(truncatingIfNeeded: next).littleEndian, toByteOffset: SharedCell.nextFreeOffset, as: UInt32.self)
+        base.storeRelaxed(UInt64(slot + 1), toByteOffset: head)
+    }
+
+    /// Takes the slot at the head of the free list. The caller checks it is still free (its word,
+    /// and the claim); a list that names a slot out of range is dropped (the slots it held are
+    /// found again by the eviction scan, which takes free slots first).
+    func popFree() -> Int? {
+        let head = layout.controlOffset(.freeListHead)
+        let first = UnsafeRawPointer(base).loadRelaxed(fromByteOffset: head)
+        guard first != 0 else { return nil }
+        guard first <= UInt64(allocatedSlots) else {
+            base.storeRelaxed(0, toByteOffset: head)
+            return nil
+        }
+        let slot = Int(first - 1)
+        let cell = cells.cell(slot)
+        let next = UInt64(UInt32(littleEndian: cell.loadUnaligned(fromByteOffset: SharedCell.nextFreeOffset, as: UInt32.self)))
+        cell.storeBytes(of: UInt32(0), toByteOffset: SharedCell.nextFreeOffset, as: UInt32.self)
+        base.storeRelaxed(next <= UInt64(allocatedSlots) ? next : 0, toByteOffset: head)
+        return slot
     }
 
     // MARK: Growing
@@ -144,37 +223,33 @@ final class SharedTableState: @unchecked Sendable {
     /// the index must then be rebuilt, the inactive index region — so that no later write
     /// through the mapping can fault on a full disk. Called outside the table's state lock.
     func prepareGrowth(toChunks chunks: Int) throws {
-        let layout = file.layout
         let start = layout.cellChunkOffset(allocatedChunks)
         try file.descriptor.allocate(offset: start, length: (chunks - allocatedChunks) * layout.cellChunkLength, path: file.path)
-        let (region, buckets) = indexAfterGrowth(toChunks: chunks)
-        let regionStart = layout.regionOffset(region)
-        try file.descriptor.allocate(offset: regionStart, length: roundUp(buckets * SharedStateLayout.bucketLength, layout.pageSize), path: file.path)
-    }
-
-    /// The region and bucket count a rebuild for `chunks` chunks writes.
-    private func indexAfterGrowth(toChunks chunks: Int) -> (region: Int, buckets: Int) {
-        let layout = file.layout
-        let active = SharedIndexWriter.active(file.mapping.base, layout: layout)
+        let active = SharedIndexWriter.active(base, layout: layout)
         let log2 = min(IndexDescriptor.bucketsLog2(forSlots: max(layout.slotCount(chunks: chunks), 1)), layout.maximumBucketsLog2)
-        return (active.map { 1 - $0.region } ?? 0, 1 << log2)
+        let regionStart = layout.regionOffset(active.map { 1 - $0.region } ?? 0)
+        try file.descriptor.allocate(offset: regionStart, length: roundUp((1 << log2) * SharedStateLayout.bucketLength, layout.pageSize), path: file.path)
     }
 
     /// Gives the cells of the table's new chunks (prepared by ``prepareGrowth(toChunks:)``) to
-    /// every process, their slots free, and rebuilds the index when it has become too small.
+    /// every process, their slots free (on the free list, lowest first), and rebuilds the index
+    /// when it has become too small.
     func grew(toChunks chunks: Int, entries: () -> [(entity: TableKey, slot: Int)]) {
+        let first = allocatedSlots
         allocatedChunks = chunks
-        allocatedSlots = file.layout.slotCount(chunks: chunks)
-        file.mapping.base.storeRelease(UInt64(chunks), toByteOffset: file.layout.controlOffset(.allocatedChunks))
-        if SharedIndexWriter.needsRebuild(file.mapping.base, layout: file.layout, allocatedSlots: allocatedSlots) {
+        allocatedSlots = layout.slotCount(chunks: chunks)
+        for slot in stride(from: allocatedSlots - 1, through: first, by: -1) { pushFree(slot) }
+        base.storeRelease(UInt64(chunks), toByteOffset: layout.controlOffset(.allocatedChunks))
+        if SharedIndexWriter.needsRebuild(base, layout: layout, allocatedSlots: allocatedSlots) {
             rebuildIndex(entries())
         }
     }
 
     private func rebuildIndex(_ entries: [(entity: TableKey, slot: Int)]) {
         // The region was reserved when the table grew to its present size; the allocation here
-        // only covers a rebuild that tombstones made necessary, of the same size.
-        _ = try? SharedIndexWriter.rebuild(entries, allocatedSlots: allocatedSlots, base: file.mapping.base, layout: file.layout) { range in
+        // only covers a rebuild that tombstones made necessary, of the same size. Should it fail
+        // (a full disk), the index keeps what it has: an entity it lacks is a miss, never wrong.
+        _ = try? SharedIndexWriter.rebuild(entries, allocatedSlots: allocatedSlots, base: base, layout: layout) { range in
             try file.descriptor.allocate(offset: range.lowerBound, length: range.count, path: file.path)
         }
     }
