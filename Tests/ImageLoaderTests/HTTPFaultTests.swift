@@ -4,11 +4,10 @@ import Foundation
 import Testing
 @testable import ImageLoader
 
-/// A loader with short timeouts against a fault server, with an originals cache in `dir`.
 /// A loader against the fault server storing originals under `dir`; with `clock`, its wall clock
 /// is the test's to move.
 func faultLoader(_ dir: TemporaryDirectory, clock: LockedBox<Date>? = nil, _ configure: (inout LoaderConfiguration) -> Void = { _ in }) throws -> (OriginalsLoader, String) {
-    var c = LoaderConfiguration(connectTimeout: .seconds(20), idleTimeout: .seconds(20), totalTimeout: .seconds(60), failureBackoff: .zero)
+    var c = testLoaderConfiguration { $0.failureBackoff = .zero }
     configure(&c)
     let folder = dir.child("originals")
     var now: @Sendable () -> Date = { Date() }

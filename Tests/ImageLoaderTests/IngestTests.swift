@@ -10,7 +10,7 @@ import Testing
 @Suite struct IngestTests {
     @Test func fileURLsAreIngestedInOrderWithProgress() async throws {
         let dir = TemporaryDirectory(); defer { dir.cleanup() }
-        let loader = OriginalsLoader(originals: nil)
+        let loader = OriginalsLoader(configuration: testLoaderConfiguration(), originals: nil)
         let cache = try ImageCache(directory: dir.child("cache"), formats: webFormats)
         let urls = smallPhotos.map(testFile) + [testFile("bad/corrupt-entropy.jpg"), URL(fileURLWithPath: "/nonexistent/y.jpg"), testFile(smallPhotos[0])]
         let seen = Locked<[IngestProgress]>([])
@@ -50,7 +50,7 @@ extension NginxTests {
         let folder = try server.publish(smallPhotos); defer { server.unpublish(folder) }
         let urls = smallPhotos.map { server.url(folder + "/" + ($0 as NSString).lastPathComponent) } + [server.base.appendingPathComponent("status/404")]
         let originals = dir.child("originals")
-        let first = OriginalsLoader(configuration: LoaderConfiguration(failureBackoff: .zero), originals: try OriginalsCache(directory: originals, maximumBytes: 16 << 20))
+        let first = OriginalsLoader(configuration: testLoaderConfiguration { $0.failureBackoff = .zero }, originals: try OriginalsCache(directory: originals, maximumBytes: 16 << 20))
         let cache = try ImageCache(directory: dir.child("cache"), formats: webFormats)
         let progress = Locked<IngestProgress?>(nil)
         let results = await first.ingest(urls, into: cache, maximumInFlight: 3) { p in progress.withLockedValue { $0 = p } }
@@ -61,7 +61,7 @@ extension NginxTests {
         cache.close()
         try await first.shutdown()
         // A second run over the same list, into a new cache, downloads nothing.
-        let second = OriginalsLoader(originals: try OriginalsCache(directory: originals, maximumBytes: 16 << 20))
+        let second = OriginalsLoader(configuration: testLoaderConfiguration(), originals: try OriginalsCache(directory: originals, maximumBytes: 16 << 20))
         let other = try ImageCache(directory: dir.child("cache2"), formats: webFormats)
         let again = await second.ingest(Array(urls.prefix(4)), into: other)
         #expect(again.allSatisfy { (try? $0.get().origin) == .originalsCache }, "\(again.map { r in (try? r.get().origin.rawValue) ?? "\(r)" })")

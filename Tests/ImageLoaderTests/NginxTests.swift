@@ -34,7 +34,7 @@ func fileSize(_ relative: String) -> Int {
         let folder = try server.publish(smallPhotos); defer { server.unpublish(folder) }
         let photos = smallPhotos.map { WebPhoto(entityID: $0, url: server.url(folder + "/" + ($0 as NSString).lastPathComponent)) }
         let originals = dir.child("originals")
-        let loader = OriginalsLoader(originals: try OriginalsCache(directory: originals, maximumBytes: 16 << 20))
+        let loader = OriginalsLoader(configuration: testLoaderConfiguration(), originals: try OriginalsCache(directory: originals, maximumBytes: 16 << 20))
         let cache = try ImageCache(directory: dir.child("cache"), formats: webFormats, provider: loader)
         for p in photos { #expect(try await cache.image(for: p, format: "thumb").width == 80) }
         for p in photos { #expect(cache.containsImage(for: p, format: "medium"), "the family is drawn from the one download") }
@@ -43,7 +43,7 @@ func fileSize(_ relative: String) -> Int {
         cache.close()
         try await loader.shutdown()
         // Another cache, another loader, the same originals: no network.
-        let second = OriginalsLoader(originals: try OriginalsCache(directory: originals, maximumBytes: 16 << 20))
+        let second = OriginalsLoader(configuration: testLoaderConfiguration(), originals: try OriginalsCache(directory: originals, maximumBytes: 16 << 20))
         let other = try ImageCache(directory: dir.child("cache2"), formats: webFormats, provider: second)
         for p in photos { #expect(try await other.image(for: p, format: "medium").width == 100) }
         #expect(second.statistics.bytesDownloaded == 0 && second.statistics.downloads == 0)
@@ -69,7 +69,7 @@ func fileSize(_ relative: String) -> Int {
         defer { link.stop() }
         let linked = URL(string: "http://127.0.0.1:\(link.port)/")!
         let photos = (0..<12).map { WebPhoto(entityID: "p\($0)", url: linked.appendingPathComponent("\(folder)/\($0).jpg")) }
-        let loader = OriginalsLoader(originals: try OriginalsCache(directory: dir.child("originals"), maximumBytes: 16 << 20))
+        let loader = OriginalsLoader(configuration: testLoaderConfiguration(), originals: try OriginalsCache(directory: dir.child("originals"), maximumBytes: 16 << 20))
         let cache = try ImageCache(directory: dir.child("cache"), formats: webFormats, provider: loader)
         // Queued prefetches, then at once the images on screen: one of them a queued prefetch
         // (promoted), two nobody asked for yet, and a duplicate. The link stalls until the three
@@ -105,7 +105,7 @@ func fileSize(_ relative: String) -> Int {
     @Test func nginxsLimitRateSlowsALargeBodyWithoutTrippingTheIdleTimeout() async throws {
         let dir = TemporaryDirectory(); defer { dir.cleanup() }
         let folder = try server.publish(["photos/hubble.jpg"]); defer { server.unpublish(folder) }
-        let loader = OriginalsLoader(configuration: LoaderConfiguration(idleTimeout: .seconds(15)), originals: nil)
+        let loader = OriginalsLoader(configuration: testLoaderConfiguration(), originals: nil)
         let start = ContinuousClock.now
         let bytes = try await loader.data(for: server.url(folder + "/hubble.jpg", location: "slow"))
         // 528 KB at 256 KB/s, the first second's worth at once: one to two seconds on an idle machine.
@@ -120,7 +120,7 @@ func fileSize(_ relative: String) -> Int {
         let folder = try server.publish(["photos/coffee.jpg"]); defer { server.unpublish(folder) }
         // The loader's wall clock, moved by the test: the second of max-age passes when it says so.
         let clock = LockedBox(Date())
-        let loader = OriginalsLoader(originals: try OriginalsCache(directory: dir.child("originals"), maximumBytes: 16 << 20),
+        let loader = OriginalsLoader(configuration: testLoaderConfiguration(), originals: try OriginalsCache(directory: dir.child("originals"), maximumBytes: 16 << 20),
                                      now: { clock.withLockedValue { $0 } })
         let url = server.url(folder + "/coffee.jpg", location: "maxage1")
         let bytes = try await loader.data(for: url)
@@ -137,7 +137,7 @@ func fileSize(_ relative: String) -> Int {
         let dir = TemporaryDirectory(); defer { dir.cleanup() }
         let folder = try server.publish(["photos/chelsea.jpg"]); defer { server.unpublish(folder) }
         let originals = dir.child("originals")
-        let loader = OriginalsLoader(configuration: LoaderConfiguration(failureBackoff: .zero), originals: try OriginalsCache(directory: originals, maximumBytes: 16 << 20))
+        let loader = OriginalsLoader(configuration: testLoaderConfiguration { $0.failureBackoff = .zero }, originals: try OriginalsCache(directory: originals, maximumBytes: 16 << 20))
         let missing = server.base.appendingPathComponent("status/404")
         let e = await loaderError { _ = try await loader.data(for: missing) }
         #expect(e?.code == .httpStatus && e?.message.contains("404") == true && e?.path == missing.absoluteString)

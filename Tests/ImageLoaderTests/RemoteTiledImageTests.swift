@@ -31,7 +31,7 @@ struct RemoteTiledImageTests {
         let url = server.url(published + "/image.dzi")
         let files = (server.root as NSString).appendingPathComponent(published) + "/image_files"
 
-        let loader = OriginalsLoader(originals: nil)
+        let loader = OriginalsLoader(configuration: testLoaderConfiguration(), originals: nil)
         let image = try await RemoteTiledImage.open(url, loader: loader, directory: dir.child("tiles"))
         #expect(image.descriptor.width == 1000 && image.descriptor.height == 601 && image.overlap == 1)
         var fetched: [(Int, Int, Int)] = []
@@ -57,7 +57,7 @@ struct RemoteTiledImageTests {
         image.close()
 
         // A new process would open a new cache on the same folder: every tile is there at once.
-        let again = OriginalsLoader(originals: nil)
+        let again = OriginalsLoader(configuration: testLoaderConfiguration(), originals: nil)
         let reopened = try await RemoteTiledImage.open(url, loader: again, directory: dir.child("tiles"))
         for (level, column, row) in fetched {
             #expect(reopened.cachedTile(level: level, column: column, row: row) != nil, "level \(level) tile (\(column), \(row))")
@@ -79,7 +79,7 @@ struct RemoteTiledImageTests {
         let id = server.url(published).absoluteString
         try ExternalTools.run("/usr/bin/vips", ["dzsave", source, folder + "/iiif", "--layout", "iiif3", "--overlap", "0", "--tile-size", "256", "--id", id])
         let dir = TemporaryDirectory(); defer { dir.cleanup() }
-        let image = try await RemoteTiledImage.open(server.url(published + "/iiif/info.json"), loader: OriginalsLoader(originals: nil), directory: dir.child("tiles"))
+        let image = try await RemoteTiledImage.open(server.url(published + "/iiif/info.json"), loader: OriginalsLoader(configuration: testLoaderConfiguration(), originals: nil), directory: dir.child("tiles"))
         let grid = image.descriptor.levels[0]
         for row in 0..<grid.rows {
             for column in 0..<grid.columns {
@@ -98,7 +98,7 @@ struct RemoteTiledImageTests {
         let published = try Self.publishTree(["--overlap", "0", "--suffix", ".jpg"], name: "image", server: server)
         defer { server.unpublish(published) }
         let dir = TemporaryDirectory(); defer { dir.cleanup() }
-        let image = try await RemoteTiledImage.open(server.url(published + "/image.dzi"), loader: OriginalsLoader(originals: nil), directory: dir.child("tiles"))
+        let image = try await RemoteTiledImage.open(server.url(published + "/image.dzi"), loader: OriginalsLoader(configuration: testLoaderConfiguration(), originals: nil), directory: dir.child("tiles"))
         await #expect(throws: ImageCacheError.self) { try await image.tile(level: 0, column: 99, row: 0) }
         try FileManager.default.removeItem(atPath: (server.root as NSString).appendingPathComponent(published) + "/image_files")
         await #expect(throws: ImageCacheError.self) { try await image.tile(level: 0, column: 0, row: 0) }

@@ -85,3 +85,14 @@ func filesIn(_ folder: String) -> [String] {
 func entryFiles(_ folder: String) -> [String] {
     filesIn(folder).filter { $0.count == 64 }
 }
+
+/// What the tests' loaders use unless a test is about a timeout (those set theirs): the defaults,
+/// with connect and idle limits no busy test machine reaches. Under a sanitizer, with the fuzzers
+/// and stress tests on both cores, the task that reads a body (on the shared cooperative pool)
+/// can wait many seconds to run; AsyncHTTPClient stops reading the socket meanwhile, and its idle
+/// timer, which only a read resets, would then say the server sent nothing.
+func testLoaderConfiguration(_ configure: (inout LoaderConfiguration) -> Void = { _ in }) -> LoaderConfiguration {
+    var c = LoaderConfiguration(connectTimeout: .seconds(120), idleTimeout: .seconds(120), totalTimeout: .seconds(600))
+    configure(&c)
+    return c
+}
