@@ -15,12 +15,14 @@ import Logging
 /// let image = try await cache.image(for: photo, format: "thumb")                  // fetch if needed
 /// ```
 ///
-/// Each format has one file, `DIRECTORY/NAMESPACE/NAME.fictable`. The namespace folder is the
+/// Each format has one file, `DIRECTORY/NAMESPACE/NAME.fictable`, and beside it the state processes
+/// that share it coordinate through, `NAME.fictable-shared`. The namespace folder is the
 /// cache's own: it is created private to the user (0700, files 0600), never through a symbolic
 /// link, and locked while the cache is open, so a second process (or cache object) on the same
 /// namespace fails with `.inUse` before touching anything. The only files the cache ever
-/// removes are its own tables of formats no longer configured: files with its extension and a
-/// valid table header, never folders, links or other files.
+/// removes are its own tables of formats no longer configured (files with its extension and a
+/// valid table header) and their side files (with the side file's signature), never folders,
+/// links or other files.
 public final class ImageCache: Sendable {
     /// The directory that holds the namespaces.
     public let directory: String

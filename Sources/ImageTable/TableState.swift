@@ -11,6 +11,8 @@ struct TableState {
     /// What this process last found of an entity, valid for as long as its slot's word is `word`.
     struct Hint {
         var slot: Int
+        /// Where the slot's cell is in the shared state (``SlotCells/cellOffset(_:)``).
+        var cell: Int
         var word: SlotWord
         var source: TableKey
         var pixelChecksum: UInt64
@@ -56,7 +58,20 @@ struct TableState {
     /// The open file; nil once closed.
     var file: TableFileHandle?
     /// The state every process that has the table open shares; nil once closed.
-    var shared: SharedTableState?
+    var shared: SharedTableState? {
+        didSet {
+            cells = shared?.cells
+            holder = shared?.holder ?? 0
+            recencySlack = SharedRecency.slack(forAllocatedSlots: allocatedSlots)
+        }
+    }
+    /// The shared state's cells and this process's holder index there, kept beside it so that a
+    /// lookup reaches them without retaining the shared state (a lookup's cost is counted in
+    /// nanoseconds); valid while ``shared`` is set, which keeps them mapped.
+    private var cells: SlotCells?
+    private var holder = 0
+    /// How far a slot's recency stamp may lag before a use writes it again (``SharedRecency``).
+    private var recencySlack: UInt64 = 0
     /// Bumped by every close and reset: images of older generations no longer belong to the index.
     var generation: UInt64 = 0
     /// Set while closing or resetting: no lookups, no new writes.
@@ -104,8 +119,38 @@ struct TableState {
 
     @inline(__always)
     func record(_ slot: Int) -> UnsafeMutableRawPointer {
+        Self.record(slot, in: chunks, layout)
+    }
+
+    @inline(__always)
+    static func record(_ slot: Int, in chunks: [TableChunk], _ layout: TableLayout) -> UnsafeMutableRawPointer {
         chunks[slot / layout.slotsPerChunk].base + layout.recordOffsetInChunk(slot: slot)
     }
+
+    /// The records of the mapped slots, for a closure the shared state calls: a copy of this
+    /// value there would share its arrays and dictionary, and the next change to them here would
+    /// copy them whole.
+    struct Records {
+        let chunks: [TableChunk]
+        let layout: TableLayout
+        let shared: SharedTableState?
+
+        @inline(__always)
+        func address(_ slot: Int) -> UnsafeMutableRawPointer {
+            TableState.record(slot, in: chunks, layout)
+        }
+
+        /// Every committed entity and its slot, read from the records (for a rebuild of the index).
+        func committedEntities() -> [(entity: TableKey, slot: Int)] {
+            guard let shared else { return [] }
+            let slots = min(chunks.count * layout.slotsPerChunk, layout.maximumCount)
+            return (0..<slots).compactMap { slot in
+                shared.cells.committedRecord(slot, at: address(slot)).map { ($0.record.entity, slot) }
+            }
+        }
+    }
+
+    var records: Records { Records(chunks: chunks, layout: layout, shared: shared) }
 
     @inline(__always)
     func chunk(of slot: Int) -> TableChunk {
@@ -121,9 +166,10 @@ struct TableState {
         pins += repeatElement(0, count: slots)
         orphaned += repeatElement(false, count: slots)
         mustCheck += repeatElement(false, count: slots)
+        recencySlack = SharedRecency.slack(forAllocatedSlots: allocatedSlots)
         if !loading {
-            let s = self
-            shared?.grew(toChunks: chunks.count) { s.committedEntities() }
+            let records = records
+            shared?.grew(toChunks: chunks.count) { records.committedEntities() }
         }
     }
 
@@ -137,14 +183,15 @@ struct TableState {
     /// What this process knows of `entity` now: its hint when the slot's word still matches,
     /// otherwise what the shared index and the slot's record say (then hinted).
     private mutating func find(_ entity: TableKey) -> Hint? {
-        guard let shared else { return nil }
+        guard let cells else { return nil }
         if let hint = hints[entity] {
-            if shared.cells.word(hint.slot) == hint.word { return hint }
+            if cells.word(atCell: hint.cell) == hint.word { return hint }
             hints[entity] = nil
         }
-        let s = self
-        guard let (slot, word, r) = shared.find(entity, among: allocatedSlots, record: { UnsafeRawPointer(s.record($0)) }) else { return nil }
-        let hint = Hint(slot: slot, word: word, source: r.source, pixelChecksum: r.pixelChecksum,
+        guard let shared else { return nil }
+        let records = records
+        guard let (slot, word, r) = shared.find(entity, among: allocatedSlots, record: { UnsafeRawPointer(records.address($0)) }) else { return nil }
+        let hint = Hint(slot: slot, cell: cells.cellOffset(slot), word: word, source: r.source, pixelChecksum: r.pixelChecksum,
                         verified: r.flags & IndexRecord.needsVerification == 0 && !mustCheck[slot])
         if hints.count >= hintLimit { hints.removeAll(keepingCapacity: true) }
         hints[entity] = hint
@@ -152,7 +199,7 @@ struct TableState {
     }
 
     mutating func lookup(_ entity: TableKey, source: TableKey?) -> LookupResult {
-        guard !isQuiescing, let hint = find(entity), source == nil || hint.source == source, pin(hint.slot, expecting: hint.word) else {
+        guard !isQuiescing, let hint = find(entity), source == nil || hint.source == source, pin(hint.slot, cell: hint.cell, expecting: hint.word) else {
             misses += 1
             return .miss
         }
@@ -160,7 +207,7 @@ struct TableState {
         if !hint.verified {
             return .needsVerification(slot, pixels(slot), chunk(of: slot), expected: hint.pixelChecksum, source: hint.source, generation: generation)
         }
-        touch(slot)
+        touch(cell: hint.cell)
         hits += 1
         return .hit(slot, pixels(slot), chunk(of: slot), source: hint.source, generation: generation)
     }
@@ -217,16 +264,20 @@ struct TableState {
     }
 
     private func touch(_ slot: Int) {
-        shared?.touch(slot)
+        if let cells { touch(cell: cells.cellOffset(slot)) }
+    }
+
+    private func touch(cell: Int) {
+        if let cells { SharedRecency.touch(cellAt: cell, in: cells, slack: recencySlack) }
     }
 
     // MARK: Pins
 
     /// Pins `slot` for this process: its first pin sets the process's hold bit, which holds only
     /// while the slot's word is still `word`. Returns false (nothing pinned) when it is not.
-    mutating func pin(_ slot: Int, expecting word: SlotWord) -> Bool {
+    mutating func pin(_ slot: Int, cell: Int, expecting word: SlotWord) -> Bool {
         if pins[slot] == 0 {
-            guard shared?.hold(slot, expecting: word) == true else { return false }
+            guard cells?.hold(atCell: cell, holder: holder, expecting: word) == true else { return false }
             heldSlots += 1
         }
         pins[slot] += 1
@@ -239,7 +290,7 @@ struct TableState {
         pins[slot] -= 1
         guard pins[slot] == 0 else { return }
         heldSlots -= 1
-        shared?.release(slot)
+        if let cells { cells.release(atCell: cells.cellOffset(slot), holder: holder) }
         if orphaned[slot] {
             orphaned[slot] = false
             if isWritable { shared?.pushFree(slot) }
@@ -290,7 +341,7 @@ struct TableState {
     /// The reservation of `slot`, claimed in the shared state first; nil when another holder
     /// holds it there.
     private mutating func reserved(_ slot: Int) -> Reservation? {
-        guard let shared, let word = shared.claim(slot), pin(slot, expecting: word) else { return nil }
+        guard let shared, let word = shared.claim(slot), pin(slot, cell: shared.cells.cellOffset(slot), expecting: word) else { return nil }
         if isWritable { IndexRecord.clear(at: record(slot)) }
         mustCheck[slot] = false
         writersInFlight += 1
@@ -315,9 +366,9 @@ struct TableState {
         let sequence = shared.nextSequence
         let r = IndexRecord(entity: entity, source: source, pixelChecksum: pixelChecksum, sequence: sequence, label: label)
         r.write(to: record(slot), slot: slot)
-        let s = self
-        let word = shared.commit(slot, entity: entity, sequence: sequence) { s.committedEntities() }
-        hints[entity] = Hint(slot: slot, word: word, source: source, pixelChecksum: pixelChecksum, verified: true)
+        let records = records
+        let word = shared.commit(slot, entity: entity, sequence: sequence) { records.committedEntities() }
+        hints[entity] = Hint(slot: slot, cell: shared.cells.cellOffset(slot), word: word, source: source, pixelChecksum: pixelChecksum, verified: true)
         touch(slot)
         inserts += 1
         // The pixels, the in-flight record written before them, and the final record.
@@ -357,14 +408,6 @@ struct TableState {
             orphaned[slot] = true
         } else if isWritable {
             shared.pushFree(slot)
-        }
-    }
-
-    /// Every committed entity and its slot, read from the records (for a rebuild of the index).
-    func committedEntities() -> [(entity: TableKey, slot: Int)] {
-        guard let shared else { return [] }
-        return (0..<allocatedSlots).compactMap { slot in
-            shared.cells.committedRecord(slot, at: record(slot)).map { ($0.record.entity, slot) }
         }
     }
 
@@ -415,7 +458,7 @@ struct TableState {
     /// Pins the committed entry of `entity` in `slot` (for a check of its pixels); nil when the
     /// slot holds something else now.
     mutating func pinEntry(_ entity: TableKey, in slot: Int) -> (pixels: UnsafeMutableRawPointer, checksum: UInt64, generation: UInt64)? {
-        guard !isQuiescing, let hint = find(entity), hint.slot == slot, pin(slot, expecting: hint.word) else { return nil }
+        guard !isQuiescing, let hint = find(entity), hint.slot == slot, pin(slot, cell: hint.cell, expecting: hint.word) else { return nil }
         return (pixels(slot), hint.pixelChecksum, generation)
     }
 

@@ -156,3 +156,114 @@ private struct SideFileView {
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty)
     }
 }
+
+/// Another process, as it will act on a table it shares: its own descriptors and mappings of the
+/// side file and the table, its own holder registration, and the slot protocol (``SlotCells``).
+/// The table here is the only `ImageTable`; what "the other process" does goes through nothing
+/// of it.
+private final class OtherProcess {
+    let side: MappedRegion
+    let table: MappedRegion
+    let sideFile: FileDescriptor
+    let layout: SharedStateLayout
+    let tableLayout: TableLayout
+    let holder: Int
+    let pixelByteCount: Int
+    var cells: SlotCells { SlotCells(base: side.base, layout: layout) }
+
+    init(directory path: String, configuration c: TableConfiguration) throws {
+        pixelByteCount = c.pixelByteCount
+        let directory = try Directory.open(path, create: false)
+        sideFile = try directory.openFile("t.fictable-shared", writable: true)
+        let tableFile = try directory.openFile("t.fictable", writable: true)
+        defer { tableFile.closeQuietly() }
+        tableLayout = TableLayout(configuration: c)
+        layout = try SharedStateLayout(table: tableLayout)
+        side = try MappedRegion(descriptor: sideFile, offset: 0, length: layout.maximumLength, writable: true, path: nil)
+        table = try MappedRegion(descriptor: tableFile, offset: 0, length: tableLayout.chunkOffset(0) + tableLayout.chunkByteCount(0), writable: true, path: nil)
+        holder = try HolderTable.register(sideFile, entries: side.base + layout.holderTableOffset, path: nil)
+    }
+
+    deinit { sideFile.closeQuietly() }
+
+    /// Stores `entity` with the pattern of `seed` in a free slot nobody holds, as a writer does:
+    /// claim, pixels, record, committed word, index. Returns the slot.
+    func store(_ entity: String, seed: UInt64) throws -> Int {
+        let slot = try #require((0..<layout.slotCount(chunks: 1)).first { cells.word($0).state == .free && cells.holders(of: $0).isEmpty })
+        let claimed = try #require(cells.claim(slot, owner: holder) { _ in true })
+        let pixels = table.base + tableLayout.slotOffset(slot: slot)
+        fillPattern(pixels, count: pixelByteCount, seed: seed)
+        let checksum = XXH64.hash(pixels, count: pixelByteCount)
+        IndexRecord(entity: key(entity), source: key("v1"), pixelChecksum: checksum, sequence: 1000, label: entity)
+            .write(to: table.base + tableLayout.recordOffset(slot: slot), slot: slot)
+        cells.publish(slot, .committed(version: SlotCells.version(after: claimed.version)))
+        #expect(SharedIndexWriter.insert(key(entity), slot: slot, base: side.base, layout: layout))
+        return slot
+    }
+
+    /// Removes `entity` from `slot`, as a writer does: out of the index, then the word free.
+    func remove(_ entity: String, slot: Int) {
+        #expect(SharedIndexWriter.remove(key(entity), slot: slot, base: side.base, layout: layout))
+        cells.publish(slot, .free(version: SlotCells.version(after: cells.word(slot).version)))
+    }
+
+    /// The slot `entity` is in, through the index and the slot's record.
+    func slot(of entity: String) -> Int? {
+        SharedIndex.lookup(key(entity), in: UnsafeRawBufferPointer(start: side.base, count: side.length), layout: layout, allocatedSlots: layout.slotCount(chunks: 1)) { slot in
+            cells.committedRecord(slot, at: UnsafeRawPointer(table.base) + tableLayout.recordOffset(slot: slot))?.record.entity == key(entity)
+        }
+    }
+
+    /// Dies, as far as the table can tell: its holder entry and lock byte go, its hold bits stay.
+    func die() throws {
+        try HolderTable.unregister(holder, sideFile, entries: side.base + layout.holderTableOffset, path: nil)
+    }
+}
+
+/// What a table does with what another process changes in its shared state: no reopen, no polling.
+@Suite final class SharedStateTableTests {
+    let dir = TemporaryDirectory("shared-table")
+    deinit { dir.cleanup() }
+
+    @Test func anEntryAnotherProcessStoresIsAHitOnTheNextLookupAndItsRemovalAMiss() throws {
+        let c = config(max: 8, chunkBytes: 1 << 20)
+        let table = try ImageTable(path: dir.file("t.fictable"), configuration: c)
+        _ = try put(table, "a", seed: 1)
+        #expect(table.image(for: key("b")) == nil)
+        let other = try OtherProcess(directory: dir.path, configuration: c)
+        let slot = try other.store("b", seed: 2)
+        let image = try #require(table.image(for: key("b")), "stored by the other process, found here at once")
+        #expect(hasPattern(image, seed: 2))
+        #expect(table.contains(key("b")))
+        // Removed there while held here: a miss here from then on, and the held image unchanged.
+        other.remove("b", slot: slot)
+        #expect(table.image(for: key("b")) == nil)
+        #expect(!table.contains(key("b")))
+        #expect(hasPattern(image, seed: 2))
+        #expect(try #require(table.image(for: key("a"))).withUnsafeBytes { _ in true })
+    }
+
+    @Test func aSlotAnotherLiveProcessHoldsIsNeverEvictedAndADeadOnesHoldIsReleased() throws {
+        let c = config(max: 2, chunkBytes: 1 << 20)
+        let table = try ImageTable(path: dir.file("t.fictable"), configuration: c)
+        _ = try put(table, "a", seed: 1)
+        _ = try put(table, "b", seed: 2)
+        let other = try OtherProcess(directory: dir.path, configuration: c)
+        let slotA = try #require(other.slot(of: "a"))
+        #expect(other.cells.hold(slotA, holder: other.holder, expecting: other.cells.word(slotA)))
+        // a is the least recently used, but held over there: b goes instead.
+        _ = try put(table, "c", seed: 3)
+        #expect(table.image(for: key("a")) != nil)
+        #expect(table.image(for: key("b")) == nil)
+        #expect(table.statistics.evictions == 1)
+        // Only held images left (a there, c here): the table is full.
+        let c3 = try #require(table.image(for: key("c")))
+        #expect(throws: ImageCacheError.self) { try put(table, "d", seed: 4) }
+        // The other process dies holding a: its hold no longer counts.
+        try other.die()
+        _ = try put(table, "d", seed: 4)
+        #expect(table.image(for: key("a")) == nil, "a, held only by a dead process, was evicted")
+        #expect(hasPattern(c3, seed: 3))
+        #expect(other.cells.holders(of: slotA).isEmpty, "the dead holder's bit was cleared")
+    }
+}

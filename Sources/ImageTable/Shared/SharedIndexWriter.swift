@@ -11,7 +11,9 @@ import FICCore
 ///   one release store: a reader still probing the old region finds what it held, and checks any
 ///   slot it finds against the slot's word and record anyway.
 ///
-/// The index stays at most half full (entries and tombstones together), so probe runs stay short.
+/// The index has at least two buckets per slot, so entries alone fill at most half of it; with
+/// tombstones it stays at most five eighths full, so probe runs stay short, and a table at its
+/// maximum that evicts as it stores rebuilds only after an eighth of its buckets became tombstones.
 enum SharedIndexWriter {
     /// The active index of the side file at `base`, or nil when its descriptor does not fit the
     /// layout (garbage: the caller rebuilds).
@@ -35,11 +37,12 @@ enum SharedIndexWriter {
     }
 
     /// Whether the index must be rebuilt before it takes another entry: its descriptor is
-    /// garbage, it would be more than half full, or it has fewer than two buckets per allocated slot.
+    /// garbage, it would be more than five eighths full (entries and tombstones), or it has fewer
+    /// than two buckets per allocated slot.
     static func needsRebuild(_ base: UnsafeMutableRawPointer, layout: SharedStateLayout, allocatedSlots: Int) -> Bool {
         guard let descriptor = active(base, layout: layout) else { return true }
         let (entries, tombstones) = counts(base, layout: layout)
-        return 2 * (entries + tombstones + 1) > descriptor.buckets || 2 * allocatedSlots > descriptor.buckets
+        return 8 * (entries + tombstones + 1) > 5 * descriptor.buckets || 2 * allocatedSlots > descriptor.buckets
     }
 
     /// Puts `entity → slot` in the first empty or tombstone bucket within

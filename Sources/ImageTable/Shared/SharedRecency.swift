@@ -43,8 +43,14 @@ package enum SharedRecency {
     /// - Returns: whether the clock ticked (each tick is one stamp given out).
     @discardableResult
     package static func touch(_ slot: Int, in cells: SlotCells, slack: UInt64) -> Bool {
+        touch(cellAt: cells.cellOffset(slot), in: cells, slack: slack)
+    }
+
+    /// ``touch(_:in:slack:)`` of the slot whose cell is at `offset` (``SlotCells/cellOffset(_:)``).
+    @discardableResult
+    package static func touch(cellAt offset: Int, in cells: SlotCells, slack: UInt64) -> Bool {
         let clockOffset = cells.layout.controlOffset(.clock)
-        let cell = cells.cell(slot)
+        let cell = cells.base + offset
         let now = UnsafeRawPointer(cells.base).loadRelaxed(fromByteOffset: clockOffset)
         var stamp = UnsafeRawPointer(cell).loadRelaxed(fromByteOffset: SharedCell.lastUseOffset)
         // Compared by subtraction, so that no stamp or clock in the file can overflow the sum.

@@ -116,22 +116,6 @@ final class SharedTableState: @unchecked Sendable {
 
     // MARK: Holding and recency
 
-    /// Sets this process's hold bit on `slot` (its first holder in this process), whose word was
-    /// found to be `word`. False when the word changed meanwhile: the caller has a miss.
-    func hold(_ slot: Int, expecting word: SlotWord) -> Bool {
-        cells.hold(slot, holder: holder, expecting: word)
-    }
-
-    /// Clears this process's hold bit on `slot` (its last holder in this process let go).
-    func release(_ slot: Int) {
-        cells.release(slot, holder: holder)
-    }
-
-    /// Marks `slot` used now, for every process's eviction.
-    func touch(_ slot: Int) {
-        _ = SharedRecency.touch(slot, in: cells, slack: SharedRecency.slack(forAllocatedSlots: allocatedSlots))
-    }
-
     /// `slot`'s recency stamp.
     func stamp(_ slot: Int) -> UInt64 { SharedRecency.stamp(of: slot, in: cells) }
 

@@ -18,7 +18,10 @@ import FICCore
 ///
 /// The cells' memory is the caller's (a shared mapping of the side file it keeps alive); slots
 /// are checked against the layout by the caller before they get here.
-package struct SlotCells {
+///
+/// `@unchecked Sendable`: every access is an atomic operation on memory that other processes
+/// change concurrently anyway; threads of one process are no different.
+package struct SlotCells: @unchecked Sendable {
     /// The side file's first byte.
     let base: UnsafeMutableRawPointer
     let layout: SharedStateLayout
@@ -40,26 +43,49 @@ package struct SlotCells {
         return (SharedCell.holdMaskOffset + 8 * (holder / 64), 1 << UInt64(holder % 64))
     }
 
+    /// Where `slot`'s cell is, from the side file's start: for a caller that keeps it, so that
+    /// the hot path (a lookup, its hold and its release) skips the layout's arithmetic.
+    @inline(__always)
+    package func cellOffset(_ slot: Int) -> Int { layout.cellOffset(slot: slot) }
+
     /// `slot`'s word (acquire: a committed word's record and pixels are visible once it is).
     package func word(_ slot: Int) -> SlotWord {
-        SlotWord(rawValue: UnsafeRawPointer(cell(slot)).loadAcquire(fromByteOffset: SharedCell.wordOffset))
+        word(atCell: cellOffset(slot))
+    }
+
+    /// The word of the cell at `offset` (``cellOffset(_:)``).
+    @inline(__always)
+    package func word(atCell offset: Int) -> SlotWord {
+        SlotWord(rawValue: UnsafeRawPointer(base).loadAcquire(fromByteOffset: offset + SharedCell.wordOffset))
     }
 
     /// A reader's hold on `slot`, whose word it found to be `expected`: sets `holder`'s bit, then
     /// reads the word again. Returns true when it is still `expected` (the slot is held until
     /// ``release(_:holder:)``); otherwise the bit is cleared again and the caller has a miss.
     package func hold(_ slot: Int, holder: Int, expecting expected: SlotWord) -> Bool {
-        let c = cell(slot), (offset, bit) = Self.maskBit(holder)
-        c.fetchOr(bit, atByteOffset: offset)
+        hold(atCell: cellOffset(slot), holder: holder, expecting: expected)
+    }
+
+    /// ``hold(_:holder:expecting:)`` of the slot whose cell is at `offset`.
+    @inline(__always)
+    package func hold(atCell offset: Int, holder: Int, expecting expected: SlotWord) -> Bool {
+        let c = base + offset, (mask, bit) = Self.maskBit(holder)
+        c.fetchOr(bit, atByteOffset: mask)
         if UnsafeRawPointer(c).loadSequentiallyConsistent(fromByteOffset: SharedCell.wordOffset) == expected.rawValue { return true }
-        c.fetchAnd(~bit, atByteOffset: offset)
+        c.fetchAnd(~bit, atByteOffset: mask)
         return false
     }
 
     /// Lets go of `holder`'s hold on `slot`.
     package func release(_ slot: Int, holder: Int) {
-        let (offset, bit) = Self.maskBit(holder)
-        cell(slot).fetchAnd(~bit, atByteOffset: offset)
+        release(atCell: cellOffset(slot), holder: holder)
+    }
+
+    /// ``release(_:holder:)`` of the slot whose cell is at `offset`.
+    @inline(__always)
+    package func release(atCell offset: Int, holder: Int) {
+        let (mask, bit) = Self.maskBit(holder)
+        (base + offset).fetchAnd(~bit, atByteOffset: mask)
     }
 
     /// Whether `holder`'s bit is set on `slot`.
