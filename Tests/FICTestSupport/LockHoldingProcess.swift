@@ -35,7 +35,7 @@ public final class LockHoldingProcess {
         let holder = LockHoldingProcess(pid: try ExternalTools.spawn("/usr/bin/python3", ["-c", script, file, String(byte)],
                                                                      standardOutput: said + ".out", standardError: said + ".err"))
         try await waitUntil("the other process holds its lock on byte \(byte)") {
-            (try? String(contentsOfFile: said + ".out", encoding: .utf8)) == "locked\n"
+            currentText(ofFile: said + ".out") == "locked\n"
         }
         return holder
     }

@@ -70,7 +70,8 @@ func fileSize(_ relative: String) -> Int {
         let linked = URL(string: "http://127.0.0.1:\(link.port)/")!
         let photos = (0..<12).map { WebPhoto(entityID: "p\($0)", url: linked.appendingPathComponent("\(folder)/\($0).jpg")) }
         let loader = OriginalsLoader(configuration: testLoaderConfiguration(), originals: try OriginalsCache(directory: dir.child("originals"), maximumBytes: 16 << 20))
-        let cache = try ImageCache(directory: dir.child("cache"), formats: webFormats, provider: loader)
+        let fetches = FetchOrder(loader)
+        let cache = try ImageCache(directory: dir.child("cache"), formats: webFormats, provider: fetches)
         // Queued prefetches, then at once the images on screen: one of them a queued prefetch
         // (promoted), two nobody asked for yet, and a duplicate. The link stalls until the three
         // visible jobs are on the fast lane, so that however slowly this process runs, no
@@ -87,10 +88,16 @@ func fileSize(_ relative: String) -> Int {
             link.resume()
             try await group.waitForAll()
         }
-        // The first prefetch may have been running already; the others waited.
-        let prefetchedMeanwhile = (1..<9).filter { cache.containsImage(for: photos[$0], format: "thumb") }.count
-        #expect(prefetchedMeanwhile <= 1, "prefetches wait while visible images load (\(prefetchedMeanwhile) done meanwhile)")
         try await waitUntil("the prefetches finish") { cache.requestStatistics.isIdle }
+        // The first prefetch may have been running already; every other one started fetching only
+        // once the visible images were fetched (decoding them may overlap the prefetches, which
+        // is the lanes' policy: the network goes to what is on screen first).
+        let events = fetches.events.withLockedValue { $0 }
+        let lastVisible = try #require(events.lastIndex { !$0.started && ["9.jpg", "10.jpg", "11.jpg"].contains($0.file) })
+        for p in 1..<9 {
+            let start = try #require(events.firstIndex { $0.started && $0.file == "\(p).jpg" })
+            #expect(start > lastVisible, "prefetch \(p) started fetching before the visible images were fetched: \(events)")
+        }
         for p in photos { #expect(cache.containsImage(for: p, format: "thumb")) }
         #expect(loader.statistics.downloads == 12, "one download per image, promotions and duplicates included")
         #expect(loader.statistics.bytesDownloaded == sizes)
@@ -156,5 +163,24 @@ func fileSize(_ relative: String) -> Int {
 @Test func theTestServerRunsWhenRequired() {
     if ProcessInfo.processInfo.environment["FIC_REQUIRE_TEST_SERVER"] == "1" {
         #expect(NginxServer.isRunning, "scripts/test started nginx, but the tests cannot reach it")
+    }
+}
+
+/// The loader as the cache's provider, with the order in which fetches start and end.
+final class FetchOrder: ImageSourceProvider {
+    let loader: OriginalsLoader
+    /// Each fetch's start and end, in the order they happened: the URL's file name, and whether it started.
+    let events = Locked<[(file: String, started: Bool)]>([])
+
+    init(_ loader: OriginalsLoader) { self.loader = loader }
+
+    func sourceImage(at url: URL, for entity: any ImageEntity) async throws -> SourceImage {
+        events.withLockedValue { $0.append((url.lastPathComponent, true)) }
+        defer { events.withLockedValue { $0.append((url.lastPathComponent, false)) } }
+        return try await loader.sourceImage(at: url, for: entity)
+    }
+
+    func didCancelRequest(at url: URL, for entity: any ImageEntity) {
+        loader.didCancelRequest(at: url, for: entity)
     }
 }

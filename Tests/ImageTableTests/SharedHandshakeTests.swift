@@ -30,7 +30,7 @@ import Testing
             self.output = output
         }
 
-        var said: String { (try? String(contentsOfFile: output, encoding: .utf8)) ?? "" }
+        var said: String { currentText(ofFile: output) ?? "" }
 
         /// Waits for its exit; returns the wait status.
         func wait() async throws -> Int32 {
@@ -118,7 +118,7 @@ import Testing
         let after = try start("writer-after", "writer", operations: 2_000, seed: 7)
         for sharer in [writer, reader, restarted, after] {
             let status = try await sharer.wait()
-            #expect(status == 0, "\(sharer.output): wait status \(status): \((try? String(contentsOfFile: sharer.output.replacingOccurrences(of: ".out", with: ".err"), encoding: .utf8)) ?? "")")
+            #expect(status == 0, "\(sharer.output): wait status \(status): \(currentText(ofFile: sharer.output.replacingOccurrences(of: ".out", with: ".err")) ?? "")")
         }
         for sharer in [reader, restarted] {
             #expect(Self.value("torn", in: sharer.said) == 0, "\(sharer.output): \(sharer.said.suffix(300))")
