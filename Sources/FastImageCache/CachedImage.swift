@@ -4,7 +4,8 @@ import ImageTable
 
 /// An image returned by the cache: a zero-copy view of the pixels in the mapped table file, or
 /// of a frame of an animation played from a ring (``ImageCache/cachedImage(for:format:frame:)``),
-/// which lives in memory of its own.
+/// which lives in memory of its own (as does, rarely, an image the table could not take because
+/// another process was stopped in the middle of a store).
 ///
 /// Nothing is decoded or copied to return it. While you hold it, its pixels stay mapped and
 /// unchanged (eviction, replacement and reset never touch a held image's memory; a ring frame
@@ -14,7 +15,8 @@ public final class CachedImage: Sendable {
     enum Storage: Sendable {
         /// The table's image: the mapped slot, held while this object lives.
         case table(StoredImage)
-        /// A frame decoded into a ring: memory of its own, freed when the last holder lets go.
+        /// Memory of its own, freed when the last holder lets go: a frame decoded into a ring, or
+        /// an image the table could not take (another process's store held it too long).
         case ring(RingFrame)
     }
 

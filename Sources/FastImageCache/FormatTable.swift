@@ -14,6 +14,9 @@ final class FormatTable: Sendable {
     /// process is storing into this table: a record saying "being stored" that is not among
     /// them was left by a process that stopped in the middle.
     private let framesBeingStored = LockedBox<Set<[TableKey]>>([])
+    /// Images drawn into memory of their own because the table could not take them (alive now).
+    let unstoredImages = LockedBox(0)
+    private let logger: Logger
 
     /// Counters of animations over the quarter-of-a-table bound and of their rings.
     struct AnimationCounts: Sendable {
@@ -30,6 +33,7 @@ final class FormatTable: Sendable {
     init(format: ImageFormat, namespace: CacheNamespace, fileExtension: String, options: TableOpenOptions, keys: KeyMemo, logger: Logger) throws {
         self.format = format
         self.keys = keys
+        self.logger = logger
         let p = format.pixelSize
         var tableOptions = options
         tableOptions.readOnly = namespace.isReadOnly
@@ -53,10 +57,19 @@ final class FormatTable: Sendable {
         let key = AnimationKeys.frame(frame, of: entityKey)
         let label = frame == 0 ? entity.entityID : AnimationKeys.frameLabel(frame, of: entity.entityID)
         return try drawing {
-            let stored = try table.insert(entity: key, source: sourceKey, label: label) { pixels in
-                try render(entity, from: source, into: pixels.baseAddress!)
+            do {
+                let stored = try table.insert(entity: key, source: sourceKey, label: label) { pixels in
+                    try render(entity, from: source, into: pixels.baseAddress!)
+                }
+                return CachedImage(table: self, storage: stored)
+            } catch let error as ImageCacheError where error.code == .inUse {
+                // Another process stopped in the middle of a store holds the table's writer lock:
+                // the request still gets its image, drawn into memory of its own, unstored.
+                logger.notice("an image was not stored: \(error.message)", metadata: ["format": "\(format.name)"])
+                let unstored = try RingFrame(byteCount: table.configuration.pixelByteCount, alive: unstoredImages)
+                try render(entity, from: source, into: unstored.pixels.base)
+                return CachedImage(table: self, ringFrame: unstored)
             }
-            return CachedImage(table: self, storage: stored)
         }
     }
 

@@ -32,6 +32,10 @@ public final class ImageTable: Sendable {
     /// Serialises structural changes (growing, resetting, closing), which wait on the disk
     /// outside the state's lock.
     private let structure = Lock()
+    /// Serialises this process's writers; the shared state's writer lock then serialises the
+    /// processes' (it belongs to the open file, which every thread here shares).
+    private let writer = Lock()
+    private let writerTimeout: Duration
     private let logger: Logger
 
     /// Opens (or creates, with any missing folders) the table at `path`.
@@ -63,6 +67,7 @@ public final class ImageTable: Sendable {
         path = directory.child(name)
         self.configuration = configuration
         self.logger = logger
+        writerTimeout = options.writerTimeout
         let opened = try TableFile.open(directory: directory, name: name, configuration: configuration, options: options, logger: logger)
         openReport = opened.report
         state = ConditionBox(opened.state)
@@ -90,6 +95,11 @@ public final class ImageTable: Sendable {
         case .needsVerification(let slot, let pixels, let chunk, let expected, let source, let generation):
             let actual = XXH64.hash(pixels, count: configuration.pixelByteCount)
             let passed = state.withLockedValue { $0.finishVerification(slot, entity: entity, generation: generation, passed: actual == expected) }
+            // Written into the record only when no other process is storing: a lookup never
+            // waits for one (the next check, here or there, writes it then).
+            _ = try? asWriter(timeout: .zero) {
+                state.withLockedValue { $0.persistCheck(slot, entity: entity, intact: actual == expected, repair: true) }
+            }
             guard passed else {
                 if actual != expected {
                     logger.error("pixel checksum mismatch; the entry is not served", metadata: ["path": "\(path)", "slot": "\(slot)"])
@@ -121,7 +131,9 @@ public final class ImageTable: Sendable {
     ///
     /// - Parameter label: a human-readable name stored with the entry (its first 59 bytes).
     /// - Returns: the new image.
-    /// - Throws: ``ImageCacheError`` (`.tableFull`, `.noSpace`, `.closed`, `.readOnly`, `.io`) or what `draw` throws.
+    /// - Throws: ``ImageCacheError`` (`.tableFull`, `.noSpace`, `.closed`, `.readOnly`, `.io`,
+    ///   `.inUse` when another process's store held the writer lock past
+    ///   ``TableOpenOptions/writerTimeout``) or what `draw` throws.
     @discardableResult
     public func insert(entity: TableKey, source: TableKey, label: String = "", draw: (UnsafeMutableRawBufferPointer) throws -> Void) throws -> StoredImage {
         let (slot, pixels, record, chunk, generation) = try reserveSlot()
@@ -140,13 +152,36 @@ public final class ImageTable: Sendable {
         // A refused commit (closed or reset meanwhile) still hands the caller its pixels; closing
         // waits for this writer, then detaches them from the file.
         // Wakes a close or reset that waits for this writer.
-        _ = state.update { $0.commit(slot: slot, generation: generation, entity: entity, source: source, label: label, pixelChecksum: checksum) }
+        do {
+            _ = try asWriter(timeout: writerTimeout) {
+                state.update { $0.commit(slot: slot, generation: generation, entity: entity, source: source, label: label, pixelChecksum: checksum) }
+            }
+        } catch {
+            state.update { $0.abandon(slot: slot, generation: generation) }
+            throw error
+        }
         return StoredImage(table: state, chunk: chunk, slot: slot, generation: generation, pixels: pixels, configuration: configuration, entity: entity, source: source)
+    }
+
+    /// Runs `body` as the table's one writer: first among this process's threads, then among
+    /// processes, through the shared state's writer lock, tried for up to `timeout`. Never called
+    /// with the state's lock held, so that a lookup here never waits for another process.
+    ///
+    /// - Throws: `.inUse` when another process held the writer lock all that time.
+    private func asWriter<R>(timeout: Duration, _ body: () throws -> R) throws -> R {
+        try writer.withLock {
+            guard let shared = state.withLockedValue({ $0.shared }) else { return try body() }
+            guard try shared.acquireWriterLock(timeout: timeout) else {
+                throw ImageCacheError(.inUse, "another process has been storing into the table for longer than \(timeout) (stopped in the middle of a store?); try again later", path: path)
+            }
+            defer { shared.releaseWriterLock() }
+            return try body()
+        }
     }
 
     private func reserveSlot() throws -> (Int, UnsafeMutableRawPointer, UnsafeMutableRawPointer, TableChunk, UInt64) {
         while true {
-            switch state.withLockedValue({ $0.reserve() }) {
+            switch try asWriter(timeout: writerTimeout, { state.withLockedValue { $0.reserve() } }) {
             case .slot(let slot, let pixels, let record, let chunk, let generation):
                 return (slot, pixels, record, chunk, generation)
             case .closed:
@@ -161,24 +196,32 @@ public final class ImageTable: Sendable {
             case .needsGrowth(let k, let file, let generation):
                 // Grow outside the state's lock, so that readers never wait for the disk.
                 try structure.withLock {
-                    let stillNeeded = state.withLockedValue { $0.generation == generation && !$0.isQuiescing && $0.chunks.count == k }
-                    guard stillNeeded else { return }
-                    // The side file's room for the new slots is reserved first, outside the lock too.
-                    try state.withLockedValue { $0.shared }?.prepareGrowth(toChunks: k + 1)
-                    let chunk = TableChunk(region: try file.growChunk(k))
-                    state.withLockedValue { s in
-                        if s.generation == generation && s.chunks.count == k { s.addChunk(chunk, slots: file.layout.slotCount(ofChunk: k)) }
+                    try asWriter(timeout: writerTimeout) {
+                        let stillNeeded = state.withLockedValue { $0.generation == generation && !$0.isQuiescing && $0.chunks.count == k }
+                        guard stillNeeded else { return }
+                        // The side file's room for the new slots is reserved first, outside the lock too.
+                        try state.withLockedValue { $0.shared }?.prepareGrowth(toChunks: k + 1)
+                        let chunk = TableChunk(region: try file.growChunk(k))
+                        state.withLockedValue { s in
+                            if s.generation == generation && s.chunks.count == k { s.addChunk(chunk, slots: file.layout.slotCount(ofChunk: k)) }
+                        }
                     }
                 }
             }
         }
     }
 
-    /// Removes the entry of `entity`. Returns whether there was one (always false when read-only).
-    /// A held image of it stays valid.
+    /// Removes the entry of `entity`. Returns whether there was one (always false when read-only,
+    /// and false, logged, when another process's store held the writer lock past
+    /// ``TableOpenOptions/writerTimeout``). A held image of it stays valid.
     @discardableResult
     public func remove(_ entity: TableKey) -> Bool {
-        state.withLockedValue { $0.remove(entity) }
+        do {
+            return try asWriter(timeout: writerTimeout) { state.withLockedValue { $0.remove(entity) } }
+        } catch {
+            logger.error("the entry could not be removed: \(error)", metadata: ["path": "\(path)"])
+            return false
+        }
     }
 
     /// Empties the table and gives its disk space back. Images still held keep their pixels,
@@ -307,15 +350,18 @@ public final class ImageTable: Sendable {
             let intact = XXH64.hash(pixels, count: configuration.pixelByteCount) == expected
             state.withLockedValue { s in
                 if generation == s.generation, s.entry(in: entry.slot)?.entry.entity == entry.entity {
-                    if intact {
-                        s.markVerified(entry.slot, entity: entry.entity)
-                    } else if repair && s.isWritable {
-                        s.discard(entry.slot, entity: entry.entity)
-                    } else {
-                        s.markUnverified(entry.slot, entity: entry.entity)
-                    }
+                    s.markChecked(entry.slot, entity: entry.entity, intact: intact)
                 }
                 s.unpin(entry.slot, generation: generation)
+            }
+            do {
+                try asWriter(timeout: writerTimeout) {
+                    state.withLockedValue { s in
+                        if generation == s.generation { s.persistCheck(entry.slot, entity: entry.entity, intact: intact, repair: repair) }
+                    }
+                }
+            } catch {
+                logger.error("the outcome of a check could not be written: \(error)", metadata: ["path": "\(path)", "slot": "\(entry.slot)"])
             }
             if !intact {
                 logger.error("pixel checksum mismatch", metadata: ["path": "\(path)", "entity": "\(entry.label)", "slot": "\(entry.slot)"])

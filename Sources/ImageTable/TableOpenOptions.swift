@@ -11,11 +11,19 @@ public struct TableOpenOptions: Sendable, Hashable {
     /// How long to wait for another process (or cache object) to close the table before failing
     /// with `.inUse`. Zero fails at once.
     public var lockTimeout: Duration
+    /// How long a store waits for the table's writer lock, held by another process's store for
+    /// the few microseconds it reserves or commits a slot, before failing with `.inUse`: only a
+    /// process stopped in the middle of a store (`SIGSTOP`, a debugger) holds it longer. Lookups
+    /// never take it.
+    public var writerTimeout: Duration
 
-    /// Creates options; the defaults open for writing, refuse linked folders and do not wait.
-    public init(readOnly: Bool = false, followsSymbolicLinkedFolder: Bool = false, lockTimeout: Duration = .zero) {
+    /// Creates options; the defaults open for writing, refuse linked folders, do not wait for
+    /// the table to be closed, and wait up to 10 s for another process's store.
+    public init(readOnly: Bool = false, followsSymbolicLinkedFolder: Bool = false, lockTimeout: Duration = .zero,
+                writerTimeout: Duration = .seconds(10)) {
         self.readOnly = readOnly
         self.followsSymbolicLinkedFolder = followsSymbolicLinkedFolder
         self.lockTimeout = lockTimeout
+        self.writerTimeout = writerTimeout
     }
 }

@@ -83,9 +83,11 @@ struct TableState {
     private(set) var chunks: [TableChunk] = []
     private var hints: [TableKey: Hint] = [:]
     private var pins: [Int32] = []
-    /// Slots whose entry went while this process held an image of them: put on the free list on
-    /// the last release.
+    /// Slots whose entry went while this process held an image of them: free once it lets go.
     private var orphaned: [Bool] = []
+    /// Orphaned slots this process let go of, for the free list: only a writer changes it, so
+    /// the next store here puts them there.
+    private var released: [Int] = []
     /// Slots whose entries this process must check before serving, though their records do not
     /// say so (a table opened read-only after an unclean stop cannot mark its records).
     private var mustCheck: [Bool] = []
@@ -226,41 +228,35 @@ struct TableState {
             return false
         }
         if passed {
-            markVerified(slot, entity: entity)
+            markChecked(slot, entity: entity, intact: true)
             touch(slot)
             hits += 1
             return true
         }
-        discard(slot, entity: entity)
+        markChecked(slot, entity: entity, intact: false)
         unpin(slot, generation: g)
         misses += 1
         return false
     }
 
-    /// Marks the entry of `entity` in `slot` checked: for this process, and in its record when writable.
-    mutating func markVerified(_ slot: Int, entity: TableKey) {
-        mustCheck[slot] = false
-        hints[entity]?.verified = true
-        rewriteFlags(slot, 0)
+    /// Records, in this process, the outcome of checking the pixels of `entity`'s entry in
+    /// `slot`: an intact entry is served from now on; a damaged one never.
+    mutating func markChecked(_ slot: Int, entity: TableKey, intact: Bool) {
+        mustCheck[slot] = !intact
+        hints[entity]?.verified = intact
     }
 
-    /// Marks the entry in `slot` as needing a check before it is served, persistently when writable.
-    mutating func markUnverified(_ slot: Int, entity: TableKey) {
-        mustCheck[slot] = true
-        hints[entity]?.verified = false
-        rewriteFlags(slot, IndexRecord.needsVerification)
-    }
-
-    /// Rewrites the flags of `slot`'s committed record (the slot is pinned, so no writer claims
-    /// it meanwhile). A reader copying the record meanwhile gets either version, or a copy whose
+    /// Writes the outcome of a check into the record of `entity`'s entry in `slot`, when it is
+    /// still there (the writer lock held): its flag, or, for a damaged entry when `repair`, its
+    /// removal. A reader copying the record meanwhile gets either version, or a copy whose
     /// checksum fails: a miss.
-    private mutating func rewriteFlags(_ slot: Int, _ flags: UInt32) {
-        if isWritable && IndexRecord.rewriteFlags(flags, at: record(slot), slot: slot) { bytesWritten += IndexRecord.length }
-    }
-
-    /// Drops a damaged entry (its record too, when writable).
-    mutating func discard(_ slot: Int, entity: TableKey) {
-        release(slot, entity: entity)
+    mutating func persistCheck(_ slot: Int, entity: TableKey, intact: Bool, repair: Bool) {
+        guard isWritable, !isQuiescing, let hint = find(entity), hint.slot == slot else { return }
+        if !intact && repair {
+            release(slot, entity: entity)
+        } else if IndexRecord.rewriteFlags(intact ? 0 : IndexRecord.needsVerification, at: record(slot), slot: slot) {
+            bytesWritten += IndexRecord.length
+        }
     }
 
     private func touch(_ slot: Int) {
@@ -293,7 +289,7 @@ struct TableState {
         if let cells { cells.release(atCell: cells.cellOffset(slot), holder: holder) }
         if orphaned[slot] {
             orphaned[slot] = false
-            if isWritable { shared?.pushFree(slot) }
+            if isWritable { released.append(slot) }
         }
     }
 
@@ -306,6 +302,8 @@ struct TableState {
         guard file.isWritable else { return .readOnly }
         guard !isQuiescing else { return .busy }
         guard let shared else { return .closed }  // its rebuild by a reset failed
+        for slot in released { shared.pushFree(slot) }
+        released.removeAll()
         // A slot on the free list that is not free after all (held, or named by a damaged list)
         // is skipped; the eviction scan finds it once it is.
         for _ in 0..<allocatedSlots {
@@ -407,7 +405,7 @@ struct TableState {
         if pins[slot] > 0 {
             orphaned[slot] = true
         } else if isWritable {
-            shared.pushFree(slot)
+            shared.pushFree(slot)  // every caller holds the writer lock
         }
     }
 
@@ -445,6 +443,7 @@ struct TableState {
         hints.removeAll()
         pins.removeAll()
         orphaned.removeAll()
+        released.removeAll()
         mustCheck.removeAll()
         heldSlots = 0
     }

@@ -243,6 +243,27 @@ private final class OtherProcess {
         #expect(try #require(table.image(for: key("a"))).withUnsafeBytes { _ in true })
     }
 
+    /// Another process in the middle of a store holds the writer lock: a store here waits for
+    /// it, up to its timeout, then fails with `.inUse` and changes nothing; lookups go on; once
+    /// the lock is let go, stores go on.
+    @Test func storesWaitForAnotherProcesssStoreAndLookupsDoNot() throws {
+        let c = config(max: 8, chunkBytes: 1 << 20)
+        let table = try ImageTable(path: dir.file("t.fictable"), configuration: c, options: TableOpenOptions(writerTimeout: .milliseconds(20)))
+        _ = try put(table, "a", seed: 1)
+        let other = try OtherProcess(directory: dir.path, configuration: c)
+        #expect(try SharedWriterLock.acquire(other.sideFile, timeout: .zero, path: nil))
+        let refused = #expect(throws: ImageCacheError.self) { try put(table, "b", seed: 2) }
+        #expect(refused?.code == .inUse, "\(String(describing: refused))")
+        #expect(!table.remove(key("a")), "a removal is a store too")
+        let a = try #require(table.image(for: key("a")), "lookups take no lock another process can hold")
+        #expect(hasPattern(a, seed: 1))
+        #expect(table.image(for: key("b")) == nil)
+        #expect(table.statistics.count == 1)
+        try SharedWriterLock.release(other.sideFile, path: nil)
+        _ = try put(table, "b", seed: 2)
+        #expect(table.image(for: key("b")).map { hasPattern($0, seed: 2) } == true)
+    }
+
     @Test func aSlotAnotherLiveProcessHoldsIsNeverEvictedAndADeadOnesHoldIsReleased() throws {
         let c = config(max: 2, chunkBytes: 1 << 20)
         let table = try ImageTable(path: dir.file("t.fictable"), configuration: c)

@@ -126,6 +126,20 @@ final class SharedTableState: @unchecked Sendable {
 
     // MARK: Writing
 
+    /// Takes the writer lock, among processes (``SharedWriterLock``), trying for up to
+    /// `timeout` (zero: once). Returns false when another process held it all that time. The
+    /// caller serialises its own threads first: the lock belongs to the open file, which every
+    /// thread of this process shares.
+    func acquireWriterLock(timeout: Duration) throws -> Bool {
+        if timeout <= .zero { return try file.descriptor.lockRange(.exclusive, start: SharedWriterLock.byte, length: 1, wait: false, path: file.path) }
+        return try SharedWriterLock.acquire(file.descriptor, timeout: timeout, path: file.path)
+    }
+
+    /// Lets go of the writer lock.
+    func releaseWriterLock() {
+        try? SharedWriterLock.release(file.descriptor, path: file.path)
+    }
+
     /// Makes `slot` in flight for this process, before its record and pixels change. Nil when
     /// another live holder holds it, or another live writer has it in flight (its word is then
     /// as it was); otherwise the in-flight word.
