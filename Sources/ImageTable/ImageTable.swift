@@ -233,17 +233,46 @@ public final class ImageTable: Sendable {
             let file = try quiesce()
             defer { state.update { $0.isQuiescing = false } }  // wakes the writers that wait
             guard file.isWritable else { throw ImageCacheError(.readOnly, "the table is open for reading only", path: path) }
-            let failed = state.withLockedValue { s in
-                let failed = s.detachHeldSlots()
-                s.clearAll()
-                return failed
+            try withGate(file) {
+                // Other processes have it open: the entries go, for every process, but the file
+                // stays as long as it is, under their mappings.
+                guard try file.descriptor.lock(.exclusive, wait: false, path: path) else {
+                    // The failed upgrade let go of this process's shared lock: take it again.
+                    _ = try file.descriptor.lock(.shared, wait: false, path: path)
+                    try asWriter(timeout: writerTimeout) { state.withLockedValue { $0.resetShared() } }
+                    return
+                }
+                defer { _ = try? file.descriptor.lock(.shared, wait: false, path: path) }
+                try resetAlone(file)
             }
-            keepOpen(file, for: failed)
-            try file.truncateToHeader()
-            let shared = try file.buildSharedState(chunks: 0, entries: [], logger: logger)
-            state.withLockedValue { $0.shared = shared }
         }
     }
+
+    /// Runs `body` holding the table's open gate (``TableFile/gateByte``), so that no process
+    /// opens or closes the table meanwhile: whether this one is alone stays true while it acts on it.
+    private func withGate<R>(_ file: TableFileHandle, _ body: () throws -> R) throws -> R {
+        guard try SharedWriterLock.acquire(file.descriptor, byte: TableFile.gateByte, kind: file.isWritable ? .exclusive : .shared,
+                                           timeout: TableFile.gateTimeout, path: path) else {
+            throw ImageCacheError(.inUse, "another process has been opening or closing the table for over \(TableFile.gateTimeout); try again later", path: path)
+        }
+        defer { try? SharedWriterLock.release(file.descriptor, byte: TableFile.gateByte, path: path) }
+        return try body()
+    }
+
+    /// Empties the table that this process alone has open: held images are detached, the file
+    /// is cut back to its header, and the shared state is built afresh.
+    private func resetAlone(_ file: TableFileHandle) throws {
+        let failed = state.withLockedValue { s in
+            let failed = s.detachHeldSlots()
+            s.clearAll()
+            return failed
+        }
+        keepOpen(file, for: failed)
+        try file.truncateToHeader()
+        let shared = try file.buildSharedState(chunks: 0, entries: [], logger: logger)
+        state.withLockedValue { $0.shared = shared }
+    }
+
 
     /// Stops new lookups and writes and waits for writers in flight. Returns the open file.
     private func quiesce() throws -> TableFileHandle {
@@ -271,25 +300,41 @@ public final class ImageTable: Sendable {
             guard let file = try? quiesce() else { return }
             do {
                 try flush(file)
-                if file.isWritable { try file.writeHeader(open: false) }
             } catch {
                 logger.error("closing the table failed; it will be checked when next opened: \(error)", metadata: ["path": "\(path)"])
             }
             // Wakes the writers that wait, to find the table closed.
-            let failed = state.update { s in
-                let failed = s.detachHeldSlots()
-                s.clearAll()
-                s.file = nil
-                s.isQuiescing = false
-                return failed
+            var failed: [TableChunk]?
+            let forget = {
+                failed = self.state.update { s in
+                    let failed = s.detachHeldSlots()
+                    s.clearAll()
+                    s.file = nil
+                    s.isQuiescing = false
+                    return failed
+                }
             }
+            do {
+                try withGate(file) {
+                    forget()
+                    // The last process to close it marks it closed cleanly (a failed upgrade only
+                    // lets go of the shared lock this one is giving up anyway).
+                    if file.isWritable, try file.descriptor.lock(.exclusive, wait: false, path: path) {
+                        try file.writeHeader(open: false)
+                    }
+                }
+            } catch {
+                logger.error("closing the table failed; it will be checked when next opened: \(error)", metadata: ["path": "\(path)"])
+            }
+            if failed == nil { forget() }
+            let detachFailures = failed ?? []
             // A mapping holds the open file, and with it the lock, even after the descriptor
             // closes: unlock explicitly, now that no held image reads the file any more.
-            if failed.isEmpty {
+            if detachFailures.isEmpty {
                 file.descriptor.unlock()
                 TableLockReleases.announce()
             } else {
-                keepOpen(file, for: failed)
+                keepOpen(file, for: detachFailures)
             }
         }
     }

@@ -44,7 +44,48 @@ enum TableFile {
             let descriptor = try attempt.get()
             var opened = false
             defer { if !opened { descriptor.closeQuietly() } }
-            guard try descriptor.lock(writable ? .exclusive : .shared, wait: false, path: path) else {
+            if writable {
+                // One opener or closer at a time, in any process: whether this one is alone is
+                // decided, and acted on, before another can look.
+                guard try SharedWriterLock.acquire(descriptor, byte: gateByte, timeout: max(options.lockTimeout, gateTimeout), path: path) else {
+                    throw ImageCacheError(.inUse, "another process has been opening or closing the table for over \(max(options.lockTimeout, gateTimeout)); try again later", path: path)
+                }
+                defer { try? SharedWriterLock.release(descriptor, byte: gateByte, path: path) }
+                let alone = try descriptor.lock(.exclusive, wait: false, path: path)
+                let shared = try alone || descriptor.lock(.shared, wait: false, path: path)
+                guard shared else {
+                    // Held exclusively without the gate (a process of an older version of the package).
+                    if clock.now < deadline {
+                        descriptor.closeQuietly()
+                        opened = true
+                        TableLockReleases.wait(after: releases, upTo: min(Duration.milliseconds(10), deadline - clock.now))
+                        continue
+                    }
+                    throw ImageCacheError(.inUse, "the table is open in another process that does not share it; close it first", path: path, errno: .wouldBlock)
+                }
+                let st = try descriptor.status(path: path)
+                guard let named = try directory.status(of: name), named.isSameFile(as: st) else { continue }
+                opened = true
+                let file = TableFileHandle(descriptor: descriptor, directory: directory, name: name, header: expected, layout: layout, isWritable: true)
+                guard alone else { return try join(file, configuration: configuration) }
+                let loaded = try load(file, fileSize: Int(st.st_size), created: created, configuration: configuration, logger: logger)
+                // Open to others from now on. A table rebuilt into a new file takes that file's gate
+                // too, so that no opener finds it between its exclusive lock and its shared one.
+                if let final = loaded.state.file, final.descriptor.rawValue != descriptor.rawValue {
+                    _ = try SharedWriterLock.acquire(final.descriptor, byte: gateByte, timeout: gateTimeout, path: path)
+                    defer { try? SharedWriterLock.release(final.descriptor, byte: gateByte, path: path) }
+                    _ = try final.descriptor.lock(.shared, wait: false, path: path)
+                } else {
+                    _ = try descriptor.lock(.shared, wait: false, path: path)
+                }
+                return loaded
+            }
+            // Readers take the gate shared: no writer opens or closes while one decides.
+            guard try SharedWriterLock.acquire(descriptor, byte: gateByte, kind: .shared, timeout: max(options.lockTimeout, gateTimeout), path: path) else {
+                throw ImageCacheError(.inUse, "another process has been opening or closing the table for over \(max(options.lockTimeout, gateTimeout)); try again later", path: path)
+            }
+            defer { try? SharedWriterLock.release(descriptor, byte: gateByte, path: path) }
+            guard try descriptor.lock(.shared, wait: false, path: path) else {
                 if clock.now < deadline {
                     descriptor.closeQuietly()
                     opened = true
@@ -60,9 +101,56 @@ enum TableFile {
             guard let named = try directory.status(of: name), named.isSameFile(as: st) else { continue }
             opened = true
             let file = TableFileHandle(descriptor: descriptor, directory: directory, name: name, header: expected, layout: layout, isWritable: writable)
+            // Writers share it: read what they share (holding slots as they do), or nothing is safe.
+            do {
+                return try join(file, configuration: configuration)
+            } catch let error as ImageCacheError where error.code == .inUse {
+                // Nobody shares it: read the records, as a table of its own.
+            }
             return try load(file, fileSize: Int(st.st_size), created: created, configuration: configuration, logger: logger)
         }
         throw ImageCacheError(.inUse, "the table file kept being replaced while it was being opened", path: path)
+    }
+
+    /// The lock byte, on the table file itself, that serialises opening and closing: an
+    /// open-file-description lock, far beyond the file's end, that the kernel releases when its
+    /// holder dies.
+    static let gateByte: Int64 = 1 << 60
+    /// How long an opener or closer waits for another one at least (each holds the gate for
+    /// the length of an open: milliseconds, or a rebuild's scan).
+    static let gateTimeout = Duration.seconds(30)
+
+    /// Joins a table another process has open (this one holds a shared lock on it): its format
+    /// must be this one's exactly, and its shared state, which that process made, is this
+    /// process's too from now on (also when this one only reads: its holds must count for the
+    /// writers). Nothing of the table is changed.
+    ///
+    /// - Throws: ``ImageCacheError`` `.formatConflict` naming each difference when the table was
+    ///   made for another definition of the format; `.inUse` when it cannot be joined (damaged,
+    ///   or kept to the other process); `.io`.
+    private static func join(_ file: TableFileHandle, configuration: TableConfiguration) throws -> Opened {
+        var page = [UInt8](repeating: 0, count: TableHeader.readLength)
+        let read = try page.withUnsafeMutableBytes { (b) throws in try file.descriptor.readAll(into: b, at: 0, path: file.path) }
+        guard read == TableHeader.readLength, case .success(let (header, _)) = page.withUnsafeBytes({ TableHeader.decode($0) }) else {
+            throw ImageCacheError(.inUse, "the table cannot be read and another process has it open; it is rebuilt when it is next opened alone", path: file.path)
+        }
+        guard header == file.header else {
+            let differences = file.header.differences(fromTable: header).joined(separator: "; ")
+            throw ImageCacheError(.formatConflict, "another process uses this table with another definition of its format (\(differences)); nothing was changed", path: file.path)
+        }
+        let st = try file.descriptor.status(path: file.path)
+        let binding = SharedStateHeader.Binding(device: UInt64(st.st_dev), inode: UInt64(st.st_ino), tableHeaderChecksum: file.header.formatChecksum)
+        let shared = try SharedTableState.join(in: file.directory, tableName: file.name, table: file.layout, binding: binding)
+        var state = TableState(layout: file.layout, pixelByteCount: configuration.pixelByteCount)
+        state.file = file
+        state.shared = shared
+        for k in 0..<shared.sharedChunks {
+            guard file.layout.chunkOffset(k) + file.layout.chunkByteCount(k) <= Int(st.st_size) else {
+                throw ImageCacheError(.io, "the table file is shorter than its shared state says", path: file.path)
+            }
+            state.addChunk(TableChunk(region: try file.mapChunk(k)), slots: file.layout.slotCount(ofChunk: k), loading: true)
+        }
+        return Opened(state: state, report: TableOpenReport(isReadOnly: false))
     }
 
     /// Checks the header of an open, locked file and loads its index, rebuilding when needed.

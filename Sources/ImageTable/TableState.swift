@@ -175,6 +175,41 @@ struct TableState {
         }
     }
 
+    /// Maps the chunks other processes added to the table since this process last looked (the
+    /// shared state says how many), so that their slots are found and used here too. Returns
+    /// whether any were added; chunks the file does not yet wholly hold are left for later.
+    @discardableResult
+    mutating func adoptChunks() -> Bool {
+        guard let shared, let file, shared.sharedChunks > chunks.count else { return false }
+        let wanted = shared.sharedChunks
+        // The process that grew the table allocated the chunk in the file before it said so.
+        guard let size = try? Int(file.descriptor.status(path: file.path).st_size) else { return false }
+        var added = false
+        while chunks.count < wanted {
+            let k = chunks.count
+            guard layout.chunkOffset(k) + layout.chunkByteCount(k) <= size, let region = try? file.mapChunk(k) else { break }
+            addChunk(TableChunk(region: region), slots: layout.slotCount(ofChunk: k), loading: true)
+            added = true
+        }
+        shared.adopt(chunks: chunks.count)
+        return added
+    }
+
+    /// Empties the table while other processes have it open (the writer lock held): every
+    /// committed entry leaves the index and its slot is freed, so every process sees the entries
+    /// gone; a slot any process holds keeps its pixels (its holders' bits keep writers off it).
+    mutating func resetShared() {
+        adoptChunks()
+        guard let shared, isWritable else { return }
+        for slot in 0..<allocatedSlots where shared.cells.word(slot).state == .committed {
+            if let r = IndexRecord.read(at: record(slot), slot: slot) { shared.unindex(r.entity, slot: slot) }
+            IndexRecord.clear(at: record(slot))
+            shared.free(slot)
+            if pins[slot] > 0 { orphaned[slot] = true } else { shared.pushFree(slot) }
+        }
+        hints.removeAll()
+    }
+
     /// Marks `slot`'s entry as one this process checks before serving it.
     mutating func requireCheck(_ slot: Int) {
         mustCheck[slot] = true
@@ -191,8 +226,14 @@ struct TableState {
             hints[entity] = nil
         }
         guard let shared else { return nil }
-        let records = records
-        guard let (slot, word, r) = shared.find(entity, among: allocatedSlots, record: { UnsafeRawPointer(records.address($0)) }) else { return nil }
+        var records = records
+        var found = shared.find(entity, among: allocatedSlots, record: { UnsafeRawPointer(records.address($0)) })
+        // Not found among the slots mapped here: it may be in a chunk another process added.
+        if found == nil && adoptChunks() {
+            records = self.records
+            found = shared.find(entity, among: allocatedSlots, record: { UnsafeRawPointer(records.address($0)) })
+        }
+        guard let (slot, word, r) = found else { return nil }
         let hint = Hint(slot: slot, cell: cells.cellOffset(slot), word: word, source: r.source, pixelChecksum: r.pixelChecksum,
                         verified: r.flags & IndexRecord.needsVerification == 0 && !mustCheck[slot])
         if hints.count >= hintLimit { hints.removeAll(keepingCapacity: true) }
@@ -302,6 +343,7 @@ struct TableState {
         guard file.isWritable else { return .readOnly }
         guard !isQuiescing else { return .busy }
         guard let shared else { return .closed }  // its rebuild by a reset failed
+        adoptChunks()  // another process may have grown the table
         for slot in released { shared.pushFree(slot) }
         released.removeAll()
         // A slot on the free list that is not free after all (held, or named by a damaged list)

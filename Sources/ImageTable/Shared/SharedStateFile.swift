@@ -51,6 +51,40 @@ final class SharedStateFile {
         return (SharedStateFile(path: file.path, descriptor: file.takeDescriptor(), mapping: mapping, layout: layout), summary)
     }
 
+    /// Opens and maps the side file of the table `tableName` in `directory` that the process
+    /// which has the table open made, for a process joining it: a regular file of the side
+    /// file's full length whose header validates against `layout` and `binding` (the table's
+    /// file and format) and says the build finished.
+    ///
+    /// - Throws: ``ImageCacheError`` `.inUse` when there is no such file (the other process keeps
+    ///   its state to itself, or the file is not this table's), `.io` on a failed call.
+    static func open(in directory: Directory, tableName: String, layout: SharedStateLayout, binding: SharedStateHeader.Binding) throws -> SharedStateFile {
+        let name = name(ofTable: tableName)
+        let path = directory.child(name)
+        func unshared(_ why: String) -> ImageCacheError {
+            ImageCacheError(.inUse, "another process has the table open without sharing it (\(why)); close it first", path: path)
+        }
+        guard let st = try directory.status(of: name) else { throw unshared("it made no shared state") }
+        guard st.isRegularFile, Int(st.st_size) >= layout.maximumLength else { throw unshared("what has the shared state's name is not one") }
+        let descriptor: FileDescriptor
+        do {
+            descriptor = try directory.openFile(name, writable: true)
+        } catch {
+            throw unshared("its shared state cannot be opened for writing here: \(error)")
+        }
+        let mapping: MappedRegion
+        do {
+            mapping = try MappedRegion(descriptor: descriptor, offset: 0, length: layout.maximumLength, writable: true, path: path)
+        } catch {
+            descriptor.closeQuietly()
+            throw error
+        }
+        // From here the file object owns the descriptor (and closes it, should the header fail).
+        let file = SharedStateFile(path: path, descriptor: descriptor, mapping: mapping, layout: layout)
+        if case .failure(let mismatch) = file.header(binding: binding) { throw unshared("its shared state is not this table's: \(mismatch)") }
+        return file
+    }
+
     /// The same state as ``create(in:tableName:layout:binding:nonce:allocatedChunks:entries:)``
     /// makes, in a file that lives in this process's memory only: for a table no other process
     /// can share (opened read-only, or whose side file could not be made), so that it works with

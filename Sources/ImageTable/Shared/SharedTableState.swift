@@ -79,6 +79,40 @@ final class SharedTableState: @unchecked Sendable {
         return try register(file, isShared: false, chunks: chunks)
     }
 
+    /// Joins the shared state of the table `tableName` in `directory`, which another process has
+    /// open (``SharedStateFile/open(in:tableName:layout:binding:)``), and registers this process
+    /// as a holder. Its chunks are what the state says the table has now.
+    static func join(in directory: Directory, tableName: String, table: TableLayout, binding: SharedStateHeader.Binding) throws -> SharedTableState {
+        let layout = try SharedStateLayout(table: table)
+        let file = try SharedStateFile.open(in: directory, tableName: tableName, layout: layout, binding: binding)
+        let joined = try register(file, isShared: true, chunks: sharedChunks(of: file))
+        // Left from an earlier session, with nobody in it: whoever has the table open keeps its
+        // state to itself (it opened it for reading only), and this state is not the table's now.
+        let entries = file.mapping.base + layout.holderTableOffset
+        let others = try HolderTable.entries(entries, through: file.descriptor, ownIndex: joined.holder, path: file.path)
+        guard others.contains(where: { $0.isAlive && $0.index != joined.holder }) else {
+            joined.unregister()
+            throw ImageCacheError(.inUse, "the table is open in another process that does not share it (for reading only); close it first", path: file.path)
+        }
+        return joined
+    }
+
+    /// How many chunks the control page says the table has (at most the table's maximum, whatever it holds).
+    private static func sharedChunks(of file: SharedStateFile) -> Int {
+        let value = UnsafeRawPointer(file.mapping.base).loadAcquire(fromByteOffset: file.layout.controlOffset(.allocatedChunks))
+        return Int(min(value, UInt64(file.layout.maximumChunks)))
+    }
+
+    /// How many chunks the table has now, as another process may have grown it.
+    var sharedChunks: Int { Self.sharedChunks(of: file) }
+
+    /// Takes the chunks another process added (which this process has just mapped) as its own.
+    func adopt(chunks: Int) {
+        guard chunks > allocatedChunks else { return }
+        allocatedChunks = chunks
+        allocatedSlots = file.layout.slotCount(chunks: chunks)
+    }
+
     private static func register(_ file: SharedStateFile, isShared: Bool, chunks: Int) throws -> SharedTableState {
         let holder = try HolderTable.register(file.descriptor, entries: file.mapping.base + file.layout.holderTableOffset, path: file.path)
         return SharedTableState(file: file, isShared: isShared, holder: holder, allocatedChunks: chunks)

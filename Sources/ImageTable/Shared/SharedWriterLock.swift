@@ -15,25 +15,27 @@ package enum SharedWriterLock {
     static let shortestPause = Duration.microseconds(50)
     static let longestPause = Duration.milliseconds(1)
 
-    /// Takes the lock through `descriptor`, trying until `timeout` has passed. Returns false when
-    /// another open file description held it all that time. `waiting` is called once, when the
-    /// first try finds the lock held (to say so in a log, or for a test to know).
-    package static func acquire(_ descriptor: FileDescriptor, timeout: Duration, path: String?, waiting: () -> Void = {}) throws -> Bool {
-        if try descriptor.lockRange(.exclusive, start: byte, length: 1, wait: false, path: path) { return true }
+    /// Takes the lock (or the lock on byte `byte`, as the table's open gate does) through
+    /// `descriptor`, trying until `timeout` has passed. Returns false when another open file
+    /// description held it all that time. `waiting` is called once, when the first try finds the
+    /// lock held (to say so in a log, or for a test to know).
+    package static func acquire(_ descriptor: FileDescriptor, byte: Int64 = byte, kind: FileDescriptor.LockKind = .exclusive, timeout: Duration,
+                                path: String?, waiting: () -> Void = {}) throws -> Bool {
+        if try descriptor.lockRange(kind, start: byte, length: 1, wait: false, path: path) { return true }
         waiting()
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
         var pause = shortestPause
         while clock.now < deadline {
             pauseCurrentThread(min(pause, deadline - clock.now))
-            if try descriptor.lockRange(.exclusive, start: byte, length: 1, wait: false, path: path) { return true }
+            if try descriptor.lockRange(kind, start: byte, length: 1, wait: false, path: path) { return true }
             pause = min(pause * 2, longestPause)
         }
         return false
     }
 
-    /// Lets go of the lock taken through `descriptor`.
-    package static func release(_ descriptor: FileDescriptor, path: String?) throws {
+    /// Lets go of the lock (on `byte`) taken through `descriptor`.
+    package static func release(_ descriptor: FileDescriptor, byte: Int64 = byte, path: String?) throws {
         try descriptor.unlockRange(start: byte, length: 1, path: path)
     }
 }
