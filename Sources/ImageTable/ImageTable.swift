@@ -197,7 +197,8 @@ public final class ImageTable: Sendable {
                 // Grow outside the state's lock, so that readers never wait for the disk.
                 try structure.withLock {
                     try asWriter(timeout: writerTimeout) {
-                        let stillNeeded = state.withLockedValue { $0.generation == generation && !$0.isQuiescing && $0.chunks.count == k }
+                        // Another process may have added the chunk meanwhile: take it, never grow it again.
+                        let stillNeeded = state.withLockedValue { $0.adoptChunks(); return $0.generation == generation && !$0.isQuiescing && $0.chunks.count == k }
                         guard stillNeeded else { return }
                         // The side file's room for the new slots is reserved first, outside the lock too.
                         try state.withLockedValue { $0.shared }?.prepareGrowth(toChunks: k + 1)
@@ -251,11 +252,8 @@ public final class ImageTable: Sendable {
     /// Runs `body` holding the table's open gate (``TableFile/gateByte``), so that no process
     /// opens or closes the table meanwhile: whether this one is alone stays true while it acts on it.
     private func withGate<R>(_ file: TableFileHandle, _ body: () throws -> R) throws -> R {
-        guard try SharedWriterLock.acquire(file.descriptor, byte: TableFile.gateByte, kind: file.isWritable ? .exclusive : .shared,
-                                           timeout: TableFile.gateTimeout, path: path) else {
-            throw ImageCacheError(.inUse, "another process has been opening or closing the table for over \(TableFile.gateTimeout); try again later", path: path)
-        }
-        defer { try? SharedWriterLock.release(file.descriptor, byte: TableFile.gateByte, path: path) }
+        let gate = try TableOpenGate(file.descriptor, kind: file.isWritable ? .exclusive : .shared, timeout: TableFile.gateTimeout, path: path)
+        defer { gate.release() }
         return try body()
     }
 
@@ -316,12 +314,18 @@ public final class ImageTable: Sendable {
             }
             do {
                 try withGate(file) {
-                    forget()
                     // The last process to close it marks it closed cleanly (a failed upgrade only
-                    // lets go of the shared lock this one is giving up anyway).
-                    if file.isWritable, try file.descriptor.lock(.exclusive, wait: false, path: path) {
-                        try file.writeHeader(open: false)
+                    // lets go of the shared lock this one is giving up anyway), after dropping
+                    // the images that processes which stopped were writing.
+                    let last = try file.isWritable && file.descriptor.lock(.exclusive, wait: false, path: path)
+                    if last {
+                        let dropped = state.withLockedValue { $0.dropAbandonedWrites() }
+                        if dropped > 0 {
+                            logger.notice("\(dropped) images that processes which stopped were writing were dropped", metadata: ["path": "\(path)"])
+                        }
                     }
+                    forget()
+                    if last { try file.writeHeader(open: false) }
                 }
             } catch {
                 logger.error("closing the table failed; it will be checked when next opened: \(error)", metadata: ["path": "\(path)"])

@@ -24,7 +24,8 @@ enum TableFile {
         let path = directory.child(name)
         var writable = !options.readOnly
         let clock = ContinuousClock()
-        let deadline = clock.now + options.lockTimeout
+        let start = clock.now
+        let deadline = start + options.lockTimeout
         for _ in 0..<1000 {
             // Read before the lock is tried, so that a release between the try and the wait is seen.
             let releases = TableLockReleases.count
@@ -47,10 +48,8 @@ enum TableFile {
             if writable {
                 // One opener or closer at a time, in any process: whether this one is alone is
                 // decided, and acted on, before another can look.
-                guard try SharedWriterLock.acquire(descriptor, byte: gateByte, timeout: max(options.lockTimeout, gateTimeout), path: path) else {
-                    throw ImageCacheError(.inUse, "another process has been opening or closing the table for over \(max(options.lockTimeout, gateTimeout)); try again later", path: path)
-                }
-                defer { try? SharedWriterLock.release(descriptor, byte: gateByte, path: path) }
+                let gate = try TableOpenGate(descriptor, kind: .exclusive, timeout: max(options.lockTimeout, gateTimeout), path: path)
+                defer { gate.release() }
                 let alone = try descriptor.lock(.exclusive, wait: false, path: path)
                 let shared = try alone || descriptor.lock(.shared, wait: false, path: path)
                 guard shared else {
@@ -67,13 +66,26 @@ enum TableFile {
                 guard let named = try directory.status(of: name), named.isSameFile(as: st) else { continue }
                 opened = true
                 let file = TableFileHandle(descriptor: descriptor, directory: directory, name: name, header: expected, layout: layout, isWritable: true)
-                guard alone else { return try join(file, configuration: configuration) }
+                if !alone {
+                    do {
+                        return try join(file, configuration: configuration)
+                    } catch is SharedTableState.NobodyShares {
+                        // Those who hold it shared are readers who keep their state to themselves,
+                        // or processes dying (their locks go one by one): wait, a little at least.
+                        guard clock.now < max(deadline, start + dyingTimeout) else {
+                            throw ImageCacheError(.inUse, "the table is open in another process that does not share it (for reading only); close it first", path: path, errno: .wouldBlock)
+                        }
+                        gate.release()
+                        TableLockReleases.wait(after: releases, upTo: .milliseconds(10))
+                        continue
+                    }
+                }
                 let loaded = try load(file, fileSize: Int(st.st_size), created: created, configuration: configuration, logger: logger)
                 // Open to others from now on. A table rebuilt into a new file takes that file's gate
                 // too, so that no opener finds it between its exclusive lock and its shared one.
                 if let final = loaded.state.file, final.descriptor.rawValue != descriptor.rawValue {
-                    _ = try SharedWriterLock.acquire(final.descriptor, byte: gateByte, timeout: gateTimeout, path: path)
-                    defer { try? SharedWriterLock.release(final.descriptor, byte: gateByte, path: path) }
+                    let finalGate = try TableOpenGate(final.descriptor, kind: .exclusive, timeout: gateTimeout, path: path)
+                    defer { finalGate.release() }
                     _ = try final.descriptor.lock(.shared, wait: false, path: path)
                 } else {
                     _ = try descriptor.lock(.shared, wait: false, path: path)
@@ -81,10 +93,8 @@ enum TableFile {
                 return loaded
             }
             // Readers take the gate shared: no writer opens or closes while one decides.
-            guard try SharedWriterLock.acquire(descriptor, byte: gateByte, kind: .shared, timeout: max(options.lockTimeout, gateTimeout), path: path) else {
-                throw ImageCacheError(.inUse, "another process has been opening or closing the table for over \(max(options.lockTimeout, gateTimeout)); try again later", path: path)
-            }
-            defer { try? SharedWriterLock.release(descriptor, byte: gateByte, path: path) }
+            let gate = try TableOpenGate(descriptor, kind: .shared, timeout: max(options.lockTimeout, gateTimeout), path: path)
+            defer { gate.release() }
             guard try descriptor.lock(.shared, wait: false, path: path) else {
                 if clock.now < deadline {
                     descriptor.closeQuietly()
@@ -104,8 +114,10 @@ enum TableFile {
             // Writers share it: read what they share (holding slots as they do), or nothing is safe.
             do {
                 return try join(file, configuration: configuration)
-            } catch let error as ImageCacheError where error.code == .inUse {
+            } catch is SharedTableState.NobodyShares {
                 // Nobody shares it: read the records, as a table of its own.
+            } catch let error as ImageCacheError where error.code == .inUse {
+                // Its shared state cannot be used from here (read-only media, a file not ours).
             }
             return try load(file, fileSize: Int(st.st_size), created: created, configuration: configuration, logger: logger)
         }
@@ -119,6 +131,9 @@ enum TableFile {
     /// How long an opener or closer waits for another one at least (each holds the gate for
     /// the length of an open: milliseconds, or a rebuild's scan).
     static let gateTimeout = Duration.seconds(30)
+    /// How long an opener waits, at least, for holders of the table that share nothing to go:
+    /// a process being killed lets go of its locks one by one.
+    static let dyingTimeout = Duration.seconds(2)
 
     /// Joins a table another process has open (this one holds a shared lock on it): its format
     /// must be this one's exactly, and its shared state, which that process made, is this

@@ -210,6 +210,21 @@ struct TableState {
         hints.removeAll()
     }
 
+    /// Drops the images that processes which stopped were writing (slots still in flight), for a
+    /// process that is about to close the table alone: their records are cleared and their slots
+    /// freed, so that the next opener finds nothing half-written. Returns how many.
+    mutating func dropAbandonedWrites() -> Int {
+        adoptChunks()
+        guard let shared, isWritable else { return 0 }
+        var dropped = 0
+        for slot in 0..<allocatedSlots where shared.cells.word(slot).state == .inFlight && pins[slot] == 0 {
+            IndexRecord.clear(at: record(slot))
+            shared.free(slot)
+            dropped += 1
+        }
+        return dropped
+    }
+
     /// Marks `slot`'s entry as one this process checks before serving it.
     mutating func requireCheck(_ slot: Int) {
         mustCheck[slot] = true

@@ -243,6 +243,24 @@ private final class OtherProcess {
         #expect(try #require(table.image(for: key("a"))).withUnsafeBytes { _ in true })
     }
 
+    /// Another process stopped in the middle of drawing an image: its slot stays in flight, and
+    /// the last process to close the table drops it, so the next opener finds nothing half-done.
+    @Test func aWriteAnotherProcessLeftHalfDoneIsDroppedByTheLastToClose() throws {
+        let c = config(max: 8, chunkBytes: 1 << 20)
+        let table = try ImageTable(path: dir.file("t.fictable"), configuration: c)
+        _ = try put(table, "a", seed: 1)
+        let other = try OtherProcess(directory: dir.path, configuration: c)
+        let slot = try #require((0..<8).first { other.cells.word($0).state == .free && other.cells.holders(of: $0).isEmpty })
+        _ = try #require(other.cells.claim(slot, owner: other.holder) { _ in true })
+        IndexRecord.inFlight(entity: key("half"), source: key("v1"), label: "half").write(to: other.table.base + other.tableLayout.recordOffset(slot: slot), slot: slot)
+        try other.die()
+        table.close()
+        let reopened = try ImageTable(path: dir.file("t.fictable"), configuration: c)
+        #expect(reopened.openReport.droppedEntries == 0 && reopened.openReport.uncleanStop == nil, "\(reopened.openReport)")
+        #expect(reopened.image(for: key("a")).map { hasPattern($0, seed: 1) } == true)
+        #expect(reopened.image(for: key("half")) == nil)
+    }
+
     /// Another process in the middle of a store holds the writer lock: a store here waits for
     /// it, up to its timeout, then fails with `.inUse` and changes nothing; lookups go on; once
     /// the lock is let go, stores go on.

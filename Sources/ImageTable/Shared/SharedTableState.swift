@@ -92,10 +92,15 @@ final class SharedTableState: @unchecked Sendable {
         let others = try HolderTable.entries(entries, through: file.descriptor, ownIndex: joined.holder, path: file.path)
         guard others.contains(where: { $0.isAlive && $0.index != joined.holder }) else {
             joined.unregister()
-            throw ImageCacheError(.inUse, "the table is open in another process that does not share it (for reading only); close it first", path: file.path)
+            throw NobodyShares()
         }
         return joined
     }
+
+    /// What ``join(in:tableName:table:binding:)`` throws when no live process is registered in
+    /// the shared state: those who have the table open keep their state to themselves (they
+    /// read only), or are dying.
+    struct NobodyShares: Error {}
 
     /// How many chunks the control page says the table has (at most the table's maximum, whatever it holds).
     private static func sharedChunks(of file: SharedStateFile) -> Int {
