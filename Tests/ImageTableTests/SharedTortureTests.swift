@@ -1,0 +1,90 @@
+import FICCore
+import FICHarness
+import FICTestSupport
+import Foundation
+import Glibc
+@testable import ImageTable
+import Testing
+
+/// Several writer processes on one small table at once (so eviction never stops), resetting it
+/// now and then, one dying in the middle of drawing, each killed with SIGKILL or stopped with
+/// SIGSTOP at random moments and restarted, while this process reads all along. Every image read
+/// is compared with the pattern its entity and source name (an independent reference), and an
+/// image this process holds throughout must keep its pixels. Every wait is bounded: the time
+/// limit, and the writers' own 10 s writer-lock timeout.
+@Suite struct SharedTortureTests {
+    typealias Writer = CrashRecoveryTests.Writer
+
+    /// Looks up every entity of the writers' key space, holding what it finds, and checks each
+    /// image's pixels against its pattern. Returns how many were found.
+    static func readEverything(_ table: ImageTable, round: Int) -> Int {
+        var found = 0
+        // Eight held at a time, so that the writers always have slots to evict.
+        for batch in stride(from: 0, to: 100, by: 8) {
+            var held: [StoredImage] = []
+            for e in batch..<min(batch + 8, 100) {
+                guard let image = table.image(for: TableKey("entity-\(e)")) else { continue }
+                #expect(TestPattern.matches(image), "round \(round): entity-\(e) returned pixels that differ from what was drawn")
+                held.append(image)
+            }
+            // Checked again while held: no other process may have drawn over any of them meanwhile.
+            for image in held { #expect(TestPattern.matches(image), "round \(round): a held image changed") }
+            found += held.count
+        }
+        return found
+    }
+
+    @Test(.timeLimit(.minutes(5)))
+    func writersKilledStoppedAndRestartedNeverTearOrChangeWhatOthersRead() throws {
+        let dir = TemporaryDirectory("torture"); defer { dir.cleanup() }
+        let path = dir.file("torture.fictable")
+        let max = 24
+        let table = try ImageTable(path: path, configuration: SelfTestTable.configuration(max: max))
+        var rng = SystemRandomNumberGenerator()
+        func start(_ seed: Int) throws -> Writer {
+            let resets = seed % 3 == 0 ? ["--reset-every", "400"] : []
+            let dies = seed % 4 == 1 ? ["--die-mid-write-after", "\(Int.random(in: 50...500, using: &rng))"] : []
+            let writer = try Writer(path, max: max, seed: seed, extra: ["--announce-after", "\(Int.random(in: 100...600, using: &rng))"] + resets + dies)
+            #expect(writer.line().hasPrefix("ready"), "writer \(seed) opened the table")
+            return writer
+        }
+        var writers = try (1...3).map { try start($0) }
+        var seed = 3
+        // Held from the start to the end, through every eviction and reset of the others.
+        _ = try table.insert(entity: TableKey("kept"), source: TableKey("kept-1")) { p in
+            TestPattern.fill(p.baseAddress!, count: table.configuration.pixelByteCount, seed: TestPattern.seed(entity: TableKey("kept"), source: TableKey("kept-1")))
+        }
+        let kept = try #require(table.image(for: TableKey("kept")))
+        var read = 0
+        for round in 0..<8 {
+            let victim = Int.random(in: 0..<writers.count, using: &rng)
+            // Wait for its announcement (or its end, when it died drawing), then read everything.
+            let said = writers[victim].line()
+            #expect(said.hasPrefix("stored") || said.hasPrefix("dying") || said.isEmpty, "round \(round): \(said)")
+            read += Self.readEverything(table, round: round)
+            // Another is stopped, wherever it is (perhaps holding the writer lock): lookups here go on.
+            let stopped = (victim + 1) % writers.count
+            Glibc.kill(writers[stopped].process.processIdentifier, SIGSTOP)
+            read += Self.readEverything(table, round: round)
+            Glibc.kill(writers[stopped].process.processIdentifier, SIGCONT)
+            // The first is killed and replaced.
+            writers[victim].kill()
+            seed += 1
+            writers[victim] = try start(seed)
+        }
+        for writer in writers { writer.kill() }
+        read += Self.readEverything(table, round: 8)
+        #expect(TestPattern.matches(kept), "the image held throughout kept its pixels")
+        #expect(read > 0, "the writers stored something this process read")
+        // Alone again: the table still stores and serves.
+        let key = TableKey("after"), source = TableKey("after-1")
+        _ = try table.insert(entity: key, source: source) { p in
+            TestPattern.fill(p.baseAddress!, count: table.configuration.pixelByteCount, seed: TestPattern.seed(entity: key, source: source))
+        }
+        #expect(TestPattern.matches(try #require(table.image(for: key))))
+        table.close()
+        let reopened = try ImageTable(path: path, configuration: SelfTestTable.configuration(max: max))
+        #expect(Self.readEverything(reopened, round: 9) >= 0)
+        print("torture: \(read) images read and compared, \(seed) writers started")
+    }
+}
