@@ -17,12 +17,14 @@ import Logging
 ///
 /// Each format has one file, `DIRECTORY/NAMESPACE/NAME.fictable`, and beside it the state processes
 /// that share it coordinate through, `NAME.fictable-shared`. The namespace folder is the
-/// cache's own: it is created private to the user (0700, files 0600), never through a symbolic
-/// link, and locked while the cache is open, so a second process (or cache object) on the same
-/// namespace fails with `.inUse` before touching anything. The only files the cache ever
-/// removes are its own tables of formats no longer configured (files with its extension and a
-/// valid table header) and their side files (with the side file's signature), never folders,
-/// links or other files.
+/// cache's own: it is created private to the user (0700, files 0600) and never reached through a
+/// symbolic link. Several processes (or cache objects) open one namespace at once: each looks
+/// images up and stores them, and an image one stores is a hit in the others on their next
+/// lookup (see ``ImageTable``); a format defined differently by two of them is refused with
+/// `.formatConflict`. The only files the cache ever removes are its own tables of formats no
+/// longer configured (files with its extension and a valid table header), and their side files
+/// (with the side file's signature), and only when no other cache has the namespace open and no
+/// process has the table open; never folders, links or other files.
 public final class ImageCache: Sendable {
     /// The directory that holds the namespaces.
     public let directory: String
@@ -49,9 +51,11 @@ public final class ImageCache: Sendable {
     /// Opens (or creates) the cache.
     ///
     /// - Parameter options: read-only opening, accepting a cache folder that is a symbolic link,
-    ///   and how long to wait for another process to close the namespace.
+    ///   and how long to wait for a process that keeps the namespace or a table to itself.
     /// - Throws: ``ImageCacheError``: `.invalidFormat` for a bad namespace or duplicate format
-    ///   names, `.inUse` when another process or cache object has the namespace open,
+    ///   names, `.formatConflict` when another process has a table of a format of the same name
+    ///   open with another definition, `.inUse` when a process keeps the namespace or a table to
+    ///   itself (its removal under way, a reader alone),
     ///   `.unsafePath` for a linked folder, `.readOnly`, `.noSpace` or `.io` when the files cannot
     ///   be opened or created.
     public init(directory: String, namespace: String = "default", formats: [ImageFormat], provider: (any ImageSourceProvider)? = nil, options: TableOpenOptions = .init(), logger: Logger = Logger(label: "FastImageCache")) throws {
@@ -68,7 +72,6 @@ public final class ImageCache: Sendable {
         let space = try CacheNamespace(directory: directory, namespace: namespace, options: options, logger: logger)
         self.space = space
         isReadOnly = space.isReadOnly
-        space.removeTablesOfOtherFormats(keeping: seen, fileExtension: Self.fileExtension, logger: logger)
         let keys = KeyMemo()
         var tables: [String: FormatTable] = [:]
         do {
@@ -80,6 +83,10 @@ public final class ImageCache: Sendable {
             space.unlock()
             throw ImageCacheError.wrap(error, format: nil, code: .io)
         }
+        // Alone, with its own tables open (so that no other process can remove them), it removes
+        // the tables of formats it no longer has; then other caches may open the namespace.
+        space.removeTablesOfOtherFormats(keeping: seen, fileExtension: Self.fileExtension, logger: logger)
+        space.share()
         self.openReports = tables.mapValues(\.table.openReport)
         let policy = FamilyPolicy(formats: formats, tables: tables, keys: keys, provider: provider, counters: CacheCounters())
         self.policy = policy

@@ -55,11 +55,23 @@ import Testing
         #expect(changed.cachedImage(for: Photo(entityID: "x"), format: "thumb") == nil, "a changed format invalidates its table")
     }
 
-    @Test func aSecondCacheOnTheSameNamespaceIsRefused() throws {
+    /// Two caches on one namespace, as two processes have them: what one stores is a hit in the
+    /// other at once, and the same pixels.
+    @Test func twoCachesOnTheSameNamespaceShareItsImages() throws {
         let dir = TemporaryDirectory(); defer { dir.cleanup() }
         let first = try ImageCache(directory: dir.path, formats: [try thumbFormat()])
-        let e = #expect(throws: ImageCacheError.self) { try ImageCache(directory: dir.path, formats: [try thumbFormat()]) }
-        #expect(e?.code == .inUse)
+        let second = try ImageCache(directory: dir.path, formats: [try thumbFormat()])
+        let source = try ImageDecoder.decode(contentsOf: coffee.path)
+        let stored = try first.setImage(source, for: Photo(entityID: "x"), format: "thumb").withUnsafeBytes { Array($0) }
+        let seen = try #require(second.cachedImage(for: Photo(entityID: "x"), format: "thumb"))
+        #expect(seen.withUnsafeBytes { Array($0) } == stored)
+        _ = try second.setImage(source, for: Photo(entityID: "y"), format: "thumb")
+        #expect(first.containsImage(for: Photo(entityID: "y"), format: "thumb"))
+        // A format of the same name defined otherwise is refused, and changes nothing.
+        let e = #expect(throws: ImageCacheError.self) { try ImageCache(directory: dir.path, formats: [try thumbFormat(max: 101)]) }
+        #expect(e?.code == .formatConflict, "\(String(describing: e))")
+        #expect(first.cachedImage(for: Photo(entityID: "x"), format: "thumb") != nil)
+        second.close()
         first.close()
     }
 }

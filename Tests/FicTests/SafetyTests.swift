@@ -78,7 +78,7 @@ struct SafetyTests {
         #expect(FileEntity.contentHash(Data("abc".utf8)) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
     }
 
-    @Test("two ingests with different formats racing on one namespace: each succeeds alone or is told the cache is in use", .timeLimit(.minutes(3)))
+    @Test("two ingests with different formats racing on one namespace both succeed, and the cache is whole", .timeLimit(.minutes(3)))
     func concurrentFormats() throws {
         let folder = try TemporaryFolder()
         let cache = try makeCache(folder)
@@ -99,19 +99,16 @@ struct SafetyTests {
             for (p, err, format) in processes {
                 p.waitUntilExit()
                 let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-                if p.terminationStatus != 0 {
-                    #expect(message.contains("open in another process"), "round \(round): \(message)")
-                }
+                #expect(p.terminationStatus == 0, "round \(round): the ingest of format \(format) failed: \(message)")
                 finished.append((p.terminationStatus, format, Date()))
             }
-            #expect(finished.contains { $0.status == 0 }, "round \(round): one of them succeeds")
             // The cache holds a whole, intact table of the formats it was last ingested with.
             let verify = try Fic.run(["verify", "--cache", cache])
             #expect(verify.status == 0 && verify.stdout.contains("verified 2 entries in 1 format"), "round \(round): \(verify.stdout)\(verify.stderr)")
         }
     }
 
-    @Test("two ingests racing to rebuild one damaged table never both claim success with lost writes", .timeLimit(.minutes(3)))
+    @Test("two ingests racing on one damaged table: it is rebuilt once, and both succeed without lost writes", .timeLimit(.minutes(3)))
     func concurrentRebuilds() throws {
         let folder = try TemporaryFolder()
         let cache = try makeCache(folder)
@@ -135,10 +132,10 @@ struct SafetyTests {
                 p.waitUntilExit()
                 let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
                 if p.terminationStatus == 0 { succeeded += 1 } else {
-                    #expect(message.contains("in use") || message.contains("open in another process"), "round \(round): \(message)")
+                    Issue.record("round \(round): an ingest failed: \(message)")
                 }
             }
-            #expect(succeeded >= 1, "round \(round): one of the two ingests succeeds")
+            #expect(succeeded == 2, "round \(round): both ingests succeed")
             let verify = try Fic.run(["verify", "--cache", cache])
             #expect(verify.stdout.contains("verified 2 entries"), "round \(round): \(verify.stdout)\(verify.stderr)")
         }
