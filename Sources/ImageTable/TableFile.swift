@@ -159,13 +159,18 @@ enum TableFile {
         var state = TableState(layout: file.layout, pixelByteCount: configuration.pixelByteCount)
         state.file = file
         state.shared = shared
-        for k in 0..<shared.sharedChunks {
-            guard file.layout.chunkOffset(k) + file.layout.chunkByteCount(k) <= Int(st.st_size) else {
+        // The count first, then the size: a chunk is allocated in the file before it is counted,
+        // so every chunk counted is in the file by the time its size is read.
+        let chunks = shared.sharedChunks
+        let size = Int(try file.descriptor.status(path: file.path).st_size)
+        for k in 0..<chunks {
+            guard file.layout.chunkOffset(k) + file.layout.chunkByteCount(k) <= size else {
                 throw ImageCacheError(.io, "the table file is shorter than its shared state says", path: file.path)
             }
             state.addChunk(TableChunk(region: try file.mapChunk(k)), slots: file.layout.slotCount(ofChunk: k), loading: true)
         }
-        return Opened(state: state, report: TableOpenReport(isReadOnly: false))
+        shared.adopt(chunks: chunks)
+        return Opened(state: state, report: TableOpenReport(isReadOnly: !file.isWritable))
     }
 
     /// Checks the header of an open, locked file and loads its index, rebuilding when needed.
