@@ -45,57 +45,14 @@ enum TableFile {
             let descriptor = try attempt.get()
             var opened = false
             defer { if !opened { descriptor.closeQuietly() } }
-            if writable {
-                // One opener or closer at a time, in any process: whether this one is alone is
-                // decided, and acted on, before another can look.
-                let gate = try TableOpenGate(descriptor, kind: .exclusive, timeout: max(options.lockTimeout, gateTimeout), path: path)
-                defer { gate.release() }
-                let alone = try descriptor.lock(.exclusive, wait: false, path: path)
-                let shared = try alone || descriptor.lock(.shared, wait: false, path: path)
-                guard shared else {
-                    // Held exclusively without the gate (a process of an older version of the package).
-                    if clock.now < deadline {
-                        descriptor.closeQuietly()
-                        opened = true
-                        TableLockReleases.wait(after: releases, upTo: min(Duration.milliseconds(10), deadline - clock.now))
-                        continue
-                    }
-                    throw ImageCacheError(.inUse, "the table is open in another process that does not share it; close it first", path: path, errno: .wouldBlock)
-                }
-                let st = try descriptor.status(path: path)
-                guard let named = try directory.status(of: name), named.isSameFile(as: st) else { continue }
-                opened = true
-                let file = TableFileHandle(descriptor: descriptor, directory: directory, name: name, header: expected, layout: layout, isWritable: true)
-                if !alone {
-                    do {
-                        return try join(file, configuration: configuration)
-                    } catch is SharedTableState.NobodyShares {
-                        // Those who hold it shared are readers who keep their state to themselves,
-                        // or processes dying (their locks go one by one): wait, a little at least.
-                        guard clock.now < max(deadline, start + dyingTimeout) else {
-                            throw ImageCacheError(.inUse, "the table is open in another process that does not share it (for reading only); close it first", path: path, errno: .wouldBlock)
-                        }
-                        gate.release()
-                        TableLockReleases.wait(after: releases, upTo: .milliseconds(10))
-                        continue
-                    }
-                }
-                let loaded = try load(file, fileSize: Int(st.st_size), created: created, configuration: configuration, logger: logger)
-                // Open to others from now on. A table rebuilt into a new file takes that file's gate
-                // too, so that no opener finds it between its exclusive lock and its shared one.
-                if let final = loaded.state.file, final.descriptor.rawValue != descriptor.rawValue {
-                    let finalGate = try TableOpenGate(final.descriptor, kind: .exclusive, timeout: gateTimeout, path: path)
-                    defer { finalGate.release() }
-                    _ = try final.descriptor.lock(.shared, wait: false, path: path)
-                } else {
-                    _ = try descriptor.lock(.shared, wait: false, path: path)
-                }
-                return loaded
-            }
-            // Readers take the gate shared: no writer opens or closes while one decides.
-            let gate = try TableOpenGate(descriptor, kind: .shared, timeout: max(options.lockTimeout, gateTimeout), path: path)
+            // One opener or closer at a time, in any process (readers together): whether this one
+            // is alone is decided, and acted on, before another can look.
+            let gate = try TableOpenGate(descriptor, kind: writable ? .exclusive : .shared, timeout: max(options.lockTimeout, gateTimeout), path: path)
             defer { gate.release() }
-            guard try descriptor.lock(.shared, wait: false, path: path) else {
+            // A writer that gets the exclusive lock is alone; every other opener shares the file.
+            let alone = try writable && descriptor.lock(.exclusive, wait: false, path: path)
+            guard try alone || descriptor.lock(.shared, wait: false, path: path) else {
+                // Held exclusively without the gate (a process of an older version of the package).
                 if clock.now < deadline {
                     descriptor.closeQuietly()
                     opened = true
@@ -104,22 +61,45 @@ enum TableFile {
                     TableLockReleases.wait(after: releases, upTo: min(Duration.milliseconds(10), deadline - clock.now))
                     continue
                 }
-                throw ImageCacheError(.inUse, "the table is open in another process or cache object; close it first", path: path, errno: .wouldBlock)
+                throw ImageCacheError(.inUse, "the table is open in another process that does not share it; close it first", path: path, errno: .wouldBlock)
             }
             // The name may have been replaced (a rebuild by another process) between opening and locking.
             let st = try descriptor.status(path: path)
             guard let named = try directory.status(of: name), named.isSameFile(as: st) else { continue }
             opened = true
             let file = TableFileHandle(descriptor: descriptor, directory: directory, name: name, header: expected, layout: layout, isWritable: writable)
-            // Writers share it: read what they share (holding slots as they do), or nothing is safe.
-            do {
-                return try join(file, configuration: configuration)
-            } catch is SharedTableState.NobodyShares {
-                // Nobody shares it: read the records, as a table of its own.
-            } catch let error as ImageCacheError where error.code == .inUse {
-                // Its shared state cannot be used from here (read-only media, a file not ours).
+            if !alone {
+                // Others have it open: share what they share (a reader too, so that its holds
+                // count for the writers), or nothing is safe.
+                do {
+                    return try join(file, configuration: configuration)
+                } catch is SharedTableState.NobodyShares where writable {
+                    // Those who hold it keep their state to themselves (readers), or are being
+                    // killed (their locks go one by one): wait, a little at least.
+                    guard clock.now < max(deadline, start + dyingTimeout) else {
+                        throw ImageCacheError(.inUse, "the table is open in another process that does not share it (for reading only); close it first", path: path, errno: .wouldBlock)
+                    }
+                    gate.release()
+                    TableLockReleases.wait(after: releases, upTo: .milliseconds(10))
+                    continue
+                } catch is SharedTableState.NobodyShares {
+                    // A reader, and nobody shares it: read the records, as a table of its own.
+                } catch let error as ImageCacheError where error.code == .inUse && !writable {
+                    // A reader that cannot use the shared state from here (read-only media).
+                }
             }
-            return try load(file, fileSize: Int(st.st_size), created: created, configuration: configuration, logger: logger)
+            let loaded = try load(file, fileSize: Int(st.st_size), created: created, configuration: configuration, logger: logger)
+            guard alone else { return loaded }
+            // Open to others from now on. A table rebuilt into a new file takes that file's gate
+            // too, so that no opener finds it between its exclusive lock and its shared one.
+            if let final = loaded.state.file, final.descriptor.rawValue != descriptor.rawValue {
+                let finalGate = try TableOpenGate(final.descriptor, kind: .exclusive, timeout: gateTimeout, path: path)
+                defer { finalGate.release() }
+                _ = try final.descriptor.lock(.shared, wait: false, path: path)
+            } else {
+                _ = try descriptor.lock(.shared, wait: false, path: path)
+            }
+            return loaded
         }
         throw ImageCacheError(.inUse, "the table file kept being replaced while it was being opened", path: path)
     }
