@@ -89,7 +89,9 @@ enum TableFile {
                 }
             }
             let loaded = try load(file, fileSize: Int(st.st_size), created: created, configuration: configuration, logger: logger)
-            guard alone else { return loaded }
+            // Mapped files are not kept coherent between machines: on a network, cluster or FUSE
+            // file system the table stays this process's alone (others get `.inUse`).
+            guard alone, let kind = try? (loaded.state.file ?? file).fileSystemKind(), sharesAcrossProcesses(on: kind) else { return loaded }
             // Open to others from now on. A table rebuilt into a new file takes that file's gate
             // too, so that no opener finds it between its exclusive lock and its shared one.
             if let final = loaded.state.file, final.descriptor.rawValue != descriptor.rawValue {
@@ -114,6 +116,13 @@ enum TableFile {
     /// How long an opener waits, at least, for holders of the table that share nothing to go:
     /// a process being killed lets go of its locks one by one.
     static let dyingTimeout = Duration.seconds(2)
+
+    /// Whether a table on a file system of `kind` is opened to other processes: only where the
+    /// page cache is the truth about the file (a local file system), since every process then
+    /// maps the same pages.
+    static func sharesAcrossProcesses(on kind: FileSystemKind) -> Bool {
+        kind.pageCacheIsTheTruth
+    }
 
     /// Joins a table another process has open (this one holds a shared lock on it): its format
     /// must be this one's exactly, and its shared state, which that process made, is this
