@@ -27,6 +27,8 @@
 @_exported import struct ImageTable.TableOpenOptions
 // `ImageCache.openReports`: what opening each table found.
 @_exported import struct ImageTable.TableOpenReport
+// `ImageCache.openProcesses(format:)`: who else has a table open.
+@_exported import struct ImageTable.TableProcess
 // `ImageCache.entries(format:)` and `ImageCache.verify(repair:)`.
 @_exported import struct ImageTable.TableEntry
 // `TableEntry.entity` and `TableEntry.source`.

@@ -5,6 +5,12 @@ extension ImageCache {
         try table(format).table.entries().filter { !AnimationKeys.isAnimationLabel($0.label) }
     }
 
+    /// The caches (table objects) that have `format`'s table open now, in this process and
+    /// others, this cache's marked ``TableProcess/isThisTable``.
+    public func openProcesses(format: String) throws -> [TableProcess] {
+        try table(format).table.openProcesses()
+    }
+
     /// How many entries `format`'s table holds, of each kind: images (one per entity, an
     /// animation's first frame included), the other frames of animations, and animation records.
     /// Every entry takes a slot; ``entries(format:)`` lists the images only.

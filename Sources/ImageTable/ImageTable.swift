@@ -382,6 +382,18 @@ public final class ImageTable: Sendable {
         return statistics
     }
 
+    /// The table objects that have the table open now, in this process and others (each process
+    /// counts once per table object), as the table's shared state registers them: for people,
+    /// as `fic inspect` shows them. Empty once closed; only this one for a table no other can
+    /// join (read-only alone, on a network file system).
+    public func openProcesses() -> [TableProcess] {
+        guard let shared = state.withLockedValue({ $0.shared }) else { return [] }
+        // The kernel is asked about each holder, outside the state's lock.
+        return shared.liveHolders().map { entry in
+            TableProcess(processID: entry.process?.pid, startTime: entry.process?.startTime, isThisTable: entry.index == shared.holder)
+        }
+    }
+
     /// The entries, most recently used first.
     public func entries() -> [TableEntry] {
         state.withLockedValue { s in
@@ -455,4 +467,15 @@ public struct TableEntry: Sendable, Hashable {
     public var source: TableKey
     /// The slot number in the file.
     public var slot: Int
+}
+
+/// A table object that has a table open, in some process (``ImageTable/openProcesses()``).
+public struct TableProcess: Sendable, Hashable, Codable {
+    /// Its process id, when its registration says (a process in another PID namespace has an
+    /// id that means nothing here).
+    public var processID: Int32?
+    /// When its process started, in clock ticks after boot (so that a reused id is told apart).
+    public var startTime: UInt64?
+    /// Whether it is the table object asked.
+    public var isThisTable: Bool
 }

@@ -71,7 +71,13 @@ import Testing
         let e = #expect(throws: ImageCacheError.self) { try ImageCache(directory: dir.path, formats: [try thumbFormat(max: 101)]) }
         #expect(e?.code == .formatConflict, "\(String(describing: e))")
         #expect(first.cachedImage(for: Photo(entityID: "x"), format: "thumb") != nil)
+        // Each sees both as having the table open, itself marked.
+        let seen1 = try first.openProcesses(format: "thumb")
+        #expect(seen1.count == 2 && seen1.filter(\.isThisTable).count == 1, "\(seen1)")
+        #expect(seen1.allSatisfy { $0.processID == getpid() && $0.startTime != nil })
         second.close()
+        #expect(try first.openProcesses(format: "thumb").count == 1, "the closed one is gone")
         first.close()
+        #expect(try first.openProcesses(format: "thumb").isEmpty)
     }
 }

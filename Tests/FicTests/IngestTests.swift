@@ -1,4 +1,5 @@
 import FastImageCache
+@testable import fic
 import Foundation
 import ImageCodec
 import Testing
@@ -96,5 +97,23 @@ struct IngestTests {
         #expect(table.stdout.contains("rgb565"))
         // Another namespace of the same folder is a different (absent) cache.
         #expect(try Fic.run(["inspect", "--cache", cache]).status == 1)
+    }
+
+    @Test("inspect shows the other processes that have a format's table open")
+    func inspectShowsWhoHasTheCacheOpen() throws {
+        let folder = try TemporaryFolder()
+        let cache = folder.path("cache")
+        #expect(try Fic.run(["ingest", Fic.testdata + "/photos", "--cache", cache, "--namespace", "ns1"] + Self.formats).status == 0)
+        func openIn(_ run: FicRun) throws -> [[Int]] {
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+            return try #require(json["formats"] as? [[String: Any]]).map { ($0["openIn"] as? [Int]) ?? [-1] }
+        }
+        #expect(try openIn(Fic.run(["inspect", "--cache", cache, "--namespace", "ns1", "--json"])) == [[], []], "nobody else")
+        // This process opens the cache as fic does, and keeps it open while fic inspects it.
+        let (open, _) = try CacheLocation(directory: cache, namespace: "ns1", followLinks: false).openExisting(readOnly: false)
+        defer { open.close() }
+        let pid = Int(getpid())
+        #expect(try openIn(Fic.run(["inspect", "--cache", cache, "--namespace", "ns1", "--json"])) == [[pid], [pid]])
+        #expect(try Fic.run(["inspect", "--cache", cache, "--namespace", "ns1"]).stdout.contains("pid \(pid)"))
     }
 }

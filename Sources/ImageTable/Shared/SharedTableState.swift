@@ -131,6 +131,14 @@ final class SharedTableState: @unchecked Sendable {
         try? HolderTable.unregister(holder, file.descriptor, entries: file.mapping.base + file.layout.holderTableOffset, path: file.path)
     }
 
+    /// The holders alive now (this process's registration among them), as the holder table
+    /// and the kernel's locks say.
+    func liveHolders() -> [HolderTable.Entry] {
+        let entries = file.mapping.base + file.layout.holderTableOffset
+        let all = (try? HolderTable.entries(entries, through: file.descriptor, ownIndex: holder, path: file.path)) ?? []
+        return all.filter(\.isAlive)
+    }
+
     private var base: UnsafeMutableRawPointer { file.mapping.base }
     private var layout: SharedStateLayout { file.layout }
 

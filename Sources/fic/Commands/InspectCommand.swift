@@ -72,6 +72,9 @@ struct InspectReport: Codable {
         var maximumCount: Int
         var fillPercent: Double
         var diskBytes: Int
+        /// The other processes that have the format's table open (process ids; 0 when one's
+        /// registration does not say).
+        var openIn: [Int32]
     }
 
     var directory: String
@@ -95,7 +98,8 @@ struct InspectReport: Codable {
                 count: count, images: kinds.images, animationFrames: kinds.animationFrames, animationRecords: kinds.animationRecords,
                 maximumCount: f.maximumCount,
                 fillPercent: (Double(count) * 1000 / Double(f.maximumCount)).rounded() / 10,
-                diskBytes: s?.diskBytes ?? 0)
+                diskBytes: s?.diskBytes ?? 0,
+                openIn: ((try? cache.openProcesses(format: f.name)) ?? []).filter { !$0.isThisTable }.map { $0.processID ?? 0 })
         }
         self.directory = directory
         self.namespace = namespace
@@ -110,17 +114,18 @@ struct InspectReport: Codable {
     func table() -> String {
         func number(_ v: Double) -> String { v == v.rounded() ? String(Int(v)) : String(v) }
         func counted(_ n: Int, _ what: String) -> String { "\(Formatting.grouped(n)) \(what)\(n == 1 ? "" : "s")" }
-        var rows = [["format", "points", "pixels", "style", "entries/max", "fill", "disk", "entries are"]]
+        var rows = [["format", "points", "pixels", "style", "entries/max", "fill", "disk", "open in", "entries are"]]
         for f in formats {
             let kinds = [counted(f.images, "image")] + (f.animationFrames + f.animationRecords == 0 ? []
                 : [counted(f.animationFrames, "animation frame"), counted(f.animationRecords, "animation record")])
             rows.append([
                 f.name, "\(number(f.width))×\(number(f.height)) @\(number(f.scale))x", "\(f.pixelWidth)×\(f.pixelHeight)", f.style,
                 "\(Formatting.grouped(f.count))/\(Formatting.grouped(f.maximumCount))", Formatting.fixed(f.fillPercent, 1) + " %",
-                Formatting.bytes(f.diskBytes), kinds.joined(separator: ", "),
+                Formatting.bytes(f.diskBytes), f.openIn.isEmpty ? "—" : f.openIn.map { $0 == 0 ? "?" : "pid \($0)" }.joined(separator: ", "),
+                kinds.joined(separator: ", "),
             ])
         }
-        rows.append(["total", "", "", "", Formatting.grouped(totalCount), "", Formatting.bytes(totalDiskBytes), ""])
+        rows.append(["total", "", "", "", Formatting.grouped(totalCount), "", Formatting.bytes(totalDiskBytes), "", ""])
         let title = "cache \(directory)/\(namespace), family \(family)" + (photos.map { ", photos \($0)" } ?? "")
         return ([title] + Formatting.aligned(rows)).joined(separator: "\n")
     }
