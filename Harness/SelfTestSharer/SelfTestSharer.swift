@@ -50,6 +50,10 @@ struct SelfTestSharer: ParsableCommand {
         let images = try MappedRegion(descriptor: pixelFile, offset: 0, length: slots * Self.pixelBytes, writable: true, path: pixels)
         let cells = SlotCells(base: state.base, layout: layout)
         let me = try HolderTable.register(fd, entries: state.base + layout.holderTableOffset, path: shared)
+        // The index may have been a dead holder's: its bits and in-flight slots are not this one's.
+        guard try SharedWriterLock.acquire(fd, timeout: .seconds(60), path: shared) else { throw ValidationError("the writer lock stayed taken") }
+        cells.takeOver(holder: me, slots: slots) { _ in }
+        try SharedWriterLock.release(fd, path: shared)
         let expected = UnsafeMutableRawPointer.allocate(byteCount: Self.pixelBytes, alignment: 64)
         defer { expected.deallocate() }
         var rng = SplitMix64(seed: seed)

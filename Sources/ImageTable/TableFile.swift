@@ -72,7 +72,7 @@ enum TableFile {
                 // Others have it open: share what they share (a reader too, so that its holds
                 // count for the writers), or nothing is safe.
                 do {
-                    return try join(file, configuration: configuration)
+                    return try join(file, configuration: configuration, writerTimeout: options.writerTimeout)
                 } catch is SharedTableState.NobodyShares where writable {
                     // Those who hold it keep their state to themselves (readers), or are being
                     // killed (their locks go one by one): wait, a little at least.
@@ -132,7 +132,7 @@ enum TableFile {
     /// - Throws: ``ImageCacheError`` `.formatConflict` naming each difference when the table was
     ///   made for another definition of the format; `.inUse` when it cannot be joined (damaged,
     ///   or kept to the other process); `.io`.
-    private static func join(_ file: TableFileHandle, configuration: TableConfiguration) throws -> Opened {
+    private static func join(_ file: TableFileHandle, configuration: TableConfiguration, writerTimeout: Duration) throws -> Opened {
         var page = [UInt8](repeating: 0, count: TableHeader.readLength)
         let read = try page.withUnsafeMutableBytes { (b) throws in try file.descriptor.readAll(into: b, at: 0, path: file.path) }
         guard read == TableHeader.readLength, case .success(let (header, _)) = page.withUnsafeBytes({ TableHeader.decode($0) }) else {
@@ -159,6 +159,12 @@ enum TableFile {
             state.addChunk(TableChunk(region: try file.mapChunk(k)), slots: file.layout.slotCount(ofChunk: k), loading: true)
         }
         shared.adopt(chunks: chunks)
+        // This process's holder index may have been a dead process's: what that one left is cleared.
+        guard try shared.acquireWriterLock(timeout: writerTimeout) else {
+            throw ImageCacheError(.inUse, "another process has been storing into the table for longer than \(writerTimeout) (stopped in the middle of a store?); try again later", path: file.path)
+        }
+        state.takeOverRegistration()
+        shared.releaseWriterLock()
         return Opened(state: state, report: TableOpenReport(isReadOnly: !file.isWritable))
     }
 

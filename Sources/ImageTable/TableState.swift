@@ -175,6 +175,17 @@ struct TableState {
         }
     }
 
+    /// Clears what a dead holder that had this process's holder index left: its hold bits and
+    /// in-flight slots (their records too, when writable). Called once, after joining, with the
+    /// writer lock held.
+    mutating func takeOverRegistration() {
+        guard let shared else { return }
+        let writable = isWritable, records = records
+        shared.cells.takeOver(holder: shared.holder, slots: allocatedSlots) { slot in
+            if writable { IndexRecord.clear(at: records.address(slot)) }
+        }
+    }
+
     /// Maps the chunks other processes added to the table since this process last looked (the
     /// shared state says how many), so that their slots are found and used here too. Returns
     /// whether any were added; chunks the file does not yet wholly hold are left for later.

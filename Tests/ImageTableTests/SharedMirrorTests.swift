@@ -261,6 +261,25 @@ private final class OtherProcess {
         #expect(reopened.image(for: key("half")) == nil)
     }
 
+    /// A process that joins under the holder index of one that died (the first free one) takes
+    /// over nothing of it: the dead one's hold bits no longer keep slots from eviction.
+    @Test func aProcessUnderADeadOnesHolderIndexInheritsNoneOfItsHolds() throws {
+        let c = config(max: 2, chunkBytes: 1 << 20)
+        let a = try ImageTable(path: dir.file("t.fictable"), configuration: c)
+        _ = try put(a, "x", seed: 1)
+        _ = try put(a, "y", seed: 2)
+        let other = try OtherProcess(directory: dir.path, configuration: c)
+        let slotX = try #require(other.slot(of: "x"))
+        #expect(other.cells.hold(slotX, holder: other.holder, expecting: other.cells.word(slotX)))
+        try other.die()
+        let b = try ImageTable(path: dir.file("t.fictable"), configuration: c)
+        #expect(other.cells.holders(of: slotX).isEmpty, "the dead holder's bit was cleared by the one that took its index")
+        _ = try put(a, "z", seed: 3)
+        _ = try put(a, "w", seed: 4)
+        #expect(a.image(for: key("x")) == nil, "x, held by nobody alive, was evicted")
+        b.close()
+    }
+
     /// Another process in the middle of a store holds the writer lock: a store here waits for
     /// it, up to its timeout, then fails with `.inUse` and changes nothing; lookups go on; once
     /// the lock is let go, stores go on.

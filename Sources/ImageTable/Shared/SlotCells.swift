@@ -136,6 +136,22 @@ package struct SlotCells: @unchecked Sendable {
         return nil
     }
 
+    /// Clears what a dead holder that had the index `holder` left among the first `slots` slots,
+    /// for the process that has just registered under that index (the writer lock held): its
+    /// hold bits, and its in-flight words, which are freed (`freed` is told each such slot, to
+    /// clear its record). Otherwise the new holder, alive, would keep them held and in flight for
+    /// every other process.
+    package func takeOver(holder: Int, slots: Int, freed: (Int) -> Void) {
+        for slot in 0..<min(slots, layout.maximumCount) {
+            if isHeld(slot, by: holder) { release(slot, holder: holder) }
+            let w = word(slot)
+            if w.state == .inFlight, w.owner == holder {
+                freed(slot)
+                publish(slot, .free(version: Self.version(after: w.version)))
+            }
+        }
+    }
+
     /// Makes `word` `slot`'s word (release: whatever the writer wrote before is visible to a
     /// reader that sees it).
     package func publish(_ slot: Int, _ word: SlotWord) {
