@@ -7,17 +7,15 @@ import SystemPackage
 /// index, the hold bits, the recency stamps, the free list and the commit sequence.
 ///
 /// A table no other process can share (opened read-only, or whose side file could not be made)
-/// keeps the same state in a file in memory (``isShared`` false), so that one code path serves
-/// both.
+/// keeps the same state in a file in memory, so that one code path serves both.
 ///
-/// Used only under the table's own lock (``TableState``), by a process that has the table to
-/// itself and so built the side file afresh at open; that is why it is `@unchecked Sendable`.
-/// Every slot it is given is one of the table's allocated slots.
+/// Used under the table's own lock (``TableState``), changes to what other processes share made
+/// with the writer lock held; its one mutable field outside that lock, the allocated count, is
+/// changed and read while growing, which the table serialises. That is why it is
+/// `@unchecked Sendable`. Every slot it is given is one of the table's allocated slots.
 final class SharedTableState: @unchecked Sendable {
     /// The side file, mapped.
     let file: SharedStateFile
-    /// Whether the state is in the side file on the disk, where other processes can reach it.
-    let isShared: Bool
     /// This process's index in the holder table.
     let holder: Int
     /// The slots' cells.
@@ -27,9 +25,8 @@ final class SharedTableState: @unchecked Sendable {
     private var allocatedChunks: Int
     private var registered = true
 
-    private init(file: SharedStateFile, isShared: Bool, holder: Int, allocatedChunks: Int) {
+    private init(file: SharedStateFile, holder: Int, allocatedChunks: Int) {
         self.file = file
-        self.isShared = isShared
         self.holder = holder
         cells = file.cells
         self.allocatedChunks = allocatedChunks
@@ -70,13 +67,13 @@ final class SharedTableState: @unchecked Sendable {
                 }
                 let (file, _) = try SharedStateFile.create(in: directory, tableName: tableName, layout: layout, binding: binding,
                                                            allocatedChunks: chunks, entries: built)
-                return try register(file, isShared: true, chunks: chunks)
+                return try register(file, chunks: chunks)
             } catch {
                 logger.notice("the table cannot be shared with other processes: its shared state could not be made (\(error))", metadata: ["path": "\(path)"])
             }
         }
         let (file, _) = try SharedStateFile.makePrivate(path: path, layout: layout, binding: binding, allocatedChunks: chunks, entries: built)
-        return try register(file, isShared: false, chunks: chunks)
+        return try register(file, chunks: chunks)
     }
 
     /// Joins the shared state of the table `tableName` in `directory`, which another process has
@@ -85,7 +82,7 @@ final class SharedTableState: @unchecked Sendable {
     static func join(in directory: Directory, tableName: String, table: TableLayout, binding: SharedStateHeader.Binding) throws -> SharedTableState {
         let layout = try SharedStateLayout(table: table)
         let file = try SharedStateFile.open(in: directory, tableName: tableName, layout: layout, binding: binding)
-        let joined = try register(file, isShared: true, chunks: sharedChunks(of: file))
+        let joined = try register(file, chunks: sharedChunks(of: file))
         // Left from an earlier session, with nobody in it: whoever has the table open keeps its
         // state to itself (it opened it for reading only), and this state is not the table's now.
         let entries = file.mapping.base + layout.holderTableOffset
@@ -118,9 +115,9 @@ final class SharedTableState: @unchecked Sendable {
         allocatedSlots = file.layout.slotCount(chunks: chunks)
     }
 
-    private static func register(_ file: SharedStateFile, isShared: Bool, chunks: Int) throws -> SharedTableState {
+    private static func register(_ file: SharedStateFile, chunks: Int) throws -> SharedTableState {
         let holder = try HolderTable.register(file.descriptor, entries: file.mapping.base + file.layout.holderTableOffset, path: file.path)
-        return SharedTableState(file: file, isShared: isShared, holder: holder, allocatedChunks: chunks)
+        return SharedTableState(file: file, holder: holder, allocatedChunks: chunks)
     }
 
     /// Ends this process's registration: its hold bits are cleared, then its holder entry and lock byte.
