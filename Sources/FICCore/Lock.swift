@@ -35,6 +35,10 @@ package final class Lock: @unchecked Sendable {
         return try body()
     }
 
+    /// Takes the lock if no one holds it; returns whether it did (pair a true with ``unlock()``).
+    @inlinable @inline(__always)
+    package func tryLock() -> Bool { pthread_mutex_trylock(mutex) == 0 }
+
     /// Takes the lock; pair with ``unlock()``.
     @inlinable @inline(__always)
     package func lock() { pthread_mutex_lock(mutex) }

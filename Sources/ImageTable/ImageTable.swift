@@ -167,16 +167,26 @@ public final class ImageTable: Sendable {
     /// processes, through the shared state's writer lock, tried for up to `timeout`. Never called
     /// with the state's lock held, so that a lookup here never waits for another process.
     ///
-    /// - Throws: `.inUse` when another process held the writer lock all that time.
+    /// With a zero `timeout` it waits for no one, in this process either: a lookup that writes
+    /// what it found only when the table is free uses it, and a writer of this process may be
+    /// waiting for another process's.
+    ///
+    /// - Throws: `.inUse` when another process (or, with no timeout, another thread) held the
+    ///   writer lock all that time.
     private func asWriter<R>(timeout: Duration, _ body: () throws -> R) throws -> R {
-        try writer.withLock {
-            guard let shared = state.withLockedValue({ $0.shared }) else { return try body() }
-            guard try shared.acquireWriterLock(timeout: timeout) else {
-                throw ImageCacheError(.inUse, "another process has been storing into the table for longer than \(timeout) (stopped in the middle of a store?); try again later", path: path)
-            }
-            defer { shared.releaseWriterLock() }
-            return try body()
+        func busy() -> ImageCacheError {
+            ImageCacheError(.inUse, "another process has been storing into the table for longer than \(timeout) (stopped in the middle of a store?); try again later", path: path)
         }
+        if timeout <= .zero {
+            guard writer.tryLock() else { throw busy() }
+        } else {
+            writer.lock()
+        }
+        defer { writer.unlock() }
+        guard let shared = state.withLockedValue({ $0.shared }) else { return try body() }
+        guard try shared.acquireWriterLock(timeout: timeout) else { throw busy() }
+        defer { shared.releaseWriterLock() }
+        return try body()
     }
 
     private func reserveSlot() throws -> (Int, UnsafeMutableRawPointer, UnsafeMutableRawPointer, TableChunk, UInt64) {
