@@ -20,6 +20,7 @@ struct SelfTestWriter: ParsableCommand {
     @Option(help: "After N inserts, stop the process with SIGKILL half way through drawing the next image.") var dieMidWriteAfter: Int?
     @Option(help: "Wait up to this many seconds for another process to let go of the table.") var waitSeconds: Int = 0
     @Option(help: "Print \"stored N\" once N images have been stored.") var announceAfter: Int?
+    @Option(help: "Only claim the storing of this entity, print \"claimed\", and hold the claim until killed.") var claim: String?
 
     func run() throws {
         let options = TableOpenOptions(lockTimeout: .seconds(waitSeconds))
@@ -36,6 +37,11 @@ struct SelfTestWriter: ParsableCommand {
         case .pageCacheMayBeLost?: "page-cache-may-be-lost"
         }
         FileHandle.standardOutput.write(Data("ready stop=\(stop) interrupted=\(report.interruptedWrites) check=\(report.entriesToCheck)\n".utf8))
+        if let claim {
+            guard let held = t.claimStoring(TableKey(claim), timeout: .seconds(600)) else { throw ValidationError("could not claim \(claim)") }
+            FileHandle.standardOutput.write(Data("claimed\n".utf8))
+            withExtendedLifetime(held) { while true { pause() } }
+        }
         while true {
             rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17
             operations += 1

@@ -74,6 +74,16 @@ extension FileDescriptor {
         FileDescriptor(rawValue: try retryingSystemCall("dup", path: path) { fcntl(rawValue, F_DUPFD_CLOEXEC, 0) })
     }
 
+    /// A new open file description of the same file, opened read-write through its
+    /// `/proc/self/fd` name (no path is looked up again, so a file renamed or replaced meanwhile
+    /// is still this one): unlike ``duplicate(path:)``, its open-file-description locks conflict
+    /// with this one's, so that two threads of one process can exclude each other as two
+    /// processes do. Fails where `/proc` is not mounted.
+    package func reopened(path: String?) throws -> FileDescriptor {
+        let name = "/proc/self/fd/\(rawValue)"
+        return FileDescriptor(rawValue: try retryingSystemCall("open", path: path) { Glibc.open(name, O_RDWR | O_CLOEXEC) })
+    }
+
     /// Adds and removes status flags (`F_GETFL`, `F_SETFL`); returns false when the system
     /// refused (the flags are then unchanged).
     private func changeStatusFlags(adding: Int32 = 0, removing: Int32 = 0) -> Bool {

@@ -1,5 +1,6 @@
 import Glibc
 import Logging
+import SystemPackage
 
 /// A file of fixed-size, already-decoded images, mapped into memory.
 ///
@@ -401,6 +402,16 @@ public final class ImageTable: Sendable {
         // The kernel is asked about each holder, outside the state's lock.
         return shared.liveHolders().map { entry in
             TableProcess(processID: entry.process?.pid, startTime: entry.process?.startTime, isThisTable: entry.index == shared.holder)
+        }
+    }
+
+    /// A new open file description of the table file, for a ``StoreClaim``; nil when the table
+    /// is closed or read-only, or `/proc` is missing. Made under the state's lock, so that the
+    /// descriptor cannot be closed (and its number reused for another file) meanwhile.
+    func reopenedFileForClaims() -> FileDescriptor? {
+        state.withLockedValue { s in
+            guard let file = s.file, file.isWritable else { return nil }
+            return try? file.descriptor.reopened(path: path)
         }
     }
 

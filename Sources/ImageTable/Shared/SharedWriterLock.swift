@@ -18,9 +18,10 @@ package enum SharedWriterLock {
     /// Takes the lock (or the lock on byte `byte`, as the table's open gate does) through
     /// `descriptor`, trying until `timeout` has passed. Returns false when another open file
     /// description held it all that time. `waiting` is called once, when the first try finds the
-    /// lock held (to say so in a log, or for a test to know).
+    /// lock held (to say so in a log, or for a test to know). Pauses between tries grow up to
+    /// `longestPause` (a lock held for a whole decode needs no millisecond polling).
     package static func acquire(_ descriptor: FileDescriptor, byte: Int64 = byte, kind: FileDescriptor.LockKind = .exclusive, timeout: Duration,
-                                path: String?, waiting: () -> Void = {}) throws -> Bool {
+                                longestPause: Duration = longestPause, path: String?, waiting: () -> Void = {}) throws -> Bool {
         if try descriptor.lockRange(kind, start: byte, length: 1, wait: false, path: path) { return true }
         waiting()
         let clock = ContinuousClock()
@@ -29,7 +30,7 @@ package enum SharedWriterLock {
         while clock.now < deadline {
             pauseCurrentThread(min(pause, deadline - clock.now))
             if try descriptor.lockRange(kind, start: byte, length: 1, wait: false, path: path) { return true }
-            pause = min(pause * 2, longestPause)
+            pause = min(pause * 2, max(longestPause, shortestPause))
         }
         return false
     }
