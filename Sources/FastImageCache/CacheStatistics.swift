@@ -46,15 +46,27 @@ public struct CacheStatistics: Sendable, Hashable, Codable {
     public var sourceDecodes: Int
     /// Rings of animations being played now (see ``FormatStatistics/ringAnimations``).
     public var animationRings: Int = 0
+    /// Stores that found another process or thread making the same entity's images and waited
+    /// for it (``ImageCache/storeImages(from:for:family:releasingPages:)``).
+    public var storesThatWaited: Int = 0
+    /// Of those, the stores that then found every image made and decoded nothing.
+    public var storesMadeByOthers: Int = 0
     /// Bytes all table files occupy on disk.
     public var diskBytes: Int { formats.reduce(0) { $0 + $1.diskBytes } }
 }
 
-/// Thread-safe counters of fetches and decodes.
+/// Thread-safe counters of fetches, decodes and waits for other makers of the same images.
 final class CacheCounters: Sendable {
-    private let counts = LockedBox((fetches: 0, decodes: 0))
+    /// What the counters say.
+    struct Counts {
+        var fetches = 0, decodes = 0, storesThatWaited = 0, storesMadeByOthers = 0
+    }
+
+    private let counts = LockedBox(Counts())
 
     func countFetch() { counts.withLockedValue { $0.fetches += 1 } }
     func countDecode() { counts.withLockedValue { $0.decodes += 1 } }
-    func snapshot() -> (Int, Int) { counts.withLockedValue { ($0.fetches, $0.decodes) } }
+    func countStoreThatWaited() { counts.withLockedValue { $0.storesThatWaited += 1 } }
+    func countStoreMadeByOthers() { counts.withLockedValue { $0.storesMadeByOthers += 1 } }
+    func snapshot() -> Counts { counts.withLockedValue { $0 } }
 }

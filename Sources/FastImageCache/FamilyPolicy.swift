@@ -1,5 +1,6 @@
 import Foundation
 import ImageCodec
+import ImageTable
 
 /// The configured formats with their open tables, and the one place where the family policy
 /// lives: a source is decoded once, at the largest pixel size any format of its family needs,
@@ -120,16 +121,36 @@ struct FamilyPolicy: Sendable {
     /// frame (see ``storeAnimation(_:wanted:releasingPages:firstFrameStored:)``); failures after
     /// the first frame leave the frames stored before them.
     func storeImages(from source: SourceImage, for entity: some ImageEntity, family: String?, releasingPages: Bool) throws -> [String: CachedImage] {
+        let decodes: Bool
+        if case .decoded = source { decodes = false } else { decodes = true }
+        return try storeImages(for: entity, family: family, releasingPages: releasingPages, claiming: decodes) { _ in source }
+    }
+
+    /// Stores the image of `entity` in every format of `family` that lacks an up-to-date one,
+    /// from the source `source` gives for the pixel size the family needs; `source` is called only
+    /// when some format lacks the image. When `claiming`, the making is claimed first
+    /// (``StoreClaim``): while another process or thread makes the same entity's images, this
+    /// waits for it, and finds them made rather than making them again.
+    func storeImages(for entity: some ImageEntity, family: String?, releasingPages: Bool, claiming: Bool,
+                     source: (PixelSize) throws -> SourceImage) throws -> [String: CachedImage] {
         let names = formatNames(ofFamily: family)
         guard !names.isEmpty else {
             throw ImageCacheError(.unknownFormat, "no format of family '\(family ?? "")' is configured; configured: \(formats.map(\.name).joined(separator: ", "))")
         }
-        var images: [String: CachedImage] = [:]
-        for name in names {
-            // An animation a process stopped in the middle of storing is stored again.
-            if let existing = cachedImage(for: entity, format: name), !isLeftHalfStored(entity, format: name) { images[name] = existing }
-        }
+        var images = stored(entity, in: names)
         if images.count == names.count { return images }
+        let claim = claiming ? claimStoring(entity, formats: names) : nil
+        defer { claim?.release() }
+        if claim != nil {
+            // Another may have stored them between the look above and the claim, waited for or not.
+            images = stored(entity, in: names)
+            if images.count == names.count {
+                counters.countStoreMadeByOthers()
+                return images
+            }
+        }
+        let target = decodeSize(forFamiliesOf: names)
+        let source = try source(target)
         if let animation = openAnimation(source) {
             var first: [String: Result<CachedImage, any Error>] = [:]
             _ = try storeAnimation(animation, wanted: [(entity, Set(names))], releasingPages: releasingPages) { first = $0[entity.entityID] ?? [:] }
@@ -138,12 +159,35 @@ struct FamilyPolicy: Sendable {
             }
             return images
         }
-        let decoded = try decode(source, target: decodeSize(forFamiliesOf: names), format: names.first)
+        let decoded = try decode(source, target: target, format: names.first)
         for (name, result) in drawMissing(Set(names), for: entity, from: decoded) {
             let image = try result.get()
             if releasingPages { image.releaseResidentPages() }
             images[name] = image
         }
         return images
+    }
+
+    /// The up-to-date images of `entity` in the formats `names`, by name; an animation a process
+    /// stopped in the middle of storing does not count (it is stored again).
+    private func stored(_ entity: some ImageEntity, in names: [String]) -> [String: CachedImage] {
+        var images: [String: CachedImage] = [:]
+        for name in names {
+            if let existing = cachedImage(for: entity, format: name), !isLeftHalfStored(entity, format: name) { images[name] = existing }
+        }
+        return images
+    }
+
+    /// How long a store waits for another maker of the same images before it makes them itself
+    /// (only a stopped maker keeps it waiting that long: the claim dies with its holder).
+    static let longestClaimWait = Duration.seconds(60)
+
+    /// Claims the making of `entity`'s images in the formats `names` (see ``StoreClaim``), through
+    /// the table of the format whose name sorts first, so that every process that stores the same
+    /// formats claims through the same file whatever order it configured them in.
+    private func claimStoring(_ entity: some ImageEntity, formats names: [String]) -> StoreClaim? {
+        guard let first = names.min(), let t = tables[first] else { return nil }
+        let (entityKey, _) = keys.keys(entity.entityID, entity.sourceImageID)
+        return t.table.claimStoring(entityKey, timeout: Self.longestClaimWait, waiting: counters.countStoreThatWaited)
     }
 }

@@ -36,8 +36,30 @@ extension ImageCache {
     /// - Returns: the image of each format of the family, by format name.
     /// - Throws: ``ImageCacheError``: `.decodingFailed` (the cause says why), `.drawingFailed`,
     ///   or a storage failure (`.tableFull`, `.noSpace`, `.io`, `.closed`).
+    ///
+    /// Several processes and threads may store at once. While one decodes a source for an entity,
+    /// another that stores the same entity's images (from bytes to decode, in the same formats)
+    /// waits for it and returns its images instead of decoding the source again
+    /// (``CacheStatistics/storesThatWaited``, ``CacheStatistics/storesMadeByOthers``). The wait
+    /// ends when the other finishes or dies; only one stopped in the middle keeps it waiting, for
+    /// at most a minute, after which this one decodes.
     @discardableResult
     public func storeImages(from source: SourceImage, for entity: some ImageEntity, family: String? = nil, releasingPages: Bool = false) throws -> [String: CachedImage] {
         try policy.storeImages(from: source, for: entity, family: family, releasingPages: releasingPages)
+    }
+
+    /// Stores the image of `entity` in every format of `family` that lacks an up-to-date one, like
+    /// ``storeImages(from:for:family:releasingPages:)``, from an image `decode` makes: for callers
+    /// that decode sources themselves (to keep the decoder's warnings, say). `decode` is given the
+    /// pixel size the family needs and is called only when some format lacks the image, after any
+    /// other process or thread making the same entity's images has finished, so that a source is
+    /// decoded once among all of them.
+    ///
+    /// - Throws: what `decode` throws, as it is; otherwise as
+    ///   ``storeImages(from:for:family:releasingPages:)``.
+    @discardableResult
+    public func storeImages(for entity: some ImageEntity, family: String? = nil, releasingPages: Bool = false,
+                            decoding decode: (PixelSize) throws -> DecodedImage) throws -> [String: CachedImage] {
+        try policy.storeImages(for: entity, family: family, releasingPages: releasingPages, claiming: true) { .decoded(try decode($0)) }
     }
 }

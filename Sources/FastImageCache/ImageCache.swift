@@ -217,8 +217,9 @@ public final class ImageCache: Sendable {
             return FormatStatistics(format: f.name, count: s.count, maximumCount: s.maximumCount, diskBytes: s.fileBytes, hits: s.hits, misses: s.misses, evictions: s.evictions, inserts: s.inserts,
                                     animationsTooLarge: a.tooLarge, ringAnimations: a.ring, ringFrameDecodes: a.ringFrameDecodes, ringRestarts: a.ringRestarts)
         }
-        let (fetches, decodes) = policy.counters.snapshot()
-        return CacheStatistics(formats: perFormat, sourceFetches: fetches, sourceDecodes: decodes, animationRings: rings.count)
+        let counts = policy.counters.snapshot()
+        return CacheStatistics(formats: perFormat, sourceFetches: counts.fetches, sourceDecodes: counts.decodes, animationRings: rings.count,
+                               storesThatWaited: counts.storesThatWaited, storesMadeByOthers: counts.storesMadeByOthers)
     }
 
     /// Lets the kernel drop every mapped page of every table from the process's resident memory
