@@ -218,6 +218,49 @@ extension ViewTests {
             #expect(view.stats["misses"] as? Int == 0, "every photo known from the first frame")
         }
 
+        @Test("fic ingest run while fic view gallery fills the same cache: every photo is decoded once between them, and the gallery shows them all")
+        func ingestBesideView() async throws {
+            try #require(ViewRunner.hasXvfb, "xvfb-run is missing: run scripts/install-deps")
+            let setup = try Setup()
+            let folder = setup.folder
+            // Four names for each test photo: 28 photos, so that the two meet.
+            let photos = folder.path("many")
+            try FileManager.default.createDirectory(atPath: photos, withIntermediateDirectories: true)
+            let originals = try FileManager.default.contentsOfDirectory(atPath: setup.photos).sorted()
+            for round in 0..<4 {
+                for name in originals {
+                    try FileManager.default.createSymbolicLink(atPath: "\(photos)/\(round)-\(name)", withDestinationPath: "\(setup.photos)/\(name)")
+                }
+            }
+            let total = originals.count * 4
+            let binary = try #require(Fic.binary)
+            try "wait-file \(folder.path("ingested")) 36000\nwait-idle\n".write(toFile: folder.path("view.script"), atomically: true, encoding: .utf8)
+            let view = try Process.start("/usr/bin/xvfb-run", ViewRunner.xvfbArguments(width: Self.width, height: Self.height) + [
+                binary, "view", "gallery", "--photos", photos, "--size", "\(Self.width)x\(Self.height)", "--no-overlay",
+                "--script", folder.path("view.script"), "--stats", folder.path("view.json"),
+            ], environment: ProcessInfo.processInfo.environment.merging(setup.environment) { $1 })
+            defer { if view.process.isRunning { view.process.terminate() } }
+            // The gallery has its cache open (and is storing photos) once its tables exist.
+            let namespace = setup.cacheFolder + "/" + (try DefaultCache.namespace(forPhotos: photos))
+            try await waitUntil("the gallery has opened its cache", timeout: .seconds(120)) {
+                ((try? FileManager.default.contentsOfDirectory(atPath: namespace)) ?? []).contains { $0.hasSuffix(".fictable") } || !view.process.isRunning
+            }
+            try #require(view.process.isRunning, "the gallery closed early: \(view.result().stderr)")
+            let ingest = try Fic.run(["ingest", photos], environment: setup.environment)
+            #expect(ingest.status == 0, "\(ingest.stderr)")
+            #expect(FileManager.default.createFile(atPath: folder.path("ingested"), contents: nil))
+            try await waitUntil("the gallery has closed", timeout: .seconds(300)) { !view.process.isRunning }
+            #expect(view.result().status == 0, "\(view.result().stderr)")
+
+            let stats = try ViewRunner.stats(folder.path("view.json"))
+            let added = try #require(ingest.stdout.firstMatch(of: /(\d+) added, (\d+) unchanged, 0 refused/), "\(ingest.stdout)")
+            let decodes = try #require(stats["cache_decodes"] as? Int)
+            #expect(Int(added.1)! + Int(added.2)! == total, "\(ingest.stdout)")
+            #expect(decodes + Int(added.1)! == total, "each photo decoded once: \(decodes) by the gallery, \(added.1) by the ingest")
+            #expect(stats["cache_temporary"] as? Bool == false)
+            #expect(stats["cache_stores_made_by_others"] is Int)
+        }
+
         @Test("the cache folder is trimmed to --cache-limit: least recently used first, never one in use, never what is not the package's")
         func trim() throws {
             try #require(ViewRunner.hasXvfb, "xvfb-run is missing: run scripts/install-deps")

@@ -82,20 +82,27 @@ struct Ingester: Sendable {
                 throw CLIError("cannot store \(file.relativePath): \(error)")
             }
         }
-        let image: DecodedImage
+        // Decoded only when some format lacks the image once any other process or thread storing
+        // it (a viewer on the same cache, another ingest) has finished.
+        var warnings: [String]?
+        var refusal: ImageCacheError?
         do {
-            image = try ImageDecoder.decode(bytes, options: options)
-        } catch let error as ImageCacheError {
-            return .refused(Self.reason(error))
-        }
-        do {
-            try cache.storeImages(from: .decoded(image), for: entity, releasingPages: true)
-            return .added(warnings: image.warnings)
-        } catch let error as ImageCacheError where error.code == .decodingFailed || error.code == .drawingFailed {
-            return .refused((error.underlying as? ImageCacheError)?.message ?? error.description)
+            try cache.storeImages(for: entity, releasingPages: true) { _ in
+                do {
+                    let image = try ImageDecoder.decode(bytes, options: options)
+                    warnings = image.warnings
+                    return image
+                } catch let error as ImageCacheError {
+                    refusal = error
+                    throw error
+                }
+            }
+        } catch let error as ImageCacheError where error.code == .decodingFailed || error.code == .drawingFailed || refusal != nil {
+            return .refused(refusal.map(Self.reason) ?? (error.underlying as? ImageCacheError)?.message ?? error.description)
         } catch {
             throw CLIError("cannot store \(file.relativePath): \(error)")
         }
+        return warnings.map { .added(warnings: $0) } ?? .unchanged
     }
 
     /// The reason shown for a refused file.

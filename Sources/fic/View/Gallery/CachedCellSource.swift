@@ -33,6 +33,7 @@ final class CachedCellSource: CellSource {
         let figures = cache.statistics
         var values: [String: StatValue] = [
             "cache_decodes": .int(figures.sourceDecodes), "cache_fetches": .int(figures.sourceFetches),
+            "cache_stores_made_by_others": .int(figures.storesMadeByOthers),
             "cache_directory": .string(place.directory), "cache_namespace": .string(place.namespace), "cache_temporary": .bool(place.isTemporary),
         ]
         if let notice = place.notice { values["cache_notice"] = .string(notice) }
