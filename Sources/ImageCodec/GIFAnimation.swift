@@ -23,6 +23,9 @@ final class GIFAnimation: AnimationFrameSource {
     private var disposal: (FrameDisposal, FrameRect)?
     private var index = 0
     private var finished = false
+    /// Whether the file ends in the middle of a block (``GIFTimeline/isCutShort``): after its last
+    /// whole frame, the animation ends with `.truncated`, not quietly.
+    private let isCutShort: Bool
 
     /// Reads the structure of the GIF in `bytes` (from its signature) and checks the limits.
     init(_ bytes: ImageBytes, options: DecodingOptions) throws {
@@ -39,6 +42,7 @@ final class GIFAnimation: AnimationFrameSource {
                                   framePixels: timeline.framePixels, options: options, format: "GIF")
         self.reader = reader
         pending = first
+        isCutShort = timeline.isCutShort
         info = AnimationInfo(format: .gif, width: shape.width, height: shape.height, loopCount: timeline.loopCount,
                              durations: timeline.delays.map { $0 * 10 })
         source = ImageInfo(format: .gif, width: shape.width, height: shape.height, hasAlpha: true, frameCount: info.frameCount)
@@ -46,7 +50,14 @@ final class GIFAnimation: AnimationFrameSource {
     }
 
     func nextFrame() throws -> DecodedImage? {
-        guard !finished, index < info.frameCount else { return nil }
+        guard !finished else { return nil }
+        guard index < info.frameCount else {
+            finished = true
+            if isCutShort {
+                throw ImageCacheError(.truncated, "The GIF data ends after frame \(index), in the blocks that follow it; the \(index) frames before were decoded. The file was cut short; download or copy it again.")
+            }
+            return nil
+        }
         let frame: GIFReader.Frame
         if let pending {
             frame = pending

@@ -9,6 +9,9 @@ struct GIFTimeline {
     var framePixels: [Int] = []
     /// The NETSCAPE2.0 (or ANIMEXTS1.0) repeat count as stored, nil when there is none.
     var repeats: Int?
+    /// Whether the bytes ended before the trailer, in the middle of a block: the file was cut
+    /// short, perhaps before a frame whose descriptor it no longer holds.
+    var isCutShort = false
 
     /// How many times the animation plays, 0 forever (see ``AnimationInfo/loopCount``).
     var loopCount: Int {
@@ -22,11 +25,16 @@ struct GIFTimeline {
         var index = 13
         if bytes[10] & 0x80 != 0 { index += 3 << (Int(bytes[10] & 0x07) + 1) }
         var delay = 0
-        func skipSubBlocks() -> Bool { GIFBlocks.skipSubBlocks(bytes, at: &index) }
+        func skipSubBlocks() -> Bool {
+            if GIFBlocks.skipSubBlocks(bytes, at: &index) { return true }
+            isCutShort = true
+            return false
+        }
+        defer { if index >= bytes.count { isCutShort = true } }
         while index < bytes.count, delays.count <= maximumFrames {
             switch bytes[index] {
             case 0x21:  // extension: introducer, label, sub-blocks
-                guard index + 2 < bytes.count else { return }
+                guard index + 2 < bytes.count else { isCutShort = true; return }
                 let label = bytes[index + 1], first = index + 2, length = Int(bytes[first])
                 if label == 0xF9, length >= 4, first + 4 < bytes.count {
                     delay = Int(bytes[first + 2]) | Int(bytes[first + 3]) << 8
@@ -39,7 +47,7 @@ struct GIFTimeline {
                 index += 2
                 guard skipSubBlocks() else { return }
             case 0x2C:  // image descriptor: 10 bytes, a local palette, the LZW code size, sub-blocks
-                guard index + 10 <= bytes.count else { return }
+                guard index + 10 <= bytes.count else { isCutShort = true; return }
                 let width = Int(bytes[index + 5]) | Int(bytes[index + 6]) << 8
                 let height = Int(bytes[index + 7]) | Int(bytes[index + 8]) << 8
                 let flags = bytes[index + 9]

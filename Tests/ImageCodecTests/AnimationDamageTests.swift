@@ -79,6 +79,65 @@ import Testing
         }
     }
 
+    /// Each animation cut at eleven points through its length: never a quiet end. The frames
+    /// before the cut are the whole file's, then `.truncated` names the cut.
+    @Test func aFileCutAnywhereEndsWithTruncated() throws {
+        let folder = try AnimationFiles.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        for (name, bytes) in try Self.sixFrames(in: folder) {
+            let whole = try AnimationFiles.decode(bytes)
+            for k in 1..<12 {
+                let (frames, error) = AnimationFiles.decodeUntilError(Array(bytes.prefix(bytes.count * k / 12)))
+                #expect(error?.code == .truncated, "\(name) cut at \(k)/12: \(frames.count) frames, \(String(describing: error))")
+                #expect(frames.count < 6 || k == 11, "\(name) cut at \(k)/12")
+                for frame in frames {
+                    #expect(PixelComparison.identical(frame.image, whole.frames[frame.index].image), "\(name) cut at \(k)/12, frame \(frame.index)")
+                }
+            }
+        }
+    }
+
+    /// A GIF of 60 frames cut in the middle of frame 40: the first 39 play, then `.truncated`.
+    @Test func aGIFCutInTheMiddleOfFrame40PlaysTheFirst39() throws {
+        let palette: [GIFBytes.Color] = [(255, 0, 0), (0, 0, 255)]
+        var gif = GIFBytes.header(width: 4, height: 4, palette: palette)
+        var starts: [Int] = []
+        for i in 0..<60 {
+            starts.append(gif.count)
+            gif += GIFBytes.graphicControl(transparentIndex: nil, delay: 4)
+                + GIFBytes.image(left: 0, top: 0, width: 4, height: 4, indices: Array(repeating: UInt8(i % 2), count: 16), minimumCodeSize: 2)
+        }
+        gif += GIFBytes.trailer
+        let cut = Array(gif.prefix((starts[39] + starts[40]) / 2))
+        let (frames, error) = AnimationFiles.decodeUntilError(cut)
+        #expect(frames.count == 39, "frames 0 to 38")
+        #expect(error?.code == .truncated, "\(String(describing: error))")
+        #expect(frames.enumerated().allSatisfy { $0.element.index == $0.offset && $0.element.durationMs == 40 })
+    }
+
+    /// A GIF of 100,000 one-pixel frames: over the default frame limit (10,000), refused before a
+    /// frame is decoded, with no more memory than a copy of the file; with the limit raised, it plays frame by frame.
+    @Test func aHundredThousandOnePixelFramesAreRefusedByDefault() throws {
+        let palette: [GIFBytes.Color] = [(0, 0, 0), (255, 255, 255)]
+        var gif = GIFBytes.header(width: 1, height: 1, palette: palette)
+        let frame = GIFBytes.graphicControl(transparentIndex: nil, delay: 1) + GIFBytes.image(left: 0, top: 0, width: 1, height: 1, indices: [1], minimumCodeSize: 2)
+        gif.reserveCapacity(gif.count + frame.count * 100_000 + 1)
+        for _ in 0..<100_000 { gif += frame }
+        gif += GIFBytes.trailer
+        let probe = AllocationProbe()
+        let (frames, error) = AllocationProbe.$current.withValue(probe) { AnimationFiles.decodeUntilError(gif) }
+        #expect(frames.isEmpty && error?.code == .dimensionsTooLarge, "\(String(describing: error))")
+        #expect(probe.totalBytes < gif.count + 1 << 20, "a copy of the file at most, no frames: \(probe.count) buffers")
+        let raised = try AnimatedImageDecoder(gif, options: DecodingOptions(maximumFrames: 100_000))
+        #expect(raised.info.frameCount == 100_000)
+        var seen = 0
+        while let next = try raised.nextFrame(), seen < 1000 {
+            #expect(next.index == seen)
+            seen += 1
+        }
+        #expect(seen == 1000)
+    }
+
     /// A 10 × 10 GIF whose second frame declares 65535 × 65535 pixels (with data for almost
     /// none): over the animation pixel limit. With the limit raised, a frame far larger than the
     /// canvas and one wholly outside it decode without a crash, what lies outside not shown.
