@@ -5,8 +5,9 @@ import ImageTable
 
 /// The writer process the crash-recovery tests kill: it writes, replaces, removes and resets
 /// entries of one table as fast as it can until it is killed (or, with --die-mid-write-after,
-/// kills itself half way through drawing an image). A program of the test harness that no
-/// product ships.
+/// kills itself half way through drawing an image). With --reader it only reads and holds, as
+/// the shared-table torture test's readers do. A program of the test harness that no product
+/// ships.
 @main
 struct SelfTestWriter: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -21,9 +22,37 @@ struct SelfTestWriter: ParsableCommand {
     @Option(help: "Wait up to this many seconds for another process to let go of the table.") var waitSeconds: Int = 0
     @Option(help: "Print \"stored N\" once N images have been stored.") var announceAfter: Int?
     @Option(help: "Only claim the storing of this entity, print \"claimed\", and hold the claim until killed.") var claim: String?
+    @Flag(help: "Only read, until killed: hold up to four images at a time for a random while, checking each one's pixels when found and again before letting go (\"wrong …\" or \"changed …\" when they differ from what was drawn); print \"checked N\" every 500 images.") var reader = false
+    @Flag(help: "Open the table read-only.") var readOnly = false
+
+    /// The reader's loop (see `--reader`); it never returns.
+    func read(_ t: ImageTable, rng seed: UInt64) -> Never {
+        var rng = seed
+        func next() -> UInt64 {
+            rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17
+            return rng
+        }
+        func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+        var checked = 0
+        while true {
+            var held: [(String, StoredImage)] = []
+            for _ in 0..<(1 + next() % 4) {
+                let name = "entity-\(next() % 100)"
+                guard let image = t.image(for: TableKey(name)) else { continue }
+                if !TestPattern.matches(image) { say("wrong \(name)") }
+                held.append((name, image))
+            }
+            usleep(useconds_t(next() % 4000))
+            for (name, image) in held where !TestPattern.matches(image) { say("changed \(name)") }
+            for _ in held {
+                checked += 1
+                if checked % 500 == 0 { say("checked \(checked)") }
+            }
+        }
+    }
 
     func run() throws {
-        let options = TableOpenOptions(lockTimeout: .seconds(waitSeconds))
+        let options = TableOpenOptions(readOnly: readOnly, lockTimeout: .seconds(waitSeconds))
         let t = try ImageTable(path: table, configuration: SelfTestTable.configuration(max: max), options: options)
         var rng = seed | 1
         var version = 0
@@ -42,6 +71,7 @@ struct SelfTestWriter: ParsableCommand {
             FileHandle.standardOutput.write(Data("claimed\n".utf8))
             withExtendedLifetime(held) { while true { pause() } }
         }
+        if reader { read(t, rng: rng) }
         while true {
             rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17
             operations += 1

@@ -7,8 +7,9 @@ import Glibc
 import Testing
 
 /// Several writer processes on one small table at once (so eviction never stops), resetting it
-/// now and then, one dying in the middle of drawing, each killed with SIGKILL or stopped with
-/// SIGSTOP at random moments and restarted, while this process reads all along. Every image read
+/// now and then, one dying in the middle of drawing, and reader processes holding images for
+/// random whiles (one read-only), each killed with SIGKILL or stopped with SIGSTOP at random
+/// moments and restarted, while this process reads all along. Every image read
 /// is compared with the pattern its entity and source name (an independent reference), and an
 /// image this process holds throughout must keep its pixels. Every wait is bounded: the time
 /// limit, and the writers' own 10 s writer-lock timeout.
@@ -34,6 +35,16 @@ import Testing
         return found
     }
 
+    /// What a killed process said that was not read yet, line by line.
+    static func remainingLines(of process: Writer) -> [String] {
+        var lines: [String] = []
+        while true {
+            let line = process.line()
+            if line.isEmpty { return lines }
+            lines.append(line)
+        }
+    }
+
     @Test(.timeLimit(.minutes(5)))
     func writersKilledStoppedAndRestartedNeverTearOrChangeWhatOthersRead() throws {
         let dir = TemporaryDirectory("torture"); defer { dir.cleanup() }
@@ -50,6 +61,25 @@ import Testing
         }
         var writers = try (1...3).map { try start($0) }
         var seed = 3
+        // Reader processes, one of them read-only, holding images for random whiles; each says
+        // "wrong …" or "changed …" if a held image was ever not what was drawn for it.
+        func startReader(_ seed: Int) throws -> Writer {
+            let reader = try Writer(path, max: max, seed: seed, extra: ["--reader", "--wait-seconds", "60"] + (seed % 2 == 0 ? ["--read-only"] : []))
+            #expect(reader.line().hasPrefix("ready"), "reader \(seed) opened the table")
+            return reader
+        }
+        var readers = try [100, 101].map { try startReader($0) }
+        var readerSeed = 101
+        var readerLines: [String] = []
+        /// The reader's next "checked" line, keeping every line it says.
+        func nextCheck(_ reader: Writer) -> String {
+            while true {
+                let line = reader.line()
+                if line.isEmpty { return line }
+                readerLines.append(line)
+                if line.hasPrefix("checked") { return line }
+            }
+        }
         // Held from the start to the end, through every eviction and reset of the others.
         _ = try table.insert(entity: TableKey("kept"), source: TableKey("kept-1")) { p in
             TestPattern.fill(p.baseAddress!, count: table.configuration.pixelByteCount, seed: TestPattern.seed(entity: TableKey("kept"), source: TableKey("kept-1")))
@@ -63,16 +93,35 @@ import Testing
             #expect(said.hasPrefix("stored") || said.hasPrefix("dying") || said.isEmpty, "round \(round): \(said)")
             read += Self.readEverything(table, round: round)
             // Another is stopped, wherever it is (perhaps holding the writer lock): lookups here go on.
+            // So is a reader, perhaps holding images, while the writers evict: once it goes on, it
+            // checks what it held through the stop.
             let stopped = (victim + 1) % writers.count
+            let pausedReader = readers[round % readers.count]
             Glibc.kill(writers[stopped].process.processIdentifier, SIGSTOP)
+            Glibc.kill(pausedReader.process.processIdentifier, SIGSTOP)
             read += Self.readEverything(table, round: round)
             Glibc.kill(writers[stopped].process.processIdentifier, SIGCONT)
+            Glibc.kill(pausedReader.process.processIdentifier, SIGCONT)
+            #expect(nextCheck(pausedReader).hasPrefix("checked"), "round \(round): the stopped reader went on reading")
+            // A reader is killed and replaced, whatever it holds.
+            let killedReader = (round + 1) % readers.count
+            readers[killedReader].kill()
+            readerLines += Self.remainingLines(of: readers[killedReader])
+            readerSeed += 1
+            readers[killedReader] = try startReader(readerSeed)
             // The first is killed and replaced.
             writers[victim].kill()
             seed += 1
             writers[victim] = try start(seed)
         }
         for writer in writers { writer.kill() }
+        for reader in readers {
+            reader.kill()
+            readerLines += Self.remainingLines(of: reader)
+        }
+        let bad = readerLines.filter { !$0.hasPrefix("checked") }
+        let readerChecks = readerLines.filter { $0.hasPrefix("checked") }.count * 500
+        #expect(bad.isEmpty, "reader processes saw images that were not what was drawn for them: \(bad.prefix(10))")
         read += Self.readEverything(table, round: 8)
         #expect(TestPattern.matches(kept), "the image held throughout kept its pixels")
         #expect(read > 0, "the writers stored something this process read")
@@ -85,6 +134,6 @@ import Testing
         table.close()
         let reopened = try ImageTable(path: path, configuration: SelfTestTable.configuration(max: max))
         #expect(Self.readEverything(reopened, round: 9) >= 0)
-        print("torture: \(read) images read and compared, \(seed) writers started")
+        print("torture: \(read) images read and compared here, over \(readerChecks) by reader processes, \(seed) writers and \(readerSeed - 98) readers started")
     }
 }
