@@ -3,6 +3,7 @@ import FICHarness
 import FICTestSupport
 import Foundation
 import Glibc
+import SystemPackage
 @testable import ImageTable
 import Testing
 
@@ -45,8 +46,34 @@ import Testing
         }
     }
 
+    /// Whether process `pid` is stopped (state `T` in `/proc/PID/stat`).
+    static func isStopped(_ pid: Int32) -> Bool {
+        guard let stat = currentText(ofFile: "/proc/\(pid)/stat"), let close = stat.lastIndex(of: ")") else { return false }
+        return stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).first.map { "tT".contains($0) } ?? false
+    }
+
+    /// Kills `writer` with SIGKILL while it holds the table's writer lock (in the middle of
+    /// reserving or committing a slot), found by stopping it at random moments and asking the
+    /// kernel whether the lock is held; if two hundred stops never find it held, wherever it is.
+    /// Returns whether it died holding the lock.
+    static func killHoldingTheWriterLock(_ writer: Writer, sideFile: FileDescriptor, path: String) async throws -> Bool {
+        let pid = writer.process.processIdentifier
+        for _ in 0..<200 {
+            Glibc.kill(pid, SIGSTOP)
+            try await waitUntil("the writer is stopped", timeout: .seconds(60)) { isStopped(pid) || !writer.process.isRunning }
+            if try sideFile.isRangeLockedByOthers(.exclusive, start: SharedWriterLock.byte, length: 1, path: path) {
+                writer.kill()
+                return true
+            }
+            Glibc.kill(pid, SIGCONT)
+            usleep(useconds_t.random(in: 0...300))
+        }
+        writer.kill()
+        return false
+    }
+
     @Test(.timeLimit(.minutes(5)))
-    func writersKilledStoppedAndRestartedNeverTearOrChangeWhatOthersRead() throws {
+    func writersKilledStoppedAndRestartedNeverTearOrChangeWhatOthersRead() async throws {
         let dir = TemporaryDirectory("torture"); defer { dir.cleanup() }
         let path = dir.file("torture.fictable")
         let max = 24
@@ -69,6 +96,9 @@ import Testing
             return reader
         }
         var readers = try [100, 101].map { try startReader($0) }
+        let side = try FileDescriptor.open(atPath: path + "-shared", .readOnly)
+        defer { side.closeQuietly() }
+        var killedInsideTheLock = 0
         var readerSeed = 101
         var readerLines: [String] = []
         /// The reader's next "checked" line, keeping every line it says.
@@ -109,8 +139,8 @@ import Testing
             readerLines += Self.remainingLines(of: readers[killedReader])
             readerSeed += 1
             readers[killedReader] = try startReader(readerSeed)
-            // The first is killed and replaced.
-            writers[victim].kill()
+            // The first is killed and replaced, in the middle of a store when it can be caught there.
+            if try await Self.killHoldingTheWriterLock(writers[victim], sideFile: side, path: path + "-shared") { killedInsideTheLock += 1 }
             seed += 1
             writers[victim] = try start(seed)
         }
@@ -125,6 +155,7 @@ import Testing
         read += Self.readEverything(table, round: 8)
         #expect(TestPattern.matches(kept), "the image held throughout kept its pixels")
         #expect(read > 0, "the writers stored something this process read")
+        #expect(killedInsideTheLock > 0, "writers died holding the writer lock, and the others went on")
         // Alone again: the table still stores and serves.
         let key = TableKey("after"), source = TableKey("after-1")
         _ = try table.insert(entity: key, source: source) { p in
@@ -134,6 +165,6 @@ import Testing
         table.close()
         let reopened = try ImageTable(path: path, configuration: SelfTestTable.configuration(max: max))
         #expect(Self.readEverything(reopened, round: 9) >= 0)
-        print("torture: \(read) images read and compared here, over \(readerChecks) by reader processes, \(seed) writers and \(readerSeed - 98) readers started")
+        print("torture: \(read) images read and compared here, over \(readerChecks) by reader processes, \(seed) writers (\(killedInsideTheLock) of 8 killed holding the writer lock) and \(readerSeed - 98) readers started")
     }
 }
