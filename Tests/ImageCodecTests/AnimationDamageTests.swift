@@ -118,12 +118,7 @@ import Testing
     /// A GIF of 100,000 one-pixel frames: over the default frame limit (10,000), refused before a
     /// frame is decoded, with no more memory than a copy of the file; with the limit raised, it plays frame by frame.
     @Test func aHundredThousandOnePixelFramesAreRefusedByDefault() throws {
-        let palette: [GIFBytes.Color] = [(0, 0, 0), (255, 255, 255)]
-        var gif = GIFBytes.header(width: 1, height: 1, palette: palette)
-        let frame = GIFBytes.graphicControl(transparentIndex: nil, delay: 1) + GIFBytes.image(left: 0, top: 0, width: 1, height: 1, indices: [1], minimumCodeSize: 2)
-        gif.reserveCapacity(gif.count + frame.count * 100_000 + 1)
-        for _ in 0..<100_000 { gif += frame }
-        gif += GIFBytes.trailer
+        let gif = GIFBytes.tinyFrames(100_000)
         let probe = AllocationProbe()
         let (frames, error) = AllocationProbe.$current.withValue(probe) { AnimationFiles.decodeUntilError(gif) }
         #expect(frames.isEmpty && error?.code == .dimensionsTooLarge, "\(String(describing: error))")

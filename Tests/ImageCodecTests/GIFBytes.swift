@@ -113,4 +113,13 @@ enum GIFBytes {
         let flags = gif[descriptor + 9]
         return descriptor + 10 + (flags & 0x80 != 0 ? 3 << (Int(flags & 7) + 1) : 0) + 1
     }
+
+    /// A 1 × 1 GIF of `count` white frames of 10 ms each: a file of many tiny frames.
+    static func tinyFrames(_ count: Int) -> [UInt8] {
+        var gif = header(width: 1, height: 1, palette: [(0, 0, 0), (255, 255, 255)])
+        let frame = graphicControl(transparentIndex: nil, delay: 1) + image(left: 0, top: 0, width: 1, height: 1, indices: [1], minimumCodeSize: 2)
+        gif.reserveCapacity(gif.count + frame.count * count + 1)
+        for _ in 0..<count { gif += frame }
+        return gif + trailer
+    }
 }

@@ -316,12 +316,7 @@ import Testing
     }
 
     @Test func aHundredThousandTinyFramesAreCountedOnlySoFar() throws {
-        let palette: [GIFBytes.Color] = [(0, 0, 0), (255, 255, 255)]
-        var gif = GIFBytes.header(width: 1, height: 1, palette: palette)
-        let frame = GIFBytes.graphicControl(transparentIndex: nil, delay: 1) + GIFBytes.image(left: 0, top: 0, width: 1, height: 1, indices: [1], minimumCodeSize: 2)
-        gif.reserveCapacity(gif.count + frame.count * 100_000 + 1)
-        for _ in 0..<100_000 { gif += frame }
-        gif += GIFBytes.trailer
+        let gif = GIFBytes.tinyFrames(100_000)
         let probe = AllocationProbe()
         let (info, image) = try AllocationProbe.$current.withValue(probe) {
             (try ImageDecoder.info(gif), try ImageDecoder.decode(gif))
