@@ -12,6 +12,10 @@ extension ProcessesBenchmark.Children {
     struct Kills {
         var holdingLock: [Double] = []
         var atRandom: [Double] = []
+        /// From instants at which nothing was killed.
+        var noKill: [Double] = []
+        /// Whether each writer killed at random held the lock.
+        var atRandomHeldLock: [Bool] = []
         /// From each kill holding the lock until the killed writer was reaped.
         var holdingLockExit: [Double] = []
         /// `SIGSTOP`s it took to find the writers holding the lock.
@@ -41,25 +45,33 @@ extension ProcessesBenchmark.Children {
         defer { side.closeQuietly() }
         let sidePath = folder.child(sideName)
 
-        var pauses = SplitMix64(seed: 0x6B1115)
-        var killedHoldingLock: [UInt64] = [], killedAtRandom: [UInt64] = []
         var kills = Kills()
+        /// Stops `a` and says whether it holds the writer lock. The query says that a
+        /// description holds the lock, not whose: B may be storing. A's own lock lines say
+        /// whether it is A's.
+        func stopAndAskWhetherItHoldsTheLock(_ a: ChildProcess.Started) throws -> Bool {
+            a.signal(SIGSTOP)
+            kills.stops += 1
+            guard a.waitUntilStopped() else { throw BenchmarkError("writer A ended: \(a.lastErrors())") }
+            return try side.isRangeLockedByOthers(.exclusive, start: SharedWriterLock.byte, length: 1, path: sidePath)
+                && Self.holdsWriteLock(pid: a.pid, inode: UInt64(status.st_ino), byte: SharedWriterLock.byte)
+        }
+
+        var pauses = SplitMix64(seed: 0x6B1115)
+        var killedHoldingLock: [UInt64] = [], killedAtRandom: [UInt64] = [], probes: [UInt64] = []
         for i in 0..<(locked + random) {
             let aJob = ProcessesBenchmark.Job(namespace: namespace, maximumCount: maximumCount, ready: path("writer-a-\(i).ready"),
                                               photos: testdata, prefix: "a")
             let a = try start(.writer, count: entities, job: aJob)
             try waitUntilReady([(a, aJob)])
+            // An instant at which nothing is killed: how long B takes to store again anyway.
+            pauseCurrentThread(.microseconds(Int.random(in: 1000...10_000, using: &pauses)))
+            probes.append(BenchKit.monotonicNanoseconds())
             if i < locked {
                 var found = false
                 for _ in 0..<50_000 {
                     pauseCurrentThread(.microseconds(Int.random(in: 50...1500, using: &pauses)))
-                    a.signal(SIGSTOP)
-                    kills.stops += 1
-                    guard a.waitUntilStopped() else { throw BenchmarkError("writer A ended: \(a.lastErrors())") }
-                    // The query says that a description holds the lock, not whose: B may be
-                    // storing. A's own lock lines say whether it is A's.
-                    if try side.isRangeLockedByOthers(.exclusive, start: SharedWriterLock.byte, length: 1, path: sidePath),
-                       Self.holdsWriteLock(pid: a.pid, inode: UInt64(status.st_ino), byte: SharedWriterLock.byte) {
+                    if try stopAndAskWhetherItHoldsTheLock(a) {
                         let killed = BenchKit.monotonicNanoseconds()
                         killedHoldingLock.append(killed)
                         a.kill()
@@ -71,7 +83,9 @@ extension ProcessesBenchmark.Children {
                 }
                 guard found else { throw BenchmarkError("writer A was never found holding the writer lock") }
             } else {
+                // Stopped first only to learn whether it holds the lock: killed whatever it is doing.
                 pauseCurrentThread(.microseconds(Int.random(in: 1000...30_000, using: &pauses)))
+                kills.atRandomHeldLock.append(try stopAndAskWhetherItHoldsTheLock(a))
                 killedAtRandom.append(BenchKit.monotonicNanoseconds())
                 a.kill()
             }
@@ -93,6 +107,7 @@ extension ProcessesBenchmark.Children {
         }
         kills.holdingLock = try killedHoldingLock.map(nextStore)
         kills.atRandom = try killedAtRandom.map(nextStore)
+        kills.noKill = try probes.map(nextStore)
         let periods = zip(completed.dropFirst(), completed).map { Double($0 - $1) / 1000 }
         kills.storePeriodMedianUs = periods.isEmpty ? .nan : BenchTiming(periods).median
         return kills

@@ -102,11 +102,23 @@ public struct ProcessesBenchmarkResult: Codable, Sendable {
     public var killedAtRandomMedianMs: Double
     /// The largest, ms.
     public var killedAtRandomMaxMs: Double
+    /// How many of the writers killed at random held the writer lock.
+    public var killedAtRandomHoldingLock: Int
+    /// The median of the kills at random of writers not holding the lock, ms.
+    public var killedAtRandomNotHoldingLockMedianMs: Double
     /// From each kill holding the lock until the killed process had ended (reaped), ms: its
     /// teardown, by the end of which the kernel has released its locks.
     public var killedHoldingLockExitMs: [Double]
     /// Their median, ms.
     public var killedHoldingLockExitMedianMs: Double
+    /// From instants at which nothing was killed (one before each kill) to the other writer's
+    /// next completed store, ms: what the kill figures would be if a kill cost nothing. Its
+    /// tail is the machine's other work.
+    public var noKillToNextStoreMs: [Double]
+    /// Their median, ms.
+    public var noKillMedianMs: Double
+    /// The largest, ms.
+    public var noKillMaxMs: Double
     /// The other writer's median time between two stores, µs: the resolution of the kill figures.
     public var otherWriterStorePeriodMedianUs: Double
 
@@ -136,7 +148,10 @@ public struct ProcessesBenchmarkResult: Codable, Sendable {
         case killedHoldingLockMedianMs = "killed_holding_lock_median_ms", killedHoldingLockMaxMs = "killed_holding_lock_max_ms"
         case killedAtRandomToNextStoreMs = "killed_at_random_to_next_store_ms"
         case killedAtRandomMedianMs = "killed_at_random_median_ms", killedAtRandomMaxMs = "killed_at_random_max_ms"
+        case killedAtRandomHoldingLock = "killed_at_random_holding_lock"
+        case killedAtRandomNotHoldingLockMedianMs = "killed_at_random_not_holding_lock_median_ms"
         case killedHoldingLockExitMs = "killed_holding_lock_exit_ms", killedHoldingLockExitMedianMs = "killed_holding_lock_exit_median_ms"
+        case noKillToNextStoreMs = "no_kill_to_next_store_ms", noKillMedianMs = "no_kill_median_ms", noKillMaxMs = "no_kill_max_ms"
         case otherWriterStorePeriodMedianUs = "other_writer_store_period_median_us"
         case targetsMet = "targets_met", notes
     }
@@ -164,7 +179,7 @@ public enum ProcessesBenchmark {
         /// Photos each ingest decodes and stores.
         public var ingestImages = 400
         /// Rounds of (ingest alone, ingest with readers, one reader alone).
-        public var rounds = 3
+        public var rounds = 5
         /// Images of the store-to-hit measurement.
         public var storeToHitImages = 200
         /// Writers killed holding the writer lock.
@@ -272,6 +287,7 @@ public enum ProcessesBenchmark {
         // A writer killed.
         let kills = try children.killedWriters(locked: options.lockedKills, random: options.randomKills)
 
+        let notHolding = zip(kills.atRandom, kills.atRandomHeldLock).filter { !$0.1 }.map(\.0)
         var result = ProcessesBenchmarkResult(
             readers: options.readers, readerImages: options.readerImages, side: side, lookupsPerTick: lookupsPerTick, tickMs: Double(tick) / 1e6,
             lookupsWithIngest: withIngest.count, lookupsAlone: alone.count,
@@ -289,8 +305,10 @@ public enum ProcessesBenchmark {
             lockedKills: kills.holdingLock.count, lockedKillStops: kills.stops,
             killedHoldingLockToNextStoreMs: kills.holdingLock, killedHoldingLockMedianMs: median(kills.holdingLock), killedHoldingLockMaxMs: kills.holdingLock.max() ?? .nan,
             killedAtRandomToNextStoreMs: kills.atRandom, killedAtRandomMedianMs: kills.atRandom.isEmpty ? .nan : median(kills.atRandom),
-            killedAtRandomMaxMs: kills.atRandom.max() ?? .nan, killedHoldingLockExitMs: kills.holdingLockExit,
-            killedHoldingLockExitMedianMs: median(kills.holdingLockExit), otherWriterStorePeriodMedianUs: kills.storePeriodMedianUs,
+            killedAtRandomMaxMs: kills.atRandom.max() ?? .nan, killedAtRandomHoldingLock: kills.atRandomHeldLock.filter { $0 }.count,
+            killedAtRandomNotHoldingLockMedianMs: notHolding.isEmpty ? .nan : median(notHolding), killedHoldingLockExitMs: kills.holdingLockExit,
+            killedHoldingLockExitMedianMs: median(kills.holdingLockExit),
+            noKillToNextStoreMs: kills.noKill, noKillMedianMs: median(kills.noKill), noKillMaxMs: kills.noKill.max() ?? .nan, otherWriterStorePeriodMedianUs: kills.storePeriodMedianUs,
             targetsMet: [:], notes: notes)
         result.targetsMet = [
             "lookup_p50_with_ingest_le_1_2x_alone": result.lookupP50Ratio <= 1.2,

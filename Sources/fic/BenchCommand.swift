@@ -520,6 +520,9 @@ struct BenchCommand: AsyncParsableCommand {
             "max ≤ 10 ms", r.targetsMet["killed_writer_to_next_store_max_le_10ms"])
         row("  kill → killed writer reaped (median)", String(format: "%.2f ms", r.killedHoldingLockExitMedianMs))
         row("writer killed at random → next store", String(format: "median %.2f, max %.2f ms", r.killedAtRandomMedianMs, r.killedAtRandomMaxMs))
+        row("  not holding the lock (median); holding it", String(format: "%.2f ms; %d of %d", r.killedAtRandomNotHoldingLockMedianMs, r.killedAtRandomHoldingLock,
+                                                                  r.killedAtRandomToNextStoreMs.count))
+        row("  no kill: a random instant → next store", String(format: "median %.2f, max %.2f ms", r.noKillMedianMs, r.noKillMaxMs))
         row("  the other writer's store period (median)", String(format: "%.0f µs", r.otherWriterStorePeriodMedianUs))
         for note in r.notes { print("  note: \(note)") }
     }
