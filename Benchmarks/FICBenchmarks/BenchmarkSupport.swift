@@ -21,6 +21,15 @@ enum BenchKit {
         return Double(c.seconds) * 1e9 + Double(c.attoseconds) / 1e9
     }
 
+    /// `CLOCK_MONOTONIC` in nanoseconds: one clock for the whole system, so that times taken in
+    /// different processes can be compared.
+    @inline(__always)
+    static func monotonicNanoseconds() -> UInt64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return UInt64(now.tv_sec) &* 1_000_000_000 &+ UInt64(now.tv_nsec)
+    }
+
     // MARK: Measuring
 
     /// Runs `body` `warmups` times untimed, then `runs` times timed with the monotonic clock, and
@@ -37,6 +46,14 @@ enum BenchKit {
             samples.append(nanoseconds(elapsed) / Double(operationsPerRun))
         }
         return BenchTiming(samples)
+    }
+
+    /// The `q` quantile (0…1) of `sorted`, an ascending non-empty array, by nearest rank: the
+    /// smallest value that at least `q` of the values are not above.
+    static func quantile<T>(_ sorted: [T], _ q: Double) -> T {
+        precondition(!sorted.isEmpty, "no values")
+        let rank = Int((Double(sorted.count) * q).rounded(.up))
+        return sorted[min(max(rank, 1), sorted.count) - 1]
     }
 
     // MARK: Reading pixels

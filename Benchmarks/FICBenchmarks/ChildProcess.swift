@@ -77,3 +77,109 @@ enum ChildProcess {
         return Run(seconds: seconds, cpuSeconds: cpu, peakRSSBytes: Int(usage.ru_maxrss) * 1024, output: output)
     }
 }
+
+extension ChildProcess {
+    /// A program started by ``start(_:_:workDirectory:)`` that runs beside this process until it
+    /// is waited for or killed: for benchmarks whose processes run at the same time, are stopped
+    /// and killed. Killed and reaped when dropped unreaped, so that none outlives the benchmark.
+    final class Started {
+        /// Its process id.
+        let pid: pid_t
+        /// Its program and first arguments, for messages.
+        let name: String
+        /// Where its stderr goes (stdout is discarded).
+        private let errorsPath: String
+        /// Its wait status, once reaped.
+        private(set) var status: Int32?
+
+        fileprivate init(pid: pid_t, name: String, errorsPath: String) {
+            self.pid = pid
+            self.name = name
+            self.errorsPath = errorsPath
+        }
+
+        deinit {
+            kill()
+            unlink(errorsPath)
+        }
+
+        /// Sends `signal` to it (nothing once it is reaped, so that a reused id is never hit).
+        func signal(_ signal: Int32) {
+            guard status == nil else { return }
+            Glibc.kill(pid, signal)
+        }
+
+        /// Whether it has ended (reaping it if so), without waiting.
+        func hasEnded() -> Bool {
+            guard status == nil else { return true }
+            var s: Int32 = 0
+            guard waitpid(pid, &s, WNOHANG) == pid else { return false }
+            status = s
+            return true
+        }
+
+        /// Waits until it ends. - Throws: ``BenchmarkError`` unless it exited with 0.
+        func wait() throws {
+            if status == nil {
+                var s: Int32 = 0
+                while waitpid(pid, &s, 0) < 0 {
+                    guard errno == EINTR else { throw BenchmarkError("waitpid for \(name) failed: \(String(cString: strerror(errno)))") }
+                }
+                status = s
+            }
+            guard status == 0 else { throw BenchmarkError("\(name) failed (wait status \(status ?? -1)): \(lastErrors())") }
+        }
+
+        /// Waits until it has stopped after a `SIGSTOP`. Returns false if it ended instead.
+        func waitUntilStopped() -> Bool {
+            guard status == nil else { return false }
+            var s: Int32 = 0
+            while true {
+                let r = waitpid(pid, &s, WUNTRACED)
+                if r == pid { break }
+                if r < 0 && errno == EINTR { continue }
+                return false
+            }
+            // WIFSTOPPED: the low byte is 0x7f.
+            if s & 0xff == 0x7f { return true }
+            status = s
+            return false
+        }
+
+        /// Kills it (`SIGKILL`) and reaps it, if it is still running.
+        func kill() {
+            guard status == nil else { return }
+            Glibc.kill(pid, SIGKILL)
+            var s: Int32 = 0
+            while waitpid(pid, &s, 0) < 0 && errno == EINTR {}
+            status = s
+        }
+
+        /// The last lines it wrote to stderr.
+        func lastErrors() -> String {
+            ((try? String(contentsOfFile: errorsPath, encoding: .utf8)) ?? "").split(separator: "\n").suffix(5).joined(separator: "\n")
+        }
+    }
+
+    /// Starts `executable` with `arguments` straight from this process, stdout discarded and
+    /// stderr kept in a file of `workDirectory`, and returns at once.
+    ///
+    /// - Throws: ``BenchmarkError`` when it cannot be started.
+    static func start(_ executable: String, _ arguments: [String], workDirectory: String) throws -> Started {
+        let errorsPath = (workDirectory as NSString).appendingPathComponent("child-stderr-\(UUID().uuidString).txt")
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, errorsPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid = pid_t()
+        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
+        guard spawned == 0 else {
+            throw BenchmarkError("could not start \(executable): \(String(cString: strerror(spawned)))")
+        }
+        let name = (([executable] + arguments.prefix(2)).map { ($0 as NSString).lastPathComponent }).joined(separator: " ")
+        return Started(pid: pid, name: name, errorsPath: errorsPath)
+    }
+}

@@ -28,16 +28,20 @@ struct BenchCommand: AsyncParsableCommand {
             static tiles; Deep Zoom and IIIF URLs, warm and with every tile encoded on request. animation: a \
             1920×1080 animated WebP of 300 frames ingested into a 480×270 format (peak RSS, a second \
             ingest) against Pillow's frame loop, the frame lookup of a player, and 40 animated cells \
-            playing in the gallery on Xvfb. The baselines come with \
+            playing in the gallery on Xvfb. processes: one cache used by several processes at once: \
+            4 processes each looking up a screenful of images every 16 ms while another ingests \
+            photos (lookup p50 and p99 against one reader alone, the ingest rate against the ingest \
+            alone), the time from a store in one process to a hit in another, and from a writer \
+            killed holding the table's writer lock to another's next store. The baselines come with \
             `scripts/install-deps --bench`.
             """)
 
     /// The benchmarks that can be run.
     enum Which: String, ExpressibleByArgument, CaseIterable {
-        case retrieval, decode, ingest, formats, tiles, loader, view, color, serve, animation, all
+        case retrieval, decode, ingest, formats, tiles, loader, view, color, serve, animation, processes, all
     }
 
-    @Argument(help: "The benchmark to run: retrieval, decode, ingest, formats, tiles, loader, view, color, serve, animation or all.")
+    @Argument(help: "The benchmark to run: retrieval, decode, ingest, formats, tiles, loader, view, color, serve, animation, processes or all.")
     var benchmark: Which = .all
 
     @Flag(help: "Print the results as one JSON object on the last line.")
@@ -73,6 +77,7 @@ struct BenchCommand: AsyncParsableCommand {
         var color: ColorBenchmarkResult?
         var serve: ServeBenchmarkResult?
         var animation: AnimationBenchmarkResult?
+        var processes: ProcessesBenchmarkResult?
     }
 
     func run() async throws {
@@ -145,6 +150,12 @@ struct BenchCommand: AsyncParsableCommand {
             let r = try AnimationBenchmark.run(testdata: testdata, workDirectory: work, fic: fic, log: log)
             printAnimation(r)
             report.animation = r
+        }
+        attempt("processes") {
+            let fic = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+            let r = try ProcessesBenchmark.run(fic: fic, testdata: testdata, workDirectory: work, log: log)
+            printProcesses(r)
+            report.processes = r
         }
         attempt("tiles") {
             let fic = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
@@ -485,6 +496,34 @@ struct BenchCommand: AsyncParsableCommand {
             row("  again after a restart: tile requests, decodes", "\(second.tileFetches), \(second.tileDecodes) (\(second.requests) requests)", "0, 0",
                 r.targetsMet["remote_photo_second_launch_0_tile_requests_0_decodes"])
         }
+        for note in r.notes { print("  note: \(note)") }
+    }
+
+    private func printProcesses(_ r: ProcessesBenchmarkResult) {
+        print("\n  \(r.readers) reader processes, each looking up \(r.lookupsPerTick) of \(r.readerImages) images (\(r.side)×\(r.side) BGRA) every \(String(format: "%.0f", r.tickMs)) ms, beside one process ingesting \(r.ingestImages) photos")
+        row("figure", "value", "target", nil)
+        row("lookup alone: p50 / p99", String(format: "%.0f / %.0f ns", r.lookupAloneP50Ns, r.lookupAloneP99Ns))
+        row("lookup beside the ingest: p50 / p99", String(format: "%.0f / %.0f ns", r.lookupWithIngestP50Ns, r.lookupWithIngestP99Ns))
+        row("  p50 beside the ingest / alone", String(format: "%.2f×", r.lookupP50Ratio), "≤ 1.2", r.targetsMet["lookup_p50_with_ingest_le_1_2x_alone"])
+        row("  p99 beside the ingest", String(format: "%.2f µs (%.2f×)", r.lookupWithIngestP99Ns / 1000, r.lookupP99Ratio), "≤ 2 µs", r.targetsMet["lookup_p99_with_ingest_le_2us"])
+        row("  a tick's first lookup (median), alone / beside", String(format: "%.1f / %.1f µs", r.lookupAloneFirstOfTickP50Ns / 1000, r.lookupWithIngestFirstOfTickP50Ns / 1000))
+        row("  p99 of the other lookups, alone / beside", String(format: "%.2f / %.2f µs", r.lookupAloneAfterFirstP99Ns / 1000, r.lookupWithIngestAfterFirstP99Ns / 1000))
+        row("  slowest lookup alone / beside the ingest", String(format: "%.1f / %.1f µs", r.lookupAloneMaxNs / 1000, r.lookupWithIngestMaxNs / 1000))
+        row("  lookups timed, alone / beside; misses", "\(r.lookupsAlone) / \(r.lookupsWithIngest); \(r.lookupMisses)")
+        row("  ticks begun over a tick late, alone / beside", "\(r.lateTicksAlone) / \(r.lateTicksWithIngest)")
+        row("ingest alone (median of rounds)", String(format: "%.0f images/s", r.ingestAloneMedian))
+        row("ingest beside 4 readers (median)", String(format: "%.0f images/s", r.ingestWithReadersMedian))
+        row("  beside readers / alone", String(format: "%.2f×", r.ingestRatio), "≥ 0.9", r.targetsMet["ingest_with_readers_ge_0_9x_alone"])
+        row("store in one process → hit in another", String(format: "p50 %.1f, p99 %.1f, max %.1f µs", r.storeToHitP50Us, r.storeToHitP99Us, r.storeToHitMaxUs),
+            "max ≤ 1 ms", r.targetsMet["store_to_hit_max_le_1ms"])
+        row("writer killed holding the lock → next store", String(format: "median %.2f, max %.2f ms (%d kills)", r.killedHoldingLockMedianMs, r.killedHoldingLockMaxMs, r.lockedKills),
+            "max ≤ 10 ms", r.targetsMet["killed_writer_to_next_store_max_le_10ms"])
+        row("  kill → killed writer reaped (median)", String(format: "%.2f ms", r.killedHoldingLockExitMedianMs))
+        row("writer killed at random → next store", String(format: "median %.2f, max %.2f ms", r.killedAtRandomMedianMs, r.killedAtRandomMaxMs))
+        row("  not holding the lock (median); holding it", String(format: "%.2f ms; %d of %d", r.killedAtRandomNotHoldingLockMedianMs, r.killedAtRandomHoldingLock,
+                                                                  r.killedAtRandomToNextStoreMs.count))
+        row("  no kill: a random instant → next store", String(format: "median %.2f, max %.2f ms", r.noKillMedianMs, r.noKillMaxMs))
+        row("  the other writer's store period (median)", String(format: "%.0f µs", r.otherWriterStorePeriodMedianUs))
         for note in r.notes { print("  note: \(note)") }
     }
 

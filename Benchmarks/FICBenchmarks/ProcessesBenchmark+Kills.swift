@@ -1,0 +1,147 @@
+import FICCore
+import FICHarness
+import FastImageCache
+import Foundation
+import Glibc
+import ImageTable
+
+/// The killed-writer measurement of ``ProcessesBenchmark``.
+extension ProcessesBenchmark.Children {
+    /// What ``killedWriters(locked:random:)`` measured, in ms from each kill to the other writer's
+    /// next completed store.
+    struct Kills {
+        var holdingLock: [Double] = []
+        var atRandom: [Double] = []
+        /// From instants at which nothing was killed.
+        var noKill: [Double] = []
+        /// Whether each writer killed at random held the lock.
+        var atRandomHeldLock: [Bool] = []
+        /// From each kill holding the lock until the killed writer was reaped.
+        var holdingLockExit: [Double] = []
+        /// `SIGSTOP`s it took to find the writers holding the lock.
+        var stops = 0
+        /// The other writer's median time between two stores, µs.
+        var storePeriodMedianUs = 0.0
+    }
+
+    /// Writer B stores in a loop for the whole measurement. Writer A, started again for each
+    /// kill, stores in a loop too; it is stopped at random moments until it is found holding
+    /// the table's writer lock, then killed (`locked` times); then killed at random moments
+    /// (`random` times). Each figure is B's first store completed after the kill.
+    func killedWriters(locked: Int, random: Int) throws -> Kills {
+        let namespace = ProcessesBenchmark.Namespace.killedWriter, maximumCount = 256, entities = 64
+        let stop = path("writers.stop")
+        let bJob = ProcessesBenchmark.Job(namespace: namespace, maximumCount: maximumCount, ready: path("writer-b.ready"), stop: stop,
+                                          output: path("writer-b.json"), photos: testdata, prefix: "b")
+        let b = try start(.writer, count: entities, job: bJob)
+        try waitUntilReady([(b, bJob)])
+
+        // The writer lock's byte is in the table's side file; this process's own open file
+        // description of it asks the kernel whether another description holds it.
+        let folder = try Directory.open((cache as NSString).appendingPathComponent(namespace), create: false)
+        let sideName = ProcessesBenchmark.formatName + ImageCache.fileExtension + "-shared"
+        guard let status = try folder.status(of: sideName) else { throw BenchmarkError("the table has no side file \(sideName)") }
+        let side = try folder.openFile(sideName, writable: false)
+        defer { side.closeQuietly() }
+        let sidePath = folder.child(sideName)
+
+        var kills = Kills()
+        /// Stops `a` and says whether it holds the writer lock. The query says that a
+        /// description holds the lock, not whose: B may be storing. A's own lock lines say
+        /// whether it is A's.
+        func stopAndAskWhetherItHoldsTheLock(_ a: ChildProcess.Started) throws -> Bool {
+            a.signal(SIGSTOP)
+            kills.stops += 1
+            guard a.waitUntilStopped() else { throw BenchmarkError("writer A ended: \(a.lastErrors())") }
+            return try side.isRangeLockedByOthers(.exclusive, start: SharedWriterLock.byte, length: 1, path: sidePath)
+                && Self.holdsWriteLock(pid: a.pid, inode: UInt64(status.st_ino), byte: SharedWriterLock.byte)
+        }
+
+        var pauses = SplitMix64(seed: 0x6B1115)
+        var killedHoldingLock: [UInt64] = [], killedAtRandom: [UInt64] = [], probes: [UInt64] = []
+        for i in 0..<(locked + random) {
+            let aJob = ProcessesBenchmark.Job(namespace: namespace, maximumCount: maximumCount, ready: path("writer-a-\(i).ready"),
+                                              photos: testdata, prefix: "a")
+            let a = try start(.writer, count: entities, job: aJob)
+            try waitUntilReady([(a, aJob)])
+            // An instant at which nothing is killed: how long B takes to store again anyway.
+            pauseCurrentThread(.microseconds(Int.random(in: 1000...10_000, using: &pauses)))
+            probes.append(BenchKit.monotonicNanoseconds())
+            if i < locked {
+                var found = false
+                for _ in 0..<50_000 {
+                    pauseCurrentThread(.microseconds(Int.random(in: 50...1500, using: &pauses)))
+                    if try stopAndAskWhetherItHoldsTheLock(a) {
+                        let killed = BenchKit.monotonicNanoseconds()
+                        killedHoldingLock.append(killed)
+                        a.kill()
+                        kills.holdingLockExit.append(Double(BenchKit.monotonicNanoseconds() - killed) / 1e6)
+                        found = true
+                        break
+                    }
+                    a.signal(SIGCONT)
+                }
+                guard found else { throw BenchmarkError("writer A was never found holding the writer lock") }
+            } else {
+                // Stopped first only to learn whether it holds the lock: killed whatever it is doing.
+                pauseCurrentThread(.microseconds(Int.random(in: 1000...30_000, using: &pauses)))
+                kills.atRandomHeldLock.append(try stopAndAskWhetherItHoldsTheLock(a))
+                killedAtRandom.append(BenchKit.monotonicNanoseconds())
+                a.kill()
+            }
+            // B stores on alone for a while before the next A starts.
+            pauseCurrentThread(.milliseconds(20))
+        }
+        ProcessesBenchmark.touch(stop)
+        try b.wait()
+
+        let completed = try ProcessesBenchmark.readOutput(bJob.output!).times
+        func nextStore(after kill: UInt64) throws -> Double {
+            var low = 0, high = completed.count
+            while low < high {
+                let middle = (low + high) / 2
+                if completed[middle] <= kill { low = middle + 1 } else { high = middle }
+            }
+            guard low < completed.count else { throw BenchmarkError("writer B stored nothing after a kill") }
+            return Double(completed[low] - kill) / 1e6
+        }
+        kills.holdingLock = try killedHoldingLock.map(nextStore)
+        kills.atRandom = try killedAtRandom.map(nextStore)
+        kills.noKill = try probes.map(nextStore)
+        let periods = zip(completed.dropFirst(), completed).map { Double($0 - $1) / 1000 }
+        kills.storePeriodMedianUs = periods.isEmpty ? .nan : BenchTiming(periods).median
+        return kills
+    }
+
+    /// Whether process `pid` holds an open-file-description write lock on exactly byte `byte`
+    /// of the file with inode `inode`, from the lock lines of its `/proc/PID/fdinfo` files
+    /// (`lock: 1: OFDLCK ADVISORY WRITE -1 MAJ:MIN:INODE START END`). The process should be
+    /// stopped, so that the answer stays true.
+    static func holdsWriteLock(pid: pid_t, inode: UInt64, byte: Int64) -> Bool {
+        let folder = "/proc/\(pid)/fdinfo"
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] {
+            guard let text = procText((folder as NSString).appendingPathComponent(name)) else { continue }
+            for line in text.split(separator: "\n") where line.hasPrefix("lock:") {
+                let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+                guard fields.count >= 6, fields.contains("OFDLCK"), fields.contains("WRITE") else { continue }
+                let n = fields.count
+                if fields[n - 2] == "\(byte)", fields[n - 1] == "\(byte)", fields[n - 3].split(separator: ":").last == "\(inode)" { return true }
+            }
+        }
+        return false
+    }
+
+    /// A small file of `/proc` read whole (their size is given as 0, so it is read to the end).
+    static func procText(_ path: String) -> String? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n > 0 { bytes += chunk[0..<n] } else if n == 0 || errno != EINTR { break }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
