@@ -25,6 +25,15 @@ struct SelfTestWriter: ParsableCommand {
     @Flag(help: "Only read, until killed: hold up to four images at a time for a random while, checking each one's pixels when found and again before letting go (\"wrong …\" or \"changed …\" when they differ from what was drawn); print \"checked N\" every 500 images.") var reader = false
     @Flag(help: "Open the table read-only.") var readOnly = false
 
+    /// The process that started this one (as it was when ``run()`` began).
+    static let parent = getppid()
+
+    /// Ends this process once the one that started it has gone (a test that crashed or hung and
+    /// was killed): nothing else would ever kill it.
+    static func exitIfOrphaned() {
+        if getppid() != parent { Glibc.exit(3) }
+    }
+
     /// The reader's loop (see `--reader`); it never returns.
     func read(_ t: ImageTable, rng seed: UInt64) -> Never {
         var rng = seed
@@ -35,6 +44,7 @@ struct SelfTestWriter: ParsableCommand {
         func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
         var checked = 0
         while true {
+            Self.exitIfOrphaned()
             var held: [(String, StoredImage)] = []
             for _ in 0..<(1 + next() % 4) {
                 let name = "entity-\(next() % 100)"
@@ -52,6 +62,7 @@ struct SelfTestWriter: ParsableCommand {
     }
 
     func run() throws {
+        _ = Self.parent  // read now, while the parent is alive (a static is read on first use)
         let options = TableOpenOptions(readOnly: readOnly, lockTimeout: .seconds(waitSeconds))
         let t = try ImageTable(path: table, configuration: SelfTestTable.configuration(max: max), options: options)
         var rng = seed | 1
@@ -69,12 +80,18 @@ struct SelfTestWriter: ParsableCommand {
         if let claim {
             guard let held = t.claimStoring(TableKey(claim), timeout: .seconds(600)) else { throw ValidationError("could not claim \(claim)") }
             FileHandle.standardOutput.write(Data("claimed\n".utf8))
-            withExtendedLifetime(held) { while true { pause() } }
+            withExtendedLifetime(held) {
+                while true {
+                    Self.exitIfOrphaned()
+                    sleep(1)
+                }
+            }
         }
         if reader { read(t, rng: rng) }
         while true {
             rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17
             operations += 1
+            if operations % 64 == 0 { Self.exitIfOrphaned() }
             if resetEvery > 0 && operations % resetEvery == 0 {
                 try t.removeAll()
                 continue
