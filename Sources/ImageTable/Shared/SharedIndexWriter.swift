@@ -23,10 +23,12 @@ enum SharedIndexWriter {
         return descriptor
     }
 
-    /// Entries and tombstones of the active index, as its control line counts them.
+    /// Entries and tombstones of the active index, as its control line counts them. Each is at
+    /// most the largest index's bucket count: a larger count is garbage (and makes the index
+    /// look full, so that the next writer rebuilds it), and sums of clamped counts cannot overflow.
     static func counts(_ base: UnsafeMutableRawPointer, layout: SharedStateLayout) -> (entries: Int, tombstones: Int) {
         let line = UnsafeRawPointer(base) + layout.controlOffset(.entryCounts)
-        let clamp = { (v: UInt64) in Int(min(v, UInt64(Int.max))) }
+        let clamp = { (v: UInt64) in Int(min(v, UInt64(layout.maximumBuckets))) }
         return (clamp(line.loadRelaxed(fromByteOffset: 0)), clamp(line.loadRelaxed(fromByteOffset: SharedControlField.tombstonesOffset)))
     }
 
