@@ -433,6 +433,8 @@ struct TableState {
             }
             return false
         }
+        // Chunks another process added while this one drew: a rebuild of the index must see their entries.
+        adoptChunks()
         if let old = find(entity), old.slot != slot { release(old.slot, entity: entity) }
         let sequence = shared.nextSequence
         let r = IndexRecord(entity: entity, source: source, pixelChecksum: pixelChecksum, sequence: sequence, label: label)

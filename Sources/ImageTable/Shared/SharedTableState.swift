@@ -155,8 +155,9 @@ final class SharedTableState: @unchecked Sendable {
         return found
     }
 
-    /// Entries in the index.
-    var entryCount: Int { SharedIndexWriter.counts(base, layout: layout).entries }
+    /// Entries in the index, as its count says (at most one per slot: a count beyond is damage
+    /// that the next store rebuilds away).
+    var entryCount: Int { min(SharedIndexWriter.counts(base, layout: layout).entries, allocatedSlots) }
 
     // MARK: Holding and recency
 
