@@ -63,6 +63,14 @@ struct IndexRecord {
             pixelChecksum: u64(32), sequence: sequence, flags: flags, label: label)
     }
 
+    /// Whether the record at `p` names `entity` and `pixelChecksum`, read with relaxed atomic
+    /// loads (another process may be rewriting it): for a lookup that already knows the record
+    /// and checks that the slot still holds it, without copying and checksumming the whole.
+    static func names(_ entity: TableKey, pixelChecksum: UInt64, at p: UnsafeRawPointer) -> Bool {
+        p.loadRelaxed(fromByteOffset: 0) == entity.high && p.loadRelaxed(fromByteOffset: 8) == entity.low
+            && p.loadRelaxed(fromByteOffset: 32) == pixelChecksum
+    }
+
     /// The in-flight record of a slot whose pixels are about to be written for `entity`.
     static func inFlight(entity: TableKey, source: TableKey, label: String) -> IndexRecord {
         IndexRecord(entity: entity, source: source, pixelChecksum: 0, sequence: 0, flags: inFlight, label: label)

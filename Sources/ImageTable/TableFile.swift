@@ -148,17 +148,10 @@ enum TableFile {
         var state = TableState(layout: file.layout, pixelByteCount: configuration.pixelByteCount)
         state.file = file
         state.shared = shared
-        // The count first, then the size: a chunk is allocated in the file before it is counted,
-        // so every chunk counted is in the file by the time its size is read.
-        let chunks = shared.sharedChunks
-        let size = Int(try file.descriptor.status(path: file.path).st_size)
-        for k in 0..<chunks {
-            guard file.layout.chunkOffset(k) + file.layout.chunkByteCount(k) <= size else {
-                throw ImageCacheError(.io, "the table file is shorter than its shared state says", path: file.path)
-            }
-            state.addChunk(TableChunk(region: try file.mapChunk(k)), slots: file.layout.slotCount(ofChunk: k), loading: true)
-        }
-        shared.adopt(chunks: chunks)
+        // The chunks the shared state counts, as far as the file holds them: a chunk is allocated
+        // in the file before it is counted, so a count beyond the file is damage, and the slots
+        // this process uses are only ever those it has mapped.
+        state.adoptChunks()
         // This process's holder index may have been a dead process's: what that one left is cleared.
         guard try shared.acquireWriterLock(timeout: writerTimeout) else {
             throw ImageCacheError(.inUse, "another process has been storing into the table for longer than \(writerTimeout) (stopped in the middle of a store?); try again later", path: file.path)

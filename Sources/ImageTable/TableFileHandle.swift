@@ -38,10 +38,17 @@ final class TableFileHandle: Sendable {
     /// Reserves disk space for chunk `k` (so that writes through the mapping cannot fail with
     /// SIGBUS on a full disk), maps it, and clears its index records: the bytes there may be left
     /// from before the file was cut short, and no record the index did not load may come back.
+    ///
+    /// A chunk the file already wholly holds keeps its records: an open alone loads every such
+    /// chunk, so another process grew this one and its count went missing from the shared state
+    /// (damaged, or its grower died between allocating and counting it, before any store). Its
+    /// records are then entries other processes serve, or zero.
     func growChunk(_ k: Int) throws -> MappedRegion {
+        let end = layout.chunkOffset(k) + layout.chunkByteCount(k)
+        let held = Int(try descriptor.status(path: path).st_size) >= end
         try descriptor.allocate(offset: layout.chunkOffset(k), length: layout.chunkByteCount(k), path: path)
         let region = try mapChunk(k)
-        region.base.initializeMemory(as: UInt8.self, repeating: 0, count: layout.recordsLength)
+        if !held { region.base.initializeMemory(as: UInt8.self, repeating: 0, count: layout.recordsLength) }
         return region
     }
 

@@ -6,9 +6,10 @@
 /// live in the table's shared state (``SharedTableState``), where every process that has the
 /// table open finds them. This value keeps only what is this process's own: its mapped chunks,
 /// its pins, and hints — what it last found of each entity it looked up, checked against the
-/// slot's word at every use, so a hint never serves a slot that changed.
+/// slot's word and record at every use, so a hint never serves a slot that changed.
 struct TableState {
-    /// What this process last found of an entity, valid for as long as its slot's word is `word`.
+    /// What this process last found of an entity, valid for as long as its slot's word is `word`
+    /// and its record names the entity and the pixel checksum.
     struct Hint {
         var slot: Int
         /// Where the slot's cell is in the shared state (``SlotCells/cellOffset(_:)``).
@@ -248,7 +249,11 @@ struct TableState {
     private mutating func find(_ entity: TableKey) -> Hint? {
         guard let cells else { return nil }
         if let hint = hints[entity] {
-            if cells.word(atCell: hint.cell) == hint.word { return hint }
+            // The word alone does not do: a damaged side file can set a slot's word back to an
+            // older version, and the slot's next store then publishes exactly the word this
+            // hint saw, over another image. Its record says whose pixels the slot holds.
+            if cells.word(atCell: hint.cell) == hint.word,
+               IndexRecord.names(entity, pixelChecksum: hint.pixelChecksum, at: UnsafeRawPointer(record(hint.slot))) { return hint }
             hints[entity] = nil
         }
         guard let shared else { return nil }
@@ -428,6 +433,8 @@ struct TableState {
             }
             return false
         }
+        // Chunks another process added while this one drew: a rebuild of the index must see their entries.
+        adoptChunks()
         if let old = find(entity), old.slot != slot { release(old.slot, entity: entity) }
         let sequence = shared.nextSequence
         let r = IndexRecord(entity: entity, source: source, pixelChecksum: pixelChecksum, sequence: sequence, label: label)

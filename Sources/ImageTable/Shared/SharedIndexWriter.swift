@@ -23,10 +23,12 @@ enum SharedIndexWriter {
         return descriptor
     }
 
-    /// Entries and tombstones of the active index, as its control line counts them.
+    /// Entries and tombstones of the active index, as its control line counts them. Each is at
+    /// most the largest index's bucket count: a larger count is garbage (and makes the index
+    /// look full, so that the next writer rebuilds it), and sums of clamped counts cannot overflow.
     static func counts(_ base: UnsafeMutableRawPointer, layout: SharedStateLayout) -> (entries: Int, tombstones: Int) {
         let line = UnsafeRawPointer(base) + layout.controlOffset(.entryCounts)
-        let clamp = { (v: UInt64) in Int(min(v, UInt64(Int.max))) }
+        let clamp = { (v: UInt64) in Int(min(v, UInt64(layout.maximumBuckets))) }
         return (clamp(line.loadRelaxed(fromByteOffset: 0)), clamp(line.loadRelaxed(fromByteOffset: SharedControlField.tombstonesOffset)))
     }
 
@@ -37,12 +39,15 @@ enum SharedIndexWriter {
     }
 
     /// Whether the index must be rebuilt before it takes another entry: its descriptor is
-    /// garbage, it would be more than five eighths full (entries and tombstones), or it has fewer
-    /// than two buckets per allocated slot.
+    /// garbage, it would be more than five eighths full (entries and tombstones), it has fewer
+    /// than two buckets per allocated slot, or its count is garbage: an entry for every slot
+    /// already, though the slot about to be entered is not in it (each slot holds one entry at
+    /// most), which a count damaged in the file, or buckets lost with their entries still
+    /// counted, would otherwise keep for as long as the table is open.
     static func needsRebuild(_ base: UnsafeMutableRawPointer, layout: SharedStateLayout, allocatedSlots: Int) -> Bool {
         guard let descriptor = active(base, layout: layout) else { return true }
         let (entries, tombstones) = counts(base, layout: layout)
-        return 8 * (entries + tombstones + 1) > 5 * descriptor.buckets || 2 * allocatedSlots > descriptor.buckets
+        return 8 * (entries + tombstones + 1) > 5 * descriptor.buckets || 2 * allocatedSlots > descriptor.buckets || entries >= allocatedSlots
     }
 
     /// Puts `entity → slot` in the first empty or tombstone bucket within

@@ -78,11 +78,11 @@ final class SharedTableState: @unchecked Sendable {
 
     /// Joins the shared state of the table `tableName` in `directory`, which another process has
     /// open (``SharedStateFile/open(in:tableName:layout:binding:)``), and registers this process
-    /// as a holder. Its chunks are what the state says the table has now.
+    /// as a holder. It has no chunks until the caller has mapped them (``adopt(chunks:)``).
     static func join(in directory: Directory, tableName: String, table: TableLayout, binding: SharedStateHeader.Binding) throws -> SharedTableState {
         let layout = try SharedStateLayout(table: table)
         let file = try SharedStateFile.open(in: directory, tableName: tableName, layout: layout, binding: binding)
-        let joined = try register(file, chunks: sharedChunks(of: file))
+        let joined = try register(file, chunks: 0)
         // Left from an earlier session, with nobody in it: whoever has the table open keeps its
         // state to itself (it opened it for reading only), and this state is not the table's now.
         let entries = file.mapping.base + layout.holderTableOffset
@@ -155,8 +155,9 @@ final class SharedTableState: @unchecked Sendable {
         return found
     }
 
-    /// Entries in the index.
-    var entryCount: Int { SharedIndexWriter.counts(base, layout: layout).entries }
+    /// Entries in the index, as its count says (at most one per slot: a count beyond is damage
+    /// that the next store rebuilds away).
+    var entryCount: Int { min(SharedIndexWriter.counts(base, layout: layout).entries, allocatedSlots) }
 
     // MARK: Holding and recency
 
