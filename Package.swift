@@ -167,7 +167,7 @@ let package = Package(
         ]),
         // What several test targets share: files the tests write by hand (PNGs byte by byte), waiting for a
         // condition, running tools and `fic` as child processes (with a time limit where a hang is possible).
-        .target(name: "FICTestSupport", path: "Tests/FICTestSupport"),
+        .target(name: "FICTestSupport", dependencies: ["FICHarness"], path: "Tests/FICTestSupport"),
         // CHeif: libheif's encoder writes the files whose thumbnails differ from their images;
         // CJxl: libjxl's own signature check is the sniffer's reference.
         .testTarget(

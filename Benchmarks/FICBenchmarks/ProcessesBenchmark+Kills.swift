@@ -54,7 +54,7 @@ extension ProcessesBenchmark.Children {
             kills.stops += 1
             guard a.waitUntilStopped() else { throw BenchmarkError("writer A ended: \(a.lastErrors())") }
             return try side.isRangeLockedByOthers(.exclusive, start: SharedWriterLock.byte, length: 1, path: sidePath)
-                && Self.holdsWriteLock(pid: a.pid, inode: UInt64(status.st_ino), byte: SharedWriterLock.byte)
+                && ProcessLocks.holdsWriteLock(pid: a.pid, inode: UInt64(status.st_ino), byte: SharedWriterLock.byte)
         }
 
         var pauses = SplitMix64(seed: 0x6B1115)
@@ -111,37 +111,5 @@ extension ProcessesBenchmark.Children {
         let periods = zip(completed.dropFirst(), completed).map { Double($0 - $1) / 1000 }
         kills.storePeriodMedianUs = periods.isEmpty ? .nan : BenchTiming(periods).median
         return kills
-    }
-
-    /// Whether process `pid` holds an open-file-description write lock on exactly byte `byte`
-    /// of the file with inode `inode`, from the lock lines of its `/proc/PID/fdinfo` files
-    /// (`lock: 1: OFDLCK ADVISORY WRITE -1 MAJ:MIN:INODE START END`). The process should be
-    /// stopped, so that the answer stays true.
-    static func holdsWriteLock(pid: pid_t, inode: UInt64, byte: Int64) -> Bool {
-        let folder = "/proc/\(pid)/fdinfo"
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] {
-            guard let text = procText((folder as NSString).appendingPathComponent(name)) else { continue }
-            for line in text.split(separator: "\n") where line.hasPrefix("lock:") {
-                let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
-                guard fields.count >= 6, fields.contains("OFDLCK"), fields.contains("WRITE") else { continue }
-                let n = fields.count
-                if fields[n - 2] == "\(byte)", fields[n - 1] == "\(byte)", fields[n - 3].split(separator: ":").last == "\(inode)" { return true }
-            }
-        }
-        return false
-    }
-
-    /// A small file of `/proc` read whole (their size is given as 0, so it is read to the end).
-    static func procText(_ path: String) -> String? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n > 0 { bytes += chunk[0..<n] } else if n == 0 || errno != EINTR { break }
-        }
-        return String(decoding: bytes, as: UTF8.self)
     }
 }

@@ -1,3 +1,4 @@
+import FICHarness
 import Foundation
 import Glibc
 import Testing

@@ -1,7 +1,8 @@
 import Glibc
 
 /// The text of the file at `path` as it is now (nil when it cannot be read): for output files a
-/// child process is still writing, polled by a test. Read with plain `read` calls until the end,
+/// child process is still writing, polled by a test, and for `/proc` files, whose size is given
+/// as 0. Read with plain `read` calls until the end,
 /// because Foundation's `String(contentsOfFile:)` was seen under LeakSanitizer to leak its buffer
 /// when it read such a file.
 public func currentText(ofFile path: String) -> String? {
