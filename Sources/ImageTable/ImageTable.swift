@@ -282,7 +282,6 @@ public final class ImageTable: Sendable {
         state.withLockedValue { $0.shared = shared }
     }
 
-
     /// Stops new lookups and writes and waits for writers in flight. Returns the open file.
     private func quiesce() throws -> TableFileHandle {
         let file: TableFileHandle? = state.withLockedValue { s in
