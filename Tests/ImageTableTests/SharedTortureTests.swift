@@ -53,20 +53,23 @@ import Testing
     }
 
     /// Kills `writer` with SIGKILL while it holds the table's writer lock (in the middle of
-    /// reserving or committing a slot), found by stopping it at random moments and asking the
-    /// kernel whether the lock is held; if two hundred stops never find it held, wherever it is.
-    /// Returns whether it died holding the lock.
+    /// reserving or committing a slot): each time the kernel says some writer holds the lock,
+    /// `writer` is stopped, and its own lock lines say whether it is the holder; if two hundred
+    /// stops never find it so, it is killed wherever it is. Returns whether it died holding the lock.
     static func killHoldingTheWriterLock(_ writer: Writer, sideFile: FileDescriptor, path: String) async throws -> Bool {
         let pid = writer.process.processIdentifier
+        let inode = UInt64(try sideFile.status(path: path).st_ino)
         for _ in 0..<200 {
+            try await waitUntil("a writer holds the writer lock", timeout: .seconds(60)) {
+                (try? sideFile.isRangeLockedByOthers(.exclusive, start: SharedWriterLock.byte, length: 1, path: path)) == true || !writer.process.isRunning
+            }
             Glibc.kill(pid, SIGSTOP)
             try await waitUntil("the writer is stopped", timeout: .seconds(60)) { isStopped(pid) || !writer.process.isRunning }
-            if try sideFile.isRangeLockedByOthers(.exclusive, start: SharedWriterLock.byte, length: 1, path: path) {
+            if ProcessLocks.holdsWriteLock(pid: pid, inode: inode, byte: SharedWriterLock.byte) {
                 writer.kill()
                 return true
             }
             Glibc.kill(pid, SIGCONT)
-            usleep(useconds_t.random(in: 0...300))
         }
         writer.kill()
         return false
