@@ -25,11 +25,8 @@ struct GIFTimeline {
         var index = 13
         if bytes[10] & 0x80 != 0 { index += 3 << (Int(bytes[10] & 0x07) + 1) }
         var delay = 0
-        func skipSubBlocks() -> Bool {
-            if GIFBlocks.skipSubBlocks(bytes, at: &index) { return true }
-            isCutShort = true
-            return false
-        }
+        func skipSubBlocks() -> Bool { GIFBlocks.skipSubBlocks(bytes, at: &index) }
+        // A walk that runs past the last byte (sub-blocks that never end among them) was cut short.
         defer { if index >= bytes.count { isCutShort = true } }
         while index < bytes.count, delays.count <= maximumFrames {
             switch bytes[index] {
