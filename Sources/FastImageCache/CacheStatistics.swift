@@ -49,7 +49,8 @@ public struct CacheStatistics: Sendable, Hashable, Codable {
     /// Stores that found another process or thread making the same entity's images and waited
     /// for it (``ImageCache/storeImages(from:for:family:releasingPages:)``).
     public var storesThatWaited: Int = 0
-    /// Of those, the stores that then found every image made and decoded nothing.
+    /// Stores that, once they had claimed the entity (after waiting or not), found every image
+    /// made by another process or thread, and decoded nothing.
     public var storesMadeByOthers: Int = 0
     /// Bytes all table files occupy on disk.
     public var diskBytes: Int { formats.reduce(0) { $0 + $1.diskBytes } }
