@@ -405,13 +405,18 @@ public final class ImageTable: Sendable {
     }
 
     /// A new open file description of the table file, for a ``StoreClaim``; nil when the table
-    /// is closed or read-only, or `/proc` is missing. Made under the state's lock, so that the
-    /// descriptor cannot be closed (and its number reused for another file) meanwhile.
+    /// is closed or read-only, or `/proc` is missing. Only a duplicate of the descriptor is made
+    /// under the state's lock (so that it cannot be closed, and its number reused for another
+    /// file, meanwhile); the slower open through `/proc` happens outside, where no lookup waits
+    /// for it.
     func reopenedFileForClaims() -> FileDescriptor? {
-        state.withLockedValue { s in
+        let copy = state.withLockedValue { s -> FileDescriptor? in
             guard let file = s.file, file.isWritable else { return nil }
-            return try? file.descriptor.reopened(path: path)
+            return try? file.descriptor.duplicate(path: path)
         }
+        guard let copy else { return nil }
+        defer { copy.closeQuietly() }
+        return try? copy.reopened(path: path)
     }
 
     /// The entries, most recently used first.
