@@ -71,10 +71,12 @@ extension ProcessesBenchmark {
             })
         }
 
-        /// One reader alone for `ticks` ticks, nothing else running.
-        func readAlone(round: Int, ticks: Int, readerImages: Int, maximumCount: Int) throws -> (report: Report, samples: [UInt64]) {
-            let job = Job(namespace: Namespace.gallery, maximumCount: maximumCount, ready: path("reader-alone-\(round).ready"),
-                          output: path("reader-alone-\(round).json"), ticks: ticks, prefix: "r")
+        /// One reader alone for `ticks` ticks, nothing else running; `inMemory`, the baseline
+        /// reader of a dictionary in its own memory.
+        func readAlone(round: Int, ticks: Int, readerImages: Int, maximumCount: Int, inMemory: Bool = false) throws -> (report: Report, samples: [UInt64]) {
+            let name = inMemory ? "reader-in-memory-\(round)" : "reader-alone-\(round)"
+            let job = Job(namespace: Namespace.gallery, maximumCount: maximumCount, ready: path(name + ".ready"),
+                          output: path(name + ".json"), ticks: ticks, prefix: "r", inMemory: inMemory)
             try start(.reader, count: readerImages, job: job).wait()
             let (report, samples) = try ProcessesBenchmark.readOutput(job.output!)
             return (report, samples)

@@ -45,6 +45,9 @@ extension ProcessesBenchmark {
         var source: String = "v1"
         /// Where a reader's screen starts; the storer's pauses.
         var seed: UInt64 = 1
+        /// A reader that keeps its images in a `[String: [UInt8]]` of its own instead of the
+        /// cache: what any lookup costs at a gallery's pace on this machine (the baseline).
+        var inMemory: Bool? = nil
     }
 
     /// What a process reports, besides its times.
@@ -63,6 +66,7 @@ extension ProcessesBenchmark {
     /// JSON file `job` says.
     public static func child(_ role: Role, directory: String, count: Int, job jobPath: String) throws {
         let job = try JSONDecoder().decode(Job.self, from: Data(contentsOf: URL(fileURLWithPath: jobPath)))
+        if role == .reader, job.inMemory == true { return try readInMemory(count: count, job: job) }
         // Processes open the cache at the same time: each waits for the others' opening.
         let cache = try ImageCache(directory: directory, namespace: job.namespace, formats: [try format(maximumCount: job.maximumCount)],
                                    options: TableOpenOptions(lockTimeout: .seconds(60)))
@@ -83,17 +87,37 @@ extension ProcessesBenchmark {
         return image.withUnsafeBytes { $0[0] }
     }
 
-    /// Scrolls through the images: each tick of 16 ms looks up a screenful, each lookup timed,
-    /// and the screen moves by a row. Every image is looked up twice first, untimed, so that its
-    /// first page is mapped. Records from the tick after `go` exists until `stop` does (or for
-    /// `ticks` ticks).
+    /// The baseline's lookup: the image of `name` in a dictionary in memory, one byte of it.
+    @inline(never)
+    static func lookUp(_ images: [String: [UInt8]], _ name: String) -> UInt8? {
+        images[name]?.withUnsafeBufferPointer { $0[0] }
+    }
+
+    /// Scrolls through the images of the cache (see ``scroll(count:job:lookUp:)``).
     static func read(_ cache: ImageCache, count: Int, job: Job) throws {
         let entities = (0..<count).map { entity(job.prefix, $0) }
+        try scroll(count: count, job: job) { lookUp(cache, entities[$0]) }
+    }
+
+    /// Scrolls as ``read(_:count:job:)`` does through the same number of images of the same
+    /// size, kept in a dictionary in memory under the entities' names.
+    static func readInMemory(count: Int, job: Job) throws {
+        let names = (0..<count).map { entity(job.prefix, $0).entityID }
+        var images: [String: [UInt8]] = [:]
+        for (i, name) in names.enumerated() { images[name] = [UInt8](repeating: UInt8(truncatingIfNeeded: i), count: side * side * 4) }
+        try scroll(count: count, job: job) { lookUp(images, names[$0]) }
+    }
+
+    /// Scrolls through `count` images: each tick of 16 ms looks up a screenful, each lookup
+    /// timed, and the screen moves by a row. Every image is looked up twice first, untimed, so
+    /// that its first page is mapped. Records from the tick after `go` exists until `stop` does
+    /// (or for `ticks` ticks).
+    static func scroll(count: Int, job: Job, lookUp: (Int) -> UInt8?) throws {
         var sink: UInt8 = 0
         var report = Report()
         for _ in 0..<2 {
-            for e in entities {
-                if let byte = lookUp(cache, e) { sink ^= byte } else { report.misses += 1 }
+            for i in 0..<count {
+                if let byte = lookUp(i) { sink ^= byte } else { report.misses += 1 }
             }
         }
         guard report.misses == 0 else { throw BenchmarkError("\(report.misses) of the readers' images are missing") }
@@ -105,10 +129,12 @@ extension ProcessesBenchmark {
         var first = Int(job.seed % UInt64(max(1, count / rowLength))) * rowLength % count
         var deadline = BenchKit.monotonicNanoseconds()
         while true {
+            // The clock's own first read after a sleep is slow too; it is not the lookup's.
+            _ = BenchKit.monotonicNanoseconds()
             for i in 0..<lookupsPerTick {
-                let e = entities[(first + i) % count]
+                let k = (first + i) % count
                 let start = BenchKit.monotonicNanoseconds()
-                let byte = lookUp(cache, e)
+                let byte = lookUp(k)
                 let end = BenchKit.monotonicNanoseconds()
                 if let byte { sink ^= byte } else { report.misses += 1 }
                 if recording { samples.append(end - start) }
