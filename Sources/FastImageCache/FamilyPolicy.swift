@@ -170,7 +170,7 @@ struct FamilyPolicy: Sendable {
 
     /// The up-to-date images of `entity` in the formats `names`, by name; an animation a process
     /// stopped in the middle of storing does not count (it is stored again).
-    private func stored(_ entity: some ImageEntity, in names: [String]) -> [String: CachedImage] {
+    func stored(_ entity: some ImageEntity, in names: [String]) -> [String: CachedImage] {
         var images: [String: CachedImage] = [:]
         for name in names {
             if let existing = cachedImage(for: entity, format: name), !isLeftHalfStored(entity, format: name) { images[name] = existing }
@@ -185,7 +185,7 @@ struct FamilyPolicy: Sendable {
     /// Claims the making of `entity`'s images in the formats `names` (see ``StoreClaim``), through
     /// the table of the format whose name sorts first, so that every process that stores the same
     /// formats claims through the same file whatever order it configured them in.
-    private func claimStoring(_ entity: some ImageEntity, formats names: [String]) -> StoreClaim? {
+    func claimStoring(_ entity: some ImageEntity, formats names: [String]) -> StoreClaim? {
         guard let first = names.min(), let t = tables[first] else { return nil }
         let (entityKey, _) = keys.keys(entity.entityID, entity.sourceImageID)
         return t.table.claimStoring(entityKey, timeout: Self.longestClaimWait, waiting: counters.countStoreThatWaited)

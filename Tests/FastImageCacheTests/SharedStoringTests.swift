@@ -88,4 +88,24 @@ import Testing
             for cache in caches { #expect(cache.containsImages(for: Photo(entityID: "e\(i)"))) }
         }
     }
+    @Test func requestsForTheSameEntityInTwoCachesDecodeItOnce() async throws {
+        let dir = TemporaryDirectory(); defer { dir.cleanup() }
+        let provider = GatedProvider()
+        let caches = [try ImageCache(directory: dir.path, formats: try Self.formats(), provider: provider),
+                      try ImageCache(directory: dir.path, formats: try Self.formats(), provider: provider)]
+        let photo = Photo(entityID: "x", url: URL(fileURLWithPath: "/photos/x.jpg"))
+        async let first = caches[0].image(for: photo, format: "thumb")
+        async let second = caches[1].image(for: photo, format: "thumb")
+        // Both have fetched the source before either decodes: without claims, both would decode it.
+        try await waitUntil("both caches are fetching the source") { provider.started.count == 2 }
+        provider.releaseAll()
+        let images = try await [first, second]
+
+        let decodes = caches.map(\.statistics.sourceDecodes)
+        #expect(decodes.reduce(0, +) == 1, "one decode between the two caches: \(decodes)")
+        #expect(caches.map(\.statistics.storesMadeByOthers).reduce(0, +) == 1, "the other served what the first made")
+        let bytes = images.map { image in image.withUnsafeBytes { Array($0) } }
+        #expect(bytes[0] == bytes[1])
+        #expect(bytes[0].contains { $0 != 0 }, "a picture, not an empty slot")
+    }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import ImageCodec
+import ImageTable
 import Logging
 
 /// A job's second stage, on a CPU thread of the lanes: decodes the fetched source once, at the
@@ -30,7 +31,12 @@ struct DecodeDrawStage: Sendable {
         var decoded: DecodedImage?
         var decodedFor = PixelSize(width: 0, height: 0)
         var failure: (any Error)?
+        // Held from before a decode until its images are stored: see claimMaking(_:).
+        var claim: StoreClaim?
+        defer { claim?.release() }
         while true {
+            claim?.release()
+            claim = nil
             let batch = batches()
             if batch.isEmpty { return }
             if failure == nil {
@@ -39,6 +45,14 @@ struct DecodeDrawStage: Sendable {
                 let needed = policy.decodeSize(forFamiliesOf: batch.map(\.format.format.name))
                 let covered = decoded.map { $0.scaleDenominator == 1 || (needed.width <= decodedFor.width && needed.height <= decodedFor.height) } ?? false
                 if !covered {
+                    claim = claimMaking(batch)
+                    if claim != nil, let made = madeByOthers(batch) {
+                        // Another process (or cache) made them while this one fetched or waited.
+                        claim?.release()
+                        claim = nil
+                        resume(batch, made: made)
+                        continue
+                    }
                     let target = PixelSize(width: max(needed.width, decodedFor.width), height: max(needed.height, decodedFor.height))
                     do {
                         decoded = try policy.decode(source, target: target, format: batch.first?.format.format.name)
@@ -93,6 +107,30 @@ struct DecodeDrawStage: Sendable {
                 fail(batch, error)
             }
         }
+    }
+
+    /// Claims the making of the images `batch` wants (``StoreClaim``), as stores from a source do,
+    /// so that processes requesting the same entity at once decode it once: one that finds the
+    /// claim held waits for it (at most ``FamilyPolicy/longestClaimWait``). Only a batch of one
+    /// entity claims: one thread claiming two entities could meet another claiming them the other
+    /// way round. Nil when nothing is claimed.
+    private func claimMaking(_ batch: [RequestCoordinator.Waiter]) -> StoreClaim? {
+        let wanted = wantedFormats(batch)
+        guard wanted.count == 1, let (entity, names) = wanted.first else { return nil }
+        return policy.claimStoring(entity, formats: Array(names))
+    }
+
+    /// Every image `batch` wants, when all are stored (made by another while this one waited for
+    /// its claim, or before), counted as a store made by others; otherwise nil.
+    private func madeByOthers(_ batch: [RequestCoordinator.Waiter]) -> [String: [String: Result<CachedImage, any Error>]]? {
+        var made: [String: [String: Result<CachedImage, any Error>]] = [:]
+        for (entity, names) in wantedFormats(batch) {
+            let images = policy.stored(entity, in: Array(names))
+            guard images.count == names.count else { return nil }
+            made[entity.entityID] = images.mapValues { .success($0) }
+        }
+        policy.counters.countStoreMadeByOthers()
+        return made
     }
 
     /// Per entity of `batch`, the formats its waiters asked for plus those the family policy adds.
