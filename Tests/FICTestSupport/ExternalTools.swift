@@ -21,12 +21,18 @@ public enum ExternalTools {
         return nil
     }
 
-    /// The Python that has Pillow: the project's (scripts/install-deps makes .build/python), else Debian's.
-    public static let pythonWithPillow: String = {
+    /// The checkout's own Python environment's `python3` (scripts/install-deps makes .build/python),
+    /// whether or not it exists. Its path is not resolved: `python3` there is a symbolic link to the
+    /// Python it was made from, and only through the link does it see the environment's packages
+    /// and scripts (such as the IIIF validator's).
+    public static let projectPython: String = {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let venv = root.appendingPathComponent(".build/python/bin/python3").path
-        return FileManager.default.isExecutableFile(atPath: venv) ? venv : "/usr/bin/python3"
+        return root.appendingPathComponent(".build/python/bin/python3").path
     }()
+
+    /// The Python that has Pillow: the project's (``projectPython``), else Debian's.
+    public static let pythonWithPillow: String =
+        FileManager.default.isExecutableFile(atPath: projectPython) ? projectPython : "/usr/bin/python3"
 
     /// The path of `name` (as ``path(of:)`` finds it), or a failure naming the Debian package to
     /// install.

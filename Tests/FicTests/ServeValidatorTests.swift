@@ -5,9 +5,9 @@ import Testing
 /// `fic serve` against the official IIIF Image API validator (`iiif-validator` from PyPI, installed
 /// into the checkout's `.build/python` by scripts/install-deps), at compliance level 2 of version 3.0.
 @Suite(.serialized) struct ServeValidatorTests {
-    /// The checkout's Python environment (`FIC_PYTHON` overrides).
-    static let python: String = ProcessInfo.processInfo.environment["FIC_PYTHON"]
-        ?? URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../.build/python/bin/python3").standardizedFileURL.path
+    /// The checkout's Python environment (`FIC_PYTHON` overrides), its path as it is: resolving
+    /// its link would name the Python it was made from, beside which the validator is not.
+    static let python: String = ProcessInfo.processInfo.environment["FIC_PYTHON"] ?? ExternalTools.projectPython
     /// The validator's command-line script, beside that Python.
     static var validator: String { (python as NSString).deletingLastPathComponent + "/iiif-validate.py" }
     /// The identifier the validator asks for: its test image's.
