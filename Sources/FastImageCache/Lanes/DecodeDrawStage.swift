@@ -45,11 +45,11 @@ struct DecodeDrawStage: Sendable {
                 let needed = policy.decodeSize(forFamiliesOf: batch.map(\.format.format.name))
                 let covered = decoded.map { $0.scaleDenominator == 1 || (needed.width <= decodedFor.width && needed.height <= decodedFor.height) } ?? false
                 if !covered {
-                    claim = claimMaking(batch)
-                    if claim != nil, let made = madeByOthers(batch) {
-                        // Another process (or cache) made them while this one fetched or waited.
-                        claim?.release()
-                        claim = nil
+                    let wanted = wantedFormats(batch)
+                    claim = claimMaking(wanted)
+                    if claim != nil, let made = madeByOthers(wanted) {
+                        // Another process (or cache) made them while this one fetched or waited;
+                        // the claim is let go at the top of the loop.
                         resume(batch, made: made)
                         continue
                     }
@@ -109,22 +109,21 @@ struct DecodeDrawStage: Sendable {
         }
     }
 
-    /// Claims the making of the images `batch` wants (``StoreClaim``), as stores from a source do,
-    /// so that processes requesting the same entity at once decode it once: one that finds the
-    /// claim held waits for it (at most ``FamilyPolicy/longestClaimWait``). Only a batch of one
-    /// entity claims: one thread claiming two entities could meet another claiming them the other
-    /// way round. Nil when nothing is claimed.
-    private func claimMaking(_ batch: [RequestCoordinator.Waiter]) -> StoreClaim? {
-        let wanted = wantedFormats(batch)
+    /// Claims the making of the images `wanted` (a batch's entities and formats; ``StoreClaim``),
+    /// as stores from a source do, so that processes requesting the same entity at once decode it
+    /// once: one that finds the claim held waits for it (at most ``FamilyPolicy/longestClaimWait``).
+    /// Only a batch of one entity claims: one thread claiming two entities could meet another
+    /// claiming them the other way round. Nil when nothing is claimed.
+    private func claimMaking(_ wanted: [(entity: any ImageEntity, formats: Set<String>)]) -> StoreClaim? {
         guard wanted.count == 1, let (entity, names) = wanted.first else { return nil }
         return policy.claimStoring(entity, formats: Array(names))
     }
 
-    /// Every image `batch` wants, when all are stored (made by another while this one waited for
+    /// Every image of `wanted`, when all are stored (made by another while this one waited for
     /// its claim, or before), counted as a store made by others; otherwise nil.
-    private func madeByOthers(_ batch: [RequestCoordinator.Waiter]) -> [String: [String: Result<CachedImage, any Error>]]? {
+    private func madeByOthers(_ wanted: [(entity: any ImageEntity, formats: Set<String>)]) -> [String: [String: Result<CachedImage, any Error>]]? {
         var made: [String: [String: Result<CachedImage, any Error>]] = [:]
-        for (entity, names) in wantedFormats(batch) {
+        for (entity, names) in wanted {
             let images = policy.stored(entity, in: Array(names))
             guard images.count == names.count else { return nil }
             made[entity.entityID] = images.mapValues { .success($0) }
