@@ -47,9 +47,10 @@ let package = Package(
         // and with it some forty libraries, into every start of every command.
         .systemLibrary(name: "CSDL2", providers: [.apt(["libsdl2-dev"])]),
         // setjmp/longjmp error handling and source managers for libjpeg, which Swift cannot do itself;
-        // mapped allocators; the PNG image-data inflater (zlib, Debian: zlib1g-dev); libtiff's variadic
-        // tag calls, message handlers and client I/O.
-        .target(name: "CImageCodecSupport", dependencies: ["CLibJPEG", "CTIFF", "CFICCore"], linkerSettings: [.linkedLibrary("z")]),
+        // mapped allocators; the PNG image-data inflater (zlib, Debian: zlib1g-dev).
+        .target(name: "CImageCodecSupport", dependencies: ["CLibJPEG", "CFICCore"], linkerSettings: [.linkedLibrary("z")]),
+        // libtiff's variadic tag calls, message handlers and client I/O.
+        .target(name: "CTIFFSupport", dependencies: ["CTIFF", "CFICCore"]),
         // The tile pyramids' own C: the 2 × 2 box filter. No codec, and no system call (band writes in flight are FICCore's).
         .target(name: "CTileSupport"),
 
@@ -76,7 +77,7 @@ let package = Package(
         .target(
             name: "ImageCodec",
             dependencies: [
-                "FICCore", "CImageCodecSupport", "CLibJPEG", "CSpng", "CWebP", "CHeif", "CAvif", "CJxl", "CGif", "CTIFF", "CLcms",
+                "FICCore", "CImageCodecSupport", "CTIFFSupport", "CLibJPEG", "CSpng", "CWebP", "CHeif", "CAvif", "CJxl", "CGif", "CTIFF", "CLcms",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "SystemPackage", package: "swift-system"),

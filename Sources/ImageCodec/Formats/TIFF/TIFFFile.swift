@@ -1,4 +1,4 @@
-import CImageCodecSupport
+import CTIFFSupport
 import CTIFF
 import FICCore
 import SystemPackage

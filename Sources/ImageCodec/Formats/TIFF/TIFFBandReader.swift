@@ -1,4 +1,4 @@
-import CImageCodecSupport
+import CTIFFSupport
 import CTIFF
 
 /// Reads a TIFF page top to bottom a band at a time — a strip, a row of tiles, or a run of

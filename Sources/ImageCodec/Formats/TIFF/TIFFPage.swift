@@ -1,4 +1,4 @@
-import CImageCodecSupport
+import CTIFFSupport
 import CTIFF
 
 /// One directory of a TIFF (the first page, or one of its reduced-resolution levels): its size,
