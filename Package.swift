@@ -1,6 +1,13 @@
 // swift-tools-version:6.1
 import PackageDescription
 
+// Package traits (SE-0450) let an application take only what it uses. Without any trait
+// (`.package(url: …, from: …, traits: [])`) the package decodes JPEG, PNG and WebP, builds only
+// the libraries its products need, and SwiftPM leaves every package that only a disabled trait
+// uses out of the application's resolution: a FastImageCache-only application resolves swift-log
+// and swift-system, nothing else. `swift build` in this checkout enables every trait (the default).
+let formatTraits: Set<String> = ["HEIF", "JPEGXL", "GIF", "TIFF", "ColorManagement"]
+
 let package = Package(
     name: "FastImageCache",
     products: [
@@ -12,11 +19,25 @@ let package = Package(
         .library(name: "TileServer", targets: ["TileServer"]),
         .executable(name: "fic", targets: ["fic"]),
     ],
+    traits: [
+        .trait(name: "HEIF", description: "HEIC and AVIF images and AVIF sequences (libheif and libavif, loaded when a file needs them; headers: Debian libheif-dev, libavif-dev)."),
+        .trait(name: "JPEGXL", description: "JPEG XL images (libjxl 0.7, loaded when a file needs it; headers: Debian libjxl-dev)."),
+        .trait(name: "GIF", description: "GIF images and animations (giflib; Debian libgif-dev)."),
+        .trait(name: "TIFF", description: "TIFF and BigTIFF images, pyramidal TIFFs read by level (libtiff; Debian libtiff-dev)."),
+        .trait(name: "ColorManagement", description: "Embedded ICC profiles, CMYK profiles and PNG's colour chunks converted to sRGB (LittleCMS 2; Debian liblcms2-dev). Without it, pixels are taken as sRGB and a warning says a profile was ignored."),
+        .trait(name: "Loader", description: "The ImageLoader product: originals over http(s) (AsyncHTTPClient, SwiftNIO), a disk cache of originals, remote tiled images."),
+        .trait(name: "Server", description: "The TileServer product: pyramids served over IIIF Image API 3 and Deep Zoom (Hummingbird)."),
+        .trait(
+            name: "Tool",
+            description: "The fic command-line tool and viewer (swift-argument-parser; SDL2's header, Debian libsdl2-dev). Turns on every other trait.",
+            enabledTraits: formatTraits.union(["Loader", "Server"])
+        ),
+        .default(enabledTraits: formatTraits.union(["Loader", "Server", "Tool"])),
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
-        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-system.git", from: "1.8.0"),
-        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.0"),
@@ -24,12 +45,20 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.34.1"),
     ],
     targets: [
-        // C libraries, found with pkg-config (Debian: libjpeg62-turbo-dev, libspng-dev, libwebp-dev with libwebpdemux,
-        // libheif-dev, libavif-dev, libjxl-dev, libgif-dev, libtiff-dev, libcairo2-dev, liblcms2-dev).
+        // C libraries, found with pkg-config. Each format beyond JPEG, PNG and WebP is behind the
+        // trait of the same name, so that an application without it needs neither its library
+        // nor its headers.
         .systemLibrary(name: "CLibJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"])]),
-        .systemLibrary(name: "CTIFF", pkgConfig: "libtiff-4", providers: [.apt(["libtiff-dev"])]),
         .systemLibrary(name: "CSpng", pkgConfig: "spng", providers: [.apt(["libspng-dev"])]),
         .systemLibrary(name: "CWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"])]),
+        .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
+        // SHA-256 (keys, content versions, cache entry names) from the system's OpenSSL libcrypto,
+        // which every Debian system has: no copy of a TLS library is compiled for a digest.
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CTIFF", pkgConfig: "libtiff-4", providers: [.apt(["libtiff-dev"])]),
+        .systemLibrary(name: "CGif", pkgConfig: "libgif", providers: [.apt(["libgif-dev"])]),
+        // LittleCMS, the colour engine's ICC profiles and transforms.
+        .systemLibrary(name: "CLcms", pkgConfig: "lcms2", providers: [.apt(["liblcms2-dev"])]),
         // libjxl and its thread pool, HEIC (HEVC through libde265) and AVIF (AV1 through dav1d),
         // the codecs built into Debian's libheif, and libavif 0.11 for AVIF sequences, which
         // libheif 1.15 reads only as still images: headers only (in /usr/include). ImageCodec loads
@@ -38,10 +67,6 @@ let package = Package(
         .systemLibrary(name: "CJxl", providers: [.apt(["libjxl-dev"])]),
         .systemLibrary(name: "CHeif", providers: [.apt(["libheif-dev"])]),
         .systemLibrary(name: "CAvif", providers: [.apt(["libavif-dev"])]),
-        .systemLibrary(name: "CGif", pkgConfig: "libgif", providers: [.apt(["libgif-dev"])]),
-        .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
-        // LittleCMS, the colour engine's ICC profiles and transforms.
-        .systemLibrary(name: "CLcms", pkgConfig: "lcms2", providers: [.apt(["liblcms2-dev"])]),
         // A desktop window for `fic view` (Debian: libsdl2-dev): SDL2's header only. The viewer
         // loads libSDL2 when it opens a window, so no pkg-config here: its flags would link SDL2,
         // and with it some forty libraries, into every start of every command.
@@ -49,7 +74,7 @@ let package = Package(
         // setjmp/longjmp error handling and source managers for libjpeg, which Swift cannot do itself;
         // mapped allocators; the PNG image-data inflater (zlib, Debian: zlib1g-dev).
         .target(name: "CImageCodecSupport", dependencies: ["CLibJPEG", "CFICCore"], linkerSettings: [.linkedLibrary("z")]),
-        // libtiff's variadic tag calls, message handlers and client I/O.
+        // libtiff's variadic tag calls, message handlers and client I/O (the TIFF trait).
         .target(name: "CTIFFSupport", dependencies: ["CTIFF", "CFICCore"]),
         // The tile pyramids' own C: the 2 × 2 box filter. No codec, and no system call (band writes in flight are FICCore's).
         .target(name: "CTileSupport"),
@@ -58,10 +83,7 @@ let package = Package(
         .target(name: "CFICCore"),
         .target(
             name: "FICCore",
-            dependencies: [
-                "CFICCore", .product(name: "SystemPackage", package: "swift-system"),
-                .product(name: "Crypto", package: "swift-crypto"),
-            ]
+            dependencies: ["CFICCore", "CCrypto", .product(name: "SystemPackage", package: "swift-system")]
         ),
         // The storage engine: table files, slots, mapping, index, eviction, durability.
         .target(
@@ -69,17 +91,23 @@ let package = Package(
             dependencies: [
                 "FICCore",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
-        // Decoding JPEG / PNG / WebP / HEIC / AVIF / JPEG XL / GIF / TIFF into cairo-compatible bitmaps, and converting colours to sRGB.
+        // Decoding JPEG / PNG / WebP, and with their traits HEIC / AVIF / JPEG XL / GIF / TIFF, into
+        // cairo-compatible bitmaps, and converting colours to sRGB.
         .target(
             name: "ImageCodec",
             dependencies: [
-                "FICCore", "CImageCodecSupport", "CTIFFSupport", "CLibJPEG", "CSpng", "CWebP", "CHeif", "CAvif", "CJxl", "CGif", "CTIFF", "CLcms",
+                "FICCore", "CImageCodecSupport", "CLibJPEG", "CSpng", "CWebP",
+                .target(name: "CHeif", condition: .when(traits: ["HEIF"])),
+                .target(name: "CAvif", condition: .when(traits: ["HEIF"])),
+                .target(name: "CJxl", condition: .when(traits: ["JPEGXL"])),
+                .target(name: "CGif", condition: .when(traits: ["GIF"])),
+                .target(name: "CTIFF", condition: .when(traits: ["TIFF"])),
+                .target(name: "CTIFFSupport", condition: .when(traits: ["TIFF"])),
+                .target(name: "CLcms", condition: .when(traits: ["ColorManagement"])),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
@@ -102,30 +130,31 @@ let package = Package(
         // Loading originals: http(s) with AsyncHTTPClient and file URLs, a disk cache of originals,
         // and the provider that feeds the cache's lanes. It implements FastImageCache's provider
         // protocol, so it depends on FastImageCache (which never depends on it); remote tiled
-        // images (TiledImage's descriptors, tiles kept in a cache) live here too.
+        // images (TiledImage's descriptors, tiles kept in a cache) live here too. The Loader trait.
         .target(
             name: "ImageLoader",
             dependencies: [
                 "FICCore", "ImageCodec", "FastImageCache", "TiledImage",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["Loader"])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Loader"])),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["Loader"])),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["Loader"])),
                 .product(name: "SystemPackage", package: "swift-system"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // Serving pyramids over HTTP: the IIIF Image API 3.0 (level 2), Deep Zoom and a viewer page,
         // as routes an application adds to its own Hummingbird router (`fic serve` runs them alone).
+        // The Server trait.
         .target(
             name: "TileServer",
             dependencies: [
                 "FICCore", "ImageCodec", "TiledImage",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdCore", package: "hummingbird"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Server"])),
+                .product(name: "HummingbirdCore", package: "hummingbird", condition: .when(traits: ["Server"])),
+                .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["Server"])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Server"])),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras", condition: .when(traits: ["Server"])),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -140,7 +169,7 @@ let package = Package(
             dependencies: [
                 "FastImageCache", "TiledImage", "ImageLoader", "TileServer", "FICBenchmarks", "FICCore", "ImageCodec",
                 "CLibJPEG", "CCairo", "CSDL2",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Tool"])),
                 .product(name: "Logging", package: "swift-log"),
             ],
             resources: [.copy("SamplePhotos")]
@@ -151,13 +180,19 @@ let package = Package(
         .target(name: "FICHarness", dependencies: ["FICCore", "ImageTable"], path: "Harness/FICHarness"),
         .executableTarget(
             name: "fic-selftest-sharer",
-            dependencies: ["FICHarness", "ImageTable", "FICCore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                           .product(name: "SystemPackage", package: "swift-system")],
+            dependencies: [
+                "FICHarness", "ImageTable", "FICCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Tool"])),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
             path: "Harness/SelfTestSharer"
         ),
         .executableTarget(
             name: "fic-selftest-writer",
-            dependencies: ["FICHarness", "ImageTable", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                "FICHarness", "ImageTable",
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Tool"])),
+            ],
             path: "Harness/SelfTestWriter"
         ),
 
@@ -184,16 +219,16 @@ let package = Package(
             name: "ImageLoaderTests",
             dependencies: [
                 "FICCore", "ImageLoader", "FastImageCache", "ImageCodec", "FICHarness", "FICTestSupport",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Loader"])),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["Loader"])),
             ]
         ),
         .testTarget(
             name: "TileServerTests",
             dependencies: [
                 "TileServer", "TiledImage", "ImageCodec", "FICCore", "FICTestSupport",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Server"])),
+                .product(name: "HummingbirdTesting", package: "hummingbird", condition: .when(traits: ["Server"])),
             ]
         ),
     ]

@@ -1,13 +1,33 @@
-import Crypto
+import CCrypto
 
 /// SHA-256 digests written as lowercase hexadecimal: the one spelling of the package's content
-/// versions, cache entry names and folder namespaces.
+/// versions, cache entry names and folder namespaces; and the digest itself, from the system's
+/// OpenSSL libcrypto (one library every Linux system already has, where a Swift copy of a TLS
+/// library would be compiled into each application for this digest alone).
 package enum SHA256Hex {
+    /// Calls `body` with the 32 bytes of the SHA-256 of `bytes`, valid only during the call.
+    package static func withDigest<R>(of bytes: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try withUnsafeTemporaryAllocation(byteCount: 32, alignment: 8) { digest in
+            var length: UInt32 = 0
+            // EVP_Digest fails only when it cannot allocate its context: as Swift's allocations do, that ends the process.
+            guard EVP_Digest(bytes.baseAddress, bytes.count, digest.baseAddress?.assumingMemoryBound(to: UInt8.self), &length, sha256Algorithm, nil) == 1,
+                  length == 32 else {
+                preconditionFailure("OpenSSL's libcrypto could not compute a SHA-256 digest")
+            }
+            return try body(UnsafeRawBufferPointer(digest))
+        }
+    }
+
+    /// The 32 bytes of the SHA-256 of `bytes`.
+    package static func digestBytes(of bytes: UnsafeRawBufferPointer) -> [UInt8] {
+        withDigest(of: bytes) { Array($0) }
+    }
+
     /// The first `length` bytes (all 32 by default) of the SHA-256 of `bytes`, as `2 × length`
     /// lowercase hexadecimal digits.
     package static func digest(of bytes: UnsafeRawBufferPointer, length: Int = 32) -> String {
         precondition((1...32).contains(length), "a SHA-256 digest has 32 bytes")
-        return SHA256.hash(data: bytes).withUnsafeBytes { lowercaseHex($0.prefix(length)) }
+        return withDigest(of: bytes) { lowercaseHex($0.prefix(length)) }
     }
 
     /// `bytes` as two lowercase hexadecimal digits each: the one hex encoder of the package (also
@@ -29,3 +49,13 @@ package enum SHA256Hex {
         return copy.withUTF8 { digest(of: UnsafeRawBufferPointer($0), length: length) }
     }
 }
+
+/// SHA-256's implementation, fetched from libcrypto's default provider once: a digest made with
+/// `EVP_sha256()` instead fetches it again on every call. A fetched algorithm is immutable and
+/// OpenSSL lets any number of threads use it at once, hence `nonisolated(unsafe)`.
+nonisolated(unsafe) private let sha256Algorithm: OpaquePointer = {
+    guard let algorithm = EVP_MD_fetch(nil, "SHA256", nil) else {
+        preconditionFailure("OpenSSL's libcrypto has no SHA-256: its default provider did not load (check OPENSSL_CONF and OPENSSL_MODULES)")
+    }
+    return algorithm
+}()

@@ -1,4 +1,4 @@
-import Crypto
+import FICCore
 
 /// A 128-bit key that names an entry (an entity) or a source image version in a table.
 ///
@@ -25,8 +25,7 @@ public struct TableKey: Sendable, Hashable, CustomStringConvertible {
 
     /// Derives a key from bytes.
     public init(hashing bytes: UnsafeRawBufferPointer) {
-        let digest = SHA256.hash(data: bytes)
-        (high, low) = digest.withUnsafeBytes { d in
+        (high, low) = SHA256Hex.withDigest(of: bytes) { d in
             (UInt64(bigEndian: d.loadUnaligned(fromByteOffset: 0, as: UInt64.self)),
              UInt64(bigEndian: d.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
         }

@@ -1,4 +1,3 @@
-import Crypto
 import FICCore
 
 extension ColorConverter {
@@ -68,7 +67,7 @@ final class ConverterCache: Sendable {
 
         init(_ description: ColorDescription) {
             if case .iccProfile(let bytes) = description {
-                self = .profile(digest: Array(SHA256.hash(data: bytes)))
+                self = .profile(digest: bytes.withUnsafeBytes { SHA256Hex.digestBytes(of: $0) })
             } else {
                 self = .other(description)
             }
