@@ -1,3 +1,4 @@
+#if Tool
 import ArgumentParser
 import FICCore
 import FICHarness
@@ -126,3 +127,4 @@ struct SelfTestSharer: ParsableCommand {
         withExtendedLifetime((state, images)) {}
     }
 }
+#endif

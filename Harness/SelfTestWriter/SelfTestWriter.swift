@@ -1,3 +1,4 @@
+#if Tool
 import ArgumentParser
 import FICHarness
 import Foundation
@@ -119,3 +120,4 @@ struct SelfTestWriter: ParsableCommand {
         }
     }
 }
+#endif

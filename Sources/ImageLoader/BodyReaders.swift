@@ -1,3 +1,4 @@
+#if Loader
 import FICCore
 import FastImageCache
 import ImageCodec
@@ -226,3 +227,4 @@ final class FileChunkReader: Sendable {
         return chunk
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Loader
 import AsyncHTTPClient
 import FICCore
 import FastImageCache
@@ -168,3 +169,4 @@ public struct ByteChunks: AsyncSequence, Sendable {
         }
     }
 }
+#endif

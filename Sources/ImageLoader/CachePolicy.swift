@@ -1,3 +1,4 @@
+#if Loader
 /// What a response's `Cache-Control` header allows: whether the body may be stored, and for how
 /// long it is fresh. Unknown directives are ignored; malformed values count as absent.
 struct CachePolicy: Sendable, Hashable {
@@ -41,3 +42,4 @@ extension Substring {
         return String(s)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Loader
 import FICCore
 import Foundation
 
@@ -71,3 +72,4 @@ final class FailureMemory: Sendable {
         state.withLockedValue { $0.failures.removeAll() }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Loader
 import FICCore
 import Glibc
 import SystemPackage
@@ -31,3 +32,4 @@ extension FileDescriptor {
         if let failure { throw failure }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Loader
 import FICCore
 
 /// At most a fixed number of connections per host: callers wait for a permit, the most urgent
@@ -64,3 +65,4 @@ final class HostPermit: Sendable {
         release()
     }
 }
+#endif

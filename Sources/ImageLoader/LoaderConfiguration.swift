@@ -1,3 +1,4 @@
+#if Loader
 /// Limits and timeouts of an ``OriginalsLoader``.
 public struct LoaderConfiguration: Sendable, Hashable {
     /// The largest body accepted, in bytes; larger ones fail with `.bodyTooLarge` as soon as
@@ -43,3 +44,4 @@ public struct LoaderConfiguration: Sendable, Hashable {
         self.userAgent = userAgent
     }
 }
+#endif

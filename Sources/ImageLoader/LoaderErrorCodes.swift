@@ -1,3 +1,4 @@
+#if Loader
 import FICCore
 
 extension ImageCacheError.Code {
@@ -18,3 +19,4 @@ extension ImageCacheError.Code {
     /// ``ImageCacheError/underlying`` is the failure remembered.
     public static let recentlyFailed = ImageCacheError.Code("recentlyFailed")
 }
+#endif

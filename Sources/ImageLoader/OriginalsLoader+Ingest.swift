@@ -1,3 +1,4 @@
+#if Loader
 import FICCore
 import FastImageCache
 import Foundation
@@ -148,3 +149,4 @@ extension OriginalsLoader {
         }
     }
 }
+#endif

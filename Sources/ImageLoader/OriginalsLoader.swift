@@ -1,3 +1,4 @@
+#if Loader
 import AsyncHTTPClient
 import FICCore
 import FastImageCache
@@ -224,3 +225,4 @@ public final class OriginalsLoader: ImageSourceProvider, Sendable {
         .bytes(try await bytes(for: url))
     }
 }
+#endif

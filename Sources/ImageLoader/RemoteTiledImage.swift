@@ -1,3 +1,4 @@
+#if Loader
 import FICCore
 import FastImageCache
 import Foundation
@@ -129,3 +130,4 @@ struct RemoteTile: ImageEntity {
         canvas.draw(source, in: CGRect(x: 0, y: 0, width: width, height: height), contentMode: .stretch)
     }
 }
+#endif

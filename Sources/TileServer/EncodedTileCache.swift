@@ -1,3 +1,4 @@
+#if Server
 import FICCore
 
 /// Encoded answers (tile files, rendered regions) kept in memory up to a byte budget, least
@@ -83,3 +84,4 @@ final class EncodedTileCache: Sendable {
         state.withLockedValue { ($0.bytes, $0.entries.count, $0.hits, $0.misses) }
     }
 }
+#endif

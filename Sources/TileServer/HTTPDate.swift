@@ -1,3 +1,4 @@
+#if Server
 /// HTTP's dates (RFC 9110's IMF-fixdate, `Sun, 06 Nov 1994 08:49:37 GMT`), for `Last-Modified`
 /// and `If-Modified-Since`: made and read with the proleptic Gregorian calendar in UTC, needing
 /// no locale and no time zone of the system.
@@ -53,3 +54,4 @@ enum HTTPDate {
         return era * 146_097 + dayOfEra - 719_468
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Server
 import FICCore
 
 /// The largest output a IIIF service makes, announced in its `info.json` (`maxWidth`,
@@ -234,3 +235,4 @@ public struct IIIFImageRequest: Sendable, Hashable {
         ImageCacheError(.invalidArgument, message)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Server
 import TiledImage
 
 /// How the tile server answers for a IIIF service's image information: the level-2 document
@@ -16,3 +17,4 @@ enum IIIFServiceInfo {
                                      level2: .init(maxWidth: limits.maxWidth, maxHeight: limits.maxHeight, maxArea: limits.maxArea))
     }
 }
+#endif

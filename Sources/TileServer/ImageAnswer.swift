@@ -1,3 +1,4 @@
+#if Server
 import FICCore
 import ImageCodec
 import TiledImage
@@ -87,3 +88,4 @@ enum ImageAnswer {
         raw.bindMemory(to: UInt32.self).map { UInt32(littleEndian: PixelConversion.unpremultiplied(UInt32(littleEndian: $0))) }
     }
 }
+#endif

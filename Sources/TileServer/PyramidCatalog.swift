@@ -1,3 +1,4 @@
+#if Server
 import FICCore
 import TiledImage
 
@@ -59,3 +60,4 @@ final class PyramidCatalog: Sendable {
         }
     }
 }
+#endif

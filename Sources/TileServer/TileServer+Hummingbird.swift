@@ -1,3 +1,4 @@
+#if Server
 import Hummingbird
 import HTTPTypes
 import HummingbirdCore
@@ -73,3 +74,4 @@ extension TileServer {
         return Response(status: HTTPResponse.Status(code: answer.status), headers: fields, body: body)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Server
 import FICCore
 import Foundation
 import ImageCodec
@@ -301,3 +302,4 @@ public final class TileServer: Sendable {
         return answer(status, headers, Array((reason + "\n").utf8))
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Server
 import FICCore
 
 extension ImageCacheError.Code {
@@ -7,3 +8,4 @@ extension ImageCacheError.Code {
     /// The tile server has more work queued than it takes; ask again shortly (an HTTP 503).
     public static let busy = ImageCacheError.Code("busy")
 }
+#endif

@@ -1,3 +1,4 @@
+#if Server
 import HTTPTypes
 import HummingbirdCore
 import Logging
@@ -111,3 +112,4 @@ extension TileServer {
         }
     }
 }
+#endif

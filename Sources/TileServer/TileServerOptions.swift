@@ -1,3 +1,4 @@
+#if Server
 import Foundation
 
 /// How a ``TileServer`` answers.
@@ -27,3 +28,4 @@ public struct TileServerOptions: Sendable {
     /// The default options.
     public init() {}
 }
+#endif

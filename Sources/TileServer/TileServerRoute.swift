@@ -1,3 +1,4 @@
+#if Server
 import FICCore
 
 /// What a request path asks the tile server for, read from the raw path: every segment is
@@ -102,3 +103,4 @@ public enum TileServerRoute: Sendable, Hashable {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Server
 /// The HTML the server answers with: a list of its pyramids, and a page that shows one, pannable
 /// and zoomable, with nothing fetched from anywhere but this server (a small canvas viewer of the
 /// Deep Zoom tiles, written here; no script from a CDN).
@@ -141,3 +142,4 @@ enum ViewerPage {
         return out + "\""
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tool
 import ArgumentParser
 import FICBenchmarks
 import Foundation
@@ -43,3 +44,4 @@ struct BenchChildCommand: ParsableCommand {
         }
     }
 }
+#endif

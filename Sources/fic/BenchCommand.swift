@@ -1,3 +1,4 @@
+#if Tool
 import ArgumentParser
 import FICBenchmarks
 import Foundation
@@ -534,3 +535,4 @@ struct BenchCommand: AsyncParsableCommand {
         String(format: "%.1f MiB", Double(bytes) / 1_048_576)
     }
 }
+#endif

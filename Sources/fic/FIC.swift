@@ -1,3 +1,4 @@
+#if Tool
 import ArgumentParser
 import FastImageCache
 import Foundation
@@ -40,3 +41,4 @@ struct FIC: AsyncParsableCommand {
         }
     }
 }
+#endif

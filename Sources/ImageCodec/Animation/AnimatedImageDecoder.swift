@@ -179,7 +179,11 @@ public final class AnimatedImageDecoder {
         let decoder = try bytes.withUnsafeBytes { try ImageFormats.locate($0).decoder }
         switch decoder.format {
         case .gif:
+            #if GIF
             return try GIFAnimation(bytes, options: options)
+            #else
+            return try StillAnimation(bytes, options: options)  // refused by name: the GIF trait is off
+            #endif
         case .webp:
             let animated = try bytes.withUnsafeBytes { try WebPFormat.features($0).has_animation != 0 }
             return animated ? try WebPAnimation(bytes, options: options) : try StillAnimation(bytes, options: options)
@@ -188,8 +192,12 @@ public final class AnimatedImageDecoder {
             return try animation ?? StillAnimation(bytes, options: options, warnings: reason.map { [$0] } ?? [])
         case .heif:
             // HEIC and AVIF: a sequence's track through libavif, a still image through libheif.
+            #if HEIF
             let sequence = bytes.withUnsafeBytes { HEIFBoxes.brands($0)?.isAVIFSequence == true }
             return sequence ? try AVIFAnimation(bytes, options: options) : try StillAnimation(bytes, options: options)
+            #else
+            return try StillAnimation(bytes, options: options)  // refused by name: the HEIF trait is off
+            #endif
         default:
             return try StillAnimation(bytes, options: options)
         }

@@ -31,7 +31,14 @@ extension ColorConverter {
             return cached.converter
         }
         var made: [String] = []
+        #if ColorManagement
         let converter = ColorConverterBuilder(description: description, layout: layout, fastPath: fastPath).build(warnings: &made)
+        #else
+        // No colour engine in this build: the pixels are taken as they are (CMYK converted
+        // without a profile), and the warning says what was left out and how to get it.
+        let converter = layout.family == .cmyk ? naiveCMYK(layout) : nil
+        made.append("the image's colour description (\(description.summary)) was ignored: this build has no colour management (FastImageCache's package trait \"ColorManagement\" is off); colours taken as \(layout.family == .cmyk ? "CMYK without a profile" : "sRGB")")
+        #endif
         ConverterCache.shared.insert(key, ConverterCache.Entry(converter: converter, warnings: made))
         warnings += made
         return converter

@@ -1,5 +1,8 @@
 import CImageCodecSupport
+
+#if ColorManagement
 import CLcms
+#endif
 
 /// Converts decoded pixels to sRGB: the one place every decoder goes through when a file's
 /// colours are not sRGB (an embedded ICC profile, H.273 code points, a PNG gamma).
@@ -109,6 +112,7 @@ package final class ColorConverter: Sendable {
             }
         }
 
+        #if ColorManagement
         /// The LittleCMS pixel format of the layout (alpha and the unused byte as an extra channel).
         var lcmsFormat: cmsUInt32Number {
             switch self {
@@ -125,6 +129,7 @@ package final class ColorConverter: Sendable {
             case .cmykInverted8: return FIC_TYPE_CMYK_8_REV
             }
         }
+        #endif
     }
 
     /// How a converter does its work (for tests, benchmarks and logs).
@@ -141,9 +146,11 @@ package final class ColorConverter: Sendable {
 
     /// What does the work.
     enum Engine: Sendable {
+        #if ColorManagement
         case matrixShaper(MatrixShaperTables)
         case grayLookup(GrayLookupTable)
         case littleCMS(LcmsTransform)
+        #endif
         case naiveCMYK(inverted: Bool)
     }
 
@@ -159,9 +166,11 @@ package final class ColorConverter: Sendable {
     /// How this converter does its work.
     package var method: Method {
         switch engine {
+        #if ColorManagement
         case .matrixShaper: return .matrixShaper
         case .grayLookup: return .grayLookup
         case .littleCMS: return .littleCMS
+        #endif
         case .naiveCMYK: return .naiveCMYK
         }
     }
@@ -171,6 +180,7 @@ package final class ColorConverter: Sendable {
     package func convert(_ source: UnsafeRawPointer, to destination: UnsafeMutableRawPointer, count: Int) {
         guard count > 0 else { return }
         switch engine {
+        #if ColorManagement
         case .matrixShaper(let tables):
             tables.convert(layout, source, destination, count)
         case .grayLookup(let table):
@@ -179,6 +189,7 @@ package final class ColorConverter: Sendable {
             transform.run(source, destination, count: count, sourceBytes: layout.bytesPerPixel, destinationBytes: 4)
             // Without an alpha channel to copy, LittleCMS leaves the destination's fourth byte as it was.
             if !layout.hasAlpha { fic_color_set_opaque(destination, count) }
+        #endif
         case .naiveCMYK(let inverted):
             fic_color_naive_cmyk(inverted ? 1 : 0, source, destination, count)
         }

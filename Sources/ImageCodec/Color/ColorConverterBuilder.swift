@@ -1,3 +1,4 @@
+#if ColorManagement
 import CLcms
 
 /// Builds the converter for one description and layout: reads or synthesises the profile,
@@ -162,3 +163,4 @@ struct ColorConverterBuilder {
         }
     }
 }
+#endif

@@ -79,3 +79,16 @@ public enum ColorDescription: Sendable, Hashable {
         }
     }
 }
+
+extension ColorDescription {
+    /// The description in a few words, for messages.
+    package var summary: String {
+        switch self {
+        case .untagged: return "none"
+        case .sRGB: return "sRGB"
+        case .iccProfile(let bytes): return "an embedded ICC profile of \(bytes.count) bytes"
+        case .codePoints(let primaries, let transfer, _, _): return "colour code points, primaries \(primaries), transfer \(transfer)"
+        case .gamma(let gamma, let chromaticities): return "a gamma of \(gamma)" + (chromaticities == nil ? "" : " with chromaticities")
+        }
+    }
+}

@@ -1,4 +1,6 @@
 import CImageCodecSupport
+
+#if ColorManagement
 import CLcms
 
 /// Grey through a table: a grey profile's conversion to sRGB depends on one value, so LittleCMS
@@ -30,3 +32,4 @@ final class GrayLookupTable: Sendable {
         precondition(done != 0, "grey table used for another layout")
     }
 }
+#endif

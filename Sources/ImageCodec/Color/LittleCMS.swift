@@ -1,5 +1,7 @@
-import CLcms
 import FICCore
+
+#if ColorManagement
+import CLcms
 
 /// A LittleCMS context of its own, whose errors are collected instead of printed.
 ///
@@ -183,3 +185,4 @@ final class LcmsTransform: @unchecked Sendable {
         }
     }
 }
+#endif

@@ -1,4 +1,6 @@
 import CImageCodecSupport
+
+#if ColorManagement
 import CLcms
 
 /// The fast path's tables for one matrix-shaper RGB profile (see `color_matrix_shaper.c`).
@@ -109,3 +111,4 @@ final class MatrixShaperTables: @unchecked Sendable {
         }
     }
 }
+#endif

@@ -19,6 +19,7 @@ enum TransferCurve: Hashable {
     /// as white, highlights rolled off.
     case hlg
 
+    #if ColorManagement
     /// The curve as a LittleCMS tone curve.
     func make(in context: LcmsContext) -> LcmsToneCurve? {
         switch self {
@@ -34,6 +35,7 @@ enum TransferCurve: Hashable {
             return .tabulated(samples, in: context)
         }
     }
+    #endif
 
     /// Linear light of encoded `v` (0…1); for PQ and HLG relative to SDR white (so above 1 for highlights).
     func linear(_ v: Double) -> Double {

@@ -1,3 +1,4 @@
+#if Loader
 import AsyncHTTPClient
 import FICCore
 import Foundation
@@ -67,3 +68,4 @@ enum LoaderErrors {
         return ImageCacheError(.httpStatus, "the server answered \(status.code) \(status.reasonPhrase)\(hint)", path: url.absoluteString)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Loader
 import AsyncHTTPClient
 import FICCore
 import Foundation
@@ -91,3 +92,4 @@ final class NetworkClient: Sendable {
         return .nanoseconds(o1 || o2 ? Int64.max : sum)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Loader
 import FICCore
 
 /// The checksum of an entry's body: XXH64 over blocks of 64 KiB, each block hashed with the
@@ -54,3 +55,4 @@ struct BodyChecksum {
         return c.finalize()
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Loader
 import FICCore
 import Foundation
 
@@ -115,3 +116,4 @@ struct EntryHeader: Sendable, Hashable {
         withUnsafeBytes(of: value.littleEndian) { out += $0 }
     }
 }
+#endif

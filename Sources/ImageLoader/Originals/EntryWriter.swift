@@ -1,3 +1,4 @@
+#if Loader
 import FICCore
 import Foundation
 import Glibc
@@ -86,3 +87,4 @@ final class EntryWriter: Sendable {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Loader
 import FICCore
 import Foundation
 import Glibc
@@ -231,3 +232,4 @@ struct Journal {
         return String(repeating: "0", count: 8 - hex.count) + hex
     }
 }
+#endif

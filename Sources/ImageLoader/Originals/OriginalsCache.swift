@@ -1,3 +1,4 @@
+#if Loader
 import FICCore
 import Foundation
 import Logging
@@ -304,3 +305,4 @@ public final class OriginalsCache: Sendable {
         try j.append(records)
     }
 }
+#endif

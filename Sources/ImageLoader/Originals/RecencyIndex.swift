@@ -1,3 +1,4 @@
+#if Loader
 /// Entries of the originals cache by name, least recently used first, with their sizes: a
 /// doubly linked list in an array plus a dictionary, so that inserting, touching and removing an
 /// entry and finding the oldest each take O(1).
@@ -113,3 +114,4 @@ struct RecencyIndex {
         nodes[i].newer = -1
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Loader
 import FICCore
 import Foundation
 import SystemPackage
@@ -76,3 +77,4 @@ final class StoredOriginal: Sendable {
         }
     }
 }
+#endif

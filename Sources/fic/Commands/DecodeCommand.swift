@@ -1,3 +1,4 @@
+#if Tool
 import ArgumentParser
 import FastImageCache
 import Foundation
@@ -113,3 +114,4 @@ struct DecodeCommand: ParsableCommand {
         }
     }
 }
+#endif

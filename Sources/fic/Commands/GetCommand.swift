@@ -1,3 +1,4 @@
+#if Tool
 import ArgumentParser
 import FastImageCache
 import Foundation
@@ -55,3 +56,4 @@ struct GetCommand: ParsableCommand {
         }
     }
 }
+#endif

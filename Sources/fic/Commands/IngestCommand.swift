@@ -1,3 +1,4 @@
+#if Tool
 import ArgumentParser
 import FastImageCache
 import Foundation
@@ -209,3 +210,4 @@ struct IngestCommand: AsyncParsableCommand {
         return nil
     }
 }
+#endif

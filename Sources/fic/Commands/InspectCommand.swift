@@ -1,3 +1,4 @@
+#if Tool
 import ArgumentParser
 import FastImageCache
 import Foundation
@@ -138,3 +139,4 @@ extension String {
         return String(s)
     }
 }
+#endif

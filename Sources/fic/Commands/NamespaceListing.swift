@@ -1,3 +1,4 @@
+#if Tool
 import FastImageCache
 import Foundation
 
@@ -44,3 +45,4 @@ struct NamespaceListing: Codable {
         return (["cache folder \(directory), least recently used first"] + Formatting.aligned(rows)).joined(separator: "\n")
     }
 }
+#endif

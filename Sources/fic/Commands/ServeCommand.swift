@@ -1,3 +1,4 @@
+#if Tool
 import ArgumentParser
 import Foundation
 import Logging
@@ -74,3 +75,4 @@ struct ServeCommand: AsyncParsableCommand {
         }
     }
 }
+#endif

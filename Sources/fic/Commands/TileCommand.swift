@@ -1,3 +1,4 @@
+#if Tool
 import ArgumentParser
 import Foundation
 import TiledImage
@@ -168,3 +169,4 @@ enum PeakMemory {
 }
 
 extension StaticTileLayout: ExpressibleByArgument {}
+#endif

@@ -1,3 +1,4 @@
+#if Tool
 import ArgumentParser
 import Foundation
 import TiledImage
@@ -47,3 +48,4 @@ struct TileGetCommand: ParsableCommand {
         print("wrote \(out): tile (\(column), \(row)) of level \(level), \(size.width)×\(size.height) px")
     }
 }
+#endif

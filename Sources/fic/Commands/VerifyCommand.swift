@@ -1,3 +1,4 @@
+#if Tool
 import ArgumentParser
 import FastImageCache
 import Foundation
@@ -54,3 +55,4 @@ struct VerifyCommand: ParsableCommand {
         if damaged > 0 || lost { throw ExitCode(ExitStatus.failure) }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tool
 import FastImageCache
 
 /// A sheet of the first medium images, showing their rounded corners over a background.
@@ -16,3 +17,4 @@ enum ContactSheet {
         try sheet.writePNG(to: path)
     }
 }
+#endif

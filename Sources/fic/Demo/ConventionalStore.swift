@@ -1,3 +1,4 @@
+#if Tool
 import FICCore
 import FastImageCache
 import Foundation
@@ -69,3 +70,4 @@ enum DiskUsage {
         (try? fileStatus(atPath: path))?.diskBytes ?? 0
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tool
 import FastImageCache
 import Foundation
 
@@ -40,3 +41,4 @@ struct DemoCache {
         return LiveCell(surface: surface, owner: nil)  // the surface keeps the image alive
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tool
 import ArgumentParser
 import FastImageCache
 import Foundation
@@ -77,3 +78,4 @@ struct DemoCommand: ParsableCommand {
         print("wrote \(screenPath) (the first screen, from the cache) and \(sheetPath) (medium images)")
     }
 }
+#endif

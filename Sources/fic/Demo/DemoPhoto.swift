@@ -1,3 +1,4 @@
+#if Tool
 import FastImageCache
 import Foundation
 
@@ -68,3 +69,4 @@ enum DemoFormats {
         return description.family == ours.family && shape(description) == shape(ours)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tool
 import Foundation
 
 /// Where the demo's photos come from and where its files go.
@@ -42,3 +43,4 @@ enum DemoPhotos {
         return String(cString: made)
     }
 }
+#endif

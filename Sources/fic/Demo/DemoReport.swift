@@ -1,3 +1,4 @@
+#if Tool
 import FastImageCache
 
 /// The demo's table of figures, in the manner of the original demo's statistics.
@@ -50,3 +51,4 @@ struct DemoReport {
         scroll.misses == 0 ? "" : " (\(Formatting.grouped(scroll.misses)) missing)"
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tool
 import CCairo
 import FastImageCache
 import ImageCodec
@@ -55,3 +56,4 @@ final class FrameBuffer {
         try PNGEncoder.write(pixels: pixels, width: width, height: height, bytesPerRow: bytesPerRow, format: format, to: path)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tool
 import FastImageCache
 
 /// The demo grid: square cells in a fixed number of columns, seen through a screen a few
@@ -98,3 +99,4 @@ enum GridScroller {
         return result
     }
 }
+#endif

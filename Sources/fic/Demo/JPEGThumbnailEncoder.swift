@@ -1,3 +1,4 @@
+#if Tool
 import CLibJPEG
 import Foundation
 
@@ -54,3 +55,4 @@ enum JPEGThumbnailEncoder {
         return Array(UnsafeBufferPointer(start: bytes, count: Int(outputSize.pointee)))
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tool
 import Foundation
 
 /// Reads this process's memory from `/proc/self/smaps_rollup`.
@@ -38,3 +39,4 @@ struct MemoryPeak {
         fileBacked = max(fileBacked, now.fileBacked - baseline.fileBacked)
     }
 }
+#endif

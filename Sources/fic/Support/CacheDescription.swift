@@ -1,3 +1,4 @@
+#if Tool
 import FastImageCache
 import Foundation
 
@@ -93,3 +94,4 @@ struct CacheDescription: Codable {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tool
 import ArgumentParser
 import FastImageCache
 import Foundation
@@ -127,3 +128,4 @@ enum Paths {
         return expanded == "." ? cwd : (cwd as NSString).appendingPathComponent(expanded)
     }
 }
+#endif

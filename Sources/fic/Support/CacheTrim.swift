@@ -1,3 +1,4 @@
+#if Tool
 import FastImageCache
 import Foundation
 
@@ -31,3 +32,4 @@ enum CacheTrim {
         return "cache folder \(directory) over its limit of \(Formatting.bytes(limitBytes)): " + parts.joined(separator: "; ")
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tool
 import FICCore
 import FastImageCache
 import Foundation
@@ -52,3 +53,4 @@ enum CompanionFile {
         folder.synchronize()
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tool
 import FICCore
 import Foundation
 
@@ -66,3 +67,4 @@ enum DefaultCache {
         return String(cString: resolved)
     }
 }
+#endif

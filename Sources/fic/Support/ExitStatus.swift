@@ -1,3 +1,4 @@
+#if Tool
 import ArgumentParser
 import Glibc
 
@@ -65,3 +66,4 @@ extension String {
         String(split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
     }
 }
+#endif

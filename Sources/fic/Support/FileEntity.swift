@@ -1,3 +1,4 @@
+#if Tool
 import FICCore
 import FastImageCache
 import Foundation
@@ -20,3 +21,4 @@ struct FileEntity: ImageEntity {
         bytes.withUnsafeBytes { SHA256Hex.digest(of: $0) }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tool
 import FastImageCache
 import Foundation
 
@@ -95,3 +96,4 @@ struct FormatSpec: Codable, Hashable {
         return "\(name):\(number(width))x\(number(height))@\(number(scale)):\(style):max=\(maximumCount)"
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tool
 import Foundation
 
 /// Human-readable numbers for the tool's tables.
@@ -56,3 +57,4 @@ enum Formatting {
         text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tool
 import FICCore
 import FastImageCache
 import Foundation
@@ -84,3 +85,4 @@ enum ImageFiles {
         try files(under: root).filter { sniff($0.path) != nil }
     }
 }
+#endif

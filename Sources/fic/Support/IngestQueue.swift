@@ -1,3 +1,4 @@
+#if Tool
 /// Runs work on a list of items, `jobs` at a time, and hands the results back in the order of the
 /// items, each as soon as it and every one before it are done.
 enum IngestQueue {
@@ -43,3 +44,4 @@ enum IngestQueue {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tool
 import FastImageCache
 import Foundation
 import ImageCodec
@@ -110,3 +111,4 @@ struct Ingester: Sendable {
         error.code == .io ? "cannot read it: \(error.message)" : error.message
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tool
 import FastImageCache
 
 /// Says what opening a cache found: rebuilt tables, dropped entries, crash recovery.
@@ -19,3 +20,4 @@ enum OpenReports {
         return lost
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tool
 /// A one-line progress bar on stderr, drawn only when stderr is a terminal. A value, so that
 /// tasks reporting progress at once can share it in a ``LockedBox``.
 struct ProgressBar {
@@ -35,3 +36,4 @@ struct ProgressBar {
         visible = false
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tool
 import FICCore
 import Foundation
 import ImageLoader
@@ -73,3 +74,4 @@ enum PyramidDownload {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tool
 import FICCore
 import FastImageCache
 import Foundation
@@ -153,3 +154,4 @@ struct SourceMemo: Sendable, Equatable {
             && row.sha256.utf8.count == 64 && row.sha256.utf8.allSatisfy { ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tool
 import Foundation
 
 /// Monotonic time in nanoseconds.
@@ -12,3 +13,4 @@ enum Stopwatch {
     /// Nanoseconds since `start`.
     static func elapsed(since start: UInt64) -> UInt64 { now() &- start }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tool
 import Foundation
 
 /// Writes the tool's output. Only the tool writes to the terminal; the libraries never do.
@@ -22,3 +23,4 @@ enum Terminal {
         return 80
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tool
 import FICCore
 import FastImageCache
 import Foundation
@@ -68,3 +69,4 @@ enum URLIngest {
         return outcome
     }
 }
+#endif

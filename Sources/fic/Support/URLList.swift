@@ -1,3 +1,4 @@
+#if Tool
 import Foundation
 
 /// The `--urls FILE` list of `fic ingest` and of a network gallery: one `http`, `https` or `file` URL a line; blank
@@ -63,3 +64,4 @@ enum URLList {
         return urls
     }
 }
+#endif

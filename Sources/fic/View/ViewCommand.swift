@@ -1,3 +1,4 @@
+#if Tool
 import ArgumentParser
 
 /// `fic view`: the whole system in a real window.
@@ -31,3 +32,4 @@ struct ViewCommand: ParsableCommand {
         subcommands: [ViewGalleryCommand.self, ViewPhotoCommand.self]
     )
 }
+#endif

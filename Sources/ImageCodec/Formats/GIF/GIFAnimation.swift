@@ -1,3 +1,4 @@
+#if GIF
 /// A GIF's frames, composited as Chromium shows them: on the canvas of ``GIFCanvas`` (the
 /// logical screen, grown to hold the first frame), each frame's palette and transparent index
 /// coloured by ``GIFCanvas/colors(of:)``, transparent indices leaving the canvas as it was, the
@@ -134,3 +135,4 @@ final class GIFAnimation: AnimationFrameSource {
         ImageCacheError(.truncated, "The GIF data ends inside frame \(index + 1) of \(info.frameCount); the frames before it were decoded. The file was cut short; download or copy it again.")
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if GIF
 /// Walks a GIF's block structure in memory without decoding anything: whether the first frame's
 /// image data is all there, and how many frames follow. One pass over the sub-block lengths (a
 /// byte read per 256 at most), no allocation, stopped after ``maximumCountedFrames`` frames, so a
@@ -54,3 +55,4 @@ enum GIFBlocks {
         return Walk(firstFrameComplete: true, frames: frames)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if GIF
 /// A GIF's first frame on its canvas, as Chromium shows it (its GIF decoder is Wuffs, used with
 /// its default policies):
 ///
@@ -151,3 +152,4 @@ struct GIFCanvas {
         return order
     }
 }
+#endif

@@ -1,13 +1,5 @@
-/// GIF decoding with giflib's low-level API: the first frame on its canvas (see ``GIFCanvas``),
-/// row by row. giflib has no reduced decode: rows are shrunk as they come (``ShrinkingRows``), so
-/// only an interlaced frame, whose rows come in four passes, is held whole (as one byte a pixel).
-///
-/// A file whose first frame's image data is cut short is refused in every mode (with
-/// ``DecodingOptions/allowCorruptData`` too), as a JPEG without its end is: an incomplete download
-/// must not be stored as the image. What comes after the first frame is not decoded: later frames
-/// cut short do not matter. Damage inside complete image data is shown as browsers show it (the
-/// rows before it) by default, and refused when strict.
-package enum GIFFormat: ImageFormatDecoder {
+#if GIF
+extension GIFFormat: ImageFormatDecoder {
     /// Reads the header (logical screen, the first frame's rectangle and transparency) and counts
     /// the frames (see ``GIFBlocks``).
     package static func info(_ bytes: UnsafeRawBufferPointer) throws -> ImageInfo {
@@ -48,21 +40,10 @@ package enum GIFFormat: ImageFormatDecoder {
 }
 
 extension GIFFormat {
-    /// GIF.
-    package static let format = ImageFileFormat.gif
-
     /// giflib: no reduced decode; rows as bytes arrive.
     package static let capabilities = DecoderCapabilities(
         reducedDecode: "none in giflib; rows are shrunk by a whole factor and resampled as they are decoded",
         streamsRows: true, maximumDimension: 131_070)  // a 65535-pixel first frame at 65535: the canvas grows to hold it
-
-    /// `GIF87a` or `GIF89a`.
-    package static func sniff(_ prefix: UnsafeRawBufferPointer) -> SniffResult {
-        switch Signature.check(prefix, Array("GIF87a".utf8)) {
-        case .noMatch: Signature.check(prefix, Array("GIF89a".utf8))
-        case let other: other
-        }
-    }
 
     /// Rows as bytes arrive, decoded on a thread of their own (giflib pulls its input).
     package static func makeRowDecoder(sink: any RowSink, options: RowDecodingOptions) throws -> any RowDecoder {
@@ -83,3 +64,4 @@ extension GIFFormat {
         return DecodeMemoryEstimate(info: info, outputBytes: output, workingBytes: working, encodedBytes: 0)
     }
 }
+#endif

@@ -1,5 +1,7 @@
-import CGif
 import FICCore
+
+#if GIF
+import CGif
 
 /// Where giflib's reads come from: bytes held in memory, or a ``ByteChannel`` fed as a download
 /// arrives (read on a decoder thread, which waits for the next chunk). Remembers whether a read
@@ -191,3 +193,4 @@ final class GIFReader {
         }
     }
 }
+#endif

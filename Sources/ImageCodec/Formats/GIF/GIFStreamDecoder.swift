@@ -1,5 +1,6 @@
 import FICCore
 
+#if GIF
 /// Decodes a GIF's first frame row by row while its bytes arrive: giflib pulls its input, so it
 /// runs on a decoder thread of its own and reads through a ``ByteChannel``, which hands it what
 /// has arrived and makes it wait only when nothing has. Rows go to the sink as they are decoded,
@@ -29,3 +30,4 @@ enum GIFStreamDecoder {
         try filler.flush()
     }
 }
+#endif

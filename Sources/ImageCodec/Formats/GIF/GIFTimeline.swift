@@ -1,3 +1,4 @@
+#if GIF
 /// A GIF's animation structure from its blocks alone, without decoding: each frame's delay and
 /// rectangle, and the NETSCAPE loop count. One pass over the sub-block lengths, like
 /// ``GIFBlocks``, stopped after `maximumFrames + 1` frames so a file of a million one-pixel frames
@@ -61,3 +62,4 @@ struct GIFTimeline {
         }
     }
 }
+#endif

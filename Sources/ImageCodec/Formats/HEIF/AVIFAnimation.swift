@@ -1,3 +1,4 @@
+#if HEIF
 import CAvif
 
 /// An AVIF image sequence's frames (an AV1 track, brand `avis`), decoded one at a time by
@@ -337,3 +338,4 @@ extension AVIFAnimation {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if HEIF
 import CHeif
 
 /// libheif's errors as the package's: what is wrong with the file, in words, with libheif's own
@@ -30,3 +31,4 @@ enum HEIFError {
         throw make(error, format: format, maximumDimension: maximumDimension)
     }
 }
+#endif

@@ -1,5 +1,7 @@
-import CHeif
 import Glibc
+
+#if HEIF
+import CHeif
 
 /// A HEIF or AVIF file opened with libheif: its context (within the package's limits) and the
 /// primary image's handle, which carry everything the header says — sizes after the file's
@@ -185,3 +187,4 @@ final class HEIFHandle {
         )
     }
 }
+#endif

@@ -1,15 +1,7 @@
 import CImageCodecSupport
 
-/// HEIC (HEVC in HEIF, as phones write it) and AVIF (AV1 in HEIF) with libheif: the primary
-/// image, upright (libheif applies the file's `irot`, `imir` and `clap`), grids assembled by
-/// libheif on several threads, alpha (straight or premultiplied), 10- and 12-bit samples at full
-/// precision into ``SamplePipeline``.
-///
-/// libheif 1.15 cannot decode at a reduced scale; a smaller size comes from the file's embedded
-/// thumbnail when one covers it (as `vipsthumbnail` does), else from the full image shrunk by an
-/// ``AreaResampler``. It decodes whole images only, so tile pyramids get them whole too
-/// (``WholeImageRowDecoder``).
-package enum HEIFFormat: ImageFormatDecoder {
+#if HEIF
+extension HEIFFormat: ImageFormatDecoder {
     /// Reads the header of a HEIF or AVIF file (all of it: libheif checks that the data of every
     /// item lies within the bytes).
     package static func info(_ bytes: UnsafeRawBufferPointer) throws -> ImageInfo {
@@ -79,27 +71,10 @@ package enum HEIFFormat: ImageFormatDecoder {
 }
 
 extension HEIFFormat {
-    /// HEIF; AVIF files are told apart by their brands (``format(of:)``).
-    package static let format = ImageFileFormat.heif
-
-    /// HEIF and AVIF.
-    package static let formats: [ImageFileFormat] = [.heif, .avif]
-
     /// libheif: no reduced decode but an embedded thumbnail; decoded whole.
     package static let capabilities = DecoderCapabilities(
         reducedDecode: "none in libheif 1.15; the embedded thumbnail when it covers the target, else the full image shrunk row by row",
         streamsRows: false, maximumDimension: HEIFFile.libraryMaximumDimension)
-
-    /// An `ftyp` box with a HEIF or AVIF brand (heic, heix, hevc, heim, heis, hevm, hevs, mif1,
-    /// msf1, avif, avis) as the major brand or a compatible one.
-    package static func sniff(_ prefix: UnsafeRawBufferPointer) -> SniffResult {
-        HEIFBoxes.sniff(prefix)
-    }
-
-    /// AVIF when the brands say AV1, else HEIF.
-    package static func format(of prefix: UnsafeRawBufferPointer) -> ImageFileFormat {
-        HEIFBoxes.brands(prefix)?.isAVIF == true ? .avif : .heif
-    }
 
     /// What a decode needs in memory at its peak, from the header alone (of the thumbnail that
     /// would be decoded instead, when one covers the target).
@@ -123,3 +98,4 @@ extension HEIFFormat {
         (avif ? 29 : 12) + (alpha ? 5 : 0)
     }
 }
+#endif

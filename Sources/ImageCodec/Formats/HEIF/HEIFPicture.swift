@@ -1,3 +1,4 @@
+#if HEIF
 import CHeif
 
 /// One image of a HEIF file decoded by libheif — rotated, mirrored, cropped and (for a grid)
@@ -217,3 +218,4 @@ struct SampleScale {
         UInt16((UInt64(min(value, maximum)) &* factor &+ (1 << 31)) >> 32)
     }
 }
+#endif

@@ -1,20 +1,7 @@
+#if JPEGXL
 import CJxl
 
-/// JPEG XL decoding with libjxl 0.7: the first (displayed, coalesced) frame, on libjxl's thread
-/// pool, in the file's stored orientation (the package applies the orientation, as for every
-/// format), then through ``SamplePipeline``.
-///
-/// libjxl 0.7 cannot decode at a reduced size (its DC-only flush still renders a full-size
-/// buffer), so a small target is reached by decoding at full size and shrinking the rows with
-/// ``ShrinkingRows``. A JPEG-recompressed file could instead be reconstructed to its original JPEG
-/// and decoded with DCT scaling, but reconstruction costs more than libjxl's whole pixel decode on
-/// two threads, so it is not used.
-///
-/// On damaged input Debian's libjxl 0.7 prints trace lines (`JXL_FAILURE`, `JXL_RETURN_IF_ERROR`)
-/// to standard error: it is built without `NDEBUG`, which turns them on at compile time, and it has
-/// no setting to turn them off. Files cut short are recognised without them (see ``JXLReader``);
-/// other damage is reported as ``ImageCacheError/Code/corruptData`` after libjxl printed.
-package enum JXLFormat: ImageFormatDecoder {
+extension JXLFormat: ImageFormatDecoder {
     /// The most frames counted for ``ImageInfo/frameCount``; an animation with more reports this many.
     static let maximumCountedFrames = 10_000
 
@@ -190,30 +177,10 @@ package enum JXLFormat: ImageFormatDecoder {
 }
 
 extension JXLFormat {
-    /// JPEG XL.
-    package static let format = ImageFileFormat.jxl
-
     /// libjxl: no reduced decode in 0.7; decoded whole, on its thread pool.
     package static let capabilities = DecoderCapabilities(
         reducedDecode: "the frame's DC (the image at 1/8) when the target is at most an eighth of it; otherwise decoded at full size; rows shrunk by a whole factor and resampled",
         streamsRows: false, maximumDimension: 1 << 30)
-
-    /// A bare codestream (`FF 0A`) or the container's signature box.
-    package static func sniff(_ prefix: UnsafeRawBufferPointer) -> SniffResult {
-        // JxlSignatureCheck's rule, written here so that sniffing a file does not load libjxl:
-        // a bare codestream starts FF 0A; a container (first byte 0) is told once its 12-byte
-        // signature box is there.
-        guard let first = prefix.first else { return .needMoreBytes }
-        let signature = first == 0xFF ? codestream : first == 0 ? container : []
-        if signature.isEmpty { return .noMatch }
-        if prefix.count < signature.count { return .needMoreBytes }
-        return prefix.prefix(signature.count).elementsEqual(signature) ? .match(offset: 0) : .noMatch
-    }
-
-    /// The start of a bare codestream.
-    private static let codestream: [UInt8] = [0xFF, 0x0A]
-    /// The container's signature box (ISO/IEC 18181-2).
-    private static let container: [UInt8] = [0x00, 0x00, 0x00, 0x0C, 0x4A, 0x58, 0x4C, 0x20, 0x0D, 0x0A, 0x87, 0x0A]
 
     /// What a decode needs in memory at its peak, from the header alone.
     package static func estimatedMemory(_ data: UnsafeRawBufferPointer, options: DecodingOptions) throws -> DecodeMemoryEstimate {
@@ -243,3 +210,4 @@ extension JXLFormat {
         return DecodeMemoryEstimate(info: info, outputBytes: output, workingBytes: working, encodedBytes: 0)
     }
 }
+#endif

@@ -1,5 +1,7 @@
-import CJxl
 import FICCore
+
+#if JPEGXL
+import CJxl
 
 /// One libjxl decoder over a JPEG XL file held in memory: created, fed the whole file, asked for
 /// its next event, destroyed. Every decode and header read goes through it, so the choices that
@@ -184,3 +186,4 @@ enum JXLColor {
         color == .codePoints(primaries: 1, transfer: 13, matrix: 0, fullRange: true)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if TIFF
 import CTIFF
 
 /// How a TIFF page is read band by band — a strip, a row of tiles, or a run of scanlines of a
@@ -99,3 +100,4 @@ struct TIFFBandLayout {
         }
     }
 }
+#endif

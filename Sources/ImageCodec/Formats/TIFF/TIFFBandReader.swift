@@ -1,3 +1,4 @@
+#if TIFF
 import CTIFFSupport
 import CTIFF
 
@@ -311,3 +312,4 @@ final class TIFFBandReader {
         return true
     }
 }
+#endif

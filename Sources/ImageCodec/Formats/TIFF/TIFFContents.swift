@@ -1,3 +1,4 @@
+#if TIFF
 import CTIFF
 
 /// The first page of a TIFF and what else the file holds: how many pages, and the
@@ -73,3 +74,4 @@ struct TIFFContents {
         levels.filter { $0.width >= size.width && $0.height >= size.height }.min { $0.width * $0.height < $1.width * $1.height }
     }
 }
+#endif

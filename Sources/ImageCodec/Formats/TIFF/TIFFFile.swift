@@ -1,7 +1,9 @@
-import CTIFFSupport
-import CTIFF
 import FICCore
 import SystemPackage
+
+#if TIFF
+import CTIFFSupport
+import CTIFF
 
 /// One TIFF opened with libtiff, from memory (strips read in place) or from a file descriptor
 /// (read with `pread`, so a file of any size is read where it lies and never held). libtiff's
@@ -238,3 +240,4 @@ final class TIFFFile {
         return ImageCacheError(.corruptData, "The TIFF's directory cannot be read\(reason). The file is damaged.")
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if TIFF
 import CTIFFSupport
 import CTIFF
 
@@ -190,3 +191,4 @@ extension TIFFSamplePlan {
         ImageCacheError(.unsupportedFormat, "The TIFF stores \(what), which is not decoded. Convert it to 8-bit RGB or grey.")
     }
 }
+#endif

@@ -1,6 +1,7 @@
 import FICCore
 import SystemPackage
 
+#if TIFF
 extension TIFFFormat {
     /// Spools the bytes to a scratch file as they arrive (a TIFF's directory usually comes last,
     /// so nothing can be decoded before the end) and decodes from it at the end.
@@ -88,3 +89,4 @@ final class TIFFSpoolingRowDecoder: RowDecoder {
 
     var statistics: RowDecoderStatistics { decoded }
 }
+#endif

@@ -1,3 +1,4 @@
+#if TIFF
 /// Turns runs of a TIFF's samples (contiguous, as a strip, a tile's row or interleaved planes hold
 /// them) into the package's pixels: the plan's conversion first (picking, inverting,
 /// un-premultiplying, expanding bits, looking up a palette), then ``SamplePipeline``.
@@ -153,3 +154,4 @@ final class TIFFSampleConverter {
         }
     }
 }
+#endif

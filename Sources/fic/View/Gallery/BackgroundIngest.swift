@@ -1,3 +1,4 @@
+#if Tool
 import FICCore
 import FastImageCache
 import Foundation
@@ -53,3 +54,4 @@ final class BackgroundIngest: Sendable {
         finished.signal()  // later calls return at once
     }
 }
+#endif

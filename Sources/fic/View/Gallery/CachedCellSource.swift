@@ -1,3 +1,4 @@
+#if Tool
 import FastImageCache
 
 /// Cells straight from the image tables: a lookup (`cachedImage`) and a cairo surface over the
@@ -58,3 +59,4 @@ final class ConventionalCellSource: CellSource {
         return store.cell(photo: index % photoCount)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tool
 /// Where the gallery's cells get their images: the seam between the grid and the ways of
 /// filling it (the cache's synchronous path, the conventional decode, the network through the cache's lanes).
 ///
@@ -31,3 +32,4 @@ extension CellSource {
     func statistics() -> [String: StatValue] { [:] }
     func stop() {}
 }
+#endif

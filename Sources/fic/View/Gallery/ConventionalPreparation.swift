@@ -1,3 +1,4 @@
+#if Tool
 import FICCore
 import Foundation
 
@@ -57,3 +58,4 @@ final class ConventionalPreparation {
         return made
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tool
 import CCairo
 import FastImageCache
 import Foundation
@@ -46,3 +47,4 @@ enum ConventionalThumbnails {
         return ConventionalStore(paths: paths, pixelSize: size.width)
     }
 }
+#endif

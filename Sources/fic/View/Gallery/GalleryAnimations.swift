@@ -1,3 +1,4 @@
+#if Tool
 import FastImageCache
 
 /// The animated cells on screen. A cell whose image is animated plays from the frame it is first
@@ -108,3 +109,4 @@ extension LiveCell {
         return LiveCell(surface: surface, owner: nil, player: player.isAnimated ? player : nil)  // the surface keeps the image alive
     }
 }
+#endif

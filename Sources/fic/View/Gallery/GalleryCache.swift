@@ -1,3 +1,4 @@
+#if Tool
 import FastImageCache
 import Foundation
 
@@ -100,3 +101,4 @@ struct GalleryCache {
         return try DemoFormats.description(count: count, photos: photos)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tool
 import FICCore
 import FastImageCache
 
@@ -69,3 +70,4 @@ final class GalleryCatalog: Sendable {
     /// Whether every photo has been settled.
     var isComplete: Bool { progress.done >= count }
 }
+#endif

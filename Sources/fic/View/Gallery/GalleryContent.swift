@@ -1,3 +1,4 @@
+#if Tool
 import CCairo
 import FICCore
 import FastImageCache
@@ -116,3 +117,4 @@ final class GalleryContent {
         if let temporaryFolder { try? FileManager.default.removeItem(atPath: temporaryFolder) }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tool
 import FastImageCache
 import Foundation
 
@@ -35,3 +36,4 @@ struct GalleryKeeping: Sendable {
         return lines
     }
 }
+#endif

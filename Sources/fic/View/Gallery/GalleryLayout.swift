@@ -1,3 +1,4 @@
+#if Tool
 /// Where the gallery's cells are: equal cells in as many columns as fit the window, centred,
 /// with a gap around each, in one long column of rows scrolled vertically.
 struct GalleryLayout: Equatable {
@@ -56,3 +57,4 @@ struct GalleryLayout: Equatable {
         (left + index % columns * (cellWidth + gap), gap + index / columns * rowPitch - offset)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tool
 import FastImageCache
 
 /// The gallery: a grid of thumbnails scrolled with the wheel, keys, drags and flings. Each cell
@@ -176,3 +177,4 @@ final class GalleryMode: ViewerMode {
         conventional?.source?.stop()
     }
 }
+#endif

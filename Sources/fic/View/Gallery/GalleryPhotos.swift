@@ -1,3 +1,4 @@
+#if Tool
 import FastImageCache
 import Foundation
 
@@ -74,3 +75,4 @@ struct GalleryPhotos: Sendable {
         return gone.sorted()
     }
 }
+#endif

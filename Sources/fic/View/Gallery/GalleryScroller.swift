@@ -1,3 +1,4 @@
+#if Tool
 import Foundation
 
 /// The gallery's scroll position and its motion: scrolls, flings that slow down by friction,
@@ -77,3 +78,4 @@ struct GalleryScroller {
         }
     }
 }
+#endif

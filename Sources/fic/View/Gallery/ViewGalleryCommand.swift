@@ -1,3 +1,4 @@
+#if Tool
 import ArgumentParser
 import Foundation
 
@@ -123,3 +124,4 @@ struct ViewGalleryCommand: ParsableCommand {
         try ViewerLoop(window: window, mode: mode, options: viewer, script: script).run()
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tool
 import CCairo
 import FastImageCache
 
@@ -115,3 +116,4 @@ final class FrameCanvas {
     /// Finishes cairo's work on the frame.
     func flush() { target.flush() }
 }
+#endif

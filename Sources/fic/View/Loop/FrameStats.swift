@@ -1,3 +1,4 @@
+#if Tool
 /// Frame times of a viewer run, split into compose (the viewer's own work: input, lookups,
 /// drawing into the window's memory) and present (handing the frame to the display), overall
 /// and per phase.
@@ -112,3 +113,4 @@ struct FrameSummary {
         ]
     }
 }
+#endif

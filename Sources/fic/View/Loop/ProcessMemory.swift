@@ -1,3 +1,4 @@
+#if Tool
 import Foundation
 
 /// This process's resident memory, from `/proc/self/status`.
@@ -15,3 +16,4 @@ enum ProcessMemory {
         return 0
     }
 }
+#endif

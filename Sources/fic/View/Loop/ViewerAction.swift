@@ -1,3 +1,4 @@
+#if Tool
 /// What a person (keys, wheel, mouse) or a script asks the viewer to do. Each mode acts on the
 /// ones that make sense for it and ignores the others.
 enum ViewerAction: Equatable {
@@ -32,3 +33,4 @@ enum ViewerAction: Equatable {
     /// Close the viewer.
     case quit
 }
+#endif

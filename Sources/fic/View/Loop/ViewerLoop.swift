@@ -1,3 +1,4 @@
+#if Tool
 import Foundation
 
 /// Runs a mode in a window until the person closes it or the script ends: each frame takes
@@ -134,3 +135,4 @@ final class ViewerLoop {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tool
 /// One of the viewer's modes (gallery, photo): it keeps its own state, acts on actions, moves on
 /// with time, and draws a frame. Called on the viewer's thread only; must never wait on I/O or
 /// decode anything in ``draw(into:)`` (except the gallery's conventional path, whose point is
@@ -55,3 +56,4 @@ enum StatValue: Encodable {
         }
     }
 }
+#endif

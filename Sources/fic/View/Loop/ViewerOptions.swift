@@ -1,3 +1,4 @@
+#if Tool
 import ArgumentParser
 
 /// The options every `fic view` mode shares: window size, script, screenshot, statistics.
@@ -35,3 +36,4 @@ struct ViewerOptions: ParsableArguments {
         _ = try windowSize
     }
 }
+#endif

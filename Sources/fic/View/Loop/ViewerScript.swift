@@ -1,3 +1,4 @@
+#if Tool
 import Foundation
 
 /// A script of input for `--script FILE`, played with deterministic timing: every frame
@@ -209,3 +210,4 @@ struct ScriptPlayer {
         return actions
     }
 }
+#endif

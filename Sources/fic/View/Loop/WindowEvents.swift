@@ -1,3 +1,4 @@
+#if Tool
 import Foundation
 import CSDL2
 
@@ -88,3 +89,4 @@ enum WindowEvents {
         }
     }
 }
+#endif

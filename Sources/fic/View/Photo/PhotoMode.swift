@@ -1,3 +1,4 @@
+#if Tool
 import FICCore
 import FastImageCache
 import Foundation
@@ -235,3 +236,4 @@ final class PhotoMode: ViewerMode {
         source.cancel()
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tool
 /// The photo's input, shared by the local and the remote photo modes.
 extension PhotoViewport {
     /// Applies a zoom, fit, pan or drag step to the viewport; `dragPoint` is where a drag in
@@ -16,3 +17,4 @@ extension PhotoViewport {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tool
 import Foundation
 
 /// Which part of the photo the window shows: a scale (window pixels per full-resolution image
@@ -71,3 +72,4 @@ struct PhotoViewport: Equatable {
         return min(max(0, level), levelCount - 1)
     }
 }
+#endif

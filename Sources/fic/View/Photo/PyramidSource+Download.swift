@@ -1,3 +1,4 @@
+#if Tool
 import Foundation
 import TiledImage
 
@@ -24,3 +25,4 @@ extension PyramidSource {
         return source
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tool
 import FICCore
 import Foundation
 import TiledImage
@@ -201,3 +202,4 @@ final class PyramidSource: Sendable {
         for handler in handlers { handler() }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tool
 import TiledImage
 
 /// The tile grids of an image's levels, whatever serves them: a local pyramid (256-pixel tiles)
@@ -56,3 +57,4 @@ extension TileGrid {
         return TileGrid(tileWidth: tileWidth, tileHeight: tileHeight, levels: Array(levels[...first]))
     }
 }
+#endif

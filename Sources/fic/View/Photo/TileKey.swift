@@ -1,3 +1,4 @@
+#if Tool
 import TiledImage
 
 /// One tile of a pyramid: its level, column and row.
@@ -87,3 +88,4 @@ struct TilePlan: Equatable {
         return visible + ring + visible / 2 + coarsestTiles + 16
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tool
 import FICCore
 import Foundation
 import TiledImage
@@ -193,3 +194,4 @@ final class TileLoader: Sendable {
         }
     }
 }
+#endif

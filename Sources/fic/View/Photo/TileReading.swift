@@ -1,3 +1,4 @@
+#if Tool
 import TiledImage
 
 /// Where the viewer's tiles come from: a finished pyramid, or a builder still at work, whose
@@ -9,3 +10,4 @@ protocol TileReading: Sendable {
 
 extension TilePyramid: TileReading {}
 extension TilePyramidBuilder: TileReading {}
+#endif

@@ -1,3 +1,4 @@
+#if Tool
 import ArgumentParser
 import Foundation
 
@@ -102,3 +103,4 @@ struct ViewPhotoCommand: ParsableCommand {
         try ViewerLoop(window: window, mode: mode, options: viewer, script: script).run()
     }
 }
+#endif

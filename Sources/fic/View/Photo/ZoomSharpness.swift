@@ -1,3 +1,4 @@
+#if Tool
 /// The time from each zoom to the first frame presented with every visible tile at the level the
 /// zoom asks for — the photo view's "first sharp frame after a zoom", for local and remote photos.
 struct ZoomSharpness {
@@ -40,3 +41,4 @@ struct ZoomSharpness {
         ]
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tool
 import CSDL2
 import FICCore
 
@@ -26,3 +27,4 @@ extension fic_sdl_functions {
         SDL_GetError().map { String(cString: $0) } ?? "no message"
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tool
 import CSDL2
 import FastImageCache
 import ImageCodec
@@ -111,3 +112,4 @@ final class ViewerWindow {
         }
     }
 }
+#endif

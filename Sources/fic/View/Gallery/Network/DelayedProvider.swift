@@ -1,3 +1,4 @@
+#if Tool
 import FastImageCache
 import Foundation
 
@@ -22,3 +23,4 @@ struct DelayedProvider: ImageSourceProvider {
         base.didCancelRequest(at: url, for: entity)
     }
 }
+#endif

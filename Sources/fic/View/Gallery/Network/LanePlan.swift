@@ -1,3 +1,4 @@
+#if Tool
 /// What the network gallery wants loaded for one position of the grid, by photo (a photo may
 /// fill several cells when the grid repeats the list): the visible photos on the fast lane, the
 /// next screens in the scroll direction and the screen behind prefetched on the slow lane,
@@ -35,3 +36,4 @@ struct LanePlan: Equatable {
     /// Every photo the plan wants.
     var wanted: Set<Int> { Set(visible).union(ahead).union(behind) }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tool
 import FastImageCache
 import ImageLoader
 
@@ -107,3 +108,4 @@ final class NetworkCellSource: CellSource {
         requests.stop()
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tool
 import FastImageCache
 import Foundation
 import ImageLoader
@@ -127,3 +128,4 @@ final class NetworkGalleryContent {
         if let temporaryFolder { try? FileManager.default.removeItem(atPath: temporaryFolder) }
     }
 }
+#endif

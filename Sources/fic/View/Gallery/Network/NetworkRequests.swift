@@ -1,3 +1,4 @@
+#if Tool
 import FICCore
 import FastImageCache
 import Foundation
@@ -243,3 +244,4 @@ final class NetworkRequests: Sendable {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tool
 import FICCore
 import FastImageCache
 import Foundation
@@ -107,3 +108,4 @@ final class PhotoAnimation: Sendable {
         if isTemporary { try? FileManager.default.removeItem(atPath: directory) }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tool
 import FastImageCache
 
 /// `fic view photo` on an animated image: its frames played from the image table, fitted in the
@@ -98,3 +99,4 @@ final class PhotoAnimationMode: ViewerMode {
 
     func stop() {}
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tool
 import FICCore
 import FastImageCache
 import Foundation
@@ -182,3 +183,4 @@ final class RemotePhotoMode: ViewerMode {
         source.close()
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tool
 import Foundation
 
 /// Tells a remote tiled image's URL from an image file's, for `fic view photo URL`.
@@ -31,3 +32,4 @@ enum RemoteTileAddress {
         return .possibleService(info: info)
     }
 }
+#endif

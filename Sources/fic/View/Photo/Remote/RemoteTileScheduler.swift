@@ -1,3 +1,4 @@
+#if Tool
 import FICCore
 import FastImageCache
 import Foundation
@@ -119,3 +120,4 @@ final class RemoteTileScheduler: Sendable {
         for key in pending { image.cancel(level: key.level, column: key.column, row: key.row) }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tool
 import FICCore
 import FastImageCache
 import Foundation
@@ -76,3 +77,4 @@ final class RemoteTileSource: Sendable {
         Self.waitFor { await body() }
     }
 }
+#endif
