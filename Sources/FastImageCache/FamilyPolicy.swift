@@ -38,7 +38,7 @@ struct FamilyPolicy: Sendable {
         guard let t = tables[format] else { return nil }
         let (entityKey, sourceKey) = keys.keys(entity.entityID, entity.sourceImageID)
         guard let stored = t.table.image(for: entityKey, source: sourceKey) else { return nil }
-        return CachedImage(table: t, storage: stored)
+        return CachedImage(table: t, storage: stored, entityID: entity.entityID)
     }
 
     /// The names of the formats of `family`, or of every configured format when `family` is nil,

@@ -62,7 +62,7 @@ extension ImageCache {
         let ring = AnimationRings.Key(format: format, entity: entityKey, source: sourceKey)
         if case .frame(let image) = rings.frame(frame, of: ring) { return image }
         if let stored = t.table.image(for: AnimationKeys.frame(frame, of: entityKey), source: sourceKey) {
-            return CachedImage(table: t, storage: stored)
+            return CachedImage(table: t, storage: stored, entityID: entity.entityID, frame: frame)
         }
         // The first lookup of a later frame of an animation that plays from a ring makes the ring.
         guard provider != nil, let animation = t.record(entity: entityKey, source: sourceKey), animation.playsFromRing,
@@ -83,7 +83,7 @@ extension ImageCache {
         guard let first = t.table.image(for: entityKey) else { return nil }
         if case .frame(let image) = rings.frame(frame, of: AnimationRings.Key(format: format, entity: entityKey, source: first.source)) { return image }
         guard let stored = t.table.image(for: AnimationKeys.frame(frame, of: entityKey), source: first.source) else { return nil }
-        return CachedImage(table: t, storage: stored)
+        return CachedImage(table: t, storage: stored, entityID: entityID, frame: frame)
     }
 
     /// The animation stored for the entity whose identifier is `entityID` (whichever version of

@@ -126,7 +126,7 @@ public final class ImageCache: Sendable {
     /// version it was drawn from, or nil. For tools that know only an identifier.
     public func cachedImage(entityID: String, format: String) -> CachedImage? {
         guard let t = tables[format], let stored = t.table.image(for: keys.key(entityID)) else { return nil }
-        return CachedImage(table: t, storage: stored)
+        return CachedImage(table: t, storage: stored, entityID: entityID)
     }
 
     /// Whether an up-to-date image of `entity` in `format` is stored (an animation that a
