@@ -10,6 +10,8 @@ final class FormatTable: Sendable {
     let keys: KeyMemo
     /// The animation figures of ``FormatStatistics`` that the table itself does not count.
     let animationCounts = LockedBox(AnimationCounts())
+    /// The cache's callers' lookups of this format (``FormatStatistics/hits`` and ``FormatStatistics/misses``).
+    let lookups = LookupCounters()
     /// The animations (entity and source keys) whose frames after the first a job of this
     /// process is storing into this table: a record saying "being stored" that is not among
     /// them was left by a process that stopped in the middle.
