@@ -10,6 +10,7 @@
 
 #define FIC_SDL_FUNCTIONS(X) \
     X(SDL_SetHint) \
+    X(SDL_LogSetOutputFunction) \
     X(SDL_Init) \
     X(SDL_Quit) \
     X(SDL_GetError) \

@@ -1,4 +1,5 @@
 import ImageTable
+import Synchronization
 
 /// Counters and sizes of one format's table.
 public struct FormatStatistics: Sendable, Hashable, Codable {
@@ -10,13 +11,33 @@ public struct FormatStatistics: Sendable, Hashable, Codable {
     public var maximumCount: Int
     /// Bytes the table file occupies on disk.
     public var diskBytes: Int
-    /// Synchronous lookups that returned an image.
+    /// The cache's callers' lookups of an image of this format that found it, since the cache
+    /// opened: each ``ImageCache/cachedImage(for:format:)``, ``ImageCache/cachedImage(entityID:format:)``
+    /// and their `frame:` forms that returned an image (an animation's frame from its ring too),
+    /// and each ``ImageCache/image(for:format:priority:)`` that found the image stored.
+    ///
+    /// Only what a caller asks for counts, once per call: the cache's own looks (at the other
+    /// formats of the family it draws beside the one asked for, again when a fetch starts and
+    /// ends, at an animation's record) count neither as hits nor as misses, and neither do
+    /// ``ImageCache/containsImage(for:format:)``, ``ImageCache/animation(for:format:)`` and
+    /// prefetches. (The table's own ``TableStatistics/hits`` count every lookup of the table.)
     public var hits: Int
-    /// Lookups that found no up-to-date image.
+    /// The cache's callers' lookups of an image of this format that did not find it, since the
+    /// cache opened: each ``ImageCache/cachedImage(for:format:)``, ``ImageCache/cachedImage(entityID:format:)``
+    /// and their `frame:` forms that returned nil, and each ``ImageCache/image(for:format:priority:)``
+    /// that did not find an up-to-date image stored, whatever then served it.
+    ///
+    /// So a request for an image not yet cached is one miss of the format it asked for, and each
+    /// format of the family drawn for it is one of ``inserts``: five first requests for five
+    /// images in one format read as five misses of that format (and no miss of the others). As
+    /// for ``hits``, the cache's own looks, ``ImageCache/containsImage(for:format:)``,
+    /// ``ImageCache/animation(for:format:)`` and prefetches are not counted.
     public var misses: Int
     /// Images evicted to make room.
     public var evictions: Int
-    /// Images stored since the cache opened (an animation's frames and record count one each).
+    /// Images stored since the cache opened, in this format (an animation's frames and record
+    /// count one each): one per request or store that drew it, whichever format of the family
+    /// was asked for.
     public var inserts: Int
     /// Animations stored since the cache opened that are too large to store frame by frame:
     /// their frames would take more than a quarter of ``maximumCount``. Each stores its first
@@ -70,4 +91,35 @@ final class CacheCounters: Sendable {
     func countStoreThatWaited() { counts.withLockedValue { $0.storesThatWaited += 1 } }
     func countStoreMadeByOthers() { counts.withLockedValue { $0.storesMadeByOthers += 1 } }
     func snapshot() -> Counts { counts.withLockedValue { $0 } }
+}
+
+/// Thread-safe counters of the cache's callers' lookups of one format's images: what
+/// ``FormatStatistics/hits`` and ``FormatStatistics/misses`` say. Counted at the cache's public
+/// lookups, not in the table, whose own counters also count every look the cache takes for
+/// itself; atomics rather than a lock, as they are counted on the frame path.
+final class LookupCounters: Sendable {
+    private let hits = Atomic<Int>(0)
+    private let misses = Atomic<Int>(0)
+
+    /// Counts a lookup that returned `image` (a hit) or nil (a miss), and returns `image`.
+    @inline(__always)
+    func counted(_ image: CachedImage?) -> CachedImage? {
+        count(found: image != nil)
+        return image
+    }
+
+    /// Counts a lookup that found its image or did not.
+    @inline(__always)
+    func count(found: Bool) {
+        if found {
+            hits.wrappingAdd(1, ordering: .relaxed)
+        } else {
+            misses.wrappingAdd(1, ordering: .relaxed)
+        }
+    }
+
+    /// The hits and misses counted so far.
+    var snapshot: (hits: Int, misses: Int) {
+        (hits.load(ordering: .relaxed), misses.load(ordering: .relaxed))
+    }
 }

@@ -24,15 +24,24 @@ public final class CachedImage: Sendable {
     /// below are what callers need of either kind.
     private let storage: Storage
     private let table: FormatTable
+    /// The identifier of the entity the image belongs to, for ``description``.
+    let entityID: String
+    /// Which frame of the entity's animation it is: 0 for the entity's own image (a still image,
+    /// or an animation's first frame).
+    let frame: Int
 
-    init(table: FormatTable, storage: StoredImage) {
+    init(table: FormatTable, storage: StoredImage, entityID: String, frame: Int = 0) {
         self.table = table
         self.storage = .table(storage)
+        self.entityID = entityID
+        self.frame = frame
     }
 
-    init(table: FormatTable, ringFrame: RingFrame) {
+    init(table: FormatTable, ringFrame: RingFrame, entityID: String, frame: Int = 0) {
         self.table = table
         self.storage = .ring(ringFrame)
+        self.entityID = entityID
+        self.frame = frame
     }
 
     /// The format the image belongs to.
@@ -96,5 +105,25 @@ public final class CachedImage: Sendable {
         try withExtendedLifetime(self) {
             try PNGEncoder.write(pixels: baseAddress, width: width, height: height, bytesPerRow: bytesPerRow, format: style, to: path)
         }
+    }
+}
+
+extension CachedImage: CustomStringConvertible, CustomDebugStringConvertible {
+    /// The format, pixel size, pixel style and entity (its identifier quoted and escaped as a
+    /// Swift string literal), and the frame of an animation's later frame:
+    /// `CachedImage(thumb, 80×60 px, rgb565, entity "coffee")`, or
+    /// `CachedImage(thumb, 80×60 px, rgb565, entity "cat", frame 3)`.
+    public var description: String {
+        "CachedImage(\(format.name), \(width)×\(height) px, \(style.rawValue), entity \(entityID.debugDescription)\(frame > 0 ? ", frame \(frame)" : ""))"
+    }
+
+    /// ``description`` with the row length and where the pixels are: the mapped table file, or
+    /// memory of the image's own (a ring's frame, or an image the table could not take).
+    public var debugDescription: String {
+        let place = switch storage {
+        case .table: "in the table file"
+        case .ring: "in memory of its own"
+        }
+        return String(description.dropLast()) + ", \(bytesPerRow) bytes per row, \(place))"
     }
 }

@@ -33,12 +33,18 @@ struct FamilyPolicy: Sendable {
         self.counters = counters
     }
 
-    /// The stored, up-to-date image of `entity` in `format`, or nil: the frame path's lookup.
+    /// The stored, up-to-date image of `entity` in `format`, or nil: the frame path's lookup,
+    /// and the cache's own looks, which are not counted as the callers' hits or misses
+    /// (``FormatStatistics/misses``: the callers' lookups count themselves).
     func cachedImage(for entity: some ImageEntity, format: String) -> CachedImage? {
-        guard let t = tables[format] else { return nil }
+        tables[format].flatMap { cachedImage(for: entity, in: $0) }
+    }
+
+    /// The stored, up-to-date image of `entity` in the table `t`, or nil (not counted).
+    func cachedImage(for entity: some ImageEntity, in t: FormatTable) -> CachedImage? {
         let (entityKey, sourceKey) = keys.keys(entity.entityID, entity.sourceImageID)
         guard let stored = t.table.image(for: entityKey, source: sourceKey) else { return nil }
-        return CachedImage(table: t, storage: stored)
+        return CachedImage(table: t, storage: stored, entityID: entity.entityID)
     }
 
     /// The names of the formats of `family`, or of every configured format when `family` is nil,

@@ -10,6 +10,8 @@ final class FormatTable: Sendable {
     let keys: KeyMemo
     /// The animation figures of ``FormatStatistics`` that the table itself does not count.
     let animationCounts = LockedBox(AnimationCounts())
+    /// The cache's callers' lookups of this format (``FormatStatistics/hits`` and ``FormatStatistics/misses``).
+    let lookups = LookupCounters()
     /// The animations (entity and source keys) whose frames after the first a job of this
     /// process is storing into this table: a record saying "being stored" that is not among
     /// them was left by a process that stopped in the middle.
@@ -61,25 +63,26 @@ final class FormatTable: Sendable {
                 let stored = try table.insert(entity: key, source: sourceKey, label: label) { pixels in
                     try render(entity, from: source, into: pixels.baseAddress!)
                 }
-                return CachedImage(table: self, storage: stored)
+                return CachedImage(table: self, storage: stored, entityID: entity.entityID, frame: frame)
             } catch let error as ImageCacheError where error.code == .inUse {
                 // Another process stopped in the middle of a store holds the table's writer lock:
                 // the request still gets its image, drawn into memory of its own, unstored.
                 logger.notice("an image was not stored: \(error.message)", metadata: ["format": "\(format.name)"])
                 let unstored = try RingFrame(byteCount: table.configuration.pixelByteCount, alive: unstoredImages)
                 try render(entity, from: source, into: unstored.pixels.base)
-                return CachedImage(table: self, ringFrame: unstored)
+                return CachedImage(table: self, ringFrame: unstored, entityID: entity.entityID, frame: frame)
             }
         }
     }
 
-    /// Draws `source` for `entity` as a frame of a ring (``AnimationRings``): the same drawing as
-    /// ``draw(_:from:frame:)``, into memory of its own counted by `alive`, not into the table.
-    func drawRingFrame(_ entity: any ImageEntity, from source: DecodedImage, alive: LockedBox<Int>) throws -> CachedImage {
+    /// Draws `source` for `entity` as frame `index` of a ring (``AnimationRings``): the same
+    /// drawing as ``draw(_:from:frame:)``, into memory of its own counted by `alive`, not into
+    /// the table.
+    func drawRingFrame(_ entity: any ImageEntity, from source: DecodedImage, frame index: Int, alive: LockedBox<Int>) throws -> CachedImage {
         try drawing {
             let frame = try RingFrame(byteCount: table.configuration.pixelByteCount, alive: alive)
             try render(entity, from: source, into: frame.pixels.base)
-            return CachedImage(table: self, ringFrame: frame)
+            return CachedImage(table: self, ringFrame: frame, entityID: entity.entityID, frame: index)
         }
     }
 

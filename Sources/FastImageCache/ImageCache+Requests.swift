@@ -17,12 +17,18 @@ extension ImageCache {
     /// Cancelling the calling task abandons this request (it throws `.cancelled`); the fetch is
     /// cancelled, and the provider told, only when its last waiter (caller or prefetch) has gone.
     ///
+    /// Counted once in the format's statistics: a hit when the image was stored, else a miss
+    /// (``FormatStatistics/misses``), however it is then served.
+    ///
     /// - Parameter priority: `.high` (default) and `.normal`/`.veryHigh` run in the fast lane;
     ///   `.low`/`.veryLow` in the slow lane.
     /// - Throws: ``ImageCacheError`` (`.unknownFormat`, `.sourceUnavailable`, `.decodingFailed`,
     ///   `.drawingFailed`, `.tableFull`, `.noSpace`, `.cancelled`, `.closed`, or a provider's code).
     public func image(for entity: some ImageEntity, format: String, priority: RequestPriority = .high) async throws -> CachedImage {
-        if let image = storedForRequest(entity, format: format) { return image }
+        // One hit or one miss of the format asked for, whatever the lanes look at later.
+        let stored = storedForRequest(entity, format: format)
+        tables[format]?.lookups.count(found: stored != nil)
+        if let stored { return stored }
         let (t, url) = try requestTarget(entity, format: format)
         return try await lanes.image(url: url, entity: entity, format: t, priority: priority,
                                      alreadyStored: { self.storedForRequest(entity, format: format) })

@@ -117,16 +117,19 @@ public final class ImageCache: Sendable {
     /// Returns the stored image of `entity` in `format` now, or nil if it is missing or stale.
     ///
     /// This is the path a scrolling frame takes: constant time, no provider, no decoding, no
-    /// waiting on writers or on the disk beyond page-ins of the pixels themselves.
+    /// waiting on writers or on the disk beyond page-ins of the pixels themselves. Each call is
+    /// one of the format's ``FormatStatistics/hits`` or ``FormatStatistics/misses``.
     public func cachedImage(for entity: some ImageEntity, format: String) -> CachedImage? {
-        policy.cachedImage(for: entity, format: format)
+        guard let t = tables[format] else { return nil }
+        return t.lookups.counted(policy.cachedImage(for: entity, in: t))
     }
 
     /// Returns the stored image of the entity named `entityID` in `format`, whatever source
-    /// version it was drawn from, or nil. For tools that know only an identifier.
+    /// version it was drawn from, or nil. For tools that know only an identifier. Counted as
+    /// ``cachedImage(for:format:)`` is.
     public func cachedImage(entityID: String, format: String) -> CachedImage? {
-        guard let t = tables[format], let stored = t.table.image(for: keys.key(entityID)) else { return nil }
-        return CachedImage(table: t, storage: stored)
+        guard let t = tables[format] else { return nil }
+        return t.lookups.counted(t.table.image(for: keys.key(entityID)).map { CachedImage(table: t, storage: $0, entityID: entityID) })
     }
 
     /// Whether an up-to-date image of `entity` in `format` is stored (an animation that a
@@ -137,11 +140,12 @@ public final class ImageCache: Sendable {
         return t.table.contains(entityKey, source: sourceKey) && !t.isLeftHalfStored(entity: entityKey, source: sourceKey)
     }
 
-    /// The stored image of `entity` in `format` for a request: ``cachedImage(for:format:)``,
-    /// except for an animation left half stored by a process that stopped, which a request
-    /// stores again (its frame 0 is then returned when the job has read the source).
+    /// The stored image of `entity` in `format` for a request: ``cachedImage(for:format:)``
+    /// (not counted: a request counts its own first look), except for an animation left half
+    /// stored by a process that stopped, which a request stores again (its frame 0 is then
+    /// returned when the job has read the source).
     func storedForRequest(_ entity: some ImageEntity, format: String) -> CachedImage? {
-        guard let image = cachedImage(for: entity, format: format) else { return nil }
+        guard let image = policy.cachedImage(for: entity, format: format) else { return nil }
         return policy.isLeftHalfStored(entity, format: format) ? nil : image
     }
 
@@ -214,7 +218,8 @@ public final class ImageCache: Sendable {
         let perFormat = formats.compactMap { f -> FormatStatistics? in
             guard let s = tables[f.name]?.table.statistics else { return nil }
             let a = tables[f.name]?.animationCounts.withLockedValue { $0 } ?? FormatTable.AnimationCounts()
-            return FormatStatistics(format: f.name, count: s.count, maximumCount: s.maximumCount, diskBytes: s.fileBytes, hits: s.hits, misses: s.misses, evictions: s.evictions, inserts: s.inserts,
+            let lookups = tables[f.name]?.lookups.snapshot ?? (hits: 0, misses: 0)
+            return FormatStatistics(format: f.name, count: s.count, maximumCount: s.maximumCount, diskBytes: s.fileBytes, hits: lookups.hits, misses: lookups.misses, evictions: s.evictions, inserts: s.inserts,
                                     animationsTooLarge: a.tooLarge, ringAnimations: a.ring, ringFrameDecodes: a.ringFrameDecodes, ringRestarts: a.ringRestarts)
         }
         let counts = policy.counters.snapshot()

@@ -84,11 +84,12 @@ public final class TileServer: Sendable {
     /// Kept answers, their bytes, hits and misses (for tests and `fic bench serve`).
     public var encodedCacheStatistics: (bytes: Int, entries: Int, hits: Int, misses: Int) { encoded.statistics }
 
-    /// The answer to `request`. Never throws: every failure is an HTTP error with a reason.
+    /// The answer to `request`. Never throws: every failure is an HTTP error whose plain-text
+    /// body says why in a sentence.
     public func respond(to request: TileServerRequest) async -> TileServerResponse {
         do {
             guard let route = try TileServerRoute.parse(request.path) else {
-                throw ImageCacheError(.notFound, "nothing is served at \(request.path); see / for the pyramids")
+                throw ImageCacheError(.notFound, Self.noSuchPage(request.path, mountPath: request.mountPath))
             }
             switch route {
             case .iiifBase(let name):
@@ -297,9 +298,26 @@ public final class TileServer: Sendable {
         }
         let reason = (error as? ImageCacheError)?.message ?? "\(error)"
         if status == 500 { logger.error("\(path): \(error)") }
-        var headers = [("Content-Type", "text/plain; charset=utf-8"), ("Cache-Control", "no-store")]
-        if status == 503 { headers.append(("Retry-After", "1")) }
-        return answer(status, headers, Array((reason + "\n").utf8))
+        return refusal(status, reason, status == 503 ? [("Retry-After", "1")] : [])
+    }
+
+    /// An error answer: `status`, and `reason` as a plain-text sentence (capitalised, ending in
+    /// a full stop), never kept by caches.
+    func refusal(_ status: Int, _ reason: String, _ headers: [(String, String)] = []) -> TileServerResponse {
+        var sentence = reason.prefix(1).uppercased() + reason.dropFirst()
+        if let last = sentence.last, !".!?".contains(last) { sentence += "." }
+        return answer(status, [("Content-Type", "text/plain; charset=utf-8"), ("Cache-Control", "no-store")] + headers, Array((sentence + "\n").utf8))
+    }
+
+    /// Why there is nothing at `path` (relative to `mountPath`): the paths this server answers.
+    static func noSuchPage(_ path: String, mountPath: String) -> String {
+        "No such page: \(shortened(mountPath + path)). This server answers \(mountPath)/iiif/3/NAME/…, \(mountPath)/dzi/NAME.dzi "
+            + "and \(mountPath)/view/NAME; \(mountPath)/ lists the pyramids."
+    }
+
+    /// `path` as a message shows it: its first 200 bytes (a path may be 80 KB long).
+    static func shortened(_ path: String) -> String {
+        path.utf8.count <= 200 ? path : String(decoding: path.utf8.prefix(200), as: UTF8.self) + "…"
     }
 }
 #endif

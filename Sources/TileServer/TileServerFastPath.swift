@@ -80,7 +80,8 @@ final class TileServerFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     }
 }
 
-/// Hummingbird's HTTP/1 channel with ``TileServerFastPath`` after its connection-state handler.
+/// Hummingbird's HTTP/1 channel with ``TileServerErrorBodies`` and ``TileServerFastPath`` after
+/// its connection-state handler.
 struct TileServerHTTP1Channel: ServerChildChannel {
     typealias Value = HTTP1Channel.Value
     let base: HTTP1Channel
@@ -92,6 +93,8 @@ struct TileServerHTTP1Channel: ServerChildChannel {
             let pipeline = channel.pipeline.syncOperations
             let state = try pipeline.handler(type: HTTPConnectionStateHandler.self)
             try pipeline.addHandler(TileServerFastPath(server: server, mountPath: mountPath), position: .after(state))
+            // Before the fast path: it sees the requests the fast path answers, and their answers.
+            try pipeline.addHandler(TileServerErrorBodies(server: server, mountPath: mountPath), position: .after(state))
             return value
         }
     }
@@ -105,6 +108,8 @@ extension TileServer {
     /// An HTTP/1 server for `Application(router:server:)` that answers the images this server
     /// keeps on the event loops, with the routes mounted at `mountPath` (``addRoutes(to:mountPath:)``)
     /// answering everything else; `configuration` as for Hummingbird's `.http1(configuration:)`.
+    /// Error answers that have no body (the router's 404 for a path no route takes, a 400 for
+    /// bytes that are not HTTP) are given a plain-text one saying why.
     public func http1Server(mountPath: String = "", configuration: HTTP1Channel.Configuration = .init()) -> HTTPServerBuilder {
         let mount = mountPath.hasSuffix("/") ? String(mountPath.dropLast()) : mountPath
         return HTTPServerBuilder { responder in

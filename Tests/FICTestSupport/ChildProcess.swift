@@ -32,17 +32,17 @@ public enum ChildProcess {
         public let standardError: String
     }
 
-    /// Runs `executable` with `arguments` and `extraEnvironment` added to this process's
-    /// environment until it ends or `timeout` has passed; then it is killed with SIGKILL and
-    /// reaped. A thread of its own waits for the child (a blocking `waitpid`) and says when it
-    /// has ended; the caller waits for that with the time limit. Blocks the calling thread all
-    /// the while, so that the time limit holds however busy Swift's cooperative pool is: from
-    /// async code, call it through ``OwnThread/run(_:)``.
+    /// Runs `executable` with `arguments`, `extraEnvironment` added to this process's environment
+    /// and the variables `removedEnvironment` left out, until it ends or `timeout` has passed;
+    /// then it is killed with SIGKILL and reaped. A thread of its own waits for the child (a
+    /// blocking `waitpid`) and says when it has ended; the caller waits for that with the time
+    /// limit. Blocks the calling thread all the while, so that the time limit holds however busy
+    /// Swift's cooperative pool is: from async code, call it through ``OwnThread/run(_:)``.
     public static func run(_ executable: String, _ arguments: [String], extraEnvironment: [String: String] = [:],
-                           timeout: Duration) throws -> Result {
+                           removedEnvironment: [String] = [], timeout: Duration) throws -> Result {
         let errorPath = ExternalTools.temporaryErrorFile()
         defer { unlink(errorPath) }
-        let pid = try ExternalTools.spawn(executable, arguments, extraEnvironment: extraEnvironment,
+        let pid = try ExternalTools.spawn(executable, arguments, extraEnvironment: extraEnvironment, removedEnvironment: removedEnvironment,
                                           standardOutput: "/dev/null", standardError: errorPath)
         let reaper = Reaper(pid)
         let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18

@@ -63,11 +63,13 @@ public enum ExternalTools {
     }
 
     /// Starts `executable` with `arguments` and this process's environment, `extraEnvironment`
-    /// added, standard input from the file `standardInput`, standard output into the file `standardOutput` and
-    /// standard error into the file `standardError`; returns its pid for the caller to wait for.
-    /// posix_spawn rather than Foundation's Process, whose run() leaks a weak reference that
-    /// LeakSanitizer reports in the Address Sanitizer run.
+    /// added and the variables `removedEnvironment` left out, standard input from the file
+    /// `standardInput`, standard output into the file `standardOutput` and standard error into
+    /// the file `standardError`; returns its pid for the caller to wait for. posix_spawn rather
+    /// than Foundation's Process, whose run() leaks a weak reference that LeakSanitizer reports
+    /// in the Address Sanitizer run.
     public static func spawn(_ executable: String, _ arguments: [String], extraEnvironment: [String: String] = [:],
+                      removedEnvironment: [String] = [],
                       standardInput: String = "/dev/null", standardOutput: String, standardError: String) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -77,8 +79,8 @@ public enum ExternalTools {
         posix_spawn_file_actions_addopen(&actions, 2, standardError, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
         var environment: [UnsafeMutablePointer<CChar>?] = []
-        if !extraEnvironment.isEmpty {
-            let merged = ProcessInfo.processInfo.environment.merging(extraEnvironment) { $1 }
+        if !extraEnvironment.isEmpty || !removedEnvironment.isEmpty {
+            let merged = ProcessInfo.processInfo.environment.merging(extraEnvironment) { $1 }.filter { !removedEnvironment.contains($0.key) }
             environment = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
         }
         defer { (argv + environment).forEach { free($0) } }

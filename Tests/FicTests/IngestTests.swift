@@ -95,8 +95,9 @@ struct IngestTests {
         #expect(table.status == 0)
         #expect(table.stdout.contains("\(count)/500"))
         #expect(table.stdout.contains("rgb565"))
-        // Another namespace of the same folder is a different (absent) cache.
-        #expect(try Fic.run(["inspect", "--cache", cache]).status == 1)
+        // Another namespace of the same folder is a different (absent) cache. (`--cache` alone
+        // would show ns1, the folder's only namespace: NamespaceChoiceTests.)
+        #expect(try Fic.run(["inspect", "--cache", cache, "--namespace", "ns2"]).status == 1)
     }
 
     @Test("inspect shows the other processes that have a format's table open")

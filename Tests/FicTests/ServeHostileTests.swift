@@ -11,19 +11,7 @@ import Testing
     static func connect(_ port: Int) throws -> Int32 { try LoopbackSocket.connect(port) }
 
     /// Sends `request` on a new connection and reads the answer until the server closes it.
-    static func exchange(_ port: Int, _ request: [UInt8]) throws -> String {
-        let fd = try connect(port)
-        defer { close(fd) }
-        _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-        var answer: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if n <= 0 { break }
-            answer += buffer[0..<n]
-        }
-        return String(decoding: answer, as: UTF8.self)
-    }
+    static func exchange(_ port: Int, _ request: [UInt8]) throws -> String { try LoopbackSocket.exchange(port, request) }
 
     /// The status line's code of a GET of `path` (with `Connection: close`).
     static func status(_ port: Int, _ path: String) throws -> Int? {

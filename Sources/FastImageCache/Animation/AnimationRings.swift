@@ -350,7 +350,7 @@ final class AnimationRings: Sendable {
             if let frame = try current.nextFrame() {
                 if plan.window.contains(frame.index) {
                     do {
-                        drawn = try table.drawRingFrame(plan.animation.entity, from: frame.image, alive: framesAlive)
+                        drawn = try table.drawRingFrame(plan.animation.entity, from: frame.image, frame: frame.index, alive: framesAlive)
                     } catch {
                         failure = error
                     }

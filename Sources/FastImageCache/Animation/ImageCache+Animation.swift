@@ -55,14 +55,22 @@ extension ImageCache {
     /// (``StoredAnimation/playsFromRing``) the frame comes from the ring; a frame not in it yet
     /// is nil, and the miss makes the ring decode ahead from it on the slow lane (the first miss
     /// makes the ring, which asks the provider for the source again).
+    ///
+    /// Each call is one of the format's ``FormatStatistics/hits`` or ``FormatStatistics/misses``.
     public func cachedImage(for entity: some ImageEntity, format: String, frame: Int) -> CachedImage? {
-        guard frame > 0 else { return frame == 0 ? cachedImage(for: entity, format: format) : nil }
+        if frame == 0 { return cachedImage(for: entity, format: format) }
         guard let t = tables[format] else { return nil }
+        return t.lookups.counted(frame > 0 ? laterFrame(frame, of: entity, in: t) : nil)
+    }
+
+    /// Frame `frame` (from 1) of `entity`'s animation in `t`, from its ring or the table, or nil
+    /// (``cachedImage(for:format:frame:)``, not counted).
+    private func laterFrame(_ frame: Int, of entity: some ImageEntity, in t: FormatTable) -> CachedImage? {
         let (entityKey, sourceKey) = policy.keys.keys(entity.entityID, entity.sourceImageID)
-        let ring = AnimationRings.Key(format: format, entity: entityKey, source: sourceKey)
+        let ring = AnimationRings.Key(format: t.format.name, entity: entityKey, source: sourceKey)
         if case .frame(let image) = rings.frame(frame, of: ring) { return image }
         if let stored = t.table.image(for: AnimationKeys.frame(frame, of: entityKey), source: sourceKey) {
-            return CachedImage(table: t, storage: stored)
+            return CachedImage(table: t, storage: stored, entityID: entity.entityID, frame: frame)
         }
         // The first lookup of a later frame of an animation that plays from a ring makes the ring.
         guard provider != nil, let animation = t.record(entity: entityKey, source: sourceKey), animation.playsFromRing,
@@ -76,14 +84,22 @@ extension ImageCache {
     /// ``cachedImage(entityID:format:)``), or nil. A frame left from another version is not
     /// returned. An animation that plays from a ring is served from its ring only while one plays
     /// it (made by ``cachedImage(for:format:frame:)``, which knows the entity's source and drawing).
+    ///
+    /// Each call is one of the format's ``FormatStatistics/hits`` or ``FormatStatistics/misses``.
     public func cachedImage(entityID: String, format: String, frame: Int) -> CachedImage? {
-        guard frame > 0 else { return frame == 0 ? cachedImage(entityID: entityID, format: format) : nil }
+        if frame == 0 { return cachedImage(entityID: entityID, format: format) }
         guard let t = tables[format] else { return nil }
+        return t.lookups.counted(frame > 0 ? laterFrame(frame, ofEntityID: entityID, in: t) : nil)
+    }
+
+    /// Frame `frame` (from 1) of the animation stored for `entityID` in `t`, or nil
+    /// (``cachedImage(entityID:format:frame:)``, not counted).
+    private func laterFrame(_ frame: Int, ofEntityID entityID: String, in t: FormatTable) -> CachedImage? {
         let entityKey = policy.keys.key(entityID)
         guard let first = t.table.image(for: entityKey) else { return nil }
-        if case .frame(let image) = rings.frame(frame, of: AnimationRings.Key(format: format, entity: entityKey, source: first.source)) { return image }
+        if case .frame(let image) = rings.frame(frame, of: AnimationRings.Key(format: t.format.name, entity: entityKey, source: first.source)) { return image }
         guard let stored = t.table.image(for: AnimationKeys.frame(frame, of: entityKey), source: first.source) else { return nil }
-        return CachedImage(table: t, storage: stored)
+        return CachedImage(table: t, storage: stored, entityID: entityID, frame: frame)
     }
 
     /// The animation stored for the entity whose identifier is `entityID` (whichever version of

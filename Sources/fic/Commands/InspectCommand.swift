@@ -11,7 +11,9 @@ struct InspectCommand: ParsableCommand {
         discussion: """
             Without --cache, --namespace and --photos (or with --list), lists the namespaces of the \
             cache folder: name, photo folder, size on disk and last use, least recently used first \
-            (the first to go when the folder is over its limit).
+            (the first to go when the folder is over its limit). With --cache DIR alone, shows \
+            DIR's namespace 'default'; when DIR has none, shows its only namespace, or lists them \
+            when it holds several.
 
             A format's entries are every slot in use: its images (one per entity), the frames \
             after the first of the animations it stores frame by frame, and their records; the \
@@ -42,7 +44,20 @@ struct InspectCommand: ParsableCommand {
             print(json ? try report.json() : report.table())
             return
         }
-        let location = try cacheOptions.location(choosing: folder)
+        var location = try cacheOptions.location(choosing: folder)
+        if cacheOptions.namespace == nil && folder.photos == nil,
+           try CacheDescription.loadIfPresent(directory: location.directory, namespace: location.namespace, followLinks: location.followLinks) == nil {
+            // --cache DIR alone means 'default', which a folder the viewer or `fic ingest DIR
+            // --namespace NS` filled lacks: show what the folder holds instead of failing.
+            let report = try NamespaceListing(directory: location.directory, followLinks: location.followLinks)
+            if report.namespaces.count == 1 {
+                location = CacheLocation(directory: location.directory, namespace: report.namespaces[0].namespace, followLinks: location.followLinks)
+            } else if !report.namespaces.isEmpty {
+                Terminal.error("note: \(location.directory) has no namespace '\(location.namespace)'; inspect one of those below with --namespace NS")
+                print(json ? try report.json() : report.table())
+                return
+            }
+        }
         let (cache, description) = try location.openExisting(readOnly: true)
         OpenReports.print(cache)
         let report = InspectReport(cache: cache, family: description.family, directory: location.directory, namespace: location.namespace, photos: description.photos)

@@ -35,6 +35,12 @@ struct NamespaceListing: Codable {
         totalDiskBytes = found.reduce(0) { $0 + $1.diskBytes }
     }
 
+    /// The names of the namespaces of `directory`, least recently used first; none when it does
+    /// not exist or cannot be read (for messages about a namespace that is not there).
+    static func names(in directory: String, followLinks: Bool) -> [String] {
+        ((try? CacheDirectory(path: directory, followsSymbolicLinkedFolder: followLinks).namespaces()) ?? []).map(\.name)
+    }
+
     func json() throws -> String { try Formatting.json(self) }
 
     func table() -> String {

@@ -10,13 +10,14 @@ struct ServeCommand: AsyncParsableCommand {
         commandName: "serve",
         abstract: "Serve the tile pyramids of a folder to browsers, IIIF viewers and CDNs.",
         discussion: """
-            STORE is a folder of pyramids made with `fic tile IMAGE --out STORE/NAME`. Each is served as
+            STORE is a folder of pyramids made with `fic tile IMAGE --out STORE/NAME`. Each is served as \
             a IIIF Image API 3.0 service at compliance level 2 (/iiif/3/NAME/info.json, any region, \
             size, rotation, quality and jpg, png or webp), as Deep Zoom (/dzi/NAME.dzi), and as a page \
             that shows it, pannable and zoomable (/view/NAME); / lists them. Every answer is made from \
             the pyramid's best level and kept, encoded, for the next request. Several servers may share \
             one store (behind a proxy); nothing in it is written. Prints the URL once it listens, then \
             runs until interrupted.
+
             Exit status: 0 when stopped, 1 when the store cannot be served, 2 on usage errors.
             """
     )

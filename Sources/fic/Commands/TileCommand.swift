@@ -13,6 +13,7 @@ struct TileCommand: AsyncParsableCommand {
             straight into every level, so the pyramid is ready moments after the last byte. Read \
             tiles back with `fic tile-get`. Prints the levels, tiles, time, time from the last byte \
             to ready and peak memory; with --json the last line is one JSON object.
+
             Exit status: 0 when built, 1 when the input cannot be tiled, 2 on usage errors.
             """
     )

@@ -38,10 +38,18 @@ struct CacheDescription: Codable {
 
     /// Reads the description.
     ///
-    /// - Throws: ``CLIError`` when there is none (no cache) or it cannot be read.
+    /// - Throws: ``CLIError`` when there is none (no cache: the message names the namespaces the
+    ///   directory holds, since `--cache DIR` alone means 'default', which a folder filled by the
+    ///   viewer or with `--namespace` lacks) or it cannot be read.
     static func load(directory: String, namespace: String, followLinks: Bool) throws -> CacheDescription {
         guard let description = try loadIfPresent(directory: directory, namespace: namespace, followLinks: followLinks) else {
-            throw CLIError("no cache '\(namespace)' in \(directory) (\(path(directory: directory, namespace: namespace)) is missing): create it with 'fic ingest DIR --cache \(directory) --namespace \(namespace)', or choose another with --namespace NS or --photos DIR ('fic inspect --list' lists them)")
+            let held = NamespaceListing.names(in: directory, followLinks: followLinks)
+            let missing = "no cache '\(namespace)' in \(directory) (\(path(directory: directory, namespace: namespace)) is missing)"
+            let create = "'fic ingest DIR --cache \(directory) --namespace \(namespace)'"
+            if held.isEmpty {
+                throw CLIError("\(missing), and \(directory) holds no namespace: create it with \(create)")
+            }
+            throw CLIError("\(missing); \(directory) holds the namespace\(held.count == 1 ? "" : "s") \(held.joined(separator: ", ")): choose one with --namespace NS or --photos DIR, or create '\(namespace)' with \(create)")
         }
         return description
     }

@@ -28,8 +28,12 @@ final class ViewerWindow {
     ///
     /// - Throws: ``CLIError`` when there is no display (no `DISPLAY`, or the X server refused).
     init(title: String, width: Int, height: Int) throws {
+        let noDisplay = Self.noDisplay(width: width, height: height)
+        let driver = try SDL.videoDriver(environment: { getenv($0).map { String(cString: $0) } }, noDisplay: noDisplay)
         let sdl = try SDL.functions()
         self.sdl = sdl
+        SDL.routeLogs(of: sdl)
+        if let driver { _ = sdl.SDL_SetHint(SDL_HINT_VIDEODRIVER, driver) }
         _ = sdl.SDL_SetHint(SDL_HINT_NO_SIGNAL_HANDLERS, "1")
         _ = sdl.SDL_SetHint(SDL_HINT_VIDEO_X11_NET_WM_BYPASS_COMPOSITOR, "0")
         // The window's own framebuffer (X11: shared-memory images), not a GL texture: no GL
@@ -39,10 +43,10 @@ final class ViewerWindow {
             throw CLIError("cannot open a window: \(sdl.lastError()); run it on a desktop, or under a virtual display with `xvfb-run -a -s \"-screen 0 \(width)x\(height)x24\" fic view …`")
         }
         // Without a display SDL falls back to drivers that show nothing; use them only when asked.
-        let driver = sdl.SDL_GetCurrentVideoDriver().map { String(cString: $0) } ?? ""
-        if ["offscreen", "dummy", "evdev"].contains(driver), getenv("SDL_VIDEODRIVER") == nil {
+        let current = sdl.SDL_GetCurrentVideoDriver().map { String(cString: $0) } ?? ""
+        if ["offscreen", "dummy", "evdev"].contains(current), getenv("SDL_VIDEODRIVER") == nil {
             sdl.SDL_Quit()
-            throw CLIError("cannot open a window: there is no display (DISPLAY and WAYLAND_DISPLAY are not set); run it on a desktop, or under a virtual display with `xvfb-run -a -s \"-screen 0 \(width)x\(height)x24\" fic view …`")
+            throw noDisplay
         }
         guard let window = sdl.SDL_CreateWindow(title, Int32(SDL_WINDOWPOS_CENTERED_MASK), Int32(SDL_WINDOWPOS_CENTERED_MASK), Int32(width), Int32(height), SDL_WINDOW_SHOWN.rawValue) else {
             let message = sdl.lastError()
@@ -61,6 +65,11 @@ final class ViewerWindow {
             sdl.SDL_Quit()
             throw error
         }
+    }
+
+    /// Why no window opens where the environment names no display, and how to get one.
+    private static func noDisplay(width: Int, height: Int) -> CLIError {
+        CLIError("cannot open a window: there is no display (neither DISPLAY nor WAYLAND_DISPLAY, with the XDG_RUNTIME_DIR its socket is in, is set); run it on a desktop, or under a virtual display with `xvfb-run -a -s \"-screen 0 \(width)x\(height)x24\" fic view …`")
     }
 
     deinit {

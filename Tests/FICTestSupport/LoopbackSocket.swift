@@ -2,10 +2,10 @@ import Foundation
 import Glibc
 
 /// TCP connections to 127.0.0.1 for the tests of servers: a request written by hand, or whether
-/// a server listens yet.
-enum LoopbackSocket {
+/// a server listens yet. Every read has a time limit (20 s without a byte).
+public enum LoopbackSocket {
     /// A connected TCP socket to 127.0.0.1:`port`.
-    static func connect(_ port: Int) throws -> Int32 {
+    public static func connect(_ port: Int) throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
         var address = sockaddr_in()
@@ -24,8 +24,24 @@ enum LoopbackSocket {
         return fd
     }
 
+    /// Sends `request` on a new connection and reads the answer until the server closes it (or
+    /// sends nothing for 20 s). Blocking: from async code, call it through ``OwnThread/run(_:)``.
+    public static func exchange(_ port: Int, _ request: [UInt8]) throws -> String {
+        let fd = try connect(port)
+        defer { close(fd) }
+        _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        var answer: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n <= 0 { break }
+            answer += buffer[0..<n]
+        }
+        return String(decoding: answer, as: UTF8.self)
+    }
+
     /// Whether something accepts connections on 127.0.0.1:`port` now.
-    static func accepts(_ port: Int) -> Bool {
+    public static func accepts(_ port: Int) -> Bool {
         guard let fd = try? connect(port) else { return false }
         close(fd)
         return true
