@@ -29,6 +29,38 @@ public struct CacheDirectory: Sendable {
         self.followsSymbolicLinkedFolder = followsSymbolicLinkedFolder
     }
 
+    /// The cache directory of the application `name` in the user's cache folder, where Linux
+    /// programs keep caches (the XDG base directories): `$XDG_CACHE_HOME/NAME` when
+    /// `XDG_CACHE_HOME` is an absolute path, else `~/.cache/NAME`. Nothing is created until a
+    /// cache opens it.
+    ///
+    /// ```swift
+    /// let cache = try ImageCache(directory: CacheDirectory.user(named: "gallery").path, formats: [thumb])
+    /// ```
+    ///
+    /// - Throws: ``ImageCacheError`` `.invalidArgument` when `name` is not one folder name, or
+    ///   when neither an absolute `XDG_CACHE_HOME` nor a home folder is known.
+    public static func user(named name: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> CacheDirectory {
+        guard !name.isEmpty, name != ".", name != "..", !name.contains("/") else {
+            throw ImageCacheError(.invalidArgument, "'\(name)' is not a folder name: the application's cache folder is one name, without '/'")
+        }
+        if let xdg = environment["XDG_CACHE_HOME"], xdg.hasPrefix("/") {
+            return CacheDirectory(path: (xdg as NSString).appendingPathComponent(name))
+        }
+        guard let home = homeFolder(environment: environment) else {
+            throw ImageCacheError(.invalidArgument, "there is no user cache folder: neither XDG_CACHE_HOME nor HOME is an absolute path, and the user has no home folder")
+        }
+        return CacheDirectory(path: (home as NSString).appendingPathComponent(".cache/" + name))
+    }
+
+    /// `HOME` when it is an absolute path, else the user's home folder from the password database.
+    private static func homeFolder(environment: [String: String]) -> String? {
+        if let home = environment["HOME"], home.hasPrefix("/") { return home }
+        guard let entry = getpwuid(getuid()), let dir = entry.pointee.pw_dir else { return nil }
+        let path = String(cString: dir)
+        return path.hasPrefix("/") ? path : nil
+    }
+
     /// One namespace of the directory: its name, its tables' size on disk and its last use.
     public struct Namespace: Sendable, Hashable {
         /// The namespace's name (its folder's name).

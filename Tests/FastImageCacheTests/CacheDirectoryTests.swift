@@ -31,6 +31,17 @@ import Testing
         return lstat(path, &st) == 0
     }
 
+    @Test func theUserCacheFolderIsXDGCacheHomeWhenAbsoluteElseTheHomeFoldersDotCache() throws {
+        #expect(try CacheDirectory.user(named: "gallery", environment: ["XDG_CACHE_HOME": "/x/cache", "HOME": "/home/me"]).path == "/x/cache/gallery")
+        // A relative XDG_CACHE_HOME is ignored, as the XDG base directory specification says.
+        #expect(try CacheDirectory.user(named: "gallery", environment: ["XDG_CACHE_HOME": "cache", "HOME": "/home/me"]).path == "/home/me/.cache/gallery")
+        #expect(try CacheDirectory.user(named: "gallery", environment: ["HOME": "/home/me"]).path == "/home/me/.cache/gallery")
+        for name in ["", ".", "..", "a/b", "/etc"] {
+            let error = #expect(throws: ImageCacheError.self) { try CacheDirectory.user(named: name, environment: ["HOME": "/home/me"]) }
+            #expect(error?.code == .invalidArgument)
+        }
+    }
+
     @Test func namespacesAreListedLeastRecentlyUsedFirstWithTheirTablesSizeOnDisk() throws {
         let dir = TemporaryDirectory(); defer { dir.cleanup() }
         try makeNamespace("old", in: dir.path, daysAgo: 30)

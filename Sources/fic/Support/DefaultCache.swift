@@ -1,5 +1,6 @@
 #if Tool
 import FICCore
+import FastImageCache
 import Foundation
 
 /// Where fic keeps its caches when no `--cache` is given, and the namespace of a photo folder.
@@ -13,25 +14,15 @@ enum DefaultCache {
     /// The size the default folder is kept under, in MiB (the least recently used namespaces go first).
     static let limitMiB = 2048
 
-    /// The default cache folder.
+    /// The default cache folder: the user's cache folder for `fic` (``CacheDirectory/user(named:environment:)``).
     ///
     /// - Throws: ``CLIError`` when neither an absolute `XDG_CACHE_HOME` nor a home folder is known.
     static func directory(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> String {
-        if let xdg = environment["XDG_CACHE_HOME"], xdg.hasPrefix("/") {
-            return (xdg as NSString).appendingPathComponent("fic")
-        }
-        guard let home = homeFolder(environment: environment) else {
+        do {
+            return try CacheDirectory.user(named: "fic", environment: environment).path
+        } catch {
             throw CLIError("no cache folder: set HOME or XDG_CACHE_HOME, or give --cache DIR")
         }
-        return (home as NSString).appendingPathComponent(".cache/fic")
-    }
-
-    /// `HOME` when it is an absolute path, else the user's home folder from the password database.
-    private static func homeFolder(environment: [String: String]) -> String? {
-        if let home = environment["HOME"], home.hasPrefix("/") { return home }
-        guard let entry = getpwuid(getuid()), let dir = entry.pointee.pw_dir else { return nil }
-        let path = String(cString: dir)
-        return path.hasPrefix("/") ? path : nil
     }
 
     /// The namespace of the photo folder at `folder`: a readable prefix made of the folder's
