@@ -196,7 +196,7 @@ let package = Package(
             path: "Harness/SelfTestWriter"
         ),
 
-        .testTarget(name: "FICCoreTests", dependencies: ["FICCore", "FICTestSupport", .product(name: "SystemPackage", package: "swift-system")]),
+        .testTarget(name: "FICCoreTests", dependencies: ["FICCore", "FICTestSupport", "FICHarness", .product(name: "SystemPackage", package: "swift-system")]),
         .testTarget(name: "ImageTableTests", dependencies: [
             "ImageTable", "FICCore", "FICTestSupport", "FICHarness", "fic-selftest-writer", "fic-selftest-sharer", .product(name: "Logging", package: "swift-log"),
             .product(name: "SystemPackage", package: "swift-system"),

@@ -64,23 +64,15 @@ public final class LocalNginx: @unchecked Sendable {
     }
 
     /// Runs `executable` with `arguments` (output discarded, errors to the file `errors`) and
-    /// returns its exit status. Not `Process`: it waits on a descriptor that nginx's daemon
-    /// inherits and keeps open, so it would wait forever.
+    /// returns its exit status. Waits for the process, not for its output: nginx's daemon
+    /// inherits the starter's descriptors and keeps them.
     static func spawnAndWait(_ executable: String, _ arguments: [String], errors: String) throws -> Int32 {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, errors, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        defer { for a in argv { free(a) } }
-        var pid: pid_t = 0
-        let rc = posix_spawn(&pid, executable, &actions, nil, argv, environ)
-        guard rc == 0 else { throw HarnessError("cannot start \(executable): errno \(rc)") }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        return (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+        let child = try ChildProcess.start(executable, arguments, standardError: errors)
+        switch child.wait(timeout: .seconds(120)) {
+        case .exited(let status): return status
+        case .signalled(let signal): return 128 + signal
+        case .timedOut: throw HarnessError("\(executable) did not end within two minutes")
+        }
     }
 
     /// Stops nginx (the master of our pid file) and waits for it to go.

@@ -1,4 +1,5 @@
 import FICCore
+import FICHarness
 import FICTestSupport
 import Foundation
 import Glibc
@@ -28,20 +29,24 @@ import Testing
     }
 
     @Test func twoDescriptionsInOneProcessConflictAndTheOwnLockDoesNotCount() throws {
-        let path = root + "/shared"
-        let a = try open(path), b = try open(path)
-        defer { a.closeQuietly() }
-        #expect(try a.lockRange(.exclusive, start: Self.farByte, length: 1, wait: false, path: path))
-        #expect(try a.isRangeLockedByOthers(.exclusive, start: Self.farByte, length: 1, path: path) == false)
-        #expect(try b.isRangeLockedByOthers(.shared, start: Self.farByte, length: 1, path: path))
-        #expect(try b.lockRange(.shared, start: Self.farByte, length: 1, wait: false, path: path) == false)
-        // Another byte is another lock.
-        #expect(try b.lockRange(.exclusive, start: Self.farByte + 1, length: 1, wait: false, path: path))
-        try a.unlockRange(start: Self.farByte, length: 1, path: path)
-        #expect(try b.lockRange(.exclusive, start: Self.farByte, length: 1, wait: false, path: path))
-        // Closing b's description releases both of its locks.
-        b.closeQuietly()
-        #expect(try a.lockRange(.exclusive, start: Self.farByte, length: 2, wait: false, path: path))
+        // A child process started by another test while b is open would hold a copy of b's
+        // description, and with it b's locks, until it execs: none is started meanwhile.
+        try ChildProcess.withNoChildStarting {
+            let path = root + "/shared"
+            let a = try open(path), b = try open(path)
+            defer { a.closeQuietly() }
+            #expect(try a.lockRange(.exclusive, start: Self.farByte, length: 1, wait: false, path: path))
+            #expect(try a.isRangeLockedByOthers(.exclusive, start: Self.farByte, length: 1, path: path) == false)
+            #expect(try b.isRangeLockedByOthers(.shared, start: Self.farByte, length: 1, path: path))
+            #expect(try b.lockRange(.shared, start: Self.farByte, length: 1, wait: false, path: path) == false)
+            // Another byte is another lock.
+            #expect(try b.lockRange(.exclusive, start: Self.farByte + 1, length: 1, wait: false, path: path))
+            try a.unlockRange(start: Self.farByte, length: 1, path: path)
+            #expect(try b.lockRange(.exclusive, start: Self.farByte, length: 1, wait: false, path: path))
+            // Closing b's description releases both of its locks.
+            b.closeQuietly()
+            #expect(try a.lockRange(.exclusive, start: Self.farByte, length: 2, wait: false, path: path))
+        }
     }
 
     @Test func sharedLocksShareAndExcludeAWriter() throws {

@@ -1,3 +1,4 @@
+import FICHarness
 import Foundation
 import Glibc
 
@@ -65,30 +66,17 @@ public enum ExternalTools {
     /// Starts `executable` with `arguments` and this process's environment, `extraEnvironment`
     /// added and the variables `removedEnvironment` left out, standard input from the file
     /// `standardInput`, standard output into the file `standardOutput` and standard error into
-    /// the file `standardError`; returns its pid for the caller to wait for. posix_spawn rather
-    /// than Foundation's Process, whose run() leaks a weak reference that LeakSanitizer reports
-    /// in the Address Sanitizer run.
+    /// the file `standardError`; returns its pid for the caller to wait for (the harness's
+    /// ``ChildProcess/spawn(_:_:environment:extraEnvironment:removedEnvironment:standardInput:standardOutput:standardError:)``).
     public static func spawn(_ executable: String, _ arguments: [String], extraEnvironment: [String: String] = [:],
-                      removedEnvironment: [String] = [],
-                      standardInput: String = "/dev/null", standardOutput: String, standardError: String) throws -> pid_t {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, standardInput, O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, standardOutput, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_addopen(&actions, 2, standardError, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
-        var environment: [UnsafeMutablePointer<CChar>?] = []
-        if !extraEnvironment.isEmpty || !removedEnvironment.isEmpty {
-            let merged = ProcessInfo.processInfo.environment.merging(extraEnvironment) { $1 }.filter { !removedEnvironment.contains($0.key) }
-            environment = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
+                             removedEnvironment: [String] = [],
+                             standardInput: String = "/dev/null", standardOutput: String, standardError: String) throws -> pid_t {
+        do {
+            return try ChildProcess.spawn(executable, arguments, extraEnvironment: extraEnvironment, removedEnvironment: removedEnvironment,
+                                          standardInput: standardInput, standardOutput: standardOutput, standardError: standardError)
+        } catch let error as HarnessError {
+            throw Failure(description: error.description)
         }
-        defer { (argv + environment).forEach { free($0) } }
-        var pid = pid_t()
-        let rc = environment.isEmpty ? posix_spawn(&pid, executable, &actions, nil, argv, environ)
-                                     : posix_spawn(&pid, executable, &actions, nil, argv, environment)
-        guard rc == 0 else { throw Failure(description: "\(executable) could not be started: \(String(cString: strerror(rc)))") }
-        return pid
     }
 
     /// A path under the system's temporary folder for a child's standard error.

@@ -1,4 +1,5 @@
 import FICTestSupport
+import FICHarness
 import Foundation
 import ImageCodec
 import Testing
@@ -101,15 +102,9 @@ enum TestImageBuilder {
         let ppmPath = folder + "/" + name + ".ppm", jpegPath = folder + "/" + name + ".jpg"
         try ppm.write(to: URL(fileURLWithPath: ppmPath))
         defer { try? FileManager.default.removeItem(atPath: ppmPath) }
-        // posix_spawn, not Foundation's Process, which leaks a weak reference under LeakSanitizer.
-        let arguments = [cjpeg, "-quality", "90"] + (progressive ? ["-progressive"] : []) + ["-outfile", jpegPath, ppmPath]
-        let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid = pid_t()
-        try #require(posix_spawn(&pid, cjpeg, nil, nil, argv, environ) == 0, "cjpeg could not be started")
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        try #require(status == 0, "cjpeg failed (wait status \(status))")
+        let arguments = ["-quality", "90"] + (progressive ? ["-progressive"] : []) + ["-outfile", jpegPath, ppmPath]
+        let run = try ChildProcess.run(cjpeg, arguments, timeout: .seconds(600))
+        try #require(run.ending == .exited(0), "cjpeg \(run.ending): \(run.standardError)")
         return jpegPath
     }
 

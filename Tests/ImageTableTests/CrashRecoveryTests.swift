@@ -9,39 +9,36 @@ import Testing
 /// drawn for it (a known function of the entry's keys). On the same boot nothing is checked,
 /// so these tests prove the write protocol itself; after a simulated restart everything is.
 @Suite struct CrashRecoveryTests {
-    /// A running `fic-selftest-writer`.
-    struct Writer {
-        let process: Process
-        let output: Pipe
+    /// A running `fic-selftest-writer`, its output read a line at a time with a time limit.
+    final class Writer {
+        /// The process (killed when the writer goes).
+        let child: ChildProcess
+        private let output: LinePipe
 
         /// Starts a writer on `path`; it announces "ready …" once it holds the table.
         init(_ path: String, max: Int, seed: Int, extra: [String] = []) throws {
             let writer = try #require(BuiltExecutable.path("fic-selftest-writer"), "build the test harness first (swift build --build-tests builds it)")
-            process = Process()
-            process.executableURL = URL(fileURLWithPath: writer)
-            process.arguments = ["--table", path, "--max", "\(max)", "--seed", "\(seed)"] + extra
-            output = Pipe()
-            process.standardOutput = output
-            try process.run()
+            output = try LinePipe()
+            child = try ChildProcess.start(writer, ["--table", path, "--max", "\(max)", "--seed", "\(seed)"] + extra, outputPipe: output)
         }
 
-        /// The next line the writer prints (blocking until it does, or until it ends: "").
-        func line() -> String {
-            var bytes: [UInt8] = []
-            while true {
-                let byte = output.fileHandleForReading.readData(ofLength: 1)
-                guard let b = byte.first else { break }
-                if b == UInt8(ascii: "\n") { break }
-                bytes.append(b)
+        /// The next line the writer prints, or "" once it has ended; a writer silent for ten
+        /// minutes (a hang) fails the test.
+        func line(sourceLocation: SourceLocation = #_sourceLocation) -> String {
+            guard let line = output.line(timeout: .seconds(600)) else {
+                Issue.record("\(child.name) printed nothing for ten minutes", sourceLocation: sourceLocation)
+                return ""
             }
-            return String(decoding: bytes, as: UTF8.self)
+            return line
         }
 
         /// Kills the writer with SIGKILL and waits for it to end.
         func kill() {
-            Glibc.kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            child.kill()
         }
+
+        /// Whether it is still running (not yet reaped).
+        var isRunning: Bool { child.ending() == nil }
     }
 
     /// Reads every entity of the writer's key space; returns how many were found, after checking
@@ -74,7 +71,7 @@ import Testing
             #expect(writer.line().hasPrefix("ready"), "the writer opened the table")
             #expect(writer.line() == "stored \(stored)", "and stored images")
             writer.kill()
-            #expect(writer.process.terminationReason == .uncaughtSignal)
+            #expect(writer.child.ending() == .signalled(SIGKILL))
 
             let table = try ImageTable(path: path, configuration: SelfTestTable.configuration(max: max))
             let report = table.openReport
@@ -142,8 +139,8 @@ import Testing
         #expect(writer.line().hasPrefix("ready"))
         let dying = writer.line()
         #expect(dying.hasPrefix("dying entity-"), "\(dying)")
-        writer.process.waitUntilExit()
-        #expect(writer.process.terminationReason == .uncaughtSignal)
+        let ending = writer.child.wait(timeout: .seconds(600))
+        #expect(ending == .signalled(SIGKILL), "the writer killed itself mid-write: \(ending)")
         if restarted { try simulateRestart(path) }
 
         let table = try ImageTable(path: path, configuration: SelfTestTable.configuration(max: 4))

@@ -57,14 +57,14 @@ import Testing
     /// `writer` is stopped, and its own lock lines say whether it is the holder; if two hundred
     /// stops never find it so, it is killed wherever it is. Returns whether it died holding the lock.
     static func killHoldingTheWriterLock(_ writer: Writer, sideFile: FileDescriptor, path: String) async throws -> Bool {
-        let pid = writer.process.processIdentifier
+        let pid = writer.child.pid
         let inode = UInt64(try sideFile.status(path: path).st_ino)
         for _ in 0..<200 {
             try await waitUntil("a writer holds the writer lock", timeout: .seconds(60)) {
-                (try? sideFile.isRangeLockedByOthers(.exclusive, start: SharedWriterLock.byte, length: 1, path: path)) == true || !writer.process.isRunning
+                (try? sideFile.isRangeLockedByOthers(.exclusive, start: SharedWriterLock.byte, length: 1, path: path)) == true || !writer.isRunning
             }
             Glibc.kill(pid, SIGSTOP)
-            try await waitUntil("the writer is stopped", timeout: .seconds(60)) { isStopped(pid) || !writer.process.isRunning }
+            try await waitUntil("the writer is stopped", timeout: .seconds(60)) { isStopped(pid) || !writer.isRunning }
             if ProcessLocks.holdsWriteLock(pid: pid, inode: inode, byte: SharedWriterLock.byte) {
                 writer.kill()
                 return true
@@ -130,11 +130,11 @@ import Testing
             // checks what it held through the stop.
             let stopped = (victim + 1) % writers.count
             let pausedReader = readers[round % readers.count]
-            Glibc.kill(writers[stopped].process.processIdentifier, SIGSTOP)
-            Glibc.kill(pausedReader.process.processIdentifier, SIGSTOP)
+            Glibc.kill(writers[stopped].child.pid, SIGSTOP)
+            Glibc.kill(pausedReader.child.pid, SIGSTOP)
             read += Self.readEverything(table, round: round)
-            Glibc.kill(writers[stopped].process.processIdentifier, SIGCONT)
-            Glibc.kill(pausedReader.process.processIdentifier, SIGCONT)
+            Glibc.kill(writers[stopped].child.pid, SIGCONT)
+            Glibc.kill(pausedReader.child.pid, SIGCONT)
             #expect(nextCheck(pausedReader).hasPrefix("checked"), "round \(round): the stopped reader went on reading")
             // A reader is killed and replaced, whatever it holds.
             let killedReader = (round + 1) % readers.count

@@ -73,7 +73,7 @@ import Testing
         let c = SelfTestTable.configuration(max: 40)
         let t = try ImageTable(path: path, configuration: c)
         let holder = try CrashRecoveryTests.Writer(path, max: 40, seed: 1, extra: ["--claim", "entity-7", "--wait-seconds", "60"])
-        defer { if holder.process.isRunning { holder.kill() } }
+        defer { if holder.isRunning { holder.kill() } }
         #expect(holder.line().hasPrefix("ready"))
         #expect(holder.line() == "claimed")
         let waiter = Claimer(t, TableKey("entity-7"))

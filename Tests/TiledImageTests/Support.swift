@@ -1,3 +1,4 @@
+import FICHarness
 import Foundation
 import Glibc
 import ImageCodec
@@ -57,21 +58,9 @@ enum Fixtures {
         guard let executable = executable(tool) else {
             throw ImageCacheError(.sourceUnavailable, "\(tool) is not installed (Debian: libjpeg-turbo-progs); scripts/install-deps installs it")
         }
-        // posix_spawn rather than Foundation's Process, whose run() leaks a weak reference that
-        // LeakSanitizer reports in the Address Sanitizer run.
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid = pid_t()
-        let rc = posix_spawn(&pid, executable, &actions, nil, argv, environ)
-        guard rc == 0 else { throw ImageCacheError.system("posix_spawn", path: executable, errno: .init(rawValue: rc)) }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        guard status == 0 else {
-            throw ImageCacheError(.io, "\(tool) \(arguments.joined(separator: " ")) failed (wait status \(status))")
+        let run = try ChildProcess.run(executable, arguments, timeout: .seconds(600))
+        guard run.ending == .exited(0) else {
+            throw ImageCacheError(.io, "\(tool) \(arguments.joined(separator: " ")) \(run.ending): \(run.standardError)")
         }
     }
 
