@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "ImageLoader", targets: ["ImageLoader"]),
         .library(name: "TileServer", targets: ["TileServer"]),
         .executable(name: "fic", targets: ["fic"]),
+        .executable(name: "fic-demo", targets: ["fic-demo"]),
     ],
     traits: [
         .trait(name: "HEIF", description: "HEIC and AVIF images and AVIF sequences (libheif and libavif, loaded when a file needs them; headers: Debian libheif-dev, libavif-dev)."),
@@ -158,6 +159,28 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // What fic's commands share (no product ships it alone): exit statuses and errors, the
+        // terminal, formatting, the cache options, descriptions and default folder, format specs,
+        // the image files of a folder.
+        .target(
+            name: "FICCommandLine",
+            dependencies: [
+                "FastImageCache", "ImageCodec", "FICCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Tool"])),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The original Fast Image Cache demo, measured: `fic demo`, and `fic-demo` alone, which builds
+        // without the network and server packages (what scripts/demo builds).
+        .target(
+            name: "FICDemo",
+            dependencies: [
+                "FastImageCache", "ImageCodec", "FICCore", "FICCommandLine", "CCairo",
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Tool"])),
+            ],
+            resources: [.copy("SamplePhotos")]
+        ),
+        .executableTarget(name: "fic-demo", dependencies: ["FICDemo", "FICCommandLine", "FastImageCache"]),
         // Benchmarks, run by `fic bench` in release builds.
         .target(
             name: "FICBenchmarks",
@@ -168,11 +191,10 @@ let package = Package(
             name: "fic",
             dependencies: [
                 "FastImageCache", "TiledImage", "ImageLoader", "TileServer", "FICBenchmarks", "FICCore", "ImageCodec",
-                "CLibJPEG", "CCairo", "CSDL2",
+                "FICCommandLine", "FICDemo", "CCairo", "CSDL2",
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Tool"])),
                 .product(name: "Logging", package: "swift-log"),
-            ],
-            resources: [.copy("SamplePhotos")]
+            ]
         ),
 
         // Harnesses shared by tests and benchmarks: test patterns, a seeded generator, nginx,
@@ -214,7 +236,7 @@ let package = Package(
         ),
         .testTarget(name: "FastImageCacheTests", dependencies: ["FastImageCache", "FICCore", "ImageTable", "ImageCodec", "CCairo", "FICTestSupport"]),
         .testTarget(name: "TiledImageTests", dependencies: ["TiledImage", "ImageCodec", "FICCore", "FICTestSupport", "FICHarness"]),
-        .testTarget(name: "FicTests", dependencies: ["fic", "FastImageCache", "ImageTable", "ImageCodec", "FICTestSupport", "FICHarness"]),
+        .testTarget(name: "FicTests", dependencies: ["fic", "FICCommandLine", "FICDemo", "FastImageCache", "ImageTable", "ImageCodec", "FICTestSupport", "FICHarness"]),
         .testTarget(
             name: "ImageLoaderTests",
             dependencies: [

@@ -1,4 +1,5 @@
 #if Tool
+import FICDemo
 import ArgumentParser
 import FICBenchmarks
 import Foundation
@@ -220,8 +221,8 @@ struct BenchCommand: AsyncParsableCommand {
                 dir = parent
             }
         }
-        if let bundled = Bundle.module.url(forResource: "SamplePhotos", withExtension: nil) {
-            return bundled.path
+        if let bundled = try? DemoPhotos.root(of: nil) {
+            return bundled
         }
         throw ValidationError("no test data found; pass --testdata DIR")
     }

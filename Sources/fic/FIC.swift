@@ -1,5 +1,7 @@
 #if Tool
 import ArgumentParser
+import FICCommandLine
+import FICDemo
 import FastImageCache
 import Foundation
 
@@ -29,16 +31,7 @@ struct FIC: AsyncParsableCommand {
     static func main() async {
         // Decodes of large images one after another must not leave their freed planes resident.
         ImageCache.returnFreedMemoryPromptly()
-        do {
-            var command = try parseAsRoot()
-            if var asyncCommand = command as? any AsyncParsableCommand {
-                try await asyncCommand.run()
-            } else {
-                try command.run()
-            }
-        } catch {
-            Foundation.exit(ExitStatus.report(error))
-        }
+        await ExitStatus.main(FIC.self)
     }
 }
 #endif

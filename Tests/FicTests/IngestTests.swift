@@ -1,3 +1,4 @@
+@testable import FICCommandLine
 import FastImageCache
 @testable import fic
 import Foundation

@@ -1,3 +1,4 @@
+@testable import FICCommandLine
 import Foundation
 import Testing
 @testable import fic

@@ -1,3 +1,5 @@
+@testable import FICCommandLine
+@testable import FICDemo
 import Foundation
 import Testing
 @testable import fic

@@ -1,3 +1,5 @@
+@testable import FICCommandLine
+@testable import FICDemo
 import FICTestSupport
 import FastImageCache
 import Foundation

@@ -1,3 +1,4 @@
+@testable import FICCommandLine
 import FICHarness
 import FICTestSupport
 import Foundation

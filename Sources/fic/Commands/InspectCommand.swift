@@ -1,4 +1,5 @@
 #if Tool
+import FICCommandLine
 import ArgumentParser
 import FastImageCache
 import Foundation
@@ -144,14 +145,6 @@ struct InspectReport: Codable {
         rows.append(["total", "", "", "", Formatting.grouped(totalCount), "", Formatting.bytes(totalDiskBytes), "", ""])
         let title = "cache \(directory)/\(namespace), family \(family)" + (photos.map { ", photos \($0)" } ?? "")
         return ([title] + Formatting.aligned(rows)).joined(separator: "\n")
-    }
-}
-
-extension String {
-    var trimmingTrailingSpaces: String {
-        var s = Substring(self)
-        while s.last == " " { s = s.dropLast() }
-        return String(s)
     }
 }
 #endif

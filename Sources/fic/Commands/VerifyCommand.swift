@@ -1,4 +1,5 @@
 #if Tool
+import FICCommandLine
 import ArgumentParser
 import FastImageCache
 import Foundation

@@ -1,4 +1,5 @@
 #if Tool
+import FICCommandLine
 import FastImageCache
 import Foundation
 import ImageCodec

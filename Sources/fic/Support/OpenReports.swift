@@ -1,4 +1,5 @@
 #if Tool
+import FICCommandLine
 import FastImageCache
 
 /// Says what opening a cache found: rebuilt tables, dropped entries, crash recovery.

@@ -1,4 +1,5 @@
 #if Tool
+import FICCommandLine
 import Foundation
 
 /// The `--urls FILE` list of `fic ingest` and of a network gallery: one `http`, `https` or `file` URL a line; blank

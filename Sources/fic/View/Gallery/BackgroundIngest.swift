@@ -1,4 +1,5 @@
 #if Tool
+import FICCommandLine
 import FICCore
 import FastImageCache
 import Foundation

@@ -1,4 +1,5 @@
 #if Tool
+import FICDemo
 import FastImageCache
 
 /// Cells straight from the image tables: a lookup (`cachedImage`) and a cairo surface over the

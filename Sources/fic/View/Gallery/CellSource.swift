@@ -1,4 +1,6 @@
 #if Tool
+import FICDemo
+
 /// Where the gallery's cells get their images: the seam between the grid and the ways of
 /// filling it (the cache's synchronous path, the conventional decode, the network through the cache's lanes).
 ///

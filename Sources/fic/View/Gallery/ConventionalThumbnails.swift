@@ -1,7 +1,10 @@
 #if Tool
+import FICDemo
+import FICCommandLine
 import CCairo
 import FastImageCache
 import Foundation
+import ImageCodec
 
 /// Makes the conventional path's JPEG thumbnails from the images of the gallery's cache,
 /// re-encoded as the quality-0.8 JPEGs the original demo pre-rendered: the photos are not decoded
@@ -33,7 +36,7 @@ enum ConventionalThumbnails {
                 cairo_set_source_surface(context, surface.surface, 0, 0)
                 cairo_paint(context)
                 target.flush()
-                let jpeg = JPEGThumbnailEncoder.encode(bgrx: scratch, width: size.width, height: size.height, bytesPerRow: bytesPerRow, quality: 80)
+                let jpeg = try JPEGEncoder.encode(pixels: scratch, width: size.width, height: size.height, bytesPerRow: bytesPerRow, format: .bgrx32, quality: 80)
                 guard FileManager.default.createFile(atPath: path, contents: Data(jpeg)) else {
                     throw CLIError("cannot write \(path): is the temporary folder full?")
                 }

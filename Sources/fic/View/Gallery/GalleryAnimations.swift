@@ -1,4 +1,5 @@
 #if Tool
+import FICDemo
 import FastImageCache
 
 /// The animated cells on screen. A cell whose image is animated plays from the frame it is first

@@ -1,4 +1,5 @@
 #if Tool
+import FICDemo
 import FICCore
 import FastImageCache
 

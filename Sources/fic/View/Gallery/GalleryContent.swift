@@ -1,4 +1,6 @@
 #if Tool
+import FICDemo
+import FICCommandLine
 import CCairo
 import FICCore
 import FastImageCache

@@ -1,4 +1,6 @@
 #if Tool
+import FICDemo
+import FICCommandLine
 import FastImageCache
 import Foundation
 

@@ -1,4 +1,5 @@
 #if Tool
+import FICDemo
 import FastImageCache
 
 /// The gallery: a grid of thumbnails scrolled with the wheel, keys, drags and flings. Each cell

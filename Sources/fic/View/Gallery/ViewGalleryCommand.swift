@@ -1,4 +1,6 @@
 #if Tool
+import FICDemo
+import FICCommandLine
 import ArgumentParser
 import Foundation
 

@@ -1,4 +1,5 @@
 #if Tool
+import FICCommandLine
 import Foundation
 
 /// Runs a mode in a window until the person closes it or the script ends: each frame takes

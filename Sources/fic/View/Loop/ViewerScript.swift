@@ -1,4 +1,5 @@
 #if Tool
+import FICCommandLine
 import Foundation
 
 /// A script of input for `--script FILE`, played with deterministic timing: every frame

@@ -1,4 +1,5 @@
 #if Tool
+import FICCommandLine
 import FICCore
 import Foundation
 import TiledImage

@@ -1,4 +1,6 @@
 #if Tool
+import FICCommandLine
+
 /// The time from each zoom to the first frame presented with every visible tile at the level the
 /// zoom asks for — the photo view's "first sharp frame after a zoom", for local and remote photos.
 struct ZoomSharpness {

@@ -1,4 +1,5 @@
 #if Tool
+import FICCommandLine
 import CSDL2
 import FastImageCache
 import ImageCodec

@@ -1,4 +1,5 @@
 #if Tool
+import FICDemo
 import FastImageCache
 import ImageLoader
 

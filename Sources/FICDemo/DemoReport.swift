@@ -1,22 +1,23 @@
 #if Tool
+import FICCommandLine
 import FastImageCache
 
 /// The demo's table of figures, in the manner of the original demo's statistics.
-struct DemoReport {
+package struct DemoReport {
     /// One way of scrolling: how long it took to prepare, how it scrolled, what it stored.
-    struct Run {
+    package struct Run {
         var preparation: UInt64
         var scroll: ScrollResult
         var diskBytes: Int
     }
 
-    let photoCount: Int
-    let formats: [ImageFormat]
-    let conventional: Run
-    let cached: Run
-    let thumbTableBytes: Int
+    package let photoCount: Int
+    package let formats: [ImageFormat]
+    package let conventional: Run
+    package let cached: Run
+    package let thumbTableBytes: Int
 
-    func text() -> String {
+    package func text() -> String {
         let c = conventional, f = cached
         func ms(_ ns: UInt64) -> String { Formatting.duration(nanoseconds: Double(ns)) }
         func memory(_ bytes: Int) -> String { "+" + Formatting.bytes(max(bytes, 0)) }

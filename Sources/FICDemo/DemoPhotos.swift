@@ -1,10 +1,11 @@
 #if Tool
+import FICCommandLine
 import Foundation
 
 /// Where the demo's photos come from and where its files go.
-enum DemoPhotos {
+package enum DemoPhotos {
     /// The photos under `folder`, or the bundled sample photos when it is nil.
-    static func find(in folder: String?) throws -> [DemoSource] {
+    package static func find(in folder: String?) throws -> [DemoSource] {
         let root = try self.root(of: folder)
         let found = try ImageFiles.decodableImages(under: root)
         guard !found.isEmpty else { throw noPhotos(under: root) }
@@ -12,7 +13,7 @@ enum DemoPhotos {
     }
 
     /// The absolute path of `folder`, or of the bundled sample photos when it is nil.
-    static func root(of folder: String?) throws -> String {
+    package static func root(of folder: String?) throws -> String {
         if let folder { return Paths.absolute(folder) }
         guard let url = Bundle.module.url(forResource: "SamplePhotos", withExtension: nil) else {
             throw CLIError("the bundled sample photos are missing: reinstall fic, or give --photos DIR")
@@ -21,12 +22,12 @@ enum DemoPhotos {
     }
 
     /// The error for a folder without photos.
-    static func noPhotos(under root: String) -> CLIError {
+    package static func noPhotos(under root: String) -> CLIError {
         CLIError("no JPEG, PNG, WebP, HEIC, AVIF, JPEG XL, GIF or TIFF images under \(root): give --photos a folder of photos")
     }
 
     /// `folder` (created if needed), or a new temporary folder.
-    static func outputFolder(_ folder: String?) throws -> String {
+    package static func outputFolder(_ folder: String?) throws -> String {
         if let folder {
             let path = Paths.absolute(folder)
             do {

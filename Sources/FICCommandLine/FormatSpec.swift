@@ -4,27 +4,27 @@ import Foundation
 
 /// One `--format NAME:WxH[@SCALE][:STYLE][:max=N]` argument: a format's size in points, scale,
 /// pixel style and maximum count.
-struct FormatSpec: Codable, Hashable {
+package struct FormatSpec: Codable, Hashable {
     /// The format name (letters, digits, `.`, `-`, `_`).
-    var name: String
+    package var name: String
     /// Width in points.
-    var width: Double
+    package var width: Double
     /// Height in points.
-    var height: Double
+    package var height: Double
     /// Pixels per point.
-    var scale: Double
+    package var scale: Double
     /// `bgra`, `bgrx`, `rgb565` or `gray8`.
-    var style: String
+    package var style: String
     /// The most images the format keeps.
-    var maximumCount: Int
+    package var maximumCount: Int
 
     /// The style names accepted on the command line.
-    static let styleNames = PixelStyle.allCases.map(\.rawValue)
+    package static let styleNames = PixelStyle.allCases.map(\.rawValue)
 
     /// Parses a `--format` argument.
     ///
     /// - Throws: ``CLIError`` with the usage status, saying what is wrong and the expected shape.
-    init(parsing text: String) throws {
+    package init(parsing text: String) throws {
         let shape = "NAME:WxH[@SCALE][:STYLE][:max=N], e.g. thumb:75x75@2:rgb565:max=1000"
         func bad(_ why: String) -> CLIError {
             CLIError("bad --format '\(text)': \(why); expected \(shape)", status: ExitStatus.usage)
@@ -68,7 +68,7 @@ struct FormatSpec: Codable, Hashable {
     }
 
     /// The spec of `format` (its family aside).
-    init(_ format: ImageFormat) {
+    package init(_ format: ImageFormat) {
         name = format.name
         width = Double(format.size.width)
         height = Double(format.size.height)
@@ -80,7 +80,7 @@ struct FormatSpec: Codable, Hashable {
     /// The cache format this spec describes, in `family`.
     ///
     /// - Throws: ``CLIError`` with the usage status when the cache refuses it (bad name, too large).
-    func makeFormat(family: String?) throws -> ImageFormat {
+    package func makeFormat(family: String?) throws -> ImageFormat {
         do {
             return try ImageFormat(
                 name: name, family: family, size: CGSize(width: width, height: height), scale: scale,
@@ -91,7 +91,7 @@ struct FormatSpec: Codable, Hashable {
     }
 
     /// The spec's text, as given on the command line.
-    var text: String {
+    package var text: String {
         func number(_ v: Double) -> String { v == v.rounded() ? String(Int(v)) : String(v) }
         return "\(name):\(number(width))x\(number(height))@\(number(scale)):\(style):max=\(maximumCount)"
     }

@@ -8,31 +8,38 @@ import Foundation
 /// the cache's tables. Later commands open the cache with exactly these formats, since opening
 /// it with others would discard the stored images. The file is read and written like every file
 /// of the cache: never through a symbolic link, private to the user, replaced atomically.
-struct CacheDescription: Codable {
+package struct CacheDescription: Codable {
     /// The layout version of this file.
-    var version = 1
+    package var version = 1
     /// The family all formats belong to: one decode per source image draws them all.
-    var family: String
+    package var family: String
     /// The formats, in order.
-    var formats: [FormatSpec]
+    package var formats: [FormatSpec]
     /// The folder of photos the namespace holds, when it is one folder's (the viewer's and
     /// `fic ingest DIR`'s default namespaces), so that tools can say which folder it belongs to.
-    var photos: String?
+    package var photos: String?
+
+    /// A description of `formats` of `family`, for the photos of `photos`.
+    package init(family: String, formats: [FormatSpec], photos: String? = nil) {
+        self.family = family
+        self.formats = formats
+        self.photos = photos
+    }
 
     /// The end of the description's file name.
-    static let fileSuffix = ".formats.json"
+    package static let fileSuffix = ".formats.json"
 
     /// The file name of the description of `namespace`.
-    static func fileName(namespace: String) -> String { namespace + fileSuffix }
+    package static func fileName(namespace: String) -> String { namespace + fileSuffix }
 
     /// The path of the description of `namespace` in `directory`.
-    static func path(directory: String, namespace: String) -> String {
+    package static func path(directory: String, namespace: String) -> String {
         (directory as NSString).appendingPathComponent(fileName(namespace: namespace))
     }
 
     /// The default folder of the downloaded originals of `namespace` in `directory` (beside the
     /// namespace's tables and description), used by `fic ingest` and `fic view gallery --urls`.
-    static func originalsPath(directory: String, namespace: String) -> String {
+    package static func originalsPath(directory: String, namespace: String) -> String {
         (directory as NSString).appendingPathComponent(namespace + ".originals")
     }
 
@@ -41,7 +48,7 @@ struct CacheDescription: Codable {
     /// - Throws: ``CLIError`` when there is none (no cache: the message names the namespaces the
     ///   directory holds, since `--cache DIR` alone means 'default', which a folder filled by the
     ///   viewer or with `--namespace` lacks) or it cannot be read.
-    static func load(directory: String, namespace: String, followLinks: Bool) throws -> CacheDescription {
+    package static func load(directory: String, namespace: String, followLinks: Bool) throws -> CacheDescription {
         guard let description = try loadIfPresent(directory: directory, namespace: namespace, followLinks: followLinks) else {
             let held = NamespaceListing.names(in: directory, followLinks: followLinks)
             let missing = "no cache '\(namespace)' in \(directory) (\(path(directory: directory, namespace: namespace)) is missing)"
@@ -55,7 +62,7 @@ struct CacheDescription: Codable {
     }
 
     /// Reads the description if there is one.
-    static func loadIfPresent(directory: String, namespace: String, followLinks: Bool) throws -> CacheDescription? {
+    package static func loadIfPresent(directory: String, namespace: String, followLinks: Bool) throws -> CacheDescription? {
         let path = path(directory: directory, namespace: namespace)
         let bytes: [UInt8]?
         do {
@@ -76,7 +83,7 @@ struct CacheDescription: Codable {
     }
 
     /// Writes the description atomically (a new, private file renamed over the old one).
-    func save(directory: String, namespace: String, followLinks: Bool) throws {
+    package func save(directory: String, namespace: String, followLinks: Bool) throws {
         let path = Self.path(directory: directory, namespace: namespace)
         do {
             let encoder = JSONEncoder()
@@ -88,13 +95,13 @@ struct CacheDescription: Codable {
     }
 
     /// The cache formats, from command-line specs (a bad one is a usage error).
-    func imageFormats() throws -> [ImageFormat] {
+    package func imageFormats() throws -> [ImageFormat] {
         try formats.map { try $0.makeFormat(family: family) }
     }
 
     /// The cache formats, as stored in the description of `namespace` (a bad one is a damaged
     /// file, said with its path).
-    func storedFormats(directory: String, namespace: String) throws -> [ImageFormat] {
+    package func storedFormats(directory: String, namespace: String) throws -> [ImageFormat] {
         do {
             return try imageFormats()
         } catch let error as CLIError {

@@ -2,15 +2,15 @@
 import Foundation
 
 /// Reads this process's memory from `/proc/self/smaps_rollup`.
-struct MemorySample {
+package struct MemorySample {
     /// Pages written by this process and mapped only by it: heap, decoded images, dirty file pages.
-    var privateDirty = 0
+    package var privateDirty = 0
     /// Resident pages backed by files (the mapped tables): `Rss − Anonymous`. Clean ones are
     /// dropped by the kernel under pressure and read back from the file.
-    var fileBacked = 0
+    package var fileBacked = 0
 
     /// The current figures (zeros where `/proc` is unavailable).
-    static func now() -> MemorySample {
+    package static func now() -> MemorySample {
         guard let text = try? String(contentsOfFile: "/proc/self/smaps_rollup", encoding: .utf8) else { return MemorySample() }
         var fields: [String: Int] = [:]
         for line in text.split(separator: "\n") {
@@ -25,15 +25,15 @@ struct MemorySample {
 }
 
 /// The most memory a phase used above what the process used when it started.
-struct MemoryPeak {
-    let baseline: MemorySample
+package struct MemoryPeak {
+    package let baseline: MemorySample
     private(set) var privateDirty = 0
     private(set) var fileBacked = 0
 
-    init() { baseline = MemorySample.now() }
+    package init() { baseline = MemorySample.now() }
 
     /// Takes a sample and keeps the maxima above the baseline.
-    mutating func sample() {
+    package mutating func sample() {
         let now = MemorySample.now()
         privateDirty = max(privateDirty, now.privateDirty - baseline.privateDirty)
         fileBacked = max(fileBacked, now.fileBacked - baseline.fileBacked)

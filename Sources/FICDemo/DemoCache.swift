@@ -1,18 +1,19 @@
 #if Tool
+import FICCommandLine
 import FastImageCache
 import Foundation
 
 /// The demo's cache: the photos ingested once into both formats, then read back synchronously
 /// as each cell appears.
-struct DemoCache {
-    static let namespace = "demo"
-    let directory: String
-    let formats: [ImageFormat]
-    let entities: [DemoPhoto]
+package struct DemoCache {
+    package static let namespace = "demo"
+    package let directory: String
+    package let formats: [ImageFormat]
+    package let entities: [DemoPhoto]
 
     /// Stores every photo in both formats, drawing both from one decode per photo, then closes
     /// the cache so that the scroll starts from files, as an app launched later would.
-    static func ingest(_ photos: [DemoSource], directory: String) throws -> DemoCache {
+    package static func ingest(_ photos: [DemoSource], directory: String) throws -> DemoCache {
         let formats = try DemoFormats.make(count: photos.count)
         let cache = try CacheOpener.open(directory: directory, namespace: namespace, formats: formats)
         defer { cache.close() }
@@ -29,12 +30,12 @@ struct DemoCache {
     }
 
     /// Opens the ingested cache for reading.
-    func open() throws -> ImageCache {
+    package func open() throws -> ImageCache {
         try CacheOpener.open(directory: directory, namespace: Self.namespace, formats: formats)
     }
 
     /// The thumbnail of photo `index`, straight from the mapped table.
-    func cell(photo index: Int, in cache: ImageCache) -> LiveCell? {
+    package func cell(photo index: Int, in cache: ImageCache) -> LiveCell? {
         guard let image = cache.cachedImage(for: entities[index], format: DemoFormats.thumb),
               let surface = try? image.makeCairoSurface()
         else { return nil }

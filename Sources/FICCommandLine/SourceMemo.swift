@@ -14,9 +14,9 @@ import Foundation
 /// file written again within the same tick of a coarse clock could keep its times, so such a file
 /// is hashed again next time. The memo is a hint, never trusted blindly: a file that is too large,
 /// unreadable, of another version or with any malformed row counts as no memo at all.
-struct SourceMemo: Sendable, Equatable {
+package struct SourceMemo: Sendable, Equatable {
     /// A file's identity as `stat` reports it (links followed, as the photo folder's files are).
-    struct Identity: Codable, Hashable, Sendable {
+    package struct Identity: Codable, Hashable, Sendable {
         var size: Int64
         var mtimeNs: Int64
         var ctimeNs: Int64
@@ -24,7 +24,7 @@ struct SourceMemo: Sendable, Equatable {
         var device: UInt64
 
         /// The identity of the file at `path`, or nil when it cannot be seen.
-        init?(path: String) {
+        package init?(path: String) {
             guard let st = try? fileStatus(atPath: path) else { return nil }
             self.init(st)
         }
@@ -45,7 +45,7 @@ struct SourceMemo: Sendable, Equatable {
     }
 
     /// One remembered file.
-    struct Row: Codable, Hashable, Sendable {
+    package struct Row: Codable, Hashable, Sendable {
         var identity: Identity
         /// The SHA-256 of its bytes, 64 lowercase hex digits (``FileEntity/contentHash(_:)``).
         var sha256: String
@@ -53,47 +53,47 @@ struct SourceMemo: Sendable, Equatable {
 
     /// A file read and hashed, with the row to remember for it (nil when it changed while it was
     /// read or its times are too recent to trust).
-    struct Hashed {
-        let bytes: ImageBytes
-        let hash: String
-        let row: Row?
+    package struct Hashed {
+        package let bytes: ImageBytes
+        package let hash: String
+        package let row: Row?
     }
 
     /// The end of the memo's file name.
-    static let fileSuffix = ".sources.json"
+    package static let fileSuffix = ".sources.json"
     /// The largest memo read (a row takes about 200 bytes: some 150,000 photos).
-    static let maximumFileBytes = 32 << 20
+    package static let maximumFileBytes = 32 << 20
     /// How close to the moment of hashing a file's times make its row untrustworthy.
-    static let racyNanoseconds: Int64 = 2_000_000_000
+    package static let racyNanoseconds: Int64 = 2_000_000_000
 
     /// The remembered files, by path relative to the photo folder.
     private(set) var rows: [String: Row]
 
     /// An empty memo.
-    init() { rows = [:] }
+    package init() { rows = [:] }
 
     /// A memo of `rows`.
-    init(rows: [String: Row]) { self.rows = rows }
+    package init(rows: [String: Row]) { self.rows = rows }
 
     /// The file name of the memo of `namespace`.
-    static func fileName(namespace: String) -> String { namespace + fileSuffix }
+    package static func fileName(namespace: String) -> String { namespace + fileSuffix }
 
     /// The version of the file at `relativePath` if its identity is still `identity`, else nil.
-    func hash(of relativePath: String, identity: Identity) -> String? {
+    package func hash(of relativePath: String, identity: Identity) -> String? {
         guard let row = rows[relativePath], row.identity == identity else { return nil }
         return row.sha256
     }
 
     /// The row of `relativePath`, if any.
-    func row(of relativePath: String) -> Row? { rows[relativePath] }
+    package func row(of relativePath: String) -> Row? { rows[relativePath] }
 
     /// Remembers `row` for `relativePath`, or forgets the file when `row` is nil.
-    mutating func set(_ row: Row?, for relativePath: String) { rows[relativePath] = row }
+    package mutating func set(_ row: Row?, for relativePath: String) { rows[relativePath] = row }
 
     /// The row to keep for a file of `identity` whose bytes hashed to `hash` at `now` (ns since
     /// 1970), or nil when its modification or status-change time is within
     /// ``racyNanoseconds`` of `now` (or later).
-    static func row(identity: Identity, hash: String, hashedAt now: Int64) -> Row? {
+    package static func row(identity: Identity, hash: String, hashedAt now: Int64) -> Row? {
         let newest = max(identity.mtimeNs, identity.ctimeNs)
         guard newest < now - racyNanoseconds else { return nil }
         return Row(identity: identity, sha256: hash)
@@ -101,7 +101,7 @@ struct SourceMemo: Sendable, Equatable {
 
     /// Reads the file at `path` and hashes its bytes; the row is kept only when the file's
     /// identity was the same before and after the read and is not too recent.
-    static func readAndHash(_ path: String) throws -> Hashed {
+    package static func readAndHash(_ path: String) throws -> Hashed {
         let before = Identity(path: path)
         let now = Self.now
         let bytes = try ImageBytes(contentsOf: path)
@@ -112,7 +112,7 @@ struct SourceMemo: Sendable, Equatable {
     }
 
     /// The real-time clock, ns since 1970 (the clock file times are in).
-    static var now: Int64 {
+    package static var now: Int64 {
         var ts = timespec()
         clock_gettime(CLOCK_REALTIME, &ts)
         return Int64(ts.tv_sec) &* 1_000_000_000 &+ Int64(ts.tv_nsec)
@@ -128,7 +128,7 @@ struct SourceMemo: Sendable, Equatable {
 
     /// The memo of `namespace` in `directory`; an empty one when there is none or it is in any
     /// way doubtful (too large, unreadable, a link, another version, a malformed row).
-    static func load(directory: String, namespace: String, followLinks: Bool) -> SourceMemo {
+    package static func load(directory: String, namespace: String, followLinks: Bool) -> SourceMemo {
         guard let bytes = try? CompanionFile.read(fileName(namespace: namespace), in: directory, followLinks: followLinks, limit: maximumFileBytes),
               let stored = try? JSONDecoder().decode(Stored.self, from: Data(bytes)),
               stored.version == 1, stored.sources.allSatisfy(isValid)
@@ -138,7 +138,7 @@ struct SourceMemo: Sendable, Equatable {
 
     /// Writes the memo atomically (private, never through a link). A memo that would be larger
     /// than ``maximumFileBytes`` is not written: the old one stays, and rows it lacks are hashed.
-    func save(directory: String, namespace: String, followLinks: Bool) throws {
+    package func save(directory: String, namespace: String, followLinks: Bool) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let bytes = [UInt8](try encoder.encode(Stored(version: 1, sources: rows)))

@@ -1,17 +1,25 @@
 #if Tool
+import FICCommandLine
 import FastImageCache
 import Foundation
 
 /// A photo of the demo grid, drawn square: plain in the thumbnail format, with rounded corners
 /// in the medium one.
-struct DemoPhoto: ImageEntity {
-    let entityID: String
-    let sourceImageID: String
-    let url: URL
+package struct DemoPhoto: ImageEntity {
+    package let entityID: String
+    package let sourceImageID: String
+    package let url: URL
 
-    func sourceImageURL(for format: ImageFormat) -> URL? { url }
+    /// The photo at `url`, named `entityID`, in the version `sourceImageID`.
+    package init(entityID: String, sourceImageID: String, url: URL) {
+        self.entityID = entityID
+        self.sourceImageID = sourceImageID
+        self.url = url
+    }
 
-    func draw(_ source: DecodedImage, format: ImageFormat, canvas: ImageCanvas) throws {
+    package func sourceImageURL(for format: ImageFormat) -> URL? { url }
+
+    package func draw(_ source: DecodedImage, format: ImageFormat, canvas: ImageCanvas) throws {
         let rect = CGRect(origin: .zero, size: format.size)
         if format.name == DemoFormats.medium {
             canvas.withSavedState {
@@ -27,29 +35,29 @@ struct DemoPhoto: ImageEntity {
 
 /// The demo's family of formats: the original demo's 16-bit thumbnail and a 32-bit image
 /// with rounded corners.
-enum DemoFormats {
-    static let family = "photos"
-    static let thumb = "thumb"
-    static let medium = "medium"
+package enum DemoFormats {
+    package static let family = "photos"
+    package static let thumb = "thumb"
+    package static let medium = "medium"
     /// Points per side of a thumbnail (a grid cell).
-    static let thumbPoints = 75.0
+    package static let thumbPoints = 75.0
     /// Points per side of a medium image.
-    static let mediumPoints = 150.0
+    package static let mediumPoints = 150.0
     /// Pixels per point.
-    static let scale = 2.0
+    package static let scale = 2.0
     /// Corner radius of medium images, in points.
-    static let cornerRadius: CGFloat = 12
+    package static let cornerRadius: CGFloat = 12
 
     /// The most images a format keeps, for `count` photos: at least 10,000, else `count` rounded
     /// up to a multiple of 10,000. It changes only in large steps, because a change of format
     /// discards every image stored in it: one photo more must not.
-    static func maximumCount(for count: Int) -> Int {
+    package static func maximumCount(for count: Int) -> Int {
         let step = 10_000
         return max(step, (count + step - 1) / step * step)
     }
 
     /// The two formats, each keeping at least `count` images (see ``maximumCount(for:)``).
-    static func make(count: Int) throws -> [ImageFormat] {
+    package static func make(count: Int) throws -> [ImageFormat] {
         let keep = maximumCount(for: count)
         return [
             try ImageFormat(name: thumb, family: family, size: CGSize(width: thumbPoints, height: thumbPoints), scale: scale, style: .rgb565, maximumCount: keep),
@@ -58,12 +66,12 @@ enum DemoFormats {
     }
 
     /// The description of a cache of the two formats for `count` photos.
-    static func description(count: Int, photos: String?) throws -> CacheDescription {
+    package static func description(count: Int, photos: String?) throws -> CacheDescription {
         CacheDescription(family: family, formats: try make(count: count).map(FormatSpec.init), photos: photos)
     }
 
     /// Whether `description` holds the viewer's formats, whatever their maximum counts.
-    static func isViewerDescription(_ description: CacheDescription) -> Bool {
+    package static func isViewerDescription(_ description: CacheDescription) -> Bool {
         guard let ours = try? self.description(count: 0, photos: nil) else { return false }
         func shape(_ d: CacheDescription) -> [FormatSpec] { d.formats.map { var f = $0; f.maximumCount = 0; return f } }
         return description.family == ours.family && shape(description) == shape(ours)

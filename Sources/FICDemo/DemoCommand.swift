@@ -1,4 +1,5 @@
 #if Tool
+import FICCommandLine
 import ArgumentParser
 import FastImageCache
 import Foundation
@@ -6,9 +7,10 @@ import Foundation
 /// `fic demo`: the original's demo, measured. A photo grid scrolls twice, once decoding a JPEG
 /// thumbnail for each cell as it appears and once reading the cache, and the figures are
 /// compared.
-struct DemoCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "demo",
+package struct DemoCommand: ParsableCommand {
+    package static let configuration = CommandConfiguration(
+        // `fic demo`, or the root command of `fic-demo`.
+        commandName: Terminal.programName == "fic-demo" ? "fic-demo" : "demo",
         abstract: "Scroll a photo grid conventionally and from the cache, and compare.",
         discussion: """
             Builds a family of two formats (a 16-bit 75×75 pt @2x thumbnail, and a 32-bit \
@@ -23,23 +25,25 @@ struct DemoCommand: ParsableCommand {
     )
 
     @Option(name: .long, help: ArgumentHelp("A folder of photos (JPEG, PNG, WebP, HEIC, AVIF, JPEG XL, GIF or TIFF, found recursively by content) instead of the bundled ones.", valueName: "dir"))
-    var photos: String?
+    package var photos: String?
 
     @Option(name: .long, help: ArgumentHelp("Cells in the grid.", valueName: "n"))
-    var cells = 10_000
+    package var cells = 10_000
 
     @Option(name: .long, help: ArgumentHelp("Where to write the thumbnails, the cache and the PNGs (default: a new temporary folder).", valueName: "dir"))
-    var out: String?
+    package var out: String?
 
     @Option(name: .long, help: ArgumentHelp("The screen's pixel style: rgb565 (the thumbnails' own, so cached ones are copied as they are) or bgrx (32-bit, so every 16-bit thumbnail is converted as it is drawn).", valueName: "style"))
-    var screen = "rgb565"
+    package var screen = "rgb565"
 
-    func validate() throws {
+    package init() {}
+
+    package func validate() throws {
         guard ["rgb565", "bgrx"].contains(screen) else { throw ValidationError("--screen must be rgb565 or bgrx, not '\(screen)'") }
         guard (1...10_000_000).contains(cells) else { throw ValidationError("--cells must be between 1 and 10000000, not \(cells)") }
     }
 
-    func run() throws {
+    package func run() throws {
         let sources = try DemoPhotos.find(in: photos)
         let folder = try DemoPhotos.outputFolder(out)
         let grid = GridGeometry(cells: cells, cellPixels: Int(DemoFormats.thumbPoints * DemoFormats.scale))

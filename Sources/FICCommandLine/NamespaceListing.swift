@@ -4,22 +4,22 @@ import Foundation
 
 /// The namespaces of a cache folder as `fic inspect` lists them: name, photo folder (from the
 /// namespace's description), size on disk and last use, least recently used first.
-struct NamespaceListing: Codable {
+package struct NamespaceListing: Codable {
     /// One namespace.
-    struct Entry: Codable {
-        var namespace: String
+    package struct Entry: Codable {
+        package var namespace: String
         var photos: String?
         var diskBytes: Int
         /// The last use, ISO 8601 (UTC).
         var lastUse: String
     }
 
-    var directory: String
-    var namespaces: [Entry]
-    var totalDiskBytes: Int
+    package var directory: String
+    package var namespaces: [Entry]
+    package var totalDiskBytes: Int
 
     /// Lists the namespaces of `directory` (none when it does not exist).
-    init(directory: String, followLinks: Bool) throws {
+    package init(directory: String, followLinks: Bool) throws {
         let found: [CacheDirectory.Namespace]
         do {
             found = try CacheDirectory(path: directory, followsSymbolicLinkedFolder: followLinks).namespaces()
@@ -37,13 +37,13 @@ struct NamespaceListing: Codable {
 
     /// The names of the namespaces of `directory`, least recently used first; none when it does
     /// not exist or cannot be read (for messages about a namespace that is not there).
-    static func names(in directory: String, followLinks: Bool) -> [String] {
+    package static func names(in directory: String, followLinks: Bool) -> [String] {
         ((try? CacheDirectory(path: directory, followsSymbolicLinkedFolder: followLinks).namespaces()) ?? []).map(\.name)
     }
 
-    func json() throws -> String { try Formatting.json(self) }
+    package func json() throws -> String { try Formatting.json(self) }
 
-    func table() -> String {
+    package func table() -> String {
         guard !namespaces.isEmpty else { return "no namespaces in \(directory)" }
         var rows = [["namespace", "photos", "disk", "last use"]]
         for n in namespaces { rows.append([n.namespace, n.photos ?? "-", Formatting.bytes(n.diskBytes), n.lastUse]) }

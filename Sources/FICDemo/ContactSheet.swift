@@ -2,9 +2,9 @@
 import FastImageCache
 
 /// A sheet of the first medium images, showing their rounded corners over a background.
-enum ContactSheet {
+package enum ContactSheet {
     /// Writes up to six medium images of `entities`, three per row, as a PNG at `path`.
-    static func writeMedium(cache: ImageCache, entities: [DemoPhoto], to path: String) throws {
+    package static func writeMedium(cache: ImageCache, entities: [DemoPhoto], to path: String) throws {
         let images = entities.prefix(6).compactMap { cache.cachedImage(for: $0, format: DemoFormats.medium) }
         guard let first = images.first else { return }
         let gap = 20, side = first.width, columns = min(3, images.count)

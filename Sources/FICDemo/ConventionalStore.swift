@@ -1,4 +1,5 @@
 #if Tool
+import FICCommandLine
 import FICCore
 import FastImageCache
 import Foundation
@@ -7,14 +8,20 @@ import ImageCodec
 /// The conventional approach the original demo compared against: each photo pre-rendered once
 /// as a quality-0.8 JPEG thumbnail file, decoded again each time its cell appears, with no
 /// memory cache.
-struct ConventionalStore {
+package struct ConventionalStore {
     /// One JPEG thumbnail per photo, in photo order.
-    let paths: [String]
-    let pixelSize: Int
+    package let paths: [String]
+    package let pixelSize: Int
+
+    /// A store of the thumbnails at `paths`, each `pixelSize` pixels square.
+    package init(paths: [String], pixelSize: Int) {
+        self.paths = paths
+        self.pixelSize = pixelSize
+    }
 
     /// Renders a thumbnail of `pixelSize` pixels per side (`points` × scale) for every photo into
     /// `folder`. Photos that cannot be decoded are left out and reported in `refused`.
-    static func build(photos: [DemoSource], folder: String, points: Double, scale: Double) throws -> (store: ConventionalStore, kept: [DemoSource], refused: [(DemoSource, String)]) {
+    package static func build(photos: [DemoSource], folder: String, points: Double, scale: Double) throws -> (store: ConventionalStore, kept: [DemoSource], refused: [(DemoSource, String)]) {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let side = Int((points * scale).rounded(.up))
         let bytesPerRow = side * 4
@@ -34,7 +41,7 @@ struct ConventionalStore {
             canvas.draw(decoded, in: CGRect(x: 0, y: 0, width: points, height: points), contentMode: .aspectFill)
             canvas.finish()
             try canvas.checkStatus()
-            let jpeg = JPEGThumbnailEncoder.encode(bgrx: pixels, width: side, height: side, bytesPerRow: bytesPerRow, quality: 80)
+            let jpeg = try JPEGEncoder.encode(pixels: pixels, width: side, height: side, bytesPerRow: bytesPerRow, format: .bgrx32, quality: 80)
             let path = (folder as NSString).appendingPathComponent(String(format: "%05d.jpg", paths.count))
             guard FileManager.default.createFile(atPath: path, contents: Data(jpeg)) else {
                 throw CLIError("cannot write \(path): check that the --out folder is writable")
@@ -46,7 +53,7 @@ struct ConventionalStore {
     }
 
     /// Decodes the thumbnail of photo `index`, as a cell appearing on screen did.
-    func cell(photo index: Int) -> LiveCell? {
+    package func cell(photo index: Int) -> LiveCell? {
         guard let decoded = try? ImageDecoder.decode(contentsOf: paths[index]),
               let surface = try? CairoImageSurface(pixels: decoded.baseAddress, width: decoded.width, height: decoded.height, bytesPerRow: decoded.bytesPerRow, format: decoded.pixelFormat)
         else { return nil }
@@ -54,19 +61,25 @@ struct ConventionalStore {
     }
 
     /// Bytes the thumbnails occupy on disk (allocated blocks).
-    var diskBytes: Int { paths.reduce(0) { $0 + DiskUsage.allocatedBytes($1) } }
+    package var diskBytes: Int { paths.reduce(0) { $0 + DiskUsage.allocatedBytes($1) } }
 }
 
 /// A photo the demo shows.
-struct DemoSource {
-    let path: String
-    let name: String
+package struct DemoSource {
+    package let path: String
+    package let name: String
+
+    /// The photo at `path`, called `name`.
+    package init(path: String, name: String) {
+        self.path = path
+        self.name = name
+    }
 }
 
 /// Disk use of files.
-enum DiskUsage {
+package enum DiskUsage {
     /// The bytes of disk blocks `path` occupies.
-    static func allocatedBytes(_ path: String) -> Int {
+    package static func allocatedBytes(_ path: String) -> Int {
         (try? fileStatus(atPath: path))?.diskBytes ?? 0
     }
 }

@@ -6,15 +6,15 @@ import Foundation
 /// fic's own small files beside a namespace's folder in the cache directory
 /// (`NAMESPACE.formats.json`, `NAMESPACE.sources.json`): read and written like every file of the
 /// cache, never through a symbolic link, private to the user, replaced atomically.
-enum CompanionFile {
+package enum CompanionFile {
     /// The suffixes of the companion files of a namespace, for removing them with it.
-    static let suffixes = [CacheDescription.fileSuffix, SourceMemo.fileSuffix]
+    package static let suffixes = [CacheDescription.fileSuffix, SourceMemo.fileSuffix]
 
     /// The bytes of `name` in `directory`, or nil when the directory or the file does not exist.
     ///
     /// - Throws: ``ImageCacheError`` when it cannot be read or is not a regular file (a link is
     ///   refused); ``CLIError`` when it is larger than `limit` bytes.
-    static func read(_ name: String, in directory: String, followLinks: Bool, limit: Int) throws -> [UInt8]? {
+    package static func read(_ name: String, in directory: String, followLinks: Bool, limit: Int) throws -> [UInt8]? {
         let folder: Directory
         do {
             folder = try Directory.open(directory, create: false, followLinks: followLinks)
@@ -34,7 +34,7 @@ enum CompanionFile {
 
     /// Writes `bytes` as `name` in `directory` (created if missing): a new, private file renamed
     /// over the old one, so that a reader sees the old file or the new one, never a mix.
-    static func write(_ bytes: [UInt8], as name: String, in directory: String, followLinks: Bool) throws {
+    package static func write(_ bytes: [UInt8], as name: String, in directory: String, followLinks: Bool) throws {
         let folder = try Directory.open(directory, create: true, followLinks: followLinks)
         let file = try folder.makeTemporaryFile(for: name)
         try bytes.withUnsafeBytes { try file.descriptor.writeAll($0, at: 0, path: folder.child(name)) }
@@ -43,7 +43,7 @@ enum CompanionFile {
 
     /// Removes the companion files of `namespace`: regular files only (a link or a folder of
     /// that name is left alone). Missing files are not an error.
-    static func removeAll(of namespace: String, in directory: String, followLinks: Bool) {
+    package static func removeAll(of namespace: String, in directory: String, followLinks: Bool) {
         guard let folder = try? Directory.open(directory, create: false, followLinks: followLinks) else { return }
         for suffix in suffixes {
             let name = namespace + suffix

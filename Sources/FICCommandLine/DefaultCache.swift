@@ -10,14 +10,14 @@ import Foundation
 /// namespace of its own, named after the folder's resolved real path, so that the viewer, `fic
 /// ingest DIR` and the other commands find the same tables for the same folder however it is
 /// spelled (a relative path, a link to it).
-enum DefaultCache {
+package enum DefaultCache {
     /// The size the default folder is kept under, in MiB (the least recently used namespaces go first).
-    static let limitMiB = 2048
+    package static let limitMiB = 2048
 
     /// The default cache folder: the user's cache folder for `fic` (``CacheDirectory/user(named:environment:)``).
     ///
     /// - Throws: ``CLIError`` when neither an absolute `XDG_CACHE_HOME` nor a home folder is known.
-    static func directory(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> String {
+    package static func directory(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> String {
         do {
             return try CacheDirectory.user(named: "fic", environment: environment).path
         } catch {
@@ -31,13 +31,13 @@ enum DefaultCache {
     /// resolved real path.
     ///
     /// - Throws: ``CLIError`` when the folder does not exist.
-    static func namespace(forPhotos folder: String) throws -> String {
+    package static func namespace(forPhotos folder: String) throws -> String {
         let resolved = try realPath(folder)
         return namespace(forResolvedPath: resolved)
     }
 
     /// The namespace of a folder whose real path is `resolved`.
-    static func namespace(forResolvedPath resolved: String) -> String {
+    package static func namespace(forResolvedPath resolved: String) -> String {
         let digest = SHA256Hex.digest(of: resolved, length: 8)
         let name = resolved.split(separator: "/").last.map(String.init) ?? ""
         var prefix = String(String.UnicodeScalarView(name.unicodeScalars.map { s in
@@ -50,7 +50,7 @@ enum DefaultCache {
     }
 
     /// The real path of `path` (absolute, links resolved).
-    static func realPath(_ path: String) throws -> String {
+    package static func realPath(_ path: String) throws -> String {
         guard let resolved = realpath(Paths.absolute(path), nil) else {
             throw CLIError("\(Paths.absolute(path)) does not exist: give a folder of photos")
         }

@@ -6,25 +6,25 @@ import ImageCodec
 
 /// Finds the files under a folder: recursively, in name order, following symbolic links to
 /// files (not to folders, so a link cannot make a cycle), skipping hidden names.
-enum ImageFiles {
+package enum ImageFiles {
     /// A regular file found under a root.
-    struct Found: Hashable {
+    package struct Found: Hashable {
         /// The absolute path.
-        let path: String
+        package let path: String
         /// The path relative to the root, with `/` separators.
-        let relativePath: String
+        package let relativePath: String
     }
 
     /// Extensions of image formats; files with them are treated as images even when their
     /// content is not one (so that a damaged or unsupported image is reported, not skipped).
-    static let imageExtensions: Set<String> = [
+    package static let imageExtensions: Set<String> = [
         "jpg", "jpeg", "jpe", "jfif", "png", "webp", "gif", "bmp", "tif", "tiff", "heic", "heif", "avif", "jxl",
     ]
 
     /// Every regular file under `root` (a folder, or one file).
     ///
     /// - Throws: ``CLIError`` when `root` does not exist or is not readable.
-    static func files(under root: String) throws -> [Found] {
+    package static func files(under root: String) throws -> [Found] {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: root, isDirectory: &isDirectory) else {
             throw CLIError("\(root) does not exist: give a folder of images")
@@ -58,7 +58,7 @@ enum ImageFiles {
     }
 
     /// The image format the file's first bytes announce, or nil.
-    static func sniff(_ path: String) -> ImageFileFormat? {
+    package static func sniff(_ path: String) -> ImageFileFormat? {
         guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
         defer { try? handle.close() }
         let head = (try? handle.read(upToCount: 16)) ?? Data()
@@ -68,7 +68,7 @@ enum ImageFiles {
     /// Whether the file's first bytes say it may be an animation (``AnimatedImageDecoder/mayBeAnimated(_:)``
     /// on its first 64 KiB, where an APNG's `acTL` comes before its image data): nothing more
     /// is read of a large still image.
-    static func mayBeAnimated(_ path: String) -> Bool {
+    package static func mayBeAnimated(_ path: String) -> Bool {
         guard let handle = FileHandle(forReadingAtPath: path) else { return false }
         defer { try? handle.close() }
         let head = (try? handle.read(upToCount: 1 << 16)) ?? Data()
@@ -76,12 +76,12 @@ enum ImageFiles {
     }
 
     /// Whether the file should be ingested: its content is an image, or its name says it is one.
-    static func looksLikeImage(_ file: Found) -> Bool {
+    package static func looksLikeImage(_ file: Found) -> Bool {
         sniff(file.path) != nil || imageExtensions.contains((file.path as NSString).pathExtension.lowercased())
     }
 
     /// The files under `root` whose content is an image the package decodes (JPEG, PNG, WebP, HEIC, AVIF, JPEG XL, GIF, TIFF).
-    static func decodableImages(under root: String) throws -> [Found] {
+    package static func decodableImages(under root: String) throws -> [Found] {
         try files(under: root).filter { sniff($0.path) != nil }
     }
 }

@@ -1,57 +1,65 @@
 #if Tool
+import FICCommandLine
 import FastImageCache
 
 /// The demo grid: square cells in a fixed number of columns, seen through a screen a few
 /// rows tall that scrolls down a few pixels per frame.
-struct GridGeometry {
-    var cells: Int
-    var columns = 4
-    var visibleRows = 6
+package struct GridGeometry {
+    package var cells: Int
+    package var columns = 4
+    package var visibleRows = 6
     /// Pixels per cell side.
-    var cellPixels: Int
+    package var cellPixels: Int
     /// Pixels scrolled per frame.
-    var step = 16
+    package var step = 16
 
-    var screenWidth: Int { columns * cellPixels }
-    var screenHeight: Int { visibleRows * cellPixels }
-    var rows: Int { (cells + columns - 1) / columns }
-    var maximumOffset: Int { max(0, rows * cellPixels - screenHeight) }
+    package var screenWidth: Int { columns * cellPixels }
+    package var screenHeight: Int { visibleRows * cellPixels }
+    package var rows: Int { (cells + columns - 1) / columns }
+    package var maximumOffset: Int { max(0, rows * cellPixels - screenHeight) }
     /// Frames from the top to the bottom of the grid, both included.
-    var frameCount: Int { (maximumOffset + step - 1) / step + 1 }
+    package var frameCount: Int { (maximumOffset + step - 1) / step + 1 }
 }
 
 /// An image on screen: the surface to composite and whatever keeps its pixels alive.
-struct LiveCell {
-    let surface: CairoImageSurface
-    let owner: AnyObject?
+package struct LiveCell {
+    package let surface: CairoImageSurface
+    package let owner: AnyObject?
     /// The player of the image's animation when it is animated and comes from the tables (the
     /// surface shows its first frame); nil for a still image, and for images from elsewhere.
-    var player: AnimationPlayer? = nil
+    package var player: AnimationPlayer? = nil
+
+    /// A cell showing `surface`, kept alive by `owner`, played by `player` when it animates.
+    package init(surface: CairoImageSurface, owner: AnyObject?, player: AnimationPlayer? = nil) {
+        self.surface = surface
+        self.owner = owner
+        self.player = player
+    }
 }
 
 /// What one scroll through the grid measured.
-struct ScrollResult {
-    var frames = 0
-    var totalNanoseconds: UInt64 = 0
-    var slowestNanoseconds: UInt64 = 0
-    var framesOver16ms = 0
-    var framesOver8ms = 0
+package struct ScrollResult {
+    package var frames = 0
+    package var totalNanoseconds: UInt64 = 0
+    package var slowestNanoseconds: UInt64 = 0
+    package var framesOver16ms = 0
+    package var framesOver8ms = 0
     /// Images fetched (one each time a cell enters the screen).
-    var fetches = 0
-    var fetchNanoseconds: UInt64 = 0
+    package var fetches = 0
+    package var fetchNanoseconds: UInt64 = 0
     /// Fetches that found no image.
-    var misses = 0
-    var memory = MemoryPeak()
+    package var misses = 0
+    package var memory = MemoryPeak()
 
-    var framesPerSecond: Double { totalNanoseconds == 0 ? 0 : Double(frames) * 1e9 / Double(totalNanoseconds) }
-    var nanosecondsPerFetch: Double { fetches == 0 ? 0 : Double(fetchNanoseconds) / Double(fetches) }
+    package var framesPerSecond: Double { totalNanoseconds == 0 ? 0 : Double(frames) * 1e9 / Double(totalNanoseconds) }
+    package var nanosecondsPerFetch: Double { fetches == 0 ? 0 : Double(fetchNanoseconds) / Double(fetches) }
 }
 
 /// Scrolls the grid from top to bottom, one frame at a time. A cell's image is fetched when
 /// the cell enters the screen and held while it is visible, as a cell view holds its image;
 /// every frame composites all visible cells.
-enum GridScroller {
-    static func scroll(
+package enum GridScroller {
+    package static func scroll(
         _ grid: GridGeometry, into screen: FrameBuffer,
         fetch: (Int) -> LiveCell?, afterFirstFrame: (FrameBuffer) throws -> Void
     ) rethrows -> ScrollResult {
