@@ -20,7 +20,7 @@ import ImageTable
 public struct CacheDirectory: Sendable {
     /// The directory that holds the namespaces.
     public let path: String
-    /// Whether a directory that is a symbolic link is accepted (as ``TableOpenOptions/followsSymbolicLinkedFolder``).
+    /// Whether a directory that is a symbolic link is accepted (as `TableOpenOptions.followsSymbolicLinkedFolder`).
     public let followsSymbolicLinkedFolder: Bool
 
     /// The cache directory at `path`; nothing is opened until it is used.
@@ -38,7 +38,7 @@ public struct CacheDirectory: Sendable {
     /// let cache = try ImageCache(directory: CacheDirectory.user(named: "gallery").path, formats: [thumb])
     /// ```
     ///
-    /// - Throws: ``ImageCacheError`` `.invalidArgument` when `name` is not one folder name, or
+    /// - Throws: `ImageCacheError` `.invalidArgument` when `name` is not one folder name, or
     ///   when neither an absolute `XDG_CACHE_HOME` nor a home folder is known.
     public static func user(named name: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> CacheDirectory {
         guard !name.isEmpty, name != ".", name != "..", !name.contains("/") else {
@@ -99,7 +99,7 @@ public struct CacheDirectory: Sendable {
 
     /// The namespaces, least recently used first. A missing directory has none.
     ///
-    /// - Throws: ``ImageCacheError``: `.unsafePath` when the directory is a link (unless
+    /// - Throws: `ImageCacheError`: `.unsafePath` when the directory is a link (unless
     ///   accepted), `.io` when it cannot be read.
     public func namespaces() throws -> [Namespace] {
         guard let root = try openRoot() else { return [] }
@@ -118,7 +118,7 @@ public struct CacheDirectory: Sendable {
     /// it. `whileLocked` runs once no table is left and before the namespace's lock is let go, so
     /// that the caller can remove files of its own that belong to the namespace.
     ///
-    /// - Throws: ``ImageCacheError``: `.inUse` when a cache in some process has the namespace open
+    /// - Throws: `ImageCacheError`: `.inUse` when a cache in some process has the namespace open
     ///   (nothing is removed), `.invalidArgument` for a name that is not a namespace's,
     ///   `.unsafePath` when it is a link, `.io` when it cannot be opened.
     @discardableResult
@@ -153,7 +153,7 @@ public struct CacheDirectory: Sendable {
     /// bytes. Namespaces in `keeping`, and those open in any process, are never removed.
     /// `whileLocked` is called for each namespace removed, as in ``removeNamespace(_:whileLocked:)``.
     ///
-    /// - Throws: ``ImageCacheError`` when the directory cannot be read.
+    /// - Throws: `ImageCacheError` when the directory cannot be read.
     @discardableResult
     public func trim(toBytes limit: Int, keeping: Set<String> = [], whileLocked: (String) -> Void = { _ in }) throws -> TrimReport {
         let all = try namespaces()

@@ -20,7 +20,7 @@ public struct FormatStatistics: Sendable, Hashable, Codable {
     /// formats of the family it draws beside the one asked for, again when a fetch starts and
     /// ends, at an animation's record) count neither as hits nor as misses, and neither do
     /// ``ImageCache/containsImage(for:format:)``, ``ImageCache/animation(for:format:)`` and
-    /// prefetches. (The table's own ``TableStatistics/hits`` count every lookup of the table.)
+    /// prefetches. (The table's own `TableStatistics.hits` count every lookup of the table.)
     public var hits: Int
     /// The cache's callers' lookups of an image of this format that did not find it, since the
     /// cache opened: each ``ImageCache/cachedImage(for:format:)``, ``ImageCache/cachedImage(entityID:format:)``

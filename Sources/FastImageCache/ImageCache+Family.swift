@@ -30,11 +30,14 @@ extension ImageCache {
     /// after the first to the slow lane); in a format it is too large for, it plays from a ring.
     ///
     /// - Parameters:
+    ///   - source: the source image: encoded bytes to decode, or an image already decoded.
+    ///   - entity: the entity whose images are stored, drawn with its
+    ///     ``ImageEntity/draw(_:format:canvas:)``.
     ///   - family: the family to fill; nil fills every configured format (all families, one decode).
     ///   - releasingPages: lets the kernel drop each stored image's pages from resident memory
     ///     right away (for bulk imports of images that will not be shown soon).
     /// - Returns: the image of each format of the family, by format name.
-    /// - Throws: ``ImageCacheError``: `.decodingFailed` (the cause says why), `.drawingFailed`,
+    /// - Throws: `ImageCacheError`: `.decodingFailed` (the cause says why), `.drawingFailed`,
     ///   or a storage failure (`.tableFull`, `.noSpace`, `.io`, `.closed`).
     ///
     /// Several processes and threads may store at once. While one decodes a source for an entity,

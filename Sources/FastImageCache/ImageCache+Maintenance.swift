@@ -6,7 +6,7 @@ extension ImageCache {
     }
 
     /// The caches (table objects) that have `format`'s table open now, in this process and
-    /// others, this cache's marked ``TableProcess/isThisTable``.
+    /// others, this cache's marked `TableProcess.isThisTable`.
     public func openProcesses(format: String) throws -> [TableProcess] {
         try table(format).table.openProcesses()
     }

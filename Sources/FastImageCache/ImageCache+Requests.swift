@@ -20,9 +20,12 @@ extension ImageCache {
     /// Counted once in the format's statistics: a hit when the image was stored, else a miss
     /// (``FormatStatistics/misses``), however it is then served.
     ///
-    /// - Parameter priority: `.high` (default) and `.normal`/`.veryHigh` run in the fast lane;
-    ///   `.low`/`.veryLow` in the slow lane.
-    /// - Throws: ``ImageCacheError`` (`.unknownFormat`, `.sourceUnavailable`, `.decodingFailed`,
+    /// - Parameters:
+    ///   - entity: the entity whose image is wanted.
+    ///   - format: the name of one of the cache's formats.
+    ///   - priority: `.high` (default) and `.normal`/`.veryHigh` run in the fast lane;
+    ///     `.low`/`.veryLow` in the slow lane.
+    /// - Throws: `ImageCacheError` (`.unknownFormat`, `.sourceUnavailable`, `.decodingFailed`,
     ///   `.drawingFailed`, `.tableFull`, `.noSpace`, `.cancelled`, `.closed`, or a provider's code).
     public func image(for entity: some ImageEntity, format: String, priority: RequestPriority = .high) async throws -> CachedImage {
         // One hit or one miss of the format asked for, whatever the lanes look at later.

@@ -20,7 +20,7 @@ import Logging
 /// cache's own: it is created private to the user (0700, files 0600) and never reached through a
 /// symbolic link. Several processes (or cache objects) open one namespace at once: each looks
 /// images up and stores them, and an image one stores is a hit in the others on their next
-/// lookup (see ``ImageTable``); a format defined differently by two of them is refused with
+/// lookup (see `ImageTable`); a format defined differently by two of them is refused with
 /// `.formatConflict`. The only files the cache ever removes are its own tables of formats no
 /// longer configured (files with its extension and a valid table header), and their side files
 /// (with the side file's signature), and only when no other cache has the namespace open and no
@@ -50,9 +50,18 @@ public final class ImageCache: Sendable {
 
     /// Opens (or creates) the cache.
     ///
-    /// - Parameter options: read-only opening, accepting a cache folder that is a symbolic link,
-    ///   and how long to wait for a process that keeps the namespace or a table to itself.
-    /// - Throws: ``ImageCacheError``: `.invalidFormat` for a bad namespace or duplicate format
+    /// - Parameters:
+    ///   - directory: the folder that holds the namespaces (created when missing), such as
+    ///     ``CacheDirectory/user(named:environment:)``'s path.
+    ///   - namespace: the folder of `directory` this cache owns: 1 to 128 letters, digits, `.`,
+    ///     `-` or `_`.
+    ///   - formats: the formats, each with a table file of its own; names must differ.
+    ///   - provider: where missing source images come from; nil for a cache that is only read,
+    ///     or filled with ``setImage(_:for:format:)`` and ``storeImages(from:for:family:releasingPages:)``.
+    ///   - options: read-only opening, accepting a cache folder that is a symbolic link,
+    ///     and how long to wait for a process that keeps the namespace or a table to itself.
+    ///   - logger: where the cache logs (it never prints).
+    /// - Throws: `ImageCacheError`: `.invalidFormat` for a bad namespace or duplicate format
     ///   names, `.formatConflict` when another process has a table of a format of the same name
     ///   open with another definition, `.inUse` when a process keeps the namespace or a table to
     ///   itself (its removal under way, a reader alone),
@@ -203,7 +212,7 @@ public final class ImageCache: Sendable {
     ///
     /// Optional: a process that ends without it (killed, or returning from `main`) loses only the
     /// recency since the last ``synchronize()`` and the image it was writing; the next open on
-    /// the same boot serves every other stored image with no check (see ``TableOpenReport/UncleanStop``).
+    /// the same boot serves every other stored image with no check (see `TableOpenReport.UncleanStop`).
     public func close() {
         lanes.close()
         rings.dropAll()

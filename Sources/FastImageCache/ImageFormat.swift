@@ -27,10 +27,10 @@ public struct ImageFormat: Sendable, Hashable, Codable, CustomStringConvertible 
 
     /// Creates a format.
     ///
-    /// - Throws: ``ImageCacheError`` with code `.invalidFormat` when the name has characters
+    /// - Throws: `ImageCacheError` with code `.invalidFormat` when the name has characters
     ///   other than letters, digits, `.`, `-` and `_`, the size or scale is not a positive finite
-    ///   number, the pixel size passes ``TableConfiguration/maximumPixelDimension``, or the count
-    ///   is not between 1 and ``TableConfiguration/maximumEntryCount``.
+    ///   number, the pixel size passes `TableConfiguration.maximumPixelDimension`, or the count
+    ///   is not between 1 and `TableConfiguration.maximumEntryCount`.
     public init(name: String, family: String? = nil, size: CGSize, scale: Double = 1, style: PixelStyle = .bgra32Premultiplied, maximumCount: Int) throws {
         try Self.validateName(name, what: "format name")
         if let family { try Self.validateName(family, what: "family name") }

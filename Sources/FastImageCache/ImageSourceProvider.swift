@@ -6,8 +6,8 @@ public enum SourceImage: Sendable {
     /// Encoded bytes (JPEG, PNG, WebP, HEIC, AVIF, JPEG XL, GIF or TIFF). The cache decodes them once per family, at the
     /// largest size the family needs, off the calling task.
     case encoded([UInt8])
-    /// Encoded bytes in memory of their own (``ImageBytes``: a file read with one `pread`, or a
-    /// download gathered with ``ImageBytesBuilder``), never in `malloc`'s heap. The cache decodes
+    /// Encoded bytes in memory of their own (`ImageBytes`: a file read with one `pread`, or a
+    /// download gathered with `ImageBytesBuilder`), never in `malloc`'s heap. The cache decodes
     /// them as it does ``encoded(_:)``.
     case bytes(ImageBytes)
     /// An image that is already decoded.

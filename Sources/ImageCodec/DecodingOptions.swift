@@ -2,7 +2,7 @@
 public struct DecodingOptions: Sendable, Hashable {
     /// The largest `width × height` (as stored in the header) that will be decoded. Checked before
     /// any pixel buffer is allocated; larger images fail with
-    /// ``ImageCacheError/Code/dimensionsTooLarge``.
+    /// `ImageCacheError.Code.dimensionsTooLarge`.
     public var maximumPixelCount: Int = 100_000_000
     /// The largest size the caller needs, in display orientation. The decoder then makes the
     /// smallest bitmap it can that still covers it in both dimensions (keeping the aspect ratio),
@@ -30,13 +30,13 @@ public struct DecodingOptions: Sendable, Hashable {
     public var allowCorruptData: Bool = true
     /// The most frames ``AnimatedImageDecoder`` accepts in one animation, counted from the
     /// file's structure before any frame is decoded; more fail with
-    /// ``ImageCacheError/Code/dimensionsTooLarge``. Still decodes ignore it.
+    /// `ImageCacheError.Code.dimensionsTooLarge`. Still decodes ignore it.
     public var maximumFrames: Int = 10_000
     /// The most pixels ``AnimatedImageDecoder`` decodes for one animation: every frame's canvas
     /// (``maximumPixelCount`` bounds one canvas), or the frame's own rectangle when a GIF frame is
     /// larger than its canvas; for an AVIF sequence also the steps libavif 0.11 takes through
     /// its timing table, one a pixel. Checked before any frame is decoded; more fail with
-    /// ``ImageCacheError/Code/dimensionsTooLarge``, so a small file cannot make a decode run for
+    /// `ImageCacheError.Code.dimensionsTooLarge`, so a small file cannot make a decode run for
     /// minutes. Still decodes ignore it.
     public var maximumAnimationPixels: Int = 2_000_000_000
     /// Whether ``AnimatedImageDecoder`` decodes the next frame on a thread of its own while the

@@ -8,7 +8,7 @@ import Foundation
 /// animation, the first page of a TIFF) into cairo-compatible bitmaps.
 ///
 /// The format is always sniffed from the bytes, never taken from a file name. Every failure is an
-/// ``ImageCacheError``. By default damaged input is decoded as browsers show it — what can be
+/// `ImageCacheError`. By default damaged input is decoded as browsers show it — what can be
 /// recovered, the rest grey — and the damage is logged and listed in ``DecodedImage/warnings``;
 /// ``DecodingOptions/allowCorruptData`` set to `false` refuses it instead.
 public enum ImageDecoder {

@@ -33,7 +33,7 @@ public struct OriginalDownload: Sendable {
 /// (the next chunk is not requested before the last was consumed, so memory stays at one chunk
 /// however large the body). The end of the sequence means the body is complete: a connection that
 /// ends early, a stalled or too slow server, a body over the limit or a stored copy that fails its
-/// checksum all throw an ``ImageCacheError`` instead. Stopping early cancels the download, and
+/// checksum all throw an `ImageCacheError` instead. Stopping early cancels the download, and
 /// nothing of it is stored. The sequence can be iterated once; a second iterator throws.
 public struct ByteChunks: AsyncSequence, Sendable {
     /// A chunk of the body.
@@ -80,7 +80,7 @@ public struct ByteChunks: AsyncSequence, Sendable {
         return all
     }
 
-    /// Reads every chunk into memory of its own (``ImageBytes``: mapped pages once large, never a
+    /// Reads every chunk into memory of its own (`ImageBytes`: mapped pages once large, never a
     /// growing heap array), reserving `expectedCount` (a download's announced length, trusted no
     /// further than `limit`) up front. `onChunk` sees each chunk as it arrives.
     ///

@@ -71,9 +71,15 @@ extension OriginalsLoader {
     /// Decoding and drawing run on the cache's CPU threads at `priority`, so an import does not
     /// hold up images wanted on screen. A URL listed twice is loaded once.
     ///
-    /// - Parameter progress: called as bytes arrive and as each URL finishes, from any thread but
-    ///   one call at a time and in order (every count only grows); keep it short, and do not
-    ///   start another ingest from it.
+    /// - Parameters:
+    ///   - urls: the originals to load: http, https or file URLs.
+    ///   - cache: the cache that stores the images, each under a ``URLImageEntity``.
+    ///   - family: the family whose formats are filled; nil fills every format of the cache.
+    ///   - maximumInFlight: the most URLs loaded at once.
+    ///   - priority: the priority of the decoding and drawing on the cache's CPU threads.
+    ///   - progress: called as bytes arrive and as each URL finishes, from any thread but
+    ///     one call at a time and in order (every count only grows); keep it short, and do not
+    ///     start another ingest from it.
     /// - Returns: one result per URL, in the order given.
     public func ingest(_ urls: [URL], into cache: ImageCache, family: String? = nil, maximumInFlight: Int = 8,
                        priority: RequestPriority = .normal,

@@ -19,7 +19,7 @@ public struct LoaderStatistics: Sendable, Hashable, Codable {
 }
 
 /// Loads originals (encoded image files) from `http`, `https` and `file` URLs, through a disk
-/// cache of originals, and hands them to an ``ImageCache`` as its provider.
+/// cache of originals, and hands them to an `ImageCache` as its provider.
 ///
 /// ```swift
 /// let originals = try OriginalsCache(directory: dir + "/originals", maximumBytes: 500 << 20)
@@ -84,14 +84,14 @@ public final class OriginalsLoader: ImageSourceProvider, Sendable {
     /// The whole original at `url` (at most ``LoaderConfiguration/maximumBodyBytes``), from the
     /// originals cache when it holds a fresh copy, else from the network (storing it).
     ///
-    /// - Throws: ``ImageCacheError``: `.httpStatus`, `.network`, `.timedOut`, `.truncated`,
+    /// - Throws: `ImageCacheError`: `.httpStatus`, `.network`, `.timedOut`, `.truncated`,
     ///   `.tooManyRedirects`, `.bodyTooLarge`, `.unsupportedURL`, `.recentlyFailed`,
     ///   `.cancelled`; for files `.sourceUnavailable` or `.io`.
     public func data(for url: URL) async throws -> [UInt8] {
         try await download(url).chunks.collect(limit: configuration.maximumBodyBytes)
     }
 
-    /// Like ``data(for:)``, in memory of its own (``ImageBytes``: mapped pages once large) rather
+    /// Like ``data(for:)``, in memory of its own (`ImageBytes`: mapped pages once large) rather
     /// than a heap array: what a process that loads many large originals should use.
     public func bytes(for url: URL) async throws -> ImageBytes {
         let download = try await download(url)

@@ -31,7 +31,7 @@ public final class RemoteTiledImage: Sendable {
     /// Fetches and checks the descriptor at `url` with `loader`, and opens the tiles' cache in
     /// `directory` (namespace `remote-` and a hash of the URL), keeping at most `maximumTiles`.
     ///
-    /// - Throws: ``ImageCacheError``: the descriptor's fetch or check (`.corruptData`,
+    /// - Throws: `ImageCacheError`: the descriptor's fetch or check (`.corruptData`,
     ///   `.dimensionsTooLarge`), or the cache's opening (`.inUse` when another process shows it).
     public static func open(_ url: URL, loader: OriginalsLoader, directory: String, maximumTiles: Int = 4096) async throws -> RemoteTiledImage {
         let descriptor = try TileServiceDescriptor.parse(try await loader.data(for: url), from: url)
@@ -63,7 +63,7 @@ public final class RemoteTiledImage: Sendable {
 
     /// The tile, fetched and decoded if it is not stored; on the fast lane by default.
     ///
-    /// - Throws: ``ImageCacheError`` `.invalidArgument` for a tile outside the grid, or what the
+    /// - Throws: `ImageCacheError` `.invalidArgument` for a tile outside the grid, or what the
     ///   fetch, the decode or the cache report (a 404 names the URL).
     public func tile(level: Int, column: Int, row: Int, priority: RequestPriority = .high) async throws -> CachedImage {
         guard let tile = entity(level, column, row) else {

@@ -13,7 +13,7 @@ import SystemPackage
 /// The file grows a chunk (index records and slots together) at a time up to
 /// ``TableConfiguration/maximumCount``, which is a hard limit. At the limit, inserting evicts the
 /// least recently used entry that nobody holds; when every slot is held, ``insert(entity:source:label:draw:)``
-/// throws ``ImageCacheError/Code/tableFull`` and changes nothing.
+/// throws `ImageCacheError.Code.tableFull` and changes nothing.
 ///
 /// An image you hold never changes, whatever any process does with the table: while the table
 /// is open its file is locked, and closing or resetting the table first turns held images into
@@ -52,7 +52,7 @@ public final class ImageTable: Sendable {
     /// file, every entry is marked for checking instead: its checksum is checked the first time
     /// it is read (see ``TableOpenReport/UncleanStop``).
     ///
-    /// - Throws: ``ImageCacheError`` with code `.inUse` when another process or table object has
+    /// - Throws: `ImageCacheError` with code `.inUse` when another process or table object has
     ///   the file open, `.unsafePath` when the path (or its folder, unless allowed) is a symbolic
     ///   link, `.invalidConfiguration`, `.readOnly`, `.noSpace` or `.io`.
     public convenience init(path: String, configuration: TableConfiguration, options: TableOpenOptions = .init(), logger: Logger = Logger(label: "FastImageCache.ImageTable")) throws {
@@ -130,9 +130,14 @@ public final class ImageTable: Sendable {
     /// somebody holds keeps its slot, unchanged, until they let go. Do not close or reset the
     /// table from inside `draw`.
     ///
-    /// - Parameter label: a human-readable name stored with the entry (its first 59 bytes).
+    /// - Parameters:
+    ///   - entity: the key of the entry to store (an entity identifier's ``TableKey``).
+    ///   - source: the key of the source version the pixels are drawn from; a lookup that names
+    ///     another source treats the entry as stale.
+    ///   - label: a human-readable name stored with the entry (its first 59 bytes).
+    ///   - draw: writes the pixels into the buffer it is given, the slot itself.
     /// - Returns: the new image.
-    /// - Throws: ``ImageCacheError`` (`.tableFull`, `.noSpace`, `.closed`, `.readOnly`, `.io`,
+    /// - Throws: `ImageCacheError` (`.tableFull`, `.noSpace`, `.closed`, `.readOnly`, `.io`,
     ///   `.inUse` when another process's store held the writer lock past
     ///   ``TableOpenOptions/writerTimeout``) or what `draw` throws.
     @discardableResult
@@ -239,7 +244,7 @@ public final class ImageTable: Sendable {
     /// Empties the table and gives its disk space back. Images still held keep their pixels,
     /// detached from the file first.
     ///
-    /// - Throws: ``ImageCacheError`` (`.closed`, `.readOnly`, `.io`).
+    /// - Throws: `ImageCacheError` (`.closed`, `.readOnly`, `.io`).
     public func removeAll() throws {
         try structure.withLock {
             let file = try quiesce()

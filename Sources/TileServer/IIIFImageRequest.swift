@@ -87,7 +87,7 @@ public struct IIIFImageRequest: Sendable, Hashable {
 
     /// Parses the four path segments of an image request for a `imageWidth × imageHeight` image.
     ///
-    /// - Throws: ``ImageCacheError`` `.invalidArgument` naming the parameter and what is wrong.
+    /// - Throws: `ImageCacheError` `.invalidArgument` naming the parameter and what is wrong.
     public static func parse(region: String, size: String, rotation: String, qualityAndFormat: String,
                              imageWidth: Int, imageHeight: Int, limits: IIIFLimits = .init()) throws -> IIIFImageRequest {
         let (x, y, w, h) = try parseRegion(region, imageWidth: imageWidth, imageHeight: imageHeight)

@@ -43,7 +43,7 @@ public struct TileServerResponse: Sendable {
     }
 }
 
-/// Serves the pyramids of a ``TilePyramidStore`` folder over HTTP: the IIIF Image API 3.0 at
+/// Serves the pyramids of a `TilePyramidStore` folder over HTTP: the IIIF Image API 3.0 at
 /// compliance level 2, Deep Zoom, and a viewer page. Framework-free: ``respond(to:)`` takes a
 /// ``TileServerRequest``; `TileServer+Hummingbird` mounts it on a Hummingbird router.
 ///

@@ -26,7 +26,7 @@ public enum TileServerRoute: Sendable, Hashable {
     /// The route of `path` (the URL's path, without the query, relative to where the routes are
     /// mounted), or nil when it names nothing this server serves (a 404).
     ///
-    /// - Throws: ``ImageCacheError`` `.invalidArgument` for a path that is not a valid URL path
+    /// - Throws: `ImageCacheError` `.invalidArgument` for a path that is not a valid URL path
     ///   (too long, a bad percent escape, a control byte): a 400.
     public static func parse(_ path: String) throws -> TileServerRoute? {
         guard path.utf8.count <= maximumPathBytes else {

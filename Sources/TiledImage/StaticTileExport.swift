@@ -40,10 +40,13 @@ public enum StaticTileExport {
     /// Writes `pyramid` in `layout` into `folder` (created when missing).
     ///
     /// - Parameters:
+    ///   - pyramid: the pyramid to export.
+    ///   - layout: Deep Zoom or IIIF.
+    ///   - folder: where the tree is written: `image.dzi` and `image_files`, or `iiif`.
     ///   - iiifID: the URL the `iiif` folder will be served at (the `id` of its `info.json`,
     ///     which viewers resolve tile URLs against); by default its `file://` URL.
     ///   - quality: the JPEG quality (1…100).
-    /// - Throws: ``ImageCacheError``: `EEXIST` when the tree exists already, I/O errors with their
+    /// - Throws: `ImageCacheError`: `EEXIST` when the tree exists already, I/O errors with their
     ///   path, or the pyramid's read errors.
     public static func write(_ pyramid: TilePyramid, layout: StaticTileLayout, into folder: String, iiifID: String? = nil, quality: Int = 85) throws -> StaticTileExportSummary {
         let levels = try StaticLevels(pyramid)

@@ -16,7 +16,7 @@ public struct TilePyramidOptions: Sendable, Hashable {
     public var viewSize: PixelSize?
     /// The largest `width × height` accepted, checked as soon as the header has been read.
     public var maximumPixelCount: Int
-    /// Whether damaged data is decoded past, as ``DecodingOptions/allowCorruptData`` says (the
+    /// Whether damaged data is decoded past, as `DecodingOptions.allowCorruptData` says (the
     /// default); an input that ends before the image does always fails the build.
     public var allowCorruptData: Bool
     /// Progressive JPEGs whose coefficients need more than this many bytes keep them in a file.

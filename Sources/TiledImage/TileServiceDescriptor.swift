@@ -53,7 +53,7 @@ public struct TileServiceDescriptor: Sendable, Hashable {
     /// Parses the descriptor `bytes` fetched from `url` (a `.dzi` or an `info.json`, told apart by
     /// their content).
     ///
-    /// - Throws: ``ImageCacheError`` `.corruptData` naming what is wrong, or `.dimensionsTooLarge`.
+    /// - Throws: `ImageCacheError` `.corruptData` naming what is wrong, or `.dimensionsTooLarge`.
     public static func parse(_ bytes: [UInt8], from url: URL) throws -> TileServiceDescriptor {
         guard bytes.count <= maximumDescriptorBytes else {
             throw ImageCacheError(.corruptData, "the tile descriptor is \(bytes.count) bytes, over the \(maximumDescriptorBytes) accepted", path: url.absoluteString)

@@ -8,7 +8,7 @@ public struct StoredAnimation: Sendable, Hashable {
     /// Each frame's duration in milliseconds, as stored in the source file (before the rule for
     /// tiny delays, which ``timeline`` applies).
     public var durations: [Int]
-    /// How many times the animation plays, 0 meaning forever (as ``AnimationInfo/loopCount``).
+    /// How many times the animation plays, 0 meaning forever (as `AnimationInfo.loopCount`).
     public var loopCount: Int
     /// Whether the frames after the first play from a ring of a few frames decoded ahead, rather
     /// than from the table: the animation would take more than a quarter of the format's table.

@@ -6,8 +6,8 @@ import CCairo
 /// of this object and of any cairo object that still references ``surface``. Deinitialization
 /// destroys the surface, not the memory.
 ///
-/// Formats map to cairo as ``PixelFormat/bgra32Premultiplied`` → `ARGB32`, ``PixelFormat/bgrx32``
-/// → `RGB24` and ``PixelFormat/rgb565`` → `RGB16_565`. ``PixelFormat/gray8`` is rejected: cairo's
+/// Formats map to cairo as `PixelFormat.bgra32Premultiplied` → `ARGB32`, `PixelFormat.bgrx32`
+/// → `RGB24` and `PixelFormat.rgb565` → `RGB16_565`. `PixelFormat.gray8` is rejected: cairo's
 /// only 8-bit format, `A8`, is alpha coverage, not luminance (``ImageCanvas`` draws gray8 bitmaps
 /// through a scratch buffer instead).
 public final class CairoImageSurface {
@@ -31,7 +31,7 @@ public final class CairoImageSurface {
     /// Wraps `pixels` in a cairo image surface. `owner`, if given, is kept alive as long as the
     /// surface (for example the ``CachedImage`` whose mapped pixels these are).
     ///
-    /// - Throws: ``ImageCacheError`` when the format is ``PixelFormat/gray8``, the size is not positive,
+    /// - Throws: `ImageCacheError` when the format is `PixelFormat.gray8`, the size is not positive,
     ///   `bytesPerRow` is below `cairo_format_stride_for_width` or not a multiple of 4, `pixels` is
     ///   misaligned for the format, or cairo fails to create the surface.
     public init(

@@ -10,7 +10,7 @@ extension ImageCanvas {
     /// source pixels when shrinking (no aliasing), with edges padded so they do not fade out.
     /// ``ContentMode/aspectFill`` crops the overflow equally on both sides;
     /// ``ContentMode/aspectFit`` leaves the letterbox bars untouched. Images in a format cairo
-    /// cannot read (``PixelFormat/gray8``) are not drawn, and ``checkStatus()`` reports it.
+    /// cannot read (`PixelFormat.gray8`) are not drawn, and ``checkStatus()`` reports it.
     public func draw(_ image: DecodedImage, in rect: CGRect, contentMode: ContentMode = .aspectFill) {
         guard !rect.isNull, !rect.isInfinite else { return }
         let rect = rect.standardized

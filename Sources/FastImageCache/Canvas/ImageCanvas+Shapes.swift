@@ -3,7 +3,7 @@ import Foundation
 
 extension ImageCanvas {
     /// Replaces every pixel inside the current clip with transparent black: transparent for
-    /// ``PixelFormat/bgra32Premultiplied``, opaque black for the formats without alpha.
+    /// `PixelFormat.bgra32Premultiplied`, opaque black for the formats without alpha.
     public func clear() {
         clear(to: .clear)
     }

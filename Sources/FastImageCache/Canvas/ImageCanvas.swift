@@ -4,9 +4,9 @@ import Foundation
 /// Draws into a bitmap in place, with cairo.
 ///
 /// The origin is the top-left corner, y points down, and all coordinates and lengths are in
-/// points: one point covers ``scale`` pixels in each direction. ``PixelFormat/bgra32Premultiplied``,
-/// ``PixelFormat/bgrx32`` and ``PixelFormat/rgb565`` bitmaps are drawn into directly, without an
-/// intermediate buffer. ``PixelFormat/gray8`` bitmaps, which cairo cannot draw as luminance, are
+/// points: one point covers ``scale`` pixels in each direction. `PixelFormat.bgra32Premultiplied`,
+/// `PixelFormat.bgrx32` and `PixelFormat.rgb565` bitmaps are drawn into directly, without an
+/// intermediate buffer. `PixelFormat.gray8` bitmaps, which cairo cannot draw as luminance, are
 /// drawn through an opaque `RGB24` scratch buffer that ``finish()`` converts to luminance.
 ///
 /// Drawing methods do not throw: like cairo, the canvas remembers its first error, which
@@ -33,10 +33,10 @@ public final class ImageCanvas {
 
     /// Creates a canvas over `pixels`, which must hold `pixelHeight` rows of `bytesPerRow` bytes.
     ///
-    /// The existing pixels are kept: drawing composites over them. For ``PixelFormat/gray8`` they
+    /// The existing pixels are kept: drawing composites over them. For `PixelFormat.gray8` they
     /// are copied into the scratch buffer here.
     ///
-    /// - Throws: ``ImageCacheError`` when the size is not positive, `scale` is not positive and finite,
+    /// - Throws: `ImageCacheError` when the size is not positive, `scale` is not positive and finite,
     ///   `bytesPerRow` is below cairo's stride for the width or not a multiple of 4, the memory is
     ///   misaligned for the format, or cairo fails.
     public init(
@@ -83,14 +83,14 @@ public final class ImageCanvas {
     /// Reports the first error met while drawing (for example an image cairo could not wrap) or
     /// cairo's error status.
     ///
-    /// - Throws: ``ImageCacheError`` describing the first error.
+    /// - Throws: `ImageCacheError` describing the first error.
     public func checkStatus() throws {
         if let firstError { throw firstError }
         let status = cairo_status(context)
         guard status == CAIRO_STATUS_SUCCESS else { throw ImageCacheError.cairo(status, while: "drawing") }
     }
 
-    /// Writes all drawing into the target memory: flushes cairo and, for ``PixelFormat/gray8``,
+    /// Writes all drawing into the target memory: flushes cairo and, for `PixelFormat.gray8`,
     /// converts the scratch buffer into the target.
     ///
     /// Gray8 conversion takes each pixel's BT.601 luminance with integer weights

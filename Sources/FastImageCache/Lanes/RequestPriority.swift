@@ -9,7 +9,7 @@ import Foundation
 public enum RequestPriority: Int, Sendable, Hashable, Comparable, CaseIterable, CustomStringConvertible {
     /// Prefetching far ahead.
     case veryLow = 0
-    /// Prefetching (the default of ``ImageCache/prefetch(_:format:priority:)``).
+    /// Prefetching (the default of ``ImageCache/prefetch(_:format:priority:)-(ImageEntity,_,_)``).
     case low = 1
     /// Wanted soon.
     case normal = 2

@@ -13,8 +13,8 @@ import Foundation
 /// is made, and the limits are checked then, before any frame is decoded:
 /// ``DecodingOptions/maximumPixelCount`` (the canvas), ``DecodingOptions/maximumFrames`` and
 /// ``DecodingOptions/maximumAnimationPixels``, each refused with
-/// ``ImageCacheError/Code/dimensionsTooLarge``. A file cut short delivers the frames before the
-/// cut, then throws ``ImageCacheError/Code/truncated``. The format is sniffed from the bytes.
+/// `ImageCacheError.Code.dimensionsTooLarge`. A file cut short delivers the frames before the
+/// cut, then throws `ImageCacheError.Code.truncated`. The format is sniffed from the bytes.
 ///
 /// With ``DecodingOptions/targetSize``, each frame is handed out shrunk to the smallest size
 /// that covers the target, as a still decode is, so that whoever draws it at the target's size
@@ -42,7 +42,7 @@ public final class AnimatedImageDecoder {
 
     /// Opens the image in `bytes` (read from a file: errors and warnings carry its path).
     ///
-    /// - Throws: ``ImageCacheError``: the data is not an image, its structure is damaged, or it is
+    /// - Throws: `ImageCacheError`: the data is not an image, its structure is damaged, or it is
     ///   over a limit of `options`.
     public init(_ bytes: ImageBytes, options: DecodingOptions = .init()) throws {
         path = bytes.path
@@ -107,7 +107,7 @@ public final class AnimatedImageDecoder {
 
     /// The next frame, composited, or nil after the last.
     ///
-    /// - Throws: ``ImageCacheError``: `.truncated` when the data ends inside this frame (the frames
+    /// - Throws: `ImageCacheError`: `.truncated` when the data ends inside this frame (the frames
     ///   before it were delivered), `.corruptData` when it is damaged.
     public func nextFrame() throws -> AnimationFrame? {
         let image: DecodedImage?

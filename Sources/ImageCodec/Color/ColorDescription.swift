@@ -2,7 +2,7 @@
 ///
 /// Decoders read this from the file (an embedded ICC profile, PNG colour chunks, the code points
 /// of HEIF/AVIF `nclx` boxes or JPEG XL headers) and hand it, with the layout of their pixels, to
-/// ``ColorConverter/make(for:layout:warnings:)``, which converts to sRGB when the pixels are not
+/// `ColorConverter.make(for:layout:warnings:)`, which converts to sRGB when the pixels are not
 /// sRGB already. A file that says nothing is ``untagged``: its pixels are taken to be sRGB, as
 /// browsers take them.
 public enum ColorDescription: Sendable, Hashable {

@@ -32,7 +32,7 @@ extension ImageDecoder {
     /// `bytes` may be just the start of a file: enough for the header (for a JPEG, up to its first
     /// scan; for a PNG its first 33 bytes; for a WebP its first chunks).
     ///
-    /// - Throws: ``ImageCacheError/Code/truncated`` when `bytes` ends before the header does, or
+    /// - Throws: `ImageCacheError.Code.truncated` when `bytes` ends before the header does, or
     ///   the error a decode would report for a header that is not an image or is damaged.
     public static func estimatedMemory(_ bytes: some ContiguousBytes, options: DecodingOptions = .init()) throws -> DecodeMemoryEstimate {
         try bytes.withUnsafeBytes { buffer in

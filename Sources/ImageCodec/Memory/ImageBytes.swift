@@ -26,8 +26,8 @@ public final class ImageBytes: ContiguousBytes, @unchecked Sendable {
 
     /// Reads the regular file at `path`.
     ///
-    /// - Throws: ``ImageCacheError/Code/io`` (with `path` and `errno`) when the file cannot be
-    ///   opened or read, or is not a regular file; ``ImageCacheError/Code/overMemoryBudget`` when it
+    /// - Throws: `ImageCacheError.Code.io` (with `path` and `errno`) when the file cannot be
+    ///   opened or read, or is not a regular file; `ImageCacheError.Code.overMemoryBudget` when it
     ///   is larger than `maximumByteCount` or the system refuses the memory.
     public init(contentsOf path: String, maximumByteCount: Int = ImageBytes.defaultMaximumByteCount) throws {
         let file = try ImageFile(path: path)
@@ -46,7 +46,7 @@ public final class ImageBytes: ContiguousBytes, @unchecked Sendable {
 
     /// Copies `bytes`.
     ///
-    /// - Throws: ``ImageCacheError/Code/overMemoryBudget`` when the system refuses the memory.
+    /// - Throws: `ImageCacheError.Code.overMemoryBudget` when the system refuses the memory.
     public init(copying bytes: some ContiguousBytes) throws {
         let count = bytes.withUnsafeBytes { $0.count }
         let storage = try LargeBufferPool.allocate(byteCount: count, zeroed: false)

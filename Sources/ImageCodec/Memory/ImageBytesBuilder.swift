@@ -9,7 +9,7 @@ public final class ImageBytesBuilder {
     /// An empty builder. With `expectedCount` (a download's announced length), the first
     /// allocation holds that many bytes, so that a body of that length is never copied to grow.
     ///
-    /// - Throws: ``ImageCacheError/Code/overMemoryBudget`` when the system refuses the memory.
+    /// - Throws: `ImageCacheError.Code.overMemoryBudget` when the system refuses the memory.
     public init(expectedCount: Int? = nil) throws {
         buffer = try GrowableBytes(reserving: max(0, expectedCount ?? 0))
     }
@@ -19,21 +19,21 @@ public final class ImageBytesBuilder {
 
     /// Appends `bytes`.
     ///
-    /// - Throws: ``ImageCacheError/Code/overMemoryBudget`` when the system refuses the memory.
+    /// - Throws: `ImageCacheError.Code.overMemoryBudget` when the system refuses the memory.
     public func append(_ bytes: UnsafeRawBufferPointer) throws {
         try buffer.append(bytes)
     }
 
     /// Appends `bytes`.
     ///
-    /// - Throws: ``ImageCacheError/Code/overMemoryBudget`` when the system refuses the memory.
+    /// - Throws: `ImageCacheError.Code.overMemoryBudget` when the system refuses the memory.
     public func append(_ bytes: [UInt8]) throws {
         try bytes.withUnsafeBytes { try buffer.append($0) }
     }
 
     /// The bytes appended, without a copy; the builder is empty afterwards.
     ///
-    /// - Throws: ``ImageCacheError/Code/overMemoryBudget`` when nothing was appended and the system
+    /// - Throws: `ImageCacheError.Code.overMemoryBudget` when nothing was appended and the system
     ///   refuses even the smallest buffer.
     public func finish() throws -> ImageBytes {
         let (storage, count) = buffer.takeStorage()

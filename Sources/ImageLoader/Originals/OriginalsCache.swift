@@ -58,7 +58,7 @@ public final class OriginalsCache: Sendable {
     /// A folder that holds anything the cache does not make (a user's photos, say) is refused
     /// before anything in it is read or removed: the cache only ever removes its own files.
     ///
-    /// - Throws: ``ImageCacheError``: `.unsafePath` when the folder is a symbolic link or holds
+    /// - Throws: `ImageCacheError`: `.unsafePath` when the folder is a symbolic link or holds
     ///   files of others, `.io`, `.noSpace`, `.invalidArgument` for a limit below 1.
     public init(directory path: String, maximumBytes: Int, logger: Logger = Logger(label: "ImageLoader.OriginalsCache")) throws {
         guard maximumBytes > 0 else { throw ImageCacheError(.invalidArgument, "the originals cache needs a maximum of at least 1 byte, not \(maximumBytes)", path: path) }

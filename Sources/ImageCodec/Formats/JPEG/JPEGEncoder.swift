@@ -10,7 +10,7 @@ public enum JPEGEncoder {
     /// The JPEG file bytes for `height` rows of `width` pixels in `format` (``PixelFormat/bgrx32``
     /// or ``PixelFormat/bgra32Premultiplied``), rows `bytesPerRow` apart, at `quality` (1…100).
     ///
-    /// - Throws: ``ImageCacheError`` `.invalidArgument` for other formats or bad sizes, or
+    /// - Throws: `ImageCacheError` `.invalidArgument` for other formats or bad sizes, or
     ///   libjpeg's message when it fails (out of memory).
     public static func encode(pixels: UnsafeRawPointer, width: Int, height: Int, bytesPerRow: Int, format: PixelFormat, quality: Int = 85) throws -> [UInt8] {
         guard format == .bgrx32 || format == .bgra32Premultiplied else {

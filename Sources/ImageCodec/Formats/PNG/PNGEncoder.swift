@@ -49,7 +49,7 @@ public enum PNGEncoder {
     }
 
     /// Encodes like ``encode(pixels:width:height:bytesPerRow:format:)`` and writes the file at `path`
-    /// (created or truncated). I/O failures are ``ImageCacheError/Code/io`` errors
+    /// (created or truncated). I/O failures are `ImageCacheError.Code.io` errors
     /// carrying `path` and `errno`.
     public static func write(pixels: UnsafeRawPointer, width: Int, height: Int, bytesPerRow: Int, format: PixelFormat, to path: String) throws {
         let bytes = try encode(pixels: pixels, width: width, height: height, bytesPerRow: bytesPerRow, format: format)
