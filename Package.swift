@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "TileServer", targets: ["TileServer"]),
         .executable(name: "fic", targets: ["fic"]),
         .executable(name: "fic-demo", targets: ["fic-demo"]),
+        .executable(name: "fic-fuzz", targets: ["fic-fuzz"]),
     ],
     traits: [
         .trait(name: "HEIF", description: "HEIC and AVIF images and AVIF sequences (libheif and libavif, loaded when a file needs them; headers: Debian libheif-dev, libavif-dev)."),
@@ -196,6 +197,18 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+
+        // Coverage-guided fuzzing of every parser of outside bytes (scripts/fuzz builds fic-fuzz with
+        // libFuzzer and Address Sanitizer): the targets, and libFuzzer's entry points.
+        .target(
+            name: "FICFuzzing",
+            dependencies: [
+                "ImageCodec", "ImageTable", "ImageLoader", "TiledImage", "TileServer", "FICCore", "FICHarness",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            path: "Fuzz/FICFuzzing"
+        ),
+        .executableTarget(name: "fic-fuzz", dependencies: ["FICFuzzing"], path: "Fuzz/fic-fuzz"),
 
         // Harnesses shared by tests and benchmarks: test patterns, a seeded generator, nginx,
         // a throttled link; and the writer process the crash tests kill, which no product ships.

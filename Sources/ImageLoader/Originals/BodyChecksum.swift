@@ -8,14 +8,17 @@ import FICCore
 /// It guards against damage (a torn write after a power failure, a truncated or altered file), not
 /// against someone who can write the cache folder (who could write any checksum); the entry's
 /// identity is checked by comparing its full URL. Several times faster than SHA-256 here.
-struct BodyChecksum {
+package struct BodyChecksum {
     static let blockBytes = 1 << 16
     private var state: UInt64 = 0x4649_434F_5249_4731  // "FICORIG1"
     private var staging: [UInt8] = []
     private var total: UInt64 = 0
 
+    /// A checksum of nothing yet.
+    package init() {}
+
     /// Adds `bytes`.
-    mutating func update(_ bytes: UnsafeRawBufferPointer) {
+    package mutating func update(_ bytes: UnsafeRawBufferPointer) {
         total &+= UInt64(bytes.count)
         var rest = bytes
         if !staging.isEmpty {
@@ -43,7 +46,7 @@ struct BodyChecksum {
     }
 
     /// The checksum of everything added.
-    func finalize() -> UInt64 {
+    package func finalize() -> UInt64 {
         let last = staging.withUnsafeBytes { XXH64.hash($0, seed: state) }
         return withUnsafeBytes(of: total.littleEndian) { XXH64.hash($0, seed: last) }
     }

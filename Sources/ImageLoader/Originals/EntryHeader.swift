@@ -10,7 +10,7 @@ import Foundation
 /// `Last-Modified` value (3 × UInt16); those three strings (UTF-8); XXH64 of everything before it
 /// (UInt64). A file is served only when its header's checksum, its URL, its length and its body's
 /// checksum all match: a torn, truncated, misplaced or damaged file is a miss, never a wrong image.
-struct EntryHeader: Sendable, Hashable {
+package struct EntryHeader: Sendable, Hashable {
     static let magic: [UInt8] = Array("FICORIG1".utf8)
     /// The fixed part before the three strings.
     static let fixedLength = 8 + 4 + 8 + 8 + 8 + 8 + 6
@@ -21,17 +21,28 @@ struct EntryHeader: Sendable, Hashable {
     /// The longest `ETag` or `Last-Modified` kept; longer ones are dropped.
     static let maximumValidatorBytes = 1024
 
-    var url: String
-    var bodyLength: Int
-    var bodyChecksum: UInt64
-    var storedAt: Date
+    package var url: String
+    package var bodyLength: Int
+    package var bodyChecksum: UInt64
+    package var storedAt: Date
     /// Seconds the entry is fresh after `storedAt`; nil: no limit.
-    var maximumAge: Int64?
-    var etag: String?
-    var lastModified: String?
+    package var maximumAge: Int64?
+    package var etag: String?
+    package var lastModified: String?
+
+    /// A header as given.
+    package init(url: String, bodyLength: Int, bodyChecksum: UInt64, storedAt: Date, maximumAge: Int64?, etag: String?, lastModified: String?) {
+        self.url = url
+        self.bodyLength = bodyLength
+        self.bodyChecksum = bodyChecksum
+        self.storedAt = storedAt
+        self.maximumAge = maximumAge
+        self.etag = etag
+        self.lastModified = lastModified
+    }
 
     /// Bytes of the header.
-    var length: Int {
+    package var length: Int {
         Self.fixedLength + url.utf8.count + (etag?.utf8.count ?? 0) + (lastModified?.utf8.count ?? 0) + Self.checksumLength
     }
 
@@ -54,7 +65,7 @@ struct EntryHeader: Sendable, Hashable {
     }
 
     /// The header's bytes.
-    func encoded() -> [UInt8] {
+    package func encoded() -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(length)
         out += Self.magic
@@ -77,7 +88,7 @@ struct EntryHeader: Sendable, Hashable {
     /// body: magic, lengths against `limits`, the checksum, and that it is the entry of `url`.
     ///
     /// - Returns: nil, with the reason, when the bytes are not a valid header of `url`.
-    static func decode(_ bytes: UnsafeRawBufferPointer, fileLength: Int, url: String, maximumBodyBytes: Int) -> Result<EntryHeader, DecodeFailure> {
+    package static func decode(_ bytes: UnsafeRawBufferPointer, fileLength: Int, url: String, maximumBodyBytes: Int) -> Result<EntryHeader, DecodeFailure> {
         guard bytes.count >= fixedLength, bytes.prefix(8).elementsEqual(magic) else { return .failure(.init("not an entry of the originals cache")) }
         let headerLength = Int(bytes.loadUnaligned(fromByteOffset: 8, as: UInt32.self).littleEndian)
         let bodyLength64 = bytes.loadUnaligned(fromByteOffset: 12, as: UInt64.self).littleEndian
@@ -107,8 +118,8 @@ struct EntryHeader: Sendable, Hashable {
     }
 
     /// Why a header was refused.
-    struct DecodeFailure: Error, CustomStringConvertible {
-        let description: String
+    package struct DecodeFailure: Error, CustomStringConvertible {
+        package let description: String
         init(_ description: String) { self.description = description }
     }
 
