@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "TileServer", targets: ["TileServer"]),
         .executable(name: "fic", targets: ["fic"]),
         .executable(name: "fic-demo", targets: ["fic-demo"]),
+        .executable(name: "fic-bench", targets: ["fic-bench"]),
         .executable(name: "fic-fuzz", targets: ["fic-fuzz"]),
     ],
     traits: [
@@ -182,16 +183,10 @@ let package = Package(
             resources: [.copy("SamplePhotos")]
         ),
         .executableTarget(name: "fic-demo", dependencies: ["FICDemo", "FICCommandLine", "FastImageCache"]),
-        // Benchmarks, run by `fic bench` in release builds.
-        .target(
-            name: "FICBenchmarks",
-            dependencies: ["FastImageCache", "ImageTable", "ImageCodec", "TiledImage", "ImageLoader", "FICHarness", "FICCore"],
-            path: "Benchmarks/FICBenchmarks"
-        ),
         .executableTarget(
             name: "fic",
             dependencies: [
-                "FastImageCache", "TiledImage", "ImageLoader", "TileServer", "FICBenchmarks", "FICCore", "ImageCodec",
+                "FastImageCache", "TiledImage", "ImageLoader", "TileServer", "FICCore", "ImageCodec",
                 "FICCommandLine", "FICDemo", "CCairo", "CSDL2",
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Tool"])),
                 .product(name: "Logging", package: "swift-log"),
@@ -213,6 +208,22 @@ let package = Package(
         // Harnesses shared by tests and benchmarks: test patterns, a seeded generator, nginx,
         // a throttled link; and the writer process the crash tests kill, which no product ships.
         .target(name: "FICHarness", dependencies: ["FICCore", "ImageTable"], path: "Harness/FICHarness"),
+        // The benchmarks, a library of conformers of its Benchmark protocol, and `fic-bench`, which
+        // runs them in release builds: a program of its own, so that `fic` links no harness. The
+        // benchmarks that measure fic run the `fic` built beside it.
+        .target(
+            name: "FICBenchmarks",
+            dependencies: ["FastImageCache", "ImageTable", "ImageCodec", "TiledImage", "ImageLoader", "FICHarness", "FICCore"],
+            path: "Benchmarks/FICBenchmarks"
+        ),
+        .executableTarget(
+            name: "fic-bench",
+            dependencies: [
+                "FICBenchmarks", "FICCommandLine", "FICDemo", "FastImageCache",
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Tool"])),
+            ],
+            path: "Benchmarks/fic-bench"
+        ),
         .executableTarget(
             name: "fic-selftest-sharer",
             dependencies: [
@@ -250,6 +261,8 @@ let package = Package(
         .testTarget(name: "FastImageCacheTests", dependencies: ["FastImageCache", "FICCore", "ImageTable", "ImageCodec", "CCairo", "FICTestSupport"]),
         .testTarget(name: "TiledImageTests", dependencies: ["TiledImage", "ImageCodec", "FICCore", "FICTestSupport", "FICHarness"]),
         .testTarget(name: "FicTests", dependencies: ["fic", "FICCommandLine", "FICDemo", "FastImageCache", "ImageTable", "ImageCodec", "FICTestSupport", "FICHarness"]),
+        // The benchmarks' list, their JSON report, and `fic-bench`'s command line (run as a child process).
+        .testTarget(name: "FICBenchmarksTests", dependencies: ["FICBenchmarks", "FICTestSupport", "FICHarness", "fic-bench"]),
         .testTarget(
             name: "ImageLoaderTests",
             dependencies: [

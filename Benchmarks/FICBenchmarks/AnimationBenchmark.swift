@@ -74,7 +74,7 @@ public struct AnimationBenchmarkResult: Codable, Sendable {
     }
 }
 
-/// `fic bench animation`: a 1920 × 1080 animated WebP of 300 frames (a pan across a bundled
+/// `fic-bench animation`: a 1920 × 1080 animated WebP of 300 frames (a pan across a bundled
 /// photo, made once with Pillow and kept in the work directory) ingested by `fic ingest` into a
 /// 480 × 270 format, as a separate process whose peak resident set `/usr/bin/time` measures;
 /// ingested again (nothing to decode); Pillow's frame loop on the same file as the baseline; and
@@ -96,7 +96,7 @@ public enum AnimationBenchmark {
             log("  making \(name) with Pillow (once; kept in \(folder))")
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             let photo = try largestPhoto(testdata)
-            try BenchKit.runProcess("/usr/bin/env", ["python3", "-c", makeScript, photo, file + ".part", "\(width)", "\(height)", "\(frameCount)", "\(frameMs)"])
+            try BenchmarkProcess.run("/usr/bin/env", ["python3", "-c", makeScript, photo, file + ".part", "\(width)", "\(height)", "\(frameCount)", "\(frameMs)"])
             try FileManager.default.moveItem(atPath: file + ".part", toPath: file)
         }
         let cache = (root as NSString).appendingPathComponent("cache")
@@ -105,17 +105,17 @@ public enum AnimationBenchmark {
         var notes: [String] = []
 
         // First pass: every frame decoded, composited and stored, in a fresh cache each run.
-        var firsts: [ChildProcess.Run] = []
+        var firsts: [MeasuredRun] = []
         for _ in 0..<runs {
             if FileManager.default.fileExists(atPath: cache) { try FileManager.default.removeItem(atPath: cache) }
-            let run = try ChildProcess.run(fic, arguments, workDirectory: root)
+            let run = try MeasuredRun.run(fic, arguments)
             guard run.output.contains("1 added") else { throw BenchmarkError("fic ingest did not add the animation: \(run.output)") }
             firsts.append(run)
         }
         let firstSeconds = firsts.map(\.seconds).min()!
         let peak = firsts.map(\.peakRSSBytes).max()!
         log("  first ingest: \(BenchKit.fixed(firstSeconds, 2)) s (best of \(runs)), peak RSS \(BenchKit.mebibytes(peak))")
-        let second = try ChildProcess.run(fic, arguments, workDirectory: root)
+        let second = try MeasuredRun.run(fic, arguments)
         let unchanged = second.output.contains("0 added, 1 unchanged")
         log("  second ingest: \(BenchKit.fixed(second.seconds, 2)) s, \(unchanged ? "unchanged (nothing decoded)" : "NOT unchanged: \(second.output)")")
 
@@ -209,7 +209,7 @@ public enum AnimationBenchmark {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             let photo = try largestPhoto(testdata)
             for (i, ext) in ["gif", "webp", "png", "gif", "webp"].enumerated() {
-                try BenchKit.runProcess("/usr/bin/env", ["python3", "-c", makeScript, photo, folder + "/anim-\(i).\(ext)", "320", "240", "24", "\(40 + 20 * i)"])
+                try BenchmarkProcess.run("/usr/bin/env", ["python3", "-c", makeScript, photo, folder + "/anim-\(i).\(ext)", "320", "240", "24", "\(40 + 20 * i)"])
             }
             _ = FileManager.default.createFile(atPath: folder + "/done", contents: nil)
         }
@@ -263,7 +263,7 @@ public enum AnimationBenchmark {
                 best = dt if best is None else min(best, dt)
             print(best)
             """
-        let run = try ChildProcess.run("/usr/bin/env", ["python3", "-c", script, file, "\(runs)"], workDirectory: NSTemporaryDirectory())
+        let run = try MeasuredRun.run("/usr/bin/env", ["python3", "-c", script, file, "\(runs)"])
         guard let seconds = Double(run.output.trimmingCharacters(in: .whitespacesAndNewlines)) else {
             throw BenchmarkError("Pillow's timing could not be read: \(run.output)")
         }

@@ -80,7 +80,7 @@ enum BenchKit {
         return total
     }
 
-    // MARK: Files and processes
+    // MARK: Files
 
     /// Image files of a test-data folder: `DIR/photos/*` when that folder exists, else `DIR/*`;
     /// JPEG, PNG and WebP files by extension, sorted by name.
@@ -95,23 +95,6 @@ enum BenchKit {
             .filter { extensions.contains(($0 as NSString).pathExtension.lowercased()) }
             .sorted()
             .map { (folder as NSString).appendingPathComponent($0) }
-    }
-
-    /// Runs `executable` with `arguments`, discarding its output, and throws unless it exits with 0.
-    static func runProcess(_ executable: String, _ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        let errors = Pipe()
-        process.standardError = errors
-        try process.run()
-        let message = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationReason == .exit, process.terminationStatus == 0 else {
-            let text = String(decoding: message, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            throw BenchmarkError("\((executable as NSString).lastPathComponent) failed (status \(process.terminationStatus)): \(text)")
-        }
     }
 
     /// A fresh, empty directory `name` inside `parent` (removed first if it exists).
@@ -178,6 +161,11 @@ enum BenchKit {
     /// A byte count in MiB with one decimal.
     static func mebibytes(_ bytes: Int) -> String {
         fixed(Double(bytes) / 1_048_576) + " MiB"
+    }
+
+    /// A time in nanoseconds, in µs from 100 µs up.
+    static func nanoseconds(text value: Double) -> String {
+        value >= 100_000 ? String(format: "%.1f µs", value / 1000) : String(format: "%.1f ns", value)
     }
 }
 

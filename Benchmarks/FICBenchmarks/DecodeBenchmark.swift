@@ -93,9 +93,10 @@ public enum DecodeBenchmark {
         var djpegRate: Double?
         var startup: Double?
         if let djpeg = Executables.find("djpeg") {
-            let seconds = try best { try runProcess(djpeg, ["-dct", "int", "-outfile", "/dev/null", jpegPath]) }
+            // Its standard error to /dev/null too: the timed run is the process alone.
+            let seconds = try best { try BenchmarkProcess.run(djpeg, ["-dct", "int", "-outfile", "/dev/null", jpegPath], keepsErrors: false) }
             djpegRate = megapixels / seconds
-            startup = try best { try runProcess(djpeg, ["-outfile", "/dev/null", testdata + "/jpeg/tiny-1x1.jpg"]) } * 1000
+            startup = try best { try BenchmarkProcess.run(djpeg, ["-outfile", "/dev/null", testdata + "/jpeg/tiny-1x1.jpg"], keepsErrors: false) } * 1000
         } else {
             log("djpeg not found in PATH (Debian: apt-get install libjpeg-turbo-progs); skipping the comparison")
         }
@@ -174,7 +175,7 @@ public enum DecodeBenchmark {
         let ppmPath = workDirectory + "/decode-benchmark-source.ppm"
         try ppm.write(to: URL(fileURLWithPath: ppmPath))
         defer { try? FileManager.default.removeItem(atPath: ppmPath) }
-        try runProcess(cjpeg, ["-quality", "90", "-outfile", path, ppmPath])
+        try BenchmarkProcess.run(cjpeg, ["-quality", "90", "-outfile", path, ppmPath])
     }
 
     /// The best wall time of `runs` calls of `body`, after one warm-up call, in seconds.
@@ -189,32 +190,5 @@ public enum DecodeBenchmark {
         }
         let parts = fastest.components
         return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
-    }
-
-    /// Runs `executable` with stdout and stderr sent to /dev/null and waits for it. Uses
-    /// `posix_spawn` and `waitpid` directly: Foundation's `Process.waitUntilExit` polls and adds tens
-    /// of milliseconds, which would distort the djpeg timing.
-    private static func runProcess(_ executable: String, _ arguments: [String]) throws {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid = pid_t()
-        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
-        guard spawned == 0 else {
-            throw DecodeBenchmarkError(description: "Could not start \(executable): \(String(cString: strerror(spawned))).")
-        }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 {
-            guard errno == EINTR else {
-                throw DecodeBenchmarkError(description: "waitpid for \(executable) failed: \(String(cString: strerror(errno))).")
-            }
-        }
-        guard status == 0 else {
-            throw DecodeBenchmarkError(description: "\(executable) \(arguments.joined(separator: " ")) failed (wait status \(status)).")
-        }
     }
 }

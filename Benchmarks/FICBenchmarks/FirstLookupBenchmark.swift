@@ -54,8 +54,9 @@ public enum FirstLookupBenchmark {
     static func entity(_ i: Int) -> Entity { Entity(entityID: "photo-\(i)", sourceImageID: "v1") }
 
     /// Stores `count` images drawn from `sources` in a cache under `root`, then measures new
-    /// processes of `fic` (its hidden `bench-child first-lookups` command) looking them up.
-    static func run(fic: String, root: String, sources: [DecodedImage], count: Int = 2000, runs: Int = 3, log: (String) -> Void) throws -> FirstLookupBenchmarkResult {
+    /// processes of `benchmarks`, the `fic-bench` executable (its hidden `child first-lookups`
+    /// command), looking them up.
+    static func run(benchmarks: String, root: String, sources: [DecodedImage], count: Int = 2000, runs: Int = 3, log: (String) -> Void) throws -> FirstLookupBenchmarkResult {
         let directory = (root as NSString).appendingPathComponent("first-lookup")
         do {
             let cache = try ImageCache(directory: directory, namespace: namespace, formats: [try format(count: count)])
@@ -64,7 +65,7 @@ public enum FirstLookupBenchmark {
         }
         log("  first lookups: \(count) images of \(side)×\(side) px BGRA, each looked up once by each new process")
         func child(closes: Bool) throws -> (meanNs: Double, openMs: Double) {
-            let run = try ChildProcess.run(fic, ["bench-child", "first-lookups", "--cache", directory, "--count", "\(count)"] + (closes ? [] : ["--stop-without-close"]), workDirectory: root)
+            let run = try MeasuredRun.run(benchmarks, [BenchmarkExecutables.childCommand, "first-lookups", "--cache", directory, "--count", "\(count)"] + (closes ? [] : ["--stop-without-close"]))
             guard let line = run.output.split(separator: "\n").last,
                   let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
                   let mean = object["mean_ns"] as? Double, let open = object["open_ms"] as? Double, let misses = object["misses"] as? Int

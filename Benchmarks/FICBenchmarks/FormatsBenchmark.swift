@@ -132,7 +132,7 @@ public enum FormatsBenchmark {
                 try TilesBenchmark.best(2) {
                     try? FileManager.default.removeItem(atPath: output)
                     sync()
-                    return try Child.run(fic, ["tile", input, "--out", output]).0
+                    return try MeasuredRun.run(fic, ["tile", input, "--out", output]).figures
                 }.seconds
             }
             let u = try tile(baseline), t = try tile(tagged)
@@ -151,7 +151,7 @@ public enum FormatsBenchmark {
         }
 
         // 5. Memory over many HEICs.
-        var heicMany: ChildProcess.Run?, heicFew: ChildProcess.Run?
+        var heicMany: MeasuredRun?, heicFew: MeasuredRun?
         if !heicOriginals.isEmpty, heicMemoryCount > 0 {
             let few = try LargePhotoSet.linkFolder((root as NSString).appendingPathComponent("heic-few"), count: min(options.count, heicMemoryCount), originals: heicOriginals)
             let many = try LargePhotoSet.linkFolder((root as NSString).appendingPathComponent("heic-many"), count: heicMemoryCount, originals: heicOriginals)
@@ -172,7 +172,7 @@ public enum FormatsBenchmark {
         if let heicMany, let heicFew {
             met["heic_memory_flat_lt_150mb"] = heicMany.peakRSSBytes < 150 << 20 && heicMany.peakRSSBytes <= heicFew.peakRSSBytes + (16 << 20)
         }
-        notes.append("inputs are camera-sized photos made from the test photos (mirror-tiled, not enlarged) and encoded with Debian's encoders: heif-enc -q 80 (x265), avifenc --min 20 --max 30 (aom), cjxl -d 1, vips tiffsave --compression deflate, vips gifsave; both sides are whole processes, as in fic bench ingest")
+        notes.append("inputs are camera-sized photos made from the test photos (mirror-tiled, not enlarged) and encoded with Debian's encoders: heif-enc -q 80 (x265), avifenc --min 20 --max 30 (aom), cjxl -d 1, vips tiffsave --compression deflate, vips gifsave; both sides are whole processes, as in fic-bench ingest")
         notes.append("the tagged inputs carry colord's ProPhoto RGB profile in APP2 markers inserted into the very same JPEG bytes: only the colour conversion differs")
         return FormatsBenchmarkResult(
             ingest: ingest, taggedIngest: taggedIngest, taggedPyramid: taggedPyramid, bigTIFF: bigTIFF,
@@ -192,8 +192,8 @@ public enum FormatsBenchmark {
             let scale = max(Double(width) / Double(info.displayWidth), Double(height) / Double(info.displayHeight))
             let big = tiff + ".v"
             defer { unlink(big) }
-            try BenchKit.runProcess(vips, ["resize", photo, big, "\(scale)"])
-            try BenchKit.runProcess(vips, ["crop", big, tiff + "[tile,tile-width=256,tile-height=256,bigtiff,compression=deflate]", "0", "0", "\(width)", "\(height)"])
+            try BenchmarkProcess.run(vips, ["resize", photo, big, "\(scale)"])
+            try BenchmarkProcess.run(vips, ["crop", big, tiff + "[tile,tile-width=256,tile-height=256,bigtiff,compression=deflate]", "0", "0", "\(width)", "\(height)"])
         }
         let output = (root as NSString).appendingPathComponent("bigtiff-out")
         func fresh() {
@@ -202,10 +202,10 @@ public enum FormatsBenchmark {
             sync()
         }
         defer { try? FileManager.default.removeItem(atPath: output) }
-        let ours = try TilesBenchmark.best(2) { fresh(); return try Child.run(fic, ["tile", tiff, "--out", output + "/pyramid"]).0 }
+        let ours = try TilesBenchmark.best(2) { fresh(); return try MeasuredRun.run(fic, ["tile", tiff, "--out", output + "/pyramid"]).figures }
         let theirs = try TilesBenchmark.best(2) {
             fresh()
-            return try Child.run(vips, ["tiffsave", tiff, output + "/out.tif", "--tile", "--pyramid", "--compression", "none", "--tile-width", "256", "--tile-height", "256", "--bigtiff"]).0
+            return try MeasuredRun.run(vips, ["tiffsave", tiff, output + "/out.tif", "--tile", "--pyramid", "--compression", "none", "--tile-width", "256", "--tile-height", "256", "--bigtiff"]).figures
         }
         log("  tiled BigTIFF \(width)×\(height): fic tile \(TilesBenchmark.describe(ours)); vips tiffsave --pyramid \(TilesBenchmark.describe(theirs))")
         return .init(width: width, height: height, ficSeconds: ours.seconds, ficPeakRSSBytes: ours.peakRSSBytes, vipsSeconds: theirs.seconds, vipsPeakRSSBytes: theirs.peakRSSBytes)

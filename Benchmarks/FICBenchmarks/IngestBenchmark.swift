@@ -170,8 +170,8 @@ public enum IngestBenchmark {
         }
 
         // Memory: many large JPEGs against few.
-        var memoryRun: ChildProcess.Run?
-        var fewRun: ChildProcess.Run?
+        var memoryRun: MeasuredRun?
+        var fewRun: MeasuredRun?
         if options.memoryRunCount > 0, !jpegOriginals.isEmpty {
             let few = try LargePhotoSet.linkFolder((root as NSString).appendingPathComponent("memory-few"), count: min(options.count, options.memoryRunCount), originals: jpegOriginals)
             let many = try LargePhotoSet.linkFolder((root as NSString).appendingPathComponent("memory-many"), count: options.memoryRunCount, originals: jpegOriginals)
@@ -189,7 +189,7 @@ public enum IngestBenchmark {
         }
         notes.append("both sides are whole processes using every core: fic ingest --jobs \(jobs) stores \(formatArguments.count / 2 - 1) formats (largest \(largestPixelSize.width)×\(largestPixelSize.height)); vipsthumbnail -s \(largestPixelSize.width)x\(largestPixelSize.height) --smartcrop centre writes one JPEG per photo, with its own threads")
         notes.append("photos/s are from the best of \(options.runs) runs after a warm-up run; input files are in the page cache; on a busy machine compare CPU per photo, as photos/s then measure the other work more than either program")
-        notes.append(ChildProcess.timeTool == nil
+        notes.append(MeasuredRun.timeTool == nil
             ? "/usr/bin/time is missing (apt-get install time): peak RSS figures include this process's own peak and are upper bounds"
             : "CPU time and peak RSS of each process are measured by /usr/bin/time")
         return IngestBenchmarkResult(
@@ -204,7 +204,7 @@ public enum IngestBenchmark {
         let inputBytes = files.reduce(0) { $0 + ((try? FileManager.default.attributesOfItem(atPath: $1)[.size] as? Int) ?? 0) }
         let folder = (files[0] as NSString).deletingLastPathComponent
         log("  \(kind): \(files.count) files, \(BenchKit.mebibytes(inputBytes))")
-        var ficRuns: [ChildProcess.Run] = []
+        var ficRuns: [MeasuredRun] = []
         for run in 0...options.runs {
             let measured = try ingest(fic: fic, folder: folder, count: files.count, jobs: jobs, memory: options.memoryBudgetMiB, root: root)
             if run > 0 { ficRuns.append(measured) }
@@ -218,16 +218,16 @@ public enum IngestBenchmark {
         )
         log("    fic ingest:    \(BenchKit.fixed(result.ficPhotosPerSecond)) photos/s (best of \(options.runs)), \(BenchKit.fixed(result.ficCPUMillisecondsPerPhoto)) ms CPU per photo, peak RSS \(BenchKit.mebibytes(result.ficPeakRSSBytes))")
         if let vipsthumbnail {
-            var vipsRuns: [ChildProcess.Run] = []
+            var vipsRuns: [MeasuredRun] = []
             for run in 0...options.runs {
                 let out = try BenchKit.makeFreshDirectory(root, "vips-out")
-                var total = ChildProcess.Run(seconds: 0, cpuSeconds: 0, peakRSSBytes: 0, output: "")
+                var total = MeasuredRun(seconds: 0, cpuSeconds: 0, peakRSSBytes: 0, output: "")
                 for batch in stride(from: 0, to: files.count, by: 500) {
                     let slice = Array(files[batch..<min(batch + 500, files.count)])
                     // vipsthumbnail takes an output path relative to each input's folder unless absolute.
                     let arguments = ["-s", "\(largestPixelSize.width)x\(largestPixelSize.height)", "--smartcrop", "centre",
                                      "-o", (out as NSString).appendingPathComponent("%s.jpg")] + slice
-                    let one = try ChildProcess.run(vipsthumbnail, arguments, workDirectory: root)
+                    let one = try MeasuredRun.run(vipsthumbnail, arguments)
                     total.seconds += one.seconds
                     total.cpuSeconds += one.cpuSeconds
                     total.peakRSSBytes = max(total.peakRSSBytes, one.peakRSSBytes)
@@ -249,11 +249,11 @@ public enum IngestBenchmark {
     }
 
     /// One `fic ingest` of `folder` into a fresh cache; checks that every file was added.
-    static func ingest(fic: String, folder: String, count: Int, jobs: Int, memory: Int, root: String) throws -> ChildProcess.Run {
+    static func ingest(fic: String, folder: String, count: Int, jobs: Int, memory: Int, root: String) throws -> MeasuredRun {
         let cache = (root as NSString).appendingPathComponent("cache")
         if FileManager.default.fileExists(atPath: cache) { try FileManager.default.removeItem(atPath: cache) }
         let arguments = ["ingest", folder, "--cache", cache, "--jobs", "\(jobs)", "--memory", "\(memory)"] + formatArguments
-        let run = try ChildProcess.run(fic, arguments, workDirectory: root)
+        let run = try MeasuredRun.run(fic, arguments)
         guard run.output.contains("\(count) added") else {
             throw BenchmarkError("fic ingest did not add all \(count) files: \(run.output.trimmingCharacters(in: .whitespacesAndNewlines))")
         }

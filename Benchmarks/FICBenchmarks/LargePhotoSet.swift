@@ -19,9 +19,9 @@ enum LargePhotoSet {
         case tiff
         case gif
 
-        /// The kinds `fic bench ingest` compares (the first formats); `fic bench formats` takes the others.
+        /// The kinds `fic-bench ingest` compares (the first formats); `fic-bench formats` takes the others.
         static let ingestKinds: [Kind] = [.jpegBaseline, .jpegProgressive, .png, .webp]
-        /// The kinds of `fic bench formats`.
+        /// The kinds of `fic-bench formats`.
         static let formatKinds: [Kind] = [.heic, .avif, .jxl, .tiff, .gif]
 
         /// The size of the generated photos: a camera's for photographs, a large web animation's for GIF.
@@ -91,7 +91,7 @@ enum LargePhotoSet {
             let ppm = path + ".ppm"
             defer { unlink(ppm) }
             try writePPM(canvas, to: ppm)
-            try BenchKit.runProcess(cjpeg, ["-quality", "90"] + (kind == .jpegProgressive ? ["-progressive"] : []) + ["-outfile", temporary, ppm])
+            try BenchmarkProcess.run(cjpeg, ["-quality", "90"] + (kind == .jpegProgressive ? ["-progressive"] : []) + ["-outfile", temporary, ppm])
         case .png:
             try canvas.withUnsafeBytes { pixels in
                 try PNGEncoder.write(pixels: pixels.baseAddress!, width: width, height: height, bytesPerRow: canvas.bytesPerRow, format: .bgrx32, to: temporary)
@@ -112,7 +112,7 @@ enum LargePhotoSet {
             }
             // Tools choose the output format by extension: give the temporary file the real one.
             let staged = path + ".part." + kind.fileExtension
-            try BenchKit.runProcess(tool, encoder.arguments(png, staged))
+            try BenchmarkProcess.run(tool, encoder.arguments(png, staged))
             guard rename(staged, temporary) == 0 else { throw BenchmarkError("\(encoder.tool) wrote no \(staged)") }
         }
         guard rename(temporary, path) == 0 else { throw BenchmarkError("could not rename \(temporary) to \(path)") }

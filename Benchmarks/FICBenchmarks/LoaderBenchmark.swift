@@ -248,7 +248,7 @@ public enum LoaderBenchmark {
         let config = urls.enumerated().map { "url = \"\($1.absoluteString)\"\noutput = \"\(folder)/\($0).jpg\"" }.joined(separator: "\n")
         try config.write(toFile: folder + ".conf", atomically: true, encoding: .utf8)
         let start = ContinuousClock.now
-        try BenchKit.runProcess(curl, ["--parallel", "--parallel-max", "\(parallel)", "--silent", "--show-error", "--fail", "--config", folder + ".conf"])
+        try BenchmarkProcess.run(curl, ["--parallel", "--parallel-max", "\(parallel)", "--silent", "--show-error", "--fail", "--config", folder + ".conf"])
         return BenchKit.nanoseconds(ContinuousClock.now - start) / 1e9
     }
 }

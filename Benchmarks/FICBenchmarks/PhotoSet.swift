@@ -17,14 +17,14 @@ enum PhotoSet {
         var variants: [[UInt8]] = []
         for (n, source) in BenchKit.photos(in: testdata).filter({ $0.lowercased().hasSuffix(".jpg") }).enumerated() {
             let ppm = scratch + "/\(n).ppm"
-            try BenchKit.runProcess("/bin/sh", ["-c", "'\(djpeg)' -ppm '\(source)' > '\(ppm)'"])
+            try BenchmarkProcess.run("/bin/sh", ["-c", "'\(djpeg)' -ppm '\(source)' > '\(ppm)'"])
             let width = try ppmWidth(ppm)
             if width < 800 {
-                try BenchKit.runProcess("/bin/sh", ["-c", "'\(djpeg)' -scale 2/1 -ppm '\(source)' > '\(ppm)'"])
+                try BenchmarkProcess.run("/bin/sh", ["-c", "'\(djpeg)' -scale 2/1 -ppm '\(source)' > '\(ppm)'"])
             }
             func encode(_ quality: Int) throws -> [UInt8] {
                 let out = scratch + "/\(n)-\(quality).jpg"
-                try BenchKit.runProcess(cjpeg, ["-quality", "\(quality)", "-outfile", out, ppm])
+                try BenchmarkProcess.run(cjpeg, ["-quality", "\(quality)", "-outfile", out, ppm])
                 return [UInt8](try Data(contentsOf: URL(fileURLWithPath: out)))
             }
             var low = 40, high = 98

@@ -6,23 +6,23 @@ import Glibc
 /// and end through flag files, and collects what they wrote.
 extension ProcessesBenchmark {
     struct Children {
-        /// The `fic` executable, the benchmark's folder, the cache's folder, the test data.
-        let fic: String
+        /// The `fic-bench` executable, the benchmark's folder, the cache's folder, the test data.
+        let benchmarks: String
         let root: String
         let cache: String
         let testdata: String
 
         func path(_ name: String) -> String { (root as NSString).appendingPathComponent(name) }
 
-        /// Starts `fic bench-child ROLE` on `count` entities with `job`.
-        func start(_ role: Role, count: Int, job: Job) throws -> ChildProcess.Started {
+        /// Starts `fic-bench child ROLE` on `count` entities with `job`.
+        func start(_ role: Role, count: Int, job: Job) throws -> BenchmarkProcess {
             let jobPath = job.ready + ".job"
             try JSONEncoder().encode(job).write(to: URL(fileURLWithPath: jobPath))
-            return try ChildProcess.start(fic, ["bench-child", role.rawValue, "--cache", cache, "--count", "\(count)", "--job", jobPath], workDirectory: root)
+            return try BenchmarkProcess(benchmarks, [BenchmarkExecutables.childCommand, role.rawValue, "--cache", cache, "--count", "\(count)", "--job", jobPath])
         }
 
         /// Waits until every child has made its ready flag; throws, with its errors, if one ends first.
-        func waitUntilReady(_ children: [(ChildProcess.Started, Job)]) throws {
+        func waitUntilReady(_ children: [(BenchmarkProcess, Job)]) throws {
             let deadline = BenchKit.monotonicNanoseconds() + 120_000_000_000
             for (child, job) in children {
                 while !ProcessesBenchmark.exists(job.ready) {

@@ -49,12 +49,12 @@ extension ProcessesBenchmark.Children {
         /// Stops `a` and says whether it holds the writer lock. The query says that a
         /// description holds the lock, not whose: B may be storing. A's own lock lines say
         /// whether it is A's.
-        func stopAndAskWhetherItHoldsTheLock(_ a: ChildProcess.Started) throws -> Bool {
-            a.signal(SIGSTOP)
+        func stopAndAskWhetherItHoldsTheLock(_ a: BenchmarkProcess) throws -> Bool {
+            a.child.signal(SIGSTOP)
             kills.stops += 1
-            guard a.waitUntilStopped() else { throw BenchmarkError("writer A ended: \(a.lastErrors())") }
+            guard a.child.waitUntilStopped() else { throw BenchmarkError("writer A ended: \(a.lastErrors())") }
             return try side.isRangeLockedByOthers(.exclusive, start: SharedWriterLock.byte, length: 1, path: sidePath)
-                && ProcessLocks.holdsWriteLock(pid: a.pid, inode: UInt64(status.st_ino), byte: SharedWriterLock.byte)
+                && ProcessLocks.holdsWriteLock(pid: a.child.pid, inode: UInt64(status.st_ino), byte: SharedWriterLock.byte)
         }
 
         var pauses = SplitMix64(seed: 0x6B1115)
@@ -74,12 +74,12 @@ extension ProcessesBenchmark.Children {
                     if try stopAndAskWhetherItHoldsTheLock(a) {
                         let killed = BenchKit.monotonicNanoseconds()
                         killedHoldingLock.append(killed)
-                        a.kill()
+                        a.child.kill()
                         kills.holdingLockExit.append(Double(BenchKit.monotonicNanoseconds() - killed) / 1e6)
                         found = true
                         break
                     }
-                    a.signal(SIGCONT)
+                    a.child.signal(SIGCONT)
                 }
                 guard found else { throw BenchmarkError("writer A was never found holding the writer lock") }
             } else {
@@ -87,7 +87,7 @@ extension ProcessesBenchmark.Children {
                 pauseCurrentThread(.microseconds(Int.random(in: 1000...30_000, using: &pauses)))
                 kills.atRandomHeldLock.append(try stopAndAskWhetherItHoldsTheLock(a))
                 killedAtRandom.append(BenchKit.monotonicNanoseconds())
-                a.kill()
+                a.child.kill()
             }
             // B stores on alone for a while before the next A starts.
             pauseCurrentThread(.milliseconds(20))

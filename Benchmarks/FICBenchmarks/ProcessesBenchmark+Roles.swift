@@ -6,7 +6,7 @@ import Glibc
 import ImageCodec
 import ImageTable
 
-/// The processes of ``ProcessesBenchmark``, each a `fic bench-child` process that opens the cache
+/// The processes of ``ProcessesBenchmark``, each a `fic-bench child` process that opens the cache
 /// as an application does and reports what it saw into files its parent reads.
 extension ProcessesBenchmark {
     /// What a process of the benchmark does.

@@ -173,7 +173,7 @@ public struct ProcessesBenchmarkResult: Codable, Sendable {
     }
 }
 
-/// Measures one cache shared by several processes, all of them `fic bench-child` processes
+/// Measures one cache shared by several processes, all of them `fic-bench child` processes
 /// using ``ImageCache`` as applications do:
 ///
 /// - **Readers beside an ingest.** Reader processes look up a screenful of images every 16 ms,
@@ -232,12 +232,12 @@ public enum ProcessesBenchmark {
     }
 
     /// Runs the benchmark with the photos of `testdata`, keeping its files in a folder of
-    /// `workDirectory` that is removed afterwards; `fic` is the tool's executable, whose hidden
-    /// `bench-child` command runs every measured process.
-    public static func run(fic: String, testdata: String, workDirectory: String, options: Options = Options(), log: (String) -> Void) throws -> ProcessesBenchmarkResult {
+    /// `workDirectory` that is removed afterwards; `benchmarks` is the `fic-bench` executable,
+    /// whose hidden `child` command runs every measured process.
+    public static func run(benchmarks: String, testdata: String, workDirectory: String, options: Options = Options(), log: (String) -> Void) throws -> ProcessesBenchmarkResult {
         let root = try BenchKit.makeFreshDirectory(workDirectory, "processes-\(getpid())")
         defer { try? FileManager.default.removeItem(atPath: root) }
-        let children = Children(fic: fic, root: root, cache: (root as NSString).appendingPathComponent("cache"), testdata: testdata)
+        let children = Children(benchmarks: benchmarks, root: root, cache: (root as NSString).appendingPathComponent("cache"), testdata: testdata)
         var notes: [String] = []
 
         // The readers' images, stored once.

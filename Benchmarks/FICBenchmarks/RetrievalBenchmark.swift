@@ -70,7 +70,7 @@ public struct RetrievalBenchmarkResult: Codable, Sendable {
     public var insertBytesMaxOverMin: Double
 
     /// The first lookup of each image by a new process, after a clean close, after a stop without
-    /// close and after a simulated restart; nil when the `fic` executable was not given.
+    /// close and after a simulated restart; nil when the `fic-bench` executable was not given.
     public var firstLookup: FirstLookupBenchmarkResult?
 
     /// Each target by name, and whether it was met.
@@ -184,9 +184,9 @@ public enum RetrievalBenchmark {
     }
 
     /// Runs the benchmark with the photos of `testdata` (its `photos` folder if it has one),
-    /// keeping its files in a folder of `workDirectory` that is removed afterwards; `fic`, the
-    /// tool's executable, runs the processes of the first-lookup measurement.
-    public static func run(testdata: String, workDirectory: String, fic: String?, options: Options = Options(), log: (String) -> Void) throws -> RetrievalBenchmarkResult {
+    /// keeping its files in a folder of `workDirectory` that is removed afterwards; `benchmarks`,
+    /// the `fic-bench` executable, runs the processes of the first-lookup measurement.
+    public static func run(testdata: String, workDirectory: String, benchmarks: String?, options: Options = Options(), log: (String) -> Void) throws -> RetrievalBenchmarkResult {
         let side = 200
         let rowBytes = side * 4
         let root = try BenchKit.makeFreshDirectory(workDirectory, "retrieval-\(getpid())")
@@ -297,7 +297,7 @@ public enum RetrievalBenchmark {
                 let ppm = (folder as NSString).appendingPathComponent("thumb-\(p).ppm")
                 let jpeg = (folder as NSString).appendingPathComponent("thumb-\(p).jpg")
                 try writePPM(bitmaps[entities[p].entityID]!, width: side, height: side, to: ppm)
-                try BenchKit.runProcess(cjpeg, ["-quality", "80", "-outfile", jpeg, ppm])
+                try BenchmarkProcess.run(cjpeg, ["-quality", "80", "-outfile", jpeg, ppm])
                 thumbnails.append(jpeg)
             }
             var paths: [String] = []
@@ -334,7 +334,7 @@ public enum RetrievalBenchmark {
         let fill = try measureFill(root: root, bitmaps: entities.prefix(sources.count).map { bitmaps[$0.entityID]! }, side: side, options: options, log: log)
 
         // (f) the first lookup of each image by a new process: after a clean close, a stop without close, a restart.
-        let firstLookup = try fic.map { try FirstLookupBenchmark.run(fic: $0, root: root, sources: sources, log: log) }
+        let firstLookup = try benchmarks.map { try FirstLookupBenchmark.run(benchmarks: $0, root: root, sources: sources, log: log) }
 
         let readOverInMemory = read.median / inMemory.median
         let conventionalOverRead = conventional.map { $0.median / read.median }

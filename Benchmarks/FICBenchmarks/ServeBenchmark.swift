@@ -39,7 +39,7 @@ public struct ServeBenchmarkResult: Sendable, Codable {
     public var notes: [String]
 }
 
-/// `fic bench serve`: random tiles of an 18000² pyramid under `wrk -c 64`, `fic serve` against
+/// `fic-bench serve`: random tiles of an 18000² pyramid under `wrk -c 64`, `fic serve` against
 /// nginx serving the same tiles as static files made by `vips dzsave`.
 public enum ServeBenchmark {
     static let connections = 64
@@ -60,7 +60,7 @@ public enum ServeBenchmark {
         try FileManager.default.createDirectory(atPath: folder + "/store", withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         log("building the pyramid (fic tile) …")
-        try BenchKit.runProcess(fic, ["tile", baseline, "--out", folder + "/store/big"])
+        try BenchmarkProcess.run(fic, ["tile", baseline, "--out", folder + "/store/big"])
 
         // Random tiles of the three finest Deep Zoom levels (most of a viewer's requests).
         let top = Int((log2(Double(side))).rounded(.up))
@@ -102,7 +102,7 @@ public enum ServeBenchmark {
         var nginx: LocalNginx?
         if let vips = Executables.find("vips") {
             log("static tiles (vips dzsave, 256 pixels, no overlap, quality 85) behind nginx …")
-            try BenchKit.runProcess(vips, ["dzsave", baseline, folder + "/static/image", "--tile-size", "256", "--overlap", "0", "--suffix", ".jpg[Q=85]"])
+            try BenchmarkProcess.run(vips, ["dzsave", baseline, folder + "/static/image", "--tile-size", "256", "--overlap", "0", "--suffix", ".jpg[Q=85]"])
             do {
                 nginx = try LocalNginx(root: folder + "/static", prefix: folder + "/nginx")
             } catch let error as HarnessError {
@@ -164,16 +164,8 @@ public enum ServeBenchmark {
 
     /// Runs wrk and reads its requests/s, median and 99th-percentile latencies and errors.
     static func wrkRun(_ wrk: String, _ base: String, script: String, seconds: Int, connections: Int) throws -> ServeBenchmarkResult.Load {
-        let output = Pipe()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: wrk)
         // wrk needs a connection per thread at least.
-        process.arguments = ["-t", "2", "-c", "\(connections)", "-d", "\(seconds)s", "--latency", "-s", script, base]
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let text = try BenchmarkProcess.output(of: wrk, ["-t", "2", "-c", "\(connections)", "-d", "\(seconds)s", "--latency", "-s", script, base])
         func field(_ prefix: String) -> String? {
             text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.first { $0.hasPrefix(prefix) }?
                 .dropFirst(prefix.count).trimmingCharacters(in: .whitespaces)
@@ -197,29 +189,24 @@ public enum ServeBenchmark {
 
 /// `fic serve` in a child process on a free port.
 private final class ServedStore {
-    let process = Process()
+    let process: BenchmarkProcess
     let base: String
+    /// Its standard output, open while it runs: a server writing to a closed pipe would be killed.
+    private let output: LinePipe
 
     init(fic: String, store: String, arguments: [String]) throws {
-        let output = Pipe()
-        process.executableURL = URL(fileURLWithPath: fic)
-        process.arguments = ["serve", store, "--port", "0"] + arguments
-        process.standardOutput = output
-        try process.run()
+        output = try LinePipe()
+        process = try BenchmarkProcess(fic, ["serve", store, "--port", "0"] + arguments, outputPipe: output)
         // The first line says where it listens.
-        var line = Data()
-        while !line.contains(0x0A) {
-            let chunk = output.fileHandleForReading.availableData
-            guard !chunk.isEmpty else { throw BenchmarkError("fic serve ended before it listened") }
-            line.append(chunk)
-        }
-        let text = String(decoding: line, as: UTF8.self)
+        guard let text = output.line(timeout: .seconds(600)) else { throw BenchmarkError("fic serve printed nothing in 10 minutes") }
+        guard !text.isEmpty else { throw BenchmarkError("fic serve ended before it listened: \(process.lastErrors())") }
         guard let at = text.range(of: "http://") else { throw BenchmarkError("fic serve printed no URL: \(text)") }
         base = String(text[at.lowerBound...].prefix { !$0.isWhitespace }).trimmingCharacters(in: CharacterSet(charactersIn: "/"))
     }
 
+    /// Asks it to stop (`SIGTERM`) and waits for it; killed if it is still running after a minute.
     func stop() {
-        process.terminate()
-        process.waitUntilExit()
+        process.child.signal(SIGTERM)
+        _ = process.child.wait(timeout: .seconds(60))
     }
 }

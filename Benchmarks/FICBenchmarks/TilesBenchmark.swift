@@ -163,7 +163,8 @@ public enum TilesBenchmark {
 
         func ours(_ input: String) throws -> (TilesBenchmarkResult.Run, Double) {
             try fresh()
-            let (run, stdout) = try Child.run(fic, ["tile", input, "--out", output + "/pyramid", "--json"])
+            let measured = try MeasuredRun.run(fic, ["tile", input, "--out", output + "/pyramid", "--json"])
+            let (run, stdout) = (measured.figures, measured.output)
             let json = stdout.split(separator: "\n").last.map(String.init) ?? ""
             let object = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]
             return (run, object?["after_last_byte_ms"] as? Double ?? .nan)
@@ -171,7 +172,7 @@ public enum TilesBenchmark {
 
         log("baseline JPEG: \(side)×\(side), \(fileSize(baseline) >> 20) MiB")
         let djpeg = try djpegPath.map { path in
-            try best(2) { try fresh(); return try Child.run(path, ["-dct", "int", "-outfile", "/dev/null", baseline]).0 }
+            try best(2) { try fresh(); return try MeasuredRun.run(path, ["-dct", "int", "-outfile", "/dev/null", baseline]).figures }
         }
         djpeg.map { log("  djpeg: \(describe($0))") }
         var afterLastByte = Double.nan
@@ -182,29 +183,29 @@ public enum TilesBenchmark {
         }
         log("  fic tile: \(describe(pyramid)), last byte → ready \(BenchKit.fixed(afterLastByte)) ms")
         try fresh()
-        let lowMemory = try Child.run(fic, ["tile", baseline, "--out", output + "/pyramid", "--low-memory"]).0
+        let lowMemory = try MeasuredRun.run(fic, ["tile", baseline, "--out", output + "/pyramid", "--low-memory"]).figures
         log("  fic tile --low-memory: \(describe(lowMemory))")
         let tiff = try vipsPath.map { path -> TilesBenchmarkResult.Run in
             try fresh()
-            return try Child.run(path, ["tiffsave", baseline, output + "/out.tif", "--tile", "--pyramid", "--compression", "none", "--tile-width", "256", "--tile-height", "256"]).0
+            return try MeasuredRun.run(path, ["tiffsave", baseline, output + "/out.tif", "--tile", "--pyramid", "--compression", "none", "--tile-width", "256", "--tile-height", "256"]).figures
         }
         tiff.map { log("  vips tiffsave --tile --pyramid: \(describe($0))") }
         let dz = try vipsPath.map { path -> TilesBenchmarkResult.Run in
             try fresh()
-            return try Child.run(path, ["dzsave", baseline, output + "/dz"]).0
+            return try MeasuredRun.run(path, ["dzsave", baseline, output + "/dz"]).figures
         }
         dz.map { log("  vips dzsave: \(describe($0))") }
 
         log("progressive JPEG: \(fileSize(progressive) >> 20) MiB")
         let progressiveDjpeg = try djpegPath.map { path in
-            try best(2) { try fresh(); return try Child.run(path, ["-dct", "int", "-outfile", "/dev/null", progressive]).0 }
+            try best(2) { try fresh(); return try MeasuredRun.run(path, ["-dct", "int", "-outfile", "/dev/null", progressive]).figures }
         }
         progressiveDjpeg.map { log("  djpeg: \(describe($0))") }
         let progressivePyramid = try best(2) { try ours(progressive).0 }
         log("  fic tile: \(describe(progressivePyramid))")
         let progressiveTiff = try vipsPath.map { path -> TilesBenchmarkResult.Run in
             try fresh()
-            return try Child.run(path, ["tiffsave", progressive, output + "/out.tif", "--tile", "--pyramid", "--compression", "none", "--tile-width", "256", "--tile-height", "256"]).0
+            return try MeasuredRun.run(path, ["tiffsave", progressive, output + "/out.tif", "--tile", "--pyramid", "--compression", "none", "--tile-width", "256", "--tile-height", "256"]).figures
         }
         progressiveTiff.map { log("  vips tiffsave --tile --pyramid: \(describe($0))") }
 
@@ -212,13 +213,13 @@ public enum TilesBenchmark {
         let wide = (width: 16001, height: 9007)
         let widePath = workDirectory + "/tiles-\(wide.width)x\(wide.height)-baseline.jpg"
         if let vipsPath, !FileManager.default.fileExists(atPath: widePath) {
-            try BenchKit.runProcess(vipsPath, ["crop", baseline, widePath + "[Q=90]", "0", "0", "\(wide.width)", "\(wide.height)"])
+            try BenchmarkProcess.run(vipsPath, ["crop", baseline, widePath + "[Q=90]", "0", "0", "\(wide.width)", "\(wide.height)"])
         }
         var wideDjpeg: TilesBenchmarkResult.Run?, widePyramid: TilesBenchmarkResult.Run?
         if FileManager.default.fileExists(atPath: widePath) {
             log("baseline JPEG: \(wide.width)×\(wide.height), \(fileSize(widePath) >> 20) MiB")
             wideDjpeg = try djpegPath.map { path in
-                try best(2) { try fresh(); return try Child.run(path, ["-dct", "int", "-outfile", "/dev/null", widePath]).0 }
+                try best(2) { try fresh(); return try MeasuredRun.run(path, ["-dct", "int", "-outfile", "/dev/null", widePath]).figures }
             }
             wideDjpeg.map { log("  djpeg: \(describe($0))") }
             widePyramid = try best(2) { try ours(widePath).0 }
@@ -329,8 +330,8 @@ public enum TilesBenchmark {
             }
         }
         fclose(file)
-        _ = try Child.run(cjpeg, ["-quality", "90", "-outfile", baseline, ppm])
-        _ = try Child.run(jpegtran, ["-progressive", "-outfile", progressive, baseline])
+        try BenchmarkProcess.run(cjpeg, ["-quality", "90", "-outfile", baseline, ppm])
+        try BenchmarkProcess.run(jpegtran, ["-progressive", "-outfile", progressive, baseline])
     }
 
     // MARK: Streamed over HTTP
@@ -341,7 +342,7 @@ public enum TilesBenchmark {
         let server: LocalNginx
         do {
             server = try LocalNginx(root: (path as NSString).deletingLastPathComponent, prefix: workDirectory + "/tiles-nginx-\(getpid())")
-        } catch let error as BenchmarkError where error.description.contains("not installed") {
+        } catch let error as HarnessError where error.description.contains("not installed") {
             return nil
         }
         defer {
@@ -351,7 +352,8 @@ public enum TilesBenchmark {
         let link = try ThrottledLink(targetPort: server.port, bytesPerSecond: 20_000_000)
         defer { link.stop() }
         let url = "http://127.0.0.1:\(link.port)/\((path as NSString).lastPathComponent)"
-        let (run, stdout) = try Child.run(fic, ["tile", url, "--out", output + "/pyramid", "--json"])
+        let measured = try MeasuredRun.run(fic, ["tile", url, "--out", output + "/pyramid", "--json"])
+        let (run, stdout) = (measured.figures, measured.output)
         let json = stdout.split(separator: "\n").last.map(String.init) ?? ""
         let object = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]
         guard let after = object?["after_last_byte_ms"] as? Double, let bytes = object?["bytes_downloaded"] as? Int else {
@@ -434,57 +436,9 @@ public enum TilesBenchmark {
     }
 }
 
-/// Runs child processes with `posix_spawn` and collects their resource use with `wait4`.
-enum Child {
-    /// Runs `executable` with `arguments`; returns its wall time, CPU time, peak RSS and stdout.
-    /// The peak RSS comes from `/usr/bin/time` around the child: `posix_spawn` starts children with
-    /// `vfork`, and Linux then counts the parent's resident set in the child's `ru_maxrss`.
-    static func run(_ executable: String, _ arguments: [String]) throws -> (TilesBenchmarkResult.Run, String) {
-        let report = "/tmp/fic-bench-rss-\(getpid())"
-        defer { unlink(report) }
-        let timed = access("/usr/bin/time", X_OK) == 0
-        let (run, output) = try spawn(timed ? "/usr/bin/time" : executable, timed ? ["-f", "%M", "-o", report, executable] + arguments : arguments)
-        guard timed, let text = try? String(contentsOfFile: report, encoding: .utf8),
-              let kilobytes = Int(text.split(separator: "\n").last(where: { Int($0) != nil }) ?? "") else { return (run, output) }
-        var exact = run
-        exact.peakRSSBytes = kilobytes * 1024
-        return (exact, output)
-    }
-
-    private static func spawn(_ executable: String, _ arguments: [String]) throws -> (TilesBenchmarkResult.Run, String) {
-        var pipe: [Int32] = [0, 0]
-        guard Glibc.pipe(&pipe) == 0 else { throw BenchmarkError("pipe failed") }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, pipe[1], 1)
-        posix_spawn_file_actions_addclose(&actions, pipe[0])
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid = pid_t()
-        let start = ContinuousClock.now
-        let rc = posix_spawn(&pid, executable, &actions, nil, argv, environ)
-        close(pipe[1])
-        guard rc == 0 else {
-            close(pipe[0])
-            throw BenchmarkError("cannot start \(executable): \(String(cString: strerror(rc)))")
-        }
-        var output: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { read(pipe[0], $0.baseAddress, $0.count) }
-            if n > 0 { output += chunk[0..<n] } else if n == 0 || errno != EINTR { break }
-        }
-        close(pipe[0])
-        var status: Int32 = 0
-        var usage = rusage()
-        while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
-        let wall = BenchKit.nanoseconds(ContinuousClock.now - start) / 1e9
-        guard status == 0 else {
-            throw BenchmarkError("\((executable as NSString).lastPathComponent) \(arguments.joined(separator: " ")) failed (wait status \(status))")
-        }
-        let cpu = Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6 + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
-        return (TilesBenchmarkResult.Run(seconds: wall, cpuSeconds: cpu, peakRSSBytes: Int(usage.ru_maxrss) * 1024), String(decoding: output, as: UTF8.self))
+extension MeasuredRun {
+    /// Its figures as the benchmark's JSON has them.
+    var figures: TilesBenchmarkResult.Run {
+        TilesBenchmarkResult.Run(seconds: seconds, cpuSeconds: cpuSeconds, peakRSSBytes: peakRSSBytes)
     }
 }

@@ -187,7 +187,7 @@ public enum ViewBenchmark {
         let whileIngesting = frames((ingesting["phases"] as? [String: Any] ?? [:])["ingesting"])
         log("  compose p99 \(BenchKit.fixed(whileIngesting.composeP99Ms, 2)) ms, max \(BenchKit.fixed(whileIngesting.composeMaxMs, 2)) ms (CPU max \(BenchKit.fixed(whileIngesting.composeCPUMaxMs, 2)) ms), \(whileIngesting.framesComposeOver8_3Ms) of \(whileIngesting.frames) frames over 8.3 ms")
 
-        // Photo: the 18000² JPEG of `fic bench tiles` (made once, kept in the work directory).
+        // Photo: the 18000² JPEG of `fic-bench tiles` (made once, kept in the work directory).
         let side = TilesBenchmark.side
         let baseline = workDirectory + "/tiles-\(side)-baseline.jpg"
         let progressive = workDirectory + "/tiles-\(side)-progressive.jpg"
@@ -196,7 +196,7 @@ public enum ViewBenchmark {
         }
         log("photo: tiling the \(side)×\(side) JPEG with fic tile …")
         let pyramid = work + "/pyramid"
-        _ = try Child.run(fic, ["tile", baseline, "--out", pyramid])
+        try BenchmarkProcess.run(fic, ["tile", baseline, "--out", pyramid])
         var steps = ["phase startup", "wait-idle 3000", "phase zoom"]
         // From fit (800 / 18000) to 1:1 in steps of ×1.25 around the centre, waiting for sharpness.
         var scale = Double(height) / Double(side)
@@ -283,8 +283,8 @@ public enum ViewBenchmark {
     static func view(_ xvfbRun: String, _ fic: String, _ arguments: [String], script: String, work: String, name: String) throws -> [String: Any] {
         let scriptPath = work + "/\(name).script", statsPath = work + "/\(name).json"
         try script.write(toFile: scriptPath, atomically: true, encoding: .utf8)
-        _ = try Child.run(xvfbRun, ["-a", "-s", "-screen 0 \(width)x\(height)x24 -nolisten tcp", fic, "view"] + arguments
-                          + ["--size", "\(width)x\(height)", "--script", scriptPath, "--stats", statsPath])
+        try BenchmarkProcess.run(xvfbRun, ["-a", "-s", "-screen 0 \(width)x\(height)x24 -nolisten tcp", fic, "view"] + arguments
+                                   + ["--size", "\(width)x\(height)", "--script", scriptPath, "--stats", statsPath])
         guard let stats = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: statsPath))) as? [String: Any] else {
             throw BenchmarkError("fic view \(name) wrote no statistics")
         }

@@ -33,6 +33,15 @@ public final class ChildProcess: @unchecked Sendable {
             }
         }
 
+        /// Its exit status, or a status above 128 for a signal (as a shell says), or -1 for a hang.
+        public var status: Int32 {
+            switch self {
+            case .exited(let status): return status
+            case .signalled(let signal): return 128 + signal
+            case .timedOut: return -1
+            }
+        }
+
         /// The ending of a `waitpid` status.
         init(status: Int32) {
             self = status & 0x7F == 0 ? .exited((status >> 8) & 0xFF) : .signalled(status & 0x7F)
@@ -213,13 +222,7 @@ extension ChildProcess {
         public let standardError: String
 
         /// Its exit status, or a status above 128 for a signal (as a shell says), or -1 for a hang.
-        public var status: Int32 {
-            switch ending {
-            case .exited(let status): return status
-            case .signalled(let signal): return 128 + signal
-            case .timedOut: return -1
-            }
-        }
+        public var status: Int32 { ending.status }
     }
 
     /// Runs `executable` with `arguments` (environment as ``start(_:_:environment:extraEnvironment:removedEnvironment:standardInput:standardOutput:standardError:)``)

@@ -57,12 +57,12 @@ package enum ExitStatus {
         return tool
     }
 
-    /// Parses the arguments for the tool whose root command is `root`, runs the command and
-    /// exits with the tools' own statuses: usage errors exit 2 (not ArgumentParser's 64),
-    /// `--help` exits 0.
-    package static func main(_ root: any ParsableCommand.Type) async -> Never {
+    /// Parses the arguments (`arguments`, else the process's) for the tool whose root command is
+    /// `root`, runs the command and exits with the tools' own statuses: usage errors exit 2 (not
+    /// ArgumentParser's 64), `--help` exits 0.
+    package static func main(_ root: any ParsableCommand.Type, arguments: [String]? = nil) async -> Never {
         do {
-            var command = try root.parseAsRoot(nil)
+            var command = try root.parseAsRoot(arguments)
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {

@@ -81,7 +81,7 @@ public final class TileServer: Sendable {
         threads.stop()
     }
 
-    /// Kept answers, their bytes, hits and misses (for tests and `fic bench serve`).
+    /// Kept answers, their bytes, hits and misses (for tests and `fic-bench serve`).
     public var encodedCacheStatistics: (bytes: Int, entries: Int, hits: Int, misses: Int) { encoded.statistics }
 
     /// The answer to `request`. Never throws: every failure is an HTTP error whose plain-text

@@ -64,7 +64,7 @@ import Testing
         let path = root + "/shared"
         let mine = try open(path)
         defer { mine.closeQuietly() }
-        let child = try await LockHoldingProcess.start(file: path, byte: Self.farByte + 64, folder: root)
+        let child = try await LockHolder.start(file: path, byte: Self.farByte + 64, folder: root)
         #expect(try mine.isRangeLockedByOthers(.exclusive, start: Self.farByte + 64, length: 1, path: path))
         #expect(try mine.lockRange(.exclusive, start: Self.farByte + 64, length: 1, wait: false, path: path) == false)
 

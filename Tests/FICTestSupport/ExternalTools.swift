@@ -44,22 +44,27 @@ public enum ExternalTools {
         return found
     }
 
-    /// Runs `tool` with `arguments` and waits; throws, with what the tool wrote to its standard
-    /// error, unless it exits with status 0. Its standard output goes to the file `stdout` when
-    /// given, else to /dev/null; its standard input comes from the file `stdin` when given, else
-    /// /dev/null. ImageMagick is `/usr/bin/convert` (another `convert` may come first on PATH).
-    public static func run(_ tool: String, _ arguments: [String], stdin: String? = nil, stdout: String? = nil) throws {
+    /// Runs `tool` with `arguments` and waits, up to `timeout` (then it is killed); throws, with
+    /// what the tool wrote to its standard error, unless it exits with status 0. Its standard
+    /// output goes to the file `stdout` when given, else to /dev/null; its standard input comes
+    /// from the file `stdin` when given, else /dev/null. ImageMagick is `/usr/bin/convert`
+    /// (another `convert` may come first on PATH).
+    public static func run(_ tool: String, _ arguments: [String], stdin: String? = nil, stdout: String? = nil, timeout: Duration = .seconds(600)) throws {
         guard let executable = path(of: tool) else {
             throw Failure(description: "\(tool) is not installed; scripts/install-deps installs it")
         }
         let errors = temporaryErrorFile()
         defer { unlink(errors) }
-        let pid = try spawn(executable, arguments, standardInput: stdin ?? "/dev/null", standardOutput: stdout ?? "/dev/null", standardError: errors)
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        guard status == 0 else {
+        let child: ChildProcess
+        do {
+            child = try ChildProcess.start(executable, arguments, standardInput: stdin ?? "/dev/null", standardOutput: stdout ?? "/dev/null", standardError: errors)
+        } catch let error as HarnessError {
+            throw Failure(description: error.description)
+        }
+        let ending = child.wait(timeout: timeout)
+        guard ending == .exited(0) else {
             let said = String(decoding: (try? bytes(atPath: errors)) ?? [], as: UTF8.self)
-            throw Failure(description: "\(tool) \(arguments.joined(separator: " ")) failed (wait status \(status)): \(said)")
+            throw Failure(description: "\(tool) \(arguments.joined(separator: " ")) \(ending): \(said)")
         }
     }
 

@@ -15,12 +15,7 @@ struct DecodeFramesTests {
         for (photo, delay) in [("chelsea.jpg", "4"), ("coffee.jpg", "10"), ("rocket.jpg", "0")] {
             arguments += ["-delay", delay, "(", Fic.testdata + "/photos/" + photo, "-resize", "40x30!", ")"]
         }
-        let make = Process()
-        make.executableURL = URL(fileURLWithPath: "/usr/bin/convert")
-        make.arguments = arguments + ["-loop", "0", gif]
-        try make.run()
-        make.waitUntilExit()
-        try #require(make.terminationStatus == 0)
+        try ExternalTools.run("/usr/bin/convert", arguments + ["-loop", "0", gif])
 
         try expectFramesWritten(of: gif, in: folder, durations: [40, 100, 0])
     }

@@ -1,3 +1,4 @@
+import FICTestSupport
 import FastImageCache
 import Foundation
 import ImageCodec
@@ -118,12 +119,7 @@ enum LargeJPEG {
         let ppmPath = folder + "/" + name + ".ppm", jpegPath = folder + "/" + name + ".jpg"
         try Data(ppm).write(to: URL(fileURLWithPath: ppmPath))
         defer { try? FileManager.default.removeItem(atPath: ppmPath) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: cjpeg)
-        process.arguments = ["-quality", "90"] + (progressive ? ["-progressive"] : []) + ["-outfile", jpegPath, ppmPath]
-        try process.run()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "cjpeg failed")
+        try ExternalTools.run(cjpeg, ["-quality", "90"] + (progressive ? ["-progressive"] : []) + ["-outfile", jpegPath, ppmPath])
         return jpegPath
     }
 }

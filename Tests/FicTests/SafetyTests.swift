@@ -1,4 +1,5 @@
 @testable import FICCommandLine
+import FICHarness
 import Foundation
 import Testing
 @testable import fic
@@ -85,23 +86,16 @@ struct SafetyTests {
         let cache = try makeCache(folder)
         let binary = try #require(Fic.binary)
         for round in 0..<30 {
-            var processes: [(Process, Pipe, String)] = []
+            var processes: [(CapturingChild, String)] = []
             for format in ["a:8x8:bgra:max=16", "b:16x16:rgb565:max=16"] {
-                let p = Process()
-                p.executableURL = URL(fileURLWithPath: binary)
-                p.arguments = ["ingest", folder.path("source"), "--cache", cache, "--format", format]
-                let err = Pipe()
-                p.standardError = err
-                p.standardOutput = FileHandle.nullDevice
-                try p.run()
-                processes.append((p, err, String(format.prefix(1))))
+                let p = try ChildProcess.startCapturing(binary, ["ingest", folder.path("source"), "--cache", cache, "--format", format])
+                processes.append((p, String(format.prefix(1))))
             }
             var finished: [(status: Int32, format: String, time: Date)] = []
-            for (p, err, format) in processes {
-                p.waitUntilExit()
-                let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-                #expect(p.terminationStatus == 0, "round \(round): the ingest of format \(format) failed: \(message)")
-                finished.append((p.terminationStatus, format, Date()))
+            for (p, format) in processes {
+                let run = p.result()
+                #expect(run.status == 0, "round \(round): the ingest of format \(format) failed: \(run.stderr)")
+                finished.append((run.status, format, Date()))
             }
             // The cache holds a whole, intact table of the formats it was last ingested with.
             let verify = try Fic.run(["verify", "--cache", cache])
@@ -117,23 +111,12 @@ struct SafetyTests {
         let binary = try #require(Fic.binary)
         for round in 0..<40 {
             try Data(repeating: UInt8(round), count: 9000).write(to: URL(fileURLWithPath: table))
-            var processes: [(Process, Pipe)] = []
-            for _ in 0..<2 {
-                let p = Process()
-                p.executableURL = URL(fileURLWithPath: binary)
-                p.arguments = ["ingest", folder.path("source"), "--cache", cache]
-                let err = Pipe()
-                p.standardError = err
-                p.standardOutput = FileHandle.nullDevice
-                try p.run()
-                processes.append((p, err))
-            }
+            let processes = try (0..<2).map { _ in try ChildProcess.startCapturing(binary, ["ingest", folder.path("source"), "--cache", cache]) }
             var succeeded = 0
-            for (p, err) in processes {
-                p.waitUntilExit()
-                let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-                if p.terminationStatus == 0 { succeeded += 1 } else {
-                    Issue.record("round \(round): an ingest failed: \(message)")
+            for p in processes {
+                let run = p.result()
+                if run.status == 0 { succeeded += 1 } else {
+                    Issue.record("round \(round): an ingest failed: \(run.stderr)")
                 }
             }
             #expect(succeeded == 2, "round \(round): both ingests succeed")
@@ -181,12 +164,9 @@ struct MediaTests {
         for (umask, fileMode, folderMode) in [("022", 0o600, 0o700), ("277", 0o400, 0o500)] {
             let folder = try TemporaryFolder()
             try folder.copyTestdata("photos/chelsea.jpg", into: "source", as: "a.jpg")
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: "/bin/sh")
-            p.arguments = ["-c", "umask \(umask) && exec \"$0\" ingest \"$1\" --cache \"$2\" --format tiny:8x8:bgra:max=4", binary, folder.path("source"), folder.path("cache/deep")]
-            try p.run()
-            p.waitUntilExit()
-            #expect(p.terminationStatus == 0)
+            let run = try ChildProcess.capture("/bin/sh", ["-c", "umask \(umask) && exec \"$0\" ingest \"$1\" --cache \"$2\" --format tiny:8x8:bgra:max=4",
+                                                          binary, folder.path("source"), folder.path("cache/deep")])
+            #expect(run.status == 0)
             func mode(_ path: String) -> Int {
                 var st = stat()
                 return lstat(path, &st) == 0 ? Int(st.st_mode & 0o777) : -1

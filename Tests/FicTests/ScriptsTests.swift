@@ -1,3 +1,4 @@
+import FICHarness
 import FICTestSupport
 import Foundation
 import Testing
@@ -15,7 +16,7 @@ import Testing
 
     @Test func theDemoScriptsHelpListsEveryOptionOfFicDemoWithoutBuilding() throws {
         // An empty PATH: were the script to install or build, it would fail (no apt-get, no swift).
-        let script = try Process.capture("/bin/bash", [Self.root + "/scripts/demo", "--help"], environment: ["PATH": ""])
+        let script = try ChildProcess.capture("/bin/bash", [Self.root + "/scripts/demo", "--help"], environment: ["PATH": ""])
         #expect(script.status == 0, "\(script.stderr)")
         let fic = try Fic.run(["demo", "--help"])
         #expect(fic.status == 0)
@@ -26,7 +27,7 @@ import Testing
 
     @Test func theInstallScriptsHelpAnswersWithoutInstalling() throws {
         for script in ["install", "install-deps"] {
-            let run = try Process.capture("/bin/bash", [Self.root + "/scripts/" + script, "--help"], environment: ["PATH": ""])
+            let run = try ChildProcess.capture("/bin/bash", [Self.root + "/scripts/" + script, "--help"], environment: ["PATH": ""])
             #expect(run.status == 0, "scripts/\(script) --help: \(run.stderr)")
             #expect(run.stdout.contains("Debian") || run.stdout.contains("PREFIX"), "scripts/\(script) --help: \(run.stdout)")
         }

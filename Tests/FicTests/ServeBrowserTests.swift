@@ -1,3 +1,4 @@
+import FICHarness
 import FICTestSupport
 import Foundation
 import Testing
@@ -29,7 +30,7 @@ enum ServeBrowser {
     /// Runs `scripts/serve-browser ARGUMENTS` and returns its standard output; records its error output on failure.
     static func run(_ arguments: [String]) throws -> String {
         if let missing { Issue.record("the browser test is required (FIC_REQUIRE_TEST_SERVER=1) but \(missing)") }
-        let run = try Process.capture(python, [script] + arguments)
+        let run = try ChildProcess.capture(python, [script] + arguments)
         try #require(run.status == 0, "scripts/serve-browser \(arguments.first ?? "") failed: \(run.stderr)")
         return run.stdout
     }
@@ -76,7 +77,7 @@ struct ServeBrowserTests {
         _ = try ServeBrowser.run(["pattern", source])
         let tile = try Fic.run(["tile", source, "--out", folder.path("store") + "/pattern"])
         try #require(tile.status == 0, "fic tile: \(tile.stderr)")
-        let server = try await FicServeProcess.start(store: folder.path("store"))
+        let server = try await FicServer.start(store: folder.path("store"))
         try FileManager.default.createDirectory(atPath: folder.path("shots"), withIntermediateDirectories: true)
         let output = try ServeBrowser.run(["views", "--url", server.base, "--name", "pattern", "--source", source,
                                            "--out", folder.path("shots"), "--window", "1000x700", "--show", "2550,1560,400,280"])

@@ -32,7 +32,7 @@ import Testing
         let folder = try TemporaryFolder()
         let tiled = try Fic.run(["tile", Fic.testdata + "/photos/hubble.jpg", "--out", folder.path("store/photo")])
         #expect(tiled.status == 0, "\(tiled.stderr)")
-        let server = try await FicServeProcess.start(store: folder.path("store"))
+        let server = try await FicServer.start(store: folder.path("store"))
         let tile = "/dzi/photo_files/8/0_0.jpg"
         #expect(try Self.status(server.port, tile) == 200)
         for size in 600..<603 {
@@ -48,7 +48,7 @@ import Testing
         let folder = try TemporaryFolder()
         let tiled = try Fic.run(["tile", Fic.testdata + "/photos/hubble.jpg", "--out", folder.path("store/photo")])
         #expect(tiled.status == 0, "\(tiled.stderr)")
-        let server = try await FicServeProcess.start(store: folder.path("store"))
+        let server = try await FicServer.start(store: folder.path("store"))
         let tile = "/dzi/photo_files/8/0_0.jpg"
         #expect(try Self.status(server.port, tile) == 200)
         let before = try #require(Self.residentBytes(server.pid))

@@ -46,7 +46,7 @@ final class UpstreamNginx: @unchecked Sendable {
             }
             if let (code, _) = try? await get(started.base + "/alive"), code == 204 { return started }
         }
-        throw FicServeProcess.Failed(description: "nginx did not start: \(failures.joined(separator: "\n"))")
+        throw FicServer.Failed(description: "nginx did not start: \(failures.joined(separator: "\n"))")
     }
 
     private init(folder: String, port: Int, pid: pid_t) {
@@ -211,8 +211,8 @@ struct ServeUpstreamTests {
         }
         let before = try Self.snapshot(store)
 
-        var servers: [FicServeProcess] = []
-        for _ in 0..<3 { servers.append(try await FicServeProcess.start(store: store)) }
+        var servers: [FicServer] = []
+        for _ in 0..<3 { servers.append(try await FicServer.start(store: store)) }
         let nginx = try await UpstreamNginx.start(upstreams: servers.map(\.port))
         let paths = photos.flatMap { Self.paths(name: $0.0, width: $0.1, height: $0.2) }
 

@@ -1,3 +1,4 @@
+import FICHarness
 import FICTestSupport
 import Foundation
 import Testing
@@ -38,7 +39,7 @@ import Testing
                     draw.rectangle([x * 100, y * 100, x * 100 + 99, y * 100 + 99], fill=colors[x][y])
             image.save(sys.argv[1])
             """
-        let run = try Process.capture(python, ["-c", script, path])
+        let run = try ChildProcess.capture(python, ["-c", script, path])
         #expect(run.status == 0, "\(run.stderr)")
     }
 
@@ -48,16 +49,16 @@ import Testing
         try Self.makeTestImage(at: image)
         let tiled = try Fic.run(["tile", image, "--out", folder.path("store/\(Self.identifier)")])
         #expect(tiled.status == 0, "\(tiled.stderr)")
-        let server = try await FicServeProcess.start(store: folder.path("store"))
+        let server = try await FicServer.start(store: folder.path("store"))
         let arguments = ["-s", "127.0.0.1:\(server.port)", "-p", "iiif/3", "-i", Self.identifier, "--version=3.0"]
         // Every test of levels 0 to 2.
-        let level2 = try Process.capture(Self.python, [Self.validator] + arguments + ["--level", "2"])
+        let level2 = try ChildProcess.capture(Self.python, [Self.validator] + arguments + ["--level", "2"])
         print(level2.stdout + level2.stderr)
         #expect(level2.status == 0, "\(level2.stderr)")
         #expect(level2.stderr.contains("0 failures") || level2.stdout.contains("0 failures"))
         #expect((level2.stdout + level2.stderr).components(separatedBy: " PASS").count - 1 >= 30, "the validator ran its level-2 tests")
         // Mirroring, announced among the extra features.
-        let mirroring = try Process.capture(Self.python, [Self.validator] + arguments + ["--test", "rot_mirror", "--test", "rot_mirror_180"])
+        let mirroring = try ChildProcess.capture(Self.python, [Self.validator] + arguments + ["--test", "rot_mirror", "--test", "rot_mirror_180"])
         #expect(mirroring.status == 0, "\(mirroring.stdout)\(mirroring.stderr)")
     }
 }

@@ -1,3 +1,4 @@
+import FICHarness
 import FICTestSupport
 import Foundation
 import Testing
@@ -22,11 +23,11 @@ enum Fic {
     }()
 
     /// Runs `fic` with `arguments`, capturing its output through files (no pipe can fill up).
-    /// `environment` is added to this process's (see ``Process/capture(_:_:environment:)`` for
+    /// `environment` is added to this process's (see ``FICHarness/ChildProcess/capture(_:_:environment:timeout:)`` for
     /// where the default cache folder is).
     static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> FicRun {
         let binary = try #require(binary, "the fic binary was not found next to the test bundle; set FIC_BINARY")
-        return try Process.capture(binary, arguments, environment: environment.isEmpty ? nil : ProcessInfo.processInfo.environment.merging(environment) { $1 })
+        return try ChildProcess.capture(binary, arguments, environment: environment.isEmpty ? nil : ProcessInfo.processInfo.environment.merging(environment) { $1 })
     }
 }
 

@@ -1,3 +1,4 @@
+import FICHarness
 import FICTestSupport
 import Foundation
 import Glibc
@@ -233,18 +234,15 @@ struct TileURLTests {
         let patientServer = try CuttingServer(body: body, sent: sent, ending: .stall)
         let server = try CuttingServer(body: body, sent: sent, ending: .stall)
         let folder = try TemporaryFolder()
-        let patient = try Process.start(binary, ["tile", "http://127.0.0.1:\(patientServer.port)/retina.jpg", "--out", folder.path("patient"), "--stall-timeout-ms", "3600000"])
-        defer {
-            patient.process.terminate()
-            patient.process.waitUntilExit()
-        }
+        let patient = try ChildProcess.startCapturing(binary, ["tile", "http://127.0.0.1:\(patientServer.port)/retina.jpg", "--out", folder.path("patient"), "--stall-timeout-ms", "3600000"])
+        defer { patient.stop() }
         try await waitUntil("the first run's body has stalled") { patientServer.stalls.waiting == 1 }
         let arguments = ["tile", "http://127.0.0.1:\(server.port)/retina.jpg", "--out", folder.path("p"), "--stall-timeout-ms", "700"]
         let run = try await OwnThread.run { Result { try Fic.run(arguments) } }.get()
         #expect(run.status == 1)
         #expect(run.stderr.contains("cannot tile"), "\(run.stderr)")
         #expect(run.stderr.contains("stalled"), "\(run.stderr)")
-        #expect(patientServer.stalls.left == 0 && patient.process.isRunning, "the run told to wait an hour still waits")
+        #expect(patientServer.stalls.left == 0 && patient.isRunning, "the run told to wait an hour still waits")
         try await waitUntil("the server saw the run go") { server.stalls.left == 1 }
         expectNoPyramid(folder.path("p"))
     }

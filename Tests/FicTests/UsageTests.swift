@@ -1,3 +1,4 @@
+import FICHarness
 import Foundation
 import Testing
 
@@ -13,6 +14,9 @@ struct UsageTests {
         #expect(!run.stdout.contains("selftest-writer"))
         // The crash tests' writer is a harness program of its own, not a command of fic.
         #expect(try Fic.run(["selftest-writer", "--table", "unused.table"]).status == 2)
+        // The benchmarks are fic-bench's, a program of its own: fic links none of their harness.
+        #expect(!run.stdout.contains("bench"))
+        #expect(try Fic.run(["bench", "retrieval"]).status == 2)
     }
 
     /// Linked, SDL2 and the forty-odd libraries it needs, libheif and libjxl with theirs, would be
@@ -22,7 +26,7 @@ struct UsageTests {
     @Test("fic does not load SDL2, libheif or libjxl at start")
     func libraryOfOneCommandOrFormatIsNotLinked() throws {
         let binary = try #require(Fic.binary)
-        let run = try Process.capture("/usr/bin/ldd", [binary])
+        let run = try ChildProcess.capture("/usr/bin/ldd", [binary])
         #expect(run.status == 0)
         #expect(run.stdout.contains("libc.so"), "ldd listed the libraries")
         for library in ["libSDL2", "libpulse", "libwayland-client", "libasound", "libheif", "libde265", "libx265", "libdav1d", "libaom", "libjxl", "libhwy"] {

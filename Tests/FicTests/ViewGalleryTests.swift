@@ -1,3 +1,4 @@
+import FICHarness
 import FastImageCache
 import Foundation
 import Testing
@@ -131,7 +132,7 @@ extension ViewTests {
             let binary = try #require(Fic.binary)
             var environment = ProcessInfo.processInfo.environment
             for key in ["DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER"] { environment[key] = nil }
-            let headless = try Process.capture(binary, ["view", "photo", Fic.testdata + "/photos/hubble.jpg"], environment: environment)
+            let headless = try ChildProcess.capture(binary, ["view", "photo", Fic.testdata + "/photos/hubble.jpg"], environment: environment)
             #expect(headless.status == 1)
             #expect(headless.stderr.contains("xvfb-run"), "\(headless.stderr)")
         }

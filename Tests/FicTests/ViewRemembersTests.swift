@@ -1,5 +1,6 @@
 @testable import FICCommandLine
 @testable import FICDemo
+import FICHarness
 import FICTestSupport
 import FastImageCache
 import Foundation
@@ -181,15 +182,15 @@ extension ViewTests {
             let binary = try #require(Fic.binary)
             // The first window stays open until the test lets it go, after the second has closed.
             try "wait-idle\nscreenshot \(folder.path("first.png"))\nwait-file \(folder.path("release")) 36000\n".write(toFile: folder.path("first.script"), atomically: true, encoding: .utf8)
-            let first = try Process.start("/usr/bin/xvfb-run", ViewRunner.xvfbArguments(width: Self.width, height: Self.height) + [
+            let first = try ChildProcess.startCapturing("/usr/bin/xvfb-run", ViewRunner.xvfbArguments(width: Self.width, height: Self.height) + [
                 binary, "view", "gallery", "--photos", setup.photos, "--size", "\(Self.width)x\(Self.height)", "--no-overlay",
                 "--script", folder.path("first.script"), "--stats", folder.path("first.json"),
             ], environment: ProcessInfo.processInfo.environment.merging(setup.environment) { $1 })
-            defer { if first.process.isRunning { first.process.terminate() } }
+            defer { first.stop() }
             try await waitUntil("the first window has shown its photos", timeout: .seconds(120)) {
-                FileManager.default.fileExists(atPath: folder.path("first.png")) || !first.process.isRunning
+                FileManager.default.fileExists(atPath: folder.path("first.png")) || !first.isRunning
             }
-            try #require(first.process.isRunning, "the first window closed early: \(first.result().stderr)")
+            try #require(first.isRunning, "the first window closed early: \(first.result().stderr)")
 
             let second = try Self.gallery(setup.photos, script: "wait-idle\nscreenshot \(folder.path("second.png"))\n", in: folder, name: "second", environment: setup.environment)
             #expect(!second.run.stderr.contains(GalleryCache.inUseNotice), "\(second.run.stderr)")
@@ -199,7 +200,7 @@ extension ViewTests {
             #expect(b.differences(x: 0, y: 0, w: Self.width, h: Self.height, from: a, ox: 0, oy: 0) == 0, "the same pictures")
 
             #expect(FileManager.default.createFile(atPath: folder.path("release"), contents: nil))
-            try await waitUntil("the first window has closed", timeout: .seconds(120)) { !first.process.isRunning }
+            try await waitUntil("the first window has closed", timeout: .seconds(120)) { !first.isRunning }
             #expect(first.result().status == 0, "\(first.result().stderr)")
             let firstStats = try ViewRunner.stats(folder.path("first.json"))
             #expect(firstStats["script_waits_timed_out"] as? Int == 0, "the first window was open until the second had closed")
@@ -237,21 +238,21 @@ extension ViewTests {
             let total = originals.count * 4
             let binary = try #require(Fic.binary)
             try "wait-file \(folder.path("ingested")) 36000\nwait-idle\n".write(toFile: folder.path("view.script"), atomically: true, encoding: .utf8)
-            let view = try Process.start("/usr/bin/xvfb-run", ViewRunner.xvfbArguments(width: Self.width, height: Self.height) + [
+            let view = try ChildProcess.startCapturing("/usr/bin/xvfb-run", ViewRunner.xvfbArguments(width: Self.width, height: Self.height) + [
                 binary, "view", "gallery", "--photos", photos, "--size", "\(Self.width)x\(Self.height)", "--no-overlay",
                 "--script", folder.path("view.script"), "--stats", folder.path("view.json"),
             ], environment: ProcessInfo.processInfo.environment.merging(setup.environment) { $1 })
-            defer { if view.process.isRunning { view.process.terminate() } }
+            defer { view.stop() }
             // The gallery has its cache open (and is storing photos) once its tables exist.
             let namespace = setup.cacheFolder + "/" + (try DefaultCache.namespace(forPhotos: photos))
             try await waitUntil("the gallery has opened its cache", timeout: .seconds(120)) {
-                ((try? FileManager.default.contentsOfDirectory(atPath: namespace)) ?? []).contains { $0.hasSuffix(".fictable") } || !view.process.isRunning
+                ((try? FileManager.default.contentsOfDirectory(atPath: namespace)) ?? []).contains { $0.hasSuffix(".fictable") } || !view.isRunning
             }
-            try #require(view.process.isRunning, "the gallery closed early: \(view.result().stderr)")
+            try #require(view.isRunning, "the gallery closed early: \(view.result().stderr)")
             let ingest = try Fic.run(["ingest", photos], environment: setup.environment)
             #expect(ingest.status == 0, "\(ingest.stderr)")
             #expect(FileManager.default.createFile(atPath: folder.path("ingested"), contents: nil))
-            try await waitUntil("the gallery has closed", timeout: .seconds(300)) { !view.process.isRunning }
+            try await waitUntil("the gallery has closed", timeout: .seconds(300)) { !view.isRunning }
             #expect(view.result().status == 0, "\(view.result().stderr)")
 
             let stats = try ViewRunner.stats(folder.path("view.json"))

@@ -1,3 +1,4 @@
+import FICHarness
 import Foundation
 import Testing
 
@@ -48,7 +49,7 @@ struct ViewTestServer {
         for turn in turns {
             for source in sources {
                 let name = String(format: "p%02d.jpg", names.count)
-                let run = try Process.capture("/usr/bin/jpegtran", ["-copy", "none", "-trim"] + turn + ["-outfile", root + "/" + folder + "/" + name, Fic.testdata + "/photos/\(source).jpg"])
+                let run = try ChildProcess.capture("/usr/bin/jpegtran", ["-copy", "none", "-trim"] + turn + ["-outfile", root + "/" + folder + "/" + name, Fic.testdata + "/photos/\(source).jpg"])
                 #expect(run.status == 0, "jpegtran \(turn): \(run.stderr)")
                 names.append(name)
             }

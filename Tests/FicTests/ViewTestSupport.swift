@@ -1,3 +1,4 @@
+import FICHarness
 import FastImageCache
 import Foundation
 import ImageCodec
@@ -21,7 +22,7 @@ enum ViewRunner {
         let merged = environment.isEmpty ? nil : ProcessInfo.processInfo.environment.merging(environment) { $1 }
         var last: FicRun?
         for _ in 0..<2 {
-            let run = try Process.capture("/usr/bin/xvfb-run", xvfbArguments(width: width, height: height) + [binary] + arguments, environment: merged)
+            let run = try ChildProcess.capture("/usr/bin/xvfb-run", xvfbArguments(width: width, height: height) + [binary] + arguments, environment: merged)
             if run.status == 0 || !run.stderr.contains("Xvfb failed to start") { return run }
             last = run
         }
@@ -36,55 +37,6 @@ enum ViewRunner {
     /// The `--stats` JSON of a run.
     static func stats(_ path: String) throws -> [String: Any] {
         try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
-    }
-}
-
-extension Process {
-    /// Runs `executable` with `arguments`, capturing its output through files (no pipe can fill up).
-    ///
-    /// Unless `environment` names an `XDG_CACHE_HOME`, the run gets one of its own, removed
-    /// afterwards: fic's default cache folder is never the person's own `~/.cache/fic`.
-    static func capture(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws -> FicRun {
-        let started = try start(executable, arguments, environment: environment)
-        started.process.waitUntilExit()
-        return started.result()
-    }
-
-    /// A process started by ``start(_:_:environment:)``, its output going to files.
-    final class Started: @unchecked Sendable {
-        let process: Process
-        private let scratch: TemporaryFolder
-
-        init(process: Process, scratch: TemporaryFolder) {
-            self.process = process
-            self.scratch = scratch
-        }
-
-        /// Its status and output, once it has exited (Foundation traps on the status of a running process).
-        func result() -> FicRun {
-            FicRun(
-                status: process.terminationStatus,
-                stdout: (try? String(contentsOfFile: scratch.path("stdout"), encoding: .utf8)) ?? "",
-                stderr: (try? String(contentsOfFile: scratch.path("stderr"), encoding: .utf8)) ?? "")
-        }
-    }
-
-    /// Starts `executable` with `arguments` without waiting for it (see ``capture(_:_:environment:)``).
-    static func start(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws -> Started {
-        let scratch = try TemporaryFolder()
-        let outPath = scratch.path("stdout"), errPath = scratch.path("stderr")
-        _ = FileManager.default.createFile(atPath: outPath, contents: nil)
-        _ = FileManager.default.createFile(atPath: errPath, contents: nil)
-        var variables = environment ?? ProcessInfo.processInfo.environment
-        if environment?["XDG_CACHE_HOME"] == nil { variables["XDG_CACHE_HOME"] = scratch.path("cache-home") }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.environment = variables
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
-        try process.run()
-        return Started(process: process, scratch: scratch)
     }
 }
 

@@ -110,7 +110,7 @@ import Testing
     @Test func anotherProcessIsAliveUntilKilledAndStoppedIsNotDead() async throws {
         let (mine, _) = try open()
         defer { mine.closeQuietly() }
-        let child = try await LockHoldingProcess.start(file: path, byte: HolderTable.lockBase + 7, folder: dir.path)
+        let child = try await LockHolder.start(file: path, byte: HolderTable.lockBase + 7, folder: dir.path)
         #expect(try HolderTable.isAlive(7, through: mine, ownIndex: nil, path: path))
         child.signal(SIGSTOP)
         #expect(try HolderTable.isAlive(7, through: mine, ownIndex: nil, path: path), "a stopped holder is alive")

@@ -49,7 +49,7 @@ import Testing
     @Test func aStoppedWriterBlocksWritersAndAKilledOneDoesNot() async throws {
         let mine = try open()
         defer { mine.closeQuietly() }
-        let child = try await LockHoldingProcess.start(file: path, byte: SharedWriterLock.byte, folder: dir.path)
+        let child = try await LockHolder.start(file: path, byte: SharedWriterLock.byte, folder: dir.path)
         child.signal(SIGSTOP)
         #expect(try SharedWriterLock.acquire(mine, timeout: .milliseconds(50), path: path) == false)
         child.killAndWait()

@@ -6,23 +6,21 @@ import Testing
 /// Another process that holds an open-file-description write lock (`F_OFD_SETLK`) on one byte of
 /// a file until it is killed: Python, taking the lock with its own `fcntl`, so that the tests of
 /// the package's locks meet a lock the package did not take. Killed and waited for when it goes
-/// away; once waited for, its pid (which may be another process's by then) is never signalled.
-public final class LockHoldingProcess {
+/// away (FICHarness's ``ChildProcess`` does that); once waited for, it is never signalled.
+public final class LockHolder {
+    /// The child.
+    private let child: ChildProcess
+
     /// Its process id.
-    public let pid: pid_t
-    private var reaped = false
+    public var pid: pid_t { child.pid }
 
-    private init(pid: pid_t) {
-        self.pid = pid
-    }
-
-    deinit {
-        killAndWait()
+    private init(child: ChildProcess) {
+        self.child = child
     }
 
     /// Starts the process on `byte` of `file` (which exists) and returns once it holds the lock;
     /// what it says goes to files in `folder`.
-    public static func start(file: String, byte: Int64, folder: String) async throws -> LockHoldingProcess {
+    public static func start(file: String, byte: Int64, folder: String) async throws -> LockHolder {
         let said = folder + "/lock-holder-\(UUID().uuidString)"
         let script = """
             import fcntl, os, struct, sys, time
@@ -33,26 +31,21 @@ public final class LockHoldingProcess {
             # Held until the test kills it; the bound only ends it should the test die first.
             time.sleep(600)
             """
-        let holder = LockHoldingProcess(pid: try ExternalTools.spawn("/usr/bin/python3", ["-c", script, file, String(byte)],
-                                                                     standardOutput: said + ".out", standardError: said + ".err"))
+        let holder = LockHolder(child: try ChildProcess.start("/usr/bin/python3", ["-c", script, file, String(byte)],
+                                                              standardOutput: said + ".out", standardError: said + ".err"))
         try await waitUntil("the other process holds its lock on byte \(byte)") {
             currentText(ofFile: said + ".out") == "locked\n"
         }
         return holder
     }
 
-    /// Sends `signal` (`SIGSTOP`, `SIGCONT`); it must not have been waited for.
+    /// Sends `signal` (`SIGSTOP`, `SIGCONT`); nothing once it has been waited for.
     public func signal(_ signal: Int32) {
-        precondition(!reaped, "a process that was waited for is never signalled")
-        kill(pid, signal)
+        child.signal(signal)
     }
 
     /// Kills it with `SIGKILL` and waits for it (once).
     public func killAndWait() {
-        guard !reaped else { return }
-        kill(pid, SIGKILL)
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        reaped = true
+        child.kill()
     }
 }
