@@ -23,10 +23,12 @@ public struct IIIFLimits: Sendable, Hashable {
 /// One IIIF Image API 3.0 image request — `{region}/{size}/{rotation}/{quality}.{format}` —
 /// parsed and resolved against an image's size, everything in whole pixels.
 ///
-/// Every parameter is checked before any pixel is read: what the parser does not understand, a
-/// region outside the image, a size above the region's (this service does not upscale) or above
-/// the limits, a rotation other than a multiple of 90°, is refused with `.invalidArgument` and a
-/// message saying why (an HTTP 400).
+/// Every parameter is checked before any pixel is read, as the Image API 3.0 says (§ 4.1–4.3):
+/// what the parser does not understand, an empty region or one wholly outside the image, a size
+/// below a pixel or above the limits, a size larger than the region without `^`, a rotation
+/// other than a multiple of 90°, is refused with `.invalidArgument` and a message saying why (an
+/// HTTP 400); a `^` size that enlarges the region when upscaling is not offered, with
+/// `.notImplemented` (an HTTP 501).
 public struct IIIFImageRequest: Sendable, Hashable {
     /// The output's colours.
     public enum Quality: String, Sendable, CaseIterable {
@@ -67,7 +69,7 @@ public struct IIIFImageRequest: Sendable, Hashable {
     public var regionWidth: Int
     /// The region's height (clipped by the image).
     public var regionHeight: Int
-    /// The output's width before rotation.
+    /// The output's width before rotation (above the region's only for a `^` size).
     public var width: Int
     /// The output's height before rotation.
     public var height: Int
@@ -80,18 +82,25 @@ public struct IIIFImageRequest: Sendable, Hashable {
     /// The output's format.
     public var format: Format
 
-    /// The request's canonical path (what the same picture is called whatever spelling asked for it).
+    /// Whether the output is larger than the region on a side (a `^` size that enlarges it).
+    public var upscales: Bool { width > regionWidth || height > regionHeight }
+
+    /// The request's canonical path (what the same picture is called whatever spelling asked for
+    /// it): `^w,h` when it enlarges the region, as § 4.8 writes it.
     public var canonicalPath: String {
-        "\(x),\(y),\(regionWidth),\(regionHeight)/\(width),\(height)/\(mirrored ? "!" : "")\(rotation)/\(quality.rawValue).\(format.rawValue)"
+        "\(x),\(y),\(regionWidth),\(regionHeight)/\(upscales ? "^" : "")\(width),\(height)/\(mirrored ? "!" : "")\(rotation)/\(quality.rawValue).\(format.rawValue)"
     }
 
     /// Parses the four path segments of an image request for a `imageWidth × imageHeight` image.
     ///
-    /// - Throws: `ImageCacheError` `.invalidArgument` naming the parameter and what is wrong.
+    /// - Parameter upscaling: whether `^` sizes may enlarge the region (the `sizeUpscaling`
+    ///   feature); without it, such a size is refused as not implemented.
+    /// - Throws: `ImageCacheError` `.invalidArgument` naming the parameter and what is wrong;
+    ///   `.notImplemented` for a `^` size that enlarges the region when `upscaling` is false.
     public static func parse(region: String, size: String, rotation: String, qualityAndFormat: String,
-                             imageWidth: Int, imageHeight: Int, limits: IIIFLimits = .init()) throws -> IIIFImageRequest {
+                             imageWidth: Int, imageHeight: Int, limits: IIIFLimits = .init(), upscaling: Bool = true) throws -> IIIFImageRequest {
         let (x, y, w, h) = try parseRegion(region, imageWidth: imageWidth, imageHeight: imageHeight)
-        let (outputWidth, outputHeight) = try parseSize(size, regionWidth: w, regionHeight: h, limits: limits)
+        let (outputWidth, outputHeight) = try resolveSize(size, regionWidth: w, regionHeight: h, limits: limits, upscaling: upscaling)
         let (degrees, mirrored) = try parseRotation(rotation)
         guard let dot = qualityAndFormat.lastIndex(of: ".") else {
             throw refusal("'\(qualityAndFormat)' is not {quality}.{format}, such as default.jpg")
@@ -109,8 +118,10 @@ public struct IIIFImageRequest: Sendable, Hashable {
 
     // MARK: Region
 
+    /// The region in whole pixels: `full`; `square`, centred (§ 4.1 leaves its place to the
+    /// server); `x,y,w,h`; `pct:x,y,w,h` of the image's sides. A region reaching past the image
+    /// is cropped at its edge; an empty one, or one wholly outside, is refused.
     private static func parseRegion(_ text: String, imageWidth: Int, imageHeight: Int) throws -> (Int, Int, Int, Int) {
-        var x: Int, y: Int, w: Int, h: Int
         switch text {
         case "full":
             return (0, 0, imageWidth, imageHeight)
@@ -120,80 +131,31 @@ public struct IIIFImageRequest: Sendable, Hashable {
         case _ where text.hasPrefix("pct:"):
             let values = try numbers(text.dropFirst(4), count: 4, what: "region", decimals: true)
             guard values[2] > 0, values[3] > 0 else { throw refusal("the region '\(text)' is empty: its width and height must be above 0") }
-            // Percentages of the image, rounded to the nearest pixel.
-            x = pixels(values[0], of: imageWidth)
-            y = pixels(values[1], of: imageHeight)
-            w = pixels(values[2], of: imageWidth)
-            h = pixels(values[3], of: imageHeight)
+            guard values[0] < 100, values[1] < 100 else { throw outside(text, imageWidth, imageHeight) }
+            // Edges rounded to the nearest pixel (so regions that meet in percentages meet in
+            // pixels too), and a region inside the image keeps the pixel it lies on even when it
+            // is narrower than one or starts in the image's last half pixel.
+            let x0 = min(pixels(values[0], of: imageWidth), imageWidth - 1)
+            let y0 = min(pixels(values[1], of: imageHeight), imageHeight - 1)
+            let x1 = max(x0 + 1, min(imageWidth, pixels(values[0] + values[2], of: imageWidth)))
+            let y1 = max(y0 + 1, min(imageHeight, pixels(values[1] + values[3], of: imageHeight)))
+            return (x0, y0, x1 - x0, y1 - y0)
         default:
             let values = try numbers(Substring(text), count: 4, what: "region", decimals: false)
-            (x, y, w, h) = (Int(values[0]), Int(values[1]), Int(values[2]), Int(values[3]))
+            let (x, y, w, h) = (Int(values[0]), Int(values[1]), Int(values[2]), Int(values[3]))
             guard w > 0, h > 0 else { throw refusal("the region '\(text)' is empty: its width and height must be above 0") }
+            guard x < imageWidth, y < imageHeight else { throw outside(text, imageWidth, imageHeight) }
+            return (x, y, min(w, imageWidth - x), min(h, imageHeight - y))
         }
-        guard x < imageWidth, y < imageHeight else {
-            throw refusal("the region '\(text)' lies outside the \(imageWidth)×\(imageHeight) image")
-        }
-        w = min(w, imageWidth - x)
-        h = min(h, imageHeight - y)
-        guard w > 0, h > 0 else { throw refusal("the region '\(text)' is smaller than a pixel") }
-        return (x, y, w, h)
+    }
+
+    private static func outside(_ text: String, _ imageWidth: Int, _ imageHeight: Int) -> ImageCacheError {
+        refusal("the region '\(text)' lies outside the \(imageWidth)×\(imageHeight) image")
     }
 
     /// `percent` of `side`, to the nearest pixel (clamped so that an absurd value cannot overflow).
-    private static func pixels(_ percent: Double, of side: Int) -> Int {
+    static func pixels(_ percent: Double, of side: Int) -> Int {
         Int((min(percent, 1e6) * Double(side) / 100).rounded())
-    }
-
-    // MARK: Size
-
-    private static func parseSize(_ text: String, regionWidth rw: Int, regionHeight rh: Int, limits: IIIFLimits) throws -> (Int, Int) {
-        let upscale = text.hasPrefix("^")
-        let body = upscale ? text.dropFirst() : Substring(text)
-        var w: Int, h: Int
-        if body == "max" {
-            // The region, shrunk (keeping its shape) to fit the limits.
-            let scale = min(1, Double(limits.maxWidth) / Double(rw), Double(limits.maxHeight) / Double(rh),
-                            (Double(limits.maxArea) / (Double(rw) * Double(rh))).squareRoot())
-            w = max(1, min(rw, Int(Double(rw) * scale)))
-            h = max(1, min(rh, Int(Double(rh) * scale)))
-            while w * h > limits.maxArea { (w, h) = (max(1, w - 1), max(1, h - 1)) }
-            return (w, h)
-        } else if body == "full" {
-            throw refusal("the size 'full' is IIIF 2; version 3 calls it 'max'")
-        } else if body.hasPrefix("pct:") {
-            let n = try numbers(body.dropFirst(4), count: 1, what: "size", decimals: true)[0]
-            guard n > 0 else { throw refusal("the size '\(text)' is empty: the percentage must be above 0") }
-            w = max(1, pixels(n, of: rw))
-            h = max(1, pixels(n, of: rh))
-        } else if body.hasPrefix("!") {
-            let values = try numbers(body.dropFirst(), count: 2, what: "size", decimals: false)
-            guard values[0] > 0, values[1] > 0 else { throw refusal("the size '\(text)' is empty: both sides must be above 0") }
-            // The largest size of the region's shape inside the box.
-            let scale = min(values[0] / Double(rw), values[1] / Double(rh))
-            w = max(1, min(Int(values[0]), Int((Double(rw) * scale).rounded())))
-            h = max(1, min(Int(values[1]), Int((Double(rh) * scale).rounded())))
-        } else if body.hasSuffix(","), !body.dropLast().contains(",") {
-            w = Int(try numbers(body.dropLast(), count: 1, what: "size", decimals: false)[0])
-            guard w > 0 else { throw refusal("the size '\(text)' is empty: the width must be above 0") }
-            h = max(1, Int((Double(rh) * Double(w) / Double(rw)).rounded()))
-        } else if body.hasPrefix(","), !body.dropFirst().contains(",") {
-            h = Int(try numbers(body.dropFirst(), count: 1, what: "size", decimals: false)[0])
-            guard h > 0 else { throw refusal("the size '\(text)' is empty: the height must be above 0") }
-            w = max(1, Int((Double(rw) * Double(h) / Double(rh)).rounded()))
-        } else {
-            let values = try numbers(body, count: 2, what: "size", decimals: false)
-            (w, h) = (Int(values[0]), Int(values[1]))
-            guard w > 0, h > 0 else { throw refusal("the size '\(text)' is empty: both sides must be above 0") }
-        }
-        guard w <= rw, h <= rh else {
-            throw refusal(upscale
-                ? "the size '\(text)' is larger than the \(rw)×\(rh) region, and this service does not upscale"
-                : "the size '\(text)' is larger than the \(rw)×\(rh) region (IIIF 3 upscales only with '^', which this service does not offer)")
-        }
-        guard w <= limits.maxWidth, h <= limits.maxHeight, w * h <= limits.maxArea else {
-            throw refusal("the size \(w)×\(h) is above this service's limits (maxWidth \(limits.maxWidth), maxHeight \(limits.maxHeight), maxArea \(limits.maxArea)); ask for a smaller size or 'max'")
-        }
-        return (w, h)
     }
 
     // MARK: Rotation
@@ -214,7 +176,7 @@ public struct IIIFImageRequest: Sendable, Hashable {
 
     /// `count` comma-separated non-negative numbers: digits only, or with `decimals` digits and one
     /// point; at most 10 characters each, so no value overflows.
-    private static func numbers(_ text: Substring, count: Int, what: String, decimals: Bool) throws -> [Double] {
+    static func numbers(_ text: Substring, count: Int, what: String, decimals: Bool) throws -> [Double] {
         let parts = text.split(separator: ",", omittingEmptySubsequences: false)
         guard parts.count == count else {
             throw refusal("the \(what) '\(text)' is not \(count == 1 ? "a number" : "\(count) numbers separated by commas")")
@@ -231,7 +193,7 @@ public struct IIIFImageRequest: Sendable, Hashable {
         }
     }
 
-    private static func refusal(_ message: String) -> ImageCacheError {
+    static func refusal(_ message: String) -> ImageCacheError {
         ImageCacheError(.invalidArgument, message)
     }
 }

@@ -104,7 +104,7 @@ public final class TileServer: Sendable {
     }
 
     private func respond(to route: TileServerRoute, _ request: TileServerRequest) async throws -> TileServerResponse {
-        let limits = options.limits
+        let options = self.options
         switch route {
         case .index:
             let names = try await render { try self.catalog.names() }
@@ -120,7 +120,7 @@ public final class TileServer: Sendable {
             let headers = [("Content-Type", IIIFServiceInfo.mediaType), ("Link", IIIFServiceInfo.profileLink)]
             // The id depends on the host asked, so the ETag does too.
             return try document(reader, request, tag: id, headers) {
-                try IIIFServiceInfo.document(id: id, reader: reader, limits: limits)
+                try IIIFServiceInfo.document(id: id, reader: reader, options: options)
             }
         case .dziDescriptor(let name):
             let reader = try await reader(name)
@@ -166,11 +166,10 @@ public final class TileServer: Sendable {
         case .iiifImage(_, let region, let size, let rotation, let qualityAndFormat):
             let (width, height) = reader.size(ofLevel: 0)
             let parsed = try IIIFImageRequest.parse(region: region, size: size, rotation: rotation, qualityAndFormat: qualityAndFormat,
-                                                    imageWidth: width, imageHeight: height, limits: options.limits)
+                                                    imageWidth: width, imageHeight: height, limits: options.limits, upscaling: options.sizeUpscaling)
             let hasAlpha = reader.pyramid.hasAlpha
             return ImageJob(key: "iiif/" + parsed.canonicalPath, mediaType: parsed.format.mediaType) {
-                let bitmap = try reader.read(x: parsed.x, y: parsed.y, width: parsed.regionWidth, height: parsed.regionHeight,
-                                             outputWidth: parsed.width, outputHeight: parsed.height)
+                let bitmap = try RegionRendering.bitmap(of: parsed, from: reader)
                 return try ImageAnswer.encode(bitmap, for: parsed, hasAlpha: hasAlpha, quality: quality)
             }
         default:
@@ -293,6 +292,7 @@ public final class TileServer: Sendable {
         let status = switch code {
         case .invalidArgument?: 400
         case .notFound?: 404
+        case .notImplemented?: 501
         case .busy?, .inUse?: 503
         default: 500
         }

@@ -5,6 +5,10 @@ import Foundation
 public struct TileServerOptions: Sendable {
     /// The largest image answer (announced in every `info.json`).
     public var limits = IIIFLimits()
+    /// Whether IIIF `^` sizes may enlarge a region (listed as the `sizeUpscaling` extra feature
+    /// in `info.json`); when false, such a request is answered 501 Not Implemented. Enlarged
+    /// answers are bounded by ``limits`` as every other answer is.
+    public var sizeUpscaling = true
     /// The JPEG and WebP quality of encoded answers (1…100).
     public var quality = 85
     /// Bytes of encoded answers kept in memory for the next request (64 MiB by default).

@@ -8,12 +8,15 @@ package enum IIIFInformation {
         package var maxWidth: Int
         package var maxHeight: Int
         package var maxArea: Int
+        /// Whether `^` sizes may enlarge a region (the `sizeUpscaling` extra feature).
+        package var sizeUpscaling: Bool
 
         /// Limits of `maxWidth × maxHeight`, `maxArea` pixels.
-        package init(maxWidth: Int, maxHeight: Int, maxArea: Int) {
+        package init(maxWidth: Int, maxHeight: Int, maxArea: Int, sizeUpscaling: Bool = false) {
             self.maxWidth = maxWidth
             self.maxHeight = maxHeight
             self.maxArea = maxArea
+            self.sizeUpscaling = sizeUpscaling
         }
     }
 
@@ -27,7 +30,8 @@ package enum IIIFInformation {
     /// The document of the service at `id` of a `width × height` image whose levels have
     /// `levelSizes`, tiles `tileSide` pixels square: level 0 without `level2`; with it, level 2
     /// with its limits, the whole-image size of every level within them (smallest first, what
-    /// thumbnails ask for), and its extra qualities, format and feature.
+    /// thumbnails ask for), its tiles only when the largest is within them too (the Image API
+    /// requires it of both), and its extra qualities, format and features.
     package static func document(id: String, width: Int, height: Int, levelSizes: [(width: Int, height: Int)], tileSide: Int, level2: Level2? = nil) throws -> [UInt8] {
         struct Tile: Encodable {
             let width: Int
@@ -46,7 +50,7 @@ package enum IIIFInformation {
             let profile: String
             let width: Int
             let height: Int
-            let tiles: [Tile]
+            var tiles: [Tile]?
             var maxWidth: Int?
             var maxHeight: Int?
             var maxArea: Int?
@@ -65,12 +69,14 @@ package enum IIIFInformation {
             info.maxWidth = level2.maxWidth
             info.maxHeight = level2.maxHeight
             info.maxArea = level2.maxArea
-            info.sizes = levelSizes.reversed()
-                .filter { $0.width <= level2.maxWidth && $0.height <= level2.maxHeight && $0.width * $0.height <= level2.maxArea }
-                .map { Size(width: $0.width, height: $0.height) }
+            let within = { (w: Int, h: Int) in w <= level2.maxWidth && h <= level2.maxHeight && w * h <= level2.maxArea }
+            info.sizes = levelSizes.reversed().filter(within).map { Size(width: $0.width, height: $0.height) }
+            // The largest tile answer is a full tile, or the whole image when it is smaller.
+            if !within(min(tileSide, width), min(tileSide, height)) { info.tiles = nil }
             info.extraQualities = ["color", "gray", "bitonal"]
             info.extraFormats = ["webp"]
-            info.extraFeatures = ["mirroring"]
+            // The Image API asks a server with sizeUpscaling to give maxWidth or maxArea: both are.
+            info.extraFeatures = ["mirroring"] + (level2.sizeUpscaling ? ["sizeUpscaling"] : [])
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]

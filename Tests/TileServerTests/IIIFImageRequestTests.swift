@@ -6,8 +6,9 @@ import TileServer
 /// 1000 × 600 image.
 @Suite struct IIIFImageRequestTests {
     private func parse(_ region: String, _ size: String = "max", _ rotation: String = "0", _ qf: String = "default.jpg",
-                       limits: IIIFLimits = .init()) throws -> IIIFImageRequest {
-        try IIIFImageRequest.parse(region: region, size: size, rotation: rotation, qualityAndFormat: qf, imageWidth: 1000, imageHeight: 600, limits: limits)
+                       limits: IIIFLimits = .init(), upscaling: Bool = true) throws -> IIIFImageRequest {
+        try IIIFImageRequest.parse(region: region, size: size, rotation: rotation, qualityAndFormat: qf, imageWidth: 1000, imageHeight: 600,
+                                   limits: limits, upscaling: upscaling)
     }
 
     private func region(_ r: IIIFImageRequest) -> [Int] { [r.x, r.y, r.regionWidth, r.regionHeight] }
@@ -23,6 +24,11 @@ import TileServer
         // Percentages of the image's sides: 10 % of 1000 and of 600.
         #expect(region(try parse("pct:10,10,50,50")) == [100, 60, 500, 300])
         #expect(region(try parse("pct:0.5,0,99.5,100")) == [5, 0, 995, 600])
+        // Edges rounded: 33.3 % is 333 pixels, 66.6 % is 666, so the two thirds meet.
+        #expect(region(try parse("pct:33.3,0,33.3,100")) == [333, 0, 333, 600])
+        // Inside the image, though narrower than a pixel or in its last half pixel: one pixel.
+        #expect(region(try parse("pct:0,0,0.01,100")) == [0, 0, 1, 600])
+        #expect(region(try parse("pct:99.99,0,10,100")) == [999, 0, 1, 600])
     }
 
     @Test func sizes() throws {
@@ -39,8 +45,34 @@ import TileServer
         // … and inside an area of 60 000 pixels: √(60000 / 600000) = 0.316 → 316 × 189.
         let fitted = try parse("full", "max", limits: IIIFLimits(maxWidth: 4000, maxHeight: 4000, maxArea: 60_000))
         #expect(fitted.width * fitted.height <= 60_000 && fitted.width == 316 && fitted.height == 189)
-        // `^` is accepted when nothing is enlarged.
+        // A box larger than the region: the region's size; with `^`, the box's.
+        #expect(size(try parse("full", "!2000,2000")) == [1000, 600])
+        #expect(size(try parse("full", "^!2000,2000")) == [2000, 1200])
+        // `^` is accepted when nothing is enlarged, and enlarges within the limits.
         #expect(size(try parse("full", "^500,")) == [500, 300])
+        #expect(size(try parse("full", "^pct:150")) == [1500, 900])
+        #expect(size(try parse("full", "^max", limits: IIIFLimits(maxWidth: 2000, maxHeight: 2000, maxArea: 1 << 30))) == [2000, 1200])
+        #expect(size(try parse("full", "^!3000,3000", limits: IIIFLimits(maxWidth: 2000, maxHeight: 2000, maxArea: 1 << 30))) == [2000, 1200])
+        #expect(try parse("full", "^2000,").canonicalPath == "0,0,1000,600/^2000,1200/0/default.jpg")
+    }
+
+    /// Without upscaling, a `^` size that enlarges is not implemented (501), any other is answered.
+    @Test func upscalingOff() throws {
+        for size in ["^1001,", "^,601", "^pct:100.5", "^1000,601", "^!2000,2000", "^max"] {
+            #expect {
+                try parse("full", size, upscaling: false)
+            } throws: { error in
+                (error as? ImageCacheError)?.code == .notImplemented
+            }
+        }
+        #expect(size(try parse("full", "^500,", upscaling: false)) == [500, 300])
+        #expect(size(try parse("full", "^!500,500", upscaling: false)) == [500, 300])
+        // A malformed `^` size is still a 400.
+        #expect {
+            try parse("full", "^abc", upscaling: false)
+        } throws: { error in
+            (error as? ImageCacheError)?.code == .invalidArgument
+        }
     }
 
     @Test func rotationsAndFormats() throws {
@@ -61,9 +93,10 @@ import TileServer
         ("0,0,99999999999,10", "max", "0", "default.jpg"), ("abc", "max", "0", "default.jpg"),
         ("0,0,1.5,10", "max", "0", "default.jpg"), ("pct:1..2,0,10,10", "max", "0", "default.jpg"),
         ("", "max", "0", "default.jpg"), ("pct:", "max", "0", "default.jpg"),
-        // Sizes: larger than the region (no upscaling), IIIF 2's `full`, empty, malformed.
-        ("full", "1001,", "0", "default.jpg"), ("full", "pct:101", "0", "default.jpg"),
-        ("full", "^2000,", "0", "default.jpg"), ("full", "full", "0", "default.jpg"),
+        // Sizes: larger than the region without `^`, above the limits, below a pixel, IIIF 2's
+        // `full`, empty, malformed.
+        ("full", "1001,", "0", "default.jpg"), ("full", "pct:101", "0", "default.jpg"), ("full", "pct:100.01", "0", "default.jpg"),
+        ("full", "^5000,", "0", "default.jpg"), ("full", "^pct:0.01", "0", "default.jpg"), ("full", "full", "0", "default.jpg"),
         ("full", "0,", "0", "default.jpg"), ("full", ",", "0", "default.jpg"), ("full", "!0,10", "0", "default.jpg"),
         ("full", "10,10,10", "0", "default.jpg"), ("full", "pct:0", "0", "default.jpg"), ("full", "", "0", "default.jpg"),
         // Rotations other than multiples of 90, above 360, malformed.

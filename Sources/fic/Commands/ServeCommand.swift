@@ -47,6 +47,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Threads that read and encode (default: one per core).", valueName: "n"))
     var threads: Int?
 
+    @Flag(name: .customLong("no-upscaling"), help: "Answer IIIF '^' sizes that enlarge a region with 501 Not Implemented, and leave sizeUpscaling out of info.json.")
+    var noUpscaling = false
+
     func run() async throws {
         guard (1...100).contains(quality) else { throw CLIError("--quality must be 1 to 100", status: 2) }
         guard (0...65_535).contains(port) else { throw CLIError("--port must be 0 to 65535", status: 2) }
@@ -59,6 +62,7 @@ struct ServeCommand: AsyncParsableCommand {
         options.encodedCacheBytes = max(0, cacheMB) << 20
         options.limits = IIIFLimits(maxWidth: maxSize, maxHeight: maxSize, maxArea: maxSize * maxSize / 2)
         options.publicBaseURL = baseURL
+        options.sizeUpscaling = !noUpscaling
         if let threads { options.renderThreads = max(1, threads) }
         let server: TileServer
         do {
