@@ -59,7 +59,8 @@ import Testing
             """
         let run = try ChildProcess.capture(python, ["-c", script])
         #expect(run.status == 0, "\(run.stderr)")
-        return run.stdout.split(separator: "\n").map(String.init)
+        // The validator's module prints a line of its own on import ("Importing 3"): names only.
+        return run.stdout.split(separator: "\n").map(String.init).filter { $0.allSatisfy { $0.isLowercase || $0.isNumber || $0 == "_" } }
     }
 
     @Test(.enabled(if: available)) func level2OfVersion3() async throws {
@@ -95,7 +96,8 @@ import Testing
             """
         let asked = try ChildProcess.capture(Self.python, ["-c", noUp, Self.identifier, "127.0.0.1:\(server.port)"])
         #expect(asked.status == 0, "\(asked.stderr)")
-        let lines = asked.stdout.split(separator: "\n").map(String.init)
+        // The URLs and the last status, after whatever the module printed on import.
+        let lines = asked.stdout.split(separator: "\n").map(String.init).filter { $0.hasPrefix("http") || $0.allSatisfy(\.isNumber) }
         #expect(lines.count == 6 && lines[4].hasSuffix("/full/!2000,3000/0/default.jpg") && lines[5] == "200", "\(asked.stdout)")
         // Mirroring, announced among the extra features.
         let mirroring = try ChildProcess.capture(Self.python, [Self.validator] + arguments + ["--test", "rot_mirror", "--test", "rot_mirror_180"])

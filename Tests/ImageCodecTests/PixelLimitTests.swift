@@ -1,3 +1,4 @@
+import FICTestSupport
 import ImageCodec
 import Testing
 
@@ -50,5 +51,24 @@ import Testing
         }
         #expect(error.code == .dimensionsTooLarge)
         #expect(rows == 0)
+    }
+
+    /// `info` applies no pixel limit (it only reads the header), so it may allocate nothing sized
+    /// by what the header claims: a 16-bit RGBA PNG of gamma 1.0 (converted from its 16-bit
+    /// samples through a row of them in host order) claiming a row of 400 million pixels, which
+    /// once made a 3.2 GB row buffer when the file was opened. The control, the same file 64
+    /// pixels wide, shows the probe sees that row buffer when a row is decoded.
+    @Test func infoAllocatesNothingForTheClaimedWidth() throws {
+        let gamma = PNGFiles.chunk("gAMA", PNGFiles.bigEndian32(100_000))
+        let claimed = PNGFiles.png(width: 400_000_000, height: 1, bitDepth: 16, colorType: 6, rows: [], extra: [gamma])
+        let probe = AllocationProbe()
+        let info = try AllocationProbe.$current.withValue(probe) { try ImageDecoder.info(claimed) }
+        #expect(info.width == 400_000_000 && info.bitsPerSample == 16)
+        #expect(probe.count == 0, "nothing allocated for the header's claim: \(probe.sizes)")
+        let row = (0..<64 * 8).map { UInt8(truncatingIfNeeded: $0 * 37) }
+        let control = PNGFiles.png(width: 64, height: 1, bitDepth: 16, colorType: 6, rows: [row], extra: [gamma])
+        let seen = AllocationProbe()
+        _ = try AllocationProbe.$current.withValue(seen) { try ImageDecoder.decode(control) }
+        #expect(seen.sizes.contains(64 * 8), "the probe sees the row of host-order samples: \(seen.sizes)")
     }
 }

@@ -18,8 +18,12 @@ final class PNGRowPipeline {
     /// For 16-bit samples whose colours are converted: the conversion from the samples
     /// themselves, at their full precision (the row converter would reduce them to 8 bits first).
     private let wide: SamplePipeline?
-    /// One row of 16-bit samples in host order, for rows that come big-endian as stored.
-    private let swapped: UnsafeMutablePointer<UInt16>?
+    /// One row of 16-bit samples in host order, for rows that come big-endian as stored:
+    /// allocated at the first such row, so that opening a PNG for its header (``ImageDecoder/info``
+    /// has no pixel limit) never allocates a row of a width the header merely claims.
+    /// Made through ``LargeBufferPool`` like every width-sized buffer (so ``AllocationProbe``
+    /// sees it).
+    private var swapped: LargeBufferPool.Storage?
     /// What the colour chunks said that could not be honoured.
     let warnings: [String]
     /// The stream, if any (for its read errors).
@@ -84,11 +88,9 @@ final class PNGRowPipeline {
         if let wideLayout, embedded.description != .untagged, embedded.description != .sRGB,
            case let pipeline = SamplePipeline(layout: wideLayout, color: embedded.description, warnings: &warnings), pipeline.converter != nil {
             wide = pipeline
-            swapped = .allocate(capacity: Int(ihdr.width) * wideLayout.bytesPerPixel / 2)
             color = nil
         } else {
             wide = nil
-            swapped = nil
             color = RowColorStep(color: embedded.description, rows: converter.hasAlpha ? .premultipliedBGRA : .bgrx,
                                  isGrey: isGrey, width: Int(ihdr.width), warnings: &warnings)
         }
@@ -100,13 +102,9 @@ final class PNGRowPipeline {
         )
     }
 
-    deinit {
-        swapped?.deallocate()
-    }
-
     /// One row of stored samples into `width` pixels of sRGB at `out`.
     private func convert(_ samples: UnsafeRawPointer, into out: UnsafeMutablePointer<UInt32>) {
-        guard let wide, let swapped else {
+        guard let wide else {
             converter.convert(samples, into: out)
             color?.convert(out)
             return
@@ -114,6 +112,9 @@ final class PNGRowPipeline {
         var source = samples
         if converter.bigEndianSamples {  // as stored in the file, when the image data is inflated here
             let count = info.width * wide.layout.bytesPerPixel / 2
+            let storage = self.swapped ?? LargeBufferPool.allocateOrFallBack(byteCount: count * 2, zeroed: false)
+            self.swapped = storage
+            let swapped = storage.base.assumingMemoryBound(to: UInt16.self)
             for i in 0..<count { swapped[i] = UInt16(bigEndian: samples.loadUnaligned(fromByteOffset: i * 2, as: UInt16.self)) }
             source = UnsafeRawPointer(swapped)
         }
