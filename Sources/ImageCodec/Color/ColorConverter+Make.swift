@@ -49,8 +49,8 @@ extension ColorConverter {
         layout == .cmykInverted8 ? invertedNaiveCMYK : plainNaiveCMYK
     }
 
-    private static let plainNaiveCMYK = ColorConverter(layout: .cmyk8, engine: .naiveCMYK(inverted: false))
-    private static let invertedNaiveCMYK = ColorConverter(layout: .cmykInverted8, engine: .naiveCMYK(inverted: true))
+    private static let plainNaiveCMYK = ColorConverter(layout: .cmyk8, engine: NaiveCMYKEngine(inverted: false))
+    private static let invertedNaiveCMYK = ColorConverter(layout: .cmykInverted8, engine: NaiveCMYKEngine(inverted: true))
 }
 
 /// The converters made so far, the most recently used kept: a few profiles (sRGB variants,

@@ -144,54 +144,23 @@ package final class ColorConverter: Sendable {
         case naiveCMYK
     }
 
-    /// What does the work.
-    enum Engine: Sendable {
-        #if ColorManagement
-        case matrixShaper(MatrixShaperTables)
-        case grayLookup(GrayLookupTable)
-        case littleCMS(LcmsTransform)
-        #endif
-        case naiveCMYK(inverted: Bool)
-    }
-
     /// The layout of the sources this converter takes.
     package let layout: Layout
-    let engine: Engine
+    /// What does the work.
+    let engine: any ColorEngine
 
-    init(layout: Layout, engine: Engine) {
+    init(layout: Layout, engine: any ColorEngine) {
         self.layout = layout
         self.engine = engine
     }
 
     /// How this converter does its work.
-    package var method: Method {
-        switch engine {
-        #if ColorManagement
-        case .matrixShaper: return .matrixShaper
-        case .grayLookup: return .grayLookup
-        case .littleCMS: return .littleCMS
-        #endif
-        case .naiveCMYK: return .naiveCMYK
-        }
-    }
+    package var method: Method { engine.method }
 
     /// Converts `count` pixels from `source` (in `layout`; 16-bit samples native-endian, full range 0…65535) to 8-bit BGRA in `destination`, alpha copied (255 when the layout has none),
     /// NOT premultiplied (the caller premultiplies after). `source` may equal `destination` when the layout is 4 bytes a pixel.
     package func convert(_ source: UnsafeRawPointer, to destination: UnsafeMutableRawPointer, count: Int) {
         guard count > 0 else { return }
-        switch engine {
-        #if ColorManagement
-        case .matrixShaper(let tables):
-            tables.convert(layout, source, destination, count)
-        case .grayLookup(let table):
-            table.convert(layout, source, destination, count)
-        case .littleCMS(let transform):
-            transform.run(source, destination, count: count, sourceBytes: layout.bytesPerPixel, destinationBytes: 4)
-            // Without an alpha channel to copy, LittleCMS leaves the destination's fourth byte as it was.
-            if !layout.hasAlpha { fic_color_set_opaque(destination, count) }
-        #endif
-        case .naiveCMYK(let inverted):
-            fic_color_naive_cmyk(inverted ? 1 : 0, source, destination, count)
-        }
+        engine.convert(layout, source, destination, count)
     }
 }

@@ -127,19 +127,19 @@ struct ColorConverterBuilder {
     }
 
     /// The engine for `profile` and the layout, or nil when LittleCMS refuses the profile.
-    private func makeEngine(_ profile: LcmsProfile) -> ColorConverter.Engine? {
+    private func makeEngine(_ profile: LcmsProfile) -> (any ColorEngine)? {
         switch layout.family {
         case .gray:
-            return GrayLookupTable(profile: profile, layout: layout).map(ColorConverter.Engine.grayLookup)
+            return GrayLookupTable(profile: profile, layout: layout)
         case .rgb where fastPath:
             if let tables = MatrixShaperTables.make(for: profile, sixteenBit: layout.isSixteenBit) {
-                return .matrixShaper(tables)
+                return tables
             }
             fallthrough
         case .rgb, .cmyk:
             // Alpha (a real channel) is copied; the unused byte of BGRX is not, and becomes 255.
             let flags = layout.hasAlpha ? cmsUInt32Number(cmsFLAGS_COPY_ALPHA) : 0
-            return LcmsTransform(from: profile, layout.lcmsFormat, toSRGB: FIC_TYPE_BGRA_8, flags: flags).map(ColorConverter.Engine.littleCMS)
+            return LcmsTransform(from: profile, layout.lcmsFormat, toSRGB: FIC_TYPE_BGRA_8, flags: flags)
         }
     }
 
