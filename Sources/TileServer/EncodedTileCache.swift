@@ -40,11 +40,13 @@ final class EncodedTileCache: Sendable {
         self.byteLimit = max(0, byteLimit)
     }
 
-    /// The answer kept under `key`, now the most recently used, or nil.
-    func entry(_ key: String) -> Entry? {
+    /// The answer kept under `key`, now the most recently used, or nil. A miss is counted unless
+    /// `countingMiss` is false: the event loop's fast path looks first, and a request it does not
+    /// find goes on to ``TileServer/respond(to:)``, which looks again and counts the miss once.
+    func entry(_ key: String, countingMiss: Bool = true) -> Entry? {
         state.withLockedValue { s in
             guard let found = s.entries[key] else {
-                s.misses += 1
+                if countingMiss { s.misses += 1 }
                 return nil
             }
             s.hits += 1

@@ -93,8 +93,17 @@ public struct IIIFImageRequest: Sendable, Hashable {
 
     /// Parses the four path segments of an image request for a `imageWidth × imageHeight` image.
     ///
-    /// - Parameter upscaling: whether `^` sizes may enlarge the region (the `sizeUpscaling`
-    ///   feature); without it, such a size is refused as not implemented.
+    /// - Parameters:
+    ///   - region: the region segment: `full`, `square`, `x,y,w,h` or `pct:x,y,w,h`.
+    ///   - size: the size segment: `max`, `w,`, `,h`, `pct:n`, `w,h` or `!w,h`, each with an
+    ///     optional leading `^`.
+    ///   - rotation: the rotation segment: a multiple of 90, after `!` when mirrored.
+    ///   - qualityAndFormat: the last segment, `{quality}.{format}`.
+    ///   - imageWidth: the full image's width in pixels.
+    ///   - imageHeight: the full image's height in pixels.
+    ///   - limits: the largest answer (`maxWidth`, `maxHeight`, `maxArea`).
+    ///   - upscaling: whether `^` sizes may enlarge the region (the `sizeUpscaling` feature);
+    ///     without it, such a size is refused as not implemented.
     /// - Throws: `ImageCacheError` `.invalidArgument` naming the parameter and what is wrong;
     ///   `.notImplemented` for a `^` size that enlarges the region when `upscaling` is false.
     public static func parse(region: String, size: String, rotation: String, qualityAndFormat: String,

@@ -188,7 +188,7 @@ public final class TileServer: Sendable {
         default: return nil
         }
         guard let reader = catalog.openReader(name), let job = try? imageJob(route, reader),
-              let kept = encoded.entry(reader.pyramid.buildIdentity + "/" + job.key)
+              let kept = encoded.entry(reader.pyramid.buildIdentity + "/" + job.key, countingMiss: false)
         else { return nil }
         return conditional(request, kept)
     }

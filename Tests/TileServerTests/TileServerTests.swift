@@ -163,6 +163,18 @@ import TileServer
         #expect(store.server.encodedCacheStatistics.hits == before + 1)
     }
 
+    /// A request the event loop's fast path does not find kept goes on to `respond(to:)`: one
+    /// miss, counted once (the fast path's look does not count).
+    @Test func aMissIsCountedOnce() async throws {
+        #expect(await store.get("\(base)/info.json").status == 200, "the pyramid is open: the fast path looks it up")
+        let request = TileServerRequest(path: "\(base)/0,0,300,300/150,/0/default.jpg")
+        let before = store.server.encodedCacheStatistics.misses
+        #expect(store.server.keptResponse(to: request)?.status == nil)
+        #expect(await store.server.respond(to: request).status == 200)
+        #expect(store.server.encodedCacheStatistics.misses == before + 1)
+        #expect(store.server.keptResponse(to: request)?.status == 200, "kept now, and found by the fast path")
+    }
+
     /// Many requests at once for a few answers (on the render threads, the kept answers and the
     /// open pyramids together): each key always gets the same bytes. Under Thread Sanitizer in
     /// scripts/test.
