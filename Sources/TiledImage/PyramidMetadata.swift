@@ -9,11 +9,12 @@ import ImageCodec
 /// Layout (little-endian): magic `FICTILES`, version, byte length, width, height, level count,
 /// view width and height (0 when none), flags (1 alpha, 2 flushed to disk), source format,
 /// EXIF orientation, source byte count (8 bytes), the system boot id (16 bytes), each level's
-/// width and height, and a CRC-32 of everything before it.
+/// width and height, and the XXH64 of everything before it (the checksum every other file of the
+/// package carries; version 1 had a CRC-32, and such a pyramid is built again).
 struct PyramidMetadata: Equatable {
     static let fileName = "pyramid.info"
     static let magic = Array("FICTILES".utf8)
-    static let version: UInt32 = 1
+    static let version: UInt32 = 2
     static let maximumLength = 4096
 
     var width: Int
@@ -58,12 +59,12 @@ struct PyramidMetadata: Equatable {
         u64(sourceBytes)
         out += bootID.count == 16 ? bootID : [UInt8](repeating: 0, count: 16)
         for level in levelSizes { u32(level.width); u32(level.height) }
-        let crc = CRC32.checksum(out)
-        withUnsafeBytes(of: crc.littleEndian) { out += $0 }
+        let checksum = out.withUnsafeBytes { XXH64.hash($0) }
+        withUnsafeBytes(of: checksum.littleEndian) { out += $0 }
         return out
     }
 
-    static func encodedLength(levels: Int) -> Int { 8 + 4 * 10 + 8 + 16 + levels * 8 + 4 }
+    static func encodedLength(levels: Int) -> Int { 8 + 4 * 10 + 8 + 16 + levels * 8 + 8 }
 
     private static func formatCode(_ format: ImageFileFormat) -> Int {
         switch format {
@@ -98,8 +99,8 @@ struct PyramidMetadata: Equatable {
         guard version == Int(Self.version) else { throw damaged("of version \(version), not \(Self.version)") }
         let length = u32()
         guard length == bytes.count else { throw damaged("cut short or padded (\(bytes.count) bytes, header says \(length))") }
-        let stored = UInt32(bytes[length - 4]) | UInt32(bytes[length - 3]) << 8 | UInt32(bytes[length - 2]) << 16 | UInt32(bytes[length - 1]) << 24
-        guard CRC32.checksum(bytes[0..<(length - 4)]) == stored else { throw damaged("damaged (checksum mismatch)") }
+        let stored = bytes[(length - 8)...].withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self)) }
+        guard bytes[0..<(length - 8)].withUnsafeBytes({ XXH64.hash($0) }) == stored else { throw damaged("damaged (checksum mismatch)") }
         let width = u32(), height = u32(), levelCount = u32(), viewWidth = u32(), viewHeight = u32(), flags = u32()
         let formatCode = u32(), orientationCode = u32()
         let sourceBytes = u64()
