@@ -274,7 +274,7 @@ let package = Package(
         .testTarget(
             name: "TileServerTests",
             dependencies: [
-                "TileServer", "TiledImage", "ImageCodec", "FICCore", "FICTestSupport",
+                "TileServer", "TiledImage", "ImageCodec", "FICCore", "FICTestSupport", "FICHarness",
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Server"])),
                 .product(name: "HummingbirdTesting", package: "hummingbird", condition: .when(traits: ["Server"])),
             ]

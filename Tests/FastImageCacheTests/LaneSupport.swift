@@ -135,7 +135,12 @@ struct ObservedPhoto: ImageEntity {
         }
         let state = Locked(State())
         let pool: WorkerThreads?
-        init(pool: WorkerThreads?) { self.pool = pool }
+        /// Where each drawing waits, once counted, until the test opens it (open by default).
+        let gate: ThreadGate
+        init(pool: WorkerThreads?, gate: ThreadGate? = nil) {
+            self.pool = pool
+            self.gate = gate ?? ThreadGate.opened()
+        }
     }
 
     var entityID: String
@@ -150,7 +155,7 @@ struct ObservedPhoto: ImageEntity {
             s.drawing += 1
             s.maximumDrawing = max(s.maximumDrawing, s.drawing)
         }
-        Thread.sleep(forTimeInterval: 0.02)
+        observations.gate.wait()
         canvas.draw(source, in: CGRect(origin: .zero, size: format.size), contentMode: .aspectFill)
         observations.state.withLockedValue { $0.drawing -= 1 }
     }
@@ -185,6 +190,13 @@ final class ThreadGate: Sendable {
             }
             return nil
         }
+    }
+
+    /// A gate open from the start.
+    static func opened() -> ThreadGate {
+        let gate = ThreadGate()
+        gate.open()
+        return gate
     }
 
     /// Lets every waiter, and every later one, through.

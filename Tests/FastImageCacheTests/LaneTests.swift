@@ -188,19 +188,28 @@ import Testing
         let provider = GatedProvider()
         provider.releaseAll()
         let cache = try laneCache(dir, provider: provider, lanes: RequestLanes(cpuWorkers: 2))
-        let observations = ObservedPhoto.Observations(pool: cache.lanes.cpu)
+        // Drawings are held at a gate: the test sees two held while a fetched source waits for
+        // a thread (so a third would be drawing if the lane allowed it), then lets them all go.
+        let gate = ThreadGate()
+        let observations = ObservedPhoto.Observations(pool: cache.lanes.cpu, gate: gate)
         try await withThrowingTaskGroup(of: Void.self) { group in
             for i in 0..<8 {
                 group.addTask {
                     _ = try await cache.image(for: ObservedPhoto(entityID: "o\(i)", url: photoURL(i), observations: observations), format: "thumb")
                 }
             }
+            try await waitUntil("two drawings held while a source waits for a CPU thread") {
+                gate.arrived >= 2 && cache.requestStatistics.awaitingDecode >= 1
+            }
+            #expect(gate.arrived == 2, "no more drawings at once than the lane's two CPU threads")
+            gate.open()
             try await group.waitForAll()
         }
         let seen = observations.state.withLockedValue { $0 }
         #expect(seen.onCPUThread.count == 16, "two formats of the family for each of 8 photos")
         #expect(seen.onCPUThread.allSatisfy { $0 }, "every drawing ran on the cache's CPU threads")
-        #expect(seen.maximumDrawing <= 2)
+        #expect(seen.maximumDrawing == 2)
+        #expect(gate.timedOut == 0)
         #expect(cache.lanes.cpu.threadCount <= 2)
     }
 

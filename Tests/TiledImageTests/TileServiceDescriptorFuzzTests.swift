@@ -6,8 +6,9 @@ import Testing
 
 /// Mutation fuzzing of the remote tile descriptors, seeded with the ones vips and the package write
 /// and the IIIF 2.1 example: every parse returns a descriptor whose levels and tile URLs are sane,
-/// or throws an ``ImageCacheError``; a crash, a trap or an ASan report fails the run. Runs a
-/// seventh of `FIC_FUZZ_SECONDS` (default 3).
+/// or throws an ``ImageCacheError``; a crash, a trap or an ASan report fails the run. A fixed
+/// number of mutations from a seed it prints (`FIC_FUZZ_SEED` replays one); `scripts/fuzz
+/// descriptor` searches the same parser by coverage.
 @Suite struct TileServiceDescriptorFuzzTests {
     @Test func descriptorsSurviveMutation() async throws {
         let folder = try Fixtures.makeFolder()
@@ -19,21 +20,20 @@ import Testing
         let v2 = #"{"@context": "http://iiif.io/api/image/2/context.json", "@id": "http://www.example.org/abcd1234", "width": 6000, "height": 4000, "tiles": [{"width": 512, "scaleFactors": [1, 2, 4, 8, 16]}]}"#
         let seeds = [try ExternalTools.bytes(atPath: folder + "/image.dzi"), try ExternalTools.bytes(atPath: folder + "/iiif/info.json"),
                      try ExternalTools.bytes(atPath: folder + "/ours/iiif/info.json"), Array(v2.utf8)]
-        let seconds = max(0.5, (ProcessInfo.processInfo.environment["FIC_FUZZ_SECONDS"].flatMap(Double.init) ?? 3) / 7)
-        let (runs, parsed) = try await OwnThread.running { Self.fuzz(seeds, seconds: seconds) }
-        print("Fuzz descriptors: \(runs) iterations, \(parsed) parsed")
-        #expect(runs > 100)
+        let seed = FuzzSeed.value(for: "Fuzz descriptors", default: 0x445A_4949)
+        let parsed = try await OwnThread.running { Self.fuzz(seeds, runs: 5000, seed: seed) }
+        print("Fuzz descriptors: 5000 mutations, \(parsed) parsed")
         #expect(parsed > 0, "some mutations still parse: the checks are exercised past the first field")
+        #expect(parsed < 5000, "some mutations are refused: the mutator changes what matters")
     }
 
-    /// Mutates the seeds for `seconds`; returns the iterations and how many parsed.
-    static func fuzz(_ seeds: [[UInt8]], seconds: Double) -> (Int, Int) {
-        var random = SplitMix64(seed: 0x445A_4949)
+    /// Makes `runs` mutations of the seeds; returns how many parsed.
+    static func fuzz(_ seeds: [[UInt8]], runs: Int, seed: UInt64) -> Int {
+        var random = SplitMix64(seed: seed)
         let numbers: [String] = ["0", "-1", "1", "255", "256", "257", "4096", "4097", "1048576", "1048577", "2147483648", "9223372036854775807", "1e300", "0.5", "-0", "NaN"]
         let url = URL(string: "https://tiles.example/a/image.dzi")!
-        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-        var runs = 0, parsed = 0
-        while ContinuousClock.now < deadline {
+        var parsed = 0
+        for _ in 0..<runs {
             var bytes = seeds[Int(random.next() % UInt64(seeds.count))]
             for _ in 0..<(1 + Int(random.next() % 4)) {
                 guard !bytes.isEmpty else { break }
@@ -51,7 +51,6 @@ import Testing
                     }
                 }
             }
-            runs += 1
             guard let d = try? TileServiceDescriptor.parse(bytes, from: url) else { continue }
             parsed += 1
             precondition(!d.levels.isEmpty && d.width >= 1 && d.height >= 1 && d.width <= TileServiceDescriptor.maximumSide)
@@ -61,6 +60,6 @@ import Testing
                 _ = d.tileURL(level: level, column: grid.columns - 1, row: grid.rows - 1)
             }
         }
-        return (runs, parsed)
+        return parsed
     }
 }
