@@ -249,7 +249,7 @@ let package = Package(
         ]),
         // What several test targets share: files the tests write by hand (PNGs byte by byte), waiting for a
         // condition, running tools and `fic` as child processes (with a time limit where a hang is possible).
-        .target(name: "FICTestSupport", dependencies: ["FICHarness"], path: "Tests/FICTestSupport"),
+        .target(name: "FICTestSupport", dependencies: ["FICHarness", "FICCore", .product(name: "Logging", package: "swift-log")], path: "Tests/FICTestSupport"),
         // CHeif: libheif's encoder writes the files whose thumbnails differ from their images;
         // CJxl: libjxl's own signature check is the sniffer's reference.
         .testTarget(
@@ -275,6 +275,7 @@ let package = Package(
             name: "TileServerTests",
             dependencies: [
                 "TileServer", "TiledImage", "ImageCodec", "FICCore", "FICTestSupport", "FICHarness",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Server"])),
                 .product(name: "HummingbirdTesting", package: "hummingbird", condition: .when(traits: ["Server"])),
             ]

@@ -25,7 +25,8 @@ extension TileServer {
     /// or the process receives SIGTERM or SIGINT; `onRunning` is told the port once connections
     /// are accepted. Idle connections close after 30 s; at most `maximumConnections` are open at
     /// once (the process's open-file limit is raised for them, as far as its hard limit allows).
-    public func run(host: String, port: Int, maximumConnections: Int = 4096, logger: Logger = Logger(label: "fic.serve"),
+    /// The HTTP server logs to `logger`, or to the logger the server was made with.
+    public func run(host: String, port: Int, maximumConnections: Int = 4096, logger: Logger? = nil,
                     onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
         // Each connection is a descriptor; keep some for the pyramids' files.
         let files = OpenFileLimit.raise(upTo: maximumConnections + 1024)
@@ -37,7 +38,7 @@ extension TileServer {
             server: http1Server(configuration: .init(idleTimeout: .seconds(30))),
             configuration: .init(address: .hostname(host, port: port), availableConnectionsDelegate: MaximumAvailableConnections(maximumConnections)),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) },
-            logger: logger
+            logger: logger ?? self.logger
         )
         try await application.runService()
     }

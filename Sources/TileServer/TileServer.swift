@@ -61,17 +61,20 @@ public final class TileServer: Sendable {
     private let encoded: EncodedTileCache
     private let threads: WorkerThreads
     private let queued = LockedBox(0)
-    private let logger = Logger(label: "fic.serve")
+    /// The caller's logger: answers that fail for a reason of the server's own (a 500) are logged.
+    let logger: Logger
 
     /// A server of the pyramids in the folder `storePath` (which must exist: a server never
     /// creates what it serves). Opening the store writes nothing; several servers may share it.
-    public init(storePath: String, options: TileServerOptions = .init()) throws {
+    /// Answers that fail for a reason of the server's own (HTTP 500) are logged to `logger`.
+    public init(storePath: String, options: TileServerOptions = .init(), logger: Logger = Logger(label: "TileServer")) throws {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: storePath, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw ImageCacheError(.invalidArgument, "there is no pyramid store (a folder of `fic tile IMAGE --out STORE/NAME` pyramids) at \(storePath)", path: storePath)
         }
         self.storePath = storePath
         self.options = options
+        self.logger = logger
         catalog = PyramidCatalog(store: try TilePyramidStore(path: storePath, byteLimit: Int.max), capacity: options.openPyramids)
         encoded = EncodedTileCache(byteLimit: options.encodedCacheBytes)
         threads = WorkerThreads(name: "fic-serve", maximumThreads: options.renderThreads)

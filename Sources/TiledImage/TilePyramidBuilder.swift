@@ -32,10 +32,12 @@ public final class TilePyramidBuilder: Sendable {
     let progress = BuildProgress()
 
     /// Prepares a build into `destination`. For a folder, any pyramid already there is removed
-    /// now (the folder must not be open elsewhere: `.inUse`).
-    public init(destination: TilePyramidDestination, options: TilePyramidOptions = .init()) throws {
+    /// now (the folder must not be open elsewhere: `.inUse`). A failed build is logged to
+    /// `logger` at debug level (the error itself is thrown to the caller).
+    public init(destination: TilePyramidDestination, options: TilePyramidOptions = .init(),
+                logger: Logger = Logger(label: "TiledImage.builder")) throws {
         self.options = options
-        state = LockedBox(BuildState(assembler: try PyramidAssembler(destination: destination, options: options, progress: progress)))
+        state = LockedBox(BuildState(assembler: try PyramidAssembler(destination: destination, options: options, progress: progress), logger: logger))
     }
 
     deinit {
@@ -173,6 +175,8 @@ private struct BuildState: @unchecked Sendable {
 
     var phase = Phase.open
     var assembler: PyramidAssembler?
+    /// The caller's logger.
+    let logger: Logger
     var source: (any RowDecoder)?
     /// What the decoder of a whole file kept outside memory, once it has decoded it.
     var decodedFile: RowDecoderStatistics?
@@ -181,7 +185,6 @@ private struct BuildState: @unchecked Sendable {
     var received = 0
     var firstByte: ContinuousClock.Instant?
     var lastChunk: ContinuousClock.Instant?
-    static let logger = Logger(label: "TiledImage.builder")
 
     func checkOpen() throws {
         switch phase {
@@ -205,7 +208,7 @@ private struct BuildState: @unchecked Sendable {
         phase = .failed(error)
         assembler?.progress.fail(error)
         stop()
-        Self.logger.debug("tile pyramid build failed: \(error)")
+        logger.debug("tile pyramid build failed: \(error)")
     }
 
     mutating func feed(_ raw: UnsafeRawBufferPointer, options: TilePyramidOptions) throws {

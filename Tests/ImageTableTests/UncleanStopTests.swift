@@ -1,4 +1,5 @@
 import FICCore
+import FICTestSupport
 import Foundation
 import Logging
 import Testing
@@ -174,42 +175,5 @@ import Testing
         let table = try ImageTable(path: path, configuration: c, options: TableOpenOptions(readOnly: true))
         defer { table.close() }
         return try #require(table.entries().first { $0.label == name }).slot
-    }
-}
-
-/// Keeps what a logger was told, with levels, for tests that check what is logged and how loudly.
-final class CapturedLogs: @unchecked Sendable {
-    private let lock = NSLock()
-    private var entries: [(Logger.Level, String)] = []
-
-    /// A logger (at `trace`) that records here.
-    var logger: Logger {
-        var l = Logger(label: "test", factory: { _ in Handler(owner: self) })
-        l.logLevel = .trace
-        return l
-    }
-
-    /// The messages logged at `level` or above.
-    func messages(atLeast level: Logger.Level) -> [String] {
-        lock.lock(); defer { lock.unlock() }
-        return entries.filter { $0.0 >= level }.map(\.1)
-    }
-
-    fileprivate func add(_ level: Logger.Level, _ message: String) {
-        lock.lock(); defer { lock.unlock() }
-        entries.append((level, message))
-    }
-
-    struct Handler: LogHandler {
-        let owner: CapturedLogs
-        var metadata: Logger.Metadata = [:]
-        var logLevel: Logger.Level = .trace
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-        func log(event: LogEvent) {
-            owner.add(event.level, event.message.description)
-        }
     }
 }

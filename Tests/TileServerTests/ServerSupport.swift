@@ -2,6 +2,7 @@ import FICCore
 import FICTestSupport
 import Foundation
 import ImageCodec
+import Logging
 import Testing
 import TiledImage
 import TileServer
@@ -15,7 +16,7 @@ final class PatternStore: @unchecked Sendable {
     let server: TileServer
     static let name = "pattern"
 
-    init(options: TileServerOptions = .init()) throws {
+    init(options: TileServerOptions = .init(), logger: Logger = Logger(label: "TileServer")) throws {
         folder = try ExternalTools.makeFolder("tile-server-tests")
         var pixels = [UInt8](repeating: 0, count: Self.width * Self.height * 4)
         for y in 0..<Self.height {
@@ -30,7 +31,7 @@ final class PatternStore: @unchecked Sendable {
         }
         try FileManager.default.createDirectory(atPath: folder + "/store", withIntermediateDirectories: true)
         _ = try TilePyramidStore(path: folder + "/store", byteLimit: Int.max).build(Self.name, contentsOf: source)
-        server = try TileServer(storePath: folder + "/store", options: options)
+        server = try TileServer(storePath: folder + "/store", options: options, logger: logger)
     }
 
     deinit {

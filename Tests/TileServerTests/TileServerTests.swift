@@ -1,4 +1,5 @@
 import FICCore
+import FICTestSupport
 import Foundation
 import Glibc
 import Testing
@@ -173,6 +174,22 @@ import TileServer
         #expect(await store.server.respond(to: request).status == 200)
         #expect(store.server.encodedCacheStatistics.misses == before + 1)
         #expect(store.server.keptResponse(to: request)?.status == 200, "kept now, and found by the fast path")
+    }
+
+    /// A failure of the server's own (a pyramid whose level files were cut) is a 500 saying why,
+    /// logged to the logger the server was made with.
+    @Test func failuresAreLoggedToTheCallersLogger() async throws {
+        let logs = CapturedLogs()
+        let store = try PatternStore(logger: logs.logger)
+        let pyramid = store.folder + "/store/" + PatternStore.name
+        for file in try FileManager.default.contentsOfDirectory(atPath: pyramid) where file != "pyramid.info" {
+            try FileManager.default.removeItem(atPath: pyramid + "/" + file)
+            #expect(FileManager.default.createFile(atPath: pyramid + "/" + file, contents: Data()))
+        }
+        let answer = await store.get("/iiif/3/\(PatternStore.name)/0,0,256,256/256,/0/default.jpg")
+        #expect(answer.status == 500, "\(answer.status): \(String(decoding: answer.body, as: UTF8.self))")
+        let logged = logs.messages(atLeast: .error)
+        #expect(logged.count == 1 && logged[0].contains("/iiif/3/\(PatternStore.name)/0,0,256,256"), "\(logged)")
     }
 
     /// Many requests at once for a few answers (on the render threads, the kept answers and the

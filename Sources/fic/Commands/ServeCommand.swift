@@ -64,16 +64,17 @@ struct ServeCommand: AsyncParsableCommand {
         options.publicBaseURL = baseURL
         options.sizeUpscaling = !noUpscaling
         if let threads { options.renderThreads = max(1, threads) }
+        // Only warnings and errors, from the HTTP server and the tile server: the line below
+        // says where it listens.
+        var logger = Logger(label: "fic.serve")
+        logger.logLevel = .warning
         let server: TileServer
         do {
-            server = try TileServer(storePath: Paths.absolute(store), options: options)
+            server = try TileServer(storePath: Paths.absolute(store), options: options, logger: logger)
         } catch {
             throw CLIError("cannot serve \(store): \(error)")
         }
         let host = self.host
-        // Only warnings and errors from the HTTP server: the line below says where it listens.
-        var logger = Logger(label: "fic.serve")
-        logger.logLevel = .warning
         try await server.run(host: host, port: port, logger: logger) { port in
             let shown = host.contains(":") ? "[\(host)]" : host
             // Written at once, unbuffered: a script or test waits for this line to know the port.
