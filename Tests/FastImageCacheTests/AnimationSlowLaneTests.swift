@@ -158,6 +158,7 @@ import Testing
         #expect(cache.requestStatistics.storingFrames == 1)
         #expect(cache.cachedImage(for: animated, format: "anim", frame: 1) == nil)
         #expect(hooks.draws.withLockedValue { $0 } == 1)
+        #expect(held.timedOut == 0, "a held CPU thread gave up waiting, so the frames went on before the test's step")
         return (cache, animated, held)
     }
 }

@@ -165,7 +165,11 @@ struct ObservedPhoto: ImageEntity {
 /// A gate that threads of the cache (a CPU step, an entity's drawing) wait at until the test
 /// opens it, counting who arrived: the test sees that a thread is held, and releases it, without
 /// sleeping. A wait gives up after `timeout` (recorded in ``timedOut``), so that a test whose
-/// expected order never comes fails instead of hanging.
+/// expected order never comes fails instead of hanging. The default is as long as
+/// ``waitUntil(_:timeout:_:sourceLocation:)``'s: the cache's CPU threads run niced, and under a
+/// sanitizer with every suite running at once on two cores a held thread's test was seen to need
+/// more than two minutes to reach its next step, so that a shorter gate let the held work go on
+/// early and the test saw an order that the code never makes.
 final class ThreadGate: Sendable {
     private struct State {
         var open = false
@@ -175,7 +179,7 @@ final class ThreadGate: Sendable {
     private let state = ConditionBox(State())
     let timeout: Duration
 
-    init(timeout: Duration = .seconds(120)) {
+    init(timeout: Duration = .seconds(600)) {
         self.timeout = timeout
     }
 

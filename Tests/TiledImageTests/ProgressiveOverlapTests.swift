@@ -20,7 +20,7 @@ import Testing
         let options = TilePyramidOptions(coefficientMemoryBudget: coefficientMemoryBudget, residentCoefficientLimit: 1 << 20)
         let builder = try TilePyramidBuilder(destination: .temporary(folder: folder), options: options)
         try append(bytes[..<withheld], to: builder, chunkSize: 16 << 10)
-        try await waitUntil("rows of tiles are complete before the final scan has arrived", timeout: .seconds(20)) {
+        try await waitUntil("rows of tiles are complete before the final scan has arrived") {
             (builder.completedTileRows.first ?? 0) > 0
         }
         let rows = try #require(builder.geometry?.levels.first?.rows)
