@@ -23,6 +23,7 @@ struct fic_png_inflater {
     size_t pixel_bytes;
     uint32_t height;
     uint32_t rows_done;
+    int beyond_last_row; /* a whole scanline came after the last row */
     size_t filled; /* bytes of the current scanline (filter byte included) inflated so far */
     unsigned char *scanline_memory;
     unsigned char *scanline; /* filter byte + row; the row starts 64-byte aligned */
@@ -193,7 +194,9 @@ int fic_png_inflater_feed(fic_png_inflater *inflater, const void *data, size_t l
     stream->avail_in = 0;
     size_t remaining = length;
     size_t scanline_bytes = inflater->row_bytes + 1;
-    while (!inflater->stream_ended) {
+    /* Data past the last row is never inflated further: it is ignored (as libpng ignores it),
+       and a stream of it (a bomb after a small image) costs nothing. */
+    while (!inflater->stream_ended && !inflater->beyond_last_row) {
         if (stream->avail_in == 0 && remaining > 0) {
             uInt chunk = remaining > 0x40000000u ? 0x40000000u : (uInt)remaining;
             stream->avail_in = chunk;
@@ -213,19 +216,21 @@ int fic_png_inflater_feed(fic_png_inflater *inflater, const void *data, size_t l
         }
         if (inflater->filled == scanline_bytes) {
             inflater->filled = 0;
-            if (inflater->rows_done < inflater->height) { /* image data beyond the last row is ignored */
-                int filter = inflater->scanline[0];
-                if (filter > 4) {
-                    return FIC_PNG_CORRUPT;
-                }
-                unsigned char *row = inflater->scanline + 1;
-                unfilter(filter, row, inflater->previous, inflater->row_bytes, inflater->pixel_bytes);
-                if (callback(context, inflater->rows_done, row) != 0) {
-                    return FIC_PNG_STOPPED;
-                }
-                memcpy(inflater->previous, row, inflater->row_bytes);
-                inflater->rows_done += 1;
+            if (inflater->rows_done >= inflater->height) {
+                inflater->beyond_last_row = 1;
+                break;
             }
+            int filter = inflater->scanline[0];
+            if (filter > 4) {
+                return FIC_PNG_CORRUPT;
+            }
+            unsigned char *row = inflater->scanline + 1;
+            unfilter(filter, row, inflater->previous, inflater->row_bytes, inflater->pixel_bytes);
+            if (callback(context, inflater->rows_done, row) != 0) {
+                return FIC_PNG_STOPPED;
+            }
+            memcpy(inflater->previous, row, inflater->row_bytes);
+            inflater->rows_done += 1;
             continue;
         }
         if (inflater->filled == before && stream->avail_in == 0 && remaining == 0) {
@@ -249,4 +254,8 @@ int fic_png_chunk_crc_matches(const void *type_and_data, size_t length, uint32_t
 
 uint32_t fic_png_inflater_rows(const fic_png_inflater *inflater) {
     return inflater->rows_done;
+}
+
+int fic_png_inflater_beyond_last_row(const fic_png_inflater *inflater) {
+    return inflater->beyond_last_row;
 }

@@ -176,6 +176,8 @@ int fic_png_inflater_feed(fic_png_inflater *inflater, const void *data, size_t l
                           fic_png_row_callback callback, void *context);
 /** The number of rows completed so far. */
 uint32_t fic_png_inflater_rows(const fic_png_inflater *inflater);
+/** Whether a whole scanline of data came after the last row (it is not inflated further). */
+int fic_png_inflater_beyond_last_row(const fic_png_inflater *inflater);
 /** Frees an inflater. Accepts NULL. */
 void fic_png_inflater_destroy(fic_png_inflater *inflater);
 /** Whether the CRC-32 of a chunk's type and data (length bytes) is expected. */

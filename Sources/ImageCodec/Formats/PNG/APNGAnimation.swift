@@ -92,7 +92,7 @@ final class APNGAnimation: AnimationFrameSource {
         let line = try LargeBufferPool.allocate(byteCount: frame.rect.width * 4, zeroed: false)
         let pixels = line.base.assumingMemoryBound(to: UInt32.self)
         let rect = frame.rect
-        let rows = try bytes.withUnsafeBytes { file in
+        let (rows, beyondLastRow) = try bytes.withUnsafeBytes { file in
             try PNGImageData.inflateRows(
                 shape: (rect.width, rect.height, Int(ihdr.bit_depth), channels),
                 payloads: { feed in try Self.payloads(of: frame, in: file, feed) },
@@ -114,6 +114,11 @@ final class APNGAnimation: AnimationFrameSource {
                 throw ImageCacheError(.truncated, "The APNG data ends inside frame \(index + 1) of \(structure.declared); the frames before it were decoded. The file was cut short; download or copy it again.")
             }
             throw ImageCacheError(.corruptData, "The APNG's frame \(index + 1) has \(rows) of its \(rect.height) rows of data. The file is damaged; re-export it.")
+        }
+        // The APNG test suite's "fdAT too large": an error, as for too little data (Chromium
+        // shows the frame's first rows; the suite and the specification call the file invalid).
+        guard !beyondLastRow else {
+            throw ImageCacheError(.corruptData, "The APNG's frame \(index + 1) has more image data than its \(rect.height) rows. The file is damaged; re-export it.")
         }
     }
 

@@ -99,7 +99,9 @@ struct APNGStructure {
                 seenImageData = true
             case fdAT:
                 guard declared != nil else { break }
-                guard length > 4, u32(data) == sequence, let last = structure.frames.last, !last.usesImageData else {
+                // Four bytes of sequence number and no data is a valid piece (the APNG test
+                // suite's "split fdAT with zero-length chunk").
+                guard length >= 4, u32(data) == sequence, let last = structure.frames.last, !last.usesImageData else {
                     return damaged("an fdAT chunk out of sequence")
                 }
                 sequence += 1

@@ -77,14 +77,15 @@ enum PNGImageData {
     /// Inflates and unfilters the image data of one non-interlaced `shape` image whose zlib
     /// stream comes in pieces (an APNG frame's `fdAT` payloads): `payloads` hands each piece to
     /// the function it is given, in order, and `row(index, samples)` gets every row as stored.
-    /// Returns how many rows were complete.
+    /// Returns how many rows were complete, and whether a whole row of data came after the last
+    /// (which a still PNG ignores, as libpng does, and an APNG frame must not have).
     ///
     /// - Throws: `.corruptData` for bad zlib data or filter types; errors `payloads` or `row` throw.
     static func inflateRows(
         shape: (width: Int, height: Int, bitDepth: Int, channels: Int),
         payloads: ((UnsafeRawBufferPointer) throws -> Void) throws -> Void,
         row: (Int, UnsafeRawPointer) throws -> Void
-    ) throws -> Int {
+    ) throws -> (rows: Int, beyondLastRow: Bool) {
         guard let inflater = fic_png_inflater_create(UInt32(shape.width), UInt32(shape.height), Int32(shape.bitDepth), Int32(shape.channels)) else {
             throw ImageCacheError(.overMemoryBudget, "Could not allocate a PNG inflater: out of memory.")
         }
@@ -96,7 +97,7 @@ enum PNGImageData {
                 try feed(inflater, base, payload.count, sink)
             }
         }
-        return Int(fic_png_inflater_rows(inflater))
+        return (Int(fic_png_inflater_rows(inflater)), fic_png_inflater_beyond_last_row(inflater) != 0)
     }
 
     /// Feeds `length` bytes of zlib data at `data` to `inflater`, rows going to `sink`.
