@@ -262,6 +262,8 @@ let package = Package(
         .testTarget(name: "TiledImageTests", dependencies: ["TiledImage", "ImageCodec", "FICCore", "FICTestSupport", "FICHarness"]),
         .testTarget(name: "FicTests", dependencies: ["fic", "FICCommandLine", "FICDemo", "FastImageCache", "ImageTable", "ImageCodec", "FICTestSupport", "FICHarness"]),
         // The benchmarks' list, their JSON report, and `fic-bench`'s command line (run as a child process).
+        // fic-fuzz's targets run for a short smoke time in the test suite (scripts/fuzz searches by coverage).
+        .testTarget(name: "FICFuzzingTests", dependencies: ["FICFuzzing", "FICTestSupport", "FICHarness"]),
         .testTarget(name: "FICBenchmarksTests", dependencies: ["FICBenchmarks", "FICTestSupport", "FICHarness", "fic-bench"]),
         .testTarget(
             name: "ImageLoaderTests",

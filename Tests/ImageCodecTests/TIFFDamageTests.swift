@@ -158,6 +158,29 @@ import Testing
         #expect(probe.largestBytes < 1 << 20)
     }
 
+    /// Strip or tile offsets fewer than the page's strips or tiles: libtiff pads them with zeros
+    /// (with a warning). A chunk at offset 0 (where the header is) is never read: grey by default,
+    /// with a warning, refused when strict; the chunks that have offsets decode. (A fuzzer's
+    /// 65448 × 64 of 16 × 16 JPEG tiles, 24 of them with offsets, took seconds to fail tile by
+    /// tile; the header read as pixels would be a wrong picture.)
+    @Test func chunksWithoutOffsetsAreGreyNeverTheHeader() throws {
+        let samples = Self.gradient(width: 32, height: 32)
+        let strips = TIFFFiles.uncompressed(width: 32, height: 32, samplesPerPixel: 3, photometric: 2, rowsPerStrip: 16, samples: samples,
+                                            overrides: [273: [8]])
+        let tiles = TIFFFiles.uncompressed(width: 32, height: 32, samplesPerPixel: 3, photometric: 2, rowsPerStrip: 32, samples: samples,
+                                           overrides: [322: [16], 323: [16], 324: [8], 325: [16 * 16 * 3, 16 * 16 * 3, 16 * 16 * 3, 16 * 16 * 3]],
+                                           removing: [273, 278, 279])
+        for (name, file, grey) in [("strips", strips, (x: 0, y: 16)), ("tiles", tiles, (x: 16, y: 0))] {
+            let image = try ImageDecoder.decode(file)
+            #expect(image.warnings.contains { $0.contains("no data (offset 0)") }, "\(name): \(image.warnings)")
+            let pixel = (image.baseAddress + grey.y * image.bytesPerRow).assumingMemoryBound(to: UInt32.self)[grey.x]
+            #expect(pixel == 0xFF80_8080, "\(name): the chunk without data is grey, not the file's header")
+            let first = image.baseAddress.assumingMemoryBound(to: UInt32.self)[0]
+            #expect(first != 0xFF80_8080, "\(name): the first chunk decodes")
+            #expect(Self.code { try ImageDecoder.decode(file, options: DecodingOptions(allowCorruptData: false)) } == .corruptData, "\(name)")
+        }
+    }
+
     /// Damaged headers: named refusals.
     @Test func damagedHeadersAreRefused() throws {
         let noDirectory: [UInt8] = [0x49, 0x49, 0x2A, 0x00, 0, 0, 0, 0] + [UInt8](repeating: 0, count: 64)

@@ -131,12 +131,23 @@ final class TIFFFile {
         Int(TIFFNumberOfDirectories(tiff))
     }
 
-    /// Whether the byte range of strip or tile `index` lies within the file.
-    func chunkIsInFile(_ index: UInt32) -> Bool {
+    /// Where strip or tile `index` lies.
+    enum ChunkPlace {
+        /// Within the file (or libtiff decides: a count of 0 at a real offset).
+        case inFile
+        /// At offset 0, where the file's header is: no data. libtiff pads an offsets tag of the
+        /// wrong count with zeros, and GDAL writes empty tiles of sparse files so.
+        case missing
+        /// Past the end of the file: it was cut short.
+        case pastEnd
+    }
+
+    /// Where the byte range of strip or tile `index` lies.
+    func place(ofChunk index: UInt32) -> ChunkPlace {
         let offset = TIFFGetStrileOffset(tiff, index), count = TIFFGetStrileByteCount(tiff, index)
-        guard count > 0 || offset > 0 else { return true }  // libtiff decides (a missing strip reads as an error)
+        guard offset > 0 else { return .missing }
         let (end, overflow) = offset.addingReportingOverflow(count)
-        return !overflow && end <= UInt64(size)
+        return !overflow && end <= UInt64(size) ? .inFile : .pastEnd
     }
 
     /// Starts libtiff's RGBA reader on the current directory (rows in the stored orientation), or
