@@ -270,6 +270,17 @@ final class TIFFBandReader {
             }
         case .rgba(let reader):
             let start = UInt32(bandStart)
+            // libtiff's RGBA reader fails the whole band at its first chunk without data: such a
+            // band is never handed to it (each tile of a wide band failing in turn took seconds).
+            let tileWidth = page.raw.tiled != 0 ? max(1, Int(page.raw.tile_width)) : width
+            for x in stride(from: 0, to: width, by: tileWidth) {
+                let chunk = page.raw.tiled != 0 ? TIFFComputeTile(tiff, UInt32(x), start, 0, 0) : TIFFComputeStrip(tiff, start, 0)
+                if chunk < page.raw.chunk_count, file.place(ofChunk: chunk) == .missing {
+                    _ = try read(chunk: chunk, kind: page.raw.tiled != 0 ? "tile" : "strip", into: band.base) { _ in false }
+                    failedColumns = [0..<width]
+                    return
+                }
+            }
             let ok = try read(chunk: nil, kind: page.raw.tiled != 0 ? "tile" : "strip", into: band.base) { buffer in
                 fic_tiff_rgba_read(reader, buffer.assumingMemoryBound(to: UInt32.self), start, UInt32(rows)) == 1
             }
