@@ -33,9 +33,9 @@ final class Lanes: Sendable {
     // MARK: Requests
 
     /// Waits for the image of `entity` in `format`, from the job of `url` (joined or made);
-    /// `alreadyStored` is asked, under the coordinator's lock, when no job exists, so that an
-    /// image stored by a job that just ended is returned rather than made again. Cancelling the
-    /// calling task removes its waiter.
+    /// `alreadyStored` is asked when no job exists (outside the coordinator's lock, and again if
+    /// a job ended meanwhile), so that an image stored by a job that just ended is returned
+    /// rather than made again. Cancelling the calling task removes its waiter.
     func image(url: URL, entity: any ImageEntity, format: FormatTable, priority: RequestPriority,
                alreadyStored: () -> CachedImage?) async throws -> CachedImage {
         let handle = RequestHandle()

@@ -116,6 +116,8 @@ final class RequestCoordinator: Sendable {
         var lanes: RequestLanes
         var jobs: [UInt64: Job] = [:]
         var byURL: [URL: UInt64] = [:]
+        /// Jobs ended so far: a lookup made outside the lock is current while this is unchanged.
+        var jobsEnded: UInt64 = 0
         var waiterJob: [UInt64: UInt64] = [:]
         var byEntity: [String: Set<UInt64>] = [:]
         var fetchQueue = PriorityQueues<QueueEntry>()
@@ -144,15 +146,44 @@ final class RequestCoordinator: Sendable {
     /// none. A prefetch (`handle` nil) that duplicates one already waiting only raises its
     /// priority. Returns the waiter's id, or nil when the request was answered at once (the
     /// image was stored meanwhile, the cache is closed) or merged into another prefetch.
+    ///
+    /// `alreadyStored` (a table lookup, which after a restart checksums a whole image) is asked
+    /// outside the lock, when no job exists; a job that ends meanwhile may have stored the image,
+    /// so it is asked again then (up to a few times; after that a second job is only extra work).
     func register(url: URL, entity: any ImageEntity, format: FormatTable, priority: RequestPriority,
                   handle: RequestHandle?, sourceWanted: SourceHandler? = nil, alreadyStored: () -> CachedImage?) -> (UInt64?, Effects) {
         var e = Effects()
-        let id: UInt64? = state.withLockedValue { s in
+        var stored: (image: CachedImage?, asOf: UInt64)?
+        var lookups = 0
+        while true {
+            switch register(url: url, entity: entity, format: format, priority: priority, handle: handle, sourceWanted: sourceWanted,
+                            stored: stored, trustingStale: lookups >= 3, &e) {
+            case .done(let id):
+                return (id, e)
+            case .lookUp(let generation):
+                stored = (alreadyStored(), generation)
+                lookups += 1
+            }
+        }
+    }
+
+    /// What one pass of registering under the lock came to.
+    private enum Registration {
+        /// Registered (the waiter's id), answered or merged (nil).
+        case done(UInt64?)
+        /// No job, and no lookup made since the `jobsEnded` given: look the image up and come back.
+        case lookUp(UInt64)
+    }
+
+    private func register(url: URL, entity: any ImageEntity, format: FormatTable, priority: RequestPriority, handle: RequestHandle?,
+                          sourceWanted: SourceHandler?, stored: (image: CachedImage?, asOf: UInt64)?, trustingStale: Bool,
+                          _ e: inout Effects) -> Registration {
+        state.withLockedValue { s in
             if s.closed {
                 let error = ImageCacheError(.closed, "the cache is closed", format: format.format.name)
                 if let handle { e.resumes.append((handle, .failure(error))) }
                 if let sourceWanted { e.sourceFailures.append((sourceWanted, error)) }
-                return nil
+                return .done(nil)
             }
             if let jobID = s.byURL[url], var job = s.jobs[jobID] {
                 if handle == nil, sourceWanted == nil, let twin = job.waiters.values.first(where: {
@@ -162,7 +193,7 @@ final class RequestCoordinator: Sendable {
                     s.jobs[jobID] = job
                     reprioritize(jobID, &s)
                     schedule(&s, &e)
-                    return nil
+                    return .done(nil)
                 }
                 s.nextID += 1
                 let waiter = Waiter(id: s.nextID, entity: entity, format: format, priority: priority, handle: handle, sourceWanted: sourceWanted)
@@ -171,12 +202,15 @@ final class RequestCoordinator: Sendable {
                 index(waiter, job: jobID, &s)
                 reprioritize(jobID, &s)
                 schedule(&s, &e)
-                return waiter.id
+                return .done(waiter.id)
             }
             // No job: the image may have been stored by a job that just ended.
-            if sourceWanted == nil, let image = alreadyStored() {
-                if let handle { e.resumes.append((handle, .success(image))) }
-                return nil
+            if sourceWanted == nil {
+                guard let stored, stored.asOf == s.jobsEnded || trustingStale else { return .lookUp(s.jobsEnded) }
+                if let image = stored.image {
+                    if let handle { e.resumes.append((handle, .success(image))) }
+                    return .done(nil)
+                }
             }
             s.nextID += 1
             let jobID = s.nextID
@@ -189,9 +223,8 @@ final class RequestCoordinator: Sendable {
             index(waiter, job: jobID, &s)
             enqueueFetch(jobID, &s)
             schedule(&s, &e)
-            return waiter.id
+            return .done(waiter.id)
         }
-        return (id, e)
     }
 
     /// Removes a waiter; a caller's request throws `.cancelled`. When it was the job's last, the
@@ -277,7 +310,7 @@ final class RequestCoordinator: Sendable {
                 e.cpuWakeups += 1
             case .failure(let error):
                 s.jobs[jobID] = nil
-                if s.byURL[job.url] == jobID { s.byURL[job.url] = nil }
+                forgetURL(of: job, jobID, &s)
                 for w in job.waiters.values {
                     unindex(w, &s)
                     if let h = w.handle {
@@ -343,7 +376,7 @@ final class RequestCoordinator: Sendable {
             for w in taken { unindex(w, &s) }
             if taken.isEmpty {
                 s.jobs[jobID] = nil
-                if s.byURL[job.url] == jobID { s.byURL[job.url] = nil }
+                forgetURL(of: job, jobID, &s)
                 s.decoding -= 1
                 schedule(&s, &e)
             } else {
@@ -455,7 +488,7 @@ final class RequestCoordinator: Sendable {
     /// The last waiter of a job has gone.
     private func abandon(_ jobID: UInt64, _ s: inout State, _ e: inout Effects) {
         guard var job = s.jobs[jobID] else { return }
-        if s.byURL[job.url] == jobID { s.byURL[job.url] = nil }
+        forgetURL(of: job, jobID, &s)
         switch job.phase {
         case .queued:
             if job.priority.lane == .fast { s.queuedFast -= 1 } else { s.queuedSlow -= 1 }
@@ -472,6 +505,13 @@ final class RequestCoordinator: Sendable {
             job.abandoned = true
             s.jobs[jobID] = job
         }
+    }
+
+    /// Drops the job's URL from the index of jobs, counting the job as ended.
+    private func forgetURL(of job: Job, _ jobID: UInt64, _ s: inout State) {
+        guard s.byURL[job.url] == jobID else { return }
+        s.byURL[job.url] = nil
+        s.jobsEnded &+= 1
     }
 
     /// Puts a job in the fetch queue of its priority.
