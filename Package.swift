@@ -110,7 +110,6 @@ let package = Package(
                 .target(name: "CTIFF", condition: .when(traits: ["TIFF"])),
                 .target(name: "CTIFFSupport", condition: .when(traits: ["TIFF"])),
                 .target(name: "CLcms", condition: .when(traits: ["ColorManagement"])),
-                .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),

@@ -1,6 +1,7 @@
 import Foundation
 import ImageCodec
 import ImageTable
+import Logging
 
 /// The configured formats with their open tables, and the one place where the family policy
 /// lives: a source is decoded once, at the largest pixel size any format of its family needs,
@@ -23,14 +24,18 @@ struct FamilyPolicy: Sendable {
     let provider: (any ImageSourceProvider)?
     /// Counts the decodes.
     let counters: CacheCounters
+    /// The cache's logger: recoverable damage a decode went past is logged there.
+    let logger: Logger
 
-    init(formats: [ImageFormat], tables: [String: FormatTable], keys: KeyMemo, provider: (any ImageSourceProvider)?, counters: CacheCounters) {
+    init(formats: [ImageFormat], tables: [String: FormatTable], keys: KeyMemo, provider: (any ImageSourceProvider)?, counters: CacheCounters,
+         logger: Logger) {
         self.formats = formats
         self.tables = tables
         self.families = Dictionary(grouping: formats.compactMap { tables[$0.name] }, by: { $0.format.family })
         self.keys = keys
         self.provider = provider
         self.counters = counters
+        self.logger = logger
     }
 
     /// The stored, up-to-date image of `entity` in `format`, or nil: the frame path's lookup,
@@ -114,11 +119,16 @@ struct FamilyPolicy: Sendable {
             decode = { try ImageDecoder.decode(bytes, options: options) }  // with the file's path, when read from one
         }
         counters.countDecode()
+        let image: DecodedImage
         do {
-            return try decode()
+            image = try decode()
         } catch {
             throw ImageCacheError.decoding(error, format: format)
         }
+        for warning in image.warnings {
+            logger.warning("Decoded past recoverable damage: \(warning)", metadata: ["format": "\(image.source.format.rawValue)"])
+        }
+        return image
     }
 
     /// Stores the image of `entity` in every format of `family` (every format when nil) that

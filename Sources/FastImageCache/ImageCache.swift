@@ -97,7 +97,7 @@ public final class ImageCache: Sendable {
         space.removeTablesOfOtherFormats(keeping: seen, fileExtension: Self.fileExtension, logger: logger)
         space.share()
         self.openReports = tables.mapValues(\.table.openReport)
-        let policy = FamilyPolicy(formats: formats, tables: tables, keys: keys, provider: provider, counters: CacheCounters())
+        let policy = FamilyPolicy(formats: formats, tables: tables, keys: keys, provider: provider, counters: CacheCounters(), logger: logger)
         self.policy = policy
         let lanes = Lanes(policy: policy, logger: logger)
         self.lanes = lanes

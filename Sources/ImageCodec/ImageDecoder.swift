@@ -56,7 +56,9 @@ public enum ImageDecoder {
         }
     }
 
-    /// Decodes `bytes`, logging recoverable damage with `path`.
+    /// Decodes `bytes` (read from `path`, when it was). Recoverable damage decoded past is in the
+    /// image's `warnings`, for the caller to report or log with its own logger: the library logs
+    /// nothing itself.
     static func decode(_ bytes: some ContiguousBytes, options: DecodingOptions, path: String?) throws -> DecodedImage {
         if let target = options.targetSize, target.width <= 0 || target.height <= 0 {
             throw ImageCacheError(.invalidArgument, "targetSize must be positive in both dimensions, not \(target).")
@@ -69,7 +71,6 @@ public enum ImageDecoder {
             }
             return image
         }
-        CodecLog.warnings(image.warnings, format: image.source.format, path: path)
         return image
     }
 }

@@ -78,6 +78,13 @@ public final class TilePyramidBuilder: Sendable {
     /// - Throws: `.truncated` when the image is incomplete, and any decoding or disk error.
     public func finish() throws -> TilePyramid {
         let options = self.options
+        // Recoverable damage decoded past, logged once the lock is released.
+        var damage: (warnings: [String], logger: Logger)?
+        defer {
+            if let damage {
+                for warning in damage.warnings { damage.logger.warning("Decoded past recoverable damage: \(warning)") }
+            }
+        }
         return try state.withLockedValue { (state) throws -> TilePyramid in
             try state.checkOpen()
             do throws {
@@ -91,6 +98,7 @@ public final class TilePyramidBuilder: Sendable {
                 let first = state.firstByte ?? clock, last = state.lastChunk ?? clock
                 let received = state.received
                 let decoded = state.source?.statistics ?? state.decodedFile ?? RowDecoderStatistics()
+                damage = (decoded.warnings, state.logger)
                 let pyramid = try assembler.complete(sourceBytes: received) {
                     let ready = ContinuousClock.now
                     return TilePyramidBuildStatistics(

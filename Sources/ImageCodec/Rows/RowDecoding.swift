@@ -61,6 +61,8 @@ package struct RowDecoderStatistics: Sendable, Hashable {
     package var coefficientPagerPeakBytes = 0
     /// Bytes of the coefficient file freed behind the final output pass, before the file was closed.
     package var coefficientBytesFreedEarly = 0
+    /// Recoverable damage decoded past (for the caller's logger).
+    package var warnings: [String] = []
 
     /// No bytes anywhere.
     package init() {}

@@ -37,7 +37,6 @@ struct DecodeCommand: ParsableCommand {
         if frames { return try writeFrames() }
         let decoded: DecodedImage
         do {
-            ImageDecoder.logger = CacheOpener.quietLogger  // the damage is reported below
             decoded = try ImageDecoder.decode(contentsOf: Paths.absolute(file), options: DecodingOptions(allowCorruptData: !strict))
         } catch let error as ImageCacheError {
             throw CLIError("cannot decode \(file): \(error.message)")
@@ -77,7 +76,6 @@ struct DecodeCommand: ParsableCommand {
         } catch {
             throw CLIError("cannot make \(out): \(error.localizedDescription)")
         }
-        ImageDecoder.logger = CacheOpener.quietLogger  // the damage is reported below
         var written: [FramesReport.Frame] = []
         let decoder: AnimatedImageDecoder
         do {

@@ -134,7 +134,6 @@ struct IngestCommand: AsyncParsableCommand {
         defer { cache.close() }
         OpenReports.print(cache)
         try stored.save(directory: directory, namespace: namespace, followLinks: location.followLinks)
-        ImageDecoder.logger = CacheOpener.quietLogger  // warnings are reported below, per file
 
         // The namespace is this folder's: remember each file's version for the viewer.
         let remembers = photoFolder != nil && stored.photos == photoFolder

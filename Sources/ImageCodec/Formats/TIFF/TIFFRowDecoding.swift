@@ -32,8 +32,9 @@ extension TIFFFormat {
             }
         }
         try filler.flush()
-        CodecLog.warnings(reader.warnings, format: .tiff, path: nil)
-        return RowDecoderStatistics()
+        var statistics = RowDecoderStatistics()
+        statistics.warnings = reader.warnings
+        return statistics
     }
 
     /// The most bytes spooled for one image: an uncompressed first page at the pixel limit (at most
