@@ -110,7 +110,10 @@ final class CuttingServer: @unchecked Sendable {
                 offset += n
             }
         }
-        usleep(50_000)
+        // What was sent is in the client's hands before the connection ends: a reset would
+        // otherwise race the bytes. Watched, not slept on: the send queue empties once the
+        // client's kernel has acknowledged every byte (or the client went away).
+        waitUntilAcknowledged(client)
         if ending == .stall {
             stalls.began()
             while buffer.withUnsafeMutableBytes({ read(client, $0.baseAddress, $0.count) }) > 0 {}
@@ -121,6 +124,16 @@ final class CuttingServer: @unchecked Sendable {
             setsockopt(client, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
         }
         close(client)
+    }
+
+    /// Returns once `client`'s send queue is empty (TIOCOUTQ: bytes not yet acknowledged), or
+    /// after 30 s.
+    private static func waitUntilAcknowledged(_ client: Int32) {
+        let deadline = ContinuousClock.now + .seconds(30)
+        var pending: Int32 = 0
+        while ContinuousClock.now < deadline, ioctl(client, UInt(TIOCOUTQ), &pending) == 0, pending > 0 {
+            sched_yield()
+        }
     }
 
     deinit {
