@@ -96,7 +96,9 @@ public enum AnimationBenchmark {
             log("  making \(name) with Pillow (once; kept in \(folder))")
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             let photo = try largestPhoto(testdata)
-            try BenchmarkProcess.run("/usr/bin/env", ["python3", "-c", makeScript, photo, file + ".part", "\(width)", "\(height)", "\(frameCount)", "\(frameMs)"])
+            try BenchmarkProcess.run(
+                "/usr/bin/env", ["python3", "-c", makeScript, photo, file + ".part", "\(width)", "\(height)", "\(frameCount)", "\(frameMs)"]
+            )
             try FileManager.default.moveItem(atPath: file + ".part", toPath: file)
         }
         let cache = (root as NSString).appendingPathComponent("cache")
@@ -117,13 +119,21 @@ public enum AnimationBenchmark {
         log("  first ingest: \(BenchKit.fixed(firstSeconds, 2)) s (best of \(runs)), peak RSS \(BenchKit.mebibytes(peak))")
         let second = try MeasuredRun.run(fic, arguments)
         let unchanged = second.output.contains("0 added, 1 unchanged")
-        log("  second ingest: \(BenchKit.fixed(second.seconds, 2)) s, \(unchanged ? "unchanged (nothing decoded)" : "NOT unchanged: \(second.output)")")
+        log(
+            "  second ingest: \(BenchKit.fixed(second.seconds, 2)) s, \(unchanged ? "unchanged (nothing decoded)" : "NOT unchanged: \(second.output)")"
+        )
 
         let pillow = try? pillowSeconds(file)
-        if let pillow { log("  Pillow, every frame: \(BenchKit.fixed(pillow, 2)) s (best of \(runs))") } else { notes.append("Python's Pillow is missing: no baseline") }
+        if let pillow {
+            log("  Pillow, every frame: \(BenchKit.fixed(pillow, 2)) s (best of \(runs))")
+        } else {
+            notes.append("Python's Pillow is missing: no baseline")
+        }
 
         let lookup = try measureLookups(cache: cache, file: file, name: name)
-        log("  frame lookup while playing: \(BenchKit.fixed(lookup.timing.median, 1)) ns, \(lookup.missing) frames missing; a player's refresh \(BenchKit.fixed(lookup.player.median, 1)) ns")
+        log(
+            "  frame lookup while playing: \(BenchKit.fixed(lookup.timing.median, 1)) ns, \(lookup.missing) frames missing; a player's refresh \(BenchKit.fixed(lookup.player.median, 1)) ns"
+        )
 
         var gallery: (cells: Int, playing: ViewBenchmarkResult.Frames, changed: Int, secondDecodes: Int)?
         if let xvfbRun = Executables.find("xvfb-run") {
@@ -137,7 +147,7 @@ public enum AnimationBenchmark {
             "ingest_peak_rss_le_100mib": peak <= 100 << 20,
             "second_ingest_decodes_nothing": unchanged,
             "frame_lookup_le_1us": lookup.timing.median <= 1000,
-            "no_frame_missing": lookup.missing == 0,
+            "no_frame_missing": lookup.missing == 0
         ]
         if let gallery {
             met["gallery_compose_p99_le_4ms"] = gallery.playing.composeP99Ms <= 4
@@ -146,8 +156,12 @@ public enum AnimationBenchmark {
         }
         let ratio = pillow.map { firstSeconds / $0 }
         if let ratio { met["ingest_le_pillow"] = ratio <= 1 }
-        notes.append("fic ingest --jobs 1 is a whole process (start, decode, composite, resize to \(format.width)×\(format.height), store every frame, close); Pillow only decodes each frame at full size (libwebp's animation decoder underneath); peak RSS by /usr/bin/time")
-        notes.append("the lookup is the one a player makes on each refresh: the frame for a moment of a 60 Hz clock from the stored durations, looked up and released")
+        notes.append(
+            "fic ingest --jobs 1 is a whole process (start, decode, composite, resize to \(format.width)×\(format.height), store every frame, close); Pillow only decodes each frame at full size (libwebp's animation decoder underneath); peak RSS by /usr/bin/time"
+        )
+        notes.append(
+            "the lookup is the one a player makes on each refresh: the frame for a moment of a 60 Hz clock from the stored durations, looked up and released"
+        )
         return AnimationBenchmarkResult(
             sourceWidth: width, sourceHeight: height, frames: frameCount, formatWidth: format.width, formatHeight: format.height,
             firstIngestSeconds: firstSeconds, firstIngestPeakRSSBytes: peak, allFramesOnHeapBytes: onHeap,
@@ -169,11 +183,14 @@ public enum AnimationBenchmark {
 
     /// Opens the ingested cache and times the lookups a player makes while the animation plays:
     /// the frame for each 1/60 s step of the timeline, looked up and released.
-    static func measureLookups(cache directory: String, file: String, name: String) throws -> (timing: BenchTiming, missing: Int, player: BenchTiming) {
+    static func measureLookups(cache directory: String, file: String, name: String) throws -> (
+        timing: BenchTiming, missing: Int, player: BenchTiming
+    ) {
         let bytes = try Data(contentsOf: URL(fileURLWithPath: file))
         let entity = IngestedFile(entityID: name, sourceImageID: bytes.withUnsafeBytes { SHA256Hex.digest(of: $0) })
-        let imageFormat = try ImageFormat(name: format.name, family: "images", size: CGSize(width: format.width, height: format.height),
-                                          maximumCount: 4 * (frameCount + 2))
+        let imageFormat = try ImageFormat(
+            name: format.name, family: "images", size: CGSize(width: format.width, height: format.height),
+            maximumCount: 4 * (frameCount + 2))
         let cache = try ImageCache(directory: directory, namespace: "bench", formats: [imageFormat])
         defer { cache.close() }
         guard let animation = cache.animation(for: entity, format: format.name), animation.frameCount == frameCount else {
@@ -202,14 +219,17 @@ public enum AnimationBenchmark {
     /// Pillow) in `fic view gallery` on Xvfb, every cell on screen: the frames while they play,
     /// then the sources decoded when the gallery is launched again on the same cache.
     static func playGallery(xvfbRun: String, fic: String, testdata: String, root: String, log: (String) -> Void) throws
-        -> (cells: Int, playing: ViewBenchmarkResult.Frames, changed: Int, secondDecodes: Int) {
+        -> (cells: Int, playing: ViewBenchmarkResult.Frames, changed: Int, secondDecodes: Int)
+    {
         let folder = (root as NSString).appendingPathComponent("gallery-input")
         if !FileManager.default.fileExists(atPath: folder + "/done") {
             try? FileManager.default.removeItem(atPath: folder)
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             let photo = try largestPhoto(testdata)
             for (i, ext) in ["gif", "webp", "png", "gif", "webp"].enumerated() {
-                try BenchmarkProcess.run("/usr/bin/env", ["python3", "-c", makeScript, photo, folder + "/anim-\(i).\(ext)", "320", "240", "24", "\(40 + 20 * i)"])
+                try BenchmarkProcess.run(
+                    "/usr/bin/env", ["python3", "-c", makeScript, photo, folder + "/anim-\(i).\(ext)", "320", "240", "24", "\(40 + 20 * i)"]
+                )
             }
             _ = FileManager.default.createFile(atPath: folder + "/done", contents: nil)
         }
@@ -225,13 +245,17 @@ public enum AnimationBenchmark {
         let work = try BenchKit.makeFreshDirectory(root, "gallery-\(getpid())")
         defer { try? FileManager.default.removeItem(atPath: work) }
         log("  gallery: \(cells) cells of 5 animations playing for 10 s on Xvfb …")
-        let stats = try ViewBenchmark.view(xvfbRun, fic, ["gallery", "--photos", folder, "--cells", "\(cells)", "--cache", work + "/cache"],
-                                           script: script, work: work, name: "animated-gallery")
+        let stats = try ViewBenchmark.view(
+            xvfbRun, fic, ["gallery", "--photos", folder, "--cells", "\(cells)", "--cache", work + "/cache"],
+            script: script, work: work, name: "animated-gallery")
         let playing = ViewBenchmark.frames((stats["phases"] as? [String: Any])?["playing"])
         let changed = stats["animation_frames_changed"] as? Int ?? -1
-        log("  gallery playing: compose p99 \(BenchKit.fixed(playing.composeP99Ms, 2)) ms, median \(BenchKit.fixed(playing.composeMedianMs, 2)) ms, \(playing.framesComposeOver8_3Ms) over 8.3 ms, over \(playing.frames) frames; \(changed) frame changes drawn")
-        let again = try ViewBenchmark.view(xvfbRun, fic, ["gallery", "--photos", folder, "--cells", "\(cells)", "--cache", work + "/cache"],
-                                           script: script, work: work, name: "animated-gallery-again")
+        log(
+            "  gallery playing: compose p99 \(BenchKit.fixed(playing.composeP99Ms, 2)) ms, median \(BenchKit.fixed(playing.composeMedianMs, 2)) ms, \(playing.framesComposeOver8_3Ms) over 8.3 ms, over \(playing.frames) frames; \(changed) frame changes drawn"
+        )
+        let again = try ViewBenchmark.view(
+            xvfbRun, fic, ["gallery", "--photos", folder, "--cells", "\(cells)", "--cache", work + "/cache"],
+            script: script, work: work, name: "animated-gallery-again")
         let secondDecodes = again["cache_decodes"] as? Int ?? -1
         log("  gallery launched again on the same cache: \(secondDecodes) decodes")
         return (cells, playing, changed, secondDecodes)

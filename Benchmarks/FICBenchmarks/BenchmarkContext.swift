@@ -13,8 +13,10 @@ public struct BenchmarkContext: Sendable {
     public var log: @Sendable (String) -> Void
 
     /// A context of these parts.
-    public init(testdata: String, workDirectory: String, executables: BenchmarkExecutables, options: BenchmarkOptions,
-                log: @escaping @Sendable (String) -> Void) {
+    public init(
+        testdata: String, workDirectory: String, executables: BenchmarkExecutables, options: BenchmarkOptions,
+        log: @escaping @Sendable (String) -> Void
+    ) {
         self.testdata = testdata
         self.workDirectory = workDirectory
         self.executables = executables

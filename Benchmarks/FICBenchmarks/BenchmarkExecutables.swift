@@ -35,7 +35,9 @@ public struct BenchmarkExecutables: Sendable {
     public func fic() throws -> String {
         let fic = (folder as NSString).appendingPathComponent("fic")
         guard FileManager.default.isExecutableFile(atPath: fic) else {
-            throw BenchmarkError("this benchmark measures fic, and there is no fic beside fic-bench in \(folder): build it (swift build -c release --product fic)")
+            throw BenchmarkError(
+                "this benchmark measures fic, and there is no fic beside fic-bench in \(folder): build it (swift build -c release --product fic)"
+            )
         }
         return fic
     }

@@ -15,7 +15,7 @@ public enum BenchmarkList {
             ProcessesBenchmark.self,
             TilesBenchmark.self,
             LoaderBenchmark.self,
-            ViewBenchmark.self,
+            ViewBenchmark.self
         ]
     }
 

@@ -22,11 +22,14 @@ final class BenchmarkProcess {
     /// `keepsErrors` is false (then /dev/null: a timed run pays for nothing but the program).
     ///
     /// - Throws: ``HarnessError`` when it cannot be started.
-    init(_ executable: String, _ arguments: [String], name: String? = nil, standardOutput: String = "/dev/null",
-         outputPipe: LinePipe? = nil, keepsErrors: Bool = true) throws {
+    init(
+        _ executable: String, _ arguments: [String], name: String? = nil, standardOutput: String = "/dev/null",
+        outputPipe: LinePipe? = nil, keepsErrors: Bool = true
+    ) throws {
         let errors = keepsErrors ? Self.temporaryPath("stderr") : nil
-        child = try ChildProcess.start(executable, arguments, standardOutput: standardOutput, standardError: errors ?? "/dev/null",
-                                       outputPipe: outputPipe)
+        child = try ChildProcess.start(
+            executable, arguments, standardOutput: standardOutput, standardError: errors ?? "/dev/null",
+            outputPipe: outputPipe)
         self.errors = errors
         self.name = name ?? ([executable] + arguments.prefix(3)).map { ($0 as NSString).lastPathComponent }.joined(separator: " ")
     }

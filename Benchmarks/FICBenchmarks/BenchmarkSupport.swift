@@ -91,7 +91,8 @@ enum BenchKit {
         let folder = fm.fileExists(atPath: photos, isDirectory: &isDirectory) && isDirectory.boolValue ? photos : testdata
         let names = (try? fm.contentsOfDirectory(atPath: folder)) ?? []
         let extensions: Set<String> = ["jpg", "jpeg", "png", "webp"]
-        return names
+        return
+            names
             .filter { extensions.contains(($0 as NSString).pathExtension.lowercased()) }
             .sorted()
             .map { (folder as NSString).appendingPathComponent($0) }

@@ -6,7 +6,8 @@ extension ColorBenchmark: Benchmark {
     public static let name = "color"
 
     /// What it measures, for the help.
-    public static let abstract = "conversion to sRGB of a 24-megapixel photo, the matrix-shaper fast path against LittleCMS, ms per megapixel."
+    public static let abstract =
+        "conversion to sRGB of a 24-megapixel photo, the matrix-shaper fast path against LittleCMS, ms per megapixel."
 
     /// Runs it with the context's test data and work folder.
     public static func run(in context: BenchmarkContext) async throws -> ColorBenchmarkResult {

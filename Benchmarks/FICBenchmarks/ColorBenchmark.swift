@@ -63,11 +63,15 @@ public enum ColorBenchmark {
         let gray = (0..<count).map { bgrx[4 * $0 + 1] }
         var output = [UInt8](repeating: 0, count: count * 4)
 
-        let memcpySeconds = best { output.withUnsafeMutableBytes { o in bgrx.withUnsafeBytes { _ = memcpy(o.baseAddress!, $0.baseAddress!, $0.count) } } }
+        let memcpySeconds = best {
+            output.withUnsafeMutableBytes { o in bgrx.withUnsafeBytes { _ = memcpy(o.baseAddress!, $0.baseAddress!, $0.count) } }
+        }
 
         var cases: [ColorBenchmarkCase] = []
-        func measure(_ name: String, _ description: ColorDescription, _ layout: ColorConverter.Layout, source: UnsafeRawBufferPointer,
-                     pixels: Int, inPlace: Bool = false, threads: Int = 1, compare: Bool = true) {
+        func measure(
+            _ name: String, _ description: ColorDescription, _ layout: ColorConverter.Layout, source: UnsafeRawBufferPointer,
+            pixels: Int, inPlace: Bool = false, threads: Int = 1, compare: Bool = true
+        ) {
             var warnings: [String] = []
             let start = ContinuousClock.now
             guard let converter = ColorConverter.make(for: description, layout: layout, warnings: &warnings) else {
@@ -80,13 +84,15 @@ public enum ColorBenchmark {
                     best {
                         if inPlace { out.copyMemory(from: UnsafeRawBufferPointer(rebasing: source[0..<(pixels * 4)])) }
                         // Addresses as integers: the threads share these buffers for the duration of the call.
-                        let destination = UInt(bitPattern: out.baseAddress), from = inPlace ? destination : UInt(bitPattern: source.baseAddress)
+                        let destination = UInt(bitPattern: out.baseAddress),
+                            from = inPlace ? destination : UInt(bitPattern: source.baseAddress)
                         let rows = size.height * pixels / count
                         let perRow = pixels / rows
                         DispatchQueue.concurrentPerform(iterations: threads) { part in
                             let first = rows * part / threads, last = rows * (part + 1) / threads
-                            converter.convert(UnsafeRawPointer(bitPattern: from)! + first * perRow * layout.bytesPerPixel,
-                                              to: UnsafeMutableRawPointer(bitPattern: destination)! + first * perRow * 4, count: (last - first) * perRow)
+                            converter.convert(
+                                UnsafeRawPointer(bitPattern: from)! + first * perRow * layout.bytesPerPixel,
+                                to: UnsafeMutableRawPointer(bitPattern: destination)! + first * perRow * 4, count: (last - first) * perRow)
                         }
                     }
                 }
@@ -95,26 +101,36 @@ public enum ColorBenchmark {
             let fast = time(converter)
             var lcms: Double?
             if compare && converter.method != .littleCMS && converter.method != .naiveCMYK,
-               let slow = ColorConverter.make(for: description, layout: layout, fastPath: false, warnings: &warnings), slow.method == .littleCMS {
+                let slow = ColorConverter.make(for: description, layout: layout, fastPath: false, warnings: &warnings),
+                slow.method == .littleCMS
+            {
                 lcms = time(slow)
             }
-            cases.append(ColorBenchmarkCase(name: name, millisecondsPerMegapixel: fast, method: "\(converter.method)",
-                                            littleCMSMillisecondsPerMegapixel: lcms, makeMilliseconds: makeMilliseconds))
-            log("  " + name.padding(toLength: 46, withPad: " ", startingAt: 0) + String(format: "%6.2f ms/MP (%@)", fast, "\(converter.method)")
-                + (lcms.map { String(format: ", LittleCMS %6.2f ms/MP: %.1f× faster", $0, $0 / fast) } ?? "")
-                + String(format: "; made in %.1f ms", makeMilliseconds))
+            cases.append(
+                ColorBenchmarkCase(
+                    name: name, millisecondsPerMegapixel: fast, method: "\(converter.method)",
+                    littleCMSMillisecondsPerMegapixel: lcms, makeMilliseconds: makeMilliseconds))
+            log(
+                "  " + name.padding(toLength: 46, withPad: " ", startingAt: 0)
+                    + String(format: "%6.2f ms/MP (%@)", fast, "\(converter.method)")
+                    + (lcms.map { String(format: ", LittleCMS %6.2f ms/MP: %.1f× faster", $0, $0 / fast) } ?? "")
+                    + String(format: "; made in %.1f ms", makeMilliseconds))
         }
 
         let p3 = ColorDescription.codePoints(primaries: 12, transfer: 13, matrix: 0, fullRange: true)
         var profiles: [(String, ColorDescription)] = [("Display P3", p3)]
-        for (name, path) in [("Adobe RGB", "/usr/share/color/icc/colord/AdobeRGB1998.icc"), ("ProPhoto", "/usr/share/color/icc/colord/ProPhotoRGB.icc")] {
+        for (name, path) in [
+            ("Adobe RGB", "/usr/share/color/icc/colord/AdobeRGB1998.icc"), ("ProPhoto", "/usr/share/color/icc/colord/ProPhotoRGB.icc")
+        ] {
             if let bytes = FileManager.default.contents(atPath: path) { profiles.append((name, .iccProfile([UInt8](bytes)))) }
         }
         bgrx.withUnsafeBytes { source in
             for (name, description) in profiles {
                 measure("\(name), BGRX in place", description, .bgrx8, source: source, pixels: count, inPlace: true)
             }
-            measure("Display P3, BGRX in place, 2 threads", p3, .bgrx8, source: source, pixels: count, inPlace: true, threads: 2, compare: false)
+            measure(
+                "Display P3, BGRX in place, 2 threads", p3, .bgrx8, source: source, pixels: count, inPlace: true, threads: 2, compare: false
+            )
         }
         rgb.withUnsafeBytes { measure("Display P3, RGB to BGRA", p3, .rgb8, source: $0, pixels: count) }
         rgb16.withUnsafeBytes { measure("Display P3, 16-bit RGB to BGRA", p3, .rgb16, source: $0, pixels: count16) }
@@ -125,7 +141,8 @@ public enum ColorBenchmark {
             measure("CMYK without a profile, in place", .untagged, .cmyk8, source: source, pixels: count, inPlace: true)
         }
         gray.withUnsafeBytes { measure("grey, linear light (gamma 1)", .gamma(1, chromaticities: nil), .gray8, source: $0, pixels: count) }
-        return ColorBenchmarkResult(megapixels: megapixels, runs: runs, memcpyMillisecondsPerMegapixel: memcpySeconds * 1000 / megapixels, cases: cases)
+        return ColorBenchmarkResult(
+            megapixels: megapixels, runs: runs, memcpyMillisecondsPerMegapixel: memcpySeconds * 1000 / megapixels, cases: cases)
     }
 
     /// The best of ``runs`` runs of `body` (after one untimed), in seconds.

@@ -31,7 +31,9 @@ extension DecodeBenchmark: Benchmark {
         for t in r.thumbnails ?? [] {
             table.line("  \(t.kind) \(t.width)×\(t.height), \(t.fileBytes / 1024) KiB, one thread:")
             table.row("    full-size decode", String(format: "%.1f ms", t.fullMilliseconds))
-            table.row("    decode covering 300×300 (\(t.thumbnailWidth)×\(t.thumbnailHeight))", String(format: "%.1f ms", t.thumbnailMilliseconds))
+            table.row(
+                "    decode covering 300×300 (\(t.thumbnailWidth)×\(t.thumbnailHeight))", String(format: "%.1f ms", t.thumbnailMilliseconds)
+            )
         }
         return table.lines
     }

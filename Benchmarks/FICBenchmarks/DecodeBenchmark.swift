@@ -80,7 +80,8 @@ public enum DecodeBenchmark {
         log("Decoding \(info.width)×\(info.height) baseline JPEG (\(bytes.count / 1024) KiB), best of \(runs) runs")
 
         func ourRate(denominator: Int) throws -> Double {
-            let target = PixelSize(width: (info.width + denominator - 1) / denominator, height: (info.height + denominator - 1) / denominator)
+            let target = PixelSize(
+                width: (info.width + denominator - 1) / denominator, height: (info.height + denominator - 1) / denominator)
             let options = DecodingOptions(targetSize: denominator == 1 ? nil : target)
             let seconds = try best { _ = try ImageDecoder.decode(bytes, options: options) }
             return megapixels / seconds
@@ -94,9 +95,13 @@ public enum DecodeBenchmark {
         var startup: Double?
         if let djpeg = Executables.find("djpeg") {
             // Its standard error to /dev/null too: the timed run is the process alone.
-            let seconds = try best { try BenchmarkProcess.run(djpeg, ["-dct", "int", "-outfile", "/dev/null", jpegPath], keepsErrors: false) }
+            let seconds = try best {
+                try BenchmarkProcess.run(djpeg, ["-dct", "int", "-outfile", "/dev/null", jpegPath], keepsErrors: false)
+            }
             djpegRate = megapixels / seconds
-            startup = try best { try BenchmarkProcess.run(djpeg, ["-outfile", "/dev/null", testdata + "/jpeg/tiny-1x1.jpg"], keepsErrors: false) } * 1000
+            startup =
+                try best { try BenchmarkProcess.run(djpeg, ["-outfile", "/dev/null", testdata + "/jpeg/tiny-1x1.jpg"], keepsErrors: false) }
+                * 1000
         } else {
             log("djpeg not found in PATH (Debian: apt-get install libjpeg-turbo-progs); skipping the comparison")
         }
@@ -111,12 +116,15 @@ public enum DecodeBenchmark {
             let header = try ImageDecoder.info(photo)
             let fullSeconds = try best { _ = try ImageDecoder.decode(photo) }
             var small: DecodedImage?
-            let thumbnailSeconds = try best { small = try ImageDecoder.decode(photo, options: DecodingOptions(targetSize: PixelSize(width: 300, height: 300))) }
-            thumbnails.append(DecodeThumbnailResult(
-                kind: kind.rawValue, width: header.width, height: header.height, fileBytes: photo.count,
-                fullMilliseconds: fullSeconds * 1000, thumbnailMilliseconds: thumbnailSeconds * 1000,
-                thumbnailWidth: small?.width ?? 0, thumbnailHeight: small?.height ?? 0
-            ))
+            let thumbnailSeconds = try best {
+                small = try ImageDecoder.decode(photo, options: DecodingOptions(targetSize: PixelSize(width: 300, height: 300)))
+            }
+            thumbnails.append(
+                DecodeThumbnailResult(
+                    kind: kind.rawValue, width: header.width, height: header.height, fileBytes: photo.count,
+                    fullMilliseconds: fullSeconds * 1000, thumbnailMilliseconds: thumbnailSeconds * 1000,
+                    thumbnailWidth: small?.width ?? 0, thumbnailHeight: small?.height ?? 0
+                ))
         }
         let result = DecodeBenchmarkResult(
             width: info.width, height: info.height, fileBytes: bytes.count, runs: runs,
@@ -143,8 +151,11 @@ public enum DecodeBenchmark {
             log(String(format: "djpeg process start-up on a 1×1 JPEG: %.1f ms, not subtracted (negligible at this size)", startup))
         }
         for t in r.thumbnails ?? [] {
-            log("\(t.kind) \(t.width)×\(t.height): full size " + String(format: "%.1f ms", t.fullMilliseconds)
-                + ", to cover 300×300 (\(t.thumbnailWidth)×\(t.thumbnailHeight)) " + String(format: "%.1f ms, %.1f× faster", t.thumbnailMilliseconds, t.fullMilliseconds / max(t.thumbnailMilliseconds, 0.001)))
+            log(
+                "\(t.kind) \(t.width)×\(t.height): full size " + String(format: "%.1f ms", t.fullMilliseconds)
+                    + ", to cover 300×300 (\(t.thumbnailWidth)×\(t.thumbnailHeight)) "
+                    + String(
+                        format: "%.1f ms, %.1f× faster", t.thumbnailMilliseconds, t.fullMilliseconds / max(t.thumbnailMilliseconds, 0.001)))
         }
         log("MP/s counts source megapixels at every scale. Repeated in-process decodes reuse the previous")
         log("bitmap's memory (large pixel buffers are recycled), as a cache decoding many photos does.")
@@ -154,7 +165,8 @@ public enum DecodeBenchmark {
     /// encodes it with `cjpeg -quality 90` (baseline, 4:2:0).
     private static func makeBenchmarkJPEG(from photo: String, at path: String, workDirectory: String, log: (String) -> Void) throws {
         guard let cjpeg = Executables.find("cjpeg") else {
-            throw DecodeBenchmarkError(description: "cjpeg not found in PATH; install libjpeg-turbo-progs (Debian) to build the benchmark JPEG.")
+            throw DecodeBenchmarkError(
+                description: "cjpeg not found in PATH; install libjpeg-turbo-progs (Debian) to build the benchmark JPEG.")
         }
         log("Building a \(size.width)×\(size.height) JPEG from \(photo) with cjpeg -quality 90 …")
         let tile = try ImageDecoder.decode(contentsOf: photo)

@@ -48,7 +48,8 @@ public enum FirstLookupBenchmark {
     }
 
     static func format(count: Int) throws -> ImageFormat {
-        try ImageFormat(name: formatName, size: CGSize(width: side / 2, height: side / 2), scale: 2, style: .bgra32Premultiplied, maximumCount: count)
+        try ImageFormat(
+            name: formatName, size: CGSize(width: side / 2, height: side / 2), scale: 2, style: .bgra32Premultiplied, maximumCount: count)
     }
 
     static func entity(_ i: Int) -> Entity { Entity(entityID: "photo-\(i)", sourceImageID: "v1") }
@@ -56,7 +57,9 @@ public enum FirstLookupBenchmark {
     /// Stores `count` images drawn from `sources` in a cache under `root`, then measures new
     /// processes of `benchmarks`, the `fic-bench` executable (its hidden `child first-lookups`
     /// command), looking them up.
-    static func run(benchmarks: String, root: String, sources: [DecodedImage], count: Int = 2000, runs: Int = 3, log: (String) -> Void) throws -> FirstLookupBenchmarkResult {
+    static func run(benchmarks: String, root: String, sources: [DecodedImage], count: Int = 2000, runs: Int = 3, log: (String) -> Void)
+        throws -> FirstLookupBenchmarkResult
+    {
         let directory = (root as NSString).appendingPathComponent("first-lookup")
         do {
             let cache = try ImageCache(directory: directory, namespace: namespace, formats: [try format(count: count)])
@@ -65,17 +68,21 @@ public enum FirstLookupBenchmark {
         }
         log("  first lookups: \(count) images of \(side)×\(side) px BGRA, each looked up once by each new process")
         func child(closes: Bool) throws -> (meanNs: Double, openMs: Double) {
-            let run = try MeasuredRun.run(benchmarks, [BenchmarkExecutables.childCommand, "first-lookups", "--cache", directory, "--count", "\(count)"] + (closes ? [] : ["--stop-without-close"]))
+            let run = try MeasuredRun.run(
+                benchmarks,
+                [BenchmarkExecutables.childCommand, "first-lookups", "--cache", directory, "--count", "\(count)"]
+                    + (closes ? [] : ["--stop-without-close"]))
             guard let line = run.output.split(separator: "\n").last,
-                  let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                  let mean = object["mean_ns"] as? Double, let open = object["open_ms"] as? Double, let misses = object["misses"] as? Int
+                let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                let mean = object["mean_ns"] as? Double, let open = object["open_ms"] as? Double, let misses = object["misses"] as? Int
             else { throw BenchmarkError("the first-lookup child printed no figures: \(run.output.suffix(300))") }
             guard misses == 0 else { throw BenchmarkError("the first-lookup child missed \(misses) images") }
             return (mean, open)
         }
         // A first process after the store, untimed: every case starts with the file in the page cache.
         _ = try child(closes: true)
-        var clean: [(meanNs: Double, openMs: Double)] = [], stop: [(meanNs: Double, openMs: Double)] = [], restart: [(meanNs: Double, openMs: Double)] = []
+        var clean: [(meanNs: Double, openMs: Double)] = [], stop: [(meanNs: Double, openMs: Double)] = [],
+            restart: [(meanNs: Double, openMs: Double)] = []
         for _ in 0..<runs { clean.append(try child(closes: true)) }
         _ = try child(closes: false)  // leaves the cache open: every run below follows a stop without close
         for _ in 0..<runs { stop.append(try child(closes: false)) }
@@ -86,12 +93,16 @@ public enum FirstLookupBenchmark {
         func median(_ values: [Double]) -> Double { BenchTiming(values).median }
         let result = FirstLookupBenchmarkResult(
             images: count, side: side,
-            afterCleanCloseNs: median(clean.map(\.meanNs)), afterStopNs: median(stop.map(\.meanNs)), afterRestartNs: median(restart.map(\.meanNs)),
+            afterCleanCloseNs: median(clean.map(\.meanNs)), afterStopNs: median(stop.map(\.meanNs)),
+            afterRestartNs: median(restart.map(\.meanNs)),
             afterCleanCloseRuns: clean.map(\.meanNs), afterStopRuns: stop.map(\.meanNs), afterRestartRuns: restart.map(\.meanNs),
-            openAfterCleanCloseMs: median(clean.map(\.openMs)), openAfterStopMs: median(stop.map(\.openMs)), openAfterRestartMs: median(restart.map(\.openMs)),
+            openAfterCleanCloseMs: median(clean.map(\.openMs)), openAfterStopMs: median(stop.map(\.openMs)),
+            openAfterRestartMs: median(restart.map(\.openMs)),
             stopOverCleanClose: median(stop.map(\.meanNs)) / median(clean.map(\.meanNs)),
             restartOverCleanClose: median(restart.map(\.meanNs)) / median(clean.map(\.meanNs)))
-        log("  first lookup after a clean close \(BenchKit.fixed(result.afterCleanCloseNs / 1000, 2)) µs, after a stop without close \(BenchKit.fixed(result.afterStopNs / 1000, 2)) µs (\(BenchKit.fixed(result.stopOverCleanClose, 2))×), after a restart \(BenchKit.fixed(result.afterRestartNs / 1000, 2)) µs")
+        log(
+            "  first lookup after a clean close \(BenchKit.fixed(result.afterCleanCloseNs / 1000, 2)) µs, after a stop without close \(BenchKit.fixed(result.afterStopNs / 1000, 2)) µs (\(BenchKit.fixed(result.stopOverCleanClose, 2))×), after a restart \(BenchKit.fixed(result.afterRestartNs / 1000, 2)) µs"
+        )
         try? FileManager.default.removeItem(atPath: directory)
         return result
     }
@@ -135,7 +146,9 @@ public enum FirstLookupBenchmark {
         BenchKit.blackHole(sink)
         let report = cache.openReports[formatName]
         if closes { cache.close() }
-        let figures: [String: Any] = ["mean_ns": meanNs, "open_ms": openMs, "misses": misses, "entries_checked": report?.entriesToCheck ?? -1]
+        let figures: [String: Any] = [
+            "mean_ns": meanNs, "open_ms": openMs, "misses": misses, "entries_checked": report?.entriesToCheck ?? -1
+        ]
         print(String(decoding: try JSONSerialization.data(withJSONObject: figures), as: UTF8.self))
         fflush(nil)  // every stream: the process may end without flushing its own
         if !closes { withExtendedLifetime(cache) { _exit(0) } }

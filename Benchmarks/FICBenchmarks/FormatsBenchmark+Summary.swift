@@ -6,14 +6,17 @@ extension FormatsBenchmark: Benchmark {
     public static let name = "formats"
 
     /// What it measures, for the help.
-    public static let abstract = "HEIC, AVIF, JPEG XL, TIFF and GIF photos ingested against vipsthumbnail, what a ProPhoto profile costs an ingest and an 18000² pyramid, a 24000×16000 tiled BigTIFF into a pyramid against vips, and memory over 500 HEICs."
+    public static let abstract =
+        "HEIC, AVIF, JPEG XL, TIFF and GIF photos ingested against vipsthumbnail, what a ProPhoto profile costs an ingest and an 18000² pyramid, a 24000×16000 tiled BigTIFF into a pyramid against vips, and memory over 500 HEICs."
 
     /// Runs it with the context's test data and work folder.
     public static func run(in context: BenchmarkContext) async throws -> FormatsBenchmarkResult {
         var options = IngestBenchmark.Options()
         if let count = context.options.count { options.count = count }
         options.jobs = context.options.jobs
-        return try run(fic: context.executables.fic(), testdata: context.testdata, workDirectory: context.workDirectory, options: options, log: context.log)
+        return try run(
+            fic: context.executables.fic(), testdata: context.testdata, workDirectory: context.workDirectory, options: options,
+            log: context.log)
     }
 
     /// Its figures, targets and verdicts.
@@ -22,26 +25,40 @@ extension FormatsBenchmark: Benchmark {
         table.line("")
         table.row("figure", "value", "target", nil)
         for f in r.ingest {
-            table.row("\(f.kind): fic ingest", String(format: "%.1f photos/s, %@ peak", f.ficPhotosPerSecond, BenchKit.mebibytes(f.ficPeakRSSBytes)))
+            table.row(
+                "\(f.kind): fic ingest",
+                String(format: "%.1f photos/s, %@ peak", f.ficPhotosPerSecond, BenchKit.mebibytes(f.ficPeakRSSBytes)))
             if let v = f.vipsPhotosPerSecond, let ratio = f.ficOverVips {
                 table.row("  vipsthumbnail", String(format: "%.1f photos/s", v))
                 table.row("  fic / vipsthumbnail", String(format: "%.2f×", ratio), "≥ 2", ratio >= 2)
             }
         }
         if let t = r.taggedIngest {
-            table.row("JPEG ingest, ProPhoto / untagged", String(format: "%.2f s / %.2f s = %.2f×", t.taggedSeconds, t.untaggedSeconds, t.ratio), "≤ 1.1", r.targetsMet["tagged_ingest_le_1_1"])
+            table.row(
+                "JPEG ingest, ProPhoto / untagged", String(format: "%.2f s / %.2f s = %.2f×", t.taggedSeconds, t.untaggedSeconds, t.ratio),
+                "≤ 1.1", r.targetsMet["tagged_ingest_le_1_1"])
         }
         if let t = r.taggedPyramid {
-            table.row("18000² pyramid, ProPhoto / untagged", String(format: "%.2f s / %.2f s = %.2f×", t.taggedSeconds, t.untaggedSeconds, t.ratio), "≤ 1.3", r.targetsMet["tagged_pyramid_le_1_3"])
+            table.row(
+                "18000² pyramid, ProPhoto / untagged",
+                String(format: "%.2f s / %.2f s = %.2f×", t.taggedSeconds, t.untaggedSeconds, t.ratio), "≤ 1.3",
+                r.targetsMet["tagged_pyramid_le_1_3"])
         }
         if let b = r.bigTIFF {
-            table.row("tiled BigTIFF \(b.width)×\(b.height) → pyramid", String(format: "%.2f s, %@", b.ficSeconds, BenchKit.mebibytes(b.ficPeakRSSBytes)), "≤ 100 MB", r.targetsMet["bigtiff_peak_le_100mb"])
+            table.row(
+                "tiled BigTIFF \(b.width)×\(b.height) → pyramid",
+                String(format: "%.2f s, %@", b.ficSeconds, BenchKit.mebibytes(b.ficPeakRSSBytes)), "≤ 100 MB",
+                r.targetsMet["bigtiff_peak_le_100mb"])
             if let v = b.vipsSeconds, let rss = b.vipsPeakRSSBytes {
-                table.row("  vips tiffsave --tile --pyramid", String(format: "%.2f s, %@", v, BenchKit.mebibytes(rss)), "slower", r.targetsMet["bigtiff_faster_than_vips"])
+                table.row(
+                    "  vips tiffsave --tile --pyramid", String(format: "%.2f s, %@", v, BenchKit.mebibytes(rss)), "slower",
+                    r.targetsMet["bigtiff_faster_than_vips"])
             }
         }
         if let many = r.heicManyPeakRSSBytes, let few = r.heicFewPeakRSSBytes, let n = r.heicManyFiles {
-            table.row("ingest of \(n) HEICs: peak RSS", "\(BenchKit.mebibytes(many)) (few files: \(BenchKit.mebibytes(few)))", "< 150 MB, flat", r.targetsMet["heic_memory_flat_lt_150mb"])
+            table.row(
+                "ingest of \(n) HEICs: peak RSS", "\(BenchKit.mebibytes(many)) (few files: \(BenchKit.mebibytes(few)))", "< 150 MB, flat",
+                r.targetsMet["heic_memory_flat_lt_150mb"])
         }
         for note in r.notes { table.line("  note: \(note)") }
         return table.lines

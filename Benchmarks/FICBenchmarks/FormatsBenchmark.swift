@@ -59,14 +59,17 @@ public enum FormatsBenchmark {
         ("tagged_pyramid_le_1_3", "18000² pyramid, ProPhoto-tagged / untagged ≤ 1.3"),
         ("bigtiff_faster_than_vips", "tiled BigTIFF → pyramid faster than vips tiffsave --tile --pyramid"),
         ("bigtiff_peak_le_100mb", "tiled BigTIFF → pyramid peak RSS ≤ 100 MB"),
-        ("heic_memory_flat_lt_150mb", "ingest of 500 large HEICs: peak RSS < 150 MB and flat in the count"),
+        ("heic_memory_flat_lt_150mb", "ingest of 500 large HEICs: peak RSS < 150 MB and flat in the count")
     ]
 
     /// The ICC profile the tagged inputs carry (Debian's colord-data).
     static let proPhotoProfile = "/usr/share/color/icc/colord/ProPhotoRGB.icc"
 
     /// Runs the benchmark with the `fic` executable at `fic`.
-    public static func run(fic: String, testdata: String, workDirectory: String, options: IngestBenchmark.Options = .init(), heicMemoryCount: Int = 500, log: (String) -> Void) throws -> FormatsBenchmarkResult {
+    public static func run(
+        fic: String, testdata: String, workDirectory: String, options: IngestBenchmark.Options = .init(), heicMemoryCount: Int = 500,
+        log: (String) -> Void
+    ) throws -> FormatsBenchmarkResult {
         let root = (workDirectory as NSString).appendingPathComponent("formats")
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         let generated = (workDirectory as NSString).appendingPathComponent("large-photos")
@@ -79,10 +82,15 @@ public enum FormatsBenchmark {
         var heicOriginals: [String] = []
         for kind in LargePhotoSet.Kind.formatKinds {
             do {
-                let originals = try LargePhotoSet.originals(kind, distinct: options.distinct, testdata: testdata, folder: generated, log: log)
+                let originals = try LargePhotoSet.originals(
+                    kind, distinct: options.distinct, testdata: testdata, folder: generated, log: log)
                 if kind == .heic { heicOriginals = originals }
-                let files = try LargePhotoSet.linkFolder((root as NSString).appendingPathComponent("input-\(kind.rawValue)"), count: options.count, originals: originals)
-                ingest.append(try IngestBenchmark.compare(kind: kind.rawValue, files: files, fic: fic, vipsthumbnail: vipsthumbnail, jobs: jobs, options: options, root: root, log: log))
+                let files = try LargePhotoSet.linkFolder(
+                    (root as NSString).appendingPathComponent("input-\(kind.rawValue)"), count: options.count, originals: originals)
+                ingest.append(
+                    try IngestBenchmark.compare(
+                        kind: kind.rawValue, files: files, fic: fic, vipsthumbnail: vipsthumbnail, jobs: jobs, options: options, root: root,
+                        log: log))
             } catch {
                 notes.append("\(kind.rawValue): skipped: \(error)")
                 log("  \(kind.rawValue): skipped: \(error)")
@@ -92,27 +100,37 @@ public enum FormatsBenchmark {
         // 2. What a profile costs an ingest: the same JPEGs, with and without a ProPhoto profile.
         var taggedIngest: FormatsBenchmarkResult.TaggedComparison?
         if let profile = FileManager.default.contents(atPath: proPhotoProfile).map([UInt8].init) {
-            let plain = try LargePhotoSet.originals(.jpegBaseline, distinct: options.distinct, testdata: testdata, folder: generated, log: log)
+            let plain = try LargePhotoSet.originals(
+                .jpegBaseline, distinct: options.distinct, testdata: testdata, folder: generated, log: log)
             let tagged = try plain.map { path -> String in
                 let out = (root as NSString).appendingPathComponent("tagged-" + (path as NSString).lastPathComponent)
-                try Data(JPEGProfiles.tagged(Array(try Data(contentsOf: URL(fileURLWithPath: path))), profile: profile)).write(to: URL(fileURLWithPath: out))
+                try Data(JPEGProfiles.tagged(Array(try Data(contentsOf: URL(fileURLWithPath: path))), profile: profile)).write(
+                    to: URL(fileURLWithPath: out))
                 return out
             }
-            let plainFiles = try LargePhotoSet.linkFolder((root as NSString).appendingPathComponent("untagged"), count: options.count, originals: plain)
-            let taggedFiles = try LargePhotoSet.linkFolder((root as NSString).appendingPathComponent("tagged"), count: options.count, originals: tagged)
+            let plainFiles = try LargePhotoSet.linkFolder(
+                (root as NSString).appendingPathComponent("untagged"), count: options.count, originals: plain)
+            let taggedFiles = try LargePhotoSet.linkFolder(
+                (root as NSString).appendingPathComponent("tagged"), count: options.count, originals: tagged)
             func best(_ files: [String]) throws -> Double {
                 var times: [Double] = []
                 for run in 0...options.runs {
-                    let measured = try IngestBenchmark.ingest(fic: fic, folder: (files[0] as NSString).deletingLastPathComponent, count: files.count, jobs: jobs, memory: options.memoryBudgetMiB, root: root)
+                    let measured = try IngestBenchmark.ingest(
+                        fic: fic, folder: (files[0] as NSString).deletingLastPathComponent, count: files.count, jobs: jobs,
+                        memory: options.memoryBudgetMiB, root: root)
                     if run > 0 { times.append(measured.seconds) }
                 }
                 return times.min()!
             }
             let u = try best(plainFiles), t = try best(taggedFiles)
-            taggedIngest = .init(what: "fic ingest of \(options.count) JPEGs (\(LargePhotoSet.Kind.jpegBaseline.size.width)×\(LargePhotoSet.Kind.jpegBaseline.size.height))", untaggedSeconds: u, taggedSeconds: t, ratio: t / u)
+            taggedIngest = .init(
+                what:
+                    "fic ingest of \(options.count) JPEGs (\(LargePhotoSet.Kind.jpegBaseline.size.width)×\(LargePhotoSet.Kind.jpegBaseline.size.height))",
+                untaggedSeconds: u, taggedSeconds: t, ratio: t / u)
             log("  tagged JPEG ingest: \(BenchKit.fixed(t, 2)) s against \(BenchKit.fixed(u, 2)) s untagged (\(BenchKit.fixed(t / u, 2))×)")
         } else {
-            notes.append("\(proPhotoProfile) is missing (Debian: colord-data; scripts/install-deps --bench): the profile costs were not measured")
+            notes.append(
+                "\(proPhotoProfile) is missing (Debian: colord-data; scripts/install-deps --bench): the profile costs were not measured")
         }
 
         // 3. What a profile costs an 18000² pyramid: the same JPEG bytes with a ProPhoto APP2.
@@ -121,10 +139,13 @@ public enum FormatsBenchmark {
             let side = TilesBenchmark.side
             let baseline = workDirectory + "/tiles-\(side)-baseline.jpg", progressive = workDirectory + "/tiles-\(side)-progressive.jpg"
             if !FileManager.default.fileExists(atPath: baseline) || !FileManager.default.fileExists(atPath: progressive) {
-                try TilesBenchmark.makeJPEGs(photo: testdata + "/hubble.jpg", fallback: testdata + "/photos/hubble.jpg", baseline: baseline, progressive: progressive, workDirectory: workDirectory, log: log)
+                try TilesBenchmark.makeJPEGs(
+                    photo: testdata + "/hubble.jpg", fallback: testdata + "/photos/hubble.jpg", baseline: baseline,
+                    progressive: progressive, workDirectory: workDirectory, log: log)
             }
             let tagged = root + "/tiles-\(side)-prophoto.jpg"
-            try Data(JPEGProfiles.tagged(Array(try Data(contentsOf: URL(fileURLWithPath: baseline))), profile: profile)).write(to: URL(fileURLWithPath: tagged))
+            try Data(JPEGProfiles.tagged(Array(try Data(contentsOf: URL(fileURLWithPath: baseline))), profile: profile)).write(
+                to: URL(fileURLWithPath: tagged))
             defer { unlink(tagged) }
             let output = root + "/pyramid-\(getpid())"
             defer { try? FileManager.default.removeItem(atPath: output) }
@@ -137,7 +158,9 @@ public enum FormatsBenchmark {
             }
             let u = try tile(baseline), t = try tile(tagged)
             taggedPyramid = .init(what: "fic tile of a \(side)×\(side) baseline JPEG", untaggedSeconds: u, taggedSeconds: t, ratio: t / u)
-            log("  tagged \(side)² pyramid: \(BenchKit.fixed(t, 2)) s against \(BenchKit.fixed(u, 2)) s untagged (\(BenchKit.fixed(t / u, 2))×)")
+            log(
+                "  tagged \(side)² pyramid: \(BenchKit.fixed(t, 2)) s against \(BenchKit.fixed(u, 2)) s untagged (\(BenchKit.fixed(t / u, 2))×)"
+            )
         }
 
         // 4. A 24000 × 16000 tiled BigTIFF into a pyramid, against libvips.
@@ -153,11 +176,19 @@ public enum FormatsBenchmark {
         // 5. Memory over many HEICs.
         var heicMany: MeasuredRun?, heicFew: MeasuredRun?
         if !heicOriginals.isEmpty, heicMemoryCount > 0 {
-            let few = try LargePhotoSet.linkFolder((root as NSString).appendingPathComponent("heic-few"), count: min(options.count, heicMemoryCount), originals: heicOriginals)
-            let many = try LargePhotoSet.linkFolder((root as NSString).appendingPathComponent("heic-many"), count: heicMemoryCount, originals: heicOriginals)
-            heicFew = try IngestBenchmark.ingest(fic: fic, folder: (few[0] as NSString).deletingLastPathComponent, count: few.count, jobs: jobs, memory: options.memoryBudgetMiB, root: root)
-            heicMany = try IngestBenchmark.ingest(fic: fic, folder: (many[0] as NSString).deletingLastPathComponent, count: many.count, jobs: jobs, memory: options.memoryBudgetMiB, root: root)
-            log("  HEIC memory: \(few.count) files peak \(BenchKit.mebibytes(heicFew!.peakRSSBytes)), \(many.count) files peak \(BenchKit.mebibytes(heicMany!.peakRSSBytes))")
+            let few = try LargePhotoSet.linkFolder(
+                (root as NSString).appendingPathComponent("heic-few"), count: min(options.count, heicMemoryCount), originals: heicOriginals)
+            let many = try LargePhotoSet.linkFolder(
+                (root as NSString).appendingPathComponent("heic-many"), count: heicMemoryCount, originals: heicOriginals)
+            heicFew = try IngestBenchmark.ingest(
+                fic: fic, folder: (few[0] as NSString).deletingLastPathComponent, count: few.count, jobs: jobs,
+                memory: options.memoryBudgetMiB, root: root)
+            heicMany = try IngestBenchmark.ingest(
+                fic: fic, folder: (many[0] as NSString).deletingLastPathComponent, count: many.count, jobs: jobs,
+                memory: options.memoryBudgetMiB, root: root)
+            log(
+                "  HEIC memory: \(few.count) files peak \(BenchKit.mebibytes(heicFew!.peakRSSBytes)), \(many.count) files peak \(BenchKit.mebibytes(heicMany!.peakRSSBytes))"
+            )
         }
 
         var met: [String: Bool] = [:]
@@ -170,30 +201,43 @@ public enum FormatsBenchmark {
             met["bigtiff_peak_le_100mb"] = bigTIFF.ficPeakRSSBytes <= 100_000_000
         }
         if let heicMany, let heicFew {
-            met["heic_memory_flat_lt_150mb"] = heicMany.peakRSSBytes < 150 << 20 && heicMany.peakRSSBytes <= heicFew.peakRSSBytes + (16 << 20)
+            met["heic_memory_flat_lt_150mb"] =
+                heicMany.peakRSSBytes < 150 << 20 && heicMany.peakRSSBytes <= heicFew.peakRSSBytes + (16 << 20)
         }
-        notes.append("inputs are camera-sized photos made from the test photos (mirror-tiled, not enlarged) and encoded with Debian's encoders: heif-enc -q 80 (x265), avifenc --min 20 --max 30 (aom), cjxl -d 1, vips tiffsave --compression deflate, vips gifsave; both sides are whole processes, as in fic-bench ingest")
-        notes.append("the tagged inputs carry colord's ProPhoto RGB profile in APP2 markers inserted into the very same JPEG bytes: only the colour conversion differs")
+        notes.append(
+            "inputs are camera-sized photos made from the test photos (mirror-tiled, not enlarged) and encoded with Debian's encoders: heif-enc -q 80 (x265), avifenc --min 20 --max 30 (aom), cjxl -d 1, vips tiffsave --compression deflate, vips gifsave; both sides are whole processes, as in fic-bench ingest"
+        )
+        notes.append(
+            "the tagged inputs carry colord's ProPhoto RGB profile in APP2 markers inserted into the very same JPEG bytes: only the colour conversion differs"
+        )
         return FormatsBenchmarkResult(
             ingest: ingest, taggedIngest: taggedIngest, taggedPyramid: taggedPyramid, bigTIFF: bigTIFF,
-            heicManyFiles: heicMany == nil ? nil : heicMemoryCount, heicManyPeakRSSBytes: heicMany?.peakRSSBytes, heicFewPeakRSSBytes: heicFew?.peakRSSBytes,
+            heicManyFiles: heicMany == nil ? nil : heicMemoryCount, heicManyPeakRSSBytes: heicMany?.peakRSSBytes,
+            heicFewPeakRSSBytes: heicFew?.peakRSSBytes,
             targetsMet: met, notes: notes)
     }
 
     /// Makes (once) a 24000 × 16000 tiled, deflate-compressed BigTIFF and times `fic tile` and
     /// `vips tiffsave --tile --pyramid --compression none` on it.
-    static func bigTIFFPyramid(fic: String, vips: String, testdata: String, root: String, log: (String) -> Void) throws -> FormatsBenchmarkResult.BigTIFFComparison {
+    static func bigTIFFPyramid(fic: String, vips: String, testdata: String, root: String, log: (String) -> Void) throws
+        -> FormatsBenchmarkResult.BigTIFFComparison
+    {
         let (width, height) = (24_000, 16_000)
         let tiff = (root as NSString).appendingPathComponent("big-\(width)x\(height).tif")
         if !FileManager.default.fileExists(atPath: tiff) {
-            guard let photo = BenchKit.photos(in: testdata).last(where: { $0.hasSuffix(".jpg") }) else { throw BenchmarkError("no JPEG photo to make the BigTIFF from") }
+            guard let photo = BenchKit.photos(in: testdata).last(where: { $0.hasSuffix(".jpg") }) else {
+                throw BenchmarkError("no JPEG photo to make the BigTIFF from")
+            }
             log("  making a \(width)×\(height) tiled BigTIFF from \((photo as NSString).lastPathComponent) …")
             let info = try ImageDecoder.info(try Data(contentsOf: URL(fileURLWithPath: photo)))
             let scale = max(Double(width) / Double(info.displayWidth), Double(height) / Double(info.displayHeight))
             let big = tiff + ".v"
             defer { unlink(big) }
             try BenchmarkProcess.run(vips, ["resize", photo, big, "\(scale)"])
-            try BenchmarkProcess.run(vips, ["crop", big, tiff + "[tile,tile-width=256,tile-height=256,bigtiff,compression=deflate]", "0", "0", "\(width)", "\(height)"])
+            try BenchmarkProcess.run(
+                vips,
+                ["crop", big, tiff + "[tile,tile-width=256,tile-height=256,bigtiff,compression=deflate]", "0", "0", "\(width)", "\(height)"]
+            )
         }
         let output = (root as NSString).appendingPathComponent("bigtiff-out")
         func fresh() {
@@ -202,13 +246,25 @@ public enum FormatsBenchmark {
             sync()
         }
         defer { try? FileManager.default.removeItem(atPath: output) }
-        let ours = try TilesBenchmark.best(2) { fresh(); return try MeasuredRun.run(fic, ["tile", tiff, "--out", output + "/pyramid"]).figures }
+        let ours = try TilesBenchmark.best(2) {
+            fresh(); return try MeasuredRun.run(fic, ["tile", tiff, "--out", output + "/pyramid"]).figures
+        }
         let theirs = try TilesBenchmark.best(2) {
             fresh()
-            return try MeasuredRun.run(vips, ["tiffsave", tiff, output + "/out.tif", "--tile", "--pyramid", "--compression", "none", "--tile-width", "256", "--tile-height", "256", "--bigtiff"]).figures
+            return try MeasuredRun.run(
+                vips,
+                [
+                    "tiffsave", tiff, output + "/out.tif", "--tile", "--pyramid", "--compression", "none", "--tile-width", "256",
+                    "--tile-height", "256", "--bigtiff"
+                ]
+            ).figures
         }
-        log("  tiled BigTIFF \(width)×\(height): fic tile \(TilesBenchmark.describe(ours)); vips tiffsave --pyramid \(TilesBenchmark.describe(theirs))")
-        return .init(width: width, height: height, ficSeconds: ours.seconds, ficPeakRSSBytes: ours.peakRSSBytes, vipsSeconds: theirs.seconds, vipsPeakRSSBytes: theirs.peakRSSBytes)
+        log(
+            "  tiled BigTIFF \(width)×\(height): fic tile \(TilesBenchmark.describe(ours)); vips tiffsave --pyramid \(TilesBenchmark.describe(theirs))"
+        )
+        return .init(
+            width: width, height: height, ficSeconds: ours.seconds, ficPeakRSSBytes: ours.peakRSSBytes, vipsSeconds: theirs.seconds,
+            vipsPeakRSSBytes: theirs.peakRSSBytes)
     }
 }
 
@@ -225,7 +281,9 @@ enum JPEGProfiles {
         for index in 0..<count {
             let part = profile[(index * chunk)..<min(profile.count, (index + 1) * chunk)]
             let length = 2 + 12 + 2 + part.count
-            out += [0xFF, 0xE2, UInt8(length >> 8), UInt8(length & 0xFF)] + Array("ICC_PROFILE".utf8) + [0, UInt8(index + 1), UInt8(count)] + part
+            out +=
+                [0xFF, 0xE2, UInt8(length >> 8), UInt8(length & 0xFF)] + Array("ICC_PROFILE".utf8) + [0, UInt8(index + 1), UInt8(count)]
+                + part
         }
         return out + jpeg[2...]
     }

@@ -6,7 +6,8 @@ extension IngestBenchmark: Benchmark {
     public static let name = "ingest"
 
     /// What it measures, for the help.
-    public static let abstract = "photos into a two-format family against vipsthumbnail (run first by \"all\", so that its memory figures are its own)."
+    public static let abstract =
+        "photos into a two-format family against vipsthumbnail (run first by \"all\", so that its memory figures are its own)."
 
     /// Runs it with the context's test data and work folder.
     public static func run(in context: BenchmarkContext) async throws -> IngestBenchmarkResult {
@@ -15,13 +16,16 @@ extension IngestBenchmark: Benchmark {
         if let count = context.options.count { options.count = max(1, count) }
         if let memoryRunCount = context.options.memoryRunCount { options.memoryRunCount = max(0, memoryRunCount) }
         options.jobs = context.options.jobs
-        return try run(fic: context.executables.fic(), testdata: context.testdata, workDirectory: context.workDirectory, options: options, log: context.log)
+        return try run(
+            fic: context.executables.fic(), testdata: context.testdata, workDirectory: context.workDirectory, options: options,
+            log: context.log)
     }
 
     /// Its figures, targets and verdicts.
     public static func summary(of r: IngestBenchmarkResult) -> [String] {
         var table = SummaryTable()
-        table.line("\n  fic ingest --jobs \(r.jobs) --memory \(r.memoryBudgetMiB) into \(r.formats.joined(separator: ", ")); inputs: \(r.inputs)")
+        table.line(
+            "\n  fic ingest --jobs \(r.jobs) --memory \(r.memoryBudgetMiB) into \(r.formats.joined(separator: ", ")); inputs: \(r.inputs)")
         table.row("figure", "value", "target", nil)
         for f in r.results {
             table.line("  \(f.kind): \(f.files) files, \(BenchKit.mebibytes(f.inputBytes))")

@@ -113,18 +113,20 @@ public enum IngestBenchmark {
     public static let targets: [(name: String, text: String)] = [
         ("fic_over_vips_ge_2", "fic ingest / vipsthumbnail ≥ 2 for every kind of input"),
         ("memory_run_peak_lt_150mib", "peak RSS of the memory run < 150 MiB"),
-        ("memory_flat_in_count", "peak RSS of the memory run ≤ that of few files + 16 MiB"),
+        ("memory_flat_in_count", "peak RSS of the memory run ≤ that of few files + 16 MiB")
     ]
 
     /// The family ingested: three formats of grid thumbnails, the largest 300×300 pixels.
     static let formatArguments = [
         "--format", "thumb:75x75@2:rgb565", "--format", "medium:100x100@2:bgrx", "--format", "large:150x150@2:bgra",
-        "--family", "photos",
+        "--family", "photos"
     ]
     static let largestPixelSize = (width: 300, height: 300)
 
     /// Runs the benchmark; `fic` is the path of the `fic` executable to measure.
-    public static func run(fic: String, testdata: String, workDirectory: String, options: Options = Options(), log: (String) -> Void) throws -> IngestBenchmarkResult {
+    public static func run(fic: String, testdata: String, workDirectory: String, options: Options = Options(), log: (String) -> Void) throws
+        -> IngestBenchmarkResult
+    {
         let root = (workDirectory as NSString).appendingPathComponent("ingest")
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         var notes: [String] = []
@@ -144,7 +146,8 @@ public enum IngestBenchmark {
                 let folder = try BenchKit.makeFreshDirectory(root, "input-\(kind)")
                 var files: [String] = []
                 for (index, path) in found.enumerated() {
-                    let link = (folder as NSString).appendingPathComponent(String(format: "photo-%05d.", index) + (path as NSString).pathExtension)
+                    let link = (folder as NSString).appendingPathComponent(
+                        String(format: "photo-%05d.", index) + (path as NSString).pathExtension)
                     try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: path)
                     files.append(link)
                 }
@@ -155,29 +158,44 @@ public enum IngestBenchmark {
         } else {
             let generated = (workDirectory as NSString).appendingPathComponent("large-photos")
             for kind in LargePhotoSet.Kind.ingestKinds {
-                let originals = try LargePhotoSet.originals(kind, distinct: options.distinct, testdata: testdata, folder: generated, log: log)
-                let files = try LargePhotoSet.linkFolder((root as NSString).appendingPathComponent("input-\(kind.rawValue)"), count: options.count, originals: originals)
+                let originals = try LargePhotoSet.originals(
+                    kind, distinct: options.distinct, testdata: testdata, folder: generated, log: log)
+                let files = try LargePhotoSet.linkFolder(
+                    (root as NSString).appendingPathComponent("input-\(kind.rawValue)"), count: options.count, originals: originals)
                 sets.append((kind.rawValue, files))
                 if kind == .jpegBaseline || kind == .jpegProgressive { jpegOriginals += originals }
             }
         }
 
         let vipsthumbnail = Executables.find("vipsthumbnail")
-        if vipsthumbnail == nil { notes.append("vipsthumbnail is not installed (scripts/install-deps --bench): the comparison was skipped") }
+        if vipsthumbnail == nil {
+            notes.append("vipsthumbnail is not installed (scripts/install-deps --bench): the comparison was skipped")
+        }
         var results: [IngestFormatResult] = []
         for (kind, files) in sets {
-            results.append(try compare(kind: kind, files: files, fic: fic, vipsthumbnail: vipsthumbnail, jobs: jobs, options: options, root: root, log: log))
+            results.append(
+                try compare(
+                    kind: kind, files: files, fic: fic, vipsthumbnail: vipsthumbnail, jobs: jobs, options: options, root: root, log: log))
         }
 
         // Memory: many large JPEGs against few.
         var memoryRun: MeasuredRun?
         var fewRun: MeasuredRun?
         if options.memoryRunCount > 0, !jpegOriginals.isEmpty {
-            let few = try LargePhotoSet.linkFolder((root as NSString).appendingPathComponent("memory-few"), count: min(options.count, options.memoryRunCount), originals: jpegOriginals)
-            let many = try LargePhotoSet.linkFolder((root as NSString).appendingPathComponent("memory-many"), count: options.memoryRunCount, originals: jpegOriginals)
-            fewRun = try ingest(fic: fic, folder: (few[0] as NSString).deletingLastPathComponent, count: few.count, jobs: jobs, memory: options.memoryBudgetMiB, root: root)
-            memoryRun = try ingest(fic: fic, folder: (many[0] as NSString).deletingLastPathComponent, count: many.count, jobs: jobs, memory: options.memoryBudgetMiB, root: root)
-            log("  memory: \(few.count) JPEGs peak \(BenchKit.mebibytes(fewRun!.peakRSSBytes)), \(many.count) JPEGs peak \(BenchKit.mebibytes(memoryRun!.peakRSSBytes))")
+            let few = try LargePhotoSet.linkFolder(
+                (root as NSString).appendingPathComponent("memory-few"), count: min(options.count, options.memoryRunCount),
+                originals: jpegOriginals)
+            let many = try LargePhotoSet.linkFolder(
+                (root as NSString).appendingPathComponent("memory-many"), count: options.memoryRunCount, originals: jpegOriginals)
+            fewRun = try ingest(
+                fic: fic, folder: (few[0] as NSString).deletingLastPathComponent, count: few.count, jobs: jobs,
+                memory: options.memoryBudgetMiB, root: root)
+            memoryRun = try ingest(
+                fic: fic, folder: (many[0] as NSString).deletingLastPathComponent, count: many.count, jobs: jobs,
+                memory: options.memoryBudgetMiB, root: root)
+            log(
+                "  memory: \(few.count) JPEGs peak \(BenchKit.mebibytes(fewRun!.peakRSSBytes)), \(many.count) JPEGs peak \(BenchKit.mebibytes(memoryRun!.peakRSSBytes))"
+            )
         }
 
         var met: [String: Bool] = [:]
@@ -187,11 +205,16 @@ public enum IngestBenchmark {
             met["memory_run_peak_lt_150mib"] = memoryRun.peakRSSBytes < 150 << 20
             met["memory_flat_in_count"] = memoryRun.peakRSSBytes <= fewRun.peakRSSBytes + (16 << 20)
         }
-        notes.append("both sides are whole processes using every core: fic ingest --jobs \(jobs) stores \(formatArguments.count / 2 - 1) formats (largest \(largestPixelSize.width)×\(largestPixelSize.height)); vipsthumbnail -s \(largestPixelSize.width)x\(largestPixelSize.height) --smartcrop centre writes one JPEG per photo, with its own threads")
-        notes.append("photos/s are from the best of \(options.runs) runs after a warm-up run; input files are in the page cache; on a busy machine compare CPU per photo, as photos/s then measure the other work more than either program")
-        notes.append(MeasuredRun.timeTool == nil
-            ? "/usr/bin/time is missing (apt-get install time): peak RSS figures include this process's own peak and are upper bounds"
-            : "CPU time and peak RSS of each process are measured by /usr/bin/time")
+        notes.append(
+            "both sides are whole processes using every core: fic ingest --jobs \(jobs) stores \(formatArguments.count / 2 - 1) formats (largest \(largestPixelSize.width)×\(largestPixelSize.height)); vipsthumbnail -s \(largestPixelSize.width)x\(largestPixelSize.height) --smartcrop centre writes one JPEG per photo, with its own threads"
+        )
+        notes.append(
+            "photos/s are from the best of \(options.runs) runs after a warm-up run; input files are in the page cache; on a busy machine compare CPU per photo, as photos/s then measure the other work more than either program"
+        )
+        notes.append(
+            MeasuredRun.timeTool == nil
+                ? "/usr/bin/time is missing (apt-get install time): peak RSS figures include this process's own peak and are upper bounds"
+                : "CPU time and peak RSS of each process are measured by /usr/bin/time")
         return IngestBenchmarkResult(
             formats: stride(from: 1, to: formatArguments.count - 2, by: 2).map { formatArguments[$0] }, jobs: jobs,
             memoryBudgetMiB: options.memoryBudgetMiB, inputs: options.photos ?? "generated", results: results,
@@ -200,7 +223,9 @@ public enum IngestBenchmark {
     }
 
     /// `fic ingest` against `vipsthumbnail` (when installed) on `files`, all of one kind.
-    static func compare(kind: String, files: [String], fic: String, vipsthumbnail: String?, jobs: Int, options: Options, root: String, log: (String) -> Void) throws -> IngestFormatResult {
+    static func compare(
+        kind: String, files: [String], fic: String, vipsthumbnail: String?, jobs: Int, options: Options, root: String, log: (String) -> Void
+    ) throws -> IngestFormatResult {
         let inputBytes = files.reduce(0) { $0 + ((try? FileManager.default.attributesOfItem(atPath: $1)[.size] as? Int) ?? 0) }
         let folder = (files[0] as NSString).deletingLastPathComponent
         log("  \(kind): \(files.count) files, \(BenchKit.mebibytes(inputBytes))")
@@ -216,7 +241,9 @@ public enum IngestBenchmark {
             ficCPUMillisecondsPerPhoto: ficRuns.map(\.cpuSeconds).min()! * 1000 / Double(files.count),
             ficPeakRSSBytes: ficRuns.map(\.peakRSSBytes).max()!
         )
-        log("    fic ingest:    \(BenchKit.fixed(result.ficPhotosPerSecond)) photos/s (best of \(options.runs)), \(BenchKit.fixed(result.ficCPUMillisecondsPerPhoto)) ms CPU per photo, peak RSS \(BenchKit.mebibytes(result.ficPeakRSSBytes))")
+        log(
+            "    fic ingest:    \(BenchKit.fixed(result.ficPhotosPerSecond)) photos/s (best of \(options.runs)), \(BenchKit.fixed(result.ficCPUMillisecondsPerPhoto)) ms CPU per photo, peak RSS \(BenchKit.mebibytes(result.ficPeakRSSBytes))"
+        )
         if let vipsthumbnail {
             var vipsRuns: [MeasuredRun] = []
             for run in 0...options.runs {
@@ -225,8 +252,11 @@ public enum IngestBenchmark {
                 for batch in stride(from: 0, to: files.count, by: 500) {
                     let slice = Array(files[batch..<min(batch + 500, files.count)])
                     // vipsthumbnail takes an output path relative to each input's folder unless absolute.
-                    let arguments = ["-s", "\(largestPixelSize.width)x\(largestPixelSize.height)", "--smartcrop", "centre",
-                                     "-o", (out as NSString).appendingPathComponent("%s.jpg")] + slice
+                    let arguments =
+                        [
+                            "-s", "\(largestPixelSize.width)x\(largestPixelSize.height)", "--smartcrop", "centre",
+                            "-o", (out as NSString).appendingPathComponent("%s.jpg")
+                        ] + slice
                     let one = try MeasuredRun.run(vipsthumbnail, arguments)
                     total.seconds += one.seconds
                     total.cpuSeconds += one.cpuSeconds
@@ -243,7 +273,9 @@ public enum IngestBenchmark {
             result.ficOverVips = result.ficPhotosPerSecond / result.vipsPhotosPerSecond!
             result.vipsCPUMillisecondsPerPhoto = vipsRuns.map(\.cpuSeconds).min()! * 1000 / Double(files.count)
             result.cpuRatio = result.vipsCPUMillisecondsPerPhoto! / result.ficCPUMillisecondsPerPhoto
-            log("    vipsthumbnail: \(BenchKit.fixed(result.vipsPhotosPerSecond!)) photos/s (best of \(options.runs)), \(BenchKit.fixed(result.vipsCPUMillisecondsPerPhoto!)) ms CPU per photo, peak RSS \(BenchKit.mebibytes(result.vipsPeakRSSBytes!)); fic / vips = \(BenchKit.fixed(result.ficOverVips!, 2))× (CPU per photo \(BenchKit.fixed(result.cpuRatio!, 2))×)")
+            log(
+                "    vipsthumbnail: \(BenchKit.fixed(result.vipsPhotosPerSecond!)) photos/s (best of \(options.runs)), \(BenchKit.fixed(result.vipsCPUMillisecondsPerPhoto!)) ms CPU per photo, peak RSS \(BenchKit.mebibytes(result.vipsPeakRSSBytes!)); fic / vips = \(BenchKit.fixed(result.ficOverVips!, 2))× (CPU per photo \(BenchKit.fixed(result.cpuRatio!, 2))×)"
+            )
         }
         return result
     }

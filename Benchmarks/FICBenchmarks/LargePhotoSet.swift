@@ -91,24 +91,31 @@ enum LargePhotoSet {
             let ppm = path + ".ppm"
             defer { unlink(ppm) }
             try writePPM(canvas, to: ppm)
-            try BenchmarkProcess.run(cjpeg, ["-quality", "90"] + (kind == .jpegProgressive ? ["-progressive"] : []) + ["-outfile", temporary, ppm])
+            try BenchmarkProcess.run(
+                cjpeg, ["-quality", "90"] + (kind == .jpegProgressive ? ["-progressive"] : []) + ["-outfile", temporary, ppm])
         case .png:
             try canvas.withUnsafeBytes { pixels in
-                try PNGEncoder.write(pixels: pixels.baseAddress!, width: width, height: height, bytesPerRow: canvas.bytesPerRow, format: .bgrx32, to: temporary)
+                try PNGEncoder.write(
+                    pixels: pixels.baseAddress!, width: width, height: height, bytesPerRow: canvas.bytesPerRow, format: .bgrx32,
+                    to: temporary)
             }
         case .webp:
             let bytes = try canvas.withUnsafeBytes { pixels in
-                try WebPEncoder.encode(bgra: pixels.baseAddress!, width: width, height: height, bytesPerRow: canvas.bytesPerRow, quality: 80)
+                try WebPEncoder.encode(
+                    bgra: pixels.baseAddress!, width: width, height: height, bytesPerRow: canvas.bytesPerRow, quality: 80)
             }
             try Data(bytes).write(to: URL(fileURLWithPath: temporary))
         case .heic, .avif, .jxl, .tiff, .gif:
             guard let encoder = kind.encoder, let tool = Executables.find(encoder.tool) else {
-                throw BenchmarkError("\(kind.encoder?.tool ?? "an encoder") is needed to make the \(kind.rawValue) inputs (scripts/install-deps --bench installs \(kind.encoder?.package ?? "it"))")
+                throw BenchmarkError(
+                    "\(kind.encoder?.tool ?? "an encoder") is needed to make the \(kind.rawValue) inputs (scripts/install-deps --bench installs \(kind.encoder?.package ?? "it"))"
+                )
             }
             let png = path + ".png"
             defer { unlink(png) }
             try canvas.withUnsafeBytes { pixels in
-                try PNGEncoder.write(pixels: pixels.baseAddress!, width: width, height: height, bytesPerRow: canvas.bytesPerRow, format: .bgrx32, to: png)
+                try PNGEncoder.write(
+                    pixels: pixels.baseAddress!, width: width, height: height, bytesPerRow: canvas.bytesPerRow, format: .bgrx32, to: png)
             }
             // Tools choose the output format by extension: give the temporary file the real one.
             let staged = path + ".part." + kind.fileExtension
@@ -120,7 +127,8 @@ enum LargePhotoSet {
 
     /// `tile` mirrored and repeated to `width × height` (so tiles join without seams), BGRX.
     static func tiled(_ tile: DecodedImage, width: Int, height: Int) throws -> DecodedImage {
-        let canvas = DecodedImage(width: width, height: height, pixelFormat: .bgrx32, source: tile.source, isOrientationApplied: true, zeroFilled: false)
+        let canvas = DecodedImage(
+            width: width, height: height, pixelFormat: .bgrx32, source: tile.source, isOrientationApplied: true, zeroFilled: false)
         let out = canvas.baseAddress.assumingMemoryBound(to: UInt32.self)
         let rowPixels = canvas.bytesPerRow / 4
         for y in 0..<height {
@@ -158,7 +166,8 @@ enum LargePhotoSet {
         var files: [String] = []
         for index in 0..<count {
             let original = originals[index % originals.count]
-            let path = (folder as NSString).appendingPathComponent(String(format: "photo-%05d.", index) + (original as NSString).pathExtension)
+            let path = (folder as NSString).appendingPathComponent(
+                String(format: "photo-%05d.", index) + (original as NSString).pathExtension)
             if link(original, path) != 0 {
                 try fm.createSymbolicLink(atPath: path, withDestinationPath: original)  // another file system
             }

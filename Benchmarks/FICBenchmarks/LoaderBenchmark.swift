@@ -110,11 +110,14 @@ public enum LoaderBenchmark {
     }
 
     /// Runs the benchmark with files in `workDirectory`.
-    public static func run(testdata: String, workDirectory: String, options: Options = Options(), log: (String) -> Void) async throws -> LoaderBenchmarkResult {
+    public static func run(testdata: String, workDirectory: String, options: Options = Options(), log: (String) -> Void) async throws
+        -> LoaderBenchmarkResult
+    {
         let work = try BenchKit.makeFreshDirectory(workDirectory, "loader")
         let www = work + "/www"
         log("generating \(max(options.photos, options.throughputPhotos)) photos of about 200 KB…")
-        let sizes = try PhotoSet.generate(count: max(options.photos, options.throughputPhotos), from: testdata, into: www, scratch: work + "/scratch")
+        let sizes = try PhotoSet.generate(
+            count: max(options.photos, options.throughputPhotos), from: testdata, into: www, scratch: work + "/scratch")
         let nginx = try LocalNginx(root: www, prefix: work + "/nginx")
         defer { nginx.stop() }
         let link = try ThrottledLink(targetPort: nginx.port, bytesPerSecond: options.linkBytesPerSecond)
@@ -122,8 +125,11 @@ public enum LoaderBenchmark {
         let linked = URL(string: "http://127.0.0.1:\(link.port)")!
         func photo(_ i: Int, _ base: URL = linked) -> Photo { Photo(index: i, url: base.appendingPathComponent("\(i).jpg")) }
         let formats = [
-            try ImageFormat(name: "thumb", family: "grid", size: CGSize(width: 75, height: 75), scale: 2, style: .rgb565, maximumCount: 2000),
-            try ImageFormat(name: "small", family: "grid", size: CGSize(width: 32, height: 32), scale: 2, style: .bgra32Premultiplied, maximumCount: 2000),
+            try ImageFormat(
+                name: "thumb", family: "grid", size: CGSize(width: 75, height: 75), scale: 2, style: .rgb565, maximumCount: 2000),
+            try ImageFormat(
+                name: "small", family: "grid", size: CGSize(width: 32, height: 32), scale: 2, style: .bgra32Premultiplied,
+                maximumCount: 2000)
         ]
         func makeCache(_ name: String, lanes: RequestLanes) throws -> (ImageCache, OriginalsLoader) {
             let loader = OriginalsLoader(originals: try OriginalsCache(directory: work + "/\(name)-originals", maximumBytes: 1 << 30))
@@ -153,7 +159,9 @@ public enum LoaderBenchmark {
         let floodBase = options.visible
         let prefetchSet = (floodBase..<(floodBase + options.prefetched)).map { photo($0) }
         let half = options.visible / 2
-        let visibleSet = Array(prefetchSet.suffix(half)) + ((floodBase + options.prefetched)..<(floodBase + options.prefetched + options.visible - half)).map { photo($0) }
+        let visibleSet =
+            Array(prefetchSet.suffix(half))
+            + ((floodBase + options.prefetched)..<(floodBase + options.prefetched + options.visible - half)).map { photo($0) }
         let (flood, floodLoader) = try makeCache("flood", lanes: lanes)
         flood.prefetch(prefetchSet, format: "thumb")
         let floodMs = try await timeVisible(flood, visibleSet, priority: .high)
@@ -192,23 +200,28 @@ public enum LoaderBenchmark {
         var oursSeconds: [Double] = []
         var curlSeconds: [Double] = []
         for run in 0..<options.throughputRuns {
-            let loader = OriginalsLoader(configuration: LoaderConfiguration(connectionsPerHost: options.parallel),
-                                         originals: try OriginalsCache(directory: work + "/disk-originals-\(run)", maximumBytes: 2 << 30))
+            let loader = OriginalsLoader(
+                configuration: LoaderConfiguration(connectionsPerHost: options.parallel),
+                originals: try OriginalsCache(directory: work + "/disk-originals-\(run)", maximumBytes: 2 << 30))
             oursSeconds.append(try await fetchToDisk(direct, loader: loader, parallel: options.parallel))
             try await loader.shutdown()
             if let curl { curlSeconds.append(try curlToDisk(direct, curl: curl, parallel: options.parallel, into: work + "/curl-\(run)")) }
         }
         let oursRate = Double(direct.count) / oursSeconds.min()!
         let curlRate = curlSeconds.min().map { Double(direct.count) / $0 }
-        log(String(format: "fetch to disk: %.0f photos/s (curl: %@)", oursRate, curlRate.map { String(format: "%.0f photos/s", $0) } ?? "n/a"))
+        log(
+            String(
+                format: "fetch to disk: %.0f photos/s (curl: %@)", oursRate, curlRate.map { String(format: "%.0f photos/s", $0) } ?? "n/a"))
 
         let mean = sizes.prefix(options.photos).reduce(0, +) / max(1, options.photos)
         var targets: [String: Bool] = [
             "under_flood_le_1_25_alone": floodMs <= 1.25 * aloneMs,
-            "bytes_downloaded_eq_unique": bytesDownloaded == uniqueBytes,
+            "bytes_downloaded_eq_unique": bytesDownloaded == uniqueBytes
         ]
         if let curlRate { targets["fetch_to_disk_ge_0_8_curl"] = oursRate >= 0.8 * curlRate }
-        notes.append("the link is a relay in this process with one token bucket for all connections; nginx's per-response limit_rate lets each response's first second of bytes through at once, so it cannot emulate a shared link for 200 KB photos")
+        notes.append(
+            "the link is a relay in this process with one token bucket for all connections; nginx's per-response limit_rate lets each response's first second of bytes through at once, so it cannot emulate a shared link for 200 KB photos"
+        )
         return LoaderBenchmarkResult(
             photos: options.photos, meanPhotoBytes: mean, linkBytesPerSecond: options.linkBytesPerSecond,
             fastFetches: lanes.fastFetches, visible: options.visible, prefetched: options.prefetched,
@@ -248,7 +261,8 @@ public enum LoaderBenchmark {
         let config = urls.enumerated().map { "url = \"\($1.absoluteString)\"\noutput = \"\(folder)/\($0).jpg\"" }.joined(separator: "\n")
         try config.write(toFile: folder + ".conf", atomically: true, encoding: .utf8)
         let start = ContinuousClock.now
-        try BenchmarkProcess.run(curl, ["--parallel", "--parallel-max", "\(parallel)", "--silent", "--show-error", "--fail", "--config", folder + ".conf"])
+        try BenchmarkProcess.run(
+            curl, ["--parallel", "--parallel-max", "\(parallel)", "--silent", "--show-error", "--fail", "--config", folder + ".conf"])
         return BenchKit.nanoseconds(ContinuousClock.now - start) / 1e9
     }
 }

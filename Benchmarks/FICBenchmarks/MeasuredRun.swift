@@ -41,10 +41,12 @@ struct MeasuredRun {
         let (ending, usage) = try process.child.waitMeasuring()
         let seconds = BenchKit.nanoseconds(clock.now - start) / 1e9
         try process.check(ending)
-        var run = MeasuredRun(seconds: seconds, cpuSeconds: usage.cpuSeconds, peakRSSBytes: Int(usage.ru_maxrss) * 1024,
-                              output: (try? String(contentsOfFile: output, encoding: .utf8)) ?? "")
+        var run = MeasuredRun(
+            seconds: seconds, cpuSeconds: usage.cpuSeconds, peakRSSBytes: Int(usage.ru_maxrss) * 1024,
+            output: (try? String(contentsOfFile: output, encoding: .utf8)) ?? "")
         guard timed != nil else { return run }
-        let fields = ((try? String(contentsOfFile: figures, encoding: .utf8)) ?? "")
+        let fields =
+            ((try? String(contentsOfFile: figures, encoding: .utf8)) ?? "")
             .split(whereSeparator: \.isNewline).last?.split(separator: " ").compactMap { Double($0) } ?? []
         guard fields.count == 4 else { throw BenchmarkError("could not read /usr/bin/time's figures for \(executable)") }
         run.cpuSeconds = fields[1] + fields[2]

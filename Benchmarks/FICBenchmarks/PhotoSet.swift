@@ -7,7 +7,9 @@ import Foundation
 /// two files are the same.
 enum PhotoSet {
     /// Writes `count` photos `0.jpg`… into `folder`; returns their sizes in bytes, by number.
-    static func generate(count: Int, from testdata: String, into folder: String, scratch: String, targetBytes: Int = 200_000) throws -> [Int] {
+    static func generate(count: Int, from testdata: String, into folder: String, scratch: String, targetBytes: Int = 200_000) throws
+        -> [Int]
+    {
         guard let djpeg = Executables.find("djpeg"), let cjpeg = Executables.find("cjpeg") else {
             throw BenchmarkError("djpeg and cjpeg are needed (Debian: libjpeg-turbo-progs)")
         }

@@ -31,8 +31,9 @@ extension ProcessesBenchmark.Children {
     func killedWriters(locked: Int, random: Int) throws -> Kills {
         let namespace = ProcessesBenchmark.Namespace.killedWriter, maximumCount = 256, entities = 64
         let stop = path("writers.stop")
-        let bJob = ProcessesBenchmark.Job(namespace: namespace, maximumCount: maximumCount, ready: path("writer-b.ready"), stop: stop,
-                                          output: path("writer-b.json"), photos: testdata, prefix: "b")
+        let bJob = ProcessesBenchmark.Job(
+            namespace: namespace, maximumCount: maximumCount, ready: path("writer-b.ready"), stop: stop,
+            output: path("writer-b.json"), photos: testdata, prefix: "b")
         let b = try start(.writer, count: entities, job: bJob)
         try waitUntilReady([(b, bJob)])
 
@@ -60,8 +61,9 @@ extension ProcessesBenchmark.Children {
         var pauses = SplitMix64(seed: 0x6B1115)
         var killedHoldingLock: [UInt64] = [], killedAtRandom: [UInt64] = [], probes: [UInt64] = []
         for i in 0..<(locked + random) {
-            let aJob = ProcessesBenchmark.Job(namespace: namespace, maximumCount: maximumCount, ready: path("writer-a-\(i).ready"),
-                                              photos: testdata, prefix: "a")
+            let aJob = ProcessesBenchmark.Job(
+                namespace: namespace, maximumCount: maximumCount, ready: path("writer-a-\(i).ready"),
+                photos: testdata, prefix: "a")
             let a = try start(.writer, count: entities, job: aJob)
             try waitUntilReady([(a, aJob)])
             // An instant at which nothing is killed: how long B takes to store again anyway.

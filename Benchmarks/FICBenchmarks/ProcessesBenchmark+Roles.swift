@@ -68,8 +68,9 @@ extension ProcessesBenchmark {
         let job = try JSONDecoder().decode(Job.self, from: Data(contentsOf: URL(fileURLWithPath: jobPath)))
         if role == .reader, job.inMemory == true { return try readInMemory(count: count, job: job) }
         // Processes open the cache at the same time: each waits for the others' opening.
-        let cache = try ImageCache(directory: directory, namespace: job.namespace, formats: [try format(maximumCount: job.maximumCount)],
-                                   options: TableOpenOptions(lockTimeout: .seconds(60)))
+        let cache = try ImageCache(
+            directory: directory, namespace: job.namespace, formats: [try format(maximumCount: job.maximumCount)],
+            options: TableOpenOptions(lockTimeout: .seconds(60)))
         defer { cache.close() }
         switch role {
         case .reader: try read(cache, count: count, job: job)
@@ -230,7 +231,9 @@ extension ProcessesBenchmark {
     /// The first decodable test photo, decoded near the format's size.
     static func firstPhoto(_ job: Job) throws -> DecodedImage {
         for path in BenchKit.photos(in: job.photos ?? "") {
-            if let image = try? ImageDecoder.decode(contentsOf: path, options: DecodingOptions(targetSize: PixelSize(width: side, height: side))) {
+            if let image = try? ImageDecoder.decode(
+                contentsOf: path, options: DecodingOptions(targetSize: PixelSize(width: side, height: side)))
+            {
                 return image
             }
         }

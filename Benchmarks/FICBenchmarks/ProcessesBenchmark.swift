@@ -147,8 +147,10 @@ public struct ProcessesBenchmarkResult: Codable, Sendable {
         case lookupWithIngestP50Ns = "lookup_with_ingest_p50_ns", lookupWithIngestP99Ns = "lookup_with_ingest_p99_ns"
         case lookupWithIngestMaxNs = "lookup_with_ingest_max_ns"
         case lookupP50Ratio = "lookup_p50_ratio", lookupP99Ratio = "lookup_p99_ratio"
-        case lookupAloneFirstOfTickP50Ns = "lookup_alone_first_of_tick_p50_ns", lookupWithIngestFirstOfTickP50Ns = "lookup_with_ingest_first_of_tick_p50_ns"
-        case lookupAloneAfterFirstP99Ns = "lookup_alone_after_first_p99_ns", lookupWithIngestAfterFirstP99Ns = "lookup_with_ingest_after_first_p99_ns"
+        case lookupAloneFirstOfTickP50Ns = "lookup_alone_first_of_tick_p50_ns", lookupWithIngestFirstOfTickP50Ns =
+            "lookup_with_ingest_first_of_tick_p50_ns"
+        case lookupAloneAfterFirstP99Ns = "lookup_alone_after_first_p99_ns", lookupWithIngestAfterFirstP99Ns =
+            "lookup_with_ingest_after_first_p99_ns"
         case lookupsInMemory = "lookups_in_memory", inMemoryP50Ns = "in_memory_p50_ns", inMemoryP99Ns = "in_memory_p99_ns"
         case inMemoryFirstOfTickP50Ns = "in_memory_first_of_tick_p50_ns", inMemoryAfterFirstP99Ns = "in_memory_after_first_p99_ns"
         case lookupP99ToInMemory = "lookup_p99_to_in_memory"
@@ -213,7 +215,7 @@ public enum ProcessesBenchmark {
         ("lookup_p99_with_ingest_le_2us", "lookup p99 with 4 readers and an ingest ≤ 2 µs"),
         ("ingest_with_readers_ge_0_9x_alone", "ingest rate with 4 readers ≥ 0.9 × alone"),
         ("store_to_hit_max_le_1ms", "a store in one process is a hit in another within 1 ms (max)"),
-        ("killed_writer_to_next_store_max_le_10ms", "a writer killed holding the writer lock: another stores within 10 ms (max)"),
+        ("killed_writer_to_next_store_max_le_10ms", "a writer killed holding the writer lock: another stores within 10 ms (max)")
     ]
 
     static let side = 240
@@ -224,7 +226,9 @@ public enum ProcessesBenchmark {
     static let rowLength = 6
 
     static func format(maximumCount: Int) throws -> ImageFormat {
-        try ImageFormat(name: formatName, size: CGSize(width: side / 2, height: side / 2), scale: 2, style: .bgra32Premultiplied, maximumCount: maximumCount)
+        try ImageFormat(
+            name: formatName, size: CGSize(width: side / 2, height: side / 2), scale: 2, style: .bgra32Premultiplied,
+            maximumCount: maximumCount)
     }
 
     static func entity(_ prefix: String, _ i: Int, source: String = "v1") -> FirstLookupBenchmark.Entity {
@@ -234,10 +238,13 @@ public enum ProcessesBenchmark {
     /// Runs the benchmark with the photos of `testdata`, keeping its files in a folder of
     /// `workDirectory` that is removed afterwards; `benchmarks` is the `fic-bench` executable,
     /// whose hidden `child` command runs every measured process.
-    public static func run(benchmarks: String, testdata: String, workDirectory: String, options: Options = Options(), log: (String) -> Void) throws -> ProcessesBenchmarkResult {
+    public static func run(benchmarks: String, testdata: String, workDirectory: String, options: Options = Options(), log: (String) -> Void)
+        throws -> ProcessesBenchmarkResult
+    {
         let root = try BenchKit.makeFreshDirectory(workDirectory, "processes-\(getpid())")
         defer { try? FileManager.default.removeItem(atPath: root) }
-        let children = Children(benchmarks: benchmarks, root: root, cache: (root as NSString).appendingPathComponent("cache"), testdata: testdata)
+        let children = Children(
+            benchmarks: benchmarks, root: root, cache: (root as NSString).appendingPathComponent("cache"), testdata: testdata)
         var notes: [String] = []
 
         // The readers' images, stored once.
@@ -252,7 +259,9 @@ public enum ProcessesBenchmark {
             for i in 0..<options.readerImages { try cache.setImage(sources[i % sources.count], for: entity("r", i), format: formatName) }
             cache.close()
         }
-        log("  \(options.readers) readers, each looking up \(lookupsPerTick) of \(options.readerImages) images of \(side)×\(side) px every 16 ms, beside an ingest of \(options.ingestImages) photos")
+        log(
+            "  \(options.readers) readers, each looking up \(lookupsPerTick) of \(options.readerImages) images of \(side)×\(side) px every 16 ms, beside an ingest of \(options.ingestImages) photos"
+        )
 
         // Readers beside an ingest.
         _ = try children.ingest(version: "warm-up", count: options.ingestImages, maximumCount: gallery.maximumCount)
@@ -262,12 +271,14 @@ public enum ProcessesBenchmark {
         var misses = 0, lateWithIngest = 0, lateAlone = 0
         for round in 0..<options.rounds {
             func ingestAlone() throws {
-                let seconds = try children.ingest(version: "alone-\(round)", count: options.ingestImages, maximumCount: gallery.maximumCount)
+                let seconds = try children.ingest(
+                    version: "alone-\(round)", count: options.ingestImages, maximumCount: gallery.maximumCount)
                 aloneRates.append(Double(options.ingestImages) / seconds)
             }
             if round % 2 == 0 { try ingestAlone() }
-            let loaded = try children.ingestBesideReaders(round: round, readers: options.readers, count: options.ingestImages,
-                                                          readerImages: options.readerImages, maximumCount: gallery.maximumCount)
+            let loaded = try children.ingestBesideReaders(
+                round: round, readers: options.readers, count: options.ingestImages,
+                readerImages: options.readerImages, maximumCount: gallery.maximumCount)
             loadedRates.append(Double(options.ingestImages) / loaded.seconds)
             if round % 2 == 1 { try ingestAlone() }
             let samples = loaded.readers.flatMap(\.samples)
@@ -277,17 +288,26 @@ public enum ProcessesBenchmark {
             lateWithIngest += loaded.readers.reduce(0) { $0 + $1.report.lateTicks }
             // One reader alone, as many ticks as the readers beside the ingest made on average.
             let ticks = max(1, loaded.readers.reduce(0) { $0 + $1.report.ticks } / max(1, loaded.readers.count))
-            let lone = try children.readAlone(round: round, ticks: ticks, readerImages: options.readerImages, maximumCount: gallery.maximumCount)
+            let lone = try children.readAlone(
+                round: round, ticks: ticks, readerImages: options.readerImages, maximumCount: gallery.maximumCount)
             alone += lone.samples
             roundAloneP99.append(Double(BenchKit.quantile(lone.samples.sorted(), 0.99)))
             misses += lone.report.misses
             lateAlone += lone.report.lateTicks
-            inMemory += try children.readAlone(round: round, ticks: ticks, readerImages: options.readerImages, maximumCount: gallery.maximumCount, inMemory: true).samples
-            log("  round \(round + 1): ingest \(BenchKit.fixed(aloneRates.last ?? 0, 0)) images/s alone, \(BenchKit.fixed(loadedRates.last ?? 0, 0)) with readers; lookup p99 \(BenchKit.fixed(roundAloneP99.last ?? 0, 0)) ns alone, \(BenchKit.fixed(roundWithIngestP99.last ?? 0, 0)) ns with the ingest")
+            inMemory += try children.readAlone(
+                round: round, ticks: ticks, readerImages: options.readerImages, maximumCount: gallery.maximumCount, inMemory: true
+            ).samples
+            log(
+                "  round \(round + 1): ingest \(BenchKit.fixed(aloneRates.last ?? 0, 0)) images/s alone, \(BenchKit.fixed(loadedRates.last ?? 0, 0)) with readers; lookup p99 \(BenchKit.fixed(roundAloneP99.last ?? 0, 0)) ns alone, \(BenchKit.fixed(roundWithIngestP99.last ?? 0, 0)) ns with the ingest"
+            )
         }
         // Each reader's samples are whole ticks: every lookupsPerTick-th is a tick's first.
-        func firstOfTick(_ samples: [UInt64]) -> [UInt64] { samples.enumerated().filter { $0.offset % lookupsPerTick == 0 }.map(\.element).sorted() }
-        func afterFirst(_ samples: [UInt64]) -> [UInt64] { samples.enumerated().filter { $0.offset % lookupsPerTick != 0 }.map(\.element).sorted() }
+        func firstOfTick(_ samples: [UInt64]) -> [UInt64] {
+            samples.enumerated().filter { $0.offset % lookupsPerTick == 0 }.map(\.element).sorted()
+        }
+        func afterFirst(_ samples: [UInt64]) -> [UInt64] {
+            samples.enumerated().filter { $0.offset % lookupsPerTick != 0 }.map(\.element).sorted()
+        }
         let (aloneFirst, aloneRest) = (firstOfTick(alone), afterFirst(alone))
         let (withIngestFirst, withIngestRest) = (firstOfTick(withIngest), afterFirst(withIngest))
         let (inMemoryFirst, inMemoryRest) = (firstOfTick(inMemory), afterFirst(inMemory))
@@ -301,17 +321,21 @@ public enum ProcessesBenchmark {
         let hits = try children.storeToHit(count: options.storeToHitImages)
         let signed = zip(hits.stored, hits.hit).map { Double(Int64(bitPattern: $1 &- $0)) / 1000 }.sorted()
         let clamped = signed.map { max(0, $0) }
-        log("  store to hit: p50 \(BenchKit.fixed(BenchKit.quantile(clamped, 0.5), 1)) µs, max \(BenchKit.fixed(clamped.last ?? .nan, 1)) µs over \(clamped.count) images")
+        log(
+            "  store to hit: p50 \(BenchKit.fixed(BenchKit.quantile(clamped, 0.5), 1)) µs, max \(BenchKit.fixed(clamped.last ?? .nan, 1)) µs over \(clamped.count) images"
+        )
 
         // A writer killed.
         let kills = try children.killedWriters(locked: options.lockedKills, random: options.randomKills)
 
         let notHolding = zip(kills.atRandom, kills.atRandomHeldLock).filter { !$0.1 }.map(\.0)
         var result = ProcessesBenchmarkResult(
-            readers: options.readers, readerImages: options.readerImages, side: side, lookupsPerTick: lookupsPerTick, tickMs: Double(tick) / 1e6,
+            readers: options.readers, readerImages: options.readerImages, side: side, lookupsPerTick: lookupsPerTick,
+            tickMs: Double(tick) / 1e6,
             lookupsWithIngest: withIngest.count, lookupsAlone: alone.count,
             lookupAloneP50Ns: q(alone, 0.5), lookupAloneP99Ns: q(alone, 0.99), lookupAloneMaxNs: Double(alone.last ?? 0),
-            lookupWithIngestP50Ns: q(withIngest, 0.5), lookupWithIngestP99Ns: q(withIngest, 0.99), lookupWithIngestMaxNs: Double(withIngest.last ?? 0),
+            lookupWithIngestP50Ns: q(withIngest, 0.5), lookupWithIngestP99Ns: q(withIngest, 0.99),
+            lookupWithIngestMaxNs: Double(withIngest.last ?? 0),
             lookupP50Ratio: q(withIngest, 0.5) / q(alone, 0.5), lookupP99Ratio: q(withIngest, 0.99) / q(alone, 0.99),
             lookupAloneFirstOfTickP50Ns: q(aloneFirst, 0.5), lookupWithIngestFirstOfTickP50Ns: q(withIngestFirst, 0.5),
             lookupAloneAfterFirstP99Ns: q(aloneRest, 0.99), lookupWithIngestAfterFirstP99Ns: q(withIngestRest, 0.99),
@@ -321,30 +345,47 @@ public enum ProcessesBenchmark {
             roundLookupWithIngestP99Ns: roundWithIngestP99, roundLookupAloneP99Ns: roundAloneP99,
             lookupMisses: misses, lateTicksWithIngest: lateWithIngest, lateTicksAlone: lateAlone,
             ingestImages: options.ingestImages, ingestAloneImagesPerSecond: aloneRates, ingestWithReadersImagesPerSecond: loadedRates,
-            ingestAloneMedian: median(aloneRates), ingestWithReadersMedian: median(loadedRates), ingestRatio: median(loadedRates) / median(aloneRates),
-            storeToHitImages: clamped.count, storeToHitP50Us: BenchKit.quantile(clamped, 0.5), storeToHitP99Us: BenchKit.quantile(clamped, 0.99),
+            ingestAloneMedian: median(aloneRates), ingestWithReadersMedian: median(loadedRates),
+            ingestRatio: median(loadedRates) / median(aloneRates),
+            storeToHitImages: clamped.count, storeToHitP50Us: BenchKit.quantile(clamped, 0.5),
+            storeToHitP99Us: BenchKit.quantile(clamped, 0.99),
             storeToHitMaxUs: clamped.last ?? .nan, storeToHitSignedMedianUs: BenchKit.quantile(signed, 0.5),
             lockedKills: kills.holdingLock.count, lockedKillStops: kills.stops,
-            killedHoldingLockToNextStoreMs: kills.holdingLock, killedHoldingLockMedianMs: median(kills.holdingLock), killedHoldingLockMaxMs: kills.holdingLock.max() ?? .nan,
+            killedHoldingLockToNextStoreMs: kills.holdingLock, killedHoldingLockMedianMs: median(kills.holdingLock),
+            killedHoldingLockMaxMs: kills.holdingLock.max() ?? .nan,
             killedAtRandomToNextStoreMs: kills.atRandom, killedAtRandomMedianMs: kills.atRandom.isEmpty ? .nan : median(kills.atRandom),
             killedAtRandomMaxMs: kills.atRandom.max() ?? .nan, killedAtRandomHoldingLock: kills.atRandomHeldLock.filter { $0 }.count,
-            killedAtRandomNotHoldingLockMedianMs: notHolding.isEmpty ? .nan : median(notHolding), killedHoldingLockExitMs: kills.holdingLockExit,
+            killedAtRandomNotHoldingLockMedianMs: notHolding.isEmpty ? .nan : median(notHolding),
+            killedHoldingLockExitMs: kills.holdingLockExit,
             killedHoldingLockExitMedianMs: median(kills.holdingLockExit),
-            noKillToNextStoreMs: kills.noKill, noKillMedianMs: median(kills.noKill), noKillMaxMs: kills.noKill.max() ?? .nan, otherWriterStorePeriodMedianUs: kills.storePeriodMedianUs,
+            noKillToNextStoreMs: kills.noKill, noKillMedianMs: median(kills.noKill), noKillMaxMs: kills.noKill.max() ?? .nan,
+            otherWriterStorePeriodMedianUs: kills.storePeriodMedianUs,
             targetsMet: [:], notes: notes)
         result.targetsMet = [
             "lookup_p50_with_ingest_le_1_2x_alone": result.lookupP50Ratio <= 1.2,
             "lookup_p99_with_ingest_le_2us": result.lookupWithIngestP99Ns <= 2000,
             "ingest_with_readers_ge_0_9x_alone": result.ingestRatio >= 0.9,
             "store_to_hit_max_le_1ms": result.storeToHitMaxUs <= 1000,
-            "killed_writer_to_next_store_max_le_10ms": result.killedHoldingLockMaxMs <= 10,
+            "killed_writer_to_next_store_max_le_10ms": result.killedHoldingLockMaxMs <= 10
         ]
-        notes.append("a lookup is cachedImage(for:format:), one byte read through withUnsafeBytes and the release, timed alone with CLOCK_MONOTONIC (two clock reads, about 20 ns, included); the screen moves by a row of \(rowLength) images each tick")
-        notes.append("the ingest decodes the test photos (setImage(encoded:)) into new versions of the same \(options.ingestImages) entities, after one untimed ingest that grew the table; rounds alternate whether the ingest alone or the one beside the readers runs first")
-        notes.append("store to hit: the storing process pauses 1–3 ms at random before each store and notes the time setImage returned; the other spins on cachedImage until the entity is there")
-        notes.append("the first lookup of a tick follows 16 ms of sleep, in which the process's code and data leave the caches and TLB; it is apart in the figures because it, not the other processes, sets the p99 (1 lookup in 60); the clock is read once, untimed, before each tick, so that its own first read is not counted")
-        notes.append("the baseline reader keeps the same number of images of the same size in a [String: [UInt8]] and reads one byte of each, with the same ticks and timing, alone: the 2 µs target against what a lookup in memory costs at this pace on this machine")
-        notes.append("a killed writer is found holding the lock by F_OFD_GETLK on the writer-lock byte while it is stopped, confirmed by its own /proc/PID/fdinfo lock lines (the query does not say whose lock it is); the kill's time is taken just before SIGKILL; the kernel releases the lock only at the end of the killed process's teardown (its mappings unmapped, then its files closed)")
+        notes.append(
+            "a lookup is cachedImage(for:format:), one byte read through withUnsafeBytes and the release, timed alone with CLOCK_MONOTONIC (two clock reads, about 20 ns, included); the screen moves by a row of \(rowLength) images each tick"
+        )
+        notes.append(
+            "the ingest decodes the test photos (setImage(encoded:)) into new versions of the same \(options.ingestImages) entities, after one untimed ingest that grew the table; rounds alternate whether the ingest alone or the one beside the readers runs first"
+        )
+        notes.append(
+            "store to hit: the storing process pauses 1–3 ms at random before each store and notes the time setImage returned; the other spins on cachedImage until the entity is there"
+        )
+        notes.append(
+            "the first lookup of a tick follows 16 ms of sleep, in which the process's code and data leave the caches and TLB; it is apart in the figures because it, not the other processes, sets the p99 (1 lookup in 60); the clock is read once, untimed, before each tick, so that its own first read is not counted"
+        )
+        notes.append(
+            "the baseline reader keeps the same number of images of the same size in a [String: [UInt8]] and reads one byte of each, with the same ticks and timing, alone: the 2 µs target against what a lookup in memory costs at this pace on this machine"
+        )
+        notes.append(
+            "a killed writer is found holding the lock by F_OFD_GETLK on the writer-lock byte while it is stopped, confirmed by its own /proc/PID/fdinfo lock lines (the query does not say whose lock it is); the kill's time is taken just before SIGKILL; the kernel releases the lock only at the end of the killed process's teardown (its mappings unmapped, then its files closed)"
+        )
         result.notes = notes
         return result
     }

@@ -174,7 +174,7 @@ public enum RetrievalBenchmark {
         ("conventional_over_read_ge_100", "conventional / (retrieval + read every pixel) ≥ 100"),
         ("insert_engine_time_constant", "insert time outside the draw closure max/min ≤ 1.5 over the fill"),
         ("insert_bytes_constant", "bytes per insert max/min ≤ 1.01 over the fill"),
-        ("first_lookup_after_stop_le_1_2x_clean_close", "first lookup after a stop without close ≤ 1.2 × after a clean close"),
+        ("first_lookup_after_stop_le_1_2x_clean_close", "first lookup after a stop without close ≤ 1.2 × after a clean close")
     ]
 
     struct Entity: ImageEntity {
@@ -186,7 +186,9 @@ public enum RetrievalBenchmark {
     /// Runs the benchmark with the photos of `testdata` (its `photos` folder if it has one),
     /// keeping its files in a folder of `workDirectory` that is removed afterwards; `benchmarks`,
     /// the `fic-bench` executable, runs the processes of the first-lookup measurement.
-    public static func run(testdata: String, workDirectory: String, benchmarks: String?, options: Options = Options(), log: (String) -> Void) throws -> RetrievalBenchmarkResult {
+    public static func run(
+        testdata: String, workDirectory: String, benchmarks: String?, options: Options = Options(), log: (String) -> Void
+    ) throws -> RetrievalBenchmarkResult {
         let side = 200
         let rowBytes = side * 4
         let root = try BenchKit.makeFreshDirectory(workDirectory, "retrieval-\(getpid())")
@@ -198,7 +200,8 @@ public enum RetrievalBenchmark {
         var sources: [DecodedImage] = []
         for path in photoPaths {
             do {
-                sources.append(try ImageDecoder.decode(contentsOf: path, options: DecodingOptions(targetSize: PixelSize(width: side, height: side))))
+                sources.append(
+                    try ImageDecoder.decode(contentsOf: path, options: DecodingOptions(targetSize: PixelSize(width: side, height: side))))
             } catch {
                 log("  skipping \((path as NSString).lastPathComponent): \(error)")
             }
@@ -208,7 +211,9 @@ public enum RetrievalBenchmark {
 
         // The cache, filled with one image per entity.
         let formatName = "bench200"
-        let format = try ImageFormat(name: formatName, size: CGSize(width: 100, height: 100), scale: 2, style: .bgra32Premultiplied, maximumCount: options.entityCount)
+        let format = try ImageFormat(
+            name: formatName, size: CGSize(width: 100, height: 100), scale: 2, style: .bgra32Premultiplied,
+            maximumCount: options.entityCount)
         let cache = try ImageCache(directory: (root as NSString).appendingPathComponent("cache"), namespace: "retrieval", formats: [format])
         defer { cache.close() }
         let entities = (0..<options.entityCount).map { Entity(entityID: "photo-\($0)", sourceImageID: "v1") }
@@ -219,7 +224,9 @@ public enum RetrievalBenchmark {
         // The same bitmaps in memory, tightly packed.
         var bitmaps: [String: [UInt8]] = [:]
         for entity in entities {
-            guard let image = cache.cachedImage(for: entity, format: formatName) else { throw BenchmarkError("entity \(entity.entityID) is missing right after it was stored") }
+            guard let image = cache.cachedImage(for: entity, format: formatName) else {
+                throw BenchmarkError("entity \(entity.entityID) is missing right after it was stored")
+            }
             precondition(image.width == side && image.height == side, "unexpected stored size")
             var bytes = [UInt8](repeating: 0, count: rowBytes * side)
             bytes.withUnsafeMutableBytes { dst in
@@ -265,7 +272,8 @@ public enum RetrievalBenchmark {
             for _ in 0..<options.readPassesPerRun {
                 for index in order {
                     guard let image = cache.cachedImage(for: entities[index], format: formatName) else { misses += 1; continue }
-                    sum &+= BenchKit.sumPixelWords(image.baseAddress, rowBytes: rowBytes, bytesPerRow: image.bytesPerRow, height: image.height)
+                    sum &+= BenchKit.sumPixelWords(
+                        image.baseAddress, rowBytes: rowBytes, bytesPerRow: image.bytesPerRow, height: image.height)
                 }
             }
         }
@@ -279,7 +287,9 @@ public enum RetrievalBenchmark {
             for _ in 0..<options.readPassesPerRun {
                 for index in order {
                     guard let bytes = bitmaps[entities[index].entityID] else { misses += 1; continue }
-                    sum &+= bytes.withUnsafeBytes { BenchKit.sumPixelWords($0.baseAddress!, rowBytes: rowBytes, bytesPerRow: rowBytes, height: side) }
+                    sum &+= bytes.withUnsafeBytes {
+                        BenchKit.sumPixelWords($0.baseAddress!, rowBytes: rowBytes, bytesPerRow: rowBytes, height: side)
+                    }
                 }
             }
         }
@@ -315,7 +325,8 @@ public enum RetrievalBenchmark {
                 for index in order {
                     do {
                         let image = try ImageDecoder.decode(contentsOf: paths[index])
-                        sum &+= BenchKit.sumPixelWords(image.baseAddress, rowBytes: image.width * 4, bytesPerRow: image.bytesPerRow, height: image.height)
+                        sum &+= BenchKit.sumPixelWords(
+                            image.baseAddress, rowBytes: image.width * 4, bytesPerRow: image.bytesPerRow, height: image.height)
                     } catch {
                         failure = error
                     }
@@ -324,14 +335,17 @@ public enum RetrievalBenchmark {
             if let failure { throw failure }
             BenchKit.blackHole(sum)
             conventional = timing
-            log("  conventional (read + decode a \(jpegBytes!)-byte JPEG + read): \(BenchKit.fixed(timing.median)) ns (best \(BenchKit.fixed(timing.best)))")
+            log(
+                "  conventional (read + decode a \(jpegBytes!)-byte JPEG + read): \(BenchKit.fixed(timing.median)) ns (best \(BenchKit.fixed(timing.best)))"
+            )
         } else {
             notes.append("cjpeg is not installed (apt-get install libjpeg-turbo-progs): the conventional baseline was skipped")
             log("  conventional: skipped, cjpeg is not installed")
         }
 
         // (e) inserting while a table fills from empty.
-        let fill = try measureFill(root: root, bitmaps: entities.prefix(sources.count).map { bitmaps[$0.entityID]! }, side: side, options: options, log: log)
+        let fill = try measureFill(
+            root: root, bitmaps: entities.prefix(sources.count).map { bitmaps[$0.entityID]! }, side: side, options: options, log: log)
 
         // (f) the first lookup of each image by a new process: after a clean close, a stop without close, a restart.
         let firstLookup = try benchmarks.map { try FirstLookupBenchmark.run(benchmarks: $0, root: root, sources: sources, log: log) }
@@ -346,16 +360,19 @@ public enum RetrievalBenchmark {
             "lookup_le_500ns": lookup.median <= 500,
             "read_over_in_memory_le_1_5": readOverInMemory <= 1.5,
             "insert_engine_time_constant": engineRatio <= 1.5,
-            "insert_bytes_constant": bytesRatio <= 1.01,
+            "insert_bytes_constant": bytesRatio <= 1.01
         ]
         if let firstLookup { met["first_lookup_after_stop_le_1_2x_clean_close"] = firstLookup.stopOverCleanClose <= 1.2 }
         if let conventionalOverRead { met["conventional_over_read_ge_100"] = conventionalOverRead >= 100 }
         if let c = conventional { met["conventional_over_lookup_ge_100"] = c.median / lookup.median >= 100 }
-        notes.append("insert time includes the caller's drawing into pages of the file touched for the first time; on this VM first touches of fresh memory slow down as the fill grows, which the engine's own time (outside the draw) does not")
+        notes.append(
+            "insert time includes the caller's drawing into pages of the file touched for the first time; on this VM first touches of fresh memory slow down as the fill grows, which the engine's own time (outside the draw) does not"
+        )
         notes.append("times are medians of \(options.runs) runs after a warm-up; lookups cycle through the entities in one shuffled order")
         return RetrievalBenchmarkResult(
             entities: entities.count, pixelWidth: side, pixelHeight: side,
-            lookupNs: lookup.median, sharedHoldReleaseNs: sharedHold.median, readNs: read.median, inMemoryReadNs: inMemory.median, conventionalNs: conventional?.median,
+            lookupNs: lookup.median, sharedHoldReleaseNs: sharedHold.median, readNs: read.median, inMemoryReadNs: inMemory.median,
+            conventionalNs: conventional?.median,
             lookupTiming: lookup, readTiming: read, inMemoryReadTiming: inMemory, conventionalTiming: conventional,
             conventionalJPEGBytes: jpegBytes, readOverInMemory: readOverInMemory, conventionalOverRead: conventionalOverRead,
             conventionalOverLookup: conventional.map { $0.median / lookup.median },
@@ -376,10 +393,15 @@ public enum RetrievalBenchmark {
 
     /// Inserts `options.insertCount` images into an empty ``ImageTable`` and returns, per bucket,
     /// the mean time (all of it, in the draw closure, and the rest) and bytes written per insert.
-    private static func measureFill(root: String, bitmaps: [[UInt8]], side: Int, options: Options, log: (String) -> Void) throws -> FillBuckets {
+    private static func measureFill(root: String, bitmaps: [[UInt8]], side: Int, options: Options, log: (String) -> Void) throws
+        -> FillBuckets
+    {
         let rowBytes = side * 4
         let path = (root as NSString).appendingPathComponent("fill.fictable")
-        let table = try ImageTable(path: path, configuration: TableConfiguration(pixelWidth: side, pixelHeight: side, bytesPerPixel: 4, maximumCount: options.insertCount, identity: "bench"))
+        let table = try ImageTable(
+            path: path,
+            configuration: TableConfiguration(
+                pixelWidth: side, pixelHeight: side, bytesPerPixel: 4, maximumCount: options.insertCount, identity: "bench"))
         defer {
             // Replacing the file first drops its dirty pages instead of flushing 1.6 GB on close.
             try? table.removeAll()
@@ -425,7 +447,9 @@ public enum RetrievalBenchmark {
             first = end
         }
         let stats = table.statistics
-        guard stats.count == options.insertCount else { throw BenchmarkError("the fill table holds \(stats.count) entries, not \(options.insertCount)") }
+        guard stats.count == options.insertCount else {
+            throw BenchmarkError("the fill table holds \(stats.count) entries, not \(options.insertCount)")
+        }
         log("  fill: \(options.insertCount) inserts, \(BenchKit.mebibytes(stats.fileBytes)) on disk")
         return buckets
     }

@@ -6,7 +6,8 @@ extension ServeBenchmark: Benchmark {
     public static let name = "serve"
 
     /// What it measures, for the help.
-    public static let abstract = "`fic serve` under wrk (64 connections, random tiles of an 18000² pyramid) against nginx serving vips dzsave's static tiles; Deep Zoom and IIIF URLs, warm and with every tile encoded on request."
+    public static let abstract =
+        "`fic serve` under wrk (64 connections, random tiles of an 18000² pyramid) against nginx serving vips dzsave's static tiles; Deep Zoom and IIIF URLs, warm and with every tile encoded on request."
 
     /// Runs it with the context's test data and work folder.
     public static func run(in context: BenchmarkContext) async throws -> ServeBenchmarkResult {

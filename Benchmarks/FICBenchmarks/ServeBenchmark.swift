@@ -52,8 +52,9 @@ public enum ServeBenchmark {
         let side = TilesBenchmark.side
         let baseline = workDirectory + "/tiles-\(side)-baseline.jpg"
         if !FileManager.default.fileExists(atPath: baseline) {
-            try TilesBenchmark.makeJPEGs(photo: testdata + "/hubble.jpg", fallback: testdata + "/photos/hubble.jpg", baseline: baseline,
-                                         progressive: workDirectory + "/tiles-\(side)-progressive.jpg", workDirectory: workDirectory, log: log)
+            try TilesBenchmark.makeJPEGs(
+                photo: testdata + "/hubble.jpg", fallback: testdata + "/photos/hubble.jpg", baseline: baseline,
+                progressive: workDirectory + "/tiles-\(side)-progressive.jpg", workDirectory: workDirectory, log: log)
         }
         let folder = workDirectory + "/serve-\(getpid())"
         try? FileManager.default.removeItem(atPath: folder)
@@ -79,7 +80,9 @@ public enum ServeBenchmark {
             let w = min(256 * scale, side - x), h = min(256 * scale, side - y)
             return "/iiif/3/big/\(x),\(y),\(w),\(h)/\((w + scale - 1) / scale),\((h + scale - 1) / scale)/0/default.jpg"
         }
-        var notes = ["wrk -t 2 -c \(connections) on the same 2-core machine as the servers; \(cells.count) random tiles of the three finest levels of an \(side)² image; every URL list warmed up for \(seconds / 2) s first (both servers then read from the page cache, and fic serve from its kept answers); nginx and fic serve measured in \(rounds) alternating rounds of \(seconds) s, the best of each kept (the machine is a shared VM whose speed moves between rounds)."]
+        var notes = [
+            "wrk -t 2 -c \(connections) on the same 2-core machine as the servers; \(cells.count) random tiles of the three finest levels of an \(side)² image; every URL list warmed up for \(seconds / 2) s first (both servers then read from the page cache, and fic serve from its kept answers); nginx and fic serve measured in \(rounds) alternating rounds of \(seconds) s, the best of each kept (the machine is a shared VM whose speed moves between rounds)."
+        ]
 
         /// A URL list's wrk script, and a warm-up on it.
         func prepare(_ base: String, _ paths: [String], _ name: String, connections: Int = connections) throws -> String {
@@ -92,7 +95,9 @@ public enum ServeBenchmark {
             return script
         }
         func report(_ label: String, _ result: ServeBenchmarkResult.Load) {
-            log("  \(label): \(BenchKit.fixed(result.requestsPerSecond, 0)) requests/s, p50 \(BenchKit.fixed(result.p50Ms, 2)) ms, p99 \(BenchKit.fixed(result.p99Ms, 2)) ms, \(result.errors) errors")
+            log(
+                "  \(label): \(BenchKit.fixed(result.requestsPerSecond, 0)) requests/s, p50 \(BenchKit.fixed(result.p50Ms, 2)) ms, p99 \(BenchKit.fixed(result.p99Ms, 2)) ms, \(result.errors) errors"
+            )
         }
         func best(_ a: ServeBenchmarkResult.Load?, _ b: ServeBenchmarkResult.Load) -> ServeBenchmarkResult.Load {
             guard let a, a.requestsPerSecond >= b.requestsPerSecond else { return b }
@@ -102,7 +107,8 @@ public enum ServeBenchmark {
         var nginx: LocalNginx?
         if let vips = Executables.find("vips") {
             log("static tiles (vips dzsave, 256 pixels, no overlap, quality 85) behind nginx …")
-            try BenchmarkProcess.run(vips, ["dzsave", baseline, folder + "/static/image", "--tile-size", "256", "--overlap", "0", "--suffix", ".jpg[Q=85]"])
+            try BenchmarkProcess.run(
+                vips, ["dzsave", baseline, folder + "/static/image", "--tile-size", "256", "--overlap", "0", "--suffix", ".jpg[Q=85]"])
             do {
                 nginx = try LocalNginx(root: folder + "/static", prefix: folder + "/nginx")
             } catch let error as HarnessError {
@@ -123,7 +129,8 @@ public enum ServeBenchmark {
             let iiifScript = try prepare(server.base, iiifPaths, "iiif")
             for round in 1...rounds {
                 if let nginx, let staticScript {
-                    let result = try wrkRun(wrk, "http://127.0.0.1:\(nginx.port)", script: staticScript, seconds: seconds, connections: connections)
+                    let result = try wrkRun(
+                        wrk, "http://127.0.0.1:\(nginx.port)", script: staticScript, seconds: seconds, connections: connections)
                     report("round \(round), nginx", result)
                     nginxLoad = best(nginxLoad, result)
                 }
@@ -144,8 +151,9 @@ public enum ServeBenchmark {
             report("fic serve --cache-mb 0, 2 connections (every tile encoded)", cold)
         }
         guard let warm, let iiif else { throw BenchmarkError("no round ran") }
-        return ServeBenchmarkResult(side: side, tiles: cells.count, connections: connections, nginx: nginxLoad, serveDeepZoom: warm, serveIIIF: iiif,
-                                    serveCold: cold, deepZoomOverNginx: nginxLoad.map { warm.requestsPerSecond / $0.requestsPerSecond }, notes: notes)
+        return ServeBenchmarkResult(
+            side: side, tiles: cells.count, connections: connections, nginx: nginxLoad, serveDeepZoom: warm, serveIIIF: iiif,
+            serveCold: cold, deepZoomOverNginx: nginxLoad.map { warm.requestsPerSecond / $0.requestsPerSecond }, notes: notes)
     }
 
     /// A wrk script requesting `paths` in turn, each thread from its own starting point.
@@ -165,16 +173,22 @@ public enum ServeBenchmark {
     /// Runs wrk and reads its requests/s, median and 99th-percentile latencies and errors.
     static func wrkRun(_ wrk: String, _ base: String, script: String, seconds: Int, connections: Int) throws -> ServeBenchmarkResult.Load {
         // wrk needs a connection per thread at least.
-        let text = try BenchmarkProcess.output(of: wrk, ["-t", "2", "-c", "\(connections)", "-d", "\(seconds)s", "--latency", "-s", script, base])
+        let text = try BenchmarkProcess.output(
+            of: wrk, ["-t", "2", "-c", "\(connections)", "-d", "\(seconds)s", "--latency", "-s", script, base])
         func field(_ prefix: String) -> String? {
             text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.first { $0.hasPrefix(prefix) }?
                 .dropFirst(prefix.count).trimmingCharacters(in: .whitespaces)
         }
-        guard let rate = field("Requests/sec:").flatMap(Double.init), let p50 = field("50%").flatMap(milliseconds), let p99 = field("99%").flatMap(milliseconds) else {
+        guard let rate = field("Requests/sec:").flatMap(Double.init), let p50 = field("50%").flatMap(milliseconds),
+            let p99 = field("99%").flatMap(milliseconds)
+        else {
             throw BenchmarkError("wrk printed no figures: \(text)")
         }
         let non2xx = field("Non-2xx or 3xx responses:").flatMap { Int($0) } ?? 0
-        let socketErrors = field("Socket errors:").map { $0.split(separator: ",").compactMap { $0.split(separator: " ").last.flatMap { Int($0) } }.reduce(0, +) } ?? 0
+        let socketErrors =
+            field("Socket errors:").map {
+                $0.split(separator: ",").compactMap { $0.split(separator: " ").last.flatMap { Int($0) } }.reduce(0, +)
+            } ?? 0
         return .init(requestsPerSecond: rate, p50Ms: p50, p99Ms: p99, errors: non2xx + socketErrors)
     }
 

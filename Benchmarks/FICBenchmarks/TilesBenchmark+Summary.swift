@@ -18,14 +18,20 @@ extension TilesBenchmark: Benchmark {
         var table = SummaryTable()
         table.line("\n  \(r.side)×\(r.side) px JPEG: baseline \(r.baselineBytes >> 20) MiB, progressive \(r.progressiveBytes >> 20) MiB")
         table.row("figure", "value", "target", nil)
-        func run(_ x: TilesBenchmarkResult.Run) -> String { String(format: "%.2f s, %.0f MiB", x.seconds, Double(x.peakRSSBytes) / 1_048_576) }
+        func run(_ x: TilesBenchmarkResult.Run) -> String {
+            String(format: "%.2f s, %.0f MiB", x.seconds, Double(x.peakRSSBytes) / 1_048_576)
+        }
         if let d = r.djpeg { table.row("djpeg (decode only)", run(d)) }
         table.row("fic tile: whole pyramid", run(r.pyramid))
-        if let x = r.pyramidOverDjpeg { table.row("  pyramid / djpeg", String(format: "%.2f×", x), "≤ 1.15", r.targetsMet["pyramid_le_1_15x_djpeg"]) }
+        if let x = r.pyramidOverDjpeg {
+            table.row("  pyramid / djpeg", String(format: "%.2f×", x), "≤ 1.15", r.targetsMet["pyramid_le_1_15x_djpeg"])
+        }
         table.row("  peak RSS", BenchKit.mebibytes(r.pyramid.peakRSSBytes))
         if let width = r.wideWidth, let height = r.wideHeight, let pyramid = r.widePyramid {
             table.row("fic tile: \(width)×\(height) pyramid", run(pyramid))
-            if let x = r.widePyramidOverDjpeg { table.row("  pyramid / djpeg", String(format: "%.2f×", x), "≤ 1.15", r.targetsMet["wide_pyramid_le_1_15x_djpeg"]) }
+            if let x = r.widePyramidOverDjpeg {
+                table.row("  pyramid / djpeg", String(format: "%.2f×", x), "≤ 1.15", r.targetsMet["wide_pyramid_le_1_15x_djpeg"])
+            }
         }
         table.row("fic tile --low-memory", run(r.lowMemoryPyramid))
         table.row("  peak RSS", BenchKit.mebibytes(r.lowMemoryPyramid.peakRSSBytes), "≤ 64 MiB", r.targetsMet["peak_rss_le_64MiB"])
@@ -39,14 +45,22 @@ extension TilesBenchmark: Benchmark {
         }
         if let d = r.progressiveDjpeg { table.row("progressive: djpeg", run(d)) }
         table.row("progressive: fic tile", run(r.progressivePyramid))
-        if let x = r.progressiveOverDjpeg { table.row("  pyramid / djpeg", String(format: "%.2f×", x), "≤ 1.3", r.targetsMet["progressive_le_1_3x_djpeg"]) }
-        table.row("  peak RSS", BenchKit.mebibytes(r.progressivePyramid.peakRSSBytes), "≤ 300 MiB", r.targetsMet["progressive_peak_rss_le_300MiB"])
+        if let x = r.progressiveOverDjpeg {
+            table.row("  pyramid / djpeg", String(format: "%.2f×", x), "≤ 1.3", r.targetsMet["progressive_le_1_3x_djpeg"])
+        }
+        table.row(
+            "  peak RSS", BenchKit.mebibytes(r.progressivePyramid.peakRSSBytes), "≤ 300 MiB", r.targetsMet["progressive_peak_rss_le_300MiB"]
+        )
         if let t = r.progressiveVipsTiffsave { table.row("progressive: vips tiffsave --pyramid", run(t)) }
         table.row("last byte → ready (file, fic tile)", String(format: "%.1f ms", r.pyramidAfterLastByteMs))
-        table.row("last byte → ready (20 MB/s paced stream)", String(format: "%.1f ms", r.pacedStreamAfterLastByteMs), "≤ 50 ms", r.targetsMet["paced_stream_last_byte_to_ready_le_50ms"])
+        table.row(
+            "last byte → ready (20 MB/s paced stream)", String(format: "%.1f ms", r.pacedStreamAfterLastByteMs), "≤ 50 ms",
+            r.targetsMet["paced_stream_last_byte_to_ready_le_50ms"])
         table.row("  whole paced stream", String(format: "%.2f s", r.pacedStreamSeconds))
         if let ms = r.streamedAfterLastByteMs, let seconds = r.streamedSeconds, let bytes = r.streamedBytes {
-            table.row("streamed over loopback HTTP at 20 MB/s: last byte → ready", String(format: "%.1f ms", ms), "≤ 50 ms", r.targetsMet["streamed_http_last_byte_to_ready_le_50ms"])
+            table.row(
+                "streamed over loopback HTTP at 20 MB/s: last byte → ready", String(format: "%.1f ms", ms), "≤ 50 ms",
+                r.targetsMet["streamed_http_last_byte_to_ready_le_50ms"])
             table.row("  whole fic tile URL run", String(format: "%.2f s, %d MiB downloaded", seconds, bytes >> 20))
             if let peak = r.streamedPeakRSSBytes { table.row("  peak RSS", BenchKit.mebibytes(peak)) }
         }
@@ -54,7 +68,9 @@ extension TilesBenchmark: Benchmark {
         table.row("memcpy 256 KiB from DRAM", String(format: "%.1f µs", r.memcpyNs / 1000))
         table.row("  pread / memcpy", String(format: "%.2f×", r.tileReadOverMemcpy))
         table.row("warm tile, mapped view copied out", String(format: "%.1f µs", r.mappedTileReadNs / 1000))
-        table.row("  mapped view / memcpy", String(format: "%.2f×", r.mappedTileReadOverMemcpy), "≤ 1.5", r.targetsMet["tile_read_le_1_5x_memcpy"])
+        table.row(
+            "  mapped view / memcpy", String(format: "%.2f×", r.mappedTileReadOverMemcpy), "≤ 1.5", r.targetsMet["tile_read_le_1_5x_memcpy"]
+        )
         for note in r.notes { table.line("  note: \(note)") }
         return table.lines
     }

@@ -144,7 +144,9 @@ public enum TilesBenchmark {
         let baseline = workDirectory + "/tiles-\(side)-baseline.jpg"
         let progressive = workDirectory + "/tiles-\(side)-progressive.jpg"
         if !FileManager.default.fileExists(atPath: baseline) || !FileManager.default.fileExists(atPath: progressive) {
-            try makeJPEGs(photo: testdata + "/hubble.jpg", fallback: testdata + "/photos/hubble.jpg", baseline: baseline, progressive: progressive, workDirectory: workDirectory, log: log)
+            try makeJPEGs(
+                photo: testdata + "/hubble.jpg", fallback: testdata + "/photos/hubble.jpg", baseline: baseline, progressive: progressive,
+                workDirectory: workDirectory, log: log)
         }
         let output = workDirectory + "/tiles-output-\(getpid())"
         defer { try? FileManager.default.removeItem(atPath: output) }
@@ -172,7 +174,9 @@ public enum TilesBenchmark {
 
         log("baseline JPEG: \(side)×\(side), \(fileSize(baseline) >> 20) MiB")
         let djpeg = try djpegPath.map { path in
-            try best(2) { try fresh(); return try MeasuredRun.run(path, ["-dct", "int", "-outfile", "/dev/null", baseline]).figures }
+            try best(2) {
+                try fresh(); return try MeasuredRun.run(path, ["-dct", "int", "-outfile", "/dev/null", baseline]).figures
+            }
         }
         djpeg.map { log("  djpeg: \(describe($0))") }
         var afterLastByte = Double.nan
@@ -187,7 +191,13 @@ public enum TilesBenchmark {
         log("  fic tile --low-memory: \(describe(lowMemory))")
         let tiff = try vipsPath.map { path -> TilesBenchmarkResult.Run in
             try fresh()
-            return try MeasuredRun.run(path, ["tiffsave", baseline, output + "/out.tif", "--tile", "--pyramid", "--compression", "none", "--tile-width", "256", "--tile-height", "256"]).figures
+            return try MeasuredRun.run(
+                path,
+                [
+                    "tiffsave", baseline, output + "/out.tif", "--tile", "--pyramid", "--compression", "none", "--tile-width", "256",
+                    "--tile-height", "256"
+                ]
+            ).figures
         }
         tiff.map { log("  vips tiffsave --tile --pyramid: \(describe($0))") }
         let dz = try vipsPath.map { path -> TilesBenchmarkResult.Run in
@@ -198,14 +208,22 @@ public enum TilesBenchmark {
 
         log("progressive JPEG: \(fileSize(progressive) >> 20) MiB")
         let progressiveDjpeg = try djpegPath.map { path in
-            try best(2) { try fresh(); return try MeasuredRun.run(path, ["-dct", "int", "-outfile", "/dev/null", progressive]).figures }
+            try best(2) {
+                try fresh(); return try MeasuredRun.run(path, ["-dct", "int", "-outfile", "/dev/null", progressive]).figures
+            }
         }
         progressiveDjpeg.map { log("  djpeg: \(describe($0))") }
         let progressivePyramid = try best(2) { try ours(progressive).0 }
         log("  fic tile: \(describe(progressivePyramid))")
         let progressiveTiff = try vipsPath.map { path -> TilesBenchmarkResult.Run in
             try fresh()
-            return try MeasuredRun.run(path, ["tiffsave", progressive, output + "/out.tif", "--tile", "--pyramid", "--compression", "none", "--tile-width", "256", "--tile-height", "256"]).figures
+            return try MeasuredRun.run(
+                path,
+                [
+                    "tiffsave", progressive, output + "/out.tif", "--tile", "--pyramid", "--compression", "none", "--tile-width", "256",
+                    "--tile-height", "256"
+                ]
+            ).figures
         }
         progressiveTiff.map { log("  vips tiffsave --tile --pyramid: \(describe($0))") }
 
@@ -219,7 +237,9 @@ public enum TilesBenchmark {
         if FileManager.default.fileExists(atPath: widePath) {
             log("baseline JPEG: \(wide.width)×\(wide.height), \(fileSize(widePath) >> 20) MiB")
             wideDjpeg = try djpegPath.map { path in
-                try best(2) { try fresh(); return try MeasuredRun.run(path, ["-dct", "int", "-outfile", "/dev/null", widePath]).figures }
+                try best(2) {
+                    try fresh(); return try MeasuredRun.run(path, ["-dct", "int", "-outfile", "/dev/null", widePath]).figures
+                }
             }
             wideDjpeg.map { log("  djpeg: \(describe($0))") }
             widePyramid = try best(2) { try ours(widePath).0 }
@@ -238,14 +258,18 @@ public enum TilesBenchmark {
         log("streamed over loopback HTTP: nginx behind a 20 MB/s link, `fic tile URL` …")
         let streamed = try streamedOverHTTP(baseline, fic: fic, workDirectory: workDirectory, output: output)
         if let streamed {
-            log("  whole run \(BenchKit.fixed(streamed.seconds, 2)) s, \(streamed.bytes >> 20) MiB downloaded, peak RSS \(BenchKit.mebibytes(streamed.peakRSSBytes)), last byte → ready \(BenchKit.fixed(streamed.afterLastByteMs)) ms")
+            log(
+                "  whole run \(BenchKit.fixed(streamed.seconds, 2)) s, \(streamed.bytes >> 20) MiB downloaded, peak RSS \(BenchKit.mebibytes(streamed.peakRSSBytes)), last byte → ready \(BenchKit.fixed(streamed.afterLastByteMs)) ms"
+            )
         } else {
             notes.append("nginx not found (scripts/install-deps): no streamed-over-HTTP figure")
         }
 
         try fresh()
         let (tileNs, mappedNs, copyNs) = try tileRead(baseline, into: output)
-        log("  warm 256 KiB tile: pread \(BenchKit.fixed(tileNs / 1000)) µs, mapped view copied out \(BenchKit.fixed(mappedNs / 1000)) µs; memcpy of 256 KiB from DRAM \(BenchKit.fixed(copyNs / 1000)) µs")
+        log(
+            "  warm 256 KiB tile: pread \(BenchKit.fixed(tileNs / 1000)) µs, mapped view copied out \(BenchKit.fixed(mappedNs / 1000)) µs; memcpy of 256 KiB from DRAM \(BenchKit.fixed(copyNs / 1000)) µs"
+        )
 
         let overDjpeg = djpeg.map { pyramid.seconds / $0.seconds }
         let tiffRatio = tiff.map { $0.seconds / pyramid.seconds }
@@ -254,25 +278,33 @@ public enum TilesBenchmark {
             "peak_rss_le_64MiB": lowMemory.peakRSSBytes <= 64 << 20,
             "progressive_peak_rss_le_300MiB": progressivePyramid.peakRSSBytes <= 300 << 20,
             "paced_stream_last_byte_to_ready_le_50ms": streamAfter <= 50,
-            "tile_read_le_1_5x_memcpy": min(tileNs, mappedNs) / copyNs <= 1.5,
+            "tile_read_le_1_5x_memcpy": min(tileNs, mappedNs) / copyNs <= 1.5
         ]
         if let streamed { met["streamed_http_last_byte_to_ready_le_50ms"] = streamed.afterLastByteMs <= 50 }
         if let overDjpeg { met["pyramid_le_1_15x_djpeg"] = overDjpeg <= 1.15 }
         if let wideRatio { met["wide_pyramid_le_1_15x_djpeg"] = wideRatio <= 1.15 }
         if let tiffRatio { met["faster_than_vips_tiffsave"] = tiffRatio > 1 }
         if let progressiveRatio { met["progressive_le_1_3x_djpeg"] = progressiveRatio <= 1.3 }
-        notes.append("fic tile and the baselines run as child processes; times are wall-clock, best of the runs, each started after a sync (no run pays for the write-back of an earlier one); peak RSS from wait4 (ru_maxrss), measured by /usr/bin/time around each child. The fic process has ~26 MiB resident before any work (19 MiB of it shared Swift/Foundation library pages). The RSS target is checked on --low-memory (one strip per level); the default keeps two strips per level so that the disk writes overlap decoding.")
-        notes.append("The paced stream is an in-process chunk stream at 20 MB/s; the streamed figure is `fic tile http://…` (the loader's chunks straight into the builder) from the project's nginx behind a relay that lets 20 MB/s through (ThrottledLink: nginx's limit_rate lets the first second through at once).")
-        notes.append("Level files are written with O_DIRECT where possible, so the pyramid's tiles are not left in the page cache; the tile read is timed after one warming read.")
+        notes.append(
+            "fic tile and the baselines run as child processes; times are wall-clock, best of the runs, each started after a sync (no run pays for the write-back of an earlier one); peak RSS from wait4 (ru_maxrss), measured by /usr/bin/time around each child. The fic process has ~26 MiB resident before any work (19 MiB of it shared Swift/Foundation library pages). The RSS target is checked on --low-memory (one strip per level); the default keeps two strips per level so that the disk writes overlap decoding."
+        )
+        notes.append(
+            "The paced stream is an in-process chunk stream at 20 MB/s; the streamed figure is `fic tile http://…` (the loader's chunks straight into the builder) from the project's nginx behind a relay that lets 20 MB/s through (ThrottledLink: nginx's limit_rate lets the first second through at once)."
+        )
+        notes.append(
+            "Level files are written with O_DIRECT where possible, so the pyramid's tiles are not left in the page cache; the tile read is timed after one warming read."
+        )
         return TilesBenchmarkResult(
             side: side, baselineBytes: fileSize(baseline), progressiveBytes: fileSize(progressive),
-            djpeg: djpeg, pyramid: pyramid, lowMemoryPyramid: lowMemory, pyramidAfterLastByteMs: afterLastByte, vipsTiffsave: tiff, vipsDzsave: dz,
+            djpeg: djpeg, pyramid: pyramid, lowMemoryPyramid: lowMemory, pyramidAfterLastByteMs: afterLastByte, vipsTiffsave: tiff,
+            vipsDzsave: dz,
             progressiveDjpeg: progressiveDjpeg, progressivePyramid: progressivePyramid, progressiveVipsTiffsave: progressiveTiff,
             pacedStreamAfterLastByteMs: streamAfter, pacedStreamSeconds: streamSeconds,
             streamedAfterLastByteMs: streamed?.afterLastByteMs, streamedSeconds: streamed?.seconds, streamedBytes: streamed?.bytes,
             streamedPeakRSSBytes: streamed?.peakRSSBytes,
             tileReadNs: tileNs, mappedTileReadNs: mappedNs, memcpyNs: copyNs,
-            wideWidth: widePyramid == nil ? nil : wide.width, wideHeight: widePyramid == nil ? nil : wide.height, wideDjpeg: wideDjpeg, widePyramid: widePyramid, widePyramidOverDjpeg: wideRatio,
+            wideWidth: widePyramid == nil ? nil : wide.width, wideHeight: widePyramid == nil ? nil : wide.height, wideDjpeg: wideDjpeg,
+            widePyramid: widePyramid, widePyramidOverDjpeg: wideRatio,
             pyramidOverDjpeg: overDjpeg, vipsTiffsaveOverPyramid: tiffRatio,
             vipsDzsaveOverPyramid: dz.map { $0.seconds / pyramid.seconds }, progressiveOverDjpeg: progressiveRatio,
             tileReadOverMemcpy: tileNs / copyNs, mappedTileReadOverMemcpy: mappedNs / copyNs, targetsMet: met, notes: notes)
@@ -301,7 +333,9 @@ public enum TilesBenchmark {
 
     /// Mirror-tiles `photo` to side × side as a PPM (streamed, row by row), encodes it with
     /// `cjpeg -quality 90`, and makes the progressive twin with `jpegtran -progressive`.
-    static func makeJPEGs(photo: String, fallback: String, baseline: String, progressive: String, workDirectory: String, log: (String) -> Void) throws {
+    static func makeJPEGs(
+        photo: String, fallback: String, baseline: String, progressive: String, workDirectory: String, log: (String) -> Void
+    ) throws {
         guard let cjpeg = Executables.find("cjpeg"), let jpegtran = Executables.find("jpegtran") else {
             throw BenchmarkError("cjpeg and jpegtran are needed to make the benchmark JPEG (Debian: libjpeg-turbo-progs)")
         }
@@ -338,7 +372,9 @@ public enum TilesBenchmark {
 
     /// `fic tile URL` of `path` served by nginx (started here) behind a 20 MB/s ``ThrottledLink``;
     /// nil when nginx is not installed.
-    static func streamedOverHTTP(_ path: String, fic: String, workDirectory: String, output: String) throws -> (seconds: Double, afterLastByteMs: Double, bytes: Int, peakRSSBytes: Int)? {
+    static func streamedOverHTTP(_ path: String, fic: String, workDirectory: String, output: String) throws -> (
+        seconds: Double, afterLastByteMs: Double, bytes: Int, peakRSSBytes: Int
+    )? {
         let server: LocalNginx
         do {
             server = try LocalNginx(root: (path as NSString).deletingLastPathComponent, prefix: workDirectory + "/tiles-nginx-\(getpid())")

@@ -127,7 +127,7 @@ public enum ViewBenchmark {
         let work = try BenchKit.makeFreshDirectory(workDirectory, "view-\(getpid())")
         defer { try? FileManager.default.removeItem(atPath: work) }
         var notes = [
-            "Each figure comes from the viewer's own --stats (one run each, scripted with deterministic timing: every frame advances the clock by 1/60 s). Compose is the viewer's work per frame (input, lookups, drawing into the window's memory); present is SDL_UpdateWindowSurface into Xvfb (shared-memory images, no GL).",
+            "Each figure comes from the viewer's own --stats (one run each, scripted with deterministic timing: every frame advances the clock by 1/60 s). Compose is the viewer's work per frame (input, lookups, drawing into the window's memory); present is SDL_UpdateWindowSurface into Xvfb (shared-memory images, no GL)."
         ]
 
         // Gallery: the test photos repeated over 10,000 cells (150 × 150 px thumbnails, 8 columns).
@@ -152,14 +152,20 @@ public enum ViewBenchmark {
             """
         // Both launches keep the cache in the work folder, not in the person's own ~/.cache.
         let galleryArguments = ["gallery", "--photos", photos, "--cells", "\(cells)", "--cache", work + "/gallery-cache"]
-        log("gallery, first launch: \(cells) cells of the photos in \(photos), ingested while it shows, flung through on the cache path, then on the conventional path …")
+        log(
+            "gallery, first launch: \(cells) cells of the photos in \(photos), ingested while it shows, flung through on the cache path, then on the conventional path …"
+        )
         let gallery = try view(xvfbRun, fic, galleryArguments, script: galleryScript, work: work, name: "gallery")
         let galleryPhases = gallery["phases"] as? [String: Any] ?? [:]
         let cache = frames(galleryPhases["cache"]), conventional = frames(galleryPhases["conventional"])
         let byPhase = gallery["by_phase"] as? [String: Any] ?? [:]
         let cacheMisses = (byPhase["cache"] as? [String: Any])?["misses"] as? Int ?? -1
-        log("  cache path: compose p99 \(BenchKit.fixed(cache.composeP99Ms, 2)) ms, max \(BenchKit.fixed(cache.composeMaxMs, 2)) ms, present median \(BenchKit.fixed(cache.presentMedianMs, 2)) ms over \(cache.frames) frames")
-        log("  conventional path: compose p99 \(BenchKit.fixed(conventional.composeP99Ms, 2)) ms, max \(BenchKit.fixed(conventional.composeMaxMs, 2)) ms over \(conventional.frames) frames")
+        log(
+            "  cache path: compose p99 \(BenchKit.fixed(cache.composeP99Ms, 2)) ms, max \(BenchKit.fixed(cache.composeMaxMs, 2)) ms, present median \(BenchKit.fixed(cache.presentMedianMs, 2)) ms over \(cache.frames) frames"
+        )
+        log(
+            "  conventional path: compose p99 \(BenchKit.fixed(conventional.composeP99Ms, 2)) ms, max \(BenchKit.fixed(conventional.composeMaxMs, 2)) ms over \(conventional.frames) frames"
+        )
         let firstLaunch = launch(gallery)
         log("gallery, second launch on the same cache: flung through on the cache path …")
         let secondScript = """
@@ -171,28 +177,38 @@ public enum ViewBenchmark {
             """
         let secondLaunch = launch(try view(xvfbRun, fic, galleryArguments, script: secondScript, work: work, name: "gallery-second"))
         for (name, l) in [("first", firstLaunch), ("second", secondLaunch)] {
-            log("  \(name) launch: \(l.misses) misses, \(l.placeholderCells) placeholder cells, \(l.cacheDecodes) decodes, \(l.startupFrames) frames until loaded, cache path compose p99 \(BenchKit.fixed(l.cache.composeP99Ms, 2)) ms")
+            log(
+                "  \(name) launch: \(l.misses) misses, \(l.placeholderCells) placeholder cells, \(l.cacheDecodes) decodes, \(l.startupFrames) frames until loaded, cache path compose p99 \(BenchKit.fixed(l.cache.composeP99Ms, 2)) ms"
+            )
         }
 
         // Gallery while it ingests: camera-sized photos (hard links to a few distinct ones), every
         // one decoded beside the frame thread while the grid is flung through.
         let ingestingPhotos = 80
-        let large = try LargePhotoSet.originals(.jpegBaseline, distinct: 3, testdata: testdata, folder: workDirectory + "/large-photos", log: log)
+        let large = try LargePhotoSet.originals(
+            .jpegBaseline, distinct: 3, testdata: testdata, folder: workDirectory + "/large-photos", log: log)
         let largeFolder = work + "/ingesting-photos"
         _ = try LargePhotoSet.linkFolder(largeFolder, count: ingestingPhotos, originals: large)
         let ingestingScript = "phase ingesting\n\(flingScript)\nwait-idle 120000"
-        log("gallery while ingesting \(ingestingPhotos) photos of \(LargePhotoSet.Kind.jpegBaseline.size.width)×\(LargePhotoSet.Kind.jpegBaseline.size.height), flung through as they are decoded …")
-        let ingesting = try view(xvfbRun, fic, ["gallery", "--photos", largeFolder, "--cells", "2000", "--cache", work + "/ingesting-cache"],
-                                 script: ingestingScript, work: work, name: "gallery-ingesting")
+        log(
+            "gallery while ingesting \(ingestingPhotos) photos of \(LargePhotoSet.Kind.jpegBaseline.size.width)×\(LargePhotoSet.Kind.jpegBaseline.size.height), flung through as they are decoded …"
+        )
+        let ingesting = try view(
+            xvfbRun, fic, ["gallery", "--photos", largeFolder, "--cells", "2000", "--cache", work + "/ingesting-cache"],
+            script: ingestingScript, work: work, name: "gallery-ingesting")
         let whileIngesting = frames((ingesting["phases"] as? [String: Any] ?? [:])["ingesting"])
-        log("  compose p99 \(BenchKit.fixed(whileIngesting.composeP99Ms, 2)) ms, max \(BenchKit.fixed(whileIngesting.composeMaxMs, 2)) ms (CPU max \(BenchKit.fixed(whileIngesting.composeCPUMaxMs, 2)) ms), \(whileIngesting.framesComposeOver8_3Ms) of \(whileIngesting.frames) frames over 8.3 ms")
+        log(
+            "  compose p99 \(BenchKit.fixed(whileIngesting.composeP99Ms, 2)) ms, max \(BenchKit.fixed(whileIngesting.composeMaxMs, 2)) ms (CPU max \(BenchKit.fixed(whileIngesting.composeCPUMaxMs, 2)) ms), \(whileIngesting.framesComposeOver8_3Ms) of \(whileIngesting.frames) frames over 8.3 ms"
+        )
 
         // Photo: the 18000² JPEG of `fic-bench tiles` (made once, kept in the work directory).
         let side = TilesBenchmark.side
         let baseline = workDirectory + "/tiles-\(side)-baseline.jpg"
         let progressive = workDirectory + "/tiles-\(side)-progressive.jpg"
         if !FileManager.default.fileExists(atPath: baseline) || !FileManager.default.fileExists(atPath: progressive) {
-            try TilesBenchmark.makeJPEGs(photo: testdata + "/hubble.jpg", fallback: testdata + "/photos/hubble.jpg", baseline: baseline, progressive: progressive, workDirectory: workDirectory, log: log)
+            try TilesBenchmark.makeJPEGs(
+                photo: testdata + "/hubble.jpg", fallback: testdata + "/photos/hubble.jpg", baseline: baseline, progressive: progressive,
+                workDirectory: workDirectory, log: log)
         }
         log("photo: tiling the \(side)×\(side) JPEG with fic tile …")
         let pyramid = work + "/pyramid"
@@ -220,10 +236,13 @@ public enum ViewBenchmark {
         log("photo: zoom from fit to 1:1, then pan across, paced at 60 frames a second …")
         let photo = try view(xvfbRun, fic, ["photo", pyramid, "--paced"], script: steps.joined(separator: "\n"), work: work, name: "photo")
         let photoPhases = photo["phases"] as? [String: Any] ?? [:]
-        let zoom = frames(photoPhases["zoom"]), smooth = frames(photoPhases["smooth-zoom"]), pan = frames(photoPhases["pan"]), all = frames(photo)
+        let zoom = frames(photoPhases["zoom"]), smooth = frames(photoPhases["smooth-zoom"]), pan = frames(photoPhases["pan"]),
+            all = frames(photo)
         let sharp = photo["first_sharp_after_zoom_ms"] as? [Double] ?? []
         let peak = photo["peak_rss_bytes"] as? Int ?? 0
-        log("  compose p99 \(BenchKit.fixed(all.composeP99Ms, 2)) ms (zoom \(BenchKit.fixed(zoom.composeP99Ms, 2)), pan \(BenchKit.fixed(pan.composeP99Ms, 2))), first sharp after a zoom ≤ \(BenchKit.fixed(sharp.max() ?? .nan, 1)) ms, peak RSS \(BenchKit.mebibytes(peak))")
+        log(
+            "  compose p99 \(BenchKit.fixed(all.composeP99Ms, 2)) ms (zoom \(BenchKit.fixed(zoom.composeP99Ms, 2)), pan \(BenchKit.fixed(pan.composeP99Ms, 2))), first sharp after a zoom ≤ \(BenchKit.fixed(sharp.max() ?? .nan, 1)) ms, peak RSS \(BenchKit.mebibytes(peak))"
+        )
 
         // The same pyramid from the network: a Deep Zoom tree behind nginx on loopback, shown with
         // the zoom steps above (its tiles kept in a cache folder of the benchmark's own), twice.
@@ -240,15 +259,22 @@ public enum ViewBenchmark {
             let zoomSteps = steps.prefix { $0 != "phase smooth-zoom" }.joined(separator: "\n")
             try? FileManager.default.removeItem(atPath: work + "/remote-cache")
             func launch(_ name: String) throws -> ([String: Any], RemoteLaunch) {
-                let stats = try view(xvfbRun, fic, ["photo", url, "--cache", work + "/remote-cache", "--paced"], script: zoomSteps, work: work, name: name)
-                return (stats, RemoteLaunch(requests: stats["network_requests"] as? Int ?? -1, tileFetches: stats["tile_fetches"] as? Int ?? -1,
-                                            tileDecodes: stats["tile_decodes"] as? Int ?? -1))
+                let stats = try view(
+                    xvfbRun, fic, ["photo", url, "--cache", work + "/remote-cache", "--paced"], script: zoomSteps, work: work, name: name)
+                return (
+                    stats,
+                    RemoteLaunch(
+                        requests: stats["network_requests"] as? Int ?? -1, tileFetches: stats["tile_fetches"] as? Int ?? -1,
+                        tileDecodes: stats["tile_decodes"] as? Int ?? -1)
+                )
             }
             let (first, firstLaunch) = try launch("remote-photo")
             remoteSharp = first["first_sharp_after_zoom_ms"] as? [Double] ?? []
             remoteFirst = firstLaunch
             remoteSecond = try launch("remote-photo-second").1
-            log("  first sharp after a zoom ≤ \(BenchKit.fixed(remoteSharp.max() ?? .nan, 1)) ms; first launch \(firstLaunch.requests) requests, \(firstLaunch.tileDecodes) decodes; second launch \(remoteSecond!.requests) requests, \(remoteSecond!.tileFetches) fetches, \(remoteSecond!.tileDecodes) decodes")
+            log(
+                "  first sharp after a zoom ≤ \(BenchKit.fixed(remoteSharp.max() ?? .nan, 1)) ms; first launch \(firstLaunch.requests) requests, \(firstLaunch.tileDecodes) decodes; second launch \(remoteSecond!.requests) requests, \(remoteSecond!.tileFetches) fetches, \(remoteSecond!.tileDecodes) decodes"
+            )
         } catch let error as HarnessError {
             notes.append("no remote photo figures: \(error)")
         }
@@ -261,12 +287,18 @@ public enum ViewBenchmark {
             "photo_peak_rss_le_150MB": peak <= 150_000_000,
             "photo_first_sharp_after_zoom_le_100ms": !sharp.isEmpty && (sharp.max() ?? .infinity) <= 100,
             "remote_photo_first_sharp_after_zoom_le_100ms": !remoteSharp.isEmpty && (remoteSharp.max() ?? .infinity) <= 100,
-            "remote_photo_second_launch_0_tile_requests_0_decodes": remoteSecond.map { $0.tileFetches == 0 && $0.tileDecodes == 0 && $0.requests <= 1 } ?? false,
+            "remote_photo_second_launch_0_tile_requests_0_decodes": remoteSecond.map {
+                $0.tileFetches == 0 && $0.tileDecodes == 0 && $0.requests <= 1
+            } ?? false,
             "gallery_second_launch_0_placeholder_cells_0_misses_0_decodes":
-                secondLaunch.placeholderCells == 0 && secondLaunch.misses == 0 && secondLaunch.cacheDecodes == 0,
+                secondLaunch.placeholderCells == 0 && secondLaunch.misses == 0 && secondLaunch.cacheDecodes == 0
         ]
-        notes.append("The gallery's first launch ingests the photos into an empty cache (in the benchmark's work folder, --cache) in the background while the window shows; the cache phase starts when that and the conventional path's JPEG thumbnails (made from the cache's images) are done. The conventional phase decodes each new cell's 150 px JPEG on the frame path, as the original demo's comparison did. The second launch opens the same cache: its photos are known from their remembered versions before the first frame.")
-        notes.append("The photo's pyramid is built by `fic tile` beforehand (its tiles are not in the page cache: it writes with O_DIRECT), so the first reads come from the disk. Peak RSS is the viewer's VmHWM (the window's framebuffer, the resident tiles, the libraries).")
+        notes.append(
+            "The gallery's first launch ingests the photos into an empty cache (in the benchmark's work folder, --cache) in the background while the window shows; the cache phase starts when that and the conventional path's JPEG thumbnails (made from the cache's images) are done. The conventional phase decodes each new cell's 150 px JPEG on the frame path, as the original demo's comparison did. The second launch opens the same cache: its photos are known from their remembered versions before the first frame."
+        )
+        notes.append(
+            "The photo's pyramid is built by `fic tile` beforehand (its tiles are not in the page cache: it writes with O_DIRECT), so the first reads come from the disk. Peak RSS is the viewer's VmHWM (the window's framebuffer, the resident tiles, the libraries)."
+        )
         return ViewBenchmarkResult(
             windowWidth: width, windowHeight: height, galleryCells: cells, galleryScrolledPixels: gallery["scroll_offset"] as? Int ?? 0,
             galleryCache: cache, galleryConventional: conventional, galleryCacheMisses: cacheMisses,
@@ -280,11 +312,15 @@ public enum ViewBenchmark {
 
     /// Runs `fic view ARGUMENTS` in a 1280 × 800 window on a new virtual X server with `script`;
     /// returns its `--stats`.
-    static func view(_ xvfbRun: String, _ fic: String, _ arguments: [String], script: String, work: String, name: String) throws -> [String: Any] {
+    static func view(_ xvfbRun: String, _ fic: String, _ arguments: [String], script: String, work: String, name: String) throws -> [String:
+        Any]
+    {
         let scriptPath = work + "/\(name).script", statsPath = work + "/\(name).json"
         try script.write(toFile: scriptPath, atomically: true, encoding: .utf8)
-        try BenchmarkProcess.run(xvfbRun, ["-a", "-s", "-screen 0 \(width)x\(height)x24 -nolisten tcp", fic, "view"] + arguments
-                                   + ["--size", "\(width)x\(height)", "--script", scriptPath, "--stats", statsPath])
+        try BenchmarkProcess.run(
+            xvfbRun,
+            ["-a", "-s", "-screen 0 \(width)x\(height)x24 -nolisten tcp", fic, "view"] + arguments
+                + ["--size", "\(width)x\(height)", "--script", scriptPath, "--stats", statsPath])
         guard let stats = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: statsPath))) as? [String: Any] else {
             throw BenchmarkError("fic view \(name) wrote no statistics")
         }
@@ -296,7 +332,8 @@ public enum ViewBenchmark {
         let phases = stats["phases"] as? [String: Any] ?? [:]
         return ViewBenchmarkResult.Launch(
             misses: stats["misses"] as? Int ?? -1, placeholderCells: stats["placeholder_cells"] as? Int ?? -1,
-            cacheDecodes: stats["cache_decodes"] as? Int ?? -1, startupFrames: frames(phases["startup"]).frames, cache: frames(phases["cache"]))
+            cacheDecodes: stats["cache_decodes"] as? Int ?? -1, startupFrames: frames(phases["startup"]).frames,
+            cache: frames(phases["cache"]))
     }
 
     /// The frame figures of a `--stats` object (or of one of its phases).

@@ -26,13 +26,19 @@ struct FICBench: AsyncParsableCommand {
     @Flag(help: "Print the results as one JSON object on the last line.")
     var json = false
 
-    @Option(help: "The test-data folder (default: ../shared/testdata from the current directory or the executable, else the bundled sample photos).")
+    @Option(
+        help:
+            "The test-data folder (default: ../shared/testdata from the current directory or the executable, else the bundled sample photos)."
+    )
     var testdata: String?
 
     @Option(help: "A folder for temporary files (default: the system's temporary folder).")
     var workDirectory: String?
 
-    @Option(help: ArgumentHelp("ingest: a folder of photos (JPEG, PNG, WebP, HEIC, AVIF, JPEG XL, GIF, TIFF, found recursively by content) instead of generated large ones.", valueName: "dir"))
+    @Option(
+        help: ArgumentHelp(
+            "ingest: a folder of photos (JPEG, PNG, WebP, HEIC, AVIF, JPEG XL, GIF, TIFF, found recursively by content) instead of generated large ones.",
+            valueName: "dir"))
     var photos: String?
 
     @Option(help: ArgumentHelp("ingest: files per kind of input (default 48).", valueName: "n"))
@@ -59,7 +65,9 @@ struct FICBench: AsyncParsableCommand {
 
     func run() async throws {
         #if DEBUG
-        print("warning: this is a debug build, so these figures are meaningless; build with `swift build -c release` and run `.build/release/fic-bench`")
+        print(
+            "warning: this is a debug build, so these figures are meaningless; build with `swift build -c release` and run `.build/release/fic-bench`"
+        )
         #endif
         let executables = BenchmarkExecutables.ofThisProcess()
         let testdata = try TestData.folder(given: testdata, executableFolder: executables.folder)

@@ -20,8 +20,10 @@ package struct FuzzTarget: Sendable {
     package let seeds: @Sendable () throws -> [(String, [UInt8])]
 
     /// A target.
-    package init(name: String, summary: String, seeds: @escaping @Sendable () throws -> [(String, [UInt8])] = { [] },
-                 run: @escaping @Sendable (UnsafeRawBufferPointer) -> Void) {
+    package init(
+        name: String, summary: String, seeds: @escaping @Sendable () throws -> [(String, [UInt8])] = { [] },
+        run: @escaping @Sendable (UnsafeRawBufferPointer) -> Void
+    ) {
         self.name = name
         self.summary = summary
         self.seeds = seeds
@@ -61,7 +63,10 @@ package enum FuzzBounds {
         let probe = AllocationProbe()
         AllocationProbe.$current.withValue(probe) { body() }
         if probe.largestBytes > largestAllocation {
-            FileHandle.standardError.write(Data("fic-fuzz: the input made the package allocate \(probe.largestBytes) bytes at once, above the bound of \(largestAllocation)\n".utf8))
+            FileHandle.standardError.write(
+                Data(
+                    "fic-fuzz: the input made the package allocate \(probe.largestBytes) bytes at once, above the bound of \(largestAllocation)\n"
+                        .utf8))
             abort()
         }
     }

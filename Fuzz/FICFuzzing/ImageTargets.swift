@@ -22,7 +22,8 @@ enum ImageTargets {
 
     /// `AnimatedImageDecoder`: every frame of a GIF, animated WebP, APNG or AVIF sequence (any
     /// other image: its one frame), composited, at full size or a target size.
-    static let animation = FuzzTarget(name: "animation", summary: "AnimatedImageDecoder: every frame of GIF, WebP, APNG, AVIF sequences") { bytes in
+    static let animation = FuzzTarget(name: "animation", summary: "AnimatedImageDecoder: every frame of GIF, WebP, APNG, AVIF sequences") {
+        bytes in
         guard let (choice, file) = split(bytes) else { return }
         FuzzBounds.checking {
             guard let decoder = try? AnimatedImageDecoder(file, options: FuzzBounds.options(target: target(choice))) else { return }
@@ -39,7 +40,9 @@ enum ImageTargets {
             let options = RowDecodingOptions(maximumPixelCount: FuzzBounds.maximumPixelCount, allowCorruptData: choice & 0x80 != 0) {
                 try FileDescriptor.memoryFile(named: "fic-fuzz-scratch")
             }
-            guard let (decoder, _) = try? ImageFormats.sniff(file, final: true), let rows = try? decoder.makeRowDecoder(sink: sink, options: options) else { return }
+            guard let (decoder, _) = try? ImageFormats.sniff(file, final: true),
+                let rows = try? decoder.makeRowDecoder(sink: sink, options: options)
+            else { return }
             let chunk = [1, 7, 64, 1000, 4096, 65536][Int(choice & 0x07) % 6]
             var offset = 0
             do {

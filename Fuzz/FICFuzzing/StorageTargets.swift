@@ -11,7 +11,8 @@ enum StorageTargets {
     static let all: [FuzzTarget] = [table, sharedState, originalsEntry]
 
     /// The configuration of the fuzzed tables: small slots and chunks, so an input is a few pages.
-    static let configuration = TableConfiguration(pixelWidth: 24, pixelHeight: 8, bytesPerPixel: 4, maximumCount: 12, identity: "fuzz", chunkBytes: 4 * 4096)
+    static let configuration = TableConfiguration(
+        pixelWidth: 24, pixelHeight: 8, bytesPerPixel: 4, maximumCount: 12, identity: "fuzz", chunkBytes: 4 * 4096)
     /// The entities the seed table holds.
     static let entities = (0..<10).map { "e\($0)" }
 
@@ -23,12 +24,15 @@ enum StorageTargets {
     /// is served: every image served must then hold the pixels drawn for it, and a wrong picture
     /// stops the process as a crash does. A table closed cleanly is trusted as it is, by design
     /// (its pixels are not read at open: SAFETY.md); its images are only read through.
-    static let table = FuzzTarget(name: "table", summary: "table files: headers, index records, sizes, torn pixels", seeds: { try tableSeeds() }) { bytes in
+    static let table = FuzzTarget(
+        name: "table", summary: "table files: headers, index records, sizes, torn pixels", seeds: { try tableSeeds() }
+    ) { bytes in
         let path = Scratch.path("table.fictable")
         unlink(path + "-shared")
         let leftOpen = bytes.count >= TableFuzzing.openStateEnd && bytes[TableFuzzing.openStateRange].contains { $0 != 0 }
         guard (try? Data(bytes).write(to: URL(fileURLWithPath: path))) != nil,
-              let table = try? ImageTable(path: path, configuration: configuration) else { return }
+            let table = try? ImageTable(path: path, configuration: configuration)
+        else { return }
         if leftOpen { checkServed(table) } else { readServed(table) }
         _ = table.verify(repair: true)
         try? store("new", in: table)
@@ -38,13 +42,19 @@ enum StorageTargets {
     /// The side file shared by the processes that have a table open, damaged while one table
     /// object holds it: another object then joins it (the path a process takes when others have
     /// the table open), looks every entity up and stores; the first stores again.
-    static let sharedState = FuzzTarget(name: "shared-state", summary: "the side file several processes share, joined while another holds it", seeds: { [("shared.fictable-shared", try seedSideFile())] }) { bytes in
+    static let sharedState = FuzzTarget(
+        name: "shared-state", summary: "the side file several processes share, joined while another holds it",
+        seeds: { [("shared.fictable-shared", try seedSideFile())] }
+    ) { bytes in
         let path = Scratch.path("shared.fictable")
         guard (try? restoreSeedTable(at: path)) != nil,
-              let holder = try? ImageTable(path: path, configuration: configuration) else { return }
+            let holder = try? ImageTable(path: path, configuration: configuration)
+        else { return }
         defer { holder.close() }
         // The input over the live side file, as far as the file goes (its length is the holder's).
-        guard let side = try? FileDescriptor.open(atPath: path + "-shared", .readWrite, options: [.closeOnExec], permissions: nil) else { return }
+        guard let side = try? FileDescriptor.open(atPath: path + "-shared", .readWrite, options: [.closeOnExec], permissions: nil) else {
+            return
+        }
         _ = try? side.writeAll(bytes, at: 0, path: nil)
         side.closeQuietly()
         guard let joiner = try? ImageTable(path: path, configuration: configuration) else { return }
@@ -57,8 +67,13 @@ enum StorageTargets {
 
     /// An entry file of the originals cache: its header parsed against the URL it must name,
     /// then its body's checksum computed as a read checks it.
-    static let originalsEntry = FuzzTarget(name: "originals-entry", summary: "the header and body checksum of an entry of the originals cache", seeds: { [("entry.orig", seedEntry())] }) { bytes in
-        guard case .success(let header) = EntryHeader.decode(bytes, fileLength: bytes.count, url: seedURL, maximumBodyBytes: 1 << 30) else { return }
+    static let originalsEntry = FuzzTarget(
+        name: "originals-entry", summary: "the header and body checksum of an entry of the originals cache",
+        seeds: { [("entry.orig", seedEntry())] }
+    ) { bytes in
+        guard case .success(let header) = EntryHeader.decode(bytes, fileLength: bytes.count, url: seedURL, maximumBodyBytes: 1 << 30) else {
+            return
+        }
         var checksum = BodyChecksum()
         checksum.update(UnsafeRawBufferPointer(rebasing: bytes[header.length...]))
         _ = checksum.finalize() == header.bodyChecksum
@@ -89,7 +104,9 @@ enum StorageTargets {
     /// Stores `entity` (source "v1") in `table`, drawn with the pattern of its keys.
     static func store(_ entity: String, in table: ImageTable) throws {
         let keys = (TableKey(entity), TableKey("v1"))
-        _ = try table.insert(entity: keys.0, source: keys.1) { TestPattern.fill($0.baseAddress!, count: $0.count, seed: TestPattern.seed(entity: keys.0, source: keys.1)) }
+        _ = try table.insert(entity: keys.0, source: keys.1) {
+            TestPattern.fill($0.baseAddress!, count: $0.count, seed: TestPattern.seed(entity: keys.0, source: keys.1))
+        }
     }
 
     /// The seed table closed cleanly, and the same as a writer that stopped would leave it.
@@ -136,8 +153,9 @@ enum StorageTargets {
         let body = (0..<3000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
         var checksum = BodyChecksum()
         body.withUnsafeBytes { checksum.update($0) }
-        let header = EntryHeader(url: seedURL, bodyLength: body.count, bodyChecksum: checksum.finalize(), storedAt: Date(timeIntervalSince1970: 1_700_000_000),
-                                 maximumAge: 3600, etag: "\"abc\"", lastModified: nil)
+        let header = EntryHeader(
+            url: seedURL, bodyLength: body.count, bodyChecksum: checksum.finalize(), storedAt: Date(timeIntervalSince1970: 1_700_000_000),
+            maximumAge: 3600, etag: "\"abc\"", lastModified: nil)
         return header.encoded() + body
     }
 }

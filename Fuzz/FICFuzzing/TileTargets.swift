@@ -23,8 +23,11 @@ enum TileTargets {
         let width = 1 + Int(bytes[0]) << 8 | Int(bytes[1])
         let height = 1 + Int(bytes[2]) << 8 | Int(bytes[3])
         let path = String(decoding: bytes[4...], as: UTF8.self)
-        guard case .iiifImage(_, let region, let size, let rotation, let qualityAndFormat)? = try? TileServerRoute.parse(path) else { return }
-        _ = try? IIIFImageRequest.parse(region: region, size: size, rotation: rotation, qualityAndFormat: qualityAndFormat,
-                                        imageWidth: width, imageHeight: height)
+        guard case .iiifImage(_, let region, let size, let rotation, let qualityAndFormat)? = try? TileServerRoute.parse(path) else {
+            return
+        }
+        _ = try? IIIFImageRequest.parse(
+            region: region, size: size, rotation: rotation, qualityAndFormat: qualityAndFormat,
+            imageWidth: width, imageHeight: height)
     }
 }

@@ -9,7 +9,9 @@ import Foundation
 nonisolated(unsafe) var selected: FuzzTarget?
 
 @_cdecl("LLVMFuzzerInitialize")
-func fuzzerInitialize(_ argc: UnsafeMutablePointer<CInt>?, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>?) -> CInt {
+func fuzzerInitialize(
+    _ argc: UnsafeMutablePointer<CInt>?, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>?
+) -> CInt {
     let environment = ProcessInfo.processInfo.environment
     guard let name = environment["FIC_FUZZ_TARGET"], let target = FuzzTarget.named(name) else {
         let names = FuzzTarget.all.map(\.name).joined(separator: ", ")

@@ -73,13 +73,16 @@ public final class ChildProcess: @unchecked Sendable {
     /// into `outputPipe`, read a line at a time with a time limit — and returns at once.
     ///
     /// - Throws: ``HarnessError`` when it cannot be started.
-    public static func start(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
-                             extraEnvironment: [String: String] = [:], removedEnvironment: [String] = [],
-                             standardInput: String = "/dev/null", standardOutput: String = "/dev/null",
-                             standardError: String = "/dev/null", outputPipe: LinePipe? = nil) throws -> ChildProcess {
-        let pid = try spawn(executable, arguments, environment: environment, extraEnvironment: extraEnvironment,
-                            removedEnvironment: removedEnvironment, standardInput: standardInput,
-                            standardOutput: standardOutput, standardError: standardError, outputPipe: outputPipe)
+    public static func start(
+        _ executable: String, _ arguments: [String], environment: [String: String]? = nil,
+        extraEnvironment: [String: String] = [:], removedEnvironment: [String] = [],
+        standardInput: String = "/dev/null", standardOutput: String = "/dev/null",
+        standardError: String = "/dev/null", outputPipe: LinePipe? = nil
+    ) throws -> ChildProcess {
+        let pid = try spawn(
+            executable, arguments, environment: environment, extraEnvironment: extraEnvironment,
+            removedEnvironment: removedEnvironment, standardInput: standardInput,
+            standardOutput: standardOutput, standardError: standardError, outputPipe: outputPipe)
         let name = ([executable] + arguments.prefix(2)).map { ($0 as NSString).lastPathComponent }.joined(separator: " ")
         return ChildProcess(pid: pid, name: name)
     }
@@ -89,10 +92,12 @@ public final class ChildProcess: @unchecked Sendable {
     /// `posix_spawn` of the tests and benchmarks.
     ///
     /// - Throws: ``HarnessError`` when it cannot be started.
-    public static func spawn(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
-                             extraEnvironment: [String: String] = [:], removedEnvironment: [String] = [],
-                             standardInput: String = "/dev/null", standardOutput: String = "/dev/null",
-                             standardError: String = "/dev/null", outputPipe: LinePipe? = nil) throws -> pid_t {
+    public static func spawn(
+        _ executable: String, _ arguments: [String], environment: [String: String]? = nil,
+        extraEnvironment: [String: String] = [:], removedEnvironment: [String] = [],
+        standardInput: String = "/dev/null", standardOutput: String = "/dev/null",
+        standardError: String = "/dev/null", outputPipe: LinePipe? = nil
+    ) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -228,17 +233,20 @@ extension ChildProcess {
     /// Runs `executable` with `arguments` (environment as ``start(_:_:environment:extraEnvironment:removedEnvironment:standardInput:standardOutput:standardError:)``)
     /// until it ends or `timeout` has passed (then it is killed), and returns how it ended and
     /// what it wrote, read from files afterwards.
-    public static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
-                           extraEnvironment: [String: String] = [:], removedEnvironment: [String] = [],
-                           standardInput: String = "/dev/null", timeout: Duration) throws -> Run {
+    public static func run(
+        _ executable: String, _ arguments: [String], environment: [String: String]? = nil,
+        extraEnvironment: [String: String] = [:], removedEnvironment: [String] = [],
+        standardInput: String = "/dev/null", timeout: Duration
+    ) throws -> Run {
         let base = NSTemporaryDirectory() + "/fic-child-\(UInt64.random(in: 0...UInt64.max))"
         defer {
             unlink(base + ".out")
             unlink(base + ".err")
         }
-        let child = try start(executable, arguments, environment: environment, extraEnvironment: extraEnvironment,
-                              removedEnvironment: removedEnvironment, standardInput: standardInput,
-                              standardOutput: base + ".out", standardError: base + ".err")
+        let child = try start(
+            executable, arguments, environment: environment, extraEnvironment: extraEnvironment,
+            removedEnvironment: removedEnvironment, standardInput: standardInput,
+            standardOutput: base + ".out", standardError: base + ".err")
         let ending = child.wait(timeout: timeout)
         return Run(ending: ending, standardOutput: readText(base + ".out"), standardError: readText(base + ".err"))
     }

@@ -77,7 +77,9 @@ public final class LocalNginx: @unchecked Sendable {
 
     /// Stops nginx (the master of our pid file) and waits for it to go.
     public func stop() {
-        guard let text = try? String(contentsOfFile: prefix + "/nginx.pid", encoding: .utf8), let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)) else { return }
+        guard let text = try? String(contentsOfFile: prefix + "/nginx.pid", encoding: .utf8),
+            let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines))
+        else { return }
         kill(pid, SIGTERM)
         for _ in 0..<100 where kill(pid, 0) == 0 { usleep(20_000) }
     }

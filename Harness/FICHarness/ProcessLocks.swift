@@ -15,7 +15,9 @@ public enum ProcessLocks {
                 let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
                 guard fields.count >= 6, fields.contains("OFDLCK"), fields.contains("WRITE") else { continue }
                 let n = fields.count
-                if fields[n - 2] == "\(byte)", fields[n - 1] == "\(byte)", fields[n - 3].split(separator: ":").last == "\(inode)" { return true }
+                if fields[n - 2] == "\(byte)", fields[n - 1] == "\(byte)", fields[n - 3].split(separator: ":").last == "\(inode)" {
+                    return true
+                }
             }
         }
         return false

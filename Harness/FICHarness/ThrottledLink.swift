@@ -29,7 +29,9 @@ public final class ThrottledLink: @unchecked Sendable {
         var yes: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
         var address = Self.loopback(port: 0)
-        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
         guard bound == 0, listen(fd, 128) == 0 else {
             close(fd)
             throw HarnessError("cannot listen on 127.0.0.1: errno \(errno)")
@@ -79,7 +81,9 @@ public final class ThrottledLink: @unchecked Sendable {
             }
             let server = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             var address = Self.loopback(port: targetPort)
-            let connected = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(server, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(server, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
             guard connected == 0 else {
                 close(client)
                 close(server)
@@ -102,8 +106,12 @@ public final class ThrottledLink: @unchecked Sendable {
                     close(server)
                 }
             }
-            Thread { [self] in relay(from: client, to: server, throttled: false); finish() }.start()
-            Thread { [self] in relay(from: server, to: client, throttled: true); finish() }.start()
+            Thread { [self] in
+                relay(from: client, to: server, throttled: false); finish()
+            }.start()
+            Thread { [self] in
+                relay(from: server, to: client, throttled: true); finish()
+            }.start()
         }
     }
 
@@ -161,7 +169,8 @@ final class TokenBucket: Sendable {
                 let now = ContinuousClock.now
                 let elapsed = now - s.last
                 s.last = now
-                s.tokens = min(capacity, s.tokens + rate * (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18))
+                s.tokens = min(
+                    capacity, s.tokens + rate * (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18))
                 let granted = min(owed, s.tokens)
                 s.tokens -= granted
                 owed -= granted

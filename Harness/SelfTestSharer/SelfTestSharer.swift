@@ -52,7 +52,9 @@ struct SelfTestSharer: ParsableCommand {
         let cells = SlotCells(base: state.base, layout: layout)
         let me = try HolderTable.register(fd, entries: state.base + layout.holderTableOffset, path: shared)
         // The index may have been a dead holder's: its bits and in-flight slots are not this one's.
-        guard try SharedWriterLock.acquire(fd, timeout: .seconds(60), path: shared) else { throw ValidationError("the writer lock stayed taken") }
+        guard try SharedWriterLock.acquire(fd, timeout: .seconds(60), path: shared) else {
+            throw ValidationError("the writer lock stayed taken")
+        }
         cells.takeOver(holder: me, slots: slots) { _ in }
         try SharedWriterLock.release(fd, path: shared)
         let expected = UnsafeMutableRawPointer.allocate(byteCount: Self.pixelBytes, alignment: 64)
@@ -71,8 +73,12 @@ struct SelfTestSharer: ParsableCommand {
             var stores = 0, refused = 0, claims = 0
             for _ in 0..<operations {
                 let slot = Int(rng.next() % UInt64(slots))
-                guard try SharedWriterLock.acquire(fd, timeout: .seconds(60), path: shared) else { throw ValidationError("the writer lock stayed taken") }
-                let claimed = cells.claim(slot, owner: me) { (try? HolderTable.isAlive($0, through: fd, ownIndex: me, path: shared)) ?? true }
+                guard try SharedWriterLock.acquire(fd, timeout: .seconds(60), path: shared) else {
+                    throw ValidationError("the writer lock stayed taken")
+                }
+                let claimed = cells.claim(slot, owner: me) {
+                    (try? HolderTable.isAlive($0, through: fd, ownIndex: me, path: shared)) ?? true
+                }
                 try SharedWriterLock.release(fd, path: shared)
                 guard let claimed else {
                     refused += 1
@@ -81,13 +87,16 @@ struct SelfTestSharer: ParsableCommand {
                 claims += 1
                 let version = SlotCells.version(after: claimed.version)
                 let dies = claims == dieAfterClaims
-                TestPattern.fill(images.base + slot * Self.pixelBytes, count: dies ? Self.pixelBytes / 2 : Self.pixelBytes,
-                                 seed: Self.patternSeed(slot: slot, version: version))
+                TestPattern.fill(
+                    images.base + slot * Self.pixelBytes, count: dies ? Self.pixelBytes / 2 : Self.pixelBytes,
+                    seed: Self.patternSeed(slot: slot, version: version))
                 if dies {
                     say("dying slot=\(slot)")
                     kill(getpid(), SIGKILL)
                 }
-                guard try SharedWriterLock.acquire(fd, timeout: .seconds(60), path: shared) else { throw ValidationError("the writer lock stayed taken") }
+                guard try SharedWriterLock.acquire(fd, timeout: .seconds(60), path: shared) else {
+                    throw ValidationError("the writer lock stayed taken")
+                }
                 cells.publish(slot, .committed(version: version))
                 try SharedWriterLock.release(fd, path: shared)
                 stores += 1

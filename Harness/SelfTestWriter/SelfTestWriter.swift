@@ -23,7 +23,10 @@ struct SelfTestWriter: ParsableCommand {
     @Option(help: "Wait up to this many seconds for another process to let go of the table.") var waitSeconds: Int = 0
     @Option(help: "Print \"stored N\" once N images have been stored.") var announceAfter: Int?
     @Option(help: "Only claim the storing of this entity, print \"claimed\", and hold the claim until killed.") var claim: String?
-    @Flag(help: "Only read, until killed: hold up to four images at a time for a random while, checking each one's pixels when found and again before letting go (\"wrong …\" or \"changed …\" when they differ from what was drawn); print \"checked N\" every 500 images.") var reader = false
+    @Flag(
+        help:
+            "Only read, until killed: hold up to four images at a time for a random while, checking each one's pixels when found and again before letting go (\"wrong …\" or \"changed …\" when they differ from what was drawn); print \"checked N\" every 500 images."
+    ) var reader = false
     @Flag(help: "Open the table read-only.") var readOnly = false
 
     /// The process that started this one (as it was when ``run()`` began).
@@ -72,14 +75,18 @@ struct SelfTestWriter: ParsableCommand {
         var operations = 0
         // Announced once the table is open (and its lock held), with what opening found.
         let report = t.openReport
-        let stop = switch report.uncleanStop {
-        case nil: "clean"
-        case .processStopped?: "process-stopped"
-        case .pageCacheMayBeLost?: "page-cache-may-be-lost"
-        }
-        FileHandle.standardOutput.write(Data("ready stop=\(stop) interrupted=\(report.interruptedWrites) check=\(report.entriesToCheck)\n".utf8))
+        let stop =
+            switch report.uncleanStop {
+            case nil: "clean"
+            case .processStopped?: "process-stopped"
+            case .pageCacheMayBeLost?: "page-cache-may-be-lost"
+            }
+        FileHandle.standardOutput.write(
+            Data("ready stop=\(stop) interrupted=\(report.interruptedWrites) check=\(report.entriesToCheck)\n".utf8))
         if let claim {
-            guard let held = t.claimStoring(TableKey(claim), timeout: .seconds(600)) else { throw ValidationError("could not claim \(claim)") }
+            guard let held = t.claimStoring(TableKey(claim), timeout: .seconds(600)) else {
+                throw ValidationError("could not claim \(claim)")
+            }
             FileHandle.standardOutput.write(Data("claimed\n".utf8))
             withExtendedLifetime(held) {
                 while true {

@@ -56,7 +56,9 @@ package struct CacheDescription: Codable {
             if held.isEmpty {
                 throw CLIError("\(missing), and \(directory) holds no namespace: create it with \(create)")
             }
-            throw CLIError("\(missing); \(directory) holds the namespace\(held.count == 1 ? "" : "s") \(held.joined(separator: ", ")): choose one with --namespace NS or --photos DIR, or create '\(namespace)' with \(create)")
+            throw CLIError(
+                "\(missing); \(directory) holds the namespace\(held.count == 1 ? "" : "s") \(held.joined(separator: ", ")): choose one with --namespace NS or --photos DIR, or create '\(namespace)' with \(create)"
+            )
         }
         return description
     }
@@ -88,7 +90,8 @@ package struct CacheDescription: Codable {
         do {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            try CompanionFile.write([UInt8](try encoder.encode(self)), as: Self.fileName(namespace: namespace), in: directory, followLinks: followLinks)
+            try CompanionFile.write(
+                [UInt8](try encoder.encode(self)), as: Self.fileName(namespace: namespace), in: directory, followLinks: followLinks)
         } catch {
             throw CLIError("cannot write \(path): \(error)")
         }
@@ -105,7 +108,9 @@ package struct CacheDescription: Codable {
         do {
             return try imageFormats()
         } catch let error as CLIError {
-            throw CLIError("\(Self.path(directory: directory, namespace: namespace)) holds an invalid format (\(error.message)); delete it and the folder \(namespace) and ingest again")
+            throw CLIError(
+                "\(Self.path(directory: directory, namespace: namespace)) holds an invalid format (\(error.message)); delete it and the folder \(namespace) and ingest again"
+            )
         }
     }
 }

@@ -11,10 +11,17 @@ package struct CacheOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("The cache directory (default: $XDG_CACHE_HOME/fic, or ~/.cache/fic).", valueName: "dir"))
     package var cache: String?
 
-    @Option(name: .long, help: ArgumentHelp("The namespace: a folder of the cache directory (default: the photo folder's own namespace, or 'default').", valueName: "ns"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The namespace: a folder of the cache directory (default: the photo folder's own namespace, or 'default').", valueName: "ns"))
     package var namespace: String?
 
-    @Flag(name: .long, help: "Accept a cache directory or namespace that is a symbolic link (refused otherwise, so that the cache never writes where it was not pointed).")
+    @Flag(
+        name: .long,
+        help:
+            "Accept a cache directory or namespace that is a symbolic link (refused otherwise, so that the cache never writes where it was not pointed)."
+    )
     package var followLinks = false
 
     package func validate() throws {
@@ -23,7 +30,8 @@ package struct CacheOptions: ParsableArguments {
 
     /// Refuses names the cache would refuse (and paths such as `..`), as a usage error.
     package static func validateName(_ name: String, what: String) throws {
-        let ok = !name.isEmpty && name.count <= 128 && name != "." && name != ".."
+        let ok =
+            !name.isEmpty && name.count <= 128 && name != "." && name != ".."
             && name.unicodeScalars.allSatisfy { s in
                 (s >= "a" && s <= "z") || (s >= "A" && s <= "Z") || (s >= "0" && s <= "9") || s == "." || s == "-" || s == "_"
             }
@@ -85,7 +93,10 @@ package struct CacheLocation {
     package func openExisting(readOnly: Bool) throws -> (ImageCache, CacheDescription) {
         let description = try CacheDescription.load(directory: directory, namespace: namespace, followLinks: followLinks)
         let formats = try description.storedFormats(directory: directory, namespace: namespace)
-        return (try CacheOpener.open(directory: directory, namespace: namespace, formats: formats, options: options(readOnly: readOnly)), description)
+        return (
+            try CacheOpener.open(directory: directory, namespace: namespace, formats: formats, options: options(readOnly: readOnly)),
+            description
+        )
     }
 }
 
@@ -94,7 +105,11 @@ package struct CacheLocation {
 package struct PhotoFolderOption: ParsableArguments {
     package init() {}
 
-    @Option(name: .long, help: ArgumentHelp("Choose the namespace of this photo folder (as `fic view gallery --photos DIR` and `fic ingest DIR` without --cache name it).", valueName: "dir"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Choose the namespace of this photo folder (as `fic view gallery --photos DIR` and `fic ingest DIR` without --cache name it).",
+            valueName: "dir"))
     package var photos: String?
 }
 
@@ -108,8 +123,14 @@ package enum CacheOpener {
     }
 
     /// Opens (or creates) the cache, with `provider` for the images it lacks.
-    package static func open(directory: String, namespace: String, formats: [ImageFormat], options: TableOpenOptions = .init(), provider: (any ImageSourceProvider)? = nil) throws -> ImageCache {
-        guard let cache = try openUnlessInUse(directory: directory, namespace: namespace, formats: formats, options: options, provider: provider) else {
+    package static func open(
+        directory: String, namespace: String, formats: [ImageFormat], options: TableOpenOptions = .init(),
+        provider: (any ImageSourceProvider)? = nil
+    ) throws -> ImageCache {
+        guard
+            let cache = try openUnlessInUse(
+                directory: directory, namespace: namespace, formats: formats, options: options, provider: provider)
+        else {
             throw CLIError("the cache \(directory)/\(namespace) is open in another process: wait for it to finish and try again")
         }
         return cache
@@ -117,9 +138,13 @@ package enum CacheOpener {
 
     /// Opens (or creates) the cache, or returns nil when another process (or cache object) has
     /// it open.
-    package static func openUnlessInUse(directory: String, namespace: String, formats: [ImageFormat], options: TableOpenOptions = .init(), provider: (any ImageSourceProvider)? = nil) throws -> ImageCache? {
+    package static func openUnlessInUse(
+        directory: String, namespace: String, formats: [ImageFormat], options: TableOpenOptions = .init(),
+        provider: (any ImageSourceProvider)? = nil
+    ) throws -> ImageCache? {
         do {
-            return try ImageCache(directory: directory, namespace: namespace, formats: formats, provider: provider, options: options, logger: quietLogger)
+            return try ImageCache(
+                directory: directory, namespace: namespace, formats: formats, provider: provider, options: options, logger: quietLogger)
         } catch let error as ImageCacheError {
             if error.code == .inUse { return nil }
             throw CLIError("cannot open the cache \(directory)/\(namespace): \(error)")

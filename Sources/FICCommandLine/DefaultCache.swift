@@ -40,9 +40,12 @@ package enum DefaultCache {
     package static func namespace(forResolvedPath resolved: String) -> String {
         let digest = SHA256Hex.digest(of: resolved, length: 8)
         let name = resolved.split(separator: "/").last.map(String.init) ?? ""
-        var prefix = String(String.UnicodeScalarView(name.unicodeScalars.map { s in
-            (s >= "a" && s <= "z") || (s >= "A" && s <= "Z") || (s >= "0" && s <= "9") || s == "." || s == "-" || s == "_" ? s : "_"
-        }).prefix(40))
+        var prefix = String(
+            String.UnicodeScalarView(
+                name.unicodeScalars.map { s in
+                    (s >= "a" && s <= "z") || (s >= "A" && s <= "Z") || (s >= "0" && s <= "9") || s == "." || s == "-" || s == "_" ? s : "_"
+                }
+            ).prefix(40))
         while prefix.hasPrefix(".") { prefix.removeFirst() }  // never a hidden folder
         // A name with nothing readable left (the root, a name in another script) says "photos".
         let readable = prefix.unicodeScalars.contains { ($0 >= "a" && $0 <= "z") || ($0 >= "A" && $0 <= "Z") || ($0 >= "0" && $0 <= "9") }

@@ -18,7 +18,7 @@ package enum ImageFiles {
     /// Extensions of image formats; files with them are treated as images even when their
     /// content is not one (so that a damaged or unsupported image is reported, not skipped).
     package static let imageExtensions: Set<String> = [
-        "jpg", "jpeg", "jpe", "jfif", "png", "webp", "gif", "bmp", "tif", "tiff", "heic", "heif", "avif", "jxl",
+        "jpg", "jpeg", "jpe", "jfif", "png", "webp", "gif", "bmp", "tif", "tiff", "heic", "heif", "avif", "jxl"
     ]
 
     /// Every regular file under `root` (a folder, or one file).

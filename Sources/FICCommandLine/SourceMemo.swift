@@ -107,7 +107,9 @@ package struct SourceMemo: Sendable, Equatable {
         let bytes = try ImageBytes(contentsOf: path)
         let hash = FileEntity.contentHash(bytes)
         let after = Identity(path: path)
-        let row = before.flatMap { before in before == after && Int64(bytes.count) == before.size ? Self.row(identity: before, hash: hash, hashedAt: now) : nil }
+        let row = before.flatMap { before in
+            before == after && Int64(bytes.count) == before.size ? Self.row(identity: before, hash: hash, hashedAt: now) : nil
+        }
         return Hashed(bytes: bytes, hash: hash, row: row)
     }
 
@@ -129,9 +131,11 @@ package struct SourceMemo: Sendable, Equatable {
     /// The memo of `namespace` in `directory`; an empty one when there is none or it is in any
     /// way doubtful (too large, unreadable, a link, another version, a malformed row).
     package static func load(directory: String, namespace: String, followLinks: Bool) -> SourceMemo {
-        guard let bytes = try? CompanionFile.read(fileName(namespace: namespace), in: directory, followLinks: followLinks, limit: maximumFileBytes),
-              let stored = try? JSONDecoder().decode(Stored.self, from: Data(bytes)),
-              stored.version == 1, stored.sources.allSatisfy(isValid)
+        guard
+            let bytes = try? CompanionFile.read(
+                fileName(namespace: namespace), in: directory, followLinks: followLinks, limit: maximumFileBytes),
+            let stored = try? JSONDecoder().decode(Stored.self, from: Data(bytes)),
+            stored.version == 1, stored.sources.allSatisfy(isValid)
         else { return SourceMemo() }
         return SourceMemo(rows: stored.sources)
     }

@@ -207,7 +207,9 @@ package final class Directory: Sendable {
         if raw >= 0 { return FileDescriptor(rawValue: raw) }
         let e = lastErrno()
         if e == .tooManySymbolicLinkLevels || (e == .notDirectory && !followLink && isLink(name, in: dir)) {
-            throw ImageCacheError(.unsafePath, "refused: the folder is a symbolic link; give its target instead (or allow links explicitly)", path: path, errno: .tooManySymbolicLinkLevels)
+            throw ImageCacheError(
+                .unsafePath, "refused: the folder is a symbolic link; give its target instead (or allow links explicitly)", path: path,
+                errno: .tooManySymbolicLinkLevels)
         }
         if e == .notDirectory { throw ImageCacheError(.unsafePath, "refused: not a folder", path: path, errno: e) }
         throw ImageCacheError.system("open", path: path, errno: e)
@@ -218,7 +220,9 @@ package final class Directory: Sendable {
         return fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && st.isSymbolicLink
     }
 
-    private static func step(into name: String, of dir: FileDescriptor, create: Bool, followLink: Bool, path: String) throws -> FileDescriptor {
+    private static func step(into name: String, of dir: FileDescriptor, create: Bool, followLink: Bool, path: String) throws
+        -> FileDescriptor
+    {
         do {
             return try openRaw(name, relativeTo: dir.rawValue, followLink: followLink, path: path)
         } catch let error as ImageCacheError where error.errno == .noSuchFileOrDirectory && create {

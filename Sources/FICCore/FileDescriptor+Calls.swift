@@ -148,7 +148,9 @@ extension FileDescriptor {
         guard length > 0 else { return }
         let rc = posix_fallocate(rawValue, off_t(offset), off_t(length))
         if rc == 0 { return }
-        guard rc == EOPNOTSUPP || rc == EINVAL else { throw ImageCacheError.system("posix_fallocate", path: path, errno: Errno(rawValue: rc)) }
+        guard rc == EOPNOTSUPP || rc == EINVAL else {
+            throw ImageCacheError.system("posix_fallocate", path: path, errno: Errno(rawValue: rc))
+        }
         let zeros = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
         defer { zeros.deallocate() }
         zeros.initializeMemory(as: UInt8.self, repeating: 0)

@@ -17,22 +17,22 @@ package struct FileSystemKind: Hashable, Sendable {
     /// AFS, Coda, Lustre, OrangeFS, GPFS), cluster file systems on shared disks (OCFS2, GFS2),
     /// and FUSE (a user-space server that may keep its own state).
     static let sharedOrRemote: Set<UInt64> = [
-        0x6969,        // NFS
-        0x517B,        // SMB
-        0xFF53_4D42,   // CIFS
-        0xFE53_4D42,   // SMB2
-        0x0102_1997,   // 9P
-        0x00C3_6400,   // Ceph
-        0x5346_414F,   // AFS
-        0x6B41_4653,   // kAFS
-        0x7375_7245,   // Coda
-        0x564C,        // NCP
-        0x0BD0_0BD0,   // Lustre
-        0x1366_1366,   // OrangeFS
-        0x4750_4653,   // GPFS
-        0x7461_636F,   // OCFS2
-        0x0116_1970,   // GFS2
-        0x6573_5546,   // FUSE
+        0x6969,  // NFS
+        0x517B,  // SMB
+        0xFF53_4D42,  // CIFS
+        0xFE53_4D42,  // SMB2
+        0x0102_1997,  // 9P
+        0x00C3_6400,  // Ceph
+        0x5346_414F,  // AFS
+        0x6B41_4653,  // kAFS
+        0x7375_7245,  // Coda
+        0x564C,  // NCP
+        0x0BD0_0BD0,  // Lustre
+        0x1366_1366,  // OrangeFS
+        0x4750_4653,  // GPFS
+        0x7461_636F,  // OCFS2
+        0x0116_1970,  // GFS2
+        0x6573_5546  // FUSE
     ]
 
     /// Whether a process's writes to a file here are, until the system itself stops, exactly

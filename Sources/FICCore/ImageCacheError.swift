@@ -98,7 +98,9 @@ public struct ImageCacheError: Error, Sendable, CustomStringConvertible {
     public var underlying: (any Error)?
 
     /// Creates an error.
-    public init(_ code: Code, _ message: String, path: String? = nil, errno: Errno? = nil, format: String? = nil, underlying: (any Error)? = nil) {
+    public init(
+        _ code: Code, _ message: String, path: String? = nil, errno: Errno? = nil, format: String? = nil, underlying: (any Error)? = nil
+    ) {
         self.code = code
         self.message = message
         self.path = path
@@ -134,7 +136,8 @@ public struct ImageCacheError: Error, Sendable, CustomStringConvertible {
     package static func system(_ call: String, path: String?, errno e: Errno) -> ImageCacheError {
         switch e {
         case .noSpace, .diskQuotaExceeded:
-            return ImageCacheError(.noSpace, "\(call) failed: the disk is full; free some space or lower the maximum counts", path: path, errno: e)
+            return ImageCacheError(
+                .noSpace, "\(call) failed: the disk is full; free some space or lower the maximum counts", path: path, errno: e)
         case .readOnlyFileSystem:
             return ImageCacheError(.readOnly, "\(call) failed: the file system is read-only", path: path, errno: e)
         case .tooManySymbolicLinkLevels:

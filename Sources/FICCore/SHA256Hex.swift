@@ -10,8 +10,12 @@ package enum SHA256Hex {
         try withUnsafeTemporaryAllocation(byteCount: 32, alignment: 8) { digest in
             var length: UInt32 = 0
             // EVP_Digest fails only when it cannot allocate its context: as Swift's allocations do, that ends the process.
-            guard EVP_Digest(bytes.baseAddress, bytes.count, digest.baseAddress?.assumingMemoryBound(to: UInt8.self), &length, sha256Algorithm, nil) == 1,
-                  length == 32 else {
+            guard
+                EVP_Digest(
+                    bytes.baseAddress, bytes.count, digest.baseAddress?.assumingMemoryBound(to: UInt8.self), &length, sha256Algorithm, nil)
+                    == 1,
+                length == 32
+            else {
                 preconditionFailure("OpenSSL's libcrypto could not compute a SHA-256 digest")
             }
             return try body(UnsafeRawBufferPointer(digest))
@@ -55,7 +59,8 @@ package enum SHA256Hex {
 /// OpenSSL lets any number of threads use it at once, hence `nonisolated(unsafe)`.
 nonisolated(unsafe) private let sha256Algorithm: OpaquePointer = {
     guard let algorithm = EVP_MD_fetch(nil, "SHA256", nil) else {
-        preconditionFailure("OpenSSL's libcrypto has no SHA-256: its default provider did not load (check OPENSSL_CONF and OPENSSL_MODULES)")
+        preconditionFailure(
+            "OpenSSL's libcrypto has no SHA-256: its default provider did not load (check OPENSSL_CONF and OPENSSL_MODULES)")
     }
     return algorithm
 }()

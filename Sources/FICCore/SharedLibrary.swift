@@ -42,7 +42,9 @@ package struct SharedLibrary: Sendable {
     /// are checked as direct calls are.
     ///
     /// - Throws: ``ImageCacheError`` `.libraryUnavailable` naming the library and what it lacks.
-    package static func functions<Table>(firstOf names: [String], _ fill: (UnsafeMutableRawPointer, UnsafeMutablePointer<Table>) -> UnsafePointer<CChar>?) throws -> Table {
+    package static func functions<Table>(
+        firstOf names: [String], _ fill: (UnsafeMutableRawPointer, UnsafeMutablePointer<Table>) -> UnsafePointer<CChar>?
+    ) throws -> Table {
         let library = try SharedLibrary(firstOf: names)
         let table = UnsafeMutablePointer<Table>.allocate(capacity: 1)
         defer { table.deallocate() }

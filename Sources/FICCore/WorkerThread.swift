@@ -54,12 +54,14 @@ package final class WorkerThread: Sendable {
         if detached { pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED)) }
         let box = Unmanaged.passRetained(Start(name: name, run: body)).toOpaque()
         var thread = pthread_t()
-        let rc = pthread_create(&thread, &attributes, { raw in
-            let start = Unmanaged<Start>.fromOpaque(raw!).takeRetainedValue()
-            if let name = start.name { setCurrentThreadName(name) }
-            start.run()
-            return nil
-        }, box)
+        let rc = pthread_create(
+            &thread, &attributes,
+            { raw in
+                let start = Unmanaged<Start>.fromOpaque(raw!).takeRetainedValue()
+                if let name = start.name { setCurrentThreadName(name) }
+                start.run()
+                return nil
+            }, box)
         if rc != 0 {
             Unmanaged<Start>.fromOpaque(box).release()
             throw ImageCacheError(.io, "could not start a thread", errno: Errno(rawValue: rc))

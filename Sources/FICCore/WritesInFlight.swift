@@ -16,7 +16,8 @@ package final class WritesInFlight {
     /// Room for `capacity` writes in flight, tagged `0..<tags`.
     package init(capacity: Int, tags: Int, path: String?) throws {
         guard capacity > 0, tags > 0, capacity <= Int(UInt32.max), tags <= Int(UInt32.max),
-              let writes = fic_writes_create(UInt32(capacity), UInt32(tags)) else {
+            let writes = fic_writes_create(UInt32(capacity), UInt32(tags))
+        else {
             throw ImageCacheError(.overMemoryBudget, "could not set up the tile writes: out of memory")
         }
         self.writes = writes
@@ -37,9 +38,10 @@ package final class WritesInFlight {
         to file: FileDescriptor, offset: Int, fileStride: Int, tag: Int
     ) throws {
         guard count > 0 else { return }
-        try check(fic_writes_submit(
-            writes, file.rawValue, buffer.assumingMemoryBound(to: UInt8.self), length, bufferStride,
-            UInt32(count), Int64(offset), Int64(fileStride), UInt32(tag)))
+        try check(
+            fic_writes_submit(
+                writes, file.rawValue, buffer.assumingMemoryBound(to: UInt8.self), length, bufferStride,
+                UInt32(count), Int64(offset), Int64(fileStride), UInt32(tag)))
     }
 
     /// Waits until no write tagged `tag` is in flight.

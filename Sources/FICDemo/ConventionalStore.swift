@@ -21,7 +21,9 @@ package struct ConventionalStore {
 
     /// Renders a thumbnail of `pixelSize` pixels per side (`points` × scale) for every photo into
     /// `folder`. Photos that cannot be decoded are left out and reported in `refused`.
-    package static func build(photos: [DemoSource], folder: String, points: Double, scale: Double) throws -> (store: ConventionalStore, kept: [DemoSource], refused: [(DemoSource, String)]) {
+    package static func build(photos: [DemoSource], folder: String, points: Double, scale: Double) throws -> (
+        store: ConventionalStore, kept: [DemoSource], refused: [(DemoSource, String)]
+    ) {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let side = Int((points * scale).rounded(.up))
         let bytesPerRow = side * 4
@@ -31,17 +33,20 @@ package struct ConventionalStore {
         for photo in photos {
             let decoded: DecodedImage
             do {
-                decoded = try ImageDecoder.decode(contentsOf: photo.path, options: DecodingOptions(targetSize: PixelSize(width: side, height: side)))
+                decoded = try ImageDecoder.decode(
+                    contentsOf: photo.path, options: DecodingOptions(targetSize: PixelSize(width: side, height: side)))
             } catch let error as ImageCacheError {
                 refused.append((photo, error.message))
                 continue
             }
-            let canvas = try ImageCanvas(pixels: pixels, pixelWidth: side, pixelHeight: side, bytesPerRow: bytesPerRow, pixelFormat: .bgrx32, scale: CGFloat(scale))
+            let canvas = try ImageCanvas(
+                pixels: pixels, pixelWidth: side, pixelHeight: side, bytesPerRow: bytesPerRow, pixelFormat: .bgrx32, scale: CGFloat(scale))
             canvas.clear()
             canvas.draw(decoded, in: CGRect(x: 0, y: 0, width: points, height: points), contentMode: .aspectFill)
             canvas.finish()
             try canvas.checkStatus()
-            let jpeg = try JPEGEncoder.encode(pixels: pixels, width: side, height: side, bytesPerRow: bytesPerRow, format: .bgrx32, quality: 80)
+            let jpeg = try JPEGEncoder.encode(
+                pixels: pixels, width: side, height: side, bytesPerRow: bytesPerRow, format: .bgrx32, quality: 80)
             let path = (folder as NSString).appendingPathComponent(String(format: "%05d.jpg", paths.count))
             guard FileManager.default.createFile(atPath: path, contents: Data(jpeg)) else {
                 throw CLIError("cannot write \(path): check that the --out folder is writable")
@@ -55,7 +60,9 @@ package struct ConventionalStore {
     /// Decodes the thumbnail of photo `index`, as a cell appearing on screen did.
     package func cell(photo index: Int) -> LiveCell? {
         guard let decoded = try? ImageDecoder.decode(contentsOf: paths[index]),
-              let surface = try? CairoImageSurface(pixels: decoded.baseAddress, width: decoded.width, height: decoded.height, bytesPerRow: decoded.bytesPerRow, format: decoded.pixelFormat)
+            let surface = try? CairoImageSurface(
+                pixels: decoded.baseAddress, width: decoded.width, height: decoded.height, bytesPerRow: decoded.bytesPerRow,
+                format: decoded.pixelFormat)
         else { return nil }
         return LiveCell(surface: surface, owner: decoded)
     }

@@ -21,7 +21,8 @@ package struct DemoCache {
         var entities: [DemoPhoto] = []
         for photo in photos {
             let bytes = try ImageBytes(contentsOf: photo.path)
-            let entity = DemoPhoto(entityID: photo.name, sourceImageID: FileEntity.contentHash(bytes), url: URL(fileURLWithPath: photo.path))
+            let entity = DemoPhoto(
+                entityID: photo.name, sourceImageID: FileEntity.contentHash(bytes), url: URL(fileURLWithPath: photo.path))
             try cache.storeImages(from: .bytes(bytes), for: entity, releasingPages: true)
             entities.append(entity)
         }
@@ -37,7 +38,7 @@ package struct DemoCache {
     /// The thumbnail of photo `index`, straight from the mapped table.
     package func cell(photo index: Int, in cache: ImageCache) -> LiveCell? {
         guard let image = cache.cachedImage(for: entities[index], format: DemoFormats.thumb),
-              let surface = try? image.makeCairoSurface()
+            let surface = try? image.makeCairoSurface()
         else { return nil }
         return LiveCell(surface: surface, owner: nil)  // the surface keeps the image alive
     }

@@ -24,16 +24,26 @@ package struct DemoCommand: ParsableCommand {
             """
     )
 
-    @Option(name: .long, help: ArgumentHelp("A folder of photos (JPEG, PNG, WebP, HEIC, AVIF, JPEG XL, GIF or TIFF, found recursively by content) instead of the bundled ones.", valueName: "dir"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "A folder of photos (JPEG, PNG, WebP, HEIC, AVIF, JPEG XL, GIF or TIFF, found recursively by content) instead of the bundled ones.",
+            valueName: "dir"))
     package var photos: String?
 
     @Option(name: .long, help: ArgumentHelp("Cells in the grid.", valueName: "n"))
     package var cells = 10_000
 
-    @Option(name: .long, help: ArgumentHelp("Where to write the thumbnails, the cache and the PNGs (default: a new temporary folder).", valueName: "dir"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Where to write the thumbnails, the cache and the PNGs (default: a new temporary folder).", valueName: "dir"))
     package var out: String?
 
-    @Option(name: .long, help: ArgumentHelp("The screen's pixel style: rgb565 (the thumbnails' own, so cached ones are copied as they are) or bgrx (32-bit, so every 16-bit thumbnail is converted as it is drawn).", valueName: "style"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The screen's pixel style: rgb565 (the thumbnails' own, so cached ones are copied as they are) or bgrx (32-bit, so every 16-bit thumbnail is converted as it is drawn).",
+            valueName: "style"))
     package var screen = "rgb565"
 
     package init() {}
@@ -48,7 +58,9 @@ package struct DemoCommand: ParsableCommand {
         let folder = try DemoPhotos.outputFolder(out)
         let grid = GridGeometry(cells: cells, cellPixels: Int(DemoFormats.thumbPoints * DemoFormats.scale))
         let screenStyle = PixelStyle(rawValue: screen) ?? .rgb565
-        print("fic demo: \(sources.count) photos in \(Formatting.grouped(cells)) cells, \(grid.columns) columns, a \(grid.screenWidth)×\(grid.screenHeight) px \(screen) screen scrolled \(grid.step) px per frame (\(Formatting.grouped(grid.frameCount)) frames per run); working in \(folder)")
+        print(
+            "fic demo: \(sources.count) photos in \(Formatting.grouped(cells)) cells, \(grid.columns) columns, a \(grid.screenWidth)×\(grid.screenHeight) px \(screen) screen scrolled \(grid.step) px per frame (\(Formatting.grouped(grid.frameCount)) frames per run); working in \(folder)"
+        )
 
         var start = Stopwatch.now()
         let (store, kept, refused) = try ConventionalStore.build(
@@ -56,7 +68,10 @@ package struct DemoCommand: ParsableCommand {
             points: DemoFormats.thumbPoints, scale: DemoFormats.scale)
         let conventionalPreparation = Stopwatch.elapsed(since: start)
         for (photo, reason) in refused { Terminal.error("skipped \(photo.name): \(reason)") }
-        guard !kept.isEmpty else { throw CLIError("none of the photos could be decoded: give --photos a folder of JPEG, PNG, WebP, HEIC, AVIF, JPEG XL, GIF or TIFF images") }
+        guard !kept.isEmpty else {
+            throw CLIError(
+                "none of the photos could be decoded: give --photos a folder of JPEG, PNG, WebP, HEIC, AVIF, JPEG XL, GIF or TIFF images")
+        }
 
         start = Stopwatch.now()
         let demoCache = try DemoCache.ingest(kept, directory: (folder as NSString).appendingPathComponent("cache"))
@@ -69,7 +84,9 @@ package struct DemoCommand: ParsableCommand {
         let cache = try demoCache.open()
         defer { cache.close() }
         let screenPath = (folder as NSString).appendingPathComponent("first-screen.png")
-        let cached = try GridScroller.scroll(grid, into: screen, fetch: { demoCache.cell(photo: $0 % count, in: cache) }, afterFirstFrame: { try $0.writePNG(to: screenPath) })
+        let cached = try GridScroller.scroll(
+            grid, into: screen, fetch: { demoCache.cell(photo: $0 % count, in: cache) },
+            afterFirstFrame: { try $0.writePNG(to: screenPath) })
         let sheetPath = (folder as NSString).appendingPathComponent("medium-sheet.png")
         try ContactSheet.writeMedium(cache: cache, entities: demoCache.entities, to: sheetPath)
 

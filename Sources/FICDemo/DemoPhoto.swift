@@ -60,8 +60,12 @@ package enum DemoFormats {
     package static func make(count: Int) throws -> [ImageFormat] {
         let keep = maximumCount(for: count)
         return [
-            try ImageFormat(name: thumb, family: family, size: CGSize(width: thumbPoints, height: thumbPoints), scale: scale, style: .rgb565, maximumCount: keep),
-            try ImageFormat(name: medium, family: family, size: CGSize(width: mediumPoints, height: mediumPoints), scale: scale, style: .bgra32Premultiplied, maximumCount: keep),
+            try ImageFormat(
+                name: thumb, family: family, size: CGSize(width: thumbPoints, height: thumbPoints), scale: scale, style: .rgb565,
+                maximumCount: keep),
+            try ImageFormat(
+                name: medium, family: family, size: CGSize(width: mediumPoints, height: mediumPoints), scale: scale,
+                style: .bgra32Premultiplied, maximumCount: keep)
         ]
     }
 
@@ -73,7 +77,11 @@ package enum DemoFormats {
     /// Whether `description` holds the viewer's formats, whatever their maximum counts.
     package static func isViewerDescription(_ description: CacheDescription) -> Bool {
         guard let ours = try? self.description(count: 0, photos: nil) else { return false }
-        func shape(_ d: CacheDescription) -> [FormatSpec] { d.formats.map { var f = $0; f.maximumCount = 0; return f } }
+        func shape(_ d: CacheDescription) -> [FormatSpec] {
+            d.formats.map {
+                var f = $0; f.maximumCount = 0; return f
+            }
+        }
         return description.family == ours.family && shape(description) == shape(ours)
     }
 }

@@ -40,15 +40,20 @@ public struct CacheDirectory: Sendable {
     ///
     /// - Throws: `ImageCacheError` `.invalidArgument` when `name` is not one folder name, or
     ///   when neither an absolute `XDG_CACHE_HOME` nor a home folder is known.
-    public static func user(named name: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> CacheDirectory {
+    public static func user(named name: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws
+        -> CacheDirectory
+    {
         guard !name.isEmpty, name != ".", name != "..", !name.contains("/") else {
-            throw ImageCacheError(.invalidArgument, "'\(name)' is not a folder name: the application's cache folder is one name, without '/'")
+            throw ImageCacheError(
+                .invalidArgument, "'\(name)' is not a folder name: the application's cache folder is one name, without '/'")
         }
         if let xdg = environment["XDG_CACHE_HOME"], xdg.hasPrefix("/") {
             return CacheDirectory(path: (xdg as NSString).appendingPathComponent(name))
         }
         guard let home = homeFolder(environment: environment) else {
-            throw ImageCacheError(.invalidArgument, "there is no user cache folder: neither XDG_CACHE_HOME nor HOME is an absolute path, and the user has no home folder")
+            throw ImageCacheError(
+                .invalidArgument,
+                "there is no user cache folder: neither XDG_CACHE_HOME nor HOME is an absolute path, and the user has no home folder")
         }
         return CacheDirectory(path: (home as NSString).appendingPathComponent(".cache/" + name))
     }
@@ -105,7 +110,9 @@ public struct CacheDirectory: Sendable {
         guard let root = try openRoot() else { return [] }
         var found: [Namespace] = []
         for name in try root.names() where Self.isNamespaceName(name) {
-            guard let st = try? root.status(of: name), st.isDirectory, let folder = try? root.subdirectory(name, create: false) else { continue }
+            guard let st = try? root.status(of: name), st.isDirectory, let folder = try? root.subdirectory(name, create: false) else {
+                continue
+            }
             let (count, bytes) = Self.tables(in: folder)
             guard count > 0 else { continue }
             let seconds = Double(st.modificationNanoseconds) / 1e9

@@ -52,19 +52,24 @@ final class CacheNamespace: Sendable {
                 // Held exclusively: by a cache opening its tables alone (moments), or by the
                 // removal of the namespace.
                 guard clock.now < max(deadline, start + Self.openTimeout) else {
-                    throw ImageCacheError(.inUse, "the cache's folder is being removed or kept by another process; try again later", path: opened.path, errno: .wouldBlock)
+                    throw ImageCacheError(
+                        .inUse, "the cache's folder is being removed or kept by another process; try again later", path: opened.path,
+                        errno: .wouldBlock)
                 }
                 usleep(10_000)
             }
             // CacheDirectory removes an unused namespace while holding this lock: a folder opened
             // just before its removal is locked only once it has no name. Open the new one then.
-            if let named = try root.status(of: namespace), let locked = try? opened.descriptor.status(path: opened.path), named.isSameFile(as: locked) {
+            if let named = try root.status(of: namespace), let locked = try? opened.descriptor.status(path: opened.path),
+                named.isSameFile(as: locked)
+            {
                 folder = opened
                 break
             }
             attempt += 1
             guard attempt < 10 else {
-                throw ImageCacheError(.inUse, "the namespace folder was removed and made again repeatedly while it was being opened", path: opened.path)
+                throw ImageCacheError(
+                    .inUse, "the namespace folder was removed and made again repeatedly while it was being opened", path: opened.path)
             }
         }
         isReadOnly = readOnly

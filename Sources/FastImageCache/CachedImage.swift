@@ -90,7 +90,9 @@ public final class CachedImage: Sendable {
         if style == .gray8 {
             throw ImageCacheError(.drawingFailed, "cairo has no 8-bit gray surface; read the bytes directly", format: format.name)
         }
-        return try CairoImageSurface(pixels: UnsafeMutableRawPointer(mutating: baseAddress), width: width, height: height, bytesPerRow: bytesPerRow, format: style, owner: self)
+        return try CairoImageSurface(
+            pixels: UnsafeMutableRawPointer(mutating: baseAddress), width: width, height: height, bytesPerRow: bytesPerRow, format: style,
+            owner: self)
     }
 
     /// The image encoded as PNG (premultiplied pixels are un-premultiplied).
@@ -120,10 +122,11 @@ extension CachedImage: CustomStringConvertible, CustomDebugStringConvertible {
     /// ``description`` with the row length and where the pixels are: the mapped table file, or
     /// memory of the image's own (a ring's frame, or an image the table could not take).
     public var debugDescription: String {
-        let place = switch storage {
-        case .table: "in the table file"
-        case .ring: "in memory of its own"
-        }
+        let place =
+            switch storage {
+            case .table: "in the table file"
+            case .ring: "in memory of its own"
+            }
         return String(description.dropLast()) + ", \(bytesPerRow) bytes per row, \(place))"
     }
 }

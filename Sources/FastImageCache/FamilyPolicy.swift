@@ -27,8 +27,10 @@ struct FamilyPolicy: Sendable {
     /// The cache's logger: recoverable damage a decode went past is logged there.
     let logger: Logger
 
-    init(formats: [ImageFormat], tables: [String: FormatTable], keys: KeyMemo, provider: (any ImageSourceProvider)?, counters: CacheCounters,
-         logger: Logger) {
+    init(
+        formats: [ImageFormat], tables: [String: FormatTable], keys: KeyMemo, provider: (any ImageSourceProvider)?, counters: CacheCounters,
+        logger: Logger
+    ) {
         self.formats = formats
         self.tables = tables
         self.families = Dictionary(grouping: formats.compactMap { tables[$0.name] }, by: { $0.format.family })
@@ -91,7 +93,9 @@ struct FamilyPolicy: Sendable {
 
     /// Draws `entity` from `decoded` into each format of `names` that lacks an up-to-date image
     /// (the others are returned as they are), in configuration order.
-    func drawMissing(_ names: Set<String>, for entity: some ImageEntity, from decoded: DecodedImage) -> [String: Result<CachedImage, any Error>] {
+    func drawMissing(_ names: Set<String>, for entity: some ImageEntity, from decoded: DecodedImage) -> [String: Result<
+        CachedImage, any Error
+    >] {
         var results: [String: Result<CachedImage, any Error>] = [:]
         for name in formats.map(\.name) where names.contains(name) {
             if let existing = cachedImage(for: entity, format: name) {
@@ -136,7 +140,9 @@ struct FamilyPolicy: Sendable {
     /// ``ImageCache/storeImages(from:for:family:releasingPages:)``. An animation stores every
     /// frame (see ``storeAnimation(_:wanted:releasingPages:firstFrameStored:)``); failures after
     /// the first frame leave the frames stored before them.
-    func storeImages(from source: SourceImage, for entity: some ImageEntity, family: String?, releasingPages: Bool) throws -> [String: CachedImage] {
+    func storeImages(from source: SourceImage, for entity: some ImageEntity, family: String?, releasingPages: Bool) throws -> [String:
+        CachedImage]
+    {
         let decodes: Bool
         if case .decoded = source { decodes = false } else { decodes = true }
         return try storeImages(for: entity, family: family, releasingPages: releasingPages, claiming: decodes) { _ in source }
@@ -147,11 +153,15 @@ struct FamilyPolicy: Sendable {
     /// when some format lacks the image. When `claiming`, the making is claimed first
     /// (``StoreClaim``): while another process or thread makes the same entity's images, this
     /// waits for it, and finds them made rather than making them again.
-    func storeImages(for entity: some ImageEntity, family: String?, releasingPages: Bool, claiming: Bool,
-                     source: (PixelSize) throws -> SourceImage) throws -> [String: CachedImage] {
+    func storeImages(
+        for entity: some ImageEntity, family: String?, releasingPages: Bool, claiming: Bool,
+        source: (PixelSize) throws -> SourceImage
+    ) throws -> [String: CachedImage] {
         let names = formatNames(ofFamily: family)
         guard !names.isEmpty else {
-            throw ImageCacheError(.unknownFormat, "no format of family '\(family ?? "")' is configured; configured: \(formats.map(\.name).joined(separator: ", "))")
+            throw ImageCacheError(
+                .unknownFormat,
+                "no format of family '\(family ?? "")' is configured; configured: \(formats.map(\.name).joined(separator: ", "))")
         }
         var images = stored(entity, in: names)
         if images.count == names.count { return images }
@@ -169,7 +179,9 @@ struct FamilyPolicy: Sendable {
         let source = try source(target)
         if let animation = openAnimation(source) {
             var first: [String: Result<CachedImage, any Error>] = [:]
-            _ = try storeAnimation(animation, wanted: [(entity, Set(names))], releasingPages: releasingPages) { first = $0[entity.entityID] ?? [:] }
+            _ = try storeAnimation(animation, wanted: [(entity, Set(names))], releasingPages: releasingPages) {
+                first = $0[entity.entityID] ?? [:]
+            }
             for name in names where images[name] == nil {
                 images[name] = try (first[name] ?? .failure(ImageCacheError(.drawingFailed, "no image was drawn", format: name))).get()
             }

@@ -32,16 +32,20 @@ final class FormatTable: Sendable {
         var ringRestarts = 0
     }
 
-    init(format: ImageFormat, namespace: CacheNamespace, fileExtension: String, options: TableOpenOptions, keys: KeyMemo, logger: Logger) throws {
+    init(format: ImageFormat, namespace: CacheNamespace, fileExtension: String, options: TableOpenOptions, keys: KeyMemo, logger: Logger)
+        throws
+    {
         self.format = format
         self.keys = keys
         self.logger = logger
         let p = format.pixelSize
         var tableOptions = options
         tableOptions.readOnly = namespace.isReadOnly
-        table = try ImageTable(directory: namespace.folder, name: format.name + fileExtension, configuration: TableConfiguration(
-            pixelWidth: p.width, pixelHeight: p.height, bytesPerPixel: format.style.bytesPerPixel,
-            maximumCount: format.maximumCount, identity: format.identity), options: tableOptions, logger: logger)
+        table = try ImageTable(
+            directory: namespace.folder, name: format.name + fileExtension,
+            configuration: TableConfiguration(
+                pixelWidth: p.width, pixelHeight: p.height, bytesPerPixel: format.style.bytesPerPixel,
+                maximumCount: format.maximumCount, identity: format.identity), options: tableOptions, logger: logger)
     }
 
     /// Draws `source` for `entity` straight into a new slot of the table. A draw that fails —
@@ -78,7 +82,8 @@ final class FormatTable: Sendable {
     /// Draws `source` for `entity` as frame `index` of a ring (``AnimationRings``): the same
     /// drawing as ``draw(_:from:frame:)``, into memory of its own counted by `alive`, not into
     /// the table.
-    func drawRingFrame(_ entity: any ImageEntity, from source: DecodedImage, frame index: Int, alive: LockedBox<Int>) throws -> CachedImage {
+    func drawRingFrame(_ entity: any ImageEntity, from source: DecodedImage, frame index: Int, alive: LockedBox<Int>) throws -> CachedImage
+    {
         try drawing {
             let frame = try RingFrame(byteCount: table.configuration.pixelByteCount, alive: alive)
             try render(entity, from: source, into: frame.pixels.base)
@@ -90,8 +95,9 @@ final class FormatTable: Sendable {
     /// `entity`'s draw method: the one drawing of table entries and ring frames alike.
     private func render(_ entity: some ImageEntity, from source: DecodedImage, into pixels: UnsafeMutableRawPointer) throws {
         let p = format.pixelSize
-        let canvas = try ImageCanvas(pixels: pixels, pixelWidth: p.width, pixelHeight: p.height, bytesPerRow: table.configuration.bytesPerRow,
-                                     pixelFormat: format.style, scale: CGFloat(format.scale))
+        let canvas = try ImageCanvas(
+            pixels: pixels, pixelWidth: p.width, pixelHeight: p.height, bytesPerRow: table.configuration.bytesPerRow,
+            pixelFormat: format.style, scale: CGFloat(format.scale))
         canvas.clear()
         try entity.draw(source, format: format, canvas: canvas)
         try canvas.checkStatus()
@@ -128,7 +134,9 @@ final class FormatTable: Sendable {
     func storeRecord(_ animation: StoredAnimation, storing: Bool = false, for entity: some ImageEntity) throws {
         let (entityKey, sourceKey) = keys.keys(entity.entityID, entity.sourceImageID)
         do {
-            try table.insert(entity: AnimationKeys.record(of: entityKey), source: sourceKey, label: AnimationKeys.recordLabel(of: entity.entityID)) { bytes in
+            try table.insert(
+                entity: AnimationKeys.record(of: entityKey), source: sourceKey, label: AnimationKeys.recordLabel(of: entity.entityID)
+            ) { bytes in
                 bytes.initializeMemory(as: UInt8.self, repeating: 0)
                 AnimationRecord.write(animation, storing: storing, to: bytes)
             }

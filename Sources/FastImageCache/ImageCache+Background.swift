@@ -8,7 +8,10 @@ extension ImageCache {
     /// - Throws: what ``storeImages(from:for:family:releasingPages:)`` throws, or `.closed` once
     ///   the cache is closed.
     @discardableResult
-    public func storeImages(from source: SourceImage, for entity: some ImageEntity, family: String? = nil, releasingPages: Bool = false, priority: RequestPriority) async throws -> [String: CachedImage] {
+    public func storeImages(
+        from source: SourceImage, for entity: some ImageEntity, family: String? = nil, releasingPages: Bool = false,
+        priority: RequestPriority
+    ) async throws -> [String: CachedImage] {
         // The queued work holds the policy, not the cache.
         let policy = self.policy
         return try await lanes.run(at: priority) {

@@ -47,7 +47,9 @@ extension ImageCache {
     /// ends when the other finishes or dies; only one stopped in the middle keeps it waiting, for
     /// at most a minute, after which this one decodes.
     @discardableResult
-    public func storeImages(from source: SourceImage, for entity: some ImageEntity, family: String? = nil, releasingPages: Bool = false) throws -> [String: CachedImage] {
+    public func storeImages(from source: SourceImage, for entity: some ImageEntity, family: String? = nil, releasingPages: Bool = false)
+        throws -> [String: CachedImage]
+    {
         try policy.storeImages(from: source, for: entity, family: family, releasingPages: releasingPages)
     }
 
@@ -61,8 +63,10 @@ extension ImageCache {
     /// - Throws: what `decode` throws, as it is; otherwise as
     ///   ``storeImages(from:for:family:releasingPages:)``.
     @discardableResult
-    public func storeImages(for entity: some ImageEntity, family: String? = nil, releasingPages: Bool = false,
-                            decoding decode: (PixelSize) throws -> DecodedImage) throws -> [String: CachedImage] {
+    public func storeImages(
+        for entity: some ImageEntity, family: String? = nil, releasingPages: Bool = false,
+        decoding decode: (PixelSize) throws -> DecodedImage
+    ) throws -> [String: CachedImage] {
         try policy.storeImages(for: entity, family: family, releasingPages: releasingPages, claiming: true) { .decoded(try decode($0)) }
     }
 }

@@ -33,8 +33,9 @@ extension ImageCache {
         tables[format]?.lookups.count(found: stored != nil)
         if let stored { return stored }
         let (t, url) = try requestTarget(entity, format: format)
-        return try await lanes.image(url: url, entity: entity, format: t, priority: priority,
-                                     alreadyStored: { self.storedForRequest(entity, format: format) })
+        return try await lanes.image(
+            url: url, entity: entity, format: t, priority: priority,
+            alreadyStored: { self.storedForRequest(entity, format: format) })
     }
 
     /// Asks for the image of `entity` in `format` to be made in the background, on the slow lane
@@ -50,8 +51,9 @@ extension ImageCache {
             logger.debug("prefetch skipped: \(error)", metadata: ["entity": "\(entity.entityID)"])
             return
         }
-        lanes.prefetch(url: url, entity: entity, format: t, priority: priority,
-                       alreadyStored: { self.storedForRequest(entity, format: format) })
+        lanes.prefetch(
+            url: url, entity: entity, format: t, priority: priority,
+            alreadyStored: { self.storedForRequest(entity, format: format) })
     }
 
     /// Prefetches each of `entities` in `format`, in order.

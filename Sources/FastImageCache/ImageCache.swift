@@ -67,7 +67,10 @@ public final class ImageCache: Sendable {
     ///   itself (its removal under way, a reader alone),
     ///   `.unsafePath` for a linked folder, `.readOnly`, `.noSpace` or `.io` when the files cannot
     ///   be opened or created.
-    public init(directory: String, namespace: String = "default", formats: [ImageFormat], provider: (any ImageSourceProvider)? = nil, options: TableOpenOptions = .init(), logger: Logger = Logger(label: "FastImageCache")) throws {
+    public init(
+        directory: String, namespace: String = "default", formats: [ImageFormat], provider: (any ImageSourceProvider)? = nil,
+        options: TableOpenOptions = .init(), logger: Logger = Logger(label: "FastImageCache")
+    ) throws {
         try ImageFormat.validateName(namespace, what: "namespace")
         var seen = Set<String>()
         for f in formats where !seen.insert(f.name).inserted {
@@ -85,7 +88,8 @@ public final class ImageCache: Sendable {
         var tables: [String: FormatTable] = [:]
         do {
             for format in formats {
-                tables[format.name] = try FormatTable(format: format, namespace: space, fileExtension: Self.fileExtension, options: options, keys: keys, logger: logger)
+                tables[format.name] = try FormatTable(
+                    format: format, namespace: space, fileExtension: Self.fileExtension, options: options, keys: keys, logger: logger)
             }
         } catch {
             for t in tables.values { t.table.close() }
@@ -97,7 +101,8 @@ public final class ImageCache: Sendable {
         space.removeTablesOfOtherFormats(keeping: seen, fileExtension: Self.fileExtension, logger: logger)
         space.share()
         self.openReports = tables.mapValues(\.table.openReport)
-        let policy = FamilyPolicy(formats: formats, tables: tables, keys: keys, provider: provider, counters: CacheCounters(), logger: logger)
+        let policy = FamilyPolicy(
+            formats: formats, tables: tables, keys: keys, provider: provider, counters: CacheCounters(), logger: logger)
         self.policy = policy
         let lanes = Lanes(policy: policy, logger: logger)
         self.lanes = lanes
@@ -116,7 +121,9 @@ public final class ImageCache: Sendable {
 
     func table(_ name: String) throws -> FormatTable {
         guard let t = tables[name] else {
-            throw ImageCacheError(.unknownFormat, "no format named '\(name)' is configured; configured: \(formats.map(\.name).joined(separator: ", "))", format: name)
+            throw ImageCacheError(
+                .unknownFormat, "no format named '\(name)' is configured; configured: \(formats.map(\.name).joined(separator: ", "))",
+                format: name)
         }
         return t
     }
@@ -228,12 +235,15 @@ public final class ImageCache: Sendable {
             guard let s = tables[f.name]?.table.statistics else { return nil }
             let a = tables[f.name]?.animationCounts.withLockedValue { $0 } ?? FormatTable.AnimationCounts()
             let lookups = tables[f.name]?.lookups.snapshot ?? (hits: 0, misses: 0)
-            return FormatStatistics(format: f.name, count: s.count, maximumCount: s.maximumCount, diskBytes: s.fileBytes, hits: lookups.hits, misses: lookups.misses, evictions: s.evictions, inserts: s.inserts,
-                                    animationsTooLarge: a.tooLarge, ringAnimations: a.ring, ringFrameDecodes: a.ringFrameDecodes, ringRestarts: a.ringRestarts)
+            return FormatStatistics(
+                format: f.name, count: s.count, maximumCount: s.maximumCount, diskBytes: s.fileBytes, hits: lookups.hits,
+                misses: lookups.misses, evictions: s.evictions, inserts: s.inserts,
+                animationsTooLarge: a.tooLarge, ringAnimations: a.ring, ringFrameDecodes: a.ringFrameDecodes, ringRestarts: a.ringRestarts)
         }
         let counts = policy.counters.snapshot()
-        return CacheStatistics(formats: perFormat, sourceFetches: counts.fetches, sourceDecodes: counts.decodes, animationRings: rings.count,
-                               storesThatWaited: counts.storesThatWaited, storesMadeByOthers: counts.storesMadeByOthers)
+        return CacheStatistics(
+            formats: perFormat, sourceFetches: counts.fetches, sourceDecodes: counts.decodes, animationRings: rings.count,
+            storesThatWaited: counts.storesThatWaited, storesMadeByOthers: counts.storesMadeByOthers)
     }
 
     /// Lets the kernel drop every mapped page of every table from the process's resident memory

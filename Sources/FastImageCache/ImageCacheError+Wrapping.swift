@@ -8,7 +8,9 @@ extension ImageCacheError {
     static func wrap(_ error: any Error, format: String?, code: Code) -> ImageCacheError {
         if let e = error as? ImageCacheError { return e.adding(format: format) }
         if error is CancellationError { return ImageCacheError(.cancelled, "the request was cancelled", format: format) }
-        return ImageCacheError(code, code == .drawingFailed ? "drawing the image failed" : "the source image is unavailable", format: format, underlying: error)
+        return ImageCacheError(
+            code, code == .drawingFailed ? "drawing the image failed" : "the source image is unavailable", format: format, underlying: error
+        )
     }
 
     /// A decoder's error as the cache reports it: `.decodingFailed`, caused by the decoder's error.

@@ -31,7 +31,9 @@ public struct ImageFormat: Sendable, Hashable, Codable, CustomStringConvertible 
     ///   other than letters, digits, `.`, `-` and `_`, the size or scale is not a positive finite
     ///   number, the pixel size passes `TableConfiguration.maximumPixelDimension`, or the count
     ///   is not between 1 and `TableConfiguration.maximumEntryCount`.
-    public init(name: String, family: String? = nil, size: CGSize, scale: Double = 1, style: PixelStyle = .bgra32Premultiplied, maximumCount: Int) throws {
+    public init(
+        name: String, family: String? = nil, size: CGSize, scale: Double = 1, style: PixelStyle = .bgra32Premultiplied, maximumCount: Int
+    ) throws {
         try Self.validateName(name, what: "format name")
         if let family { try Self.validateName(family, what: "family name") }
         guard size.width > 0, size.height > 0, size.width.isFinite, size.height.isFinite else {
@@ -44,10 +46,14 @@ public struct ImageFormat: Sendable, Hashable, Codable, CustomStringConvertible 
         let limit = Double(TableConfiguration.maximumPixelDimension)
         let w = (Double(size.width) * scale).rounded(.up), h = (Double(size.height) * scale).rounded(.up)
         guard w <= limit, h <= limit else {
-            throw ImageCacheError(.invalidFormat, "\(size.width)×\(size.height) points at scale \(scale) is more than \(Int(limit)) pixels in a direction", format: name)
+            throw ImageCacheError(
+                .invalidFormat, "\(size.width)×\(size.height) points at scale \(scale) is more than \(Int(limit)) pixels in a direction",
+                format: name)
         }
         guard (1...TableConfiguration.maximumEntryCount).contains(maximumCount) else {
-            throw ImageCacheError(.invalidFormat, "maximum count must be between 1 and \(TableConfiguration.maximumEntryCount), not \(maximumCount)", format: name)
+            throw ImageCacheError(
+                .invalidFormat, "maximum count must be between 1 and \(TableConfiguration.maximumEntryCount), not \(maximumCount)",
+                format: name)
         }
         self.name = name
         self.family = family ?? name
@@ -76,7 +82,8 @@ public struct ImageFormat: Sendable, Hashable, Codable, CustomStringConvertible 
             (s >= "a" && s <= "z") || (s >= "A" && s <= "Z") || (s >= "0" && s <= "9") || s == "." || s == "-" || s == "_"
         }
         guard !name.isEmpty, name.count <= 128, allowed, name != ".", name != ".." else {
-            throw ImageCacheError(.invalidFormat, "\(what) '\(name)' is invalid: use 1 to 128 letters, digits, '.', '-' or '_'", format: name)
+            throw ImageCacheError(
+                .invalidFormat, "\(what) '\(name)' is invalid: use 1 to 128 letters, digits, '.', '-' or '_'", format: name)
         }
     }
 

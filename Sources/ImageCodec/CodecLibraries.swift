@@ -12,8 +12,10 @@ import FICCore
 enum CodecLibraries {
     /// The table of the first of `names` that loads, or why there is none, in words that say
     /// which files cannot be decoded and which Debian package brings the library.
-    static func load<Functions>(_ names: [String], what: String, package: String,
-                                _ fill: (UnsafeMutableRawPointer, UnsafeMutablePointer<Functions>) -> UnsafePointer<CChar>?) -> Result<Functions, ImageCacheError> {
+    static func load<Functions>(
+        _ names: [String], what: String, package: String,
+        _ fill: (UnsafeMutableRawPointer, UnsafeMutablePointer<Functions>) -> UnsafePointer<CChar>?
+    ) -> Result<Functions, ImageCacheError> {
         do {
             return .success(try SharedLibrary.functions(firstOf: names, fill))
         } catch {

@@ -61,8 +61,9 @@ public final class DecodedImage: @unchecked Sendable {
     ) {
         precondition(width > 0 && height > 0, "bitmap dimensions must be positive")
         let storage = LargeBufferPool.allocateOrFallBack(byteCount: Self.bytesPerRow(width, pixelFormat) * height, zeroed: zeroFilled)
-        self.init(width: width, height: height, pixelFormat: pixelFormat, source: source,
-                  isOrientationApplied: isOrientationApplied, scaleDenominator: scaleDenominator, storage: storage)
+        self.init(
+            width: width, height: height, pixelFormat: pixelFormat, source: source,
+            isOrientationApplied: isOrientationApplied, scaleDenominator: scaleDenominator, storage: storage)
     }
 
     /// Allocates a bitmap for a decoder, throwing ``ImageCacheError/Code/overMemoryBudget`` when the
@@ -75,8 +76,9 @@ public final class DecodedImage: @unchecked Sendable {
     ) throws {
         precondition(width > 0 && height > 0, "bitmap dimensions must be positive")
         let storage = try LargeBufferPool.allocate(byteCount: Self.bytesPerRow(width, pixelFormat) * height, zeroed: zeroFilled)
-        self.init(width: width, height: height, pixelFormat: pixelFormat, source: source,
-                  isOrientationApplied: isOrientationApplied, scaleDenominator: scaleDenominator, storage: storage)
+        self.init(
+            width: width, height: height, pixelFormat: pixelFormat, source: source,
+            isOrientationApplied: isOrientationApplied, scaleDenominator: scaleDenominator, storage: storage)
     }
 
     /// A bitmap over `storage`, which holds `bytesPerRow(width, pixelFormat) × height` bytes.

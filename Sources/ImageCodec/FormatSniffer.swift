@@ -19,7 +19,7 @@ enum FormatSniffer {
         OtherSignature(name: "SVG/XML", offset: 0, bytes: Array("<?xml".utf8)),
         OtherSignature(name: "SVG", offset: 0, bytes: Array("<svg".utf8)),
         OtherSignature(name: "gzip", offset: 0, bytes: [0x1F, 0x8B]),
-        OtherSignature(name: "ZIP", offset: 0, bytes: Array("PK\u{03}\u{04}".utf8)),
+        OtherSignature(name: "ZIP", offset: 0, bytes: Array("PK\u{03}\u{04}".utf8))
     ]
 
     private static func matches(_ signature: OtherSignature, _ bytes: UnsafeRawBufferPointer) -> Bool {
@@ -69,23 +69,27 @@ enum FormatSniffer {
             return ImageCacheError(.emptyInput, "The input is empty (0 bytes); there is no image to decode.")
         }
         if let decoder = ImageFormats.decoders.first(where: { $0.sniff(bytes) == .needMoreBytes }) {
-            return ImageCacheError(.truncated,
+            return ImageCacheError(
+                .truncated,
                 "The input is only \(bytes.count) byte\(bytes.count == 1 ? "" : "s"), the start of a \(decoder.format.name) file; the file was cut short."
             )
         }
         if let other = others.first(where: { matches($0, bytes) }) {
-            return ImageCacheError(.unsupportedFormat,
+            return ImageCacheError(
+                .unsupportedFormat,
                 "The input is a \(other.name) file; only \(decodedFormats) are decoded. Convert it to one of those."
             )
         }
         if bytes.count >= 12, Array(bytes[0..<4]) == Array("RIFF".utf8) {
-            return ImageCacheError(.unsupportedFormat,
+            return ImageCacheError(
+                .unsupportedFormat,
                 "The input is a RIFF file but not WebP (form type \(describe(bytes, from: 8, count: 4))); only \(decodedFormats) are decoded."
             )
         }
         let looksLikeText = bytes.prefix(64).allSatisfy { $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || (0x20..<0x7F).contains($0) }
         let leading = describe(bytes, from: 0, count: 4)
-        return ImageCacheError(.unsupportedFormat,
+        return ImageCacheError(
+            .unsupportedFormat,
             looksLikeText
                 ? "The input is text, not an image (it starts with \(leading)); only \(decodedFormats) are decoded."
                 : "The input is not an image of a format the package decodes (\(decodedFormats)): unknown bytes \(leading) at its start."

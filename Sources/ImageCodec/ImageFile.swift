@@ -37,7 +37,8 @@ package struct ImageFile: ~Copyable {
         }
         guard status.isRegularFile else {
             descriptor.closeQuietly()
-            throw ImageCacheError(.io,
+            throw ImageCacheError(
+                .io,
                 status.isDirectory ? "The path is a directory, not an image file." : "The path is not a regular file.",
                 path: path, errno: status.isDirectory ? .isDirectory : .invalidArgument
             )

@@ -49,7 +49,8 @@ package protocol ImageFormatDecoder: Sendable {
     /// usually at its end) reads them where they lie, with `pread`; the default reads the file from
     /// start to end in 1 MiB chunks into ``makeRowDecoder(sink:options:)``, as a download would
     /// arrive. The caller owns `file`.
-    static func decodeRows(ofFile file: FileDescriptor, from offset: Int, size: Int, sink: any RowSink, options: RowDecodingOptions) throws -> RowDecoderStatistics
+    static func decodeRows(ofFile file: FileDescriptor, from offset: Int, size: Int, sink: any RowSink, options: RowDecodingOptions) throws
+        -> RowDecoderStatistics
 }
 
 extension ImageFormatDecoder {
@@ -65,13 +66,17 @@ extension ImageFormatDecoder {
     }
 
     /// Reads the file from `offset` to `size` in 1 MiB chunks into the format's row decoder.
-    package static func decodeRows(ofFile file: FileDescriptor, from offset: Int, size: Int, sink: any RowSink, options: RowDecodingOptions) throws -> RowDecoderStatistics {
+    package static func decodeRows(ofFile file: FileDescriptor, from offset: Int, size: Int, sink: any RowSink, options: RowDecodingOptions)
+        throws -> RowDecoderStatistics
+    {
         let decoder = try makeRowDecoder(sink: sink, options: options)
         do {
             let chunk = try LargeBufferPool.allocate(byteCount: 1 << 20, zeroed: false)
             var position = offset
             while position < size {
-                let count = try file.readAll(into: UnsafeMutableRawBufferPointer(start: chunk.base, count: min(chunk.count, size - position)), at: position, path: nil)
+                let count = try file.readAll(
+                    into: UnsafeMutableRawBufferPointer(start: chunk.base, count: min(chunk.count, size - position)), at: position,
+                    path: nil)
                 guard count > 0 else { break }  // the file shrank: the decoder reports what is missing
                 try decoder.append(UnsafeRawBufferPointer(start: chunk.base, count: count))
                 position += count

@@ -1,7 +1,9 @@
 /// The formats the package decodes, and the one place a file's format is recognised.
 package enum ImageFormats {
     /// Every format's decoder, in the order they are tried.
-    package static let decoders: [any ImageFormatDecoder.Type] = [JPEGFormat.self, PNGFormat.self, WebPFormat.self, HEIFFormat.self, JXLFormat.self, GIFFormat.self, TIFFFormat.self]
+    package static let decoders: [any ImageFormatDecoder.Type] = [
+        JPEGFormat.self, PNGFormat.self, WebPFormat.self, HEIFFormat.self, JXLFormat.self, GIFFormat.self, TIFFFormat.self
+    ]
 
     /// The decoder of `format`.
     package static func decoder(for format: ImageFileFormat) -> any ImageFormatDecoder.Type {
@@ -14,7 +16,8 @@ package enum ImageFormats {
     /// What the first bytes of a file are: a decoder and where its data starts, `nil` while too
     /// few bytes were given to tell, or an error naming what the bytes are instead (also when
     /// `final`, no more bytes will come).
-    package static func sniff(_ prefix: UnsafeRawBufferPointer, final: Bool) throws -> (decoder: any ImageFormatDecoder.Type, offset: Int)? {
+    package static func sniff(_ prefix: UnsafeRawBufferPointer, final: Bool) throws -> (decoder: any ImageFormatDecoder.Type, offset: Int)?
+    {
         var undecided = false
         for decoder in decoders {
             switch decoder.sniff(prefix) {
@@ -29,7 +32,9 @@ package enum ImageFormats {
     }
 
     /// The decoder of a complete file's bytes and the bytes of its image (after junk before a JPEG).
-    package static func locate(_ bytes: UnsafeRawBufferPointer) throws -> (decoder: any ImageFormatDecoder.Type, data: UnsafeRawBufferPointer) {
+    package static func locate(_ bytes: UnsafeRawBufferPointer) throws -> (
+        decoder: any ImageFormatDecoder.Type, data: UnsafeRawBufferPointer
+    ) {
         guard let (decoder, offset) = try sniff(bytes, final: true) else { throw FormatSniffer.unrecognisedError(bytes) }
         return (decoder, UnsafeRawBufferPointer(rebasing: bytes[offset...]))
     }

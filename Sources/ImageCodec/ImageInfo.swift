@@ -77,8 +77,10 @@ public struct ImageInfo: Sendable, Hashable {
     public var frameCount: Int
 
     /// Creates an info value.
-    public init(format: ImageFileFormat, width: Int, height: Int, orientation: ImageOrientation = .up, hasAlpha: Bool,
-                color: ColorDescription = .untagged, bitsPerSample: Int = 8, frameCount: Int = 1) {
+    public init(
+        format: ImageFileFormat, width: Int, height: Int, orientation: ImageOrientation = .up, hasAlpha: Bool,
+        color: ColorDescription = .untagged, bitsPerSample: Int = 8, frameCount: Int = 1
+    ) {
         self.format = format
         self.width = width
         self.height = height

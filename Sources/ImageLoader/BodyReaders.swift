@@ -61,7 +61,9 @@ final class NetworkBody: Sendable {
     /// Throws `.timedOut` once the whole download has taken longer than allowed.
     func checkDeadline() throws {
         if ContinuousClock.now > deadline {
-            throw ImageCacheError(.timedOut, "the download took longer than \(loader.configuration.totalTimeout) (the server sends too slowly)", path: url.absoluteString)
+            throw ImageCacheError(
+                .timedOut, "the download took longer than \(loader.configuration.totalTimeout) (the server sends too slowly)",
+                path: url.absoluteString)
         }
     }
 
@@ -78,7 +80,8 @@ final class NetworkBody: Sendable {
             return (true, p.pendingBytes >= Self.writeBatch)
         }
         guard outcome.accepted else {
-            throw ImageCacheError(.bodyTooLarge, "the body is larger than the \(limit) bytes allowed; it was not read further", path: url.absoluteString)
+            throw ImageCacheError(
+                .bodyTooLarge, "the body is larger than the \(limit) bytes allowed; it was not read further", path: url.absoluteString)
         }
         loader.countDownloaded(chunk.count)
         if outcome.flush { await flush(publishing: false) }
@@ -122,7 +125,9 @@ final class NetworkBody: Sendable {
     func finish() async throws {
         let received = progress.withLockedValue { $0.receivedBytes }
         if let expected, received != expected {
-            throw ImageCacheError(.truncated, "the connection ended after \(received) of the \(expected) bytes the server announced; try again later", path: url.absoluteString)
+            throw ImageCacheError(
+                .truncated, "the connection ended after \(received) of the \(expected) bytes the server announced; try again later",
+                path: url.absoluteString)
         }
         permit.release()
         loader.failures.forget(url)
@@ -185,7 +190,8 @@ final class FileChunkReader: Sendable {
             (fd, size) = try ImageFile.open(path: path)
         } catch let error as ImageCacheError {
             switch error.errno {
-            case .noSuchFileOrDirectory?: throw ImageCacheError(.sourceUnavailable, "the file does not exist", path: path, errno: error.errno)
+            case .noSuchFileOrDirectory?:
+                throw ImageCacheError(.sourceUnavailable, "the file does not exist", path: path, errno: error.errno)
             case .isDirectory?, .invalidArgument?: throw ImageCacheError(.sourceUnavailable, "not a regular file", path: path)
             default: throw ImageCacheError(.io, "cannot open the file", path: path, errno: error.errno)
             }

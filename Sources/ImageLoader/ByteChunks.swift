@@ -85,7 +85,8 @@ public struct ByteChunks: AsyncSequence, Sendable {
     /// further than `limit`) up front. `onChunk` sees each chunk as it arrives.
     ///
     /// - Throws: what iterating throws; `.bodyTooLarge` past `limit` bytes.
-    public func collectBytes(limit: Int = .max, expectedCount: Int? = nil, onChunk: ([UInt8]) -> Void = { _ in }) async throws -> ImageBytes {
+    public func collectBytes(limit: Int = .max, expectedCount: Int? = nil, onChunk: ([UInt8]) -> Void = { _ in }) async throws -> ImageBytes
+    {
         let builder = try ImageBytesBuilder(expectedCount: expectedCount.map { Swift.min(Swift.max(0, $0), limit) })
         for try await chunk in self {
             guard chunk.count <= limit - builder.count else {

@@ -39,8 +39,9 @@ final class FailureMemory: Sendable {
             guard now < f.until else { return nil }
             let seconds = Double((f.until - now).components.seconds) + Double((f.until - now).components.attoseconds) / 1e18
             let times = f.count == 1 ? "once" : "\(f.count) times"
-            return ImageCacheError(.recentlyFailed, "this URL failed \(times) recently and is not tried again for " + String(format: "%.1f s", seconds),
-                                   path: url.absoluteString, underlying: f.error)
+            return ImageCacheError(
+                .recentlyFailed, "this URL failed \(times) recently and is not tried again for " + String(format: "%.1f s", seconds),
+                path: url.absoluteString, underlying: f.error)
         }
     }
 

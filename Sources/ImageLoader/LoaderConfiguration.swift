@@ -28,10 +28,12 @@ public struct LoaderConfiguration: Sendable, Hashable {
     public var userAgent: String
 
     /// A configuration; every argument has the documented default.
-    public init(maximumBodyBytes: Int = 64 << 20, connectionsPerHost: Int = 6, connectTimeout: Duration = .seconds(10),
-                idleTimeout: Duration = .seconds(15), totalTimeout: Duration = .seconds(120), maximumRedirects: Int = 5,
-                failureBackoff: Duration = .seconds(10), maximumFailureBackoff: Duration = .seconds(600),
-                defaultMaximumAge: Duration? = nil, userAgent: String = "FastImageCache-ImageLoader/1") {
+    public init(
+        maximumBodyBytes: Int = 64 << 20, connectionsPerHost: Int = 6, connectTimeout: Duration = .seconds(10),
+        idleTimeout: Duration = .seconds(15), totalTimeout: Duration = .seconds(120), maximumRedirects: Int = 5,
+        failureBackoff: Duration = .seconds(10), maximumFailureBackoff: Duration = .seconds(600),
+        defaultMaximumAge: Duration? = nil, userAgent: String = "FastImageCache-ImageLoader/1"
+    ) {
         self.maximumBodyBytes = max(1, maximumBodyBytes)
         self.connectionsPerHost = max(1, connectionsPerHost)
         self.connectTimeout = connectTimeout

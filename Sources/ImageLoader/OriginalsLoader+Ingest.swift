@@ -81,9 +81,11 @@ extension OriginalsLoader {
     ///     one call at a time and in order (every count only grows); keep it short, and do not
     ///     start another ingest from it.
     /// - Returns: one result per URL, in the order given.
-    public func ingest(_ urls: [URL], into cache: ImageCache, family: String? = nil, maximumInFlight: Int = 8,
-                       priority: RequestPriority = .normal,
-                       progress: @escaping @Sendable (IngestProgress) -> Void = { _ in }) async -> [Result<IngestedImage, ImageCacheError>] {
+    public func ingest(
+        _ urls: [URL], into cache: ImageCache, family: String? = nil, maximumInFlight: Int = 8,
+        priority: RequestPriority = .normal,
+        progress: @escaping @Sendable (IngestProgress) -> Void = { _ in }
+    ) async -> [Result<IngestedImage, ImageCacheError>] {
         var firstIndex: [URL: Int] = [:]
         var unique: [URL] = []
         var copies: [Int] = []
@@ -129,15 +131,21 @@ extension OriginalsLoader {
                 startNext()
             }
         }
-        return urls.map { results[firstIndex[$0]!] ?? .failure(ImageCacheError(.cancelled, "the ingest was cancelled", path: $0.absoluteString)) }
+        return urls.map {
+            results[firstIndex[$0]!] ?? .failure(ImageCacheError(.cancelled, "the ingest was cancelled", path: $0.absoluteString))
+        }
     }
 
-    private func ingestOne(_ url: URL, into cache: ImageCache, family: String?, priority: RequestPriority,
-                           report: @Sendable ((inout IngestProgress) -> Void) -> Void) async -> Result<IngestedImage, ImageCacheError> {
+    private func ingestOne(
+        _ url: URL, into cache: ImageCache, family: String?, priority: RequestPriority,
+        report: @Sendable ((inout IngestProgress) -> Void) -> Void
+    ) async -> Result<IngestedImage, ImageCacheError> {
         do {
             let download = try await download(url)
             // In memory of its own (mapped pages once large), never a growing heap array.
-            let bytes = try await download.chunks.collectBytes(limit: configuration.maximumBodyBytes, expectedCount: download.expectedLength) { chunk in
+            let bytes = try await download.chunks.collectBytes(
+                limit: configuration.maximumBodyBytes, expectedCount: download.expectedLength
+            ) { chunk in
                 report { p in
                     if download.origin == .network { p.bytesDownloaded += chunk.count } else { p.bytesRead += chunk.count }
                 }

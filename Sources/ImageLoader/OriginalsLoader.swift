@@ -52,8 +52,11 @@ public final class OriginalsLoader: ImageSourceProvider, Sendable {
 
     /// A loader with `configuration`, storing downloads in `originals` (nil: no disk cache);
     /// `now` is the wall clock that decides whether a stored original is still fresh.
-    public init(configuration: LoaderConfiguration = LoaderConfiguration(), originals: OriginalsCache?, logger: Logger = Logger(label: "ImageLoader"),
-                now: @escaping @Sendable () -> Date = { Date() }) {
+    public init(
+        configuration: LoaderConfiguration = LoaderConfiguration(), originals: OriginalsCache?,
+        logger: Logger = Logger(label: "ImageLoader"),
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
         self.configuration = configuration
         self.now = now
         self.originals = originals
@@ -112,7 +115,8 @@ public final class OriginalsLoader: ImageSourceProvider, Sendable {
         case "http", "https":
             break
         default:
-            throw ImageCacheError(.unsupportedURL, "only http, https and file URLs can be loaded, not '\(url.scheme ?? "")'", path: url.absoluteString)
+            throw ImageCacheError(
+                .unsupportedURL, "only http, https and file URLs can be loaded, not '\(url.scheme ?? "")'", path: url.absoluteString)
         }
         if let refusal = failures.refusal(for: url) {
             counters.withLockedValue { $0.refusedWhileBackingOff += 1 }
@@ -152,7 +156,9 @@ public final class OriginalsLoader: ImageSourceProvider, Sendable {
         switch opened {
         case .notModified(let headers):
             counters.withLockedValue { $0.notModified += 1 }
-            guard let stale, let originals else { throw ImageCacheError(.network, "the server answered 304 to an unconditional request", path: url.absoluteString) }
+            guard let stale, let originals else {
+                throw ImageCacheError(.network, "the server answered 304 to an unconditional request", path: url.absoluteString)
+            }
             let refreshed = try await refresh(stale, url: url, headers: headers, in: originals)
             failures.forget(url)
             return refreshed
@@ -181,23 +187,31 @@ public final class OriginalsLoader: ImageSourceProvider, Sendable {
     }
 
     private func storedDownload(_ url: URL, stored: StoredOriginal, body: [UInt8]?, cache: OriginalsCache) -> OriginalDownload {
-        let chunks = body.map { ByteChunks(.memory($0)) } ?? ByteChunks(.stored(stored.makeChunkReader(), StoredBody(name: stored.name, cache: cache)))
+        let chunks =
+            body.map { ByteChunks(.memory($0)) }
+            ?? ByteChunks(.stored(stored.makeChunkReader(), StoredBody(name: stored.name, cache: cache)))
         return OriginalDownload(url: url, origin: .originalsCache, expectedLength: stored.header.bodyLength, chunks: chunks)
     }
 
     /// The server confirmed a stale copy: it is stored again with a new date (and whatever new
     /// validators and maximum age the answer gave), then served.
-    private func refresh(_ stale: StoredOriginal, url: URL, headers: HTTPHeaders, in originals: OriginalsCache) async throws -> OriginalDownload {
+    private func refresh(_ stale: StoredOriginal, url: URL, headers: HTTPHeaders, in originals: OriginalsCache) async throws
+        -> OriginalDownload
+    {
         let policy = CachePolicy(cacheControl: headers["cache-control"])
         let etag = headers.first(name: "etag").flatMap { NetworkClient.isSafeHeaderValue($0) ? $0 : nil } ?? stale.header.etag
-        let lastModified = headers.first(name: "last-modified").flatMap { NetworkClient.isSafeHeaderValue($0) ? $0 : nil } ?? stale.header.lastModified
+        let lastModified =
+            headers.first(name: "last-modified").flatMap { NetworkClient.isSafeHeaderValue($0) ? $0 : nil } ?? stale.header.lastModified
         let maximumAge = policy.maximumAge ?? stale.header.maximumAge
         let body = try await WorkerThreads.blockingIO.run { () throws -> [UInt8]? in
             guard stale.header.bodyLength <= self.configuration.maximumBodyBytes, let body = try stale.readBody() else {
                 originals.discard(stale.name)
                 return nil
             }
-            if !policy.noStore, let writer = try originals.makeWriter(for: url, storedAt: self.now(), maximumAge: maximumAge, etag: etag, lastModified: lastModified) {
+            if !policy.noStore,
+                let writer = try originals.makeWriter(
+                    for: url, storedAt: self.now(), maximumAge: maximumAge, etag: etag, lastModified: lastModified)
+            {
                 try writer.write(body)
                 try originals.commit(writer)
             }

@@ -33,15 +33,21 @@ public final class RemoteTiledImage: Sendable {
     ///
     /// - Throws: `ImageCacheError`: the descriptor's fetch or check (`.corruptData`,
     ///   `.dimensionsTooLarge`), or the cache's opening (`.inUse` when another process shows it).
-    public static func open(_ url: URL, loader: OriginalsLoader, directory: String, maximumTiles: Int = 4096) async throws -> RemoteTiledImage {
+    public static func open(_ url: URL, loader: OriginalsLoader, directory: String, maximumTiles: Int = 4096) async throws
+        -> RemoteTiledImage
+    {
         let descriptor = try TileServiceDescriptor.parse(try await loader.data(for: url), from: url)
         var overlap = 0
         if case .deepZoom(_, _, let o) = descriptor.service { overlap = o }
-        let format = try ImageFormat(name: formatName, size: CGSize(width: descriptor.tileWidth + 2 * overlap, height: descriptor.tileHeight + 2 * overlap),
-                                     scale: 1, style: .bgra32Premultiplied, maximumCount: max(16, maximumTiles))
+        let format = try ImageFormat(
+            name: formatName, size: CGSize(width: descriptor.tileWidth + 2 * overlap, height: descriptor.tileHeight + 2 * overlap),
+            scale: 1, style: .bgra32Premultiplied, maximumCount: max(16, maximumTiles))
         let namespace = "remote-" + SHA256Hex.digest(of: url.absoluteString, length: 12)
         let cache = try ImageCache(directory: directory, namespace: namespace, formats: [format], provider: loader)
-        let version = SHA256Hex.digest(of: "\(url.absoluteString) \(descriptor.width)x\(descriptor.height) \(descriptor.tileWidth)x\(descriptor.tileHeight) \(overlap)", length: 12)
+        let version = SHA256Hex.digest(
+            of:
+                "\(url.absoluteString) \(descriptor.width)x\(descriptor.height) \(descriptor.tileWidth)x\(descriptor.tileHeight) \(overlap)",
+            length: 12)
         return RemoteTiledImage(url: url, descriptor: descriptor, cache: cache, overlap: overlap, version: version)
     }
 
@@ -93,9 +99,11 @@ public final class RemoteTiledImage: Sendable {
         guard level >= 0, level < descriptor.levels.count else { return nil }
         let grid = descriptor.levels[level]
         guard column >= 0, column < grid.columns, row >= 0, row < grid.rows else { return nil }
-        let width = min(descriptor.tileWidth, grid.width - column * descriptor.tileWidth)
+        let width =
+            min(descriptor.tileWidth, grid.width - column * descriptor.tileWidth)
             + (column > 0 ? overlap : 0) + (column < grid.columns - 1 ? overlap : 0)
-        let height = min(descriptor.tileHeight, grid.height - row * descriptor.tileHeight)
+        let height =
+            min(descriptor.tileHeight, grid.height - row * descriptor.tileHeight)
             + (row > 0 ? overlap : 0) + (row < grid.rows - 1 ? overlap : 0)
         return (width, height)
     }
@@ -108,8 +116,9 @@ public final class RemoteTiledImage: Sendable {
     /// The cache's entity for a tile inside the grid.
     private func entity(_ level: Int, _ column: Int, _ row: Int) -> RemoteTile? {
         guard let size = tileSize(level: level, column: column, row: row) else { return nil }
-        return RemoteTile(entityID: "\(level)/\(column)/\(row)", sourceImageID: version,
-                          url: descriptor.tileURL(level: level, column: column, row: row), width: size.width, height: size.height)
+        return RemoteTile(
+            entityID: "\(level)/\(column)/\(row)", sourceImageID: version,
+            url: descriptor.tileURL(level: level, column: column, row: row), width: size.width, height: size.height)
     }
 }
 
@@ -125,7 +134,9 @@ struct RemoteTile: ImageEntity {
 
     func draw(_ source: DecodedImage, format: ImageFormat, canvas: ImageCanvas) throws {
         guard source.width == width, source.height == height else {
-            throw ImageCacheError(.corruptData, "the tile at \(url.absoluteString) is \(source.width)×\(source.height) pixels where the descriptor says \(width)×\(height)")
+            throw ImageCacheError(
+                .corruptData,
+                "the tile at \(url.absoluteString) is \(source.width)×\(source.height) pixels where the descriptor says \(width)×\(height)")
         }
         canvas.draw(source, in: CGRect(x: 0, y: 0, width: width, height: height), contentMode: .stretch)
     }

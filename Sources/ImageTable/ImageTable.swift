@@ -55,7 +55,10 @@ public final class ImageTable: Sendable {
     /// - Throws: `ImageCacheError` with code `.inUse` when another process or table object has
     ///   the file open, `.unsafePath` when the path (or its folder, unless allowed) is a symbolic
     ///   link, `.invalidConfiguration`, `.readOnly`, `.noSpace` or `.io`.
-    public convenience init(path: String, configuration: TableConfiguration, options: TableOpenOptions = .init(), logger: Logger = Logger(label: "FastImageCache.ImageTable")) throws {
+    public convenience init(
+        path: String, configuration: TableConfiguration, options: TableOpenOptions = .init(),
+        logger: Logger = Logger(label: "FastImageCache.ImageTable")
+    ) throws {
         let slash = path.lastIndex(of: "/")
         let folder = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
         let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
@@ -92,10 +95,14 @@ public final class ImageTable: Sendable {
         case .miss:
             return nil
         case .hit(let slot, let pixels, let chunk, let source, let generation):
-            return StoredImage(table: state, chunk: chunk, slot: slot, generation: generation, pixels: pixels, configuration: configuration, entity: entity, source: source)
+            return StoredImage(
+                table: state, chunk: chunk, slot: slot, generation: generation, pixels: pixels, configuration: configuration,
+                entity: entity, source: source)
         case .needsVerification(let slot, let pixels, let chunk, let expected, let source, let generation):
             let actual = XXH64.hash(pixels, count: configuration.pixelByteCount)
-            let passed = state.withLockedValue { $0.finishVerification(slot, entity: entity, generation: generation, passed: actual == expected) }
+            let passed = state.withLockedValue {
+                $0.finishVerification(slot, entity: entity, generation: generation, passed: actual == expected)
+            }
             // Written into the record only when no other process is storing: a lookup never
             // waits for one (the next check, here or there, writes it then).
             _ = try? asWriter(timeout: .zero) {
@@ -107,7 +114,9 @@ public final class ImageTable: Sendable {
                 }
                 return nil
             }
-            return StoredImage(table: state, chunk: chunk, slot: slot, generation: generation, pixels: pixels, configuration: configuration, entity: entity, source: source)
+            return StoredImage(
+                table: state, chunk: chunk, slot: slot, generation: generation, pixels: pixels, configuration: configuration,
+                entity: entity, source: source)
         }
     }
 
@@ -141,7 +150,9 @@ public final class ImageTable: Sendable {
     ///   `.inUse` when another process's store held the writer lock past
     ///   ``TableOpenOptions/writerTimeout``) or what `draw` throws.
     @discardableResult
-    public func insert(entity: TableKey, source: TableKey, label: String = "", draw: (UnsafeMutableRawBufferPointer) throws -> Void) throws -> StoredImage {
+    public func insert(entity: TableKey, source: TableKey, label: String = "", draw: (UnsafeMutableRawBufferPointer) throws -> Void) throws
+        -> StoredImage
+    {
         let (slot, pixels, record, chunk, generation) = try reserveSlot()
         // The slot's record says "being written" before its first pixel changes, so that a
         // process stopped during `draw` leaves a slot every later opener recognises.
@@ -160,13 +171,17 @@ public final class ImageTable: Sendable {
         // Wakes a close or reset that waits for this writer.
         do {
             _ = try asWriter(timeout: writerTimeout) {
-                state.update { $0.commit(slot: slot, generation: generation, entity: entity, source: source, label: label, pixelChecksum: checksum) }
+                state.update {
+                    $0.commit(slot: slot, generation: generation, entity: entity, source: source, label: label, pixelChecksum: checksum)
+                }
             }
         } catch {
             state.update { $0.abandon(slot: slot, generation: generation) }
             throw error
         }
-        return StoredImage(table: state, chunk: chunk, slot: slot, generation: generation, pixels: pixels, configuration: configuration, entity: entity, source: source)
+        return StoredImage(
+            table: state, chunk: chunk, slot: slot, generation: generation, pixels: pixels, configuration: configuration, entity: entity,
+            source: source)
     }
 
     /// Runs `body` as the table's one writer: first among this process's threads, then among
@@ -181,7 +196,10 @@ public final class ImageTable: Sendable {
     ///   writer lock all that time.
     private func asWriter<R>(timeout: Duration, _ body: () throws -> R) throws -> R {
         func busy() -> ImageCacheError {
-            ImageCacheError(.inUse, "another process has been storing into the table for longer than \(timeout) (stopped in the middle of a store?); try again later", path: path)
+            ImageCacheError(
+                .inUse,
+                "another process has been storing into the table for longer than \(timeout) (stopped in the middle of a store?); try again later",
+                path: path)
         }
         if timeout <= .zero {
             guard writer.tryLock() else { throw busy() }
@@ -208,19 +226,26 @@ public final class ImageTable: Sendable {
             case .readOnly:
                 throw ImageCacheError(.readOnly, "the table is open for reading only", path: path)
             case .full:
-                throw ImageCacheError(.tableFull, "all \(configuration.maximumCount) slots hold images that are in use; release some images or raise the format's maximum count", path: path)
+                throw ImageCacheError(
+                    .tableFull,
+                    "all \(configuration.maximumCount) slots hold images that are in use; release some images or raise the format's maximum count",
+                    path: path)
             case .needsGrowth(let k, let file, let generation):
                 // Grow outside the state's lock, so that readers never wait for the disk.
                 try structure.withLock {
                     try asWriter(timeout: writerTimeout) {
                         // Another process may have added the chunk meanwhile: take it, never grow it again.
-                        let stillNeeded = state.withLockedValue { $0.adoptChunks(); return $0.generation == generation && !$0.isQuiescing && $0.chunks.count == k }
+                        let stillNeeded = state.withLockedValue {
+                            $0.adoptChunks(); return $0.generation == generation && !$0.isQuiescing && $0.chunks.count == k
+                        }
                         guard stillNeeded else { return }
                         // The side file's room for the new slots is reserved first, outside the lock too.
                         try state.withLockedValue { $0.shared }?.prepareGrowth(toChunks: k + 1)
                         let chunk = TableChunk(region: try file.growChunk(k))
                         state.withLockedValue { s in
-                            if s.generation == generation && s.chunks.count == k { s.addChunk(chunk, slots: file.layout.slotCount(ofChunk: k)) }
+                            if s.generation == generation && s.chunks.count == k {
+                                s.addChunk(chunk, slots: file.layout.slotCount(ofChunk: k))
+                            }
                         }
                     }
                 }
@@ -268,7 +293,8 @@ public final class ImageTable: Sendable {
     /// Runs `body` holding the table's open gate (``TableFile/gateByte``), so that no process
     /// opens or closes the table meanwhile: whether this one is alone stays true while it acts on it.
     private func withGate<R>(_ file: TableFileHandle, _ body: () throws -> R) throws -> R {
-        let gate = try TableOpenGate(file.descriptor, kind: file.isWritable ? .exclusive : .shared, timeout: TableFile.gateTimeout, path: path)
+        let gate = try TableOpenGate(
+            file.descriptor, kind: file.isWritable ? .exclusive : .shared, timeout: TableFile.gateTimeout, path: path)
         defer { gate.release() }
         return try body()
     }
@@ -301,7 +327,9 @@ public final class ImageTable: Sendable {
 
     private func keepOpen(_ file: TableFileHandle, for chunks: [TableChunk]) {
         guard !chunks.isEmpty else { return }
-        logger.error("held images could not be detached from the file (out of memory); the file stays locked until they are released", metadata: ["path": "\(path)"])
+        logger.error(
+            "held images could not be detached from the file (out of memory); the file stays locked until they are released",
+            metadata: ["path": "\(path)"])
         for chunk in chunks { chunk.keep(file) }
     }
 
@@ -336,7 +364,8 @@ public final class ImageTable: Sendable {
                     if last {
                         let dropped = state.withLockedValue { $0.dropAbandonedWrites() }
                         if dropped > 0 {
-                            logger.notice("\(dropped) images that processes which stopped were writing were dropped", metadata: ["path": "\(path)"])
+                            logger.notice(
+                                "\(dropped) images that processes which stopped were writing were dropped", metadata: ["path": "\(path)"])
                         }
                     }
                     forget()
@@ -386,10 +415,12 @@ public final class ImageTable: Sendable {
     /// Counters and sizes of the table.
     public var statistics: TableStatistics {
         let (counts, file) = state.withLockedValue { s in
-            (TableStatistics(
-                count: s.count, maximumCount: configuration.maximumCount, allocatedSlots: s.allocatedSlots,
-                fileBytes: 0, hits: s.hits, misses: s.misses, evictions: s.evictions,
-                inserts: s.inserts, bytesWritten: s.bytesWritten, heldImages: s.heldSlots), s.file)
+            (
+                TableStatistics(
+                    count: s.count, maximumCount: configuration.maximumCount, allocatedSlots: s.allocatedSlots,
+                    fileBytes: 0, hits: s.hits, misses: s.misses, evictions: s.evictions,
+                    inserts: s.inserts, bytesWritten: s.bytesWritten, heldImages: s.heldSlots), s.file
+            )
         }
         var statistics = counts
         // The system call stays outside the lock, so a frame's lookup never waits for it.
@@ -437,7 +468,9 @@ public final class ImageTable: Sendable {
     public func verify(repair: Bool) -> [TableEntry] {
         var bad: [TableEntry] = []
         for entry in entries() {
-            guard let (pixels, expected, generation) = state.withLockedValue({ $0.pinEntry(entry.entity, in: entry.slot) }) else { continue }
+            guard let (pixels, expected, generation) = state.withLockedValue({ $0.pinEntry(entry.entity, in: entry.slot) }) else {
+                continue
+            }
             let intact = XXH64.hash(pixels, count: configuration.pixelByteCount) == expected
             state.withLockedValue { s in
                 if generation == s.generation, s.entry(in: entry.slot)?.entry.entity == entry.entity {
@@ -452,7 +485,8 @@ public final class ImageTable: Sendable {
                     }
                 }
             } catch {
-                logger.error("the outcome of a check could not be written: \(error)", metadata: ["path": "\(path)", "slot": "\(entry.slot)"])
+                logger.error(
+                    "the outcome of a check could not be written: \(error)", metadata: ["path": "\(path)", "slot": "\(entry.slot)"])
             }
             if !intact {
                 logger.error("pixel checksum mismatch", metadata: ["path": "\(path)", "entity": "\(entry.label)", "slot": "\(entry.slot)"])

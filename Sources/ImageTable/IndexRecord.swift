@@ -112,7 +112,7 @@ struct IndexRecord {
     /// release ordering.
     static func seal(_ p: UnsafeMutableRawPointer, slot: Int) {
         var sum = XXH64.hash(UnsafeRawPointer(p), count: checksumOffset, seed: seed(slot: slot))
-        if sum == 0 { sum = 1 } // 0 marks a free slot
+        if sum == 0 { sum = 1 }  // 0 marks a free slot
         p.storeRelease(sum, toByteOffset: checksumOffset)
     }
 

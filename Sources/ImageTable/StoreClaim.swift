@@ -44,7 +44,11 @@ public final class StoreClaim: Sendable {
 
     /// Lets the others go on (once; also when the claim is dropped).
     public func release() {
-        guard let descriptor = held.withLockedValue({ d in defer { d = nil }; return d }) else { return }
+        guard
+            let descriptor = held.withLockedValue({ d in
+                defer { d = nil }; return d
+            })
+        else { return }
         try? descriptor.unlockRange(start: byte, length: 1, path: path)
         descriptor.closeQuietly()
     }
@@ -63,7 +67,12 @@ extension ImageTable {
         let byte = StoreClaim.byte(for: entity)
         var waited = false
         do {
-            if try SharedWriterLock.acquire(own, byte: byte, timeout: timeout, longestPause: StoreClaim.longestPause, path: path, waiting: { waited = true; waiting() }) {
+            if try SharedWriterLock.acquire(
+                own, byte: byte, timeout: timeout, longestPause: StoreClaim.longestPause, path: path,
+                waiting: {
+                    waited = true; waiting()
+                })
+            {
                 return StoreClaim(own, byte: byte, path: path, waited: waited)
             }
         } catch {}

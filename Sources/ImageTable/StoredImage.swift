@@ -31,7 +31,10 @@ public final class StoredImage: @unchecked Sendable {
     private let slot: Int
     private let generation: UInt64
 
-    init(table: ConditionBox<TableState>, chunk: TableChunk, slot: Int, generation: UInt64, pixels: UnsafeMutableRawPointer, configuration: TableConfiguration, entity: TableKey, source: TableKey) {
+    init(
+        table: ConditionBox<TableState>, chunk: TableChunk, slot: Int, generation: UInt64, pixels: UnsafeMutableRawPointer,
+        configuration: TableConfiguration, entity: TableKey, source: TableKey
+    ) {
         self.table = table
         self.chunk = chunk
         self.slot = slot

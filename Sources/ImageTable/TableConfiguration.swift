@@ -30,12 +30,14 @@ public struct TableConfiguration: Sendable, Hashable {
 
     /// Creates a configuration.
     public init(pixelWidth: Int, pixelHeight: Int, bytesPerPixel: Int, maximumCount: Int, identity: String, chunkBytes: Int = 2 << 20) {
-        self.init(pixelWidth: pixelWidth, pixelHeight: pixelHeight, bytesPerPixel: bytesPerPixel, maximumCount: maximumCount,
-                  identity: identity, chunkBytes: chunkBytes, pageSize: systemPageSize)
+        self.init(
+            pixelWidth: pixelWidth, pixelHeight: pixelHeight, bytesPerPixel: bytesPerPixel, maximumCount: maximumCount,
+            identity: identity, chunkBytes: chunkBytes, pageSize: systemPageSize)
     }
 
     /// Creates a configuration laid out for `pageSize` (tests only).
-    package init(pixelWidth: Int, pixelHeight: Int, bytesPerPixel: Int, maximumCount: Int, identity: String, chunkBytes: Int, pageSize: Int) {
+    package init(pixelWidth: Int, pixelHeight: Int, bytesPerPixel: Int, maximumCount: Int, identity: String, chunkBytes: Int, pageSize: Int)
+    {
         self.pixelWidth = pixelWidth
         self.pixelHeight = pixelHeight
         self.bytesPerPixel = bytesPerPixel
@@ -63,16 +65,21 @@ public struct TableConfiguration: Sendable, Hashable {
     func validate() throws {
         let limit = Self.maximumPixelDimension
         guard (1...limit).contains(pixelWidth), (1...limit).contains(pixelHeight) else {
-            throw ImageCacheError(.invalidConfiguration, "image size \(pixelWidth)×\(pixelHeight) px is outside 1…\(limit) in each direction")
+            throw ImageCacheError(
+                .invalidConfiguration, "image size \(pixelWidth)×\(pixelHeight) px is outside 1…\(limit) in each direction")
         }
         guard [1, 2, 4].contains(bytesPerPixel) else {
             throw ImageCacheError(.invalidConfiguration, "bytes per pixel must be 1, 2 or 4, not \(bytesPerPixel)")
         }
         guard slotLength <= Self.maximumSlotBytes else {
-            throw ImageCacheError(.invalidConfiguration, "one image of \(pixelWidth)×\(pixelHeight) px × \(bytesPerPixel) bytes needs \(slotLength >> 20) MiB; a table holds images of at most \(Self.maximumSlotBytes >> 20) MiB")
+            throw ImageCacheError(
+                .invalidConfiguration,
+                "one image of \(pixelWidth)×\(pixelHeight) px × \(bytesPerPixel) bytes needs \(slotLength >> 20) MiB; a table holds images of at most \(Self.maximumSlotBytes >> 20) MiB"
+            )
         }
         guard (1...Self.maximumEntryCount).contains(maximumCount) else {
-            throw ImageCacheError(.invalidConfiguration, "maximum count must be between 1 and \(Self.maximumEntryCount), not \(maximumCount)")
+            throw ImageCacheError(
+                .invalidConfiguration, "maximum count must be between 1 and \(Self.maximumEntryCount), not \(maximumCount)")
         }
         guard identity.utf8.count <= Self.maximumIdentityBytes else {
             throw ImageCacheError(.invalidConfiguration, "identity is longer than \(Self.maximumIdentityBytes) bytes")
@@ -81,7 +88,8 @@ public struct TableConfiguration: Sendable, Hashable {
             throw ImageCacheError(.invalidConfiguration, "chunk size must be between 4 KiB and 1 GiB, not \(chunkBytes) bytes")
         }
         guard pageSize >= 4096, pageSize <= 1 << 20, pageSize & (pageSize - 1) == 0, pageSize % systemPageSize == 0 else {
-            throw ImageCacheError(.invalidConfiguration, "page size \(pageSize) is not a power of two multiple of the system's \(systemPageSize)")
+            throw ImageCacheError(
+                .invalidConfiguration, "page size \(pageSize) is not a power of two multiple of the system's \(systemPageSize)")
         }
     }
 }

@@ -17,7 +17,9 @@ enum TableFile {
     /// this process waited is opened again. A file that is not a valid table of this
     /// configuration is replaced by an empty table through a new, unnamed file renamed over it,
     /// so the old file's bytes are never overwritten in place, and the name is never unlocked.
-    static func open(directory: Directory, name: String, configuration: TableConfiguration, options: TableOpenOptions, logger: Logger) throws -> Opened {
+    static func open(directory: Directory, name: String, configuration: TableConfiguration, options: TableOpenOptions, logger: Logger)
+        throws -> Opened
+    {
         try configuration.validate()
         let expected = TableHeader(configuration: configuration)
         let layout = TableLayout(configuration: configuration)
@@ -47,7 +49,8 @@ enum TableFile {
             defer { if !opened { descriptor.closeQuietly() } }
             // One opener or closer at a time, in any process (readers together): whether this one
             // is alone is decided, and acted on, before another can look.
-            let gate = try TableOpenGate(descriptor, kind: writable ? .exclusive : .shared, timeout: max(options.lockTimeout, gateTimeout), path: path)
+            let gate = try TableOpenGate(
+                descriptor, kind: writable ? .exclusive : .shared, timeout: max(options.lockTimeout, gateTimeout), path: path)
             defer { gate.release() }
             // A writer that gets the exclusive lock is alone; every other opener shares the file.
             let alone = try writable && descriptor.lock(.exclusive, wait: false, path: path)
@@ -61,13 +64,15 @@ enum TableFile {
                     TableLockReleases.wait(after: releases, upTo: min(Duration.milliseconds(10), deadline - clock.now))
                     continue
                 }
-                throw ImageCacheError(.inUse, "the table is open in another process that does not share it; close it first", path: path, errno: .wouldBlock)
+                throw ImageCacheError(
+                    .inUse, "the table is open in another process that does not share it; close it first", path: path, errno: .wouldBlock)
             }
             // The name may have been replaced (a rebuild by another process) between opening and locking.
             let st = try descriptor.status(path: path)
             guard let named = try directory.status(of: name), named.isSameFile(as: st) else { continue }
             opened = true
-            let file = TableFileHandle(descriptor: descriptor, directory: directory, name: name, header: expected, layout: layout, isWritable: writable)
+            let file = TableFileHandle(
+                descriptor: descriptor, directory: directory, name: name, header: expected, layout: layout, isWritable: writable)
             if !alone {
                 // Others have it open: share what they share (a reader too, so that its holds
                 // count for the writers), or nothing is safe.
@@ -77,7 +82,9 @@ enum TableFile {
                     // Those who hold it keep their state to themselves (readers), or are being
                     // killed (their locks go one by one): wait, a little at least.
                     guard clock.now < max(deadline, start + dyingTimeout) else {
-                        throw ImageCacheError(.inUse, "the table is open in another process that does not share it (for reading only); close it first", path: path, errno: .wouldBlock)
+                        throw ImageCacheError(
+                            .inUse, "the table is open in another process that does not share it (for reading only); close it first",
+                            path: path, errno: .wouldBlock)
                     }
                     gate.release()
                     TableLockReleases.wait(after: releases, upTo: .milliseconds(10))
@@ -91,7 +98,9 @@ enum TableFile {
             let loaded = try load(file, fileSize: Int(st.st_size), created: created, configuration: configuration, logger: logger)
             // Mapped files are not kept coherent between machines: on a network, cluster or FUSE
             // file system the table stays this process's alone (others get `.inUse`).
-            guard alone, let kind = try? (loaded.state.file ?? file).fileSystemKind(), sharesAcrossProcesses(on: kind) else { return loaded }
+            guard alone, let kind = try? (loaded.state.file ?? file).fileSystemKind(), sharesAcrossProcesses(on: kind) else {
+                return loaded
+            }
             // Open to others from now on. A table rebuilt into a new file takes that file's gate
             // too, so that no opener finds it between its exclusive lock and its shared one.
             if let final = loaded.state.file, final.descriptor.rawValue != descriptor.rawValue {
@@ -136,14 +145,20 @@ enum TableFile {
         var page = [UInt8](repeating: 0, count: TableHeader.readLength)
         let read = try page.withUnsafeMutableBytes { (b) throws in try file.descriptor.readAll(into: b, at: 0, path: file.path) }
         guard read == TableHeader.readLength, case .success(let (header, _)) = page.withUnsafeBytes({ TableHeader.decode($0) }) else {
-            throw ImageCacheError(.inUse, "the table cannot be read and another process has it open; it is rebuilt when it is next opened alone", path: file.path)
+            throw ImageCacheError(
+                .inUse, "the table cannot be read and another process has it open; it is rebuilt when it is next opened alone",
+                path: file.path)
         }
         guard header == file.header else {
             let differences = file.header.differences(fromTable: header).joined(separator: "; ")
-            throw ImageCacheError(.formatConflict, "another process uses this table with another definition of its format (\(differences)); nothing was changed", path: file.path)
+            throw ImageCacheError(
+                .formatConflict,
+                "another process uses this table with another definition of its format (\(differences)); nothing was changed",
+                path: file.path)
         }
         let st = try file.descriptor.status(path: file.path)
-        let binding = SharedStateHeader.Binding(device: UInt64(st.st_dev), inode: UInt64(st.st_ino), tableHeaderChecksum: file.header.formatChecksum)
+        let binding = SharedStateHeader.Binding(
+            device: UInt64(st.st_dev), inode: UInt64(st.st_ino), tableHeaderChecksum: file.header.formatChecksum)
         let shared = try SharedTableState.join(in: file.directory, tableName: file.name, table: file.layout, binding: binding)
         var state = TableState(layout: file.layout, pixelByteCount: configuration.pixelByteCount)
         state.file = file
@@ -154,7 +169,10 @@ enum TableFile {
         state.adoptChunks()
         // This process's holder index may have been a dead process's: what that one left is cleared.
         guard try shared.acquireWriterLock(timeout: writerTimeout) else {
-            throw ImageCacheError(.inUse, "another process has been storing into the table for longer than \(writerTimeout) (stopped in the middle of a store?); try again later", path: file.path)
+            throw ImageCacheError(
+                .inUse,
+                "another process has been storing into the table for longer than \(writerTimeout) (stopped in the middle of a store?); try again later",
+                path: file.path)
         }
         state.takeOverRegistration()
         shared.releaseWriterLock()
@@ -162,11 +180,15 @@ enum TableFile {
     }
 
     /// Checks the header of an open, locked file and loads its index, rebuilding when needed.
-    private static func load(_ file: TableFileHandle, fileSize: Int, created: Bool, configuration: TableConfiguration, logger: Logger) throws -> Opened {
+    private static func load(_ file: TableFileHandle, fileSize: Int, created: Bool, configuration: TableConfiguration, logger: Logger)
+        throws -> Opened
+    {
         var report = TableOpenReport(isReadOnly: !file.isWritable)
         if created {
             try file.initialize()
-            return Opened(state: try TableState(layout: file.layout, pixelByteCount: configuration.pixelByteCount).withEmptyFile(file, logger: logger), report: report)
+            return Opened(
+                state: try TableState(layout: file.layout, pixelByteCount: configuration.pixelByteCount).withEmptyFile(
+                    file, logger: logger), report: report)
         }
         if fileSize == 0 && !file.isWritable {
             throw ImageCacheError(.readOnly, "the table is empty and cannot be created read-only", path: file.path)
@@ -196,7 +218,9 @@ enum TableFile {
         }
         if let rebuild {
             guard file.isWritable else {
-                throw ImageCacheError(rebuild.damaged ? .io : .invalidConfiguration, "the table cannot be read (\(rebuild.reason)) and, opened read-only, cannot be rebuilt", path: file.path)
+                throw ImageCacheError(
+                    rebuild.damaged ? .io : .invalidConfiguration,
+                    "the table cannot be read (\(rebuild.reason)) and, opened read-only, cannot be rebuilt", path: file.path)
             }
             if rebuild.damaged {
                 logger.error("table file is damaged and is rebuilt empty: \(rebuild.reason)", metadata: ["path": "\(file.path)"])
@@ -206,7 +230,9 @@ enum TableFile {
             report.rebuildReason = rebuild.reason
             report.wasDamaged = rebuild.damaged
             let fresh = try replaceWithEmptyTable(file)
-            return Opened(state: try TableState(layout: fresh.layout, pixelByteCount: configuration.pixelByteCount).withEmptyFile(fresh, logger: logger), report: report)
+            return Opened(
+                state: try TableState(layout: fresh.layout, pixelByteCount: configuration.pixelByteCount).withEmptyFile(
+                    fresh, logger: logger), report: report)
         }
         let wasOpen = left?.wasOpen ?? false
         // Left open: its writer stopped without closing. Trusted as it is only when nothing but
@@ -236,19 +262,27 @@ enum TableFile {
         }
         switch report.uncleanStop {
         case .pageCacheMayBeLost(let reason)?:
-            logger.notice("table was not closed cleanly, and \(reason): each of its \(report.entriesToCheck) entries is checked before first use", metadata: metadata)
+            logger.notice(
+                "table was not closed cleanly, and \(reason): each of its \(report.entriesToCheck) entries is checked before first use",
+                metadata: metadata)
         case .processStopped?:
             var costs: [String] = []
             if report.interruptedWrites > 0 { costs.append("\(report.interruptedWrites) images being written were dropped") }
-            if report.entriesToCheck > 0 { costs.append("\(report.entriesToCheck) entries left unchecked by an earlier unclean stop are checked before first use") }
+            if report.entriesToCheck > 0 {
+                costs.append("\(report.entriesToCheck) entries left unchecked by an earlier unclean stop are checked before first use")
+            }
             if !costs.isEmpty {
-                logger.notice("table was not closed (its process stopped on this boot): \(costs.joined(separator: "; "))", metadata: metadata)
+                logger.notice(
+                    "table was not closed (its process stopped on this boot): \(costs.joined(separator: "; "))", metadata: metadata)
             } else {
-                logger.debug("table was not closed (its process stopped on this boot); its entries are served as they are", metadata: metadata)
+                logger.debug(
+                    "table was not closed (its process stopped on this boot); its entries are served as they are", metadata: metadata)
             }
         case nil:
             if report.entriesToCheck > 0 {
-                logger.notice("\(report.entriesToCheck) entries left unchecked by an earlier unclean stop are checked before first use", metadata: metadata)
+                logger.notice(
+                    "\(report.entriesToCheck) entries left unchecked by an earlier unclean stop are checked before first use",
+                    metadata: metadata)
             }
         }
     }
@@ -270,7 +304,9 @@ enum TableFile {
     /// wholly hold are dropped, the others kept. In-flight records are cleared: interruptions
     /// when `trustsInterruptions` (the table was left open), damage otherwise (a closed table has none). With
     /// `checkEverything`, every entry is marked, in its record, to be checked before first use.
-    private static func mapAndLoad(_ file: TableFileHandle, fileSize: Int, into state: inout TableState, checkEverything: Bool, trustsInterruptions: Bool) throws -> Loaded {
+    private static func mapAndLoad(
+        _ file: TableFileHandle, fileSize: Int, into state: inout TableState, checkEverything: Bool, trustsInterruptions: Bool
+    ) throws -> Loaded {
         let layout = file.layout
         var loaded = Loaded()
         /// The entry of each entity, and whether it must be checked before it is served.
@@ -293,7 +329,7 @@ enum TableFile {
                 let p = state.record(slot)
                 guard let r = IndexRecord.read(at: p, slot: slot) else {
                     if UInt64(littleEndian: p.loadUnaligned(fromByteOffset: IndexRecord.checksumOffset, as: UInt64.self)) != 0 {
-                        loaded.damaged += 1 // a damaged record
+                        loaded.damaged += 1  // a damaged record
                         if file.isWritable { IndexRecord.clear(at: p) }
                     }
                     continue
@@ -305,7 +341,7 @@ enum TableFile {
                     continue
                 }
                 guard layout.slotOffset(slot: slot) + layout.slotLength <= fileSize else {
-                    loaded.damaged += 1 // its pixels were cut off
+                    loaded.damaged += 1  // its pixels were cut off
                     if file.isWritable { IndexRecord.clear(at: p) }
                     continue
                 }
@@ -319,7 +355,10 @@ enum TableFile {
                     if file.isWritable { IndexRecord.clear(at: state.record(other.entry.slot)) }
                 }
                 let needsCheck = checkEverything || r.flags & IndexRecord.needsVerification != 0
-                found[r.entity] = (SharedTableState.Entry(slot: slot, entity: r.entity, sequence: r.sequence, lastAccess: IndexRecord.lastAccess(at: p)), needsCheck)
+                found[r.entity] = (
+                    SharedTableState.Entry(slot: slot, entity: r.entity, sequence: r.sequence, lastAccess: IndexRecord.lastAccess(at: p)),
+                    needsCheck
+                )
             }
             if !complete { break }
         }
@@ -330,7 +369,9 @@ enum TableFile {
             state.requireCheck(entry.slot)
             // Remember, in each record, that it must be checked: a later clean close (or a
             // later stop on this boot) must not make torn pixels look intact.
-            if checkEverything && file.isWritable { _ = IndexRecord.rewriteFlags(IndexRecord.needsVerification, at: state.record(entry.slot), slot: entry.slot) }
+            if checkEverything && file.isWritable {
+                _ = IndexRecord.rewriteFlags(IndexRecord.needsVerification, at: state.record(entry.slot), slot: entry.slot)
+            }
         }
         return loaded
     }
@@ -342,9 +383,14 @@ enum TableFile {
         let count = min(layout.slotCount(ofChunk: k), readableBytes / IndexRecord.length)
         guard count > 0 else { return 0 }
         var bytes = [UInt8](repeating: 0, count: count * IndexRecord.length)
-        let read = (try? bytes.withUnsafeMutableBytes { (b) throws in try file.descriptor.readAll(into: b, at: layout.chunkOffset(k), path: file.path) }) ?? 0
+        let read =
+            (try? bytes.withUnsafeMutableBytes { (b) throws in
+                try file.descriptor.readAll(into: b, at: layout.chunkOffset(k), path: file.path)
+            }) ?? 0
         return bytes.withUnsafeBytes { b in
-            (0..<(read / IndexRecord.length)).filter { IndexRecord.read(at: b.baseAddress! + $0 * IndexRecord.length, slot: layout.firstSlot(ofChunk: k) + $0) != nil }.count
+            (0..<(read / IndexRecord.length)).filter {
+                IndexRecord.read(at: b.baseAddress! + $0 * IndexRecord.length, slot: layout.firstSlot(ofChunk: k) + $0) != nil
+            }.count
         }
     }
 
@@ -356,7 +402,9 @@ enum TableFile {
         guard try temporary.descriptor.lock(.exclusive, wait: false, path: temporary.path) else {
             throw ImageCacheError(.inUse, "the new table file is locked by someone else", path: temporary.path)
         }
-        let fresh = TableFileHandle(descriptor: temporary.takeDescriptor(), directory: old.directory, name: old.name, header: old.header, layout: old.layout, isWritable: true)
+        let fresh = TableFileHandle(
+            descriptor: temporary.takeDescriptor(), directory: old.directory, name: old.name, header: old.header, layout: old.layout,
+            isWritable: true)
         try fresh.initialize()
         try temporary.commit()
         return fresh

@@ -32,7 +32,8 @@ final class TableFileHandle: Sendable {
 
     /// Maps chunk `k` (all of it, even where the file is shorter: only pages inside the file are read).
     func mapChunk(_ k: Int) throws -> MappedRegion {
-        try MappedRegion(descriptor: descriptor, offset: layout.chunkOffset(k), length: layout.chunkByteCount(k), writable: isWritable, path: path)
+        try MappedRegion(
+            descriptor: descriptor, offset: layout.chunkOffset(k), length: layout.chunkByteCount(k), writable: isWritable, path: path)
     }
 
     /// Reserves disk space for chunk `k` (so that writes through the mapping cannot fail with
@@ -88,9 +89,11 @@ final class TableFileHandle: Sendable {
     /// otherwise in memory (``SharedTableState/build(in:tableName:table:binding:chunks:entries:shareable:logger:)``).
     func buildSharedState(chunks: Int, entries: [SharedTableState.Entry], logger: Logger) throws -> SharedTableState {
         let st = try descriptor.status(path: path)
-        let binding = SharedStateHeader.Binding(device: UInt64(st.st_dev), inode: UInt64(st.st_ino), tableHeaderChecksum: header.formatChecksum)
-        return try SharedTableState.build(in: directory, tableName: name, table: layout, binding: binding, chunks: chunks, entries: entries,
-                                          shareable: isWritable, logger: logger)
+        let binding = SharedStateHeader.Binding(
+            device: UInt64(st.st_dev), inode: UInt64(st.st_ino), tableHeaderChecksum: header.formatChecksum)
+        return try SharedTableState.build(
+            in: directory, tableName: name, table: layout, binding: binding, chunks: chunks, entries: entries,
+            shareable: isWritable, logger: logger)
     }
 
     /// Bytes the file occupies on disk.

@@ -27,7 +27,7 @@
 /// does not, so they are outside the checksum: a damaged session only ever reads as "another
 /// boot", which makes every entry be checked.
 struct TableHeader: Equatable {
-    static let magic: UInt64 = 0x454C_4241_5443_4946 // "FICTABLE" little-endian
+    static let magic: UInt64 = 0x454C_4241_5443_4946  // "FICTABLE" little-endian
     static let layoutVersion: UInt32 = 2
     /// Bytes read to decode a header: the smallest page size.
     static let readLength = 4096

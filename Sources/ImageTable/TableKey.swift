@@ -26,8 +26,10 @@ public struct TableKey: Sendable, Hashable, CustomStringConvertible {
     /// Derives a key from bytes.
     public init(hashing bytes: UnsafeRawBufferPointer) {
         (high, low) = SHA256Hex.withDigest(of: bytes) { d in
-            (UInt64(bigEndian: d.loadUnaligned(fromByteOffset: 0, as: UInt64.self)),
-             UInt64(bigEndian: d.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
+            (
+                UInt64(bigEndian: d.loadUnaligned(fromByteOffset: 0, as: UInt64.self)),
+                UInt64(bigEndian: d.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+            )
         }
     }
 

@@ -19,7 +19,8 @@ final class TableOpenGate {
         let own = try file.duplicate(path: path)
         do {
             guard try SharedWriterLock.acquire(own, byte: TableFile.gateByte, kind: kind, timeout: timeout, path: path) else {
-                throw ImageCacheError(.inUse, "another process has been opening or closing the table for over \(timeout); try again later", path: path)
+                throw ImageCacheError(
+                    .inUse, "another process has been opening or closing the table for over \(timeout); try again later", path: path)
             }
         } catch {
             own.closeQuietly()

@@ -19,8 +19,10 @@ public struct TableOpenOptions: Sendable, Hashable {
 
     /// Creates options; the defaults open for writing, refuse linked folders, do not wait for
     /// the table to be closed, and wait up to 10 s for another process's store.
-    public init(readOnly: Bool = false, followsSymbolicLinkedFolder: Bool = false, lockTimeout: Duration = .zero,
-                writerTimeout: Duration = .seconds(10)) {
+    public init(
+        readOnly: Bool = false, followsSymbolicLinkedFolder: Bool = false, lockTimeout: Duration = .zero,
+        writerTimeout: Duration = .seconds(10)
+    ) {
         self.readOnly = readOnly
         self.followsSymbolicLinkedFolder = followsSymbolicLinkedFolder
         self.lockTimeout = lockTimeout

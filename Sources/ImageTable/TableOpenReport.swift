@@ -35,8 +35,10 @@ public struct TableOpenReport: Sendable, Hashable, CustomStringConvertible {
     public var isReadOnly: Bool
 
     /// A report of a clean open.
-    public init(rebuildReason: String? = nil, wasDamaged: Bool = false, droppedEntries: Int = 0, uncleanStop: UncleanStop? = nil,
-                interruptedWrites: Int = 0, entriesToCheck: Int = 0, isReadOnly: Bool = false) {
+    public init(
+        rebuildReason: String? = nil, wasDamaged: Bool = false, droppedEntries: Int = 0, uncleanStop: UncleanStop? = nil,
+        interruptedWrites: Int = 0, entriesToCheck: Int = 0, isReadOnly: Bool = false
+    ) {
         self.rebuildReason = rebuildReason
         self.wasDamaged = wasDamaged
         self.droppedEntries = droppedEntries
@@ -58,17 +60,28 @@ public struct TableOpenReport: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         var parts: [String] = []
         if let rebuildReason {
-            parts.append(wasDamaged ? "the table was damaged and rebuilt empty (\(rebuildReason)); its images were lost" : "the table was rebuilt empty (\(rebuildReason))")
+            parts.append(
+                wasDamaged
+                    ? "the table was damaged and rebuilt empty (\(rebuildReason)); its images were lost"
+                    : "the table was rebuilt empty (\(rebuildReason))")
         }
         if droppedEntries > 0 { parts.append("\(droppedEntries) damaged or cut-off \(Self.images(droppedEntries)) dropped") }
         if interruptedWrites > 0 {
-            parts.append("\(interruptedWrites) \(Self.images(interruptedWrites)) being written when its process stopped \(interruptedWrites == 1 ? "was" : "were") dropped")
+            parts.append(
+                "\(interruptedWrites) \(Self.images(interruptedWrites)) being written when its process stopped \(interruptedWrites == 1 ? "was" : "were") dropped"
+            )
         }
         switch uncleanStop {
         case .pageCacheMayBeLost(let reason)?:
-            parts.append("the table was not closed cleanly, and \(reason): each of its \(entriesToCheck) \(Self.images(entriesToCheck)) is checked before it is first served")
+            parts.append(
+                "the table was not closed cleanly, and \(reason): each of its \(entriesToCheck) \(Self.images(entriesToCheck)) is checked before it is first served"
+            )
         case .processStopped?, nil:
-            if entriesToCheck > 0 { parts.append("\(entriesToCheck) \(Self.images(entriesToCheck)) left unchecked by an earlier unclean stop \(entriesToCheck == 1 ? "is" : "are") checked before first use") }
+            if entriesToCheck > 0 {
+                parts.append(
+                    "\(entriesToCheck) \(Self.images(entriesToCheck)) left unchecked by an earlier unclean stop \(entriesToCheck == 1 ? "is" : "are") checked before first use"
+                )
+            }
         }
         if isReadOnly { parts.append("read-only") }
         return parts.joined(separator: "; ")

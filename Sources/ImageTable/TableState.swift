@@ -253,7 +253,10 @@ struct TableState {
             // older version, and the slot's next store then publishes exactly the word this
             // hint saw, over another image. Its record says whose pixels the slot holds.
             if cells.word(atCell: hint.cell) == hint.word,
-               IndexRecord.names(entity, pixelChecksum: hint.pixelChecksum, at: UnsafeRawPointer(record(hint.slot))) { return hint }
+                IndexRecord.names(entity, pixelChecksum: hint.pixelChecksum, at: UnsafeRawPointer(record(hint.slot)))
+            {
+                return hint
+            }
             hints[entity] = nil
         }
         guard let shared else { return nil }
@@ -265,21 +268,25 @@ struct TableState {
             found = shared.find(entity, among: allocatedSlots, record: { UnsafeRawPointer(records.address($0)) })
         }
         guard let (slot, word, r) = found else { return nil }
-        let hint = Hint(slot: slot, cell: cells.cellOffset(slot), word: word, source: r.source, pixelChecksum: r.pixelChecksum,
-                        verified: r.flags & IndexRecord.needsVerification == 0 && !mustCheck[slot])
+        let hint = Hint(
+            slot: slot, cell: cells.cellOffset(slot), word: word, source: r.source, pixelChecksum: r.pixelChecksum,
+            verified: r.flags & IndexRecord.needsVerification == 0 && !mustCheck[slot])
         if hints.count >= hintLimit { hints.removeAll(keepingCapacity: true) }
         hints[entity] = hint
         return hint
     }
 
     mutating func lookup(_ entity: TableKey, source: TableKey?) -> LookupResult {
-        guard !isQuiescing, let hint = find(entity), source == nil || hint.source == source, pin(hint.slot, cell: hint.cell, expecting: hint.word) else {
+        guard !isQuiescing, let hint = find(entity), source == nil || hint.source == source,
+            pin(hint.slot, cell: hint.cell, expecting: hint.word)
+        else {
             misses += 1
             return .miss
         }
         let slot = hint.slot
         if !hint.verified {
-            return .needsVerification(slot, pixels(slot), chunk(of: slot), expected: hint.pixelChecksum, source: hint.source, generation: generation)
+            return .needsVerification(
+                slot, pixels(slot), chunk(of: slot), expected: hint.pixelChecksum, source: hint.source, generation: generation)
         }
         touch(cell: hint.cell)
         hits += 1
@@ -422,7 +429,8 @@ struct TableState {
     /// Makes a fully written slot visible: writes its record (checksum last) and retires any older
     /// entry of the same entity. The writer's pin passes to the image it returns. Returns false
     /// when the table closed or reset meanwhile: the slot then stays out of the index.
-    mutating func commit(slot: Int, generation g: UInt64, entity: TableKey, source: TableKey, label: String, pixelChecksum: UInt64) -> Bool {
+    mutating func commit(slot: Int, generation g: UInt64, entity: TableKey, source: TableKey, label: String, pixelChecksum: UInt64) -> Bool
+    {
         writersInFlight -= 1
         guard g == generation, !isQuiescing, let shared else {
             if g == generation {
@@ -441,7 +449,8 @@ struct TableState {
         r.write(to: record(slot), slot: slot)
         let records = records
         let word = shared.commit(slot, entity: entity, sequence: sequence) { records.committedEntities() }
-        hints[entity] = Hint(slot: slot, cell: shared.cells.cellOffset(slot), word: word, source: source, pixelChecksum: pixelChecksum, verified: true)
+        hints[entity] = Hint(
+            slot: slot, cell: shared.cells.cellOffset(slot), word: word, source: source, pixelChecksum: pixelChecksum, verified: true)
         touch(slot)
         inserts += 1
         // The pixels, the in-flight record written before them, and the final record.

@@ -13,7 +13,8 @@ enum HTTPDate {
         let (year, month, dayOfMonth) = civil(fromDays: day)
         func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
         let weekday = days[((day % 7) + 7) % 7]
-        return "\(weekday), \(two(dayOfMonth)) \(months[month - 1]) \(year) \(two(time / 3600)):\(two(time / 60 % 60)):\(two(time % 60)) GMT"
+        return
+            "\(weekday), \(two(dayOfMonth)) \(months[month - 1]) \(year) \(two(time / 3600)):\(two(time / 60 % 60)):\(two(time % 60)) GMT"
     }
 
     /// The seconds since 1970 of an IMF-fixdate, or nil for anything else (the obsolete forms are
@@ -21,12 +22,12 @@ enum HTTPDate {
     static func parse(_ text: String) -> Int? {
         let parts = text.split(separator: " ")
         guard parts.count == 6, parts[0].count == 4, parts[0].hasSuffix(","), parts[5] == "GMT",
-              let dayOfMonth = Int(parts[1]), let month = months.firstIndex(of: String(parts[2])), let year = Int(parts[3]),
-              (1...31).contains(dayOfMonth), (1970...9999).contains(year)
+            let dayOfMonth = Int(parts[1]), let month = months.firstIndex(of: String(parts[2])), let year = Int(parts[3]),
+            (1...31).contains(dayOfMonth), (1970...9999).contains(year)
         else { return nil }
         let clock = parts[4].split(separator: ":")
         guard clock.count == 3, let hour = Int(clock[0]), let minute = Int(clock[1]), let second = Int(clock[2]),
-              (0..<24).contains(hour), (0..<60).contains(minute), (0...60).contains(second)
+            (0..<24).contains(hour), (0..<60).contains(minute), (0...60).contains(second)
         else { return nil }
         return days(fromCivil: year, month + 1, dayOfMonth) * 86_400 + hour * 3600 + minute * 60 + second
     }

@@ -15,8 +15,10 @@ extension IIIFImageRequest {
     /// Refused with `.invalidArgument` (400): a size larger than the region without `^`, below a
     /// pixel, or above the limits; with `.notImplemented` (501): a `^` size that enlarges the
     /// region when `upscaling` is false.
-    static func resolveSize(_ text: String, regionWidth rw: Int, regionHeight rh: Int, limits: IIIFLimits,
-                            upscaling: Bool) throws -> (width: Int, height: Int) {
+    static func resolveSize(
+        _ text: String, regionWidth rw: Int, regionHeight rh: Int, limits: IIIFLimits,
+        upscaling: Bool
+    ) throws -> (width: Int, height: Int) {
         let caret = text.hasPrefix("^")
         let (w, h) = try requestedSize(text, caret: caret, rw, rh, limits: limits)
         guard w >= 1, h >= 1 else {
@@ -24,15 +26,22 @@ extension IIIFImageRequest {
         }
         if w > rw || h > rh {
             guard caret else {
-                throw refusal("the size '\(text)' is larger than the \(rw)×\(rh) region: IIIF 3 enlarges a region only with a size that starts with '^'")
+                throw refusal(
+                    "the size '\(text)' is larger than the \(rw)×\(rh) region: IIIF 3 enlarges a region only with a size that starts with '^'"
+                )
             }
             guard upscaling else {
-                throw ImageCacheError(.notImplemented, "the size '\(text)' enlarges the \(rw)×\(rh) region, and this service does not upscale (its info.json does not list sizeUpscaling)")
+                throw ImageCacheError(
+                    .notImplemented,
+                    "the size '\(text)' enlarges the \(rw)×\(rh) region, and this service does not upscale (its info.json does not list sizeUpscaling)"
+                )
             }
         }
         // Sides first: their product could overflow.
         guard w <= limits.maxWidth, h <= limits.maxHeight, w * h <= limits.maxArea else {
-            throw refusal("the size \(w)×\(h) is above this service's limits (maxWidth \(limits.maxWidth), maxHeight \(limits.maxHeight), maxArea \(limits.maxArea)); ask for a smaller size, or 'max'")
+            throw refusal(
+                "the size \(w)×\(h) is above this service's limits (maxWidth \(limits.maxWidth), maxHeight \(limits.maxHeight), maxArea \(limits.maxArea)); ask for a smaller size, or 'max'"
+            )
         }
         return (w, h)
     }
@@ -49,7 +58,8 @@ extension IIIFImageRequest {
             guard n > 0 else { throw refusal("the size '\(text)' is empty: the percentage must be above 0") }
             // "The value of n MUST NOT be greater than 100", even when the size rounds to the region's.
             guard caret || n <= 100 else {
-                throw refusal("the size '\(text)' is above 100 percent of the region: IIIF 3 enlarges a region only with a size that starts with '^'")
+                throw refusal(
+                    "the size '\(text)' is above 100 percent of the region: IIIF 3 enlarges a region only with a size that starts with '^'")
             }
             return (pixels(n, of: rw), pixels(n, of: rh))
         } else if body.hasPrefix("!") {
@@ -77,8 +87,9 @@ extension IIIFImageRequest {
     /// when rounding up both would pass `maxArea`).
     private static func fitted(_ rw: Int, _ rh: Int, scale: Double, box: (Int, Int)?, limits: IIIFLimits) -> (Int, Int) {
         let (width, height) = (Double(rw), Double(rh))
-        let s = min(scale, Double(limits.maxWidth) / width, Double(limits.maxHeight) / height,
-                    (Double(limits.maxArea) / (width * height)).squareRoot())
+        let s = min(
+            scale, Double(limits.maxWidth) / width, Double(limits.maxHeight) / height,
+            (Double(limits.maxArea) / (width * height)).squareRoot())
         var w = min(Int((width * s).rounded()), box?.0 ?? .max, limits.maxWidth)
         var h = min(Int((height * s).rounded()), box?.1 ?? .max, limits.maxHeight)
         if w * h > limits.maxArea { (w, h) = (Int(width * s), Int(height * s)) }

@@ -106,8 +106,10 @@ public struct IIIFImageRequest: Sendable, Hashable {
     ///     without it, such a size is refused as not implemented.
     /// - Throws: `ImageCacheError` `.invalidArgument` naming the parameter and what is wrong;
     ///   `.notImplemented` for a `^` size that enlarges the region when `upscaling` is false.
-    public static func parse(region: String, size: String, rotation: String, qualityAndFormat: String,
-                             imageWidth: Int, imageHeight: Int, limits: IIIFLimits = .init(), upscaling: Bool = true) throws -> IIIFImageRequest {
+    public static func parse(
+        region: String, size: String, rotation: String, qualityAndFormat: String,
+        imageWidth: Int, imageHeight: Int, limits: IIIFLimits = .init(), upscaling: Bool = true
+    ) throws -> IIIFImageRequest {
         let (x, y, w, h) = try parseRegion(region, imageWidth: imageWidth, imageHeight: imageHeight)
         let (outputWidth, outputHeight) = try resolveSize(size, regionWidth: w, regionHeight: h, limits: limits, upscaling: upscaling)
         let (degrees, mirrored) = try parseRotation(rotation)
@@ -121,8 +123,9 @@ public struct IIIFImageRequest: Sendable, Hashable {
         guard let format = Format(rawValue: formatName) else {
             throw refusal("the format '\(formatName)' is not one of \(Format.allCases.map(\.rawValue).joined(separator: ", "))")
         }
-        return IIIFImageRequest(x: x, y: y, regionWidth: w, regionHeight: h, width: outputWidth, height: outputHeight,
-                                rotation: degrees, mirrored: mirrored, quality: quality, format: format)
+        return IIIFImageRequest(
+            x: x, y: y, regionWidth: w, regionHeight: h, width: outputWidth, height: outputHeight,
+            rotation: degrees, mirrored: mirrored, quality: quality, format: format)
     }
 
     // MARK: Region
@@ -193,10 +196,11 @@ public struct IIIFImageRequest: Sendable, Hashable {
         return try parts.map { part in
             let points = part.utf8.filter { $0 == UInt8(ascii: ".") }.count
             guard !part.isEmpty, part.utf8.count <= 10, part.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || $0 == UInt8(ascii: ".") }),
-                  points == 0 || (decimals && points == 1 && part.utf8.count > 1),
-                  let value = Double(part)
+                points == 0 || (decimals && points == 1 && part.utf8.count > 1),
+                let value = Double(part)
             else {
-                throw refusal("'\(part)' in the \(what) '\(text)' is not a \(decimals ? "number" : "whole number") of at most 10 characters")
+                throw refusal(
+                    "'\(part)' in the \(what) '\(text)' is not a \(decimals ? "number" : "whole number") of at most 10 characters")
             }
             return value
         }

@@ -14,10 +14,12 @@ enum IIIFServiceInfo {
     /// within its limits, listing `sizeUpscaling` when it is offered.
     static func document(id: String, reader: PyramidRegionReader, options: TileServerOptions) throws -> [UInt8] {
         let limits = options.limits
-        return try IIIFInformation.document(id: id, width: reader.pyramid.geometry.width, height: reader.pyramid.geometry.height,
-                                            levelSizes: (0..<reader.levelCount).map(reader.size(ofLevel:)), tileSide: PyramidGeometry.tileSide,
-                                            level2: .init(maxWidth: limits.maxWidth, maxHeight: limits.maxHeight, maxArea: limits.maxArea,
-                                                          sizeUpscaling: options.sizeUpscaling))
+        return try IIIFInformation.document(
+            id: id, width: reader.pyramid.geometry.width, height: reader.pyramid.geometry.height,
+            levelSizes: (0..<reader.levelCount).map(reader.size(ofLevel:)), tileSide: PyramidGeometry.tileSide,
+            level2: .init(
+                maxWidth: limits.maxWidth, maxHeight: limits.maxHeight, maxArea: limits.maxArea,
+                sizeUpscaling: options.sizeUpscaling))
     }
 }
 #endif

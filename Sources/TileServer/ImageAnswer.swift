@@ -24,19 +24,24 @@ enum ImageAnswer {
             let pixels = raw.baseAddress!
             switch format {
             case .jpg:
-                return try JPEGEncoder.encode(pixels: pixels, width: bitmap.width, height: bitmap.height, bytesPerRow: bitmap.bytesPerRow,
-                                              format: .bgra32Premultiplied, quality: quality)
+                return try JPEGEncoder.encode(
+                    pixels: pixels, width: bitmap.width, height: bitmap.height, bytesPerRow: bitmap.bytesPerRow,
+                    format: .bgra32Premultiplied, quality: quality)
             case .png:
-                return try PNGEncoder.encode(pixels: pixels, width: bitmap.width, height: bitmap.height, bytesPerRow: bitmap.bytesPerRow,
-                                             format: hasAlpha ? .bgra32Premultiplied : .bgrx32)
+                return try PNGEncoder.encode(
+                    pixels: pixels, width: bitmap.width, height: bitmap.height, bytesPerRow: bitmap.bytesPerRow,
+                    format: hasAlpha ? .bgra32Premultiplied : .bgrx32)
             case .webp:
                 guard hasAlpha else {
-                    return try WebPEncoder.encode(bgra: pixels, width: bitmap.width, height: bitmap.height, bytesPerRow: bitmap.bytesPerRow, quality: Float(quality))
+                    return try WebPEncoder.encode(
+                        bgra: pixels, width: bitmap.width, height: bitmap.height, bytesPerRow: bitmap.bytesPerRow, quality: Float(quality))
                 }
                 // libwebp takes straight (unpremultiplied) alpha.
                 let straight = unpremultiplied(raw)
                 return try straight.withUnsafeBytes {
-                    try WebPEncoder.encode(bgra: $0.baseAddress!, width: bitmap.width, height: bitmap.height, bytesPerRow: bitmap.bytesPerRow, quality: Float(quality))
+                    try WebPEncoder.encode(
+                        bgra: $0.baseAddress!, width: bitmap.width, height: bitmap.height, bytesPerRow: bitmap.bytesPerRow,
+                        quality: Float(quality))
                 }
             }
         }
@@ -45,23 +50,25 @@ enum ImageAnswer {
     /// IIIF's rotation (mirror first, then turn clockwise) as the EXIF orientation that displays
     /// the same way, and the bitmap made upright by it.
     private static func orient(_ bitmap: RegionBitmap, rotation: Int, mirrored: Bool) -> RegionBitmap {
-        let orientation: ImageOrientation = switch (rotation, mirrored) {
-        case (0, false): .up
-        case (0, true): .upMirrored
-        case (90, false): .right
-        case (90, true): .rightMirrored
-        case (180, false): .down
-        case (180, true): .downMirrored
-        case (270, false): .left
-        default: .leftMirrored
-        }
+        let orientation: ImageOrientation =
+            switch (rotation, mirrored) {
+            case (0, false): .up
+            case (0, true): .upMirrored
+            case (90, false): .right
+            case (90, true): .rightMirrored
+            case (180, false): .down
+            case (180, true): .downMirrored
+            case (270, false): .left
+            default: .leftMirrored
+            }
         guard orientation != .up else { return bitmap }
         let (width, height) = orientation.swapsDimensions ? (bitmap.height, bitmap.width) : (bitmap.width, bitmap.height)
         var result = RegionBitmap(width: width, height: height, pixels: [UInt8](repeating: 0, count: bitmap.pixels.count))
         bitmap.pixels.withUnsafeBytes { from in
             result.pixels.withUnsafeMutableBytes { to in
-                OrientationTransform.copy(from.baseAddress!, width: bitmap.width, height: bitmap.height, bytesPerRow: bitmap.bytesPerRow,
-                                          orientation: orientation, into: to.baseAddress!, bytesPerRow: width * 4)
+                OrientationTransform.copy(
+                    from.baseAddress!, width: bitmap.width, height: bitmap.height, bytesPerRow: bitmap.bytesPerRow,
+                    orientation: orientation, into: to.baseAddress!, bytesPerRow: width * 4)
             }
         }
         return result

@@ -9,8 +9,9 @@ import TiledImage
 enum RegionRendering {
     /// `request`'s region of `reader`'s image at `request.width × request.height`.
     static func bitmap(of request: IIIFImageRequest, from reader: PyramidRegionReader) throws -> RegionBitmap {
-        let read = try reader.read(x: request.x, y: request.y, width: request.regionWidth, height: request.regionHeight,
-                                   outputWidth: min(request.width, request.regionWidth), outputHeight: min(request.height, request.regionHeight))
+        let read = try reader.read(
+            x: request.x, y: request.y, width: request.regionWidth, height: request.regionHeight,
+            outputWidth: min(request.width, request.regionWidth), outputHeight: min(request.height, request.regionHeight))
         guard request.upscales else { return read }
         return enlarged(read, width: request.width, height: request.height)
     }

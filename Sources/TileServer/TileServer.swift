@@ -70,7 +70,9 @@ public final class TileServer: Sendable {
     public init(storePath: String, options: TileServerOptions = .init(), logger: Logger = Logger(label: "TileServer")) throws {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: storePath, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw ImageCacheError(.invalidArgument, "there is no pyramid store (a folder of `fic tile IMAGE --out STORE/NAME` pyramids) at \(storePath)", path: storePath)
+            throw ImageCacheError(
+                .invalidArgument, "there is no pyramid store (a folder of `fic tile IMAGE --out STORE/NAME` pyramids) at \(storePath)",
+                path: storePath)
         }
         self.storePath = storePath
         self.options = options
@@ -111,7 +113,9 @@ public final class TileServer: Sendable {
         switch route {
         case .index:
             let names = try await render { try self.catalog.names() }
-            return answer(200, [("Content-Type", "text/html; charset=utf-8"), ("Cache-Control", "no-cache")], Array(ViewerPage.index(names: names).utf8))
+            return answer(
+                200, [("Content-Type", "text/html; charset=utf-8"), ("Cache-Control", "no-cache")],
+                Array(ViewerPage.index(names: names).utf8))
         case .viewer(let name):
             let reader = try await reader(name)
             return document(reader, request, [("Content-Type", "text/html; charset=utf-8")]) {
@@ -154,22 +158,30 @@ public final class TileServer: Sendable {
         switch route {
         case .dziTile(_, let level, let column, let row):
             // Deep Zoom numbers levels from 1 × 1 up; the reader from full resolution down.
-            guard level < reader.levelCount else { throw ImageCacheError(.notFound, "the image has Deep Zoom levels 0…\(reader.levelCount - 1), not \(level)") }
+            guard level < reader.levelCount else {
+                throw ImageCacheError(.notFound, "the image has Deep Zoom levels 0…\(reader.levelCount - 1), not \(level)")
+            }
             let index = reader.levelCount - 1 - level
             let size = reader.size(ofLevel: index), side = PyramidGeometry.tileSide
             guard column * side < size.width, row * side < size.height else {
-                throw ImageCacheError(.notFound, "level \(level) has tiles 0…\((size.width - 1) / side) × 0…\((size.height - 1) / side), not \(column)_\(row)")
+                throw ImageCacheError(
+                    .notFound, "level \(level) has tiles 0…\((size.width - 1) / side) × 0…\((size.height - 1) / side), not \(column)_\(row)"
+                )
             }
             return ImageJob(key: "dzi/\(level)/\(column)_\(row)", mediaType: "image/jpeg") {
                 let buffer = try TileBuffer()
-                return try reader.levels.withTile(level: index, column: column, row: row, buffer: buffer) { pixels, bytesPerRow, width, height in
-                    try JPEGEncoder.encode(pixels: pixels, width: width, height: height, bytesPerRow: bytesPerRow, format: .bgra32Premultiplied, quality: quality)
+                return try reader.levels.withTile(level: index, column: column, row: row, buffer: buffer) {
+                    pixels, bytesPerRow, width, height in
+                    try JPEGEncoder.encode(
+                        pixels: pixels, width: width, height: height, bytesPerRow: bytesPerRow, format: .bgra32Premultiplied,
+                        quality: quality)
                 }
             }
         case .iiifImage(_, let region, let size, let rotation, let qualityAndFormat):
             let (width, height) = reader.size(ofLevel: 0)
-            let parsed = try IIIFImageRequest.parse(region: region, size: size, rotation: rotation, qualityAndFormat: qualityAndFormat,
-                                                    imageWidth: width, imageHeight: height, limits: options.limits, upscaling: options.sizeUpscaling)
+            let parsed = try IIIFImageRequest.parse(
+                region: region, size: size, rotation: rotation, qualityAndFormat: qualityAndFormat,
+                imageWidth: width, imageHeight: height, limits: options.limits, upscaling: options.sizeUpscaling)
             let hasAlpha = reader.pyramid.hasAlpha
             return ImageJob(key: "iiif/" + parsed.canonicalPath, mediaType: parsed.format.mediaType) {
                 let bitmap = try RegionRendering.bitmap(of: parsed, from: reader)
@@ -191,7 +203,7 @@ public final class TileServer: Sendable {
         default: return nil
         }
         guard let reader = catalog.openReader(name), let job = try? imageJob(route, reader),
-              let kept = encoded.entry(reader.pyramid.buildIdentity + "/" + job.key, countingMiss: false)
+            let kept = encoded.entry(reader.pyramid.buildIdentity + "/" + job.key, countingMiss: false)
         else { return nil }
         return conditional(request, kept)
     }
@@ -211,7 +223,9 @@ public final class TileServer: Sendable {
             count += 1
             return true
         }
-        guard admitted else { throw ImageCacheError(.busy, "the server has \(options.maximumQueuedRenders) requests waiting; try again shortly") }
+        guard admitted else {
+            throw ImageCacheError(.busy, "the server has \(options.maximumQueuedRenders) requests waiting; try again shortly")
+        }
         defer { queued.withLockedValue { $0 -= 1 } }
         return try await threads.run(body)
     }
@@ -224,8 +238,12 @@ public final class TileServer: Sendable {
         let validators = self.validators(reader, tag: job.key)
         if let unchanged = notModified(request, validators) { return unchanged }
         let bytes = try await render(job.make)
-        let response = answer(200, [("Content-Type", job.mediaType), ("Cache-Control", options.imageCacheControl), ("ETag", validators.etag),
-                                    ("Last-Modified", validators.lastModified)], bytes)
+        let response = answer(
+            200,
+            [
+                ("Content-Type", job.mediaType), ("Cache-Control", options.imageCacheControl), ("ETag", validators.etag),
+                ("Last-Modified", validators.lastModified)
+            ], bytes)
         encoded.insert(.init(response: response, etag: validators.etag, lastModified: validators.lastModified), for: cacheKey)
         return response
     }
@@ -238,12 +256,18 @@ public final class TileServer: Sendable {
 
     /// A small document made from the pyramid's facts (no pixels read), with its validators; a
     /// 304 when the client's copy is current (then nothing is made).
-    private func document(_ reader: PyramidRegionReader, _ request: TileServerRequest, tag: String = "",
-                          _ headers: [(String, String)], _ make: () throws -> [UInt8]) rethrows -> TileServerResponse {
+    private func document(
+        _ reader: PyramidRegionReader, _ request: TileServerRequest, tag: String = "",
+        _ headers: [(String, String)], _ make: () throws -> [UInt8]
+    ) rethrows -> TileServerResponse {
         let validators = self.validators(reader, tag: tag)
         if let unchanged = notModified(request, validators) { return unchanged }
-        return answer(200, headers + [("Cache-Control", options.documentCacheControl),
-                                      ("ETag", validators.etag), ("Last-Modified", validators.lastModified)], try make())
+        return answer(
+            200,
+            headers + [
+                ("Cache-Control", options.documentCacheControl),
+                ("ETag", validators.etag), ("Last-Modified", validators.lastModified)
+            ], try make())
     }
 
     // MARK: HTTP details
@@ -259,9 +283,12 @@ public final class TileServer: Sendable {
         let headers = [("ETag", validators.etag), ("Last-Modified", validators.lastModified)]
         if let match = request.ifNoneMatch {
             let tags = match.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-            return tags.contains(validators.etag) || tags.contains("W/" + validators.etag) || tags.contains("*") ? answer(304, headers, []) : nil
+            return tags.contains(validators.etag) || tags.contains("W/" + validators.etag) || tags.contains("*")
+                ? answer(304, headers, []) : nil
         }
-        if let since = request.ifModifiedSince.flatMap(HTTPDate.parse), let modified = HTTPDate.parse(validators.lastModified), modified <= since {
+        if let since = request.ifModifiedSince.flatMap(HTTPDate.parse), let modified = HTTPDate.parse(validators.lastModified),
+            modified <= since
+        {
             return answer(304, headers, [])
         }
         return nil
@@ -272,7 +299,10 @@ public final class TileServer: Sendable {
     private func baseURL(_ request: TileServerRequest) throws -> String {
         if let base = options.publicBaseURL { return base }
         guard let host = request.host, !host.isEmpty, host.utf8.count <= 255,
-              host.utf8.allSatisfy({ c in (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == 0x2D || c == 0x2E || c == 0x3A || c == 0x5B || c == 0x5D })
+            host.utf8.allSatisfy({ c in
+                (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == 0x2D || c == 0x2E || c == 0x3A
+                    || c == 0x5B || c == 0x5D
+            })
         else {
             throw ImageCacheError(.invalidArgument, "the request has no valid Host header, which the image's id is made from")
         }
@@ -286,19 +316,21 @@ public final class TileServer: Sendable {
 
     private func answer(_ status: Int, _ headers: [(String, String)], _ body: [UInt8]) -> TileServerResponse {
         // Every answer may be read by pages of any origin (IIIF viewers are often elsewhere).
-        TileServerResponse(status: status, headers: [("Access-Control-Allow-Origin", "*")] + headers.map { (name: $0.0, value: $0.1) }, body: body)
+        TileServerResponse(
+            status: status, headers: [("Access-Control-Allow-Origin", "*")] + headers.map { (name: $0.0, value: $0.1) }, body: body)
     }
 
     /// The HTTP error for `error`, its reason as the body.
     private func failure(_ error: any Error, path: String) -> TileServerResponse {
         let code = (error as? ImageCacheError)?.code
-        let status = switch code {
-        case .invalidArgument?: 400
-        case .notFound?: 404
-        case .notImplemented?: 501
-        case .busy?, .inUse?: 503
-        default: 500
-        }
+        let status =
+            switch code {
+            case .invalidArgument?: 400
+            case .notFound?: 404
+            case .notImplemented?: 501
+            case .busy?, .inUse?: 503
+            default: 500
+            }
         let reason = (error as? ImageCacheError)?.message ?? "\(error)"
         if status == 500 { logger.error("\(path): \(error)") }
         return refusal(status, reason, status == 503 ? [("Retry-After", "1")] : [])
@@ -309,7 +341,8 @@ public final class TileServer: Sendable {
     func refusal(_ status: Int, _ reason: String, _ headers: [(String, String)] = []) -> TileServerResponse {
         var sentence = reason.prefix(1).uppercased() + reason.dropFirst()
         if let last = sentence.last, !".!?".contains(last) { sentence += "." }
-        return answer(status, [("Content-Type", "text/plain; charset=utf-8"), ("Cache-Control", "no-store")] + headers, Array((sentence + "\n").utf8))
+        return answer(
+            status, [("Content-Type", "text/plain; charset=utf-8"), ("Cache-Control", "no-store")] + headers, Array((sentence + "\n").utf8))
     }
 
     /// Why there is nothing at `path` (relative to `mountPath`): the paths this server answers.

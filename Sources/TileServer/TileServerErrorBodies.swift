@@ -82,7 +82,8 @@ final class TileServerErrorBodies: ChannelDuplexHandler, RemovableChannelHandler
         let ours = path == mountPath || path.hasPrefix(mountPath + "/")
         switch status.code {
         case 404 where ours && asked.method != .get && asked.method != .head:
-            return server.refusal(405, "the method \(asked.method.rawValue) is not allowed: this server answers only GET and HEAD", [("Allow", "GET, HEAD")])
+            return server.refusal(
+                405, "the method \(asked.method.rawValue) is not allowed: this server answers only GET and HEAD", [("Allow", "GET, HEAD")])
         case 404 where ours:
             return server.refusal(404, TileServer.noSuchPage(String(path.dropFirst(mountPath.count)), mountPath: mountPath))
         case 404:

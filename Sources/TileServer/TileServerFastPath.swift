@@ -63,9 +63,11 @@ final class TileServerFastPath: ChannelDuplexHandler, RemovableChannelHandler {
         guard head.method == .get || head.method == .head, var path = head.path, path.hasPrefix(mountPath) else { return nil }
         if let query = path.firstIndex(of: "?") { path = String(path[..<query]) }
         path = String(path.dropFirst(mountPath.count))
-        return server.keptResponse(to: TileServerRequest(path: path.isEmpty ? "/" : path, host: head.authority,
-                                                         ifNoneMatch: head.headerFields[.ifNoneMatch],
-                                                         ifModifiedSince: head.headerFields[.ifModifiedSince], mountPath: mountPath))
+        return server.keptResponse(
+            to: TileServerRequest(
+                path: path.isEmpty ? "/" : path, host: head.authority,
+                ifNoneMatch: head.headerFields[.ifNoneMatch],
+                ifModifiedSince: head.headerFields[.ifModifiedSince], mountPath: mountPath))
     }
 
     private func write(_ answer: TileServerResponse, head: HTTPRequest, context: ChannelHandlerContext) {

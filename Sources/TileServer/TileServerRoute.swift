@@ -45,7 +45,8 @@ public enum TileServerRoute: Sendable, Hashable {
             switch segments.count {
             case 3: return .iiifBase(name: name)
             case 4: return segments[3] == "info.json" ? .iiifInfo(name: name) : nil
-            case 7: return .iiifImage(name: name, region: segments[3], size: segments[4], rotation: segments[5], qualityAndFormat: segments[6])
+            case 7:
+                return .iiifImage(name: name, region: segments[3], size: segments[4], rotation: segments[5], qualityAndFormat: segments[6])
             default: return nil
             }
         case "dzi":
@@ -53,7 +54,8 @@ public enum TileServerRoute: Sendable, Hashable {
                 return .dziDescriptor(name: String(segments[1].dropLast(4)))
             }
             guard segments.count == 4, segments[1].hasSuffix("_files"), segments[3].hasSuffix(".jpg"),
-                  let level = number(segments[2]) else { return nil }
+                let level = number(segments[2])
+            else { return nil }
             let cell = segments[3].dropLast(4).split(separator: "_", omittingEmptySubsequences: false)
             guard cell.count == 2, let column = number(cell[0]), let row = number(cell[1]) else { return nil }
             return .dziTile(name: String(segments[1].dropLast(6)), level: level, column: column, row: row)

@@ -84,10 +84,13 @@ final class BuildProgress: Sendable {
             }
             let info = geometry.levels[level]
             guard column >= 0, column < info.columns, row >= 0, row < info.rows else {
-                throw ImageCacheError(.invalidArgument, "level \(level) has tiles 0…\(info.columns - 1) × 0…\(info.rows - 1), not (\(column), \(row))")
+                throw ImageCacheError(
+                    .invalidArgument, "level \(level) has tiles 0…\(info.columns - 1) × 0…\(info.rows - 1), not (\(column), \(row))")
             }
             guard row < s.completed[level] else {
-                throw ImageCacheError(.notWrittenYet, "row \(row) of tiles of level \(level) is not written yet (\(s.completed[level]) of \(info.rows) are); ask again later")
+                throw ImageCacheError(
+                    .notWrittenYet,
+                    "row \(row) of tiles of level \(level) is not written yet (\(s.completed[level]) of \(info.rows) are); ask again later")
             }
             return (levels, info)
         }

@@ -32,7 +32,9 @@ package enum IIIFInformation {
     /// with its limits, the whole-image size of every level within them (smallest first, what
     /// thumbnails ask for), its tiles only when the largest is within them too (the Image API
     /// requires it of both), and its extra qualities, format and features.
-    package static func document(id: String, width: Int, height: Int, levelSizes: [(width: Int, height: Int)], tileSide: Int, level2: Level2? = nil) throws -> [UInt8] {
+    package static func document(
+        id: String, width: Int, height: Int, levelSizes: [(width: Int, height: Int)], tileSide: Int, level2: Level2? = nil
+    ) throws -> [UInt8] {
         struct Tile: Encodable {
             let width: Int
             let height: Int
@@ -60,11 +62,12 @@ package enum IIIFInformation {
             var extraFeatures: [String]?
             enum CodingKeys: String, CodingKey {
                 case context = "@context", id, type, `protocol`, profile, width, height, tiles, maxWidth, maxHeight, maxArea, sizes,
-                     extraQualities, extraFormats, extraFeatures
+                    extraQualities, extraFormats, extraFeatures
             }
         }
-        var info = Info(id: id, profile: level2 == nil ? "level0" : "level2", width: width, height: height,
-                        tiles: [Tile(width: tileSide, height: tileSide, scaleFactors: scaleFactors(levelSizes: levelSizes, tileSide: tileSide))])
+        var info = Info(
+            id: id, profile: level2 == nil ? "level0" : "level2", width: width, height: height,
+            tiles: [Tile(width: tileSide, height: tileSide, scaleFactors: scaleFactors(levelSizes: levelSizes, tileSide: tileSide))])
         if let level2 {
             info.maxWidth = level2.maxWidth
             info.maxHeight = level2.maxHeight

@@ -46,7 +46,10 @@ final class LevelWriter {
     private var bandsCompleted = 0
 
     /// A writer of `level` into `file` with `bands` band buffers (at least 1), tagged from `firstTag`.
-    init(level: TileLevel, file: FileDescriptor, next: LevelWriter?, writes: WritesInFlight, bands: Int, firstTag: Int, progress: BuildProgress? = nil) throws {
+    init(
+        level: TileLevel, file: FileDescriptor, next: LevelWriter?, writes: WritesInFlight, bands: Int, firstTag: Int,
+        progress: BuildProgress? = nil
+    ) throws {
         precondition(bands >= 1, "a level needs a band")
         self.level = level
         self.progress = progress
@@ -188,7 +191,9 @@ final class PyramidWriter {
     /// fills), the other levels two, which they fill at half the pace or slower; with
     /// `overlapWrites` false every level keeps two (less memory, fewer writes in flight).
     /// Completed rows of tiles are reported to `progress`, when given.
-    init(geometry: PyramidGeometry, files: [FileDescriptor], path: String?, overlapWrites: Bool = true, progress: BuildProgress? = nil) throws {
+    init(geometry: PyramidGeometry, files: [FileDescriptor], path: String?, overlapWrites: Bool = true, progress: BuildProgress? = nil)
+        throws
+    {
         precondition(files.count == geometry.levels.count, "one file per level")
         self.geometry = geometry
         let bands = { (level: Int) in level == 0 && overlapWrites ? 3 : 2 }

@@ -9,7 +9,9 @@ import SystemPackage
 /// 256 display rows is gathered from the stored tiles it covers (each read with one `pread`) and
 /// fed to the pyramid writer. Memory: one band and one tile.
 enum OrientationReplay {
-    static func run(stored file: FileDescriptor, storedLevel: TileLevel, orientation: ImageOrientation, into writer: PyramidWriter, path: String?) throws {
+    static func run(
+        stored file: FileDescriptor, storedLevel: TileLevel, orientation: ImageOrientation, into writer: PyramidWriter, path: String?
+    ) throws {
         let sw = storedLevel.width, sh = storedLevel.height
         let swaps = orientation.swapsDimensions
         let dw = swaps ? sh : sw, dh = swaps ? sw : sh
@@ -41,7 +43,8 @@ enum OrientationReplay {
             for tileRow in (yRange.lowerBound >> 8)...((yRange.upperBound - 1) >> 8) {
                 for tileColumn in (xRange.lowerBound >> 8)...((xRange.upperBound - 1) >> 8) {
                     let offset = (tileRow * storedLevel.columns + tileColumn) * PyramidGeometry.tileBytes
-                    let n = try file.readAll(into: UnsafeMutableRawBufferPointer(start: tile.base, count: PyramidGeometry.tileBytes), at: offset, path: path)
+                    let n = try file.readAll(
+                        into: UnsafeMutableRawBufferPointer(start: tile.base, count: PyramidGeometry.tileBytes), at: offset, path: path)
                     guard n == PyramidGeometry.tileBytes else {
                         throw ImageCacheError(.io, "the stored tiles of the image end early", path: path)
                     }

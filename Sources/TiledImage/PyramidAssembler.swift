@@ -90,19 +90,22 @@ final class PyramidAssembler: RowSink {
         guard self.header == nil else { throw ImageCacheError(.corruptData, "the image declared its size twice") }
         let pixels = header.width.multipliedReportingOverflow(by: header.height)
         guard !pixels.overflow, pixels.partialValue <= options.maximumPixelCount else {
-            throw ImageCacheError(.dimensionsTooLarge, "the image is \(header.width)×\(header.height) pixels, over the limit of \(options.maximumPixelCount)")
+            throw ImageCacheError(
+                .dimensionsTooLarge, "the image is \(header.width)×\(header.height) pixels, over the limit of \(options.maximumPixelCount)")
         }
         self.header = header
         let swaps = header.orientation.swapsDimensions
         let view = options.viewSize.map { (width: $0.width, height: $0.height) }
-        let geometry = try PyramidGeometry(width: swaps ? header.height : header.width, height: swaps ? header.width : header.height, viewSize: view)
+        let geometry = try PyramidGeometry(
+            width: swaps ? header.height : header.width, height: swaps ? header.width : header.height, viewSize: view)
         self.geometry = geometry
         for level in geometry.levels {
             levelFiles.append(try makeLevelFile(level))
         }
         // Rows of tiles are reported as their writes complete; a rotated image's only once it is
         // turned upright at the end (the stored writer reports nothing).
-        let writer = try PyramidWriter(geometry: geometry, files: levelFiles, path: folder?.path, overlapWrites: options.overlapWrites, progress: progress)
+        let writer = try PyramidWriter(
+            geometry: geometry, files: levelFiles, path: folder?.path, overlapWrites: options.overlapWrites, progress: progress)
         self.writer = writer
         try progress.begin(geometry: geometry, files: levelFiles)
         let consumer: WriterConsumer
@@ -118,7 +121,8 @@ final class PyramidAssembler: RowSink {
                 file.closeQuietly()
                 throw error
             }
-            let storedWriter = try PyramidWriter(geometry: storedGeometry, files: [file], path: folder?.path, overlapWrites: options.overlapWrites)
+            let storedWriter = try PyramidWriter(
+                geometry: storedGeometry, files: [file], path: folder?.path, overlapWrites: options.overlapWrites)
             stored = (file, storedWriter)
             consumer = WriterConsumer(storedWriter)
         }
@@ -151,9 +155,13 @@ final class PyramidAssembler: RowSink {
         try pipeline.close()
         self.pipeline = nil
         if let stored {
-            guard stored.writer.isComplete else { throw ImageCacheError(.truncated, "the image ended after \(stored.writer.rowsReceived) of \(header.height) rows") }
+            guard stored.writer.isComplete else {
+                throw ImageCacheError(.truncated, "the image ended after \(stored.writer.rowsReceived) of \(header.height) rows")
+            }
             try stored.writer.drain()
-            try OrientationReplay.run(stored: stored.file, storedLevel: stored.writer.geometry.levels[0], orientation: header.orientation, into: writer, path: folder?.path)
+            try OrientationReplay.run(
+                stored: stored.file, storedLevel: stored.writer.geometry.levels[0], orientation: header.orientation, into: writer,
+                path: folder?.path)
             stored.file.closeQuietly()
             self.stored = nil
         }

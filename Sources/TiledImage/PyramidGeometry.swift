@@ -55,7 +55,8 @@ public struct PyramidGeometry: Sendable, Hashable {
     /// `viewSize` (or in one tile when `viewSize` is nil).
     public init(width: Int, height: Int, viewSize: (width: Int, height: Int)? = nil) throws {
         guard width > 0, height > 0, width <= Self.maximumSide, height <= Self.maximumSide else {
-            throw ImageCacheError(.dimensionsTooLarge, "a \(width)×\(height) image cannot be tiled: each side must be 1…\(Self.maximumSide) pixels")
+            throw ImageCacheError(
+                .dimensionsTooLarge, "a \(width)×\(height) image cannot be tiled: each side must be 1…\(Self.maximumSide) pixels")
         }
         let fitWidth = max(1, viewSize?.width ?? Self.tileSide)
         let fitHeight = max(1, viewSize?.height ?? Self.tileSide)

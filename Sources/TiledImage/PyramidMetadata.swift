@@ -38,7 +38,7 @@ struct PyramidMetadata: Equatable {
         let view = viewWidth > 0 && viewHeight > 0 ? (width: viewWidth, height: viewHeight) : nil
         let geometry = try PyramidGeometry(width: width, height: height, viewSize: view)
         guard geometry.levels.count == levelSizes.count,
-              zip(geometry.levels, levelSizes).allSatisfy({ $0.width == $1.width && $0.height == $1.height })
+            zip(geometry.levels, levelSizes).allSatisfy({ $0.width == $1.width && $0.height == $1.height })
         else {
             throw ImageCacheError(.damagedPyramid, "the pyramid's level sizes do not match its image size; build it again")
         }
@@ -84,12 +84,15 @@ struct PyramidMetadata: Equatable {
         func damaged(_ why: String) -> ImageCacheError {
             ImageCacheError(.damagedPyramid, "the pyramid's metadata is \(why); build the pyramid again", path: path)
         }
-        guard bytes.count >= encodedLength(levels: 1), bytes.count <= maximumLength else { throw damaged("of the wrong length (\(bytes.count) bytes)") }
+        guard bytes.count >= encodedLength(levels: 1), bytes.count <= maximumLength else {
+            throw damaged("of the wrong length (\(bytes.count) bytes)")
+        }
         guard Array(bytes[0..<8]) == magic else { throw damaged("not a tile pyramid's (wrong magic number)") }
         var offset = 8
         func u32() -> Int {
             defer { offset += 4 }
-            return Int(UInt32(bytes[offset]) | UInt32(bytes[offset + 1]) << 8 | UInt32(bytes[offset + 2]) << 16 | UInt32(bytes[offset + 3]) << 24)
+            return Int(
+                UInt32(bytes[offset]) | UInt32(bytes[offset + 1]) << 8 | UInt32(bytes[offset + 2]) << 16 | UInt32(bytes[offset + 3]) << 24)
         }
         func u64() -> Int {
             let low = u32(), high = u32()
@@ -104,7 +107,9 @@ struct PyramidMetadata: Equatable {
         let width = u32(), height = u32(), levelCount = u32(), viewWidth = u32(), viewHeight = u32(), flags = u32()
         let formatCode = u32(), orientationCode = u32()
         let sourceBytes = u64()
-        guard levelCount >= 1, levelCount <= 32, length == encodedLength(levels: levelCount) else { throw damaged("inconsistent (level count \(levelCount))") }
+        guard levelCount >= 1, levelCount <= 32, length == encodedLength(levels: levelCount) else {
+            throw damaged("inconsistent (level count \(levelCount))")
+        }
         let bootID = Array(bytes[offset..<(offset + 16)])
         offset += 16
         var levels: [(width: Int, height: Int)] = []
@@ -121,7 +126,9 @@ struct PyramidMetadata: Equatable {
         case 5: format = .tiff
         default: throw damaged("inconsistent (unknown source format \(formatCode))")
         }
-        guard let orientation = ImageOrientation(rawValue: orientationCode) else { throw damaged("inconsistent (orientation \(orientationCode))") }
+        guard let orientation = ImageOrientation(rawValue: orientationCode) else {
+            throw damaged("inconsistent (orientation \(orientationCode))")
+        }
         let metadata = PyramidMetadata(
             width: width, height: height, viewWidth: viewWidth, viewHeight: viewHeight, levelSizes: levels,
             hasAlpha: flags & 1 != 0, flushed: flags & 2 != 0, sourceFormat: format, orientation: orientation,

@@ -56,10 +56,13 @@ public final class PyramidRegionReader: Sendable {
     public func read(x: Int, y: Int, width: Int, height: Int, outputWidth: Int, outputHeight: Int) throws -> RegionBitmap {
         let full = size(ofLevel: 0)
         guard x >= 0, y >= 0, width > 0, height > 0, x <= full.width - width, y <= full.height - height else {
-            throw ImageCacheError(.invalidArgument, "the region \(x),\(y),\(width),\(height) is not inside the \(full.width)×\(full.height) image")
+            throw ImageCacheError(
+                .invalidArgument, "the region \(x),\(y),\(width),\(height) is not inside the \(full.width)×\(full.height) image")
         }
         guard outputWidth > 0, outputHeight > 0, outputWidth <= width, outputHeight <= height else {
-            throw ImageCacheError(.invalidArgument, "a \(width)×\(height) region cannot be read at \(outputWidth)×\(outputHeight): sizes are 1 to the region's own")
+            throw ImageCacheError(
+                .invalidArgument,
+                "a \(width)×\(height) region cannot be read at \(outputWidth)×\(outputHeight): sizes are 1 to the region's own")
         }
         // The coarsest level whose part of the region still has the output's pixels.
         var level = levelCount - 1
@@ -68,12 +71,15 @@ public final class PyramidRegionReader: Sendable {
             level -= 1
             area = Self.area(x: x, y: y, width: width, height: height, level: level, size: size(ofLevel: level))
         }
-        return try read(level: level, x0: area.x0, y0: area.y0, x1: area.x1, y1: area.y1, outputWidth: outputWidth, outputHeight: outputHeight)
+        return try read(
+            level: level, x0: area.x0, y0: area.y0, x1: area.x1, y1: area.y1, outputWidth: outputWidth, outputHeight: outputHeight)
     }
 
     /// The pixels of `level` covering the full-resolution rectangle: its edges scaled down, the far
     /// ones rounded up, clipped by the level.
-    private static func area(x: Int, y: Int, width: Int, height: Int, level: Int, size: (width: Int, height: Int)) -> (x0: Int, y0: Int, x1: Int, y1: Int) {
+    private static func area(x: Int, y: Int, width: Int, height: Int, level: Int, size: (width: Int, height: Int)) -> (
+        x0: Int, y0: Int, x1: Int, y1: Int
+    ) {
         let scale = 1 << level
         return (x / scale, y / scale, min(size.width, (x + width + scale - 1) / scale), min(size.height, (y + height + scale - 1) / scale))
     }
@@ -82,13 +88,17 @@ public final class PyramidRegionReader: Sendable {
     /// copying it, at the level's own size).
     private func read(level: Int, x0: Int, y0: Int, x1: Int, y1: Int, outputWidth: Int, outputHeight: Int) throws -> RegionBitmap {
         let sourceWidth = x1 - x0, sourceHeight = y1 - y0
-        var output = RegionBitmap(width: outputWidth, height: outputHeight, pixels: [UInt8](repeating: 0, count: outputWidth * outputHeight * 4))
+        var output = RegionBitmap(
+            width: outputWidth, height: outputHeight, pixels: [UInt8](repeating: 0, count: outputWidth * outputHeight * 4))
         try output.pixels.withUnsafeMutableBytes { out in
             let pixels = out.baseAddress!
             if sourceWidth != outputWidth || sourceHeight != outputHeight {
-                var resampler = AreaResampler(sourceWidth: sourceWidth, sourceHeight: sourceHeight, outputWidth: outputWidth, outputHeight: outputHeight)
+                var resampler = AreaResampler(
+                    sourceWidth: sourceWidth, sourceHeight: sourceHeight, outputWidth: outputWidth, outputHeight: outputHeight)
                 try forEachRow(level: level, x0: x0, y0: y0, x1: x1, y1: y1) { row in
-                    resampler.add(row.assumingMemoryBound(to: UInt32.self)) { (pixels + $0 * outputWidth * 4).assumingMemoryBound(to: UInt32.self) }
+                    resampler.add(row.assumingMemoryBound(to: UInt32.self)) {
+                        (pixels + $0 * outputWidth * 4).assumingMemoryBound(to: UInt32.self)
+                    }
                 }
             } else {
                 var next = 0
@@ -116,7 +126,8 @@ public final class PyramidRegionReader: Sendable {
                     try levels.withTile(level: level, column: tileColumn, row: tileRow, buffer: buffer) { tile, bytesPerRow, _, _ in
                         for y in top..<bottom {
                             let from = tile + (y - tileRow * side) * bytesPerRow + (left - tileColumn * side) * 4
-                            band.baseAddress!.advanced(by: ((y - top) * width + left - x0) * 4).copyMemory(from: from, byteCount: (right - left) * 4)
+                            band.baseAddress!.advanced(by: ((y - top) * width + left - x0) * 4).copyMemory(
+                                from: from, byteCount: (right - left) * 4)
                         }
                     }
                 }

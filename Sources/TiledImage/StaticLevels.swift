@@ -41,7 +41,9 @@ package struct StaticLevels: Sendable {
     /// and its size within the image (edge tiles are smaller than 256 × 256). A pyramid's tile is
     /// read into `buffer` (one `pread`): mapping levels of gigabytes would count every page read
     /// in the process's resident memory.
-    package func withTile<R>(level: Int, column: Int, row: Int, buffer: TileBuffer, _ body: (UnsafeRawPointer, Int, Int, Int) throws -> R) throws -> R {
+    package func withTile<R>(level: Int, column: Int, row: Int, buffer: TileBuffer, _ body: (UnsafeRawPointer, Int, Int, Int) throws -> R)
+        throws -> R
+    {
         let side = PyramidGeometry.tileSide
         switch levels[level] {
         case .pyramid(let info):

@@ -48,7 +48,9 @@ public enum StaticTileExport {
     ///   - quality: the JPEG quality (1…100).
     /// - Throws: `ImageCacheError`: `EEXIST` when the tree exists already, I/O errors with their
     ///   path, or the pyramid's read errors.
-    public static func write(_ pyramid: TilePyramid, layout: StaticTileLayout, into folder: String, iiifID: String? = nil, quality: Int = 85) throws -> StaticTileExportSummary {
+    public static func write(
+        _ pyramid: TilePyramid, layout: StaticTileLayout, into folder: String, iiifID: String? = nil, quality: Int = 85
+    ) throws -> StaticTileExportSummary {
         let levels = try StaticLevels(pyramid)
         let directory = try Directory.open(folder, create: true)
         let (fullWidth, fullHeight) = (pyramid.geometry.width, pyramid.geometry.height)
@@ -76,8 +78,9 @@ public enum StaticTileExport {
             let count = IIIFInformation.scaleFactors(levelSizes: levelSizes, tileSide: tileSide).count
             for index in 0..<count {
                 let written = try encodeLevel(index, of: levels, quality: quality) { column, row in
-                    let path = IIIFTilePath.components(width: fullWidth, height: fullHeight, tileWidth: tileSide, tileHeight: tileSide,
-                                                       scale: 1 << index, column: column, row: row, version: 3)
+                    let path = IIIFTilePath.components(
+                        width: fullWidth, height: fullHeight, tileWidth: tileSide, tileHeight: tileSide,
+                        scale: 1 << index, column: column, row: row, version: 3)
                     let size = try regionFolder(in: tree, path[0]).makePublishedFolder(path[1])
                     return (try size.makePublishedFolder(path[2]), path[3])
                 }
@@ -85,7 +88,8 @@ public enum StaticTileExport {
                 summary.bytes += written.bytes
             }
             let id = iiifID ?? URL(fileURLWithPath: tree.path).absoluteString
-            let info = try IIIFInformation.document(id: id, width: fullWidth, height: fullHeight, levelSizes: levelSizes, tileSide: tileSide)
+            let info = try IIIFInformation.document(
+                id: id, width: fullWidth, height: fullHeight, levelSizes: levelSizes, tileSide: tileSide)
             try tree.writePublishedFile("info.json", info)
             summary.bytes += info.count
             summary.levels = count
@@ -97,8 +101,10 @@ public enum StaticTileExport {
     /// Encodes every tile of `level` and writes it where `place` says (its folder, made there,
     /// and file name), on one thread per core: tiles of one level never share a folder.
     /// Returns the tiles and bytes written.
-    private static func encodeLevel(_ level: Int, of levels: StaticLevels, quality: Int,
-                                    place: @escaping @Sendable (_ column: Int, _ row: Int) throws -> (Directory, String)) throws -> (tiles: Int, bytes: Int) {
+    private static func encodeLevel(
+        _ level: Int, of levels: StaticLevels, quality: Int,
+        place: @escaping @Sendable (_ column: Int, _ row: Int) throws -> (Directory, String)
+    ) throws -> (tiles: Int, bytes: Int) {
         let (width, height) = levels.size(of: level)
         let columns = tiles(width), count = columns * tiles(height)
         struct Progress {
@@ -122,8 +128,11 @@ public enum StaticTileExport {
                 guard let index else { return }
                 do {
                     let (column, row) = (index % columns, index / columns)
-                    let bytes = try levels.withTile(level: level, column: column, row: row, buffer: buffer) { pixels, bytesPerRow, width, height in
-                        try JPEGEncoder.encode(pixels: pixels, width: width, height: height, bytesPerRow: bytesPerRow, format: .bgra32Premultiplied, quality: quality)
+                    let bytes = try levels.withTile(level: level, column: column, row: row, buffer: buffer) {
+                        pixels, bytesPerRow, width, height in
+                        try JPEGEncoder.encode(
+                            pixels: pixels, width: width, height: height, bytesPerRow: bytesPerRow, format: .bgra32Premultiplied,
+                            quality: quality)
                     }
                     let (folder, name) = try place(column, row)
                     try folder.writePublishedFile(name, bytes)
@@ -144,8 +153,10 @@ public enum StaticTileExport {
         do {
             return try directory.makePublishedFolder(name)
         } catch let error as ImageCacheError where error.errno == .fileExists {
-            throw ImageCacheError(.invalidArgument, "the folder already holds a \(layout.rawValue) tree (\(name)), which is never written over; remove it or choose another folder",
-                                  path: directory.child(name), errno: .fileExists)
+            throw ImageCacheError(
+                .invalidArgument,
+                "the folder already holds a \(layout.rawValue) tree (\(name)), which is never written over; remove it or choose another folder",
+                path: directory.child(name), errno: .fileExists)
         }
     }
 

@@ -34,7 +34,10 @@ public final class TilePyramid: Sendable {
     private let metadata: PyramidMetadata
     private let mappings: LockedBox<[MappedRegion?]>
 
-    init(metadata: PyramidMetadata, geometry: PyramidGeometry, files: [FileDescriptor], directory: Directory?, statistics: TilePyramidBuildStatistics?) {
+    init(
+        metadata: PyramidMetadata, geometry: PyramidGeometry, files: [FileDescriptor], directory: Directory?,
+        statistics: TilePyramidBuildStatistics?
+    ) {
         self.metadata = metadata
         self.geometry = geometry
         self.files = files
@@ -74,10 +77,15 @@ public final class TilePyramid: Sendable {
     /// unless `markingUse` is false.
     static func open(lockedDirectory directory: Directory, markingUse: Bool = true) throws -> TilePyramid {
         guard let metadata = try PyramidFolder.readMetadata(in: directory) else {
-            throw ImageCacheError(.damagedPyramid, "the folder holds no finished tile pyramid (its build never completed); build it again", path: directory.path)
+            throw ImageCacheError(
+                .damagedPyramid, "the folder holds no finished tile pyramid (its build never completed); build it again",
+                path: directory.path)
         }
         if !metadata.flushed && metadata.bootID != PyramidMetadata.currentBootID {
-            throw ImageCacheError(.damagedPyramid, "the pyramid was written but not flushed to disk before the system restarted, so its tiles may be incomplete; build it again", path: directory.path)
+            throw ImageCacheError(
+                .damagedPyramid,
+                "the pyramid was written but not flushed to disk before the system restarted, so its tiles may be incomplete; build it again",
+                path: directory.path)
         }
         let geometry = try metadata.geometry()
         var files: [FileDescriptor] = []
@@ -88,7 +96,9 @@ public final class TilePyramid: Sendable {
                 files.append(fd)
                 let size = Int(try fd.status(path: directory.child(name)).st_size)
                 guard size == level.byteCount else {
-                    throw ImageCacheError(.damagedPyramid, "level \(level.index) has \(size) bytes instead of \(level.byteCount); build the pyramid again", path: directory.child(name))
+                    throw ImageCacheError(
+                        .damagedPyramid, "level \(level.index) has \(size) bytes instead of \(level.byteCount); build the pyramid again",
+                        path: directory.child(name))
                 }
             }
         } catch {
@@ -106,7 +116,8 @@ public final class TilePyramid: Sendable {
         }
         let info = geometry.levels[level]
         guard column >= 0, column < info.columns, row >= 0, row < info.rows else {
-            throw ImageCacheError(.invalidArgument, "level \(level) has tiles 0…\(info.columns - 1) × 0…\(info.rows - 1), not (\(column), \(row))")
+            throw ImageCacheError(
+                .invalidArgument, "level \(level) has tiles 0…\(info.columns - 1) × 0…\(info.rows - 1), not (\(column), \(row))")
         }
         return info
     }
@@ -124,7 +135,8 @@ public final class TilePyramid: Sendable {
         try buffer.fill { (raw) throws in
             let n = try file.readAll(into: raw, at: at, path: path)
             guard n == raw.count else {
-                throw ImageCacheError(.damagedPyramid, "level \(level) ends inside tile (\(column), \(row)); build the pyramid again", path: path)
+                throw ImageCacheError(
+                    .damagedPyramid, "level \(level) ends inside tile (\(column), \(row)); build the pyramid again", path: path)
             }
             return n
         }
@@ -140,11 +152,13 @@ public final class TilePyramid: Sendable {
 
     /// Runs `body` with tile (`column`, `row`) of `level` as a zero-copy view of the level's
     /// mapping, which stays mapped (pinned) while `body` runs. The bytes are valid only inside `body`.
-    public func withMappedTile<R, E: Error>(level: Int, column: Int, row: Int, _ body: (UnsafeRawBufferPointer) throws(E) -> R) throws -> R {
+    public func withMappedTile<R, E: Error>(level: Int, column: Int, row: Int, _ body: (UnsafeRawBufferPointer) throws(E) -> R) throws -> R
+    {
         let info = try check(level: level, column: column, row: row)
         let region = try mapping(of: level, info: info)
         return try withExtendedLifetime(region) { () throws(E) -> R in
-            try body(UnsafeRawBufferPointer(start: region.base + offset(of: info, column: column, row: row), count: PyramidGeometry.tileBytes))
+            try body(
+                UnsafeRawBufferPointer(start: region.base + offset(of: info, column: column, row: row), count: PyramidGeometry.tileBytes))
         }
     }
 

@@ -13,7 +13,9 @@ extension TilePyramidBuilder {
     static let fileChunkBytes = 1 << 20
 
     /// Builds a pyramid from the image file at `path` (see ``build(contentsOf:progress:)``).
-    public static func build(contentsOf path: String, destination: TilePyramidDestination, options: TilePyramidOptions = .init()) throws -> TilePyramid {
+    public static func build(contentsOf path: String, destination: TilePyramidDestination, options: TilePyramidOptions = .init()) throws
+        -> TilePyramid
+    {
         try TilePyramidBuilder(destination: destination, options: options).build(contentsOf: path)
     }
 
@@ -90,7 +92,8 @@ extension TilePyramidBuilder {
     /// Feeds this builder every chunk of `chunks` and returns the finished pyramid, as
     /// ``build(from:destination:options:)`` does (stall watch and all); meanwhile other threads
     /// may read the rows of tiles already written (``readTile(level:column:row:into:)``).
-    public func build<Chunks: AsyncSequence & Sendable>(from chunks: Chunks) async throws -> TilePyramid where Chunks.Element: ContiguousBytes {
+    public func build<Chunks: AsyncSequence & Sendable>(from chunks: Chunks) async throws -> TilePyramid
+    where Chunks.Element: ContiguousBytes {
         try await consume(chunks, stallTimeout: options.stallTimeout) { chunk, builder throws in
             try builder.append(chunk)
         }

@@ -34,10 +34,13 @@ public final class TilePyramidBuilder: Sendable {
     /// Prepares a build into `destination`. For a folder, any pyramid already there is removed
     /// now (the folder must not be open elsewhere: `.inUse`). A failed build is logged to
     /// `logger` at debug level (the error itself is thrown to the caller).
-    public init(destination: TilePyramidDestination, options: TilePyramidOptions = .init(),
-                logger: Logger = Logger(label: "TiledImage.builder")) throws {
+    public init(
+        destination: TilePyramidDestination, options: TilePyramidOptions = .init(),
+        logger: Logger = Logger(label: "TiledImage.builder")
+    ) throws {
         self.options = options
-        state = LockedBox(BuildState(assembler: try PyramidAssembler(destination: destination, options: options, progress: progress), logger: logger))
+        state = LockedBox(
+            BuildState(assembler: try PyramidAssembler(destination: destination, options: options, progress: progress), logger: logger))
     }
 
     deinit {
@@ -89,7 +92,9 @@ public final class TilePyramidBuilder: Sendable {
             try state.checkOpen()
             do throws {
                 if state.source == nil && state.decodedFile == nil {
-                    guard !state.prefix.isEmpty else { throw ImageCacheError(.emptyInput, "the input ended without any bytes; there is no image to tile") }
+                    guard !state.prefix.isEmpty else {
+                        throw ImageCacheError(.emptyInput, "the input ended without any bytes; there is no image to tile")
+                    }
                     try state.chooseSource(final: true, options: options)
                 }
                 try state.source?.finish()
@@ -148,7 +153,8 @@ public final class TilePyramidBuilder: Sendable {
             state.lastChunk = now  // every byte is there from the start
             state.received = size
             do throws {
-                state.decodedFile = try decoder.decodeRows(ofFile: file, from: offset, size: size, sink: assembler, options: BuildState.rowOptions(options, assembler: assembler))
+                state.decodedFile = try decoder.decodeRows(
+                    ofFile: file, from: offset, size: size, sink: assembler, options: BuildState.rowOptions(options, assembler: assembler))
             } catch {
                 state.fail(ImageCacheError.adopting(error))
                 throw error

@@ -28,7 +28,8 @@ public final class TilePyramidStore: Sendable {
             (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == 0x2D || c == 0x5F || c == 0x2E
         }
         guard !name.isEmpty, name.utf8.count <= 200, allowed, !name.hasPrefix(".") else {
-            throw ImageCacheError(.invalidArgument, "'\(name)' is not a valid pyramid name (use letters, digits, '-', '_' and '.', not starting with '.')")
+            throw ImageCacheError(
+                .invalidArgument, "'\(name)' is not a valid pyramid name (use letters, digits, '-', '_' and '.', not starting with '.')")
         }
     }
 
@@ -72,8 +73,8 @@ public final class TilePyramidStore: Sendable {
             var names: [String] = []
             for name in try directory.names() where !name.hasPrefix(".") {
                 guard (try? Self.check(name)) != nil, let st = try directory.status(of: name), st.isDirectory,
-                      let folder = try? directory.subdirectory(name, create: false),
-                      (try? PyramidFolder.readMetadata(in: folder)) != nil
+                    let folder = try? directory.subdirectory(name, create: false),
+                    (try? PyramidFolder.readMetadata(in: folder)) != nil
                 else { continue }
                 names.append(name)
             }

@@ -56,7 +56,9 @@ public struct TileServiceDescriptor: Sendable, Hashable {
     /// - Throws: `ImageCacheError` `.corruptData` naming what is wrong, or `.dimensionsTooLarge`.
     public static func parse(_ bytes: [UInt8], from url: URL) throws -> TileServiceDescriptor {
         guard bytes.count <= maximumDescriptorBytes else {
-            throw ImageCacheError(.corruptData, "the tile descriptor is \(bytes.count) bytes, over the \(maximumDescriptorBytes) accepted", path: url.absoluteString)
+            throw ImageCacheError(
+                .corruptData, "the tile descriptor is \(bytes.count) bytes, over the \(maximumDescriptorBytes) accepted",
+                path: url.absoluteString)
         }
         let start = bytes.first { !$0.isLeadingFiller }
         do {
@@ -79,9 +81,11 @@ public struct TileServiceDescriptor: Sendable, Hashable {
             let number = Self.deepZoomTopLevel(width: width, height: height) - level
             return files.appendingPathComponent("\(number)").appendingPathComponent("\(column)_\(row).\(format)")
         case .iiif(let id, let version):
-            return IIIFTilePath.components(width: width, height: height, tileWidth: tileWidth, tileHeight: tileHeight, scale: 1 << level,
-                                           column: column, row: row, version: version)
-                .reduce(id) { $0.appendingPathComponent($1) }
+            return IIIFTilePath.components(
+                width: width, height: height, tileWidth: tileWidth, tileHeight: tileHeight, scale: 1 << level,
+                column: column, row: row, version: version
+            )
+            .reduce(id) { $0.appendingPathComponent($1) }
         }
     }
 
@@ -96,7 +100,8 @@ public struct TileServiceDescriptor: Sendable, Hashable {
         var levels: [TileLevelSize] = []
         var (w, h) = (width, height)
         for _ in 0..<levelCount {
-            levels.append(TileLevelSize(width: w, height: h, columns: (w + tileWidth - 1) / tileWidth, rows: (h + tileHeight - 1) / tileHeight))
+            levels.append(
+                TileLevelSize(width: w, height: h, columns: (w + tileWidth - 1) / tileWidth, rows: (h + tileHeight - 1) / tileHeight))
             (w, h) = ((w + 1) / 2, (h + 1) / 2)
         }
         self.levels = levels
@@ -113,14 +118,18 @@ public struct TileServiceDescriptor: Sendable, Hashable {
         guard let width, let height else { throw ImageCacheError(.corruptData, "the descriptor gives no width and height") }
         guard width >= 1, height >= 1 else { throw ImageCacheError(.corruptData, "the descriptor gives a size of \(width)×\(height)") }
         guard width <= maximumSide, height <= maximumSide else {
-            throw ImageCacheError(.dimensionsTooLarge, "the descriptor gives a size of \(width)×\(height); each side may be at most \(maximumSide)")
+            throw ImageCacheError(
+                .dimensionsTooLarge, "the descriptor gives a size of \(width)×\(height); each side may be at most \(maximumSide)")
         }
         return (width, height)
     }
 
     private static func checkTile(_ side: Int?, _ what: String) throws -> Int {
         guard let side, tileSides.contains(side) else {
-            throw ImageCacheError(.corruptData, "the descriptor gives a tile \(what) of \(side.map(String.init) ?? "nothing"); \(tileSides.lowerBound)…\(tileSides.upperBound) are accepted")
+            throw ImageCacheError(
+                .corruptData,
+                "the descriptor gives a tile \(what) of \(side.map(String.init) ?? "nothing"); \(tileSides.lowerBound)…\(tileSides.upperBound) are accepted"
+            )
         }
         return side
     }
@@ -133,17 +142,21 @@ public struct TileServiceDescriptor: Sendable, Hashable {
         let (width, height) = try checkSize(size["Width"].flatMap { Int($0) }, size["Height"].flatMap { Int($0) })
         let tile = try checkTile(image["TileSize"].flatMap { Int($0) }, "size")
         guard let overlap = image["Overlap"].flatMap({ Int($0) }), overlap >= 0, overlap <= tile / 2 else {
-            throw ImageCacheError(.corruptData, "the Deep Zoom descriptor gives an overlap of \(image["Overlap"] ?? "nothing") for tiles of \(tile)")
+            throw ImageCacheError(
+                .corruptData, "the Deep Zoom descriptor gives an overlap of \(image["Overlap"] ?? "nothing") for tiles of \(tile)")
         }
         guard let format = image["Format"]?.lowercased(), ["jpg", "jpeg", "png", "webp"].contains(format) else {
-            throw ImageCacheError(.corruptData, "the Deep Zoom descriptor gives a tile format of \(image["Format"] ?? "nothing"); jpg, jpeg, png and webp are read")
+            throw ImageCacheError(
+                .corruptData,
+                "the Deep Zoom descriptor gives a tile format of \(image["Format"] ?? "nothing"); jpg, jpeg, png and webp are read")
         }
         var base = url.deletingPathExtension()
         base = base.deletingLastPathComponent().appendingPathComponent(base.lastPathComponent + "_files")
         // Deep Zoom offers every level down to 1 × 1.
         let count = deepZoomTopLevel(width: width, height: height) + 1
-        return TileServiceDescriptor(service: .deepZoom(filesURL: base, format: format, overlap: overlap), width: width, height: height,
-                                     tileWidth: tile, tileHeight: tile, levelCount: count)
+        return TileServiceDescriptor(
+            service: .deepZoom(filesURL: base, format: format, overlap: overlap), width: width, height: height,
+            tileWidth: tile, tileHeight: tile, levelCount: count)
     }
 
     /// A IIIF Image API 2 or 3 `info.json`.
@@ -156,9 +169,11 @@ public struct TileServiceDescriptor: Sendable, Hashable {
         }
         guard let info = object as? [String: Any] else { throw ImageCacheError(.corruptData, "the IIIF info.json is not a JSON object") }
         let context = (info["@context"] as? String) ?? ((info["@context"] as? [Any])?.compactMap { $0 as? String }.last) ?? ""
-        let version = context.contains("/image/3/") ? 3 : context.contains("/image/2/") ? 2 : (info["type"] as? String == "ImageService3" ? 3 : 2)
+        let version =
+            context.contains("/image/3/") ? 3 : context.contains("/image/2/") ? 2 : (info["type"] as? String == "ImageService3" ? 3 : 2)
         guard let idText = (info["id"] as? String) ?? (info["@id"] as? String), var id = URL(string: idText),
-              let scheme = id.scheme?.lowercased(), scheme == "http" || scheme == "https", id.host != nil else {
+            let scheme = id.scheme?.lowercased(), scheme == "http" || scheme == "https", id.host != nil
+        else {
             throw ImageCacheError(.corruptData, "the IIIF info.json gives no http(s) id")
         }
         if idText.hasSuffix("/") { id = URL(string: String(idText.dropLast()))! }
@@ -174,8 +189,9 @@ public struct TileServiceDescriptor: Sendable, Hashable {
         var count = 0
         while count <= deepZoomTopLevel(width: width, height: height), available.contains(1 << count) { count += 1 }
         guard count > 0 else { throw ImageCacheError(.corruptData, "the IIIF info.json's tiles have no scale factor 1") }
-        return TileServiceDescriptor(service: .iiif(id: id, version: version), width: width, height: height,
-                                     tileWidth: tileWidth, tileHeight: tileHeight, levelCount: count)
+        return TileServiceDescriptor(
+            service: .iiif(id: id, version: version), width: width, height: height,
+            tileWidth: tileWidth, tileHeight: tileHeight, levelCount: count)
     }
 
     /// A JSON number that is a whole number within Int's range.
@@ -189,7 +205,8 @@ public struct TileServiceDescriptor: Sendable, Hashable {
     /// The attributes of the first `<name …>` element of `text` (double or single quotes).
     private static func element(_ name: String, in text: String) -> [String: String]? {
         guard let open = text.range(of: "<\(name)", options: [.caseInsensitive]),
-              let close = text[open.upperBound...].firstIndex(of: ">") else { return nil }
+            let close = text[open.upperBound...].firstIndex(of: ">")
+        else { return nil }
         var attributes: [String: String] = [:]
         var rest = text[open.upperBound..<close]
         while let equals = rest.firstIndex(of: "=") {
@@ -207,5 +224,7 @@ public struct TileServiceDescriptor: Sendable, Hashable {
 
 private extension UInt8 {
     /// White space, or a byte of a UTF-8 byte-order mark, before a descriptor's first character.
-    var isLeadingFiller: Bool { self == 0x20 || self == 0x09 || self == 0x0A || self == 0x0D || self == 0xEF || self == 0xBB || self == 0xBF }
+    var isLeadingFiller: Bool {
+        self == 0x20 || self == 0x09 || self == 0x0A || self == 0x0D || self == 0xEF || self == 0xBB || self == 0xBF
+    }
 }

@@ -21,7 +21,7 @@ struct FIC: AsyncParsableCommand {
             """,
         subcommands: [
             DemoCommand.self, IngestCommand.self, GetCommand.self, InspectCommand.self,
-            VerifyCommand.self, DecodeCommand.self, TileCommand.self, TileGetCommand.self, ServeCommand.self, ViewCommand.self,
+            VerifyCommand.self, DecodeCommand.self, TileCommand.self, TileGetCommand.self, ServeCommand.self, ViewCommand.self
         ]
     )
 

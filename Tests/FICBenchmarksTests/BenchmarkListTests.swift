@@ -8,7 +8,10 @@ struct BenchmarkListTests {
     @Test("every benchmark is listed once, under the name its JSON member has always had, ingest first")
     func names() {
         let names = BenchmarkList.all.map { $0.name }
-        #expect(Set(names) == ["retrieval", "decode", "ingest", "formats", "tiles", "loader", "view", "color", "serve", "animation", "processes"])
+        #expect(
+            Set(names) == [
+                "retrieval", "decode", "ingest", "formats", "tiles", "loader", "view", "color", "serve", "animation", "processes"
+            ])
         #expect(names.count == Set(names).count)
         #expect(names.first == "ingest", "ingest runs first, so that its memory figures are its own")
         for benchmark in BenchmarkList.all {

@@ -26,5 +26,6 @@ import Testing
 
 /// Whether this process's `malloc` is glibc's: not when a sanitizer's runtime replaced it
 /// (nil is RTLD_DEFAULT: every loaded object).
-private let mallocIsGlibcs = dlsym(nil, "__asan_init") == nil
+private let mallocIsGlibcs =
+    dlsym(nil, "__asan_init") == nil
     && dlsym(nil, "__tsan_init") == nil

@@ -32,7 +32,9 @@ import Testing
         }
         let identity = try #require(ProcessIdentity.running(pid: pid))
         let out = folder + "/start-time"
-        try ExternalTools.run("/usr/bin/python3", ["-c", "import sys; print(open('/proc/%s/stat' % sys.argv[1]).read().rsplit(')', 1)[1].split()[19])", String(pid)], stdout: out)
+        try ExternalTools.run(
+            "/usr/bin/python3",
+            ["-c", "import sys; print(open('/proc/%s/stat' % sys.argv[1]).read().rsplit(')', 1)[1].split()[19])", String(pid)], stdout: out)
         let python = try String(contentsOfFile: out, encoding: .utf8)
         #expect(String(identity.startTime) == python.trimmingCharacters(in: .whitespacesAndNewlines))
         #expect(identity.isRunning)

@@ -24,7 +24,8 @@ import Testing
     /// end one of them inherited would keep the stream from ending.
     func makePipe() throws -> (read: FileDescriptor, write: FileDescriptor) {
         var ends: [Int32] = [0, 0]
-        try #require(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0, "socketpair: errno \(errno)")
+        try #require(
+            socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0, "socketpair: errno \(errno)")
         return (FileDescriptor(rawValue: ends[0]), FileDescriptor(rawValue: ends[1]))
     }
 
@@ -63,7 +64,9 @@ import Testing
         }
         #expect(error.errno == .fileExists)
         let folder = try Directory.open(root, create: false)
-        let again = try #require(throws: ImageCacheError.self) { try folder.openFile("once", writable: true, create: true, exclusive: true) }
+        let again = try #require(throws: ImageCacheError.self) {
+            try folder.openFile("once", writable: true, create: true, exclusive: true)
+        }
         #expect(again.errno == .fileExists)
     }
 
@@ -72,9 +75,13 @@ import Testing
     @Test func aDescriptorThatIsNoneIsABadFileDescriptor() throws {
         let none = FileDescriptor(rawValue: -1)
         var buffer = [UInt8](repeating: 0, count: 8)
-        let read = try #require(throws: ImageCacheError.self) { try buffer.withUnsafeMutableBytes { try none.readAll(into: $0, path: "pipe") } }
+        let read = try #require(throws: ImageCacheError.self) {
+            try buffer.withUnsafeMutableBytes { try none.readAll(into: $0, path: "pipe") }
+        }
         #expect(read.errno == .badFileDescriptor && read.message == "read failed" && read.path == "pipe")
-        let pread = try #require(throws: ImageCacheError.self) { try buffer.withUnsafeMutableBytes { try none.readAll(into: $0, at: 0, path: nil) } }
+        let pread = try #require(throws: ImageCacheError.self) {
+            try buffer.withUnsafeMutableBytes { try none.readAll(into: $0, at: 0, path: nil) }
+        }
         #expect(pread.errno == .badFileDescriptor && pread.message == "pread failed")
         let write = try #require(throws: ImageCacheError.self) { try buffer.withUnsafeBytes { try none.writeAll($0, path: nil) } }
         #expect(write.errno == .badFileDescriptor && write.message == "write failed")
@@ -143,7 +150,9 @@ import Testing
         #expect(try back.withUnsafeMutableBytes { try file.readAll(into: $0, at: 0, path: nil) } == 110)
         #expect(back[0..<10].allSatisfy { $0 == 0 } && Array(back[10..<110]) == bytes && back[110] == 0xFF)
         #expect(try back.withUnsafeMutableBytes { try file.readAll(into: $0, at: 500, path: nil) } == 0)
-        #expect(try back.withUnsafeMutableBytes { try file.readAll(into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<0]), at: 0, path: nil) } == 0)
+        #expect(
+            try back.withUnsafeMutableBytes { try file.readAll(into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<0]), at: 0, path: nil) }
+                == 0)
     }
 
     // MARK: EINTR
@@ -204,7 +213,9 @@ import Testing
         let (pthread, task) = try #require(identity.withLockedValue { $0 })
         let syscallFile = "/proc/\(task)/syscall"
         try #require((try? String(contentsOfFile: syscallFile, encoding: .utf8)) != nil, "the kernel says which call a thread waits in")
-        let waitsInRead = { (try? String(contentsOfFile: syscallFile, encoding: .utf8))?.split(separator: " ").first == Substring(readNumber) }
+        let waitsInRead = {
+            (try? String(contentsOfFile: syscallFile, encoding: .utf8))?.split(separator: " ").first == Substring(readNumber)
+        }
         try waitUntil(waitsInRead)
         #expect(pthread_kill(pthread, SIGUSR2) == 0)
         try waitUntil { interruptions.load(ordering: .relaxed) > before }

@@ -44,13 +44,19 @@ private func give(_ amount: Int, to line: Int, of queue: WaiterQueue<Int, [Int: 
     @Test func nobodyOvertakesTheHeadOfTheLineButOtherLinesGoOn() async throws {
         let queue = pool([0: 1, 1: 0])
         let order = LockedBox<[String]>([])
-        async let big: Void = { try await queue.wait(in: 0, for: 3); order.withLockedValue { $0.append("big") } }()
+        async let big: Void = {
+            try await queue.wait(in: 0, for: 3); order.withLockedValue { $0.append("big") }
+        }()
         try await waitUntil("the big claim is queued") { queue.waitingCount == 1 }
-        async let small: Void = { try await queue.wait(in: 0, for: 1); order.withLockedValue { $0.append("small") } }()
+        async let small: Void = {
+            try await queue.wait(in: 0, for: 1); order.withLockedValue { $0.append("small") }
+        }()
         try await waitUntil("the small claim is queued behind it, though it would fit") { queue.waitingCount == 2 }
         #expect(!queue.tryTake(in: 0, 1), "nobody takes past waiters")
         // Another line is not held up by this one.
-        async let other: Void = { try await queue.wait(in: 1, for: 1); order.withLockedValue { $0.append("other") } }()
+        async let other: Void = {
+            try await queue.wait(in: 1, for: 1); order.withLockedValue { $0.append("other") }
+        }()
         try await waitUntil("the other line's waiter is queued") { queue.waitingCount == 3 }
         give(1, to: 1, of: queue)
         try await other

@@ -56,7 +56,8 @@ private func currentThreadName() -> String? {
 /// (field 19), read independently of the code that set it.
 private func currentThreadNiceness() -> Int? {
     guard let stat = try? String(contentsOfFile: "/proc/thread-self/stat", encoding: .utf8),
-          let close = stat.lastIndex(of: ")") else { return nil }
+        let close = stat.lastIndex(of: ")")
+    else { return nil }
     // Fields after the command name (which may hold spaces) start with field 3, the state.
     let fields = stat[stat.index(after: close)...].split(separator: " ")
     return fields.count > 16 ? Int(fields[16]) : nil

@@ -18,7 +18,10 @@ import Testing
             (Array(repeating: UInt8(ascii: "a"), count: 32), 0x856E_8432_98F9_9AD7, 0xB117_8171_79C0_E494),
             (Array(0..<64), 0xF7C6_7301_DB67_13F0, 0x2006_C268_B7D3_4F54),
             (Array(repeating: UInt8(ascii: "x"), count: 100), 0x92F0_DE5A_88A3_C094, 0x7A26_8F0B_8B03_F315),
-            (Array("The quick brown fox jumps over the lazy dog, twice: the quick brown fox!".utf8), 0xCFE7_3EE5_DC45_53E5, 0x5F3A_96E6_1753_0775),
+            (
+                Array("The quick brown fox jumps over the lazy dog, twice: the quick brown fox!".utf8), 0xCFE7_3EE5_DC45_53E5,
+                0x5F3A_96E6_1753_0775
+            )
         ]
         for (bytes, unseeded, seeded) in cases {
             #expect(bytes.withUnsafeBytes { XXH64.hash($0, seed: 0) } == unseeded, "\(bytes.count) bytes")

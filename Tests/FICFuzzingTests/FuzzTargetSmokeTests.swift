@@ -16,13 +16,17 @@ import Testing
     /// and the test data's small files, each behind the byte that picks full size (0) or a
     /// 16-pixel target (3).
     static func imageSeeds(tiffOnly: Bool) -> [[UInt8]] {
-        let shared = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../../shared").standardizedFileURL.path
+        let shared = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../../shared")
+            .standardizedFileURL.path
         var seeds: [[UInt8]] = []
-        for folder in ["testdata/png", "testdata/jpeg", "testdata/webp", "conformance/pngsuite", "conformance/webp-suite", "conformance/jpeg-suite"] {
+        for folder in [
+            "testdata/png", "testdata/jpeg", "testdata/webp", "conformance/pngsuite", "conformance/webp-suite", "conformance/jpeg-suite"
+        ] {
             let path = shared + "/" + folder
             for name in ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted() {
                 guard let bytes = try? ExternalTools.bytes(atPath: path + "/" + name), bytes.count < 64 << 10,
-                      !tiffOnly || bytes.starts(with: [0x49, 0x49]) || bytes.starts(with: [0x4D, 0x4D]) else { continue }
+                    !tiffOnly || bytes.starts(with: [0x49, 0x49]) || bytes.starts(with: [0x4D, 0x4D])
+                else { continue }
                 seeds.append([0] + bytes)
                 seeds.append([3] + bytes)
             }
@@ -33,11 +37,19 @@ import Testing
     /// A few of the seeds scripts/fuzz writes for the targets that parse text.
     static let textSeeds: [String: [[UInt8]]] = [
         "descriptor": [
-            [0] + Array(#"<?xml version="1.0"?><Image xmlns="http://schemas.microsoft.com/deepzoom/2008" Format="jpg" Overlap="1" TileSize="254"><Size Width="18000" Height="12000"/></Image>"#.utf8),
-            [1] + Array(#"{"@context":"http://iiif.io/api/image/3/context.json","id":"https://example.com/iiif/photo","type":"ImageService3","protocol":"http://iiif.io/api/image","profile":"level2","width":6000,"height":4000,"tiles":[{"width":512,"scaleFactors":[1,2,4,8,16]}]}"#.utf8),
+            [0]
+                + Array(
+                    #"<?xml version="1.0"?><Image xmlns="http://schemas.microsoft.com/deepzoom/2008" Format="jpg" Overlap="1" TileSize="254"><Size Width="18000" Height="12000"/></Image>"#
+                        .utf8),
+            [1]
+                + Array(
+                    #"{"@context":"http://iiif.io/api/image/3/context.json","id":"https://example.com/iiif/photo","type":"ImageService3","protocol":"http://iiif.io/api/image","profile":"level2","width":6000,"height":4000,"tiles":[{"width":512,"scaleFactors":[1,2,4,8,16]}]}"#
+                        .utf8)
         ],
-        "route": ["/iiif/3/photo/info.json", "/iiif/3/photo/pct:10,10,50,50/!120,120/!90/gray.png", "/iiif/3/photo/square/^max/270/bitonal.webp",
-                  "/dzi/photo_files/12/3_4.jpg"].map { [0x0F, 0xA0, 0x0B, 0xB8] + Array($0.utf8) },
+        "route": [
+            "/iiif/3/photo/info.json", "/iiif/3/photo/pct:10,10,50,50/!120,120/!90/gray.png", "/iiif/3/photo/square/^max/270/bitonal.webp",
+            "/dzi/photo_files/12/3_4.jpg"
+        ].map { [0x0F, 0xA0, 0x0B, 0xB8] + Array($0.utf8) }
     ]
 
     @Test(arguments: FuzzTarget.all.map(\.name))
@@ -73,8 +85,9 @@ import Testing
     static func madeTIFFs() -> [[UInt8]] {
         let samples = [UInt8]((0..<(24 * 16 * 3)).map { UInt8(truncatingIfNeeded: $0 * 7) })
         let strips = TIFFFiles.uncompressed(width: 24, height: 16, samplesPerPixel: 3, photometric: 2, rowsPerStrip: 8, samples: samples)
-        let tiles = TIFFFiles.uncompressed(width: 16, height: 16, samplesPerPixel: 3, photometric: 2, rowsPerStrip: 16, samples: Array(samples[0..<(16 * 16 * 3)]),
-                                           overrides: [322: [16], 323: [16], 324: [8], 325: [16 * 16 * 3]], removing: [273, 278, 279])
+        let tiles = TIFFFiles.uncompressed(
+            width: 16, height: 16, samplesPerPixel: 3, photometric: 2, rowsPerStrip: 16, samples: Array(samples[0..<(16 * 16 * 3)]),
+            overrides: [322: [16], 323: [16], 324: [8], 325: [16 * 16 * 3]], removing: [273, 278, 279])
         return [[0] + strips, [3] + strips, [0] + tiles]
     }
 }

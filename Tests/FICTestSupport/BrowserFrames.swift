@@ -34,7 +34,8 @@ public struct BrowserFrames: Sendable {
     public static func decode(_ paths: [String], in folder: String) throws -> [BrowserFrames] {
         let out = folder + "/browser-\(UUID().uuidString)"
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        try ExternalTools.run(ExternalTools.projectPython, [root.appendingPathComponent("scripts/browser-decode").path, "--out", out] + paths)
+        try ExternalTools.run(
+            ExternalTools.projectPython, [root.appendingPathComponent("scripts/browser-decode").path, "--out", out] + paths)
         return try paths.indices.map { index in
             let json = try ExternalTools.bytes(atPath: "\(out)/\(index).json")
             guard let report = try JSONSerialization.jsonObject(with: Data(json)) as? [String: Any] else {
@@ -45,11 +46,14 @@ public struct BrowserFrames: Sendable {
                 let width = (entry["width"] as? NSNumber)?.intValue ?? 0, height = (entry["height"] as? NSNumber)?.intValue ?? 0
                 let rgba = try ExternalTools.bytes(atPath: "\(out)/\(index).\(frame).rgba")
                 guard rgba.count == width * height * 4 else {
-                    throw ExternalTools.Failure(description: "Chromium's frame \(frame) of \(paths[index]): \(rgba.count) bytes for \(width)×\(height)")
+                    throw ExternalTools.Failure(
+                        description: "Chromium's frame \(frame) of \(paths[index]): \(rgba.count) bytes for \(width)×\(height)")
                 }
-                return Frame(width: width, height: height, durationMicroseconds: (entry["duration"] as? NSNumber)?.intValue ?? 0, rgba: rgba)
+                return Frame(
+                    width: width, height: height, durationMicroseconds: (entry["duration"] as? NSNumber)?.intValue ?? 0, rgba: rgba)
             }
-            return BrowserFrames(frames: frames, frameCount: (report["frameCount"] as? NSNumber)?.intValue, error: report["error"] as? String)
+            return BrowserFrames(
+                frames: frames, frameCount: (report["frameCount"] as? NSNumber)?.intValue, error: report["error"] as? String)
         }
     }
 }

@@ -49,7 +49,9 @@ public enum ExternalTools {
     /// output goes to the file `stdout` when given, else to /dev/null; its standard input comes
     /// from the file `stdin` when given, else /dev/null. ImageMagick is `/usr/bin/convert`
     /// (another `convert` may come first on PATH).
-    public static func run(_ tool: String, _ arguments: [String], stdin: String? = nil, stdout: String? = nil, timeout: Duration = .seconds(600)) throws {
+    public static func run(
+        _ tool: String, _ arguments: [String], stdin: String? = nil, stdout: String? = nil, timeout: Duration = .seconds(600)
+    ) throws {
         guard let executable = path(of: tool) else {
             throw Failure(description: "\(tool) is not installed; scripts/install-deps installs it")
         }
@@ -57,7 +59,8 @@ public enum ExternalTools {
         defer { unlink(errors) }
         let child: ChildProcess
         do {
-            child = try ChildProcess.start(executable, arguments, standardInput: stdin ?? "/dev/null", standardOutput: stdout ?? "/dev/null", standardError: errors)
+            child = try ChildProcess.start(
+                executable, arguments, standardInput: stdin ?? "/dev/null", standardOutput: stdout ?? "/dev/null", standardError: errors)
         } catch let error as HarnessError {
             throw Failure(description: error.description)
         }
@@ -73,12 +76,15 @@ public enum ExternalTools {
     /// `standardInput`, standard output into the file `standardOutput` and standard error into
     /// the file `standardError`; returns its pid for the caller to wait for (the harness's
     /// ``ChildProcess/spawn(_:_:environment:extraEnvironment:removedEnvironment:standardInput:standardOutput:standardError:)``).
-    public static func spawn(_ executable: String, _ arguments: [String], extraEnvironment: [String: String] = [:],
-                             removedEnvironment: [String] = [],
-                             standardInput: String = "/dev/null", standardOutput: String, standardError: String) throws -> pid_t {
+    public static func spawn(
+        _ executable: String, _ arguments: [String], extraEnvironment: [String: String] = [:],
+        removedEnvironment: [String] = [],
+        standardInput: String = "/dev/null", standardOutput: String, standardError: String
+    ) throws -> pid_t {
         do {
-            return try ChildProcess.spawn(executable, arguments, extraEnvironment: extraEnvironment, removedEnvironment: removedEnvironment,
-                                          standardInput: standardInput, standardOutput: standardOutput, standardError: standardError)
+            return try ChildProcess.spawn(
+                executable, arguments, extraEnvironment: extraEnvironment, removedEnvironment: removedEnvironment,
+                standardInput: standardInput, standardOutput: standardOutput, standardError: standardError)
         } catch let error as HarnessError {
             throw Failure(description: error.description)
         }

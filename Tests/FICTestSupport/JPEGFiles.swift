@@ -26,7 +26,8 @@ public enum JPEGFiles {
             offset += length + 2
             if marker == 0xDA {
                 while offset + 1 < bytes.count,
-                      !(bytes[offset] == 0xFF && bytes[offset + 1] != 0 && !(0xD0...0xD7).contains(bytes[offset + 1])) {
+                    !(bytes[offset] == 0xFF && bytes[offset + 1] != 0 && !(0xD0...0xD7).contains(bytes[offset + 1]))
+                {
                     offset += 1
                 }
             }

@@ -31,8 +31,10 @@ public final class LockHolder {
             # Held until the test kills it; the bound only ends it should the test die first.
             time.sleep(600)
             """
-        let holder = LockHolder(child: try ChildProcess.start("/usr/bin/python3", ["-c", script, file, String(byte)],
-                                                              standardOutput: said + ".out", standardError: said + ".err"))
+        let holder = LockHolder(
+            child: try ChildProcess.start(
+                "/usr/bin/python3", ["-c", script, file, String(byte)],
+                standardOutput: said + ".out", standardError: said + ".err"))
         try await waitUntil("the other process holds its lock on byte \(byte)") {
             currentText(ofFile: said + ".out") == "locked\n"
         }

@@ -67,7 +67,10 @@ public enum PNGFiles {
     /// A big-endian TIFF block (the payload of an `eXIf` chunk or, after `Exif\0\0`, of a JPEG's
     /// APP1 segment) holding only an orientation tag.
     public static func exif(orientation: Int) -> [UInt8] {
-        [0x4D, 0x4D, 0x00, 0x2A, 0, 0, 0, 0x08, 0x00, 0x01, 0x01, 0x12, 0x00, 0x03, 0, 0, 0, 0x01, 0x00, UInt8(orientation), 0, 0, 0, 0, 0, 0]
+        [
+            0x4D, 0x4D, 0x00, 0x2A, 0, 0, 0, 0x08, 0x00, 0x01, 0x01, 0x12, 0x00, 0x03, 0, 0, 0, 0x01, 0x00, UInt8(orientation), 0, 0, 0, 0,
+            0, 0
+        ]
     }
 
     /// Packs `samples` (each below 2^bits) into rows of `bits` per sample.
@@ -122,8 +125,10 @@ public enum PNGFiles {
     /// A non-interlaced PNG of stored (uncompressed) zlib data: `rows` of raw samples, filtered
     /// with `filter` (0–4; 5 cycles through all five), `extra` chunks between IHDR and the image
     /// data, which is split into IDAT chunks of at most `idatBytes` bytes.
-    public static func png(width: Int, height: Int, bitDepth: UInt8, colorType: UInt8, rows: [[UInt8]], extra: [[UInt8]] = [],
-                           filter: UInt8 = 0, idatBytes: Int = 1 << 30) -> [UInt8] {
+    public static func png(
+        width: Int, height: Int, bitDepth: UInt8, colorType: UInt8, rows: [[UInt8]], extra: [[UInt8]] = [],
+        filter: UInt8 = 0, idatBytes: Int = 1 << 30
+    ) -> [UInt8] {
         let channels = [0: 1, 2: 3, 3: 1, 4: 2, 6: 4][Int(colorType)] ?? 1
         let bpp = max(1, channels * Int(bitDepth) / 8)
         var raw: [UInt8] = []
@@ -134,7 +139,9 @@ public enum PNGFiles {
         }
         let zlib = zlibStored(raw)
         let header = bigEndian32(width) + bigEndian32(height) + [bitDepth, colorType, 0, 0, 0]
-        let data = stride(from: 0, to: zlib.count, by: idatBytes).flatMap { chunk("IDAT", Array(zlib[$0..<min(zlib.count, $0 + idatBytes)])) }
+        let data = stride(from: 0, to: zlib.count, by: idatBytes).flatMap {
+            chunk("IDAT", Array(zlib[$0..<min(zlib.count, $0 + idatBytes)]))
+        }
         return signature + chunk("IHDR", header) + extra.flatMap { $0 } + data + chunk("IEND", [])
     }
 }

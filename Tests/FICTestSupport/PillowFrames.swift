@@ -31,9 +31,11 @@ public struct PillowFrames: Sendable {
         let out = folder + "/\(name)-\(width)x\(height)\(roundAlpha ? "-round" : "").png"
         var arguments = [path, "-resize", "\(width)x\(height)!"]
         if roundAlpha {
-            arguments += ["(", "+clone", "-fill", "black", "-colorize", "100", "-fill", "white", "+antialias",
-                          "-draw", "ellipse \(width / 2),\(height / 2) \(width / 2 - 1),\(height / 2 - 1) 0,360", ")",
-                          "-alpha", "off", "-compose", "copy_opacity", "-composite"]
+            arguments += [
+                "(", "+clone", "-fill", "black", "-colorize", "100", "-fill", "white", "+antialias",
+                "-draw", "ellipse \(width / 2),\(height / 2) \(width / 2 - 1),\(height / 2 - 1) 0,360", ")",
+                "-alpha", "off", "-compose", "copy_opacity", "-composite"
+            ]
         }
         // ImageMagick is /usr/bin/convert (another `convert` may come first on PATH).
         try ExternalTools.run("/usr/bin/convert", arguments + ["PNG32:" + out])
@@ -44,7 +46,8 @@ public struct PillowFrames: Sendable {
     public init(_ bytes: [UInt8], in folder: String) throws {
         let input = folder + "/reference-\(UUID().uuidString)", output = input + ".frames", meta = input + ".json"
         try ExternalTools.write(bytes, to: input)
-        try Self.run("""
+        try Self.run(
+            """
             import sys, json
             from PIL import Image, ImageSequence
             image = Image.open(sys.argv[1])
@@ -65,7 +68,8 @@ public struct PillowFrames: Sendable {
         let raw = try ExternalTools.bytes(atPath: output)
         let frameBytes = width * height * 4
         guard raw.count == self.durations.count * frameBytes else {
-            throw ExternalTools.Failure(description: "Pillow wrote \(raw.count) bytes for \(self.durations.count) frames of \(width)×\(height)")
+            throw ExternalTools.Failure(
+                description: "Pillow wrote \(raw.count) bytes for \(self.durations.count) frames of \(width)×\(height)")
         }
         frames = (0..<self.durations.count).map { Array(raw[$0 * frameBytes..<($0 + 1) * frameBytes]) }
     }

@@ -18,7 +18,7 @@ public enum TIFFFiles {
         var tags: [UInt16: [UInt32]] = [
             256: [UInt32(width)], 257: [UInt32(height)],
             258: Array(repeating: UInt32(bitsPerSample), count: samplesPerPixel), 259: [1], 262: [UInt32(photometric)],
-            273: Array(repeating: 0, count: strips), 277: [UInt32(samplesPerPixel)], 278: [UInt32(rowsPerStrip)], 279: counts,
+            273: Array(repeating: 0, count: strips), 277: [UInt32(samplesPerPixel)], 278: [UInt32(rowsPerStrip)], 279: counts
         ]
         if !extraSamples.isEmpty { tags[338] = extraSamples.map(UInt32.init) }
         for (tag, values) in overrides { tags[tag] = values }
@@ -31,7 +31,9 @@ public enum TIFFFiles {
         let directoryStart = directoryFirst ? 8 : 8 + samples.count
         if overrides[273] == nil && tags[273] != nil {
             var offset = dataStart
-            tags[273] = counts.map { count in defer { offset += Int(count) }; return UInt32(offset) }
+            tags[273] = counts.map { count in
+                defer { offset += Int(count) }; return UInt32(offset)
+            }
         }
         var out: [UInt8] = [0x49, 0x49, 0x2A, 0x00]
         func u16(_ v: Int) { out += [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF)] }
@@ -48,7 +50,10 @@ public enum TIFFFiles {
             u32(UInt32(list.count))
             var encoded: [UInt8] = []
             for v in list {
-                encoded += short ? [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF)] : [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v >> 16 & 0xFF), UInt8(v >> 24)]
+                encoded +=
+                    short
+                    ? [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF)]
+                    : [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v >> 16 & 0xFF), UInt8(v >> 24)]
             }
             if encoded.count <= 4 {
                 out += encoded + Array(repeating: 0, count: 4 - encoded.count)

@@ -6,7 +6,9 @@ import Testing
 /// timeout only catches a hang. It is ten minutes because Swift Testing runs every test at once
 /// on a 2-core machine, and under Address Sanitizer the tests that block (external tools, long
 /// decodes) starved the async ones of the cooperative threads for over a minute.
-public func waitUntil(_ what: String, timeout: Duration = .seconds(600), _ condition: () -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+public func waitUntil(
+    _ what: String, timeout: Duration = .seconds(600), _ condition: () -> Bool, sourceLocation: SourceLocation = #_sourceLocation
+) async throws {
     let deadline = ContinuousClock.now + timeout
     while !condition() {
         if ContinuousClock.now > deadline {

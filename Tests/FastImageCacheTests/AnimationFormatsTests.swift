@@ -13,7 +13,11 @@ import Testing
     static let (width, height) = (32, 24)
 
     static func format() throws -> [ImageFormat] {
-        [try ImageFormat(name: "anim", family: "anim", size: CGSize(width: width, height: height), scale: 1, style: .bgra32Premultiplied, maximumCount: 100)]
+        [
+            try ImageFormat(
+                name: "anim", family: "anim", size: CGSize(width: width, height: height), scale: 1, style: .bgra32Premultiplied,
+                maximumCount: 100)
+        ]
     }
 
     static func still(_ photo: String, roundAlpha: Bool = false, in folder: String) throws -> String {
@@ -22,7 +26,9 @@ import Testing
 
     /// Stores the animation at `path` through a request and compares every frame with Pillow's
     /// within `tolerance`; returns what the cache says of the animation.
-    static func storeAndCompare(_ path: String, in dir: TemporaryDirectory, tolerance: Int, sourceLocation: SourceLocation = #_sourceLocation) async throws -> (StoredAnimation, PillowFrames) {
+    static func storeAndCompare(
+        _ path: String, in dir: TemporaryDirectory, tolerance: Int, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> (StoredAnimation, PillowFrames) {
         let pillow = try PillowFrames(try ExternalTools.bytes(atPath: path), in: dir.path)
         let cache = try ImageCache(directory: dir.path, namespace: "a", formats: try format(), provider: CountingProvider())
         defer { cache.close() }
@@ -55,8 +61,9 @@ import Testing
         let a = try Self.still("chelsea.jpg", in: dir.path), b = try Self.still("coffee.jpg", roundAlpha: true, in: dir.path)
         let c = try Self.still("rocket.jpg", roundAlpha: true, in: dir.path)
         let path = dir.path + "/mixed.webp"
-        try ExternalTools.run(try ExternalTools.tool("img2webp", package: "webp"),
-                              ["-loop", "2", "-d", "80", "-lossless", a, "-d", "120", "-lossy", "-q", "60", b, "-d", "40", "-lossless", c, "-o", path])
+        try ExternalTools.run(
+            try ExternalTools.tool("img2webp", package: "webp"),
+            ["-loop", "2", "-d", "80", "-lossless", a, "-d", "120", "-lossy", "-q", "60", b, "-d", "40", "-lossless", c, "-o", path])
         let (animation, _) = try await Self.storeAndCompare(path, in: dir, tolerance: 1)
         #expect(animation == StoredAnimation(durations: [80, 120, 40], loopCount: 2))
     }
@@ -71,7 +78,8 @@ import Testing
         let b = try PillowFrames.still(testFile("photos/coffee.jpg").path, 12, 10, roundAlpha: true, in: dir.path)
         let c = try PillowFrames.still(testFile("photos/rocket.jpg").path, 14, 8, roundAlpha: true, in: dir.path)
         let path = dir.path + "/animation.png"
-        try PillowFrames.run("""
+        try PillowFrames.run(
+            """
             import sys
             from PIL import Image
             a, b, c = (Image.open(p).convert("RGBA") for p in sys.argv[1:4])

@@ -28,7 +28,8 @@ import Testing
     /// A format of family "anim" keeping `max` images (an animation of 4 frames needs 20: its
     /// frames and record within a quarter of the table).
     static func format(max: Int = 40) throws -> ImageFormat {
-        try ImageFormat(name: "anim", family: "anim", size: CGSize(width: 24, height: 20), scale: 1, style: .bgra32Premultiplied, maximumCount: max)
+        try ImageFormat(
+            name: "anim", family: "anim", size: CGSize(width: 24, height: 20), scale: 1, style: .bgra32Premultiplied, maximumCount: max)
     }
 
     /// The centre pixel of `image` (B, G, R).
@@ -59,7 +60,7 @@ import Testing
         let expected: [(Int, (b: UInt8, g: UInt8, r: UInt8), Int)] = [
             (0, Self.red, 100), (99, Self.red, 100), (100, Self.lime, 300), (299, Self.lime, 300),
             (300, Self.blue, 600), (599, Self.blue, 600), (600, Self.yellow, 1000), (999, Self.yellow, 1000),
-            (1000, Self.red, 1100), (1150, Self.lime, 1300), (10_450, Self.blue, 10_600), (3_600_000_000, Self.red, 3_600_000_100),
+            (1000, Self.red, 1100), (1150, Self.lime, 1300), (10_450, Self.blue, 10_600), (3_600_000_000, Self.red, 3_600_000_100)
         ]
         for (ms, colour, next) in expected {
             let shown = Self.centre(player.image(at: .milliseconds(ms)))
@@ -110,7 +111,8 @@ import Testing
         // Played twice: 0 … 1999 ms, then the last frame stays.
         let expected: [(Int, (b: UInt8, g: UInt8, r: UInt8), Int?)] = [
             (50, Self.red, 100), (999, Self.yellow, 1000), (1000, Self.red, 1100), (1350, Self.blue, 1600),
-            (1599, Self.blue, 1600), (1600, Self.yellow, nil), (1999, Self.yellow, nil), (2000, Self.yellow, nil), (60_000, Self.yellow, nil),
+            (1599, Self.blue, 1600), (1600, Self.yellow, nil), (1999, Self.yellow, nil), (2000, Self.yellow, nil),
+            (60_000, Self.yellow, nil)
         ]
         for (ms, colour, next) in expected {
             let shown = Self.centre(player.image(at: .milliseconds(ms)))

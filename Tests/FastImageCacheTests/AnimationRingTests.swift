@@ -37,7 +37,9 @@ import Testing
 
     /// Frame `n` of `entity` as a player asks for it: every look is a lookup (a miss moves the
     /// ring on), until the ring has it. `everyLook` is called after each look.
-    static func frame(_ n: Int, of entity: some ImageEntity, in cache: ImageCache, format: String = "ring", everyLook: () -> Void = {}) async throws -> CachedImage {
+    static func frame(_ n: Int, of entity: some ImageEntity, in cache: ImageCache, format: String = "ring", everyLook: () -> Void = {})
+        async throws -> CachedImage
+    {
         var found: CachedImage?
         try await waitUntil("frame \(n) is in the ring") {
             found = cache.cachedImage(for: entity, format: format, frame: n)
@@ -61,7 +63,9 @@ import Testing
         let first = try await cache.image(for: entity, format: "ring")
         #expect(pillow.differingPixels(first, frame: 0, tolerance: 0) == 0)
         try await waitUntil("the whole format's frames are stored") { cache.requestStatistics.isIdle }
-        #expect(cache.animation(for: entity, format: "ring") == StoredAnimation(durations: Self.delays.map { $0 * 10 }, loopCount: 0, playsFromRing: true))
+        #expect(
+            cache.animation(for: entity, format: "ring")
+                == StoredAnimation(durations: Self.delays.map { $0 * 10 }, loopCount: 0, playsFromRing: true))
         #expect(cache.animation(for: entity, format: "whole") == StoredAnimation(durations: Self.delays.map { $0 * 10 }, loopCount: 0))
         // The ring format holds the first frame and the record; the other all ten frames and the record.
         #expect(cache.statistics.formats.map(\.count) == [2, 11])
@@ -111,7 +115,8 @@ import Testing
         let dir = TemporaryDirectory()
         defer { dir.cleanup() }
         let (gif, bytes) = try Self.makeGIF(in: dir.path)
-        let cache = try ImageCache(directory: dir.path, namespace: "a", formats: try Self.formats(ringOnly: true), provider: CountingProvider())
+        let cache = try ImageCache(
+            directory: dir.path, namespace: "a", formats: try Self.formats(ringOnly: true), provider: CountingProvider())
         defer { cache.close() }
         let frameBytes = 64 * Self.height * ((Self.width * 4 + 63) / 64)  // rows padded to 64 bytes
         let oneRing = bytes.count + 2 * 4 * Self.width * Self.height + 3 * frameBytes
@@ -132,7 +137,8 @@ import Testing
         let dir = TemporaryDirectory()
         defer { dir.cleanup() }
         let (gif, _) = try Self.makeGIF(in: dir.path)
-        let cache = try ImageCache(directory: dir.path, namespace: "a", formats: try Self.formats(ringOnly: true), provider: CountingProvider())
+        let cache = try ImageCache(
+            directory: dir.path, namespace: "a", formats: try Self.formats(ringOnly: true), provider: CountingProvider())
         defer { cache.close() }
         cache.rings.limits = AnimationRings.Limits(framesPerRing: 3, rings: 2, idleTime: .seconds(10))
         let now = Locked(ContinuousClock.now)
@@ -168,7 +174,10 @@ import Testing
         let path = dir.path + "/thirteen.gif"
         let colours = ["red", "lime", "blue", "yellow", "white", "black", "cyan", "magenta", "gray", "orange", "purple", "navy", "teal"]
         try ExternalTools.run("/usr/bin/convert", ["-size", "4x4"] + colours.flatMap { ["-delay", "5", "xc:\($0)"] } + [path])
-        let formats = [try ImageFormat(name: "dot", family: "anim", size: CGSize(width: 1, height: 1), scale: 1, style: .bgra32Premultiplied, maximumCount: 16)]
+        let formats = [
+            try ImageFormat(
+                name: "dot", family: "anim", size: CGSize(width: 1, height: 1), scale: 1, style: .bgra32Premultiplied, maximumCount: 16)
+        ]
         let cache = try ImageCache(directory: dir.path, namespace: "a", formats: formats, provider: CountingProvider())
         defer { cache.close() }
         let entity = Photo(entityID: "thirteen", url: URL(fileURLWithPath: path))
@@ -185,7 +194,9 @@ import Testing
     /// Version 1 records (no flags) are read as they were; version 2 keeps the ring flag and the
     /// "being stored" flag; a record with a flag this version does not know is refused.
     @Test func animationRecordsOfBothVersionsAreRead() {
-        func bytes(_ values: [UInt32]) -> [UInt8] { values.flatMap { v in withUnsafeBytes(of: v.littleEndian) { Array($0) } } + [0, 0, 0, 0] }
+        func bytes(_ values: [UInt32]) -> [UInt8] {
+            values.flatMap { v in withUnsafeBytes(of: v.littleEndian) { Array($0) } } + [0, 0, 0, 0]
+        }
         let v1 = bytes([0x4143_4946, 1, 3, 2, 50, 20, 100])
         #expect(v1.withUnsafeBytes { AnimationRecord.read($0) } == StoredAnimation(durations: [50, 20, 100], loopCount: 2))
         let ring = StoredAnimation(durations: [50, 20, 100], loopCount: 0, playsFromRing: true)

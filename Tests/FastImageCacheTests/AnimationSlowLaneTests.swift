@@ -22,17 +22,21 @@ import Testing
         func sourceImageURL(for format: ImageFormat) -> URL? { url }
 
         func draw(_ source: DecodedImage, format: ImageFormat, canvas: ImageCanvas) throws {
-            hooks.onDraw(hooks.draws.withLockedValue { n in
-                n += 1
-                return n
-            })
+            hooks.onDraw(
+                hooks.draws.withLockedValue { n in
+                    n += 1
+                    return n
+                })
             canvas.draw(source, in: CGRect(origin: .zero, size: format.size), contentMode: .aspectFill)
         }
     }
 
     /// One format: each frame is one drawing, so drawing *n* is frame *n − 1*.
     static func format() throws -> [ImageFormat] {
-        [try ImageFormat(name: "anim", family: "anim", size: CGSize(width: 16, height: 16), scale: 1, style: .bgra32Premultiplied, maximumCount: 40)]
+        [
+            try ImageFormat(
+                name: "anim", family: "anim", size: CGSize(width: 16, height: 16), scale: 1, style: .bgra32Premultiplied, maximumCount: 40)
+        ]
     }
 
     /// All CPU threads but one are held; the animation's first frame is drawn on the last one,
@@ -146,7 +150,10 @@ import Testing
         let hooks = HookedPhoto.Hooks { n in
             // Queued while the first frame's job runs: taken before the frames' step (lower priority).
             if n == 1, let cache = box.withLockedValue({ $0 }) {
-                cache.lanes.queueCPUStep(at: .veryHigh) { held.wait() } cancelled: {}
+                cache.lanes.queueCPUStep(at: .veryHigh) {
+                    held.wait()
+                } cancelled: {
+                }
             }
         }
         let animated = HookedPhoto(entityID: "colours", url: gif, hooks: hooks)

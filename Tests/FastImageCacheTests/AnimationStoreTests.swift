@@ -30,8 +30,13 @@ import Testing
     }
 
     static func formats(max: Int = 40) throws -> [ImageFormat] {
-        [try ImageFormat(name: "small", family: "anim", size: CGSize(width: 8, height: 8), scale: 1, style: .bgra32Premultiplied, maximumCount: max),
-         try ImageFormat(name: "large", family: "anim", size: CGSize(width: 24, height: 20), scale: 1, style: .bgra32Premultiplied, maximumCount: max)]
+        [
+            try ImageFormat(
+                name: "small", family: "anim", size: CGSize(width: 8, height: 8), scale: 1, style: .bgra32Premultiplied, maximumCount: max),
+            try ImageFormat(
+                name: "large", family: "anim", size: CGSize(width: 24, height: 20), scale: 1, style: .bgra32Premultiplied, maximumCount: max
+            )
+        ]
     }
 
     /// The centre pixel of `image` (B, G, R).
@@ -121,13 +126,19 @@ import Testing
         let gif = try Self.makeGIF(in: dir.path)
         let entity = Photo(entityID: "colours", url: gif)
         // A quarter of 16 is 4 slots: four frames and a record do not fit; a quarter of 40 does.
-        let formats = [try ImageFormat(name: "small", family: "anim", size: CGSize(width: 8, height: 8), scale: 1, style: .bgra32Premultiplied, maximumCount: 16),
-                       try ImageFormat(name: "large", family: "anim", size: CGSize(width: 24, height: 20), scale: 1, style: .bgra32Premultiplied, maximumCount: 40)]
+        let formats = [
+            try ImageFormat(
+                name: "small", family: "anim", size: CGSize(width: 8, height: 8), scale: 1, style: .bgra32Premultiplied, maximumCount: 16),
+            try ImageFormat(
+                name: "large", family: "anim", size: CGSize(width: 24, height: 20), scale: 1, style: .bgra32Premultiplied, maximumCount: 40)
+        ]
         let cache = try ImageCache(directory: dir.path, namespace: "a", formats: formats, provider: CountingProvider())
         defer { cache.close() }
         let first = try await cache.image(for: entity, format: "small")
         #expect(Self.centre(first) == Self.colours[0])
-        try await waitUntil("every frame of the large format is stored") { cache.cachedImage(for: entity, format: "large", frame: 3) != nil }
+        try await waitUntil("every frame of the large format is stored") {
+            cache.cachedImage(for: entity, format: "large", frame: 3) != nil
+        }
         #expect(cache.animation(for: entity, format: "small") == StoredAnimation(durations: Self.delays, loopCount: 3, playsFromRing: true))
         // The first frame and the record; the other frames come from a ring.
         #expect(cache.statistics.formats.map(\.count) == [2, 5])
@@ -177,7 +188,7 @@ import Testing
         let expected: [(Int, Int)] = [
             (-5, 0), (0, 0), (49, 0), (50, 1), (69, 1), (70, 2), (169, 2), (170, 3), (289, 3),
             (290, 0), (340, 1), (579, 3), (580, 0), (750, 3), (869, 3),
-            (870, 3), (871, 3), (10_000, 3),  // after the third play, the last frame stays
+            (870, 3), (871, 3), (10_000, 3)  // after the third play, the last frame stays
         ]
         for (ms, frame) in expected {
             #expect(t.frame(atMilliseconds: ms) == frame, "at \(ms) ms")

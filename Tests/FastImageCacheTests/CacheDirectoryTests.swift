@@ -32,9 +32,13 @@ import Testing
     }
 
     @Test func theUserCacheFolderIsXDGCacheHomeWhenAbsoluteElseTheHomeFoldersDotCache() throws {
-        #expect(try CacheDirectory.user(named: "gallery", environment: ["XDG_CACHE_HOME": "/x/cache", "HOME": "/home/me"]).path == "/x/cache/gallery")
+        #expect(
+            try CacheDirectory.user(named: "gallery", environment: ["XDG_CACHE_HOME": "/x/cache", "HOME": "/home/me"]).path
+                == "/x/cache/gallery")
         // A relative XDG_CACHE_HOME is ignored, as the XDG base directory specification says.
-        #expect(try CacheDirectory.user(named: "gallery", environment: ["XDG_CACHE_HOME": "cache", "HOME": "/home/me"]).path == "/home/me/.cache/gallery")
+        #expect(
+            try CacheDirectory.user(named: "gallery", environment: ["XDG_CACHE_HOME": "cache", "HOME": "/home/me"]).path
+                == "/home/me/.cache/gallery")
         #expect(try CacheDirectory.user(named: "gallery", environment: ["HOME": "/home/me"]).path == "/home/me/.cache/gallery")
         for name in ["", ".", "..", "a/b", "/etc"] {
             let error = #expect(throws: ImageCacheError.self) { try CacheDirectory.user(named: name, environment: ["HOME": "/home/me"]) }
@@ -69,7 +73,9 @@ import Testing
         let before = try #require(try CacheDirectory(path: dir.path).namespaces().first).lastUse
         #expect(before < Date(timeIntervalSinceNow: -99 * 86_400))
 
-        let reader = try ImageCache(directory: dir.path, namespace: "ns", formats: [try thumbFormat(), try mediumFormat()], options: TableOpenOptions(readOnly: true))
+        let reader = try ImageCache(
+            directory: dir.path, namespace: "ns", formats: [try thumbFormat(), try mediumFormat()],
+            options: TableOpenOptions(readOnly: true))
         reader.close()
         #expect(try CacheDirectory(path: dir.path).namespaces().first?.lastUse == before)
 
@@ -81,7 +87,9 @@ import Testing
 
     @Test func trimmingRemovesTheLeastRecentlyUsedFirstNeverOneInUseNorOneKept() throws {
         let dir = TemporaryDirectory(); defer { dir.cleanup() }
-        for (name, days) in [("a", 40.0), ("b", 30), ("c", 20), ("d", 10), ("e", 5)] { try makeNamespace(name, in: dir.path, daysAgo: days) }
+        for (name, days) in [("a", 40.0), ("b", 30), ("c", 20), ("d", 10), ("e", 5)] {
+            try makeNamespace(name, in: dir.path, daysAgo: days)
+        }
         let size = try #require(try CacheDirectory(path: dir.path).namespaces().first).diskBytes
         // "b" is open in a cache (as in another process: the lock is on the folder's open file).
         let open = try ImageCache(directory: dir.path, namespace: "b", formats: [try thumbFormat(), try mediumFormat()])
@@ -134,7 +142,9 @@ import Testing
         #expect(!removal.folderRemoved, "other files remain in it")
         #expect(told == ["n"], "no table is left, so the caller may remove its own files")
         #expect(!exists(n + "/thumb.fictable") && !exists(n + "/medium.fictable"))
-        for kept in ["notes.txt", "sub/thumb.fictable", "fake.fictable", "linked.fictable"] { #expect(exists(n + "/" + kept), "\(kept) stays") }
+        for kept in ["notes.txt", "sub/thumb.fictable", "fake.fictable", "linked.fictable"] {
+            #expect(exists(n + "/" + kept), "\(kept) stays")
+        }
         #expect(try tableBytes(dir.path + "/other") == otherBytes, "the link's target is untouched")
 
         let error = #expect(throws: ImageCacheError.self) { try CacheDirectory(path: dir.path).removeNamespace("alias") }

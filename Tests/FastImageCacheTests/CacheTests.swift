@@ -49,8 +49,10 @@ import Testing
     /// family (or of the cache) up to date, and never true for a family with no format.
     @Test func containsImagesTellsWhetherAFamilyIsStored() throws {
         let dir = TemporaryDirectory(); defer { dir.cleanup() }
-        let other = try ImageFormat(name: "poster", family: "posters", size: CGSize(width: 20, height: 20), scale: 1, style: .bgra32Premultiplied, maximumCount: 4)
-        let cache = try ImageCache(directory: dir.path, formats: [try thumbFormat(), try mediumFormat(), other], provider: CountingProvider())
+        let other = try ImageFormat(
+            name: "poster", family: "posters", size: CGSize(width: 20, height: 20), scale: 1, style: .bgra32Premultiplied, maximumCount: 4)
+        let cache = try ImageCache(
+            directory: dir.path, formats: [try thumbFormat(), try mediumFormat(), other], provider: CountingProvider())
         let photo = Photo(entityID: "a", url: astronaut)
         #expect(!cache.containsImages(for: photo, family: "photos") && !cache.containsImages(for: photo))
         try cache.storeImages(from: .bytes(try ImageBytes(contentsOf: astronaut.path)), for: photo, family: "photos")
@@ -126,7 +128,8 @@ import Testing
         e = await #expect(throws: ImageCacheError.self) { try await none.image(for: photo, format: "nope") }
         #expect(e?.code == .unknownFormat)
 
-        let failing = try ImageCache(directory: dir.path, namespace: "b", formats: [try mediumFormat()], provider: CountingProvider(failure: true))
+        let failing = try ImageCache(
+            directory: dir.path, namespace: "b", formats: [try mediumFormat()], provider: CountingProvider(failure: true))
         e = await #expect(throws: ImageCacheError.self) { try await failing.image(for: photo, format: "medium") }
         #expect(e?.code == .sourceUnavailable)
         #expect(e?.underlying != nil)
@@ -153,7 +156,9 @@ import Testing
         #expect(!cache.containsImage(for: photo, format: "thumb"))
         try cache.reset()
         #expect(cache.cachedImage(for: photo, format: "medium") == nil)
-        for i in 0..<20 { try cache.setImage(encoded: [UInt8](try Data(contentsOf: astronaut)), for: Photo(entityID: "n\(i)"), format: "medium") }
+        for i in 0..<20 {
+            try cache.setImage(encoded: [UInt8](try Data(contentsOf: astronaut)), for: Photo(entityID: "n\(i)"), format: "medium")
+        }
         #expect(held.withUnsafeBytes { Array($0) } == pixels, "reset never touches a held image")
         try cache.setImage(encoded: [UInt8](try Data(contentsOf: coffee)), for: photo, format: "thumb")
         #expect(cache.deleteImage(for: photo, format: "thumb"))

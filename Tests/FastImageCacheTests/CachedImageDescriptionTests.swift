@@ -24,7 +24,8 @@ import FastImageCache
     @Test func theEntityIsQuotedAndEscaped() throws {
         let dir = TemporaryDirectory(); defer { dir.cleanup() }
         let cache = try ImageCache(directory: dir.path, formats: [try mediumFormat()])
-        let stored = try cache.setImage(try ImageDecoder.decode(contentsOf: coffee.path), for: Photo(entityID: "a \"b\"\nc"), format: "medium")
+        let stored = try cache.setImage(
+            try ImageDecoder.decode(contentsOf: coffee.path), for: Photo(entityID: "a \"b\"\nc"), format: "medium")
         #expect("\(stored)" == #"CachedImage(medium, 100×100 px, bgra, entity "a \"b\"\nc")"#)
     }
 

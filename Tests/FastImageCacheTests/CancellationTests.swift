@@ -39,7 +39,11 @@ import Testing
             provider.started.count == 1 && cache.lanes.coordinator.waiters(entityID: "p", format: "medium").count == 2
         }
         leaving.cancel()
-        if case .failure(let e as ImageCacheError) = await leaving.result { #expect(e.code == .cancelled) } else { Issue.record("expected a cancellation error") }
+        if case .failure(let e as ImageCacheError) = await leaving.result {
+            #expect(e.code == .cancelled)
+        } else {
+            Issue.record("expected a cancellation error")
+        }
         #expect(provider.cancellations.isEmpty, "the provider is told only when the last waiter goes")
         provider.releaseAll()
         let image = try await staying.value
@@ -60,7 +64,11 @@ import Testing
             provider.started.count == 1 && !cache.lanes.coordinator.waiters(entityID: "p", format: "medium").isEmpty
         }
         cache.cancelRequest(for: photo, format: "medium")
-        if case .failure(let e as ImageCacheError) = await task.result { #expect(e.code == .cancelled) } else { Issue.record("expected a cancellation error") }
+        if case .failure(let e as ImageCacheError) = await task.result {
+            #expect(e.code == .cancelled)
+        } else {
+            Issue.record("expected a cancellation error")
+        }
         #expect(provider.cancellations == [photoURL(0)])
     }
 
@@ -75,7 +83,11 @@ import Testing
             provider.started.count == 1 && !cache.lanes.coordinator.waiters(entityID: "p", format: "medium").isEmpty
         }
         cache.close()
-        if case .failure(let e as ImageCacheError) = await task.result { #expect(e.code == .closed) } else { Issue.record("expected a closed error") }
+        if case .failure(let e as ImageCacheError) = await task.result {
+            #expect(e.code == .closed)
+        } else {
+            Issue.record("expected a closed error")
+        }
     }
 
     @Test func cancellingACallerKeepsAPrefetchOfTheSameImageAlive() async throws {
@@ -88,7 +100,11 @@ import Testing
         try await waitUntil("the request promotes the queued prefetch") { provider.started.count == 2 }
         #expect(cache.lanes.coordinator.priority(of: photoURL(1)) == .high)
         impatient.cancel()
-        if case .failure(let e as ImageCacheError) = await impatient.result { #expect(e.code == .cancelled) } else { Issue.record("expected .cancelled") }
+        if case .failure(let e as ImageCacheError) = await impatient.result {
+            #expect(e.code == .cancelled)
+        } else {
+            Issue.record("expected .cancelled")
+        }
         #expect(cache.lanes.coordinator.priority(of: photoURL(1)) == .low, "the job falls back to the prefetch's priority")
         #expect(provider.cancellations.isEmpty, "the fetch goes on for the prefetch")
         provider.releaseAll()
@@ -105,7 +121,11 @@ import Testing
         let queued = Task { try await cache.image(for: photo(1), format: "thumb") }
         try await waitUntil("the second is queued") { cache.requestStatistics.queuedFast == 1 }
         queued.cancel()
-        if case .failure(let e as ImageCacheError) = await queued.result { #expect(e.code == .cancelled) } else { Issue.record("expected .cancelled") }
+        if case .failure(let e as ImageCacheError) = await queued.result {
+            #expect(e.code == .cancelled)
+        } else {
+            Issue.record("expected .cancelled")
+        }
         #expect(cache.requestStatistics.queuedFast == 0)
         provider.releaseAll()
         _ = try await running.value

@@ -37,7 +37,7 @@ import Testing
             try ImageFormat(name: "f", family: "a", size: CGSize(width: 11, height: 10), scale: 2, style: .bgrx32, maximumCount: 5),
             try ImageFormat(name: "f", family: "a", size: CGSize(width: 10, height: 10), scale: 3, style: .bgrx32, maximumCount: 5),
             try ImageFormat(name: "f", family: "a", size: CGSize(width: 10, height: 10), scale: 2, style: .rgb565, maximumCount: 5),
-            try ImageFormat(name: "f", family: "a", size: CGSize(width: 10, height: 10), scale: 2, style: .bgrx32, maximumCount: 6),
+            try ImageFormat(name: "f", family: "a", size: CGSize(width: 10, height: 10), scale: 2, style: .bgrx32, maximumCount: 6)
         ]
         for v in variants { #expect(v.identity != base.identity) }
     }

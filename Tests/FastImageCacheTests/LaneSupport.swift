@@ -161,7 +161,6 @@ struct ObservedPhoto: ImageEntity {
     }
 }
 
-
 /// A gate that threads of the cache (a CPU step, an entity's drawing) wait at until the test
 /// opens it, counting who arrived: the test sees that a thread is held, and releases it, without
 /// sleeping. A wait gives up after `timeout` (recorded in ``timedOut``), so that a test whose
@@ -220,7 +219,10 @@ extension ImageCache {
     func holdCPUThreads(_ count: Int, at gate: ThreadGate) async throws {
         let before = gate.arrived
         for _ in 0..<count {
-            lanes.queueCPUStep(at: .veryHigh) { gate.wait() } cancelled: {}
+            lanes.queueCPUStep(at: .veryHigh) {
+                gate.wait()
+            } cancelled: {
+            }
         }
         try await waitUntil("\(count) CPU threads are held") { gate.arrived == before + count }
     }

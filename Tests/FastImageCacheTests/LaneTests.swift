@@ -195,7 +195,8 @@ import Testing
         try await withThrowingTaskGroup(of: Void.self) { group in
             for i in 0..<8 {
                 group.addTask {
-                    _ = try await cache.image(for: ObservedPhoto(entityID: "o\(i)", url: photoURL(i), observations: observations), format: "thumb")
+                    _ = try await cache.image(
+                        for: ObservedPhoto(entityID: "o\(i)", url: photoURL(i), observations: observations), format: "thumb")
                 }
             }
             try await waitUntil("two drawings held while a source waits for a CPU thread") {
@@ -240,7 +241,11 @@ import Testing
         #expect(stats.queuedFast == 0 && stats.queuedSlow == 0 && stats.waiters == 0, "closing leaves nothing queued to start")
         #expect(stats.fetchingFast == 0 && stats.fetchingSlow == 0, "nor anything counted as fetching")
         for task in tasks {
-            if case .failure(let e as ImageCacheError) = await task.result { #expect(e.code == .closed) } else { Issue.record("expected .closed") }
+            if case .failure(let e as ImageCacheError) = await task.result {
+                #expect(e.code == .closed)
+            } else {
+                Issue.record("expected .closed")
+            }
         }
         let late = await #expect(throws: ImageCacheError.self) { try await cache.image(for: photo(7), format: "thumb") }
         #expect(late?.code == .closed)

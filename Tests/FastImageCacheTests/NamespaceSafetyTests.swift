@@ -99,7 +99,7 @@ import Testing
             var sourceImageID = "v1"
             func sourceImageURL(for format: ImageFormat) -> URL? { nil }
             func draw(_ source: DecodedImage, format: ImageFormat, canvas: ImageCanvas) throws {
-                canvas.withCairoContext { cairo_scale($0, 0, 0) } // an invalid matrix: cairo records an error
+                canvas.withCairoContext { cairo_scale($0, 0, 0) }  // an invalid matrix: cairo records an error
                 canvas.draw(source, in: CGRect(x: 0, y: 0, width: 10, height: 10), contentMode: .aspectFill)
             }
         }
@@ -110,7 +110,10 @@ import Testing
         #expect(cache.statistics.formats[0].count == 0)
     }
 
-    @Test(arguments: [(1e300, 1.0, 1.0), (1.0, 1.0, 1e300), (9.3e18, 1.0, 1.0), (1.0, 9.3e18, 1.0), (.infinity, 1.0, 1.0), (40000, 1, 1), (1, 1, 0), (-1, 1, 1)])
+    @Test(arguments: [
+        (1e300, 1.0, 1.0), (1.0, 1.0, 1e300), (9.3e18, 1.0, 1.0), (1.0, 9.3e18, 1.0), (.infinity, 1.0, 1.0), (40000, 1, 1), (1, 1, 0),
+        (-1, 1, 1)
+    ])
     func absurdFormatSizesAreRefused(width: Double, height: Double, scale: Double) {
         let error = #expect(throws: ImageCacheError.self) {
             try ImageFormat(name: "a", size: CGSize(width: width, height: height), scale: scale, maximumCount: 10)
@@ -119,7 +122,9 @@ import Testing
     }
 
     @Test func absurdFormatsInJSONAreRefused() throws {
-        let valid = String(decoding: try JSONEncoder().encode(try ImageFormat(name: "a", size: CGSize(width: 12345, height: 1), maximumCount: 10)), as: UTF8.self)
+        let valid = String(
+            decoding: try JSONEncoder().encode(try ImageFormat(name: "a", size: CGSize(width: 12345, height: 1), maximumCount: 10)),
+            as: UTF8.self)
         #expect(valid.contains("12345"))
         for absurd in ["1e300", "9.3e18", "40000"] {
             let json = valid.replacingOccurrences(of: "12345", with: absurd)

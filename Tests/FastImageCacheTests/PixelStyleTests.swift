@@ -10,8 +10,11 @@ import Testing
         var sourceImageID = "1"
         func sourceImageURL(for format: ImageFormat) -> URL? { nil }
         func draw(_ source: DecodedImage, format: ImageFormat, canvas: ImageCanvas) throws {
-            canvas.fill(CGRect(x: 0, y: 0, width: format.size.width / 2, height: format.size.height), color: CanvasColor(red: 1, green: 0, blue: 0))
-            canvas.fill(CGRect(x: format.size.width / 2, y: 0, width: format.size.width / 2, height: format.size.height), color: CanvasColor(red: 0, green: 0, blue: 1))
+            canvas.fill(
+                CGRect(x: 0, y: 0, width: format.size.width / 2, height: format.size.height), color: CanvasColor(red: 1, green: 0, blue: 0))
+            canvas.fill(
+                CGRect(x: format.size.width / 2, y: 0, width: format.size.width / 2, height: format.size.height),
+                color: CanvasColor(red: 0, green: 0, blue: 1))
         }
     }
 
@@ -60,7 +63,9 @@ import Testing
         #expect(UnsafeRawPointer(surface.pixels) == image.baseAddress, "zero-copy: the surface points at the mapped slot")
         let gray = try ImageFormat(name: "g", size: CGSize(width: 8, height: 8), style: .gray8, maximumCount: 1)
         let grayCache = try ImageCache(directory: dir.path, namespace: "g", formats: [gray])
-        let e = #expect(throws: ImageCacheError.self) { try grayCache.setImage(source, for: Photo(entityID: "p"), format: "g").makeCairoSurface() }
+        let e = #expect(throws: ImageCacheError.self) {
+            try grayCache.setImage(source, for: Photo(entityID: "p"), format: "g").makeCairoSurface()
+        }
         #expect(e?.code == .drawingFailed)
     }
 }

@@ -50,7 +50,9 @@ import Testing
         let medium = try #require(images["medium"])
         let allBlue = medium.withUnsafeBytes { b in
             (0..<medium.height).allSatisfy { y in
-                (0..<medium.width).allSatisfy { x in Array(b[y * medium.bytesPerRow + x * 4..<y * medium.bytesPerRow + x * 4 + 4]) == CanvasBGRA.blue }
+                (0..<medium.width).allSatisfy { x in
+                    Array(b[y * medium.bytesPerRow + x * 4..<y * medium.bytesPerRow + x * 4 + 4]) == CanvasBGRA.blue
+                }
             }
         }
         #expect(allBlue, "the waiter returns the maker's images")
@@ -62,7 +64,10 @@ import Testing
 
     @Test func cachesStoringTheSameSourcesAtOnceDecodeEachOnce() async throws {
         let dir = TemporaryDirectory(); defer { dir.cleanup() }
-        let caches = [try ImageCache(directory: dir.path, formats: try Self.formats()), try ImageCache(directory: dir.path, formats: try Self.formats())]
+        let caches = [
+            try ImageCache(directory: dir.path, formats: try Self.formats()),
+            try ImageCache(directory: dir.path, formats: try Self.formats())
+        ]
         let sources = [coffee, astronaut].map { [UInt8](try! Data(contentsOf: $0)) }
         let count = 24
         let failures = LockedBox(0), finished = LockedBox(0)
@@ -91,8 +96,10 @@ import Testing
     @Test func requestsForTheSameEntityInTwoCachesDecodeItOnce() async throws {
         let dir = TemporaryDirectory(); defer { dir.cleanup() }
         let provider = GatedProvider()
-        let caches = [try ImageCache(directory: dir.path, formats: try Self.formats(), provider: provider),
-                      try ImageCache(directory: dir.path, formats: try Self.formats(), provider: provider)]
+        let caches = [
+            try ImageCache(directory: dir.path, formats: try Self.formats(), provider: provider),
+            try ImageCache(directory: dir.path, formats: try Self.formats(), provider: provider)
+        ]
         let photo = Photo(entityID: "x", url: URL(fileURLWithPath: "/photos/x.jpg"))
         async let first = caches[0].image(for: photo, format: "thumb")
         async let second = caches[1].image(for: photo, format: "thumb")

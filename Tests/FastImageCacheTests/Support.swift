@@ -70,7 +70,8 @@ func thumbFormat(style: PixelStyle = .rgb565, max: Int = 100) throws -> ImageFor
 }
 
 func mediumFormat(max: Int = 100) throws -> ImageFormat {
-    try ImageFormat(name: "medium", family: "photos", size: CGSize(width: 100, height: 100), scale: 1, style: .bgra32Premultiplied, maximumCount: max)
+    try ImageFormat(
+        name: "medium", family: "photos", size: CGSize(width: 100, height: 100), scale: 1, style: .bgra32Premultiplied, maximumCount: max)
 }
 
 let coffee = testFile("photos/coffee.jpg")

@@ -11,8 +11,9 @@ import Testing
 @Suite struct UnstoredImageTests {
     @Test func aRequestGetsItsImageUnstoredWhileAnotherProcessHoldsTheWriterLock() async throws {
         let dir = TemporaryDirectory(); defer { dir.cleanup() }
-        let cache = try ImageCache(directory: dir.path, formats: [try thumbFormat()], provider: CountingProvider(),
-                                   options: TableOpenOptions(writerTimeout: .milliseconds(20)))
+        let cache = try ImageCache(
+            directory: dir.path, formats: [try thumbFormat()], provider: CountingProvider(),
+            options: TableOpenOptions(writerTimeout: .milliseconds(20)))
         defer { cache.close() }
         // "The other process": its own open file of the table's side file, holding the writer lock.
         let folder = try Directory.open(dir.path + "/default", create: false)
@@ -28,7 +29,9 @@ import Testing
         let stored = try await cache.image(for: photo, format: "thumb")
         #expect(cache.containsImage(for: photo, format: "thumb"))
         #expect(stored.baseAddress != unstored.baseAddress)
-        let same = unstored.withUnsafeBytes { a in stored.withUnsafeBytes { b in a.count == b.count && memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0 } }
+        let same = unstored.withUnsafeBytes { a in
+            stored.withUnsafeBytes { b in a.count == b.count && memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0 }
+        }
         #expect(same, "the unstored image is the picture the table stores")
     }
 }

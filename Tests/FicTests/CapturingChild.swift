@@ -16,8 +16,10 @@ extension ChildProcess {
 
     /// Runs `executable` with `arguments` (in exactly `environment`, when given, else in this
     /// process's) until it ends or `timeout` has passed, and returns its status and output.
-    static func capture(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
-                        timeout: Duration = testTimeLimit) throws -> FicRun {
+    static func capture(
+        _ executable: String, _ arguments: [String], environment: [String: String]? = nil,
+        timeout: Duration = testTimeLimit
+    ) throws -> FicRun {
         try startCapturing(executable, arguments, environment: environment).result(timeout: timeout)
     }
 
@@ -26,8 +28,9 @@ extension ChildProcess {
         let scratch = try TemporaryFolder()
         var variables = environment ?? ProcessInfo.processInfo.environment
         if environment?["XDG_CACHE_HOME"] == nil { variables["XDG_CACHE_HOME"] = scratch.path("cache-home") }
-        let process = try ChildProcess.start(executable, arguments, environment: variables,
-                                             standardOutput: scratch.path("stdout"), standardError: scratch.path("stderr"))
+        let process = try ChildProcess.start(
+            executable, arguments, environment: variables,
+            standardOutput: scratch.path("stdout"), standardError: scratch.path("stderr"))
         return CapturingChild(process: process, scratch: scratch)
     }
 }

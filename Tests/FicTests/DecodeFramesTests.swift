@@ -23,8 +23,11 @@ struct DecodeFramesTests {
     /// An AVIF sequence (avifenc, from three photos ImageMagick resized, with durations in a
     /// timescale of 1000): its frames as PNGs, each the decoder's frame, the durations given to
     /// avifenc, played forever.
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/avifenc") && FileManager.default.isExecutableFile(atPath: "/usr/bin/convert"),
-                   "avifenc (libavif-bin) and ImageMagick are needed: run scripts/install-deps"))
+    @Test(
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: "/usr/bin/avifenc")
+                && FileManager.default.isExecutableFile(atPath: "/usr/bin/convert"),
+            "avifenc (libavif-bin) and ImageMagick are needed: run scripts/install-deps"))
     func writesEveryFrameOfAnAVIFSequence() throws {
         let folder = try TemporaryFolder()
         let avif = folder.path("three.avif")
@@ -48,12 +51,15 @@ struct DecodeFramesTests {
     /// `fic decode FILE --frames --out DIR --json` on a 40 × 30 animation that plays forever:
     /// the JSON has its size, loop count and `durations`, and each frame-NNNN.png (no more) shows
     /// the decoder's frame.
-    private func expectFramesWritten(of file: String, in folder: TemporaryFolder, durations: [Int],
-                                     sourceLocation: SourceLocation = #_sourceLocation) throws {
+    private func expectFramesWritten(
+        of file: String, in folder: TemporaryFolder, durations: [Int],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         let out = folder.path("frames")
         let run = try Fic.run(["decode", file, "--frames", "--out", out, "--json"])
         #expect(run.status == 0, "\(run.stderr)", sourceLocation: sourceLocation)
-        let report = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any], sourceLocation: sourceLocation)
+        let report = try #require(
+            try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any], sourceLocation: sourceLocation)
         #expect(report["loop_count"] as? Int == 0, sourceLocation: sourceLocation)
         #expect(report["width"] as? Int == 40 && report["height"] as? Int == 30, sourceLocation: sourceLocation)
         let frames = try #require(report["frames"] as? [[String: Any]], sourceLocation: sourceLocation)
@@ -69,7 +75,9 @@ struct DecodeFramesTests {
             index += 1
         }
         #expect(index == durations.count, sourceLocation: sourceLocation)
-        #expect(!FileManager.default.fileExists(atPath: out + String(format: "/frame-%04d.png", durations.count)), sourceLocation: sourceLocation)
+        #expect(
+            !FileManager.default.fileExists(atPath: out + String(format: "/frame-%04d.png", durations.count)),
+            sourceLocation: sourceLocation)
     }
 
     /// Whether two bitmaps show the same colours (the PNG is opaque BGRX, the frame BGRA).

@@ -21,7 +21,9 @@ struct DecodeTests {
         #expect(run.stdout.contains("orientation 6 applied"))
     }
 
-    @Test("decode of a bad file exits 1 with one clear line", arguments: ["bad/truncated.png", "bad/text.jpg", "bad/empty.jpg", "no-such-file.jpg"])
+    @Test(
+        "decode of a bad file exits 1 with one clear line",
+        arguments: ["bad/truncated.png", "bad/text.jpg", "bad/empty.jpg", "no-such-file.jpg"])
     func decodeBad(_ file: String) throws {
         let folder = try TemporaryFolder()
         let out = folder.path("out.png")

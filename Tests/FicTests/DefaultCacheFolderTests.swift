@@ -8,7 +8,9 @@ import Testing
 /// temporary `XDG_CACHE_HOME` here), one namespace per photo folder.
 @Suite("default cache folder")
 struct DefaultCacheFolderTests {
-    @Test("ingest DIR goes to DIR's namespace in the default folder, in the viewer's formats; get, verify and inspect find it by --photos or --namespace")
+    @Test(
+        "ingest DIR goes to DIR's namespace in the default folder, in the viewer's formats; get, verify and inspect find it by --photos or --namespace"
+    )
     func commandsShareTheDefaultFolder() throws {
         let folder = try TemporaryFolder()
         try folder.copyTestdata("photos/chelsea.jpg", into: "photos", as: "a.jpg")
@@ -20,15 +22,20 @@ struct DefaultCacheFolderTests {
         let ingest = try Fic.run(["ingest", photos, "--jobs", "1"], environment: environment)
         #expect(ingest.status == 0, "\(ingest.stderr)")
         #expect(ingest.stdout.contains("into thumb, medium"), "\(ingest.stdout)")
-        for table in ["thumb", "medium"] { #expect(FileManager.default.fileExists(atPath: cacheFolder + "/\(namespace)/\(table).fictable")) }
+        for table in ["thumb", "medium"] {
+            #expect(FileManager.default.fileExists(atPath: cacheFolder + "/\(namespace)/\(table).fictable"))
+        }
         let description = try CacheDescription.load(directory: cacheFolder, namespace: namespace, followLinks: false)
         #expect(description.photos == (try DefaultCache.realPath(photos)))
         #expect(DemoFormats.isViewerDescription(description))
 
-        let get = try Fic.run(["get", "--photos", photos, "--format", "medium", "--entity", "b.jpg", "--out", folder.path("b.png")], environment: environment)
+        let get = try Fic.run(
+            ["get", "--photos", photos, "--format", "medium", "--entity", "b.jpg", "--out", folder.path("b.png")], environment: environment)
         #expect(get.status == 0, "\(get.stderr)")
         #expect(get.stdout.contains("300×300"), "\(get.stdout)")
-        let byName = try Fic.run(["get", "--namespace", namespace, "--format", "thumb", "--entity", "a.jpg", "--out", folder.path("a.png")], environment: environment)
+        let byName = try Fic.run(
+            ["get", "--namespace", namespace, "--format", "thumb", "--entity", "a.jpg", "--out", folder.path("a.png")],
+            environment: environment)
         #expect(byName.status == 0, "\(byName.stderr)")
 
         let verify = try Fic.run(["verify", "--photos", photos], environment: environment)
@@ -65,7 +72,8 @@ struct DefaultCacheFolderTests {
         let folder = try TemporaryFolder()
         try folder.copyTestdata("photos/chelsea.jpg", into: "photos", as: "a.jpg")
         let environment = ["XDG_CACHE_HOME": folder.path("xdg")]
-        let ingest = try Fic.run(["ingest", folder.path("photos"), "--cache", folder.path("c"), "--format", "tiny:8x8"], environment: environment)
+        let ingest = try Fic.run(
+            ["ingest", folder.path("photos"), "--cache", folder.path("c"), "--format", "tiny:8x8"], environment: environment)
         #expect(ingest.status == 0, "\(ingest.stderr)")
         #expect(FileManager.default.fileExists(atPath: folder.path("c/default/tiny.fictable")))
         #expect(!FileManager.default.fileExists(atPath: folder.path("xdg")))

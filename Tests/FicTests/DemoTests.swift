@@ -12,7 +12,10 @@ struct DemoTests {
         let out = folder.path("demo")
         let run = try Fic.run(["demo", "--cells", "200", "--out", out])
         #expect(run.status == 0, "\(run.stderr)")
-        for label in ["frames per second", "frames over 16.7 ms", "frames over 8.3 ms", "disk used", "private dirty memory", "file-backed resident", "speed:"] {
+        for label in [
+            "frames per second", "frames over 16.7 ms", "frames over 8.3 ms", "disk used", "private dirty memory", "file-backed resident",
+            "speed:"
+        ] {
             #expect(run.stdout.contains(label), "missing \(label)")
         }
         // Both runs fetched an image for each of the 200 cells and none was missing.
@@ -39,7 +42,9 @@ struct DemoTests {
     func demoWithPhotos() throws {
         let folder = try TemporaryFolder()
         try folder.copyTestdata("png/astronaut-rgb.png", into: "photos", as: "no-extension")
-        try folder.copyTestdata("webp/" + (try #require(try FileManager.default.contentsOfDirectory(atPath: Fic.testdata + "/webp").sorted().first)), into: "photos/sub", as: "w.bin")
+        try folder.copyTestdata(
+            "webp/" + (try #require(try FileManager.default.contentsOfDirectory(atPath: Fic.testdata + "/webp").sorted().first)),
+            into: "photos/sub", as: "w.bin")
         try FileManager.default.createDirectory(atPath: folder.path("photos"), withIntermediateDirectories: true)
         _ = FileManager.default.createFile(atPath: folder.path("photos/readme.txt"), contents: Data("not an image".utf8))
         let run = try Fic.run(["demo", "--cells", "12", "--photos", folder.path("photos"), "--out", folder.path("out")])

@@ -37,7 +37,8 @@ final class FicServer: @unchecked Sendable {
             try await waitUntil("fic serve \(store) prints the port it listens on, or exits", timeout: timeout) {
                 said = String(decoding: (try? ExternalTools.bytes(atPath: out)) ?? [], as: UTF8.self)
                 if let line = said.split(separator: "\n").first(where: { $0.hasPrefix("Serving ") }),
-                   let range = line.range(of: "http://127.0.0.1:") {
+                    let range = line.range(of: "http://127.0.0.1:")
+                {
                     port = Int(line[range.upperBound...].prefix(while: \.isNumber))
                 }
                 ending = port == nil ? child.ending() : nil
@@ -49,7 +50,8 @@ final class FicServer: @unchecked Sendable {
         guard let port else {
             let errors = String(decoding: (try? ExternalTools.bytes(atPath: err)) ?? [], as: UTF8.self)
             try? FileManager.default.removeItem(atPath: folder)
-            throw Failed(description: "fic serve \(store) \(ending.map { "\($0)" } ?? "printed no port within \(timeout)"): \(said) \(errors)")
+            throw Failed(
+                description: "fic serve \(store) \(ending.map { "\($0)" } ?? "printed no port within \(timeout)"): \(said) \(errors)")
         }
         return FicServer(child: child, port: port, folder: folder)
     }

@@ -18,8 +18,12 @@ struct HEIFCommandTests {
     static func files() throws -> TemporaryFolder {
         let folder = try TemporaryFolder()
         try FileManager.default.createDirectory(atPath: folder.path("images"), withIntermediateDirectories: true)
-        try encode("heif-enc", package: "libheif-examples", ["-q", "70", "-o", folder.path("images/coffee.heic"), Fic.testdata + "/photos/coffee.jpg"])
-        try encode("avifenc", package: "libavif-bin", ["-s", "8", "--irot", "1", Fic.testdata + "/photos/chelsea.jpg", folder.path("images/chelsea-turned.avif")])
+        try encode(
+            "heif-enc", package: "libheif-examples",
+            ["-q", "70", "-o", folder.path("images/coffee.heic"), Fic.testdata + "/photos/coffee.jpg"])
+        try encode(
+            "avifenc", package: "libavif-bin",
+            ["-s", "8", "--irot", "1", Fic.testdata + "/photos/chelsea.jpg", folder.path("images/chelsea-turned.avif")])
         return folder
     }
 

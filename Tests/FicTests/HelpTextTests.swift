@@ -50,8 +50,10 @@ struct HelpTextTests {
             // The next line goes on with this one: prose at the same indentation, or (in a list)
             // a line indented past the entries' own column after one that has help text already
             // (an option too long for the column has its help start on the next line).
-            let continues = inList ? nextIndent > 2 && !nextText.hasPrefix("-") && (indent > 2 || text.contains("  "))
-                                   : nextIndent == indent
+            let continues =
+                inList
+                ? nextIndent > 2 && !nextText.hasPrefix("-") && (indent > 2 || text.contains("  "))
+                : nextIndent == indent
             guard continues else { continue }
             let nextWord = nextText.prefix { $0 != " " }
             // A margin for ArgumentParser's own arithmetic: hard breaks are far shorter.
@@ -70,7 +72,8 @@ struct HelpTextTests {
         #expect(Self.hardBreaks(in: alsoBroken, width: 200).count == 1, "a paragraph break needs a blank line")
         let wrapped = String(repeating: "word ", count: 38) + "word\nand more words.\n\nExit status: 0.\n"
         #expect(Self.hardBreaks(in: wrapped, width: 200).isEmpty, "ArgumentParser's own wrap at 200 columns")
-        let options = "OPTIONS:\n  --cache <dir>           The cache directory.\n  --namespace <ns>        The namespace.\n  --a-very-long-option-name <n>\n"
+        let options =
+            "OPTIONS:\n  --cache <dir>           The cache directory.\n  --namespace <ns>        The namespace.\n  --a-very-long-option-name <n>\n"
             + "                          Its help, on the next line.\n  -h, --help              Show help information.\n"
         #expect(Self.hardBreaks(in: options, width: 200).isEmpty)
     }
@@ -85,7 +88,9 @@ struct HelpTextTests {
                 #expect(run.status == 0, "fic \(arguments.joined(separator: " ")): \(run.stderr)")
                 #expect(run.stdout.contains("USAGE:"), "fic \(arguments.joined(separator: " ")): \(run.stdout)")
                 let breaks = Self.hardBreaks(in: run.stdout, width: Self.width)
-                #expect(breaks.isEmpty, "fic \(arguments.joined(separator: " ")) breaks lines inside a paragraph:\n\(breaks.joined(separator: "\n\n"))")
+                #expect(
+                    breaks.isEmpty,
+                    "fic \(arguments.joined(separator: " ")) breaks lines inside a paragraph:\n\(breaks.joined(separator: "\n\n"))")
             }
         }
     }

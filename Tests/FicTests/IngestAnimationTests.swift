@@ -12,21 +12,29 @@ struct IngestAnimationTests {
         let source = folder.path("source")
         try FileManager.default.createDirectory(atPath: source, withIntermediateDirectories: true)
         // Three flat frames whose colours are the reference: red, lime, blue; 50, 100 and 200 ms; played twice.
-        try ExternalTools.run(convert, ["-delay", "5", "-size", "64x64", "xc:#ff0000", "-delay", "10", "xc:#00ff00", "-delay", "20", "xc:#0000ff",
-                                        "-loop", "2", source + "/flags.gif"])
+        try ExternalTools.run(
+            convert,
+            [
+                "-delay", "5", "-size", "64x64", "xc:#ff0000", "-delay", "10", "xc:#00ff00", "-delay", "20", "xc:#0000ff",
+                "-loop", "2", source + "/flags.gif"
+            ])
         let cache = folder.path("cache")
         let ingest = try Fic.run(["ingest", source, "--cache", cache, "--format", "thumb:32x32@1:bgrx:max=64"])
         #expect(ingest.status == 0, "\(ingest.stderr)")
         for (frame, blue, green, red) in [(0, 0, 0, 255), (1, 0, 255, 0), (2, 255, 0, 0)] as [(Int, UInt8, UInt8, UInt8)] {
             let out = folder.path("frame-\(frame).png")
-            let get = try Fic.run(["get", "--cache", cache, "--format", "thumb", "--entity", "flags.gif", "--frame", "\(frame)", "--out", out])
+            let get = try Fic.run([
+                "get", "--cache", cache, "--format", "thumb", "--entity", "flags.gif", "--frame", "\(frame)", "--out", out
+            ])
             #expect(get.status == 0, "\(get.stderr)")
             #expect(get.stdout.contains("frame \(frame) of 3; durations 50 ms, 100 ms, 200 ms"), "\(get.stdout)")
             let picture = try Picture(out)
             let pixel = picture.bgr(16, 16)
             #expect(pixel.0 == blue && pixel.1 == green && pixel.2 == red, "frame \(frame): \(pixel)")
         }
-        let past = try Fic.run(["get", "--cache", cache, "--format", "thumb", "--entity", "flags.gif", "--frame", "3", "--out", folder.path("x.png")])
+        let past = try Fic.run([
+            "get", "--cache", cache, "--format", "thumb", "--entity", "flags.gif", "--frame", "3", "--out", folder.path("x.png")
+        ])
         #expect(past.status == 1 && past.stderr.contains("3 frame(s)"), "\(past.stderr)")
 
         // A format whose quarter holds fewer than the frames and the record keeps frame 0 only:
@@ -34,8 +42,12 @@ struct IngestAnimationTests {
         let small = folder.path("small-cache")
         let again = try Fic.run(["ingest", source, "--cache", small, "--format", "tiny:32x32@1:bgrx:max=8"])
         #expect(again.status == 0, "\(again.stderr)")
-        let ring = try Fic.run(["get", "--cache", small, "--format", "tiny", "--entity", "flags.gif", "--frame", "1", "--out", folder.path("r.png")])
-        #expect(ring.status == 1 && ring.stderr.contains("3 frames are too many for the table") && ring.stderr.contains("ring"), "\(ring.stderr)")
+        let ring = try Fic.run([
+            "get", "--cache", small, "--format", "tiny", "--entity", "flags.gif", "--frame", "1", "--out", folder.path("r.png")
+        ])
+        #expect(
+            ring.status == 1 && ring.stderr.contains("3 frames are too many for the table") && ring.stderr.contains("ring"),
+            "\(ring.stderr)")
         let first = try Fic.run(["get", "--cache", small, "--format", "tiny", "--entity", "flags.gif", "--out", folder.path("f.png")])
         #expect(first.status == 0, "\(first.stderr)")
     }
@@ -53,7 +65,8 @@ struct KilledAnimationIngestTests {
         // 200 frames of 480×360 (a pan across a photo), stored at 120×90: the kill, after 15
         // frames' pixels are in the table, comes long before the last frame.
         let frames = 200
-        try PillowFrames.run("""
+        try PillowFrames.run(
+            """
             import sys
             from PIL import Image
             src = Image.open(sys.argv[1]).convert("RGB").resize((720, 600))
@@ -63,18 +76,23 @@ struct KilledAnimationIngestTests {
         let cache = folder.path("cache"), table = cache + "/default/pan.fictable"
         let format = ["--format", "pan:120x90:bgra:max=\(4 * (frames + 1))"]
         let binary = try #require(Fic.binary)
-        let ingest = try ExternalTools.spawn(binary, ["ingest", source, "--cache", cache, "--jobs", "1"] + format,
-                                             standardOutput: "/dev/null", standardError: "/dev/null")
+        let ingest = try ExternalTools.spawn(
+            binary, ["ingest", source, "--cache", cache, "--jobs", "1"] + format,
+            standardOutput: "/dev/null", standardError: "/dev/null")
         let (exited, status) = await StopWithoutCloseTests.kill(ingest, onceStored: 15 * 120 * 90 * 4, in: table)
         #expect(!exited && status & 0x7F == SIGKILL, "the ingest was killed while it stored frames (wait status \(status))")
-        let missing = try Fic.run(["get", "--cache", cache, "--format", "pan", "--entity", "pan.webp", "--frame", "\(frames - 1)", "--out", folder.path("x.png")])
+        let missing = try Fic.run([
+            "get", "--cache", cache, "--format", "pan", "--entity", "pan.webp", "--frame", "\(frames - 1)", "--out", folder.path("x.png")
+        ])
         #expect(missing.status == 1, "the last frame is not stored yet: \(missing.stdout)")
 
         let again = try Fic.run(["ingest", source, "--cache", cache, "--jobs", "1"] + format)
         #expect(again.status == 0 && again.stdout.contains("1 added, 0 unchanged"), "\(again.stdout)\(again.stderr)")
         let inspect = try Fic.run(["inspect", "--cache", cache])
         #expect(inspect.stdout.contains("1 image, \(frames - 1) animation frames, 1 animation record"), "\(inspect.stdout)")
-        let last = try Fic.run(["get", "--cache", cache, "--format", "pan", "--entity", "pan.webp", "--frame", "\(frames - 1)", "--out", folder.path("last.png")])
+        let last = try Fic.run([
+            "get", "--cache", cache, "--format", "pan", "--entity", "pan.webp", "--frame", "\(frames - 1)", "--out", folder.path("last.png")
+        ])
         #expect(last.status == 0, "\(last.stderr)")
     }
 }
@@ -82,7 +100,9 @@ struct KilledAnimationIngestTests {
 /// `fic inspect` counts every entry an animation takes: its frames after the first and its record.
 @Suite("inspect counts an animation's frames")
 struct InspectAnimationTests {
-    @Test("fic inspect counts each stored frame of an ingested GIF of N frames as an entry, and says how many entries are images, frames and records")
+    @Test(
+        "fic inspect counts each stored frame of an ingested GIF of N frames as an entry, and says how many entries are images, frames and records"
+    )
     func inspectCountsFrames() throws {
         let convert = try ExternalTools.tool("convert", package: "imagemagick")
         let folder = try TemporaryFolder()

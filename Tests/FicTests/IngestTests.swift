@@ -32,7 +32,7 @@ struct IngestTests {
         // Good files of every kind are there afterwards, at the format's pixel size.
         for (entity, format, width, height) in [
             ("photos/chelsea.jpg", "thumb", 150, 150), ("jpeg/coffee-progressive.jpg", "card", 120, 90),
-            ("png/astronaut-rgba.png", "thumb", 150, 150), ("webp/" + (try firstFile(in: "webp")), "card", 120, 90),
+            ("png/astronaut-rgba.png", "thumb", 150, 150), ("webp/" + (try firstFile(in: "webp")), "card", 120, 90)
         ] {
             let out = folder.path("\(format)-\(entity.replacingOccurrences(of: "/", with: "_")).png")
             let get = try Fic.run(["get", "--cache", cache, "--format", format, "--entity", entity, "--out", out])
@@ -42,7 +42,10 @@ struct IngestTests {
             #expect(info.width == width && info.height == height, "\(entity) in \(format): \(info.width)×\(info.height)")
         }
         // Only links to files were made, so jpeg/orientation/ is not there; nor is a refused file.
-        let notLinked = try Fic.run(["get", "--cache", cache, "--format", "thumb", "--entity", "jpeg/orientation/chelsea-orientation-6.jpg", "--out", folder.path("y.png")])
+        let notLinked = try Fic.run([
+            "get", "--cache", cache, "--format", "thumb", "--entity", "jpeg/orientation/chelsea-orientation-6.jpg", "--out",
+            folder.path("y.png")
+        ])
         #expect(notLinked.status == 1)
         let absent = try Fic.run(["get", "--cache", cache, "--format", "thumb", "--entity", "bad/empty.jpg", "--out", folder.path("x.png")])
         #expect(absent.status == 1)

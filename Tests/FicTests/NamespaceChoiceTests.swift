@@ -9,7 +9,9 @@ struct NamespaceChoiceTests {
     /// Ingests the test photo `chelsea.jpg` into `cache`'s namespace `namespace`.
     private func ingest(_ folder: TemporaryFolder, cache: String, namespace: String) throws {
         try folder.copyTestdata("photos/chelsea.jpg", into: "photos-\(namespace)", as: "a.jpg")
-        let run = try Fic.run(["ingest", folder.path("photos-\(namespace)"), "--cache", cache, "--namespace", namespace, "--format", "tiny:8x8"])
+        let run = try Fic.run([
+            "ingest", folder.path("photos-\(namespace)"), "--cache", cache, "--namespace", namespace, "--format", "tiny:8x8"
+        ])
         try #require(run.status == 0, "\(run.stderr)")
     }
 
@@ -50,9 +52,12 @@ struct NamespaceChoiceTests {
         try ingest(folder, cache: cache, namespace: "beta")
         let get = try Fic.run(["get", "--cache", cache, "--format", "tiny", "--entity", "a.jpg", "--out", folder.path("a.png")])
         #expect(get.status == 1)
-        #expect(get.stderr.contains("no cache 'default'") && (get.stderr.contains("namespaces alpha, beta") || get.stderr.contains("namespaces beta, alpha")), "\(get.stderr)")
+        #expect(
+            get.stderr.contains("no cache 'default'")
+                && (get.stderr.contains("namespaces alpha, beta") || get.stderr.contains("namespaces beta, alpha")), "\(get.stderr)")
         let verify = try Fic.run(["verify", "--cache", cache])
         #expect(verify.status == 1)
-        #expect(verify.stderr.contains("alpha") && verify.stderr.contains("beta") && verify.stderr.contains("--namespace"), "\(verify.stderr)")
+        #expect(
+            verify.stderr.contains("alpha") && verify.stderr.contains("beta") && verify.stderr.contains("--namespace"), "\(verify.stderr)")
     }
 }

@@ -8,7 +8,9 @@ import Testing
 /// stays flat and within a budget however many large photos pass through.
 @Suite("parallel ingest")
 struct ParallelIngestTests {
-    static let formats = ["--format", "thumb:75x75@2:rgb565", "--format", "medium:100x100@2:bgrx", "--format", "large:150x150@2:bgra", "--family", "photos"]
+    static let formats = [
+        "--format", "thumb:75x75@2:rgb565", "--format", "medium:100x100@2:bgrx", "--format", "large:150x150@2:bgra", "--family", "photos"
+    ]
 
     /// Stderr without the progress bar and timing, in order.
     static func lines(_ text: String) -> [String] {
@@ -58,22 +60,31 @@ struct ParallelIngestTests {
     /// photo, however many files pass through.
     @Test("a few hundred large photos ingest in bounded, flat memory", .timeLimit(.minutes(10)))
     func memoryIsFlatInTheCount() throws {
-        guard let cjpeg = ["/usr/bin/cjpeg", "/usr/local/bin/cjpeg"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+        guard let cjpeg = ["/usr/bin/cjpeg", "/usr/local/bin/cjpeg"].first(where: { FileManager.default.isExecutableFile(atPath: $0) })
+        else {
             Issue.record("cjpeg is missing: run scripts/install-deps (libjpeg-turbo-progs)")
             return
         }
         let folder = try TemporaryFolder()
         var originals: [String] = []
         for (photo, progressive) in [("hubble.jpg", false), ("retina.jpg", true), ("rocket.jpg", false), ("astronaut.jpg", true)] {
-            originals.append(try LargeJPEG.make(from: Fic.testdata + "/photos/" + photo, width: 5120, height: 2880, progressive: progressive, cjpeg: cjpeg, in: folder.path("")))
+            originals.append(
+                try LargeJPEG.make(
+                    from: Fic.testdata + "/photos/" + photo, width: 5120, height: 2880, progressive: progressive, cjpeg: cjpeg,
+                    in: folder.path("")))
         }
         try FileManager.default.createDirectory(atPath: folder.path("many"), withIntermediateDirectories: true)
         for index in 0..<240 {
-            try FileManager.default.createSymbolicLink(atPath: folder.path("many") + String(format: "/photo-%04d.jpg", index), withDestinationPath: originals[index % originals.count])
+            try FileManager.default.createSymbolicLink(
+                atPath: folder.path("many") + String(format: "/photo-%04d.jpg", index),
+                withDestinationPath: originals[index % originals.count])
         }
         let budget = 96
-        let tiny = try Fic.run(["ingest", Fic.testdata + "/photos/chelsea.jpg", "--cache", folder.path("cache-tiny"), "--report-memory"] + Self.formats)
-        let many = try Fic.run(["ingest", folder.path("many"), "--cache", folder.path("cache-many"), "--jobs", "2", "--memory", "\(budget)", "--report-memory"] + Self.formats)
+        let tiny = try Fic.run(
+            ["ingest", Fic.testdata + "/photos/chelsea.jpg", "--cache", folder.path("cache-tiny"), "--report-memory"] + Self.formats)
+        let many = try Fic.run(
+            ["ingest", folder.path("many"), "--cache", folder.path("cache-many"), "--jobs", "2", "--memory", "\(budget)", "--report-memory"]
+                + Self.formats)
         #expect(tiny.status == 0 && many.status == 0)
         #expect(many.stdout.contains("240 added"), "\(many.stdout)")
         let mib = 1 << 20

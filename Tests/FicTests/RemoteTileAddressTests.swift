@@ -14,18 +14,23 @@ struct RemoteTileAddressTests {
         #expect(RemoteTileAddress.classify(info) == .descriptor(URL(string: info)!))
         #expect(RemoteTileAddress.classify("https://example.org/iiif/nebula/") == .possibleService(info: URL(string: info)!))
         #expect(RemoteTileAddress.classify("https://example.org/iiif/nebula") == .possibleService(info: URL(string: info)!))
-        for image in ["https://example.org/nebula.jpg", "http://example.org/a/b.PNG", "https://example.org/", "https://example.org/photo?id=3", "ftp://example.org/a.dzi"] {
+        for image in [
+            "https://example.org/nebula.jpg", "http://example.org/a/b.PNG", "https://example.org/", "https://example.org/photo?id=3",
+            "ftp://example.org/a.dzi"
+        ] {
             #expect(RemoteTileAddress.classify(image) == .imageFile, "\(image)")
         }
     }
 
     @Test("on a grid of 254-pixel tiles, the plan's visible tiles cover the view, a ring around them, and the next coarser level")
     func planOnARemoteGrid() {
-        let grid = TileGrid(tileWidth: 254, tileHeight: 254, levels: [
-            .init(width: 3000, height: 1800, columns: 12, rows: 8),
-            .init(width: 1500, height: 900, columns: 6, rows: 4),
-            .init(width: 750, height: 450, columns: 3, rows: 2),
-        ])
+        let grid = TileGrid(
+            tileWidth: 254, tileHeight: 254,
+            levels: [
+                .init(width: 3000, height: 1800, columns: 12, rows: 8),
+                .init(width: 1500, height: 900, columns: 6, rows: 4),
+                .init(width: 750, height: 450, columns: 3, rows: 2)
+            ])
         var viewport = PhotoViewport(imageWidth: 3000, imageHeight: 1800, width: 640, height: 400)
         viewport.zoom(to: 1, x: 0, y: 0)
         let plan = TilePlan(viewport: viewport, grid: grid)

@@ -31,7 +31,9 @@ struct SafetyTests {
         #expect((run.stdout + run.stderr).contains("rebuilt"), "\(run.stdout)\(run.stderr)")
     }
 
-    @Test("absurd format sizes are usage errors, not crashes", arguments: ["a:1e300x1", "a:1x1@1e300", "a:9.3e18x1", "a:1x9.3e18", "a:100000x1", "a:1x1:max=99999999999999999999"])
+    @Test(
+        "absurd format sizes are usage errors, not crashes",
+        arguments: ["a:1e300x1", "a:1x1@1e300", "a:9.3e18x1", "a:1x9.3e18", "a:100000x1", "a:1x1:max=99999999999999999999"])
     func absurdFormats(spec: String) throws {
         let folder = try TemporaryFolder()
         try folder.copyTestdata("photos/chelsea.jpg", into: "source", as: "a.jpg")
@@ -67,7 +69,9 @@ struct SafetyTests {
             try handle.write(contentsOf: Data(repeating: 0xFF, count: 8))
         }
         try handle.close()
-        for command in [["inspect"], ["verify"], ["verify", "--repair"], ["get", "--format", "tiny", "--entity", "a.jpg", "--out", folder.path("x.png")]] {
+        for command in [
+            ["inspect"], ["verify"], ["verify", "--repair"], ["get", "--format", "tiny", "--entity", "a.jpg", "--out", folder.path("x.png")]
+        ] {
             let run = try Fic.run(command + ["--cache", cache])
             #expect(run.status == 0, "\(command): status \(run.status) \(run.stderr)")
         }
@@ -99,7 +103,9 @@ struct SafetyTests {
             }
             // The cache holds a whole, intact table of the formats it was last ingested with.
             let verify = try Fic.run(["verify", "--cache", cache])
-            #expect(verify.status == 0 && verify.stdout.contains("verified 2 entries in 1 format"), "round \(round): \(verify.stdout)\(verify.stderr)")
+            #expect(
+                verify.status == 0 && verify.stdout.contains("verified 2 entries in 1 format"),
+                "round \(round): \(verify.stdout)\(verify.stderr)")
         }
     }
 
@@ -111,11 +117,15 @@ struct SafetyTests {
         let binary = try #require(Fic.binary)
         for round in 0..<40 {
             try Data(repeating: UInt8(round), count: 9000).write(to: URL(fileURLWithPath: table))
-            let processes = try (0..<2).map { _ in try ChildProcess.startCapturing(binary, ["ingest", folder.path("source"), "--cache", cache]) }
+            let processes = try (0..<2).map { _ in
+                try ChildProcess.startCapturing(binary, ["ingest", folder.path("source"), "--cache", cache])
+            }
             var succeeded = 0
             for p in processes {
                 let run = p.result()
-                if run.status == 0 { succeeded += 1 } else {
+                if run.status == 0 {
+                    succeeded += 1
+                } else {
                     Issue.record("round \(round): an ingest failed: \(run.stderr)")
                 }
             }
@@ -164,8 +174,12 @@ struct MediaTests {
         for (umask, fileMode, folderMode) in [("022", 0o600, 0o700), ("277", 0o400, 0o500)] {
             let folder = try TemporaryFolder()
             try folder.copyTestdata("photos/chelsea.jpg", into: "source", as: "a.jpg")
-            let run = try ChildProcess.capture("/bin/sh", ["-c", "umask \(umask) && exec \"$0\" ingest \"$1\" --cache \"$2\" --format tiny:8x8:bgra:max=4",
-                                                          binary, folder.path("source"), folder.path("cache/deep")])
+            let run = try ChildProcess.capture(
+                "/bin/sh",
+                [
+                    "-c", "umask \(umask) && exec \"$0\" ingest \"$1\" --cache \"$2\" --format tiny:8x8:bgra:max=4",
+                    binary, folder.path("source"), folder.path("cache/deep")
+                ])
             #expect(run.status == 0)
             func mode(_ path: String) -> Int {
                 var st = stat()

@@ -7,7 +7,8 @@ import Testing
 /// building anything, and says what the command behind it takes.
 @Suite struct ScriptsTests {
     /// The checkout's root.
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .path
 
     /// The options a `--help` text lists: every `--word` in it.
     static func options(_ help: String) -> Set<String> {

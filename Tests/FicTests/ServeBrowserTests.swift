@@ -6,7 +6,8 @@ import Testing
 /// A real browser on `fic serve`'s viewer page: headless Chromium, driven by selenium through
 /// `scripts/serve-browser`.
 enum ServeBrowser {
-    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().path
     static let script = repository + "/scripts/serve-browser"
     static let python = repository + "/.build/python/bin/python3"
 
@@ -69,8 +70,9 @@ struct ServeBrowserTests {
         return Double(total) / Double((x1 - x0) * (y1 - y0) * 3)
     }
 
-    @Test("the viewer page shows the right tiles at home, after +, after show(x, y, w, h) and after a wheel turn, fetching from the server alone",
-          .enabled(if: ServeBrowser.shouldTest, ServeBrowser.skipReason), .timeLimit(.minutes(10)))
+    @Test(
+        "the viewer page shows the right tiles at home, after +, after show(x, y, w, h) and after a wheel turn, fetching from the server alone",
+        .enabled(if: ServeBrowser.shouldTest, ServeBrowser.skipReason), .timeLimit(.minutes(10)))
     func viewerShowsTheRightTiles() async throws {
         let folder = try TemporaryFolder()
         let source = folder.path("pattern.png")
@@ -79,8 +81,10 @@ struct ServeBrowserTests {
         try #require(tile.status == 0, "fic tile: \(tile.stderr)")
         let server = try await FicServer.start(store: folder.path("store"))
         try FileManager.default.createDirectory(atPath: folder.path("shots"), withIntermediateDirectories: true)
-        let output = try ServeBrowser.run(["views", "--url", server.base, "--name", "pattern", "--source", source,
-                                           "--out", folder.path("shots"), "--window", "1000x700", "--show", "2550,1560,400,280"])
+        let output = try ServeBrowser.run([
+            "views", "--url", server.base, "--name", "pattern", "--source", source,
+            "--out", folder.path("shots"), "--window", "1000x700", "--show", "2550,1560,400,280"
+        ])
         server.stop()
         let report = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any], "\(output)")
         let canvas = try #require(report["canvas"] as? [Int])
@@ -101,7 +105,9 @@ struct ServeBrowserTests {
             try #require(x1 - x0 > 100 && y1 - y0 > 100, "\(name): the image fills the view")
             let psnr = shot.psnr(x: x0, y: y0, w: x1 - x0, h: y1 - y0, against: reference, ox: x0, oy: y0)
             let difference = Self.meanAbsoluteDifference(shot, reference, x0: x0, y0: y0, x1: x1, y1: y1)
-            print("serve browser \(name): level \(view["level"] ?? "?"), PSNR \(String(format: "%.1f", psnr)) dB, mean difference \(String(format: "%.2f", difference))")
+            print(
+                "serve browser \(name): level \(view["level"] ?? "?"), PSNR \(String(format: "%.1f", psnr)) dB, mean difference \(String(format: "%.2f", difference))"
+            )
             #expect(psnr > 26, "\(name): PSNR \(psnr) dB against Pillow's view of the source")
             #expect(difference < 8, "\(name): mean absolute difference \(difference)")
 
@@ -117,7 +123,8 @@ struct ServeBrowserTests {
                     let sy0 = Int(((Double(j * 500 + 200) - oy) * scale).rounded(.up)) + 1
                     let sy1 = Int(((Double(j * 500 + 300) - oy) * scale).rounded(.down)) - 1
                     guard sx0 >= 0, sy0 >= 0, sx1 <= canvas[0], sy1 <= canvas[1], sx1 - sx0 >= 6, sy1 - sy0 >= 6,
-                          sx0 >= bar[2] || sy0 >= bar[3] else { continue }
+                        sx0 >= bar[2] || sy0 >= bar[3]
+                    else { continue }
                     let seen = Self.mean(shot, x0: sx0, y0: sy0, x1: sx1, y1: sy1)
                     let want = Self.blockColour(i, j)
                     var nearest = (i: -1, j: -1, distance: Double.infinity)
@@ -128,9 +135,12 @@ struct ServeBrowserTests {
                             if d < nearest.distance { nearest = (u, v, d) }
                         }
                     }
-                    #expect(nearest.i == i && nearest.j == j, "\(name): block (\(i), \(j)) shows \(seen), nearest block (\(nearest.i), \(nearest.j))")
-                    #expect(abs(seen.r - Double(want.r)) < 6 && abs(seen.g - Double(want.g)) < 6 && abs(seen.b - Double(want.b)) < 6,
-                            "\(name): block (\(i), \(j)) shows \(seen), not \(want)")
+                    #expect(
+                        nearest.i == i && nearest.j == j,
+                        "\(name): block (\(i), \(j)) shows \(seen), nearest block (\(nearest.i), \(nearest.j))")
+                    #expect(
+                        abs(seen.r - Double(want.r)) < 6 && abs(seen.g - Double(want.g)) < 6 && abs(seen.b - Double(want.b)) < 6,
+                        "\(name): block (\(i), \(j)) shows \(seen), not \(want)")
                     checked += 1
                 }
             }

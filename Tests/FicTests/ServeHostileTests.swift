@@ -22,7 +22,8 @@ import Testing
     /// The resident memory of process `pid`, bytes.
     static func residentBytes(_ pid: Int32) -> Int? {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) else { return nil }
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
+        else { return nil }
         return Int(line.filter(\.isNumber)).map { $0 * 1024 }
     }
 

@@ -26,13 +26,17 @@ final class UpstreamNginx: @unchecked Sendable {
     static func start(upstreams: [Int]) async throws -> UpstreamNginx {
         let nginx = try #require(binary, "nginx is missing: run scripts/install-deps")
         let folder = try ExternalTools.makeFolder("upstream-nginx")
-        for name in ["tmp", "logs"] { try FileManager.default.createDirectory(atPath: folder + "/" + name, withIntermediateDirectories: true) }
+        for name in ["tmp", "logs"] {
+            try FileManager.default.createDirectory(atPath: folder + "/" + name, withIntermediateDirectories: true)
+        }
         var failures: [String] = []
         for _ in 0..<5 {
             let port = try freePort()
-            try configuration(folder: folder, port: port, upstreams: upstreams).write(toFile: folder + "/nginx.conf", atomically: true, encoding: .utf8)
-            let pid = try ExternalTools.spawn(nginx, ["-p", folder + "/", "-e", folder + "/error.log", "-c", folder + "/nginx.conf"],
-                                              standardOutput: folder + "/stdout", standardError: folder + "/stderr")
+            try configuration(folder: folder, port: port, upstreams: upstreams).write(
+                toFile: folder + "/nginx.conf", atomically: true, encoding: .utf8)
+            let pid = try ExternalTools.spawn(
+                nginx, ["-p", folder + "/", "-e", folder + "/error.log", "-c", folder + "/nginx.conf"],
+                standardOutput: folder + "/stdout", standardError: folder + "/stderr")
             let started = UpstreamNginx(folder: folder, port: port, pid: pid)
             var exited = false, status: Int32 = 0
             try? await waitUntil("nginx listens on \(port), or exits", timeout: .seconds(30)) {
@@ -192,15 +196,20 @@ struct ServeUpstreamTests {
                 paths.append("/dzi/\(name)_files/\(level)/\(c)_\(r).jpg")
             }
         }
-        for iiif in ["full/max/0/default.jpg", "0,0,512,512/256,/0/default.jpg", "full/200,/90/gray.png", "square/100,100/!0/default.webp",
-                     "pct:10,10,50,50/max/0/bitonal.png", "full/,300/180/color.jpg", "100,50,300,200/max/270/default.png", "full/^!600,600/0/default.jpg"] {
+        for iiif in [
+            "full/max/0/default.jpg", "0,0,512,512/256,/0/default.jpg", "full/200,/90/gray.png", "square/100,100/!0/default.webp",
+            "pct:10,10,50,50/max/0/bitonal.png", "full/,300/180/color.jpg", "100,50,300,200/max/270/default.png",
+            "full/^!600,600/0/default.jpg"
+        ] {
             paths.append("/iiif/3/\(name)/\(iiif)")
         }
         return paths
     }
 
-    @Test("three servers behind nginx answer byte for byte as one does, the load is spread, a killed one is routed around, and the store is not written",
-          .enabled(if: UpstreamNginx.binary != nil || TestWebServer.isRequired, "nginx is missing: run scripts/install-deps"), .timeLimit(.minutes(10)))
+    @Test(
+        "three servers behind nginx answer byte for byte as one does, the load is spread, a killed one is routed around, and the store is not written",
+        .enabled(if: UpstreamNginx.binary != nil || TestWebServer.isRequired, "nginx is missing: run scripts/install-deps"),
+        .timeLimit(.minutes(10)))
     func upstreamServesTheSameBytes() async throws {
         let folder = try TemporaryFolder()
         let store = folder.path("store")
@@ -229,7 +238,9 @@ struct ServeUpstreamTests {
             for path in paths {
                 let (status, body) = try await UpstreamNginx.get(nginx.base + path)
                 #expect(status == 200, "\(path) through nginx: \(status)")
-                #expect(body == direct[path], "\(path) through nginx differs from \(servers[0].base)'s answer (\(body.count) and \(direct[path]?.count ?? 0) bytes)")
+                #expect(
+                    body == direct[path],
+                    "\(path) through nginx differs from \(servers[0].base)'s answer (\(body.count) and \(direct[path]?.count ?? 0) bytes)")
             }
         }
         // nginx writes a request's log line after its answer: wait for the last one.
@@ -245,7 +256,8 @@ struct ServeUpstreamTests {
         // The IIIF description names nginx's address, as the client asked for it.
         let (infoStatus, info) = try await UpstreamNginx.get(nginx.base + "/iiif/3/hubble/info.json")
         #expect(infoStatus == 200)
-        #expect(String(decoding: info, as: UTF8.self).contains("\"\(nginx.base)/iiif/3/hubble\""), "\(String(decoding: info, as: UTF8.self))")
+        #expect(
+            String(decoding: info, as: UTF8.self).contains("\"\(nginx.base)/iiif/3/hubble\""), "\(String(decoding: info, as: UTF8.self))")
 
         // One server killed: nginx's connection to it is refused, it tries the next, and every
         // request still succeeds with the same bytes.
@@ -264,14 +276,20 @@ struct ServeUpstreamTests {
         let after = nginx.logged().dropFirst(logged)
         #expect(after.count == paths.count)
         #expect(!after.contains { $0.upstreams.last == killed }, "no answer from the killed server")
-        #expect(after.contains { $0.upstreams.count > 1 && $0.upstreams.first == killed }, "nginx tried the killed server and went on to the next")
-        print("serve upstream: after killing \(killed): \(after.filter { $0.upstreams.count > 1 }.count) request(s) retried on the next server, \(after.count) answered")
+        #expect(
+            after.contains { $0.upstreams.count > 1 && $0.upstreams.first == killed },
+            "nginx tried the killed server and went on to the next")
+        print(
+            "serve upstream: after killing \(killed): \(after.filter { $0.upstreams.count > 1 }.count) request(s) retried on the next server, \(after.count) answered"
+        )
 
         nginx.stop()
         for server in servers { server.stop(SIGTERM) }
         let afterwards = try Self.snapshot(store)
         let changed = Set(before.keys).union(afterwards.keys).filter { before[$0] != afterwards[$0] }.sorted()
-        #expect(changed.isEmpty, "the servers wrote nothing in the store: \(changed.map { "\($0): \(before[$0] ?? "absent") → \(afterwards[$0] ?? "absent")" })")
+        #expect(
+            changed.isEmpty,
+            "the servers wrote nothing in the store: \(changed.map { "\($0): \(before[$0] ?? "absent") → \(afterwards[$0] ?? "absent")" })")
         for server in servers where !server.standardError.isEmpty { print("serve upstream: \(server.base) said: \(server.standardError)") }
     }
 }

@@ -79,7 +79,9 @@ import Testing
         print(level2.stdout + level2.stderr)
         #expect(level2.status == 0, "\(level2.stderr)")
         #expect(level2.stderr.contains("0 failures") || level2.stdout.contains("0 failures"))
-        #expect((level2.stdout + level2.stderr).components(separatedBy: " PASS").count - 1 == names.count - 1, "the validator ran its level-2 tests")
+        #expect(
+            (level2.stdout + level2.stderr).components(separatedBy: " PASS").count - 1 == names.count - 1,
+            "the validator ran its level-2 tests")
         // size_noup: its first four sizes (larger than the image, without '^') are refused, and
         // its fifth, !2000,3000, is answered (1000 × 1000), which it counts as its one failure.
         // Each of its checks stops the test at the first answer it does not expect, so the URLs
@@ -100,13 +102,15 @@ import Testing
         let lines = asked.stdout.split(separator: "\n").map(String.init).filter { $0.hasPrefix("http") || $0.allSatisfy(\.isNumber) }
         #expect(lines.count == 6 && lines[4].hasSuffix("/full/!2000,3000/0/default.jpg") && lines[5] == "200", "\(asked.stdout)")
         // Mirroring, announced among the extra features.
-        let mirroring = try ChildProcess.capture(Self.python, [Self.validator] + arguments + ["--test", "rot_mirror", "--test", "rot_mirror_180"])
+        let mirroring = try ChildProcess.capture(
+            Self.python, [Self.validator] + arguments + ["--test", "rot_mirror", "--test", "rot_mirror_180"])
         #expect(mirroring.status == 0, "\(mirroring.stdout)\(mirroring.stderr)")
         // `fic serve` enlarges `^` sizes; with --no-upscaling it answers them 501, says why, and
         // leaves sizeUpscaling out of info.json.
         let get = { (port: Int, path: String) in
             try await OwnThread.running {
-                try LoopbackSocket.exchange(port, Array("GET /iiif/3/\(Self.identifier)/\(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8))
+                try LoopbackSocket.exchange(
+                    port, Array("GET /iiif/3/\(Self.identifier)/\(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8))
             }
         }
         #expect(try await get(server.port, "full/^pct:120/0/default.jpg").hasPrefix("HTTP/1.1 200"))

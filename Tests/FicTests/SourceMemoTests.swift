@@ -27,7 +27,9 @@ struct SourceMemoTests {
         #expect(SourceMemo.row(identity: identity(mtime: now - 3 * second, ctime: now - 3 * second), hash: Self.hash, hashedAt: now) != nil)
         #expect(SourceMemo.row(identity: identity(mtime: now - 1 * second, ctime: now - 3 * second), hash: Self.hash, hashedAt: now) == nil)
         #expect(SourceMemo.row(identity: identity(mtime: now - 3 * second, ctime: now - second / 2), hash: Self.hash, hashedAt: now) == nil)
-        #expect(SourceMemo.row(identity: identity(mtime: now + 60 * second, ctime: now - 3 * second), hash: Self.hash, hashedAt: now) == nil, "a time in the future")
+        #expect(
+            SourceMemo.row(identity: identity(mtime: now + 60 * second, ctime: now - 3 * second), hash: Self.hash, hashedAt: now) == nil,
+            "a time in the future")
     }
 
     @Test("a remembered version is used only while the file's identity is unchanged")
@@ -76,17 +78,20 @@ struct SourceMemoTests {
         let attributes = try FileManager.default.attributesOfItem(atPath: folder.path("cache/ns.sources.json"))
         #expect(attributes[.type] as? FileAttributeType == .typeRegular)
         #expect((attributes[.posixPermissions] as? Int ?? 0) & 0o077 == 0)
-        #expect(SourceMemo.load(directory: folder.path("cache"), namespace: "ns", followLinks: false) == SourceMemo(rows: ["a b/ü.jpg": row]))
+        #expect(
+            SourceMemo.load(directory: folder.path("cache"), namespace: "ns", followLinks: false) == SourceMemo(rows: ["a b/ü.jpg": row]))
     }
 
-    @Test("a damaged or hostile memo counts as none", arguments: [
-        "not json", "{\"version\":1,\"sources\":{\"a.jpg\":{}}}", "{\"version\":2,\"sources\":{}}",
-        "{\"version\":1,\"sources\":{\"a.jpg\":{\"identity\":{\"size\":-1,\"mtime_ns\":0,\"ctime_ns\":0,\"inode\":1,\"device\":1},\"sha256\":\"\(hash)\"}}}",
-        "{\"version\":1,\"sources\":{\"a.jpg\":{\"identity\":{\"size\":1,\"mtime_ns\":0,\"ctime_ns\":0,\"inode\":1,\"device\":1},\"sha256\":\"../../etc\"}}}",
-        "{\"version\":1,\"sources\":{\"\":{\"identity\":{\"size\":1,\"mtime_ns\":0,\"ctime_ns\":0,\"inode\":1,\"device\":1},\"sha256\":\"\(hash)\"}}}",
-        "{\"version\":1,\"sources\":{\"a.jpg\":{\"identity\":{\"size\":1,\"mtime_ns\":0,\"ctime_ns\":0,\"inode\":1,\"device\":1},\"sha256\":\"\(hash.uppercased())\"}}}",
-        String(repeating: "[", count: 100_000),
-    ])
+    @Test(
+        "a damaged or hostile memo counts as none",
+        arguments: [
+            "not json", "{\"version\":1,\"sources\":{\"a.jpg\":{}}}", "{\"version\":2,\"sources\":{}}",
+            "{\"version\":1,\"sources\":{\"a.jpg\":{\"identity\":{\"size\":-1,\"mtime_ns\":0,\"ctime_ns\":0,\"inode\":1,\"device\":1},\"sha256\":\"\(hash)\"}}}",
+            "{\"version\":1,\"sources\":{\"a.jpg\":{\"identity\":{\"size\":1,\"mtime_ns\":0,\"ctime_ns\":0,\"inode\":1,\"device\":1},\"sha256\":\"../../etc\"}}}",
+            "{\"version\":1,\"sources\":{\"\":{\"identity\":{\"size\":1,\"mtime_ns\":0,\"ctime_ns\":0,\"inode\":1,\"device\":1},\"sha256\":\"\(hash)\"}}}",
+            "{\"version\":1,\"sources\":{\"a.jpg\":{\"identity\":{\"size\":1,\"mtime_ns\":0,\"ctime_ns\":0,\"inode\":1,\"device\":1},\"sha256\":\"\(hash.uppercased())\"}}}",
+            String(repeating: "[", count: 100_000)
+        ])
     func damagedMemo(text: String) throws {
         let folder = try TemporaryFolder()
         try text.write(toFile: folder.path("ns.sources.json"), atomically: true, encoding: .utf8)
@@ -110,7 +115,9 @@ struct SourceMemoTests {
         #expect(try DefaultCache.directory(environment: ["XDG_CACHE_HOME": "/x/cache", "HOME": "/home/u"]) == "/x/cache/fic")
         #expect(try DefaultCache.directory(environment: ["XDG_CACHE_HOME": "relative", "HOME": "/home/u"]) == "/home/u/.cache/fic")
         #expect(try DefaultCache.directory(environment: ["HOME": "/home/u"]) == "/home/u/.cache/fic")
-        #expect(try DefaultCache.directory(environment: ["XDG_CACHE_HOME": ""]).hasSuffix("/.cache/fic"), "the home folder from the password database")
+        #expect(
+            try DefaultCache.directory(environment: ["XDG_CACHE_HOME": ""]).hasSuffix("/.cache/fic"),
+            "the home folder from the password database")
     }
 
     @Test("a photo folder's namespace: a readable prefix and a hash of its real path, the same through a link")

@@ -14,15 +14,19 @@ struct StaticExportCommandTests {
         return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
     }
 
-    @Test("a DZI tree written into nginx's folder is served: its descriptor and a full-resolution tile",
-          .enabled(if: TestWebServer.shared != nil || TestWebServer.isRequired, "nginx is not running: start it with scripts/test-server start (scripts/test does)"))
+    @Test(
+        "a DZI tree written into nginx's folder is served: its descriptor and a full-resolution tile",
+        .enabled(
+            if: TestWebServer.shared != nil || TestWebServer.isRequired,
+            "nginx is not running: start it with scripts/test-server start (scripts/test does)"))
     func deepZoomIsServedByNginx() async throws {
         let server = try #require(TestWebServer.shared, "scripts/test started nginx, but the tests cannot reach it")
         let name = "fic-\(UUID().uuidString)"
         defer { server.unpublish(name) }
         let run = try Fic.run(["tile", Fic.testdata + "/photos/hubble.jpg", "--out", server.root + "/" + name, "--layout", "dzi", "--json"])
         #expect(run.status == 0, "\(run.stderr)")
-        let report = try #require(try JSONSerialization.jsonObject(with: Data((run.stdout.split(separator: "\n").last ?? "").utf8)) as? [String: Any])
+        let report = try #require(
+            try JSONSerialization.jsonObject(with: Data((run.stdout.split(separator: "\n").last ?? "").utf8)) as? [String: Any])
         let width = try #require(report["width"] as? Int), height = try #require(report["height"] as? Int)
         #expect((report["static_tiles"] as? Int ?? 0) > 0)
         let (status, descriptor) = try await get("\(server.base)/\(name)/image.dzi")
@@ -42,7 +46,10 @@ struct StaticExportCommandTests {
     @Test("a second export into the same folder is refused, naming the tree, and leaves it as it was")
     func anExistingTreeIsRefused() throws {
         let folder = try TemporaryFolder()
-        let first = try Fic.run(["tile", Fic.testdata + "/photos/coffee.jpg", "--out", folder.path("out"), "--layout", "iiif", "--iiif-id", "https://images.example/coffee"])
+        let first = try Fic.run([
+            "tile", Fic.testdata + "/photos/coffee.jpg", "--out", folder.path("out"), "--layout", "iiif", "--iiif-id",
+            "https://images.example/coffee"
+        ])
         #expect(first.status == 0, "\(first.stderr)")
         let info = try String(contentsOfFile: folder.path("out") + "/iiif/info.json", encoding: .utf8)
         #expect(info.contains("\"id\" : \"https://images.example/coffee\""))
@@ -52,9 +59,11 @@ struct StaticExportCommandTests {
         #expect(try String(contentsOfFile: folder.path("out") + "/iiif/info.json", encoding: .utf8) == info)
     }
 
-    @Test("usage errors: a quality out of range, an IIIF id without the IIIF layout", arguments: [
-        ["--layout", "dzi", "--quality", "0"], ["--layout", "dzi", "--iiif-id", "https://x.example/"], ["--layout", "tiff"],
-    ])
+    @Test(
+        "usage errors: a quality out of range, an IIIF id without the IIIF layout",
+        arguments: [
+            ["--layout", "dzi", "--quality", "0"], ["--layout", "dzi", "--iiif-id", "https://x.example/"], ["--layout", "tiff"]
+        ])
     func usageErrors(_ extra: [String]) throws {
         let folder = try TemporaryFolder()
         let run = try Fic.run(["tile", Fic.testdata + "/photos/coffee.jpg", "--out", folder.path("out")] + extra)

@@ -16,7 +16,8 @@ struct StopWithoutCloseTests {
         let photos = try FileManager.default.contentsOfDirectory(atPath: Fic.testdata + "/photos").sorted()
         for copy in 0..<copies {
             for photo in photos {
-                try FileManager.default.createSymbolicLink(atPath: root + "/\(copy)-\(photo)", withDestinationPath: Fic.testdata + "/photos/" + photo)
+                try FileManager.default.createSymbolicLink(
+                    atPath: root + "/\(copy)-\(photo)", withDestinationPath: Fic.testdata + "/photos/" + photo)
             }
         }
         return root
@@ -62,8 +63,9 @@ struct StopWithoutCloseTests {
         let photos = try manyPhotos(folder, copies: 56)
         let cache = folder.path("cache"), table = cache + "/default/tiny.fictable"
         let binary = try #require(Fic.binary)
-        let ingest = try ExternalTools.spawn(binary, ["ingest", photos, "--cache", cache, "--jobs", "1"] + Self.format,
-                                             standardOutput: "/dev/null", standardError: "/dev/null")
+        let ingest = try ExternalTools.spawn(
+            binary, ["ingest", photos, "--cache", cache, "--jobs", "1"] + Self.format,
+            standardOutput: "/dev/null", standardError: "/dev/null")
         // Killed once it has stored some images (five images' worth of pixels written past the
         // table's header; its file is made at full size at once, so its size says nothing), mid-run.
         // The ingest takes well under a second: the wait and the kill run on a thread of its own,
@@ -86,7 +88,9 @@ struct StopWithoutCloseTests {
         try handle.close()
         let afterRestart = try Fic.run(["inspect", "--cache", cache])
         #expect(afterRestart.status == 0, "\(afterRestart.stderr)")
-        #expect(afterRestart.stderr.contains("the system has restarted since it was written") && afterRestart.stderr.contains("is checked before it is first served"), "\(afterRestart.stderr)")
+        #expect(
+            afterRestart.stderr.contains("the system has restarted since it was written")
+                && afterRestart.stderr.contains("is checked before it is first served"), "\(afterRestart.stderr)")
 
         let verify = try Fic.run(["verify", "--cache", cache])
         #expect(verify.status == 0 && verify.stdout.contains("all intact"), "\(verify.stdout)\(verify.stderr)")

@@ -27,7 +27,8 @@ enum Fic {
     /// where the default cache folder is).
     static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> FicRun {
         let binary = try #require(binary, "the fic binary was not found next to the test bundle; set FIC_BINARY")
-        return try ChildProcess.capture(binary, arguments, environment: environment.isEmpty ? nil : ProcessInfo.processInfo.environment.merging(environment) { $1 })
+        return try ChildProcess.capture(
+            binary, arguments, environment: environment.isEmpty ? nil : ProcessInfo.processInfo.environment.merging(environment) { $1 })
     }
 }
 

@@ -11,7 +11,8 @@ struct TIFFCommandTests {
     func decode() throws {
         let folder = try TemporaryFolder()
         let tiff = folder.path("photo.tif")
-        try ExternalTools.run("/usr/bin/vips", ["tiffsave", Fic.testdata + "/photos/coffee.jpg", tiff, "--tile", "--compression", "deflate"])
+        try ExternalTools.run(
+            "/usr/bin/vips", ["tiffsave", Fic.testdata + "/photos/coffee.jpg", tiff, "--tile", "--compression", "deflate"])
         try ExternalTools.run("/usr/bin/vips", ["copy", tiff, folder.path("reference.png")])
         let run = try Fic.run(["decode", tiff, "--out", folder.path("out.png")])
         #expect(run.status == 0, "\(run.stderr)")
@@ -35,11 +36,14 @@ struct TIFFCommandTests {
     func tile() throws {
         let folder = try TemporaryFolder()
         let tiff = folder.path("photo.tif")
-        try ExternalTools.run("/usr/bin/vips", ["tiffsave", Fic.testdata + "/photos/retina.jpg", tiff, "--tile", "--bigtiff", "--compression", "lzw"])
+        try ExternalTools.run(
+            "/usr/bin/vips", ["tiffsave", Fic.testdata + "/photos/retina.jpg", tiff, "--tile", "--bigtiff", "--compression", "lzw"])
         let run = try Fic.run(["tile", tiff, "--out", folder.path("pyramid"), "--json"])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout.contains("1411×1411 px, 4 levels"), "\(run.stdout)")
-        let get = try Fic.run(["tile-get", folder.path("pyramid"), "--level", "0", "--column", "0", "--row", "0", "--out", folder.path("tile.png")])
+        let get = try Fic.run([
+            "tile-get", folder.path("pyramid"), "--level", "0", "--column", "0", "--row", "0", "--out", folder.path("tile.png")
+        ])
         #expect(get.status == 0, "\(get.stderr)")
         #expect(try ImageDecoder.info(Data(contentsOf: URL(fileURLWithPath: folder.path("tile.png")))).width == 256)
     }
@@ -49,7 +53,8 @@ struct TIFFCommandTests {
         let folder = try TemporaryFolder()
         try FileManager.default.createDirectory(atPath: folder.path("photos"), withIntermediateDirectories: true)
         try ExternalTools.run("/usr/bin/vips", ["tiffsave", Fic.testdata + "/photos/chelsea.jpg", folder.path("photos/a.tif")])
-        try ExternalTools.run("/usr/bin/vips", ["tiffsave", Fic.testdata + "/photos/rocket.jpg", folder.path("photos/b.data"), "--compression", "jpeg"])
+        try ExternalTools.run(
+            "/usr/bin/vips", ["tiffsave", Fic.testdata + "/photos/rocket.jpg", folder.path("photos/b.data"), "--compression", "jpeg"])
         let run = try Fic.run(["ingest", folder.path("photos"), "--cache", folder.path("cache"), "--format", "thumb:64x64@1:bgrx"])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout.contains("2 added"), "\(run.stdout)")

@@ -12,13 +12,15 @@ struct TestWebServer: Sendable {
 
     static let shared: TestWebServer? = {
         let env = ProcessInfo.processInfo.environment
-        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .path
         let folder = env["FIC_TEST_SERVER_DIR"] ?? repository + "/.build/test-server"
         let root = env["FIC_TEST_SERVER_ROOT"] ?? folder + "/www"
         if let url = env["FIC_TEST_SERVER_URL"] { return TestWebServer(base: url, root: root) }
         guard let url = try? String(contentsOfFile: folder + "/url", encoding: .utf8),
-              let pid = try? String(contentsOfFile: folder + "/nginx.pid", encoding: .utf8),
-              let n = Int32(pid.trimmingCharacters(in: .whitespacesAndNewlines)), kill(n, 0) == 0 else { return nil }
+            let pid = try? String(contentsOfFile: folder + "/nginx.pid", encoding: .utf8),
+            let n = Int32(pid.trimmingCharacters(in: .whitespacesAndNewlines)), kill(n, 0) == 0
+        else { return nil }
         return TestWebServer(base: url.trimmingCharacters(in: .whitespacesAndNewlines), root: root)
     }()
 
@@ -61,7 +63,11 @@ final class CuttingServer: @unchecked Sendable {
         var left: Int { lock.withLock { gone } }
 
         func began() { lock.withLock { stalling += 1 } }
-        func ended() { lock.withLock { stalling -= 1; gone += 1 } }
+        func ended() {
+            lock.withLock {
+                stalling -= 1; gone += 1
+            }
+        }
     }
 
     let port: Int
@@ -153,7 +159,9 @@ struct TileURLTests {
     /// Asserts that `folder` holds nothing that looks like a pyramid, finished or not.
     private func expectNoPyramid(_ folder: String, sourceLocation: SourceLocation = #_sourceLocation) {
         let files = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-        #expect(!files.contains { $0.contains("pyramid.info") || $0.hasPrefix("level-") }, "left behind: \(files)", sourceLocation: sourceLocation)
+        #expect(
+            !files.contains { $0.contains("pyramid.info") || $0.hasPrefix("level-") }, "left behind: \(files)",
+            sourceLocation: sourceLocation)
     }
 
     private func server() throws -> TestWebServer {
@@ -163,9 +171,12 @@ struct TileURLTests {
         return try #require(TestWebServer.shared)
     }
 
-    @Test("every tile of every level from the nginx test server equals the same file tiled from disk (JPEG through the rate-limited location, PNG)",
-          .enabled(if: TestWebServer.shared != nil || TestWebServer.isRequired, "nginx is not running: start it with scripts/test-server start (scripts/test does)"),
-          arguments: [("photos/hubble.jpg", "slow/"), ("photos/camera-gray.png", "")])
+    @Test(
+        "every tile of every level from the nginx test server equals the same file tiled from disk (JPEG through the rate-limited location, PNG)",
+        .enabled(
+            if: TestWebServer.shared != nil || TestWebServer.isRequired,
+            "nginx is not running: start it with scripts/test-server start (scripts/test does)"),
+        arguments: [("photos/hubble.jpg", "slow/"), ("photos/camera-gray.png", "")])
     func urlEqualsFile(_ file: String, location: String) throws {
         let server = try server()
         let published = try server.publish([file]); defer { server.unpublish(published) }
@@ -176,7 +187,8 @@ struct TileURLTests {
         let url = "\(server.base)/\(location)\(published)/\(name)"
         let fromURL = try Fic.run(["tile", url, "--out", folder.path("url"), "--json"])
         #expect(fromURL.status == 0, "\(fromURL.stderr)")
-        let report = try #require(try JSONSerialization.jsonObject(with: Data((fromURL.stdout.split(separator: "\n").last ?? "").utf8)) as? [String: Any])
+        let report = try #require(
+            try JSONSerialization.jsonObject(with: Data((fromURL.stdout.split(separator: "\n").last ?? "").utf8)) as? [String: Any])
         let size = try #require(try FileManager.default.attributesOfItem(atPath: Fic.testdata + "/" + file)[.size] as? Int)
         #expect(report["bytes_downloaded"] as? Int == size)
         #expect((report["after_last_byte_ms"] as? Double ?? -1) >= 0)
@@ -190,16 +202,22 @@ struct TileURLTests {
             #expect(a.count > 0 && a == b, "\(level) differs")
         }
         // It opens and reads like any pyramid.
-        let tile = try Fic.run(["tile-get", folder.path("url"), "--level", "0", "--column", "0", "--row", "0", "--out", folder.path("tile.png")])
+        let tile = try Fic.run([
+            "tile-get", folder.path("url"), "--level", "0", "--column", "0", "--row", "0", "--out", folder.path("tile.png")
+        ])
         #expect(tile.status == 0, "\(tile.stderr)")
     }
 
-    @Test("an HTTP error or a body that is not an image: exit status 1, a clear message, no pyramid",
-          .enabled(if: TestWebServer.shared != nil || TestWebServer.isRequired, "nginx is not running: start it with scripts/test-server start (scripts/test does)"))
+    @Test(
+        "an HTTP error or a body that is not an image: exit status 1, a clear message, no pyramid",
+        .enabled(
+            if: TestWebServer.shared != nil || TestWebServer.isRequired,
+            "nginx is not running: start it with scripts/test-server start (scripts/test does)"))
     func httpErrorsAndNonImages() throws {
         let server = try server()
         let published = try server.publish([]); defer { server.unpublish(published) }
-        try String(repeating: "<html>not a photo</html>\n", count: 2000).write(toFile: server.root + "/" + published + "/page.jpg", atomically: true, encoding: .utf8)
+        try String(repeating: "<html>not a photo</html>\n", count: 2000).write(
+            toFile: server.root + "/" + published + "/page.jpg", atomically: true, encoding: .utf8)
         let folder = try TemporaryFolder()
         let missing = try Fic.run(["tile", "\(server.base)/\(published)/missing.jpg", "--out", folder.path("a")])
         #expect(missing.status == 1)
@@ -215,20 +233,24 @@ struct TileURLTests {
         expectNoPyramid(folder.path("c"))
     }
 
-    @Test("a body cut short (the connection closed or reset after 60 %): exit status 1, a clear message, and the half-written levels removed",
-          arguments: [CuttingServer.Ending.close, .reset])
+    @Test(
+        "a body cut short (the connection closed or reset after 60 %): exit status 1, a clear message, and the half-written levels removed",
+        arguments: [CuttingServer.Ending.close, .reset])
     func cutBody(ending: CuttingServer.Ending) throws {
         let body = Array(try Data(contentsOf: URL(fileURLWithPath: Fic.testdata + "/photos/retina.jpg")))
         let sent = body.count * 6 / 10
         let server = try CuttingServer(body: body, sent: sent, ending: ending)
         let folder = try TemporaryFolder()
-        let run = try Fic.run(["tile", "http://127.0.0.1:\(server.port)/retina.jpg", "--out", folder.path("p"), "--stall-timeout-ms", "700"])
+        let run = try Fic.run(["tile", "http://127.0.0.1:\(server.port)/retina.jpg", "--out", folder.path("p"), "--stall-timeout-ms", "700"]
+        )
         #expect(run.status == 1)
         #expect(run.stderr.contains("cannot tile"), "\(run.stderr)")
         if ending == .close {
             #expect(run.stderr.contains("ended after \(sent) of the \(body.count) bytes"), "\(run.stderr)")
         } else {
-            #expect(run.stderr.contains("ended after \(sent) of the \(body.count) bytes") || run.stderr.lowercased().contains("reset"), "\(run.stderr)")
+            #expect(
+                run.stderr.contains("ended after \(sent) of the \(body.count) bytes") || run.stderr.lowercased().contains("reset"),
+                "\(run.stderr)")
         }
         expectNoPyramid(folder.path("p"))
     }
@@ -238,8 +260,9 @@ struct TileURLTests {
     /// runs that ignored `--stall-timeout-ms` (both waiting the default) could not do: the first
     /// would give up first. An order of events, not a measured time; a run that never gave up
     /// would meet the time limit.
-    @Test("a body that stalls after 60 %: the run gives up after --stall-timeout-ms, not the default, with exit status 1, a clear message, and the half-written levels removed",
-          .timeLimit(.minutes(5)))
+    @Test(
+        "a body that stalls after 60 %: the run gives up after --stall-timeout-ms, not the default, with exit status 1, a clear message, and the half-written levels removed",
+        .timeLimit(.minutes(5)))
     func stalledBody() async throws {
         let binary = try #require(Fic.binary)
         let body = Array(try Data(contentsOf: URL(fileURLWithPath: Fic.testdata + "/photos/retina.jpg")))
@@ -247,7 +270,9 @@ struct TileURLTests {
         let patientServer = try CuttingServer(body: body, sent: sent, ending: .stall)
         let server = try CuttingServer(body: body, sent: sent, ending: .stall)
         let folder = try TemporaryFolder()
-        let patient = try ChildProcess.startCapturing(binary, ["tile", "http://127.0.0.1:\(patientServer.port)/retina.jpg", "--out", folder.path("patient"), "--stall-timeout-ms", "3600000"])
+        let patient = try ChildProcess.startCapturing(
+            binary,
+            ["tile", "http://127.0.0.1:\(patientServer.port)/retina.jpg", "--out", folder.path("patient"), "--stall-timeout-ms", "3600000"])
         defer { patient.stop() }
         try await waitUntil("the first run's body has stalled") { patientServer.stalls.waiting == 1 }
         let arguments = ["tile", "http://127.0.0.1:\(server.port)/retina.jpg", "--out", folder.path("p"), "--stall-timeout-ms", "700"]

@@ -9,7 +9,11 @@ private let testServer: (base: String, root: String)? = {
     return (base.hasSuffix("/") ? String(base.dropLast()) : base, root)
 }()
 
-@Suite("ingest of URLs", .enabled(if: testServer != nil, "needs the nginx test server: run scripts/test, or scripts/test-server start and set FIC_TEST_SERVER_URL and FIC_TEST_SERVER_ROOT"))
+@Suite(
+    "ingest of URLs",
+    .enabled(
+        if: testServer != nil,
+        "needs the nginx test server: run scripts/test, or scripts/test-server start and set FIC_TEST_SERVER_URL and FIC_TEST_SERVER_ROOT"))
 struct URLIngestTests {
     static let formats = ["--format", "thumb:40x30@2:rgb565", "--format", "medium:100x100", "--family", "photos"]
 
@@ -32,7 +36,8 @@ struct URLIngestTests {
         let folder = try TemporaryFolder()
         let list = folder.path("urls.txt")
         let missing = urls[0].replacingOccurrences(of: ".jpg", with: "-missing.jpg")
-        try (["# photos on the test server", ""] + urls + [missing]).joined(separator: "\n").write(toFile: list, atomically: true, encoding: .utf8)
+        try (["# photos on the test server", ""] + urls + [missing]).joined(separator: "\n").write(
+            toFile: list, atomically: true, encoding: .utf8)
         let cache = folder.path("cache")
 
         let first = try Fic.run(["ingest", "--urls", list, "--cache", cache] + Self.formats)

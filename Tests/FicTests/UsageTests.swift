@@ -29,7 +29,10 @@ struct UsageTests {
         let run = try ChildProcess.capture("/usr/bin/ldd", [binary])
         #expect(run.status == 0)
         #expect(run.stdout.contains("libc.so"), "ldd listed the libraries")
-        for library in ["libSDL2", "libpulse", "libwayland-client", "libasound", "libheif", "libde265", "libx265", "libdav1d", "libaom", "libjxl", "libhwy"] {
+        for library in [
+            "libSDL2", "libpulse", "libwayland-client", "libasound", "libheif", "libde265", "libx265", "libdav1d", "libaom", "libjxl",
+            "libhwy"
+        ] {
             #expect(!run.stdout.contains(library), "fic loads \(library) at start")
         }
     }
@@ -41,17 +44,19 @@ struct UsageTests {
         #expect(run.stdout.contains("USAGE: fic \(command)"))
     }
 
-    @Test("usage errors exit 2 with one line on stderr", arguments: [
-        ["ingest", "/nonexistent", "--cache", "/tmp/x", "--format", "thumb"],
-        ["ingest", "/nonexistent", "--cache", "/tmp/x", "--format", "thumb:0x10"],
-        ["ingest", "/nonexistent", "--cache", "/tmp/x", "--format", "thumb:10x10:purple"],
-        ["ingest", "/nonexistent", "--cache", "/tmp/x", "--format", "thumb:10x10@-2"],
-        ["ingest", "/nonexistent", "--cache", "/tmp/x", "--format", "bad/name:10x10"],
-        ["ingest", "--cache", "/tmp/x"],
-        ["inspect", "--cache", "/tmp/x", "--namespace", "../up"],
-        ["demo", "--cells", "0"],
-        ["no-such-command"],
-    ])
+    @Test(
+        "usage errors exit 2 with one line on stderr",
+        arguments: [
+            ["ingest", "/nonexistent", "--cache", "/tmp/x", "--format", "thumb"],
+            ["ingest", "/nonexistent", "--cache", "/tmp/x", "--format", "thumb:0x10"],
+            ["ingest", "/nonexistent", "--cache", "/tmp/x", "--format", "thumb:10x10:purple"],
+            ["ingest", "/nonexistent", "--cache", "/tmp/x", "--format", "thumb:10x10@-2"],
+            ["ingest", "/nonexistent", "--cache", "/tmp/x", "--format", "bad/name:10x10"],
+            ["ingest", "--cache", "/tmp/x"],
+            ["inspect", "--cache", "/tmp/x", "--namespace", "../up"],
+            ["demo", "--cells", "0"],
+            ["no-such-command"]
+        ])
     func usageErrors(_ arguments: [String]) throws {
         let run = try Fic.run(arguments)
         #expect(run.status == 2, "\(arguments): \(run.stderr)")

@@ -19,8 +19,11 @@ extension ViewTests {
             try ExternalTools.run(vips, ["copy", source, png])
             try ExternalTools.run(vips, ["icc_transform", source, photos + "/a.jpg[Q=95]", "p3"])
             try ExternalTools.run(vips, ["copy", source, photos + "/c.webp[Q=90]"])
-            try ExternalTools.run(try ExternalTools.tool("heif-enc", package: "libheif-examples"), ["-q", "90", "-o", photos + "/d.heic", png])
-            try ExternalTools.run(try ExternalTools.tool("avifenc", package: "libavif-bin"), ["-s", "8", "--min", "10", "--max", "20", png, photos + "/e.avif"])
+            try ExternalTools.run(
+                try ExternalTools.tool("heif-enc", package: "libheif-examples"), ["-q", "90", "-o", photos + "/d.heic", png])
+            try ExternalTools.run(
+                try ExternalTools.tool("avifenc", package: "libavif-bin"),
+                ["-s", "8", "--min", "10", "--max", "20", png, photos + "/e.avif"])
             try ExternalTools.run(try ExternalTools.tool("cjxl", package: "libjxl-tools"), [png, photos + "/f.jxl", "-d", "1"])
             try ExternalTools.run(try ExternalTools.tool("/usr/bin/convert", package: "imagemagick"), [png, photos + "/g.gif"])
             let adobe = "/usr/share/color/icc/colord/AdobeRGB1998.icc"
@@ -38,8 +41,11 @@ extension ViewTests {
             #expect(names == ["a.jpg", "b.png", "c.webp", "d.heic", "e.avif", "f.jxl", "g.gif", "h.tif"])
             let script = folder.path("shot.script"), statsPath = folder.path("stats.json"), shotPath = folder.path("shot.png")
             try "wait-idle\nscreenshot \(shotPath)\n".write(toFile: script, atomically: true, encoding: .utf8)
-            let run = try ViewRunner.run(["view", "gallery", "--photos", photos, "--temporary", "--size", "\(Self.width)x\(Self.height)",
-                                          "--no-overlay", "--script", script, "--stats", statsPath], width: Self.width, height: Self.height)
+            let run = try ViewRunner.run(
+                [
+                    "view", "gallery", "--photos", photos, "--temporary", "--size", "\(Self.width)x\(Self.height)",
+                    "--no-overlay", "--script", script, "--stats", statsPath
+                ], width: Self.width, height: Self.height)
             #expect(run.status == 0, "\(run.stderr)")
             let stats = try ViewRunner.stats(statsPath)
             #expect(stats["cache_decodes"] as? Int == 8, "every photo decoded once: \(stats["cache_decodes"] ?? "nil")")

@@ -9,38 +9,49 @@ extension ViewTests {
         /// A cache of the test photos in a 100 × 100 px 32-bit format, made by `fic ingest`.
         private func makeCache(in folder: TemporaryFolder) throws -> (cache: String, labels: [String]) {
             let cache = folder.path("cache")
-            let ingest = try Fic.run(["ingest", Fic.testdata + "/photos", "--cache", cache, "--format", "cell:100x100:bgrx", "--family", "photos"])
+            let ingest = try Fic.run([
+                "ingest", Fic.testdata + "/photos", "--cache", cache, "--format", "cell:100x100:bgrx", "--family", "photos"
+            ])
             #expect(ingest.status == 0, "\(ingest.stderr)")
             let labels = try FileManager.default.contentsOfDirectory(atPath: Fic.testdata + "/photos").sorted()
             return (cache, labels)
         }
 
-        @Test("after a scripted scroll the window shows exactly the grid composed from the cache; the conventional path shows the same photos")
+        @Test(
+            "after a scripted scroll the window shows exactly the grid composed from the cache; the conventional path shows the same photos"
+        )
         func scrolledGridEqualsCache() throws {
             try #require(ViewRunner.hasXvfb, "xvfb-run is missing: run scripts/install-deps")
             let folder = try TemporaryFolder()
             let (cache, labels) = try makeCache(in: folder)
             let script = folder.path("scroll.script")
             try """
-                wait-idle
-                scroll 250
-                scroll 37      # two scrolls on one frame
-                wait 2
-                screenshot \(folder.path("cache.png"))
-                toggle-path
-                wait-idle
-                screenshot \(folder.path("conventional.png"))
-                """.write(toFile: script, atomically: true, encoding: .utf8)
-            let run = try ViewRunner.run(["view", "gallery", "--cache", cache, "--format", "cell", "--cells", "200", "--size", "640x400",
-                                          "--no-overlay", "--script", script, "--stats", folder.path("stats.json")], width: 640, height: 400)
+            wait-idle
+            scroll 250
+            scroll 37      # two scrolls on one frame
+            wait 2
+            screenshot \(folder.path("cache.png"))
+            toggle-path
+            wait-idle
+            screenshot \(folder.path("conventional.png"))
+            """.write(toFile: script, atomically: true, encoding: .utf8)
+            let run = try ViewRunner.run(
+                [
+                    "view", "gallery", "--cache", cache, "--format", "cell", "--cells", "200", "--size", "640x400",
+                    "--no-overlay", "--script", script, "--stats", folder.path("stats.json")
+                ], width: 640, height: 400)
             #expect(run.status == 0, "\(run.stderr)")
             let stats = try ViewRunner.stats(folder.path("stats.json"))
             #expect(stats["scroll_offset"] as? Int == 287)
             #expect(stats["path"] as? String == "conventional")
             let layout = try #require(stats["layout"] as? [String: Any])
-            let columns = try #require(layout["columns"] as? Int), left = try #require(layout["left"] as? Int), gap = try #require(layout["gap"] as? Int)
+            let columns = try #require(layout["columns"] as? Int), left = try #require(layout["left"] as? Int),
+                gap = try #require(layout["gap"] as? Int)
             #expect(columns == 5 && left == 54 && gap == 8)
-            for key in ["frames", "compose_p99_ms", "compose_max_ms", "present_p99_ms", "frames_compose_over_8_3_ms", "peak_rss_bytes", "hits", "misses"] {
+            for key in [
+                "frames", "compose_p99_ms", "compose_max_ms", "present_p99_ms", "frames_compose_over_8_3_ms", "peak_rss_bytes", "hits",
+                "misses"
+            ] {
                 #expect(stats[key] != nil, "missing \(key)")
             }
             #expect((stats["peak_rss_bytes"] as? Int ?? 0) > 1 << 20)
@@ -65,7 +76,9 @@ extension ViewTests {
                 let top = max(0, y), bottom = min(400, y + side)
                 guard bottom > top else { continue }
                 let picture = expected[index % labels.count]
-                #expect(shot.differences(x: x, y: top, w: side, h: bottom - top, from: picture, ox: 0, oy: top - y) == 0, "cell \(index) differs from \(labels[index % labels.count])")
+                #expect(
+                    shot.differences(x: x, y: top, w: side, h: bottom - top, from: picture, ox: 0, oy: top - y) == 0,
+                    "cell \(index) differs from \(labels[index % labels.count])")
                 if bottom - top == side {
                     let psnr = conventional.psnr(x: x, y: top, w: side, h: side, against: picture, ox: 0, oy: 0)
                     #expect(psnr > 28, "conventional cell \(index): \(psnr) dB")
@@ -86,8 +99,11 @@ extension ViewTests {
             try "wait-idle\ndrag 320 350 to 320 150 in 10\nwait-idle\n".write(toFile: script, atomically: true, encoding: .utf8)
             var offsets: [Int] = []
             for i in 0..<2 {
-                let run = try ViewRunner.run(["view", "gallery", "--cache", cache, "--cells", "1000", "--size", "640x400", "--no-overlay",
-                                              "--script", script, "--stats", folder.path("\(i).json")], width: 640, height: 400)
+                let run = try ViewRunner.run(
+                    [
+                        "view", "gallery", "--cache", cache, "--cells", "1000", "--size", "640x400", "--no-overlay",
+                        "--script", script, "--stats", folder.path("\(i).json")
+                    ], width: 640, height: 400)
                 #expect(run.status == 0, "\(run.stderr)")
                 let stats = try ViewRunner.stats(folder.path("\(i).json"))
                 offsets.append(stats["scroll_offset"] as? Int ?? -1)
@@ -106,14 +122,18 @@ extension ViewTests {
             try folder.copyTestdata("photos/coffee.jpg", into: "photos", as: "c.jpg")
             let script = folder.path("idle.script")
             try "wait-idle\n".write(toFile: script, atomically: true, encoding: .utf8)
-            let run = try ViewRunner.run(["view", "gallery", "--photos", folder.path("photos"), "--size", "640x400", "--no-overlay",
-                                          "--script", script, "--screenshot", folder.path("shot.png"), "--stats", folder.path("stats.json")], width: 640, height: 400)
+            let run = try ViewRunner.run(
+                [
+                    "view", "gallery", "--photos", folder.path("photos"), "--size", "640x400", "--no-overlay",
+                    "--script", script, "--screenshot", folder.path("shot.png"), "--stats", folder.path("stats.json")
+                ], width: 640, height: 400)
             #expect(run.status == 0, "\(run.stderr)")
             let stats = try ViewRunner.stats(folder.path("stats.json"))
             #expect(stats["frames"] as? Int ?? 0 < 1000, "wait-idle ended when the ingest ended")
             let shot = try Picture(folder.path("shot.png"))
             let layout = try #require(stats["layout"] as? [String: Any])
-            let left = try #require(layout["left"] as? Int), gap = try #require(layout["gap"] as? Int), side = try #require(layout["cell_width"] as? Int)
+            let left = try #require(layout["left"] as? Int), gap = try #require(layout["gap"] as? Int),
+                side = try #require(layout["cell_width"] as? Int)
             #expect(layout["cells"] as? Int == 3)
             let centre = { (i: Int) in shot.bgr(left + i * (side + gap) + side / 2, gap + side / 2) }
             #expect(centre(1) == (51, 51, 51), "the undecodable photo's cell is the placeholder gray")
@@ -132,7 +152,8 @@ extension ViewTests {
             let binary = try #require(Fic.binary)
             var environment = ProcessInfo.processInfo.environment
             for key in ["DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER"] { environment[key] = nil }
-            let headless = try ChildProcess.capture(binary, ["view", "photo", Fic.testdata + "/photos/hubble.jpg"], environment: environment)
+            let headless = try ChildProcess.capture(
+                binary, ["view", "photo", Fic.testdata + "/photos/hubble.jpg"], environment: environment)
             #expect(headless.status == 1)
             #expect(headless.stderr.contains("xvfb-run"), "\(headless.stderr)")
         }

@@ -29,7 +29,9 @@ extension ViewTests {
         private func isPlaceholder(_ p: (UInt8, UInt8, UInt8)) -> Bool { p == (51, 51, 51) }
         private func isError(_ p: (UInt8, UInt8, UInt8)) -> Bool { Int(p.2) > Int(p.1) + 40 && Int(p.2) > Int(p.0) + 40 }
 
-        @Test("placeholders first, then each cell shows its URL's image; a 404 becomes an error cell and the others load; scrolled-to cells were prefetched")
+        @Test(
+            "placeholders first, then each cell shows its URL's image; a 404 becomes an error cell and the others load; scrolled-to cells were prefetched"
+        )
         func placeholdersThenImages() throws {
             try #require(ViewRunner.hasXvfb, "xvfb-run is missing: run scripts/install-deps")
             let server = try #require(ViewTestServer.shared, "FIC_REQUIRE_TEST_SERVER=1 but nginx is not running")
@@ -39,22 +41,26 @@ extension ViewTests {
             var urls = names.map { server.url(served + "/" + $0) }
             let missing = server.url(served + "/missing.jpg")
             urls.insert(missing, at: 3)
-            try ("# the network gallery test\n\n" + urls.map(\.absoluteString).joined(separator: "\n") + "\n").write(toFile: folder.path("urls.txt"), atomically: true, encoding: .utf8)
+            try ("# the network gallery test\n\n" + urls.map(\.absoluteString).joined(separator: "\n") + "\n").write(
+                toFile: folder.path("urls.txt"), atomically: true, encoding: .utf8)
             let script = folder.path("network.script")
             try """
-                screenshot \(folder.path("early.png"))
-                wait-idle
-                screenshot \(folder.path("top.png"))
-                phase scrolled
-                scroll 300
-                wait 2
-                screenshot \(folder.path("scrolled.png"))
-                """.write(toFile: script, atomically: true, encoding: .utf8)
+            screenshot \(folder.path("early.png"))
+            wait-idle
+            screenshot \(folder.path("top.png"))
+            phase scrolled
+            scroll 300
+            wait 2
+            screenshot \(folder.path("scrolled.png"))
+            """.write(toFile: script, atomically: true, encoding: .utf8)
             let cache = folder.path("cache")
             let delay = 100
-            let run = try ViewRunner.run(["view", "gallery", "--urls", folder.path("urls.txt"), "--cache", cache, "--originals", folder.path("originals"),
-                                          "--format", "cell:100x100:bgrx", "--fetch-delay-ms", "\(delay)", "--size", "\(Self.width)x\(Self.height)",
-                                          "--no-overlay", "--script", script, "--stats", folder.path("stats.json")], width: Self.width, height: Self.height)
+            let run = try ViewRunner.run(
+                [
+                    "view", "gallery", "--urls", folder.path("urls.txt"), "--cache", cache, "--originals", folder.path("originals"),
+                    "--format", "cell:100x100:bgrx", "--fetch-delay-ms", "\(delay)", "--size", "\(Self.width)x\(Self.height)",
+                    "--no-overlay", "--script", script, "--stats", folder.path("stats.json")
+                ], width: Self.width, height: Self.height)
             #expect(run.status == 0, "\(run.stderr)")
             let stats = try ViewRunner.stats(folder.path("stats.json"))
             let network = try #require(stats["network"] as? [String: Any])
@@ -64,7 +70,9 @@ extension ViewTests {
             #expect(network["prefetched"] as? Int ?? 0 >= 12, "the cells below were prefetched: \(network)")
             #expect(lanes["fast_running_max"] as? Int ?? 0 >= 2 && lanes["slow_queued_max"] as? Int ?? 0 >= 1, "\(lanes)")
             #expect(stats["placeholder_cells"] as? Int ?? 0 >= 20)
-            #expect(stats["compose_max_ms"] as? Double ?? .infinity < Double(delay) * 2 / 3, "the frame path never waits for a fetch (each delayed \(delay) ms)")
+            #expect(
+                stats["compose_max_ms"] as? Double ?? .infinity < Double(delay) * 2 / 3,
+                "the frame path never waits for a fetch (each delayed \(delay) ms)")
             let phases = try #require(stats["by_phase"] as? [String: Any])
             let scrolled = try #require(phases["scrolled"] as? [String: Any])
             #expect(scrolled["misses"] as? Int == 0, "the cells scrolled to were prefetched: \(scrolled)")
@@ -75,7 +83,9 @@ extension ViewTests {
             // Early: every cell is a placeholder. Later: every cell equals its URL's stored image.
             let early = try Picture(folder.path("early.png"))
             for cell in wholeCells(offset: 0, count: urls.count) {
-                #expect(isPlaceholder(early.bgr(cell.x + Self.side / 2, cell.y + Self.side / 2)), "cell \(cell.index) was not a placeholder at first")
+                #expect(
+                    isPlaceholder(early.bgr(cell.x + Self.side / 2, cell.y + Self.side / 2)),
+                    "cell \(cell.index) was not a placeholder at first")
             }
             var pictures: [Int: Picture] = [:]
             for (offset, shot) in [(0, "top.png"), (300, "scrolled.png")] {
@@ -87,17 +97,22 @@ extension ViewTests {
                         #expect(isError(picture.bgr(cell.x + Self.side / 2, cell.y + Self.side / 2)), "the 404's cell is an error cell")
                         continue
                     }
-                    if pictures[cell.index] == nil { pictures[cell.index] = try stored(urls[cell.index], cache: cache, in: folder, cell.index) }
+                    if pictures[cell.index] == nil {
+                        pictures[cell.index] = try stored(urls[cell.index], cache: cache, in: folder, cell.index)
+                    }
                     let expected = try #require(pictures[cell.index])
-                    #expect(picture.differences(x: cell.x, y: cell.y, w: Self.side, h: Self.side, from: expected, ox: 0, oy: 0) == 0,
-                            "\(shot): cell \(cell.index) differs from \(urls[cell.index].lastPathComponent)")
+                    #expect(
+                        picture.differences(x: cell.x, y: cell.y, w: Self.side, h: Self.side, from: expected, ox: 0, oy: 0) == 0,
+                        "\(shot): cell \(cell.index) differs from \(urls[cell.index].lastPathComponent)")
                 }
             }
             // The cells differ from each other (distinct photos, not one image everywhere).
             #expect(Set(pictures.values.map { "\($0.bgr(50, 50))\($0.bgr(20, 80))" }).count >= pictures.count - 2)
         }
 
-        @Test("a fast fling through 600 URLs: cells scrolled past are demoted and cancelled, most never loaded, and the screen where it stops fills in")
+        @Test(
+            "a fast fling through 600 URLs: cells scrolled past are demoted and cancelled, most never loaded, and the screen where it stops fills in"
+        )
         func flingDemotesAndCancels() throws {
             try #require(ViewRunner.hasXvfb, "xvfb-run is missing: run scripts/install-deps")
             let server = try #require(ViewTestServer.shared, "FIC_REQUIRE_TEST_SERVER=1 but nginx is not running")
@@ -108,11 +123,15 @@ extension ViewTests {
             let urls = (0..<600).map { URL(string: server.url(served + "/" + names[$0 % names.count]).absoluteString + "?n=\($0)")! }
             try urls.map(\.absoluteString).joined(separator: "\n").write(toFile: folder.path("urls.txt"), atomically: true, encoding: .utf8)
             let script = folder.path("fling.script")
-            try "wait 3\nfling 12000\nwait 400   # unpaced: the fling ends within a second\nwait-idle\n".write(toFile: script, atomically: true, encoding: .utf8)
+            try "wait 3\nfling 12000\nwait 400   # unpaced: the fling ends within a second\nwait-idle\n".write(
+                toFile: script, atomically: true, encoding: .utf8)
             let cache = folder.path("cache")
-            let run = try ViewRunner.run(["view", "gallery", "--urls", folder.path("urls.txt"), "--cache", cache, "--format", "cell:100x100:bgrx",
-                                          "--fetch-delay-ms", "20", "--size", "\(Self.width)x\(Self.height)", "--no-overlay", "--script", script,
-                                          "--screenshot", folder.path("end.png"), "--stats", folder.path("stats.json")], width: Self.width, height: Self.height)
+            let run = try ViewRunner.run(
+                [
+                    "view", "gallery", "--urls", folder.path("urls.txt"), "--cache", cache, "--format", "cell:100x100:bgrx",
+                    "--fetch-delay-ms", "20", "--size", "\(Self.width)x\(Self.height)", "--no-overlay", "--script", script,
+                    "--screenshot", folder.path("end.png"), "--stats", folder.path("stats.json")
+                ], width: Self.width, height: Self.height)
             #expect(run.status == 0, "\(run.stderr)")
             let stats = try ViewRunner.stats(folder.path("stats.json"))
             let network = try #require(stats["network"] as? [String: Any])
@@ -130,7 +149,9 @@ extension ViewTests {
             #expect(cells.count >= 10)
             for cell in cells {
                 let expected = try stored(urls[cell.index], cache: cache, in: folder, cell.index)
-                #expect(shot.differences(x: cell.x, y: cell.y, w: Self.side, h: Self.side, from: expected, ox: 0, oy: 0) == 0, "cell \(cell.index) differs")
+                #expect(
+                    shot.differences(x: cell.x, y: cell.y, w: Self.side, h: Self.side, from: expected, ox: 0, oy: 0) == 0,
+                    "cell \(cell.index) differs")
             }
         }
     }
@@ -144,12 +165,20 @@ extension ViewTests {
         func fileURLs() throws {
             try #require(ViewRunner.hasXvfb, "xvfb-run is missing: run scripts/install-deps")
             let folder = try TemporaryFolder()
-            let photos = ["astronaut.jpg", "coffee.jpg", "rocket.jpg"].map { URL(fileURLWithPath: Fic.testdata + "/photos/" + $0).absoluteString }
-            let list = ["  # a comment, then a blank line", "", photos[0], URL(fileURLWithPath: folder.path("missing.jpg")).absoluteString, photos[1], photos[2] + "   "]
+            let photos = ["astronaut.jpg", "coffee.jpg", "rocket.jpg"].map {
+                URL(fileURLWithPath: Fic.testdata + "/photos/" + $0).absoluteString
+            }
+            let list = [
+                "  # a comment, then a blank line", "", photos[0], URL(fileURLWithPath: folder.path("missing.jpg")).absoluteString,
+                photos[1], photos[2] + "   "
+            ]
             try list.joined(separator: "\n").write(toFile: folder.path("urls.txt"), atomically: true, encoding: .utf8)
             try "wait-idle\n".write(toFile: folder.path("idle.script"), atomically: true, encoding: .utf8)
-            let run = try ViewRunner.run(["view", "gallery", "--urls", folder.path("urls.txt"), "--size", "640x400", "--no-overlay",
-                                          "--script", folder.path("idle.script"), "--screenshot", folder.path("shot.png"), "--stats", folder.path("stats.json")], width: 640, height: 400)
+            let run = try ViewRunner.run(
+                [
+                    "view", "gallery", "--urls", folder.path("urls.txt"), "--size", "640x400", "--no-overlay",
+                    "--script", folder.path("idle.script"), "--screenshot", folder.path("shot.png"), "--stats", folder.path("stats.json")
+                ], width: 640, height: 400)
             #expect(run.status == 0, "\(run.stderr)")
             let stats = try ViewRunner.stats(folder.path("stats.json"))
             #expect(stats["frames"] as? Int ?? .max < 600, "wait-idle ended once the requests had")
@@ -168,7 +197,8 @@ extension ViewTests {
         @Test("the URL list's errors name the line; a list without URLs and options that do not go together are refused")
         func listErrors() throws {
             let folder = try TemporaryFolder()
-            try "http://example.com/a.jpg\n\nftp://example.com/b.jpg\n".write(toFile: folder.path("bad.txt"), atomically: true, encoding: .utf8)
+            try "http://example.com/a.jpg\n\nftp://example.com/b.jpg\n".write(
+                toFile: folder.path("bad.txt"), atomically: true, encoding: .utf8)
             let bad = try Fic.run(["view", "gallery", "--urls", folder.path("bad.txt")])
             #expect(bad.status == 2 && bad.stderr.contains("line 3") && bad.stderr.contains("ftp"), "\(bad.stderr)")
             try "# only a comment\n\n".write(toFile: folder.path("empty.txt"), atomically: true, encoding: .utf8)

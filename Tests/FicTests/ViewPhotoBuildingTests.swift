@@ -17,14 +17,17 @@ extension ViewTests {
             let hold = size * 73 / 100
             let script = folder.path("mid.script")
             try """
-                wait-idle 3000
-                zoom-to 1 at 0 0
-                wait-idle 3000
-                screenshot \(folder.path("mid.png"))
-                """.write(toFile: script, atomically: true, encoding: .utf8)
-            let run = try ViewRunner.run(["view", "photo", photo, "--build-hold-after-bytes", "\(hold)", "--work-directory", folder.path(""),
-                                          "--size", "640x400", "--no-overlay", "--script", script,
-                                          "--stats", folder.path("stats.json")], width: 640, height: 400)
+            wait-idle 3000
+            zoom-to 1 at 0 0
+            wait-idle 3000
+            screenshot \(folder.path("mid.png"))
+            """.write(toFile: script, atomically: true, encoding: .utf8)
+            let run = try ViewRunner.run(
+                [
+                    "view", "photo", photo, "--build-hold-after-bytes", "\(hold)", "--work-directory", folder.path(""),
+                    "--size", "640x400", "--no-overlay", "--script", script,
+                    "--stats", folder.path("stats.json")
+                ], width: 640, height: 400)
             #expect(run.status == 0, "\(run.stderr)")
             let stats = try ViewRunner.stats(folder.path("stats.json"))
             #expect(stats["building"] as? Int == 1, "the build was still under way")
@@ -41,10 +44,14 @@ extension ViewTests {
             #expect(ox == 0)
             // The top: image rows 0…255 exactly as decoded.
             let left = max(0, -ox), right = min(640, 1000 - ox)
-            #expect(mid.differences(x: left, y: 0, w: right - left, h: 256, from: full, ox: ox, oy: oy) == 0, "the written rows equal the decode")
+            #expect(
+                mid.differences(x: left, y: 0, w: right - left, h: 256, from: full, ox: ox, oy: oy) == 0,
+                "the written rows equal the decode")
             // The bottom: rows 256… of the photo not drawn yet (above the progress line at the foot).
             let background = mid.bgr(left, 300)
-            #expect(background.0 == background.1 && background.1 == background.2 && background.0 < 30, "the background's dark gray: \(background)")
+            #expect(
+                background.0 == background.1 && background.1 == background.2 && background.0 < 30,
+                "the background's dark gray: \(background)")
             var drawn = 0
             for y in 256..<360 {
                 for x in left..<right where mid.bgr(x, y) != background { drawn += 1 }

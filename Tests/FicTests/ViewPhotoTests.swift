@@ -13,8 +13,9 @@ extension ViewTests {
             return (mean((p[0].0, p[1].0, p[2].0, p[3].0)), mean((p[0].1, p[1].1, p[2].1, p[3].1)), mean((p[0].2, p[1].2, p[2].2, p[3].2)))
         }
 
-        @Test("at 1:1 and at 1:2 the window shows exactly the pyramid's pixels, from a saved pyramid and from an image tiled on the fly",
-              arguments: ["pyramid", "image"])
+        @Test(
+            "at 1:1 and at 1:2 the window shows exactly the pyramid's pixels, from a saved pyramid and from an image tiled on the fly",
+            arguments: ["pyramid", "image"])
         func zoomedViewEqualsTiles(_ source: String) throws {
             try #require(ViewRunner.hasXvfb, "xvfb-run is missing: run scripts/install-deps")
             let folder = try TemporaryFolder()
@@ -27,16 +28,19 @@ extension ViewTests {
             }
             let script = folder.path("zoom.script")
             try """
-                wait-idle 3000
-                zoom-to 1 at 0 0
-                pan 300 200
-                wait-idle
-                screenshot \(folder.path("one.png"))
-                zoom-to 0.5 at 0 0
-                wait-idle
-                """.write(toFile: script, atomically: true, encoding: .utf8)
-            let run = try ViewRunner.run(["view", "photo", input, "--size", "640x400", "--no-overlay", "--script", script,
-                                          "--screenshot", folder.path("half.png"), "--stats", folder.path("stats.json")], width: 640, height: 400)
+            wait-idle 3000
+            zoom-to 1 at 0 0
+            pan 300 200
+            wait-idle
+            screenshot \(folder.path("one.png"))
+            zoom-to 0.5 at 0 0
+            wait-idle
+            """.write(toFile: script, atomically: true, encoding: .utf8)
+            let run = try ViewRunner.run(
+                [
+                    "view", "photo", input, "--size", "640x400", "--no-overlay", "--script", script,
+                    "--screenshot", folder.path("half.png"), "--stats", folder.path("stats.json")
+                ], width: 640, height: 400)
             #expect(run.status == 0, "\(run.stderr)")
             let stats = try ViewRunner.stats(folder.path("stats.json"))
             #expect(stats["level"] as? Int == 1)
@@ -51,7 +55,8 @@ extension ViewTests {
 
             // At 1:2, level 1 drawn unscaled, the photo centred across (it is narrower than the window).
             let half = try Picture(folder.path("half.png"))
-            let originX = Int(((stats["origin_x"] as? Double ?? .nan) / 2).rounded()), originY = Int(((stats["origin_y"] as? Double ?? .nan) / 2).rounded())
+            let originX = Int(((stats["origin_x"] as? Double ?? .nan) / 2).rounded()),
+                originY = Int(((stats["origin_y"] as? Double ?? .nan) / 2).rounded())
             #expect(originX == -70)
             var wrong = 0
             for y in 0..<400 {
@@ -65,7 +70,7 @@ extension ViewTests {
             #expect(half.bgr(10, 200) == half.bgr(630, 200), "background beside the photo")
             #expect(half.bgr(10, 200) != half.bgr(320, 200))
         }
-    
+
         @Test("while the tiles of a new zoom are read, the coarser level stands in (blurred, never blank); then the sharp tiles replace it")
         func coarseThenSharp() throws {
             try #require(ViewRunner.hasXvfb, "xvfb-run is missing: run scripts/install-deps")
@@ -75,15 +80,18 @@ extension ViewTests {
             #expect(tile.status == 0, "\(tile.stderr)")
             let script = folder.path("zoom.script")
             try """
-                wait-idle 3000
-                zoom-to 1
-                wait 2
-                screenshot \(folder.path("early.png"))
-                wait-idle 3000
-                """.write(toFile: script, atomically: true, encoding: .utf8)
+            wait-idle 3000
+            zoom-to 1
+            wait 2
+            screenshot \(folder.path("early.png"))
+            wait-idle 3000
+            """.write(toFile: script, atomically: true, encoding: .utf8)
             // Each tile read pauses 150 ms: the first level-0 tile cannot be there two frames after the zoom.
-            let run = try ViewRunner.run(["view", "photo", folder.path("retina.tiles"), "--tile-read-delay-ms", "150", "--size", "640x400", "--no-overlay",
-                                          "--script", script, "--screenshot", folder.path("late.png"), "--stats", folder.path("stats.json")], width: 640, height: 400)
+            let run = try ViewRunner.run(
+                [
+                    "view", "photo", folder.path("retina.tiles"), "--tile-read-delay-ms", "150", "--size", "640x400", "--no-overlay",
+                    "--script", script, "--screenshot", folder.path("late.png"), "--stats", folder.path("stats.json")
+                ], width: 640, height: 400)
             #expect(run.status == 0, "\(run.stderr)")
             let stats = try ViewRunner.stats(folder.path("stats.json"))
             #expect(stats["level"] as? Int == 0)

@@ -6,8 +6,11 @@ import Testing
 extension ViewTests {
     /// `fic view photo URL` on a remote tiled image: trees made by `vips dzsave` (Deep Zoom, IIIF 3)
     /// and by `fic tile --layout iiif`, served by the tests' nginx through its logged location.
-    @Suite("photo from a remote tile service (Deep Zoom, IIIF)",
-           .enabled(if: TestWebServer.shared != nil || TestWebServer.isRequired, "nginx is not running: start it with scripts/test-server start (scripts/test does)"))
+    @Suite(
+        "photo from a remote tile service (Deep Zoom, IIIF)",
+        .enabled(
+            if: TestWebServer.shared != nil || TestWebServer.isRequired,
+            "nginx is not running: start it with scripts/test-server start (scripts/test does)"))
     struct RemoteTiles {
         /// The source photo's size: 12 × 8 tiles of 254 at full resolution.
         static let width = 3000, height = 1800
@@ -16,8 +19,12 @@ extension ViewTests {
         private func publishSource(_ server: TestWebServer) throws -> String {
             let name = "remote-\(UUID().uuidString)"
             try FileManager.default.createDirectory(atPath: server.root + "/" + name, withIntermediateDirectories: true)
-            try ExternalTools.run("/usr/bin/vips", ["thumbnail", Fic.testdata + "/photos/rocket.jpg", server.root + "/" + name + "/source.jpg[Q=95,strip]",
-                                                    "\(Self.width)", "--height", "\(Self.height)", "--size", "force", "--export-profile", "srgb"])
+            try ExternalTools.run(
+                "/usr/bin/vips",
+                [
+                    "thumbnail", Fic.testdata + "/photos/rocket.jpg", server.root + "/" + name + "/source.jpg[Q=95,strip]",
+                    "\(Self.width)", "--height", "\(Self.height)", "--size", "force", "--export-profile", "srgb"
+                ])
             return name
         }
 
@@ -51,7 +58,9 @@ extension ViewTests {
         /// after the response, so the viewer may have exited a moment before).
         private func loggedRequests(_ server: TestWebServer, folder: String, stats: [String: Any]) async throws -> [String] {
             let counted = try #require(stats["network_requests"] as? Int)
-            try await waitUntil("nginx logged the viewer's \(counted) requests", timeout: .seconds(30)) { requests(server, folder: folder).count >= counted }
+            try await waitUntil("nginx logged the viewer's \(counted) requests", timeout: .seconds(30)) {
+                requests(server, folder: folder).count >= counted
+            }
             return requests(server, folder: folder)
         }
 
@@ -59,15 +68,20 @@ extension ViewTests {
         private func view(_ url: String, script: String, folder: TemporaryFolder, cache: String, stats: String) throws -> [String: Any] {
             let path = folder.path("script-\(UUID().uuidString)")
             try script.write(toFile: path, atomically: true, encoding: .utf8)
-            let run = try ViewRunner.run(["view", "photo", url, "--size", "640x400", "--no-overlay", "--script", path, "--cache", cache,
-                                          "--stats", folder.path(stats)], width: 640, height: 400)
+            let run = try ViewRunner.run(
+                [
+                    "view", "photo", url, "--size", "640x400", "--no-overlay", "--script", path, "--cache", cache,
+                    "--stats", folder.path(stats)
+                ], width: 640, height: 400)
             #expect(run.status == 0, "\(run.stderr)")
             return try ViewRunner.stats(folder.path(stats))
         }
 
         /// Checks a 1:1 screenshot against the source's pixels at the view's origin (from the
         /// statistics): a PSNR over 38 dB, JPEG tiles of quality 95 being all that differs.
-        private func expectSource(_ screenshot: String, source: String, stats: [String: Any], sourceLocation: SourceLocation = #_sourceLocation) throws {
+        private func expectSource(
+            _ screenshot: String, source: String, stats: [String: Any], sourceLocation: SourceLocation = #_sourceLocation
+        ) throws {
             #expect(stats["scale"] as? Double == 1, sourceLocation: sourceLocation)
             let x = Int(try #require(stats["origin_x"] as? Double).rounded()), y = Int(try #require(stats["origin_y"] as? Double).rounded())
             let shown = try Picture(screenshot), original = try Picture(source)
@@ -78,13 +92,17 @@ extension ViewTests {
         /// Shows `url` at 1:1 around the photo's centre (its tiles in a new cache), checks the
         /// screenshot against `source` and that every tile was read; returns the statistics.
         @discardableResult
-        private func expectCentreLikeSource(_ url: String, source: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> [String: Any] {
+        private func expectCentreLikeSource(_ url: String, source: String, sourceLocation: SourceLocation = #_sourceLocation) throws
+            -> [String: Any]
+        {
             let folder = try TemporaryFolder()
-            let stats = try view(url, script: """
-                \(zoomToCentre)
-                wait-idle
-                screenshot \(folder.path("one.png"))
-                """, folder: folder, cache: folder.path("cache"), stats: "stats.json")
+            let stats = try view(
+                url,
+                script: """
+                    \(zoomToCentre)
+                    wait-idle
+                    screenshot \(folder.path("one.png"))
+                    """, folder: folder, cache: folder.path("cache"), stats: "stats.json")
             #expect(stats["remote"] as? Int == 1 && stats["tiles_unreadable"] as? Int == 0, sourceLocation: sourceLocation)
             try expectSource(folder.path("one.png"), source: source, stats: stats, sourceLocation: sourceLocation)
             return stats
@@ -99,13 +117,15 @@ extension ViewTests {
             let server = try #require(TestWebServer.shared, "scripts/test started nginx, but the tests cannot reach it")
             let (published, tree) = try publishDeepZoom(server); defer { server.unpublish(published) }
             let folder = try TemporaryFolder()
-            let stats = try view("\(server.base)/logged/\(published)/image.dzi", script: """
-                wait-idle
-                screenshot \(folder.path("fit.png"))
-                \(zoomToCentre)
-                wait-idle
-                screenshot \(folder.path("one.png"))
-                """, folder: folder, cache: folder.path("cache"), stats: "stats.json")
+            let stats = try view(
+                "\(server.base)/logged/\(published)/image.dzi",
+                script: """
+                    wait-idle
+                    screenshot \(folder.path("fit.png"))
+                    \(zoomToCentre)
+                    wait-idle
+                    screenshot \(folder.path("one.png"))
+                    """, folder: folder, cache: folder.path("cache"), stats: "stats.json")
             #expect(stats["remote"] as? Int == 1 && stats["tile_width"] as? Int == 254)
             #expect(stats["tiles_unreadable"] as? Int == 0)
             #expect(stats["script_waits_timed_out"] as? Int == 0)
@@ -119,7 +139,8 @@ extension ViewTests {
             #expect(psnr > 32, "PSNR \(psnr) dB against vips resize")
         }
 
-        @Test("through a slow link, tiles the view left before they arrived are moved to the slow lane and cancelled, and some never fetched")
+        @Test(
+            "through a slow link, tiles the view left before they arrived are moved to the slow lane and cancelled, and some never fetched")
         func leftTilesAreDemotedOrCancelled() async throws {
             try #require(ViewRunner.hasXvfb, "xvfb-run is missing: run scripts/install-deps")
             let server = try #require(TestWebServer.shared, "scripts/test started nginx, but the tests cannot reach it")
@@ -128,20 +149,24 @@ extension ViewTests {
             let link = try ThrottledLink(targetPort: try #require(URL(string: server.base)?.port), bytesPerSecond: 400_000)
             defer { link.stop() }
             let folder = try TemporaryFolder()
-            let stats = try view("http://127.0.0.1:\(link.port)/logged/\(published)/image.dzi", script: """
-                wait-idle
-                zoom-to 1 at 0 0
-                wait 2
-                pan 500 0
-                wait 2
-                fit
-                zoom-to 1 at 639 399
-                wait-idle
-                screenshot \(folder.path("corner.png"))
-                """, folder: folder, cache: folder.path("cache"), stats: "stats.json")
+            let stats = try view(
+                "http://127.0.0.1:\(link.port)/logged/\(published)/image.dzi",
+                script: """
+                    wait-idle
+                    zoom-to 1 at 0 0
+                    wait 2
+                    pan 500 0
+                    wait 2
+                    fit
+                    zoom-to 1 at 639 399
+                    wait-idle
+                    screenshot \(folder.path("corner.png"))
+                    """, folder: folder, cache: folder.path("cache"), stats: "stats.json")
             #expect(stats["script_waits_timed_out"] as? Int == 0 && stats["tiles_unreadable"] as? Int == 0)
             let demoted = stats["tiles_demoted"] as? Int ?? 0, cancelled = stats["tiles_cancelled"] as? Int ?? 0
-            print("slow link: demoted \(demoted), cancelled \(cancelled), asked \((stats["tiles_requested_fast"] as? Int ?? 0) + (stats["tiles_prefetched"] as? Int ?? 0)), fetched \(stats["tile_fetches"] as? Int ?? -1)")
+            print(
+                "slow link: demoted \(demoted), cancelled \(cancelled), asked \((stats["tiles_requested_fast"] as? Int ?? 0) + (stats["tiles_prefetched"] as? Int ?? 0)), fetched \(stats["tile_fetches"] as? Int ?? -1)"
+            )
             // Panned by most of the window: the tiles that left the view but stay near go to the slow
             // lane; zoomed to the far corner: the rest leave the plan and are cancelled.
             #expect(demoted > 0, "tiles that left the view but stay near are moved to the slow lane")
@@ -165,12 +190,15 @@ extension ViewTests {
             func run(_ stats: String, _ screenshot: String) throws -> [String: Any] {
                 let script = folder.path("corner.script")
                 try """
-                    zoom-to 1 at 0 0
-                    wait-idle
-                    screenshot \(folder.path(screenshot))
-                    """.write(toFile: script, atomically: true, encoding: .utf8)
-                let run = try ViewRunner.run(["view", "photo", "\(server.base)/logged/\(published)/image.dzi", "--size", "640x400", "--no-overlay",
-                                              "--script", script, "--stats", folder.path(stats)], width: 640, height: 400, environment: ["XDG_CACHE_HOME": xdg])
+                zoom-to 1 at 0 0
+                wait-idle
+                screenshot \(folder.path(screenshot))
+                """.write(toFile: script, atomically: true, encoding: .utf8)
+                let run = try ViewRunner.run(
+                    [
+                        "view", "photo", "\(server.base)/logged/\(published)/image.dzi", "--size", "640x400", "--no-overlay",
+                        "--script", script, "--stats", folder.path(stats)
+                    ], width: 640, height: 400, environment: ["XDG_CACHE_HOME": xdg])
                 #expect(run.status == 0, "\(run.stderr)")
                 return try ViewRunner.stats(folder.path(stats))
             }
@@ -210,15 +238,17 @@ extension ViewTests {
             // on screen at (90, 62)…(344, 316).
             try FileManager.default.removeItem(atPath: tree + "/image_files/12/5_3.jpg")
             let folder = try TemporaryFolder()
-            let stats = try view("\(server.base)/logged/\(published)/image.dzi", script: """
-                \(zoomToCentre)
-                wait-idle
-                pan 8 0
-                wait-idle
-                pan -8 0
-                wait-idle
-                screenshot \(folder.path("one.png"))
-                """, folder: folder, cache: folder.path("cache"), stats: "stats.json")
+            let stats = try view(
+                "\(server.base)/logged/\(published)/image.dzi",
+                script: """
+                    \(zoomToCentre)
+                    wait-idle
+                    pan 8 0
+                    wait-idle
+                    pan -8 0
+                    wait-idle
+                    screenshot \(folder.path("one.png"))
+                    """, folder: folder, cache: folder.path("cache"), stats: "stats.json")
             #expect(stats["tiles_unreadable"] as? Int == 1)
             #expect(stats["script_waits_timed_out"] as? Int == 0, "the viewer settles with a tile that failed")
             let fetched = try await loggedRequests(server, folder: published, stats: stats)
@@ -235,8 +265,12 @@ extension ViewTests {
             let server = try #require(TestWebServer.shared, "scripts/test started nginx, but the tests cannot reach it")
             let published = try publishSource(server); defer { server.unpublish(published) }
             let tree = server.root + "/" + published
-            try ExternalTools.run("/usr/bin/vips", ["dzsave", tree + "/source.jpg", tree + "/iiif", "--layout", "iiif3", "--suffix", ".jpg[Q=95]",
-                                                    "--id", "\(server.base)/logged/\(published)"])
+            try ExternalTools.run(
+                "/usr/bin/vips",
+                [
+                    "dzsave", tree + "/source.jpg", tree + "/iiif", "--layout", "iiif3", "--suffix", ".jpg[Q=95]",
+                    "--id", "\(server.base)/logged/\(published)"
+                ])
             let stats = try expectCentreLikeSource("\(server.base)/logged/\(published)/iiif/info.json", source: tree + "/source.jpg")
             #expect(stats["script_waits_timed_out"] as? Int == 0)
         }
@@ -248,7 +282,9 @@ extension ViewTests {
             let published = try publishSource(server); defer { server.unpublish(published) }
             let tree = server.root + "/" + published
             let base = "\(server.base)/logged/\(published)/tree/iiif"
-            let tile = try Fic.run(["tile", tree + "/source.jpg", "--out", tree + "/tree", "--layout", "iiif", "--quality", "95", "--iiif-id", base])
+            let tile = try Fic.run([
+                "tile", tree + "/source.jpg", "--out", tree + "/tree", "--layout", "iiif", "--quality", "95", "--iiif-id", base
+            ])
             #expect(tile.status == 0, "\(tile.stderr)")
             let stats = try expectCentreLikeSource(base, source: tree + "/source.jpg")
             #expect(stats["tile_width"] as? Int == 256)

@@ -7,7 +7,8 @@ extension ViewTests {
     /// otherwise to a temporary folder, and checked.
     @Suite("README screenshots")
     struct Screenshots {
-        static let docs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../docs").standardizedFileURL.path
+        static let docs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../docs")
+            .standardizedFileURL.path
         static let update = ProcessInfo.processInfo.environment["FIC_UPDATE_SCREENSHOTS"] == "1"
         static let width = 640, height = 400
 
@@ -15,8 +16,11 @@ extension ViewTests {
         private func shoot(_ name: String, _ arguments: [String], in folder: TemporaryFolder) throws -> String {
             try #require(ViewRunner.hasXvfb, "xvfb-run is missing: run scripts/install-deps")
             let out = Self.update ? Self.docs + "/view-\(name).png" : folder.path("\(name).png")
-            let run = try ViewRunner.run(["view"] + arguments + ["--paced", "--size", "\(Self.width)x\(Self.height)", "--script", Self.docs + "/view/\(name).script", "--screenshot", out],
-                                         width: Self.width, height: Self.height)
+            let run = try ViewRunner.run(
+                ["view"] + arguments + [
+                    "--paced", "--size", "\(Self.width)x\(Self.height)", "--script", Self.docs + "/view/\(name).script", "--screenshot", out
+                ],
+                width: Self.width, height: Self.height)
             #expect(run.status == 0, "\(run.stderr)")
             return out
         }
@@ -36,14 +40,18 @@ extension ViewTests {
             #expect(hasOverlay(shot))
         }
 
-        @Test("the network gallery: URLs loading through the lanes, with the overlay", .enabled(if: ViewTestServer.shouldTest, viewServerMissing))
+        @Test(
+            "the network gallery: URLs loading through the lanes, with the overlay",
+            .enabled(if: ViewTestServer.shouldTest, viewServerMissing))
         func network() throws {
             let server = try #require(ViewTestServer.shared, "FIC_REQUIRE_TEST_SERVER=1 but nginx is not running")
             let (served, names) = try server.publishPhotos()
             defer { server.unpublish(served) }
             let folder = try TemporaryFolder()
-            try names.map { server.url(served + "/" + $0).absoluteString }.joined(separator: "\n").write(toFile: folder.path("urls.txt"), atomically: true, encoding: .utf8)
-            let shot = try Picture(try shoot("network", ["gallery", "--urls", folder.path("urls.txt"), "--fetch-delay-ms", "600"], in: folder))
+            try names.map { server.url(served + "/" + $0).absoluteString }.joined(separator: "\n").write(
+                toFile: folder.path("urls.txt"), atomically: true, encoding: .utf8)
+            let shot = try Picture(
+                try shoot("network", ["gallery", "--urls", folder.path("urls.txt"), "--fetch-delay-ms", "600"], in: folder))
             #expect(shot.width == Self.width && shot.height == Self.height)
             #expect(hasOverlay(shot))
             // Below the overlay, some cells loaded and some still placeholders (the placeholder's

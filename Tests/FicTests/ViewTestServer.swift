@@ -18,7 +18,8 @@ struct ViewTestServer {
         let root = env["FIC_TEST_SERVER_ROOT"] ?? folder + "/www"
         if env["FIC_TEST_SERVER_URL"] != nil { return ViewTestServer(base: base, root: root) }
         guard let pid = try? String(contentsOfFile: folder + "/nginx.pid", encoding: .utf8),
-              let n = Int32(pid.trimmingCharacters(in: .whitespacesAndNewlines)), kill(n, 0) == 0 else { return nil }
+            let n = Int32(pid.trimmingCharacters(in: .whitespacesAndNewlines)), kill(n, 0) == 0
+        else { return nil }
         return ViewTestServer(base: base, root: root)
     }()
 
@@ -41,15 +42,23 @@ struct ViewTestServer {
     /// 36 distinct photos (the six test JPEGs, each turned six ways by `jpegtran`) in a new
     /// served folder; returns the folder's name and the photos' names.
     func publishPhotos() throws -> (folder: String, names: [String]) {
-        try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/jpegtran"), "jpegtran is missing: run scripts/install-deps (libjpeg-turbo-progs)")
+        try #require(
+            FileManager.default.isExecutableFile(atPath: "/usr/bin/jpegtran"),
+            "jpegtran is missing: run scripts/install-deps (libjpeg-turbo-progs)")
         let folder = try makeFolder()
         let sources = ["astronaut", "chelsea", "coffee", "hubble", "retina", "rocket"]
-        let turns: [[String]] = [[], ["-flip", "horizontal"], ["-flip", "vertical"], ["-rotate", "90"], ["-rotate", "180"], ["-rotate", "270"]]
+        let turns: [[String]] = [
+            [], ["-flip", "horizontal"], ["-flip", "vertical"], ["-rotate", "90"], ["-rotate", "180"], ["-rotate", "270"]
+        ]
         var names: [String] = []
         for turn in turns {
             for source in sources {
                 let name = String(format: "p%02d.jpg", names.count)
-                let run = try ChildProcess.capture("/usr/bin/jpegtran", ["-copy", "none", "-trim"] + turn + ["-outfile", root + "/" + folder + "/" + name, Fic.testdata + "/photos/\(source).jpg"])
+                let run = try ChildProcess.capture(
+                    "/usr/bin/jpegtran",
+                    ["-copy", "none", "-trim"] + turn + [
+                        "-outfile", root + "/" + folder + "/" + name, Fic.testdata + "/photos/\(source).jpg"
+                    ])
                 #expect(run.status == 0, "jpegtran \(turn): \(run.stderr)")
                 names.append(name)
             }

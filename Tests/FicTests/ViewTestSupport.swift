@@ -22,7 +22,8 @@ enum ViewRunner {
         let merged = environment.isEmpty ? nil : ProcessInfo.processInfo.environment.merging(environment) { $1 }
         var last: FicRun?
         for _ in 0..<2 {
-            let run = try ChildProcess.capture("/usr/bin/xvfb-run", xvfbArguments(width: width, height: height) + [binary] + arguments, environment: merged)
+            let run = try ChildProcess.capture(
+                "/usr/bin/xvfb-run", xvfbArguments(width: width, height: height) + [binary] + arguments, environment: merged)
             if run.status == 0 || !run.stderr.contains("Xvfb failed to start") { return run }
             last = run
         }
@@ -65,7 +66,9 @@ struct Picture {
         for j in 0..<h {
             for i in 0..<w {
                 let a = bgr(x + i, y + j), b = other.bgr(ox + i, oy + j)
-                if abs(Int(a.0) - Int(b.0)) > tolerance || abs(Int(a.1) - Int(b.1)) > tolerance || abs(Int(a.2) - Int(b.2)) > tolerance { count += 1 }
+                if abs(Int(a.0) - Int(b.0)) > tolerance || abs(Int(a.1) - Int(b.1)) > tolerance || abs(Int(a.2) - Int(b.2)) > tolerance {
+                    count += 1
+                }
             }
         }
         return count

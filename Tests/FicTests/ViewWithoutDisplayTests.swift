@@ -15,19 +15,24 @@ struct ViewWithoutDisplayTests {
     /// Runs `fic view COMMAND` on a folder of one photo (or that photo, for `photo`) with none of
     /// ``displayVariables`` but `environment`, and checks that stderr holds the viewer's message
     /// alone.
-    static func expectOnlyTheViewersMessage(_ command: [String], environment: [String: String] = [:],
-                                            sourceLocation: SourceLocation = #_sourceLocation) throws {
+    static func expectOnlyTheViewersMessage(
+        _ command: [String], environment: [String: String] = [:],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         let binary = try #require(Fic.binary, "the fic binary was not found next to the test bundle; set FIC_BINARY")
         let folder = try TemporaryFolder()
         try folder.copyTestdata("photos/coffee.jpg", into: "photos", as: "a.jpg")
         let target = command == ["photo"] ? folder.path("photos/a.jpg") : folder.path("photos")
-        let run = try ChildProcess.run(binary, ["view"] + command + [target],
-                                       extraEnvironment: environment.merging(["XDG_CACHE_HOME": folder.path("xdg")]) { $1 },
-                                       removedEnvironment: displayVariables.filter { environment[$0] == nil }, timeout: .seconds(300))
+        let run = try ChildProcess.run(
+            binary, ["view"] + command + [target],
+            extraEnvironment: environment.merging(["XDG_CACHE_HOME": folder.path("xdg")]) { $1 },
+            removedEnvironment: displayVariables.filter { environment[$0] == nil }, timeout: .seconds(300))
         #expect(run.ending == .exited(1), "\(run.standardError)", sourceLocation: sourceLocation)
         let lines = run.standardError.split(separator: "\n").filter { !$0.isEmpty }
         #expect(lines.count == 1, "one line, the viewer's: \(run.standardError)", sourceLocation: sourceLocation)
-        #expect(lines.first?.hasPrefix("fic: cannot open a window: there is no display") == true, "\(run.standardError)", sourceLocation: sourceLocation)
+        #expect(
+            lines.first?.hasPrefix("fic: cannot open a window: there is no display") == true, "\(run.standardError)",
+            sourceLocation: sourceLocation)
         #expect(lines.first?.contains("xvfb-run") == true, "\(run.standardError)", sourceLocation: sourceLocation)
     }
 

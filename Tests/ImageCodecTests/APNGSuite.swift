@@ -38,8 +38,10 @@ enum APNGSuite {
 
     static func fcTL(_ sequence: Int, width: Int = width, height: Int = height) -> [UInt8] {
         // x 0, y 0, delay 100/100 s, APNG_DISPOSE_OP_NONE, APNG_BLEND_OP_SOURCE.
-        PNGFiles.chunk("fcTL", PNGFiles.bigEndian32(sequence) + PNGFiles.bigEndian32(width) + PNGFiles.bigEndian32(height)
-            + PNGFiles.bigEndian32(0) + PNGFiles.bigEndian32(0) + [0, 100, 0, 100, 0, 0])
+        PNGFiles.chunk(
+            "fcTL",
+            PNGFiles.bigEndian32(sequence) + PNGFiles.bigEndian32(width) + PNGFiles.bigEndian32(height)
+                + PNGFiles.bigEndian32(0) + PNGFiles.bigEndian32(0) + [0, 100, 0, 100, 0, 0])
     }
 
     static func IDAT(_ data: [UInt8]) -> [UInt8] { PNGFiles.chunk("IDAT", data) }
@@ -61,7 +63,9 @@ enum APNGSuite {
             valid("basic split IDAT", [IDAT(Array(g[..<half])), IDAT(Array(g[half...]))]),
             valid("split IDAT with a zero-length chunk", [IDAT(Array(g[..<half])), IDAT([]), IDAT(Array(g[half...]))]),
             valid("basic split fdAT", [acTL(1), IDAT(r), fcTL(0), fdAT(1, Array(g[..<half])), fdAT(2, Array(g[half...]))]),
-            valid("split fdAT with a zero-length chunk", [acTL(1), IDAT(r), fcTL(0), fdAT(1, Array(g[..<half])), fdAT(2, []), fdAT(3, Array(g[half...]))]),
+            valid(
+                "split fdAT with a zero-length chunk",
+                [acTL(1), IDAT(r), fcTL(0), fdAT(1, Array(g[..<half])), fdAT(2, []), fdAT(3, Array(g[half...]))]),
             invalid("missing acTL", [IDAT(g), fcTL(0), fdAT(1, r)]),
             invalid("repeated acTL", [acTL(1), acTL(1), IDAT(g), fcTL(0), fdAT(1, r)]),
             invalid("acTL after IDAT", [IDAT(g), acTL(1), fcTL(0), fdAT(1, r)]),
@@ -77,12 +81,18 @@ enum APNGSuite {
             invalid("gap in the sequence", [acTL(2), IDAT(g), fcTL(0), fdAT(1, r), fcTL(2), fdAT(4, r)]),
             invalid("duplicated sequence number", [acTL(2), IDAT(g), fcTL(0), fdAT(1, r), fcTL(2), fdAT(2, r)]),
             invalid("duplicated chunk", [acTL(2), IDAT(g), fcTL(0), fdAT(1, r), fcTL(2), fdAT(3, r), fdAT(3, r)]),
-            invalid("reordered fdAT chunks", [acTL(2), IDAT(g), fcTL(0), fdAT(1, r), fcTL(2), fdAT(4, Array(r[32...])), fdAT(3, Array(r[..<32]))]),
-            invalid("reordered sequence numbers", [acTL(2), IDAT(g), fcTL(0), fdAT(1, r), fcTL(2), fdAT(4, Array(r[..<32])), fdAT(3, Array(r[32...]))]),
+            invalid(
+                "reordered fdAT chunks",
+                [acTL(2), IDAT(g), fcTL(0), fdAT(1, r), fcTL(2), fdAT(4, Array(r[32...])), fdAT(3, Array(r[..<32]))]),
+            invalid(
+                "reordered sequence numbers",
+                [acTL(2), IDAT(g), fcTL(0), fdAT(1, r), fcTL(2), fdAT(4, Array(r[..<32])), fdAT(3, Array(r[32...]))]),
             invalid("separate fdAT and fcTL sequences", [acTL(2), IDAT(g), fcTL(0), fdAT(0, r), fcTL(1), fdAT(1, r)]),
-            invalid("the default image's fcTL size not matching IHDR", [acTL(2), fcTL(0, height: height / 2), IDAT(redHalf), fcTL(1), fdAT(2, r)]),
+            invalid(
+                "the default image's fcTL size not matching IHDR",
+                [acTL(2), fcTL(0, height: height / 2), IDAT(redHalf), fcTL(1), fdAT(2, r)]),
             invalid("fdAT too small", [acTL(1), IDAT(g), fcTL(0), fdAT(1, redHalf)]),
-            invalid("fdAT too large", [acTL(1), IDAT(g), fcTL(0), fdAT(1, redDouble)]),
+            invalid("fdAT too large", [acTL(1), IDAT(g), fcTL(0), fdAT(1, redDouble)])
         ]
     }()
 }

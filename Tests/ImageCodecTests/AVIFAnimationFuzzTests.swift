@@ -13,8 +13,9 @@ import Testing
 @Suite(.serialized, .enabled(if: AVIFSequenceFiles.available, AVIFSequenceFiles.missing))
 struct AVIFAnimationFuzz {
     @Test func sequences() async throws {
-        let turned = try AVIFSequenceFiles.sequence("fuzz-turned.avif", try ["coffee", "rocket", "chelsea"].map { (try AVIFSequenceFiles.png($0, 48, 32), 40) },
-                                                    options: ["-l", "--crop", "4,2,40,28", "--irot", "1", "--imir", "1"])
+        let turned = try AVIFSequenceFiles.sequence(
+            "fuzz-turned.avif", try ["coffee", "rocket", "chelsea"].map { (try AVIFSequenceFiles.png($0, 48, 32), 40) },
+            options: ["-l", "--crop", "4,2,40,28", "--irot", "1", "--imir", "1"])
         let paths = try [AVIFSequenceFiles.Kind.opaque, .alpha, .tenBit].map { try AVIFSequenceFiles.standard($0) } + [turned]
         let corpus = try paths.map { (name: ($0 as NSString).lastPathComponent, bytes: try HEIFTestFiles.bytes($0)) }
         try #require(corpus.allSatisfy { seed in seed.bytes.withUnsafeBytes { AnimatedImageDecoder.mayBeAnimated($0) } })

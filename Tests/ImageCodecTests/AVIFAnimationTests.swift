@@ -45,7 +45,9 @@ struct AVIFAnimationTests {
                 // avifenc codes alpha losslessly by default: it comes back exactly.
                 #expect(HEIFTests.alphaPSNR(frame.image, sources[frame.index]) == .infinity, "frame \(frame.index): alpha")
             }
-            print("AVIF sequence \(kind) frame \(frame.index): PSNR \(psnr) dB against avifdec (max difference \(difference)), \(own) dB against the frame encoded")
+            print(
+                "AVIF sequence \(kind) frame \(frame.index): PSNR \(psnr) dB against avifdec (max difference \(difference)), \(own) dB against the frame encoded"
+            )
         }
     }
 
@@ -74,11 +76,13 @@ struct AVIFAnimationTests {
         let sources = try ["coffee", "rocket"].map { try Files.png($0, 48, 32) }
         var options = ["-l", "--irot", "\(quarterTurns)"]
         if let axis { options += ["--imir", "\(axis)"] }
-        let path = try Files.sequence("turned-irot\(quarterTurns)-imir\(axis.map(String.init) ?? "none").avif", sources.map { ($0, 50) }, options: options)
+        let path = try Files.sequence(
+            "turned-irot\(quarterTurns)-imir\(axis.map(String.init) ?? "none").avif", sources.map { ($0, 50) }, options: options)
         let (info, frames) = try Files.decode(path)
         #expect(frames.count == 2)
         for (frame, source) in zip(frames, sources) {
-            let expected = HEIFTests.Pixels(try ImageDecoder.decode(contentsOf: source)).transformed(quarterTurns: quarterTurns, mirror: axis)
+            let expected = HEIFTests.Pixels(try ImageDecoder.decode(contentsOf: source)).transformed(
+                quarterTurns: quarterTurns, mirror: axis)
             #expect(info.width == expected.width && info.height == expected.height)
             let same = HEIFTests.Pixels(frame.image) == expected
             #expect(same, "frame \(frame.index), irot \(quarterTurns), imir \(axis.map(String.init) ?? "none")")
@@ -88,8 +92,9 @@ struct AVIFAnimationTests {
     /// The track's clean aperture crops each frame before it is turned.
     @Test(arguments: [0, 1]) func theCleanApertureCropsBeforeTheRotation(quarterTurns: Int) throws {
         let sources = try ["chelsea", "hubble"].map { try Files.png($0, 64, 48) }
-        let path = try Files.sequence("cropped-irot\(quarterTurns).avif", sources.map { ($0, 50) },
-                                      options: ["-l", "--crop", "8,4,40,30", "--irot", "\(quarterTurns)"])
+        let path = try Files.sequence(
+            "cropped-irot\(quarterTurns).avif", sources.map { ($0, 50) },
+            options: ["-l", "--crop", "8,4,40,30", "--irot", "\(quarterTurns)"])
         let (info, frames) = try Files.decode(path)
         #expect(frames.count == 2)
         #expect(info.width == (quarterTurns == 0 ? 40 : 30) && info.height == (quarterTurns == 0 ? 30 : 40))
@@ -115,7 +120,9 @@ struct AVIFAnimationTests {
             let samples = ColorFixtures.rgb(ofBGRA: ColorDecodeTests.packed(frame.image))
             let psnr = PixelComparison.psnr(samples: samples, reference)
             let untagged = PixelComparison.psnr(samples: samples, try ColorTools.rawPixels(of: source, in: HEIFTestFiles.folder))
-            print("AVIF sequence in Adobe RGB, frame \(frame.index): \(psnr) dB against LittleCMS, \(untagged) dB against its samples as they are")
+            print(
+                "AVIF sequence in Adobe RGB, frame \(frame.index): \(psnr) dB against LittleCMS, \(untagged) dB against its samples as they are"
+            )
             #expect(psnr >= 38 && psnr > untagged, "frame \(frame.index): \(psnr) dB against LittleCMS, \(untagged) dB unconverted")
         }
         #expect(info.width == 48 && info.height == 32)
@@ -126,7 +133,9 @@ struct AVIFAnimationTests {
     @Test func aSequenceMayBeAnimatedAndAStillAVIFIsOneFrame() throws {
         let sequence = try HEIFTestFiles.bytes(try Files.standard(.opaque))
         #expect(sequence.withUnsafeBytes { AnimatedImageDecoder.mayBeAnimated($0) })
-        #expect(sequence.prefix(64).withUnsafeBytes { AnimatedImageDecoder.mayBeAnimated(UnsafeRawBufferPointer($0)) }, "the ftyp box is enough")
+        #expect(
+            sequence.prefix(64).withUnsafeBytes { AnimatedImageDecoder.mayBeAnimated(UnsafeRawBufferPointer($0)) }, "the ftyp box is enough"
+        )
         let stillPath = try HEIFTestFiles.avifenc("still-chelsea.avif", source: try Files.frame("chelsea", .opaque))
         let still = try HEIFTestFiles.bytes(stillPath)
         #expect(!still.withUnsafeBytes { AnimatedImageDecoder.mayBeAnimated($0) })
@@ -142,8 +151,10 @@ struct AVIFAnimationTests {
     @Test func tooManyFramesOrPixelsAreRefusedBeforeDecoding() throws {
         let bytes = try HEIFTestFiles.bytes(try Files.standard(.alpha))
         let pixels = Files.width * Files.height, count = Files.photos.count
-        for options in [DecodingOptions(maximumFrames: count - 1), DecodingOptions(maximumAnimationPixels: pixels * count - 1),
-                        DecodingOptions(maximumPixelCount: pixels - 1)] {
+        for options in [
+            DecodingOptions(maximumFrames: count - 1), DecodingOptions(maximumAnimationPixels: pixels * count - 1),
+            DecodingOptions(maximumPixelCount: pixels - 1)
+        ] {
             let (frames, error) = AnimationFiles.decodeUntilError(bytes, options: options)
             #expect(frames.isEmpty && error?.code == .dimensionsTooLarge, "\(options): \(String(describing: error))")
         }
@@ -178,7 +189,9 @@ struct AVIFAnimationTests {
     /// table rewritten: `frames` samples of the first one's size, one after another, in one chunk,
     /// timed by `timingEntries` entries of 10 ms (the last one covering the rest).
     static func craftedSampleTable(_ bytes: [UInt8], frames: Int, timingEntries: Int) throws -> [UInt8] {
-        func u32(_ value: Int) -> [UInt8] { [UInt8(value >> 24 & 0xFF), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)] }
+        func u32(_ value: Int) -> [UInt8] {
+            [UInt8(value >> 24 & 0xFF), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
+        }
         func word(_ at: Int) -> Int { bytes[at..<(at + 4)].reduce(0) { $0 << 8 | Int($1) } }
         func rebuilt(_ range: Range<Int>) throws -> [UInt8] {
             var out: [UInt8] = []
@@ -212,7 +225,8 @@ struct AVIFAnimationTests {
     /// `type` with `payload`.
     static func box(_ type: String, _ payload: [UInt8]) -> [UInt8] {
         let size = 8 + payload.count
-        return [UInt8(size >> 24 & 0xFF), UInt8(size >> 16 & 0xFF), UInt8(size >> 8 & 0xFF), UInt8(size & 0xFF)] + Array(type.utf8) + payload
+        return [UInt8(size >> 24 & 0xFF), UInt8(size >> 16 & 0xFF), UInt8(size >> 8 & 0xFF), UInt8(size & 0xFF)] + Array(type.utf8)
+            + payload
     }
 
     /// Cut anywhere after its header: the frames whose data lies before the cut, each the same as

@@ -55,14 +55,22 @@ enum AVIFSequenceFiles {
         let resized = [TestData.path("photos/\(photo).jpg"), "+profile", "*", "-resize", "\(width)x\(height)!"]
         switch kind {
         case .opaque, .twelveBit:
-            return try HEIFTestFiles.file(name + ".jpg") { try ExternalTools.run(ExternalTools.convert, resized + ["-sampling-factor", "2x2", "-quality", "95", $0]) }
+            return try HEIFTestFiles.file(name + ".jpg") {
+                try ExternalTools.run(ExternalTools.convert, resized + ["-sampling-factor", "2x2", "-quality", "95", $0])
+            }
         case .alpha:
             return try HEIFTestFiles.file(name + "-alpha.png") {
-                try ExternalTools.run(ExternalTools.convert, resized + ["(", "-size", "\(width)x\(height)", "gradient:white-black", ")",
-                                                                        "-alpha", "off", "-compose", "copy_opacity", "-composite", "PNG32:" + $0])
+                try ExternalTools.run(
+                    ExternalTools.convert,
+                    resized + [
+                        "(", "-size", "\(width)x\(height)", "gradient:white-black", ")",
+                        "-alpha", "off", "-compose", "copy_opacity", "-composite", "PNG32:" + $0
+                    ])
             }
         case .tenBit:
-            return try HEIFTestFiles.file(name + "-16.png") { try ExternalTools.run(ExternalTools.convert, resized + ["-depth", "16", "PNG48:" + $0]) }
+            return try HEIFTestFiles.file(name + "-16.png") {
+                try ExternalTools.run(ExternalTools.convert, resized + ["-depth", "16", "PNG48:" + $0])
+            }
         }
     }
 
@@ -72,14 +80,18 @@ enum AVIFSequenceFiles {
     static func png(_ photo: String, _ width: Int, _ height: Int, profile: String? = nil) throws -> String {
         let tag = profile.map { "-" + (($0 as NSString).lastPathComponent as NSString).deletingPathExtension } ?? ""
         return try HEIFTestFiles.file("\(photo)-\(width)x\(height)-rgb\(tag).png") {
-            try ExternalTools.run(ExternalTools.convert, [TestData.path("photos/\(photo).jpg"), "+profile", "*", "-resize", "\(width)x\(height)!"]
-                                      + (profile.map { ["-profile", $0] } ?? []) + ["PNG24:" + $0])
+            try ExternalTools.run(
+                ExternalTools.convert,
+                [TestData.path("photos/\(photo).jpg"), "+profile", "*", "-resize", "\(width)x\(height)!"]
+                    + (profile.map { ["-profile", $0] } ?? []) + ["PNG24:" + $0])
         }
     }
 
     /// `avifenc` of `frames` (each an input file and its duration in units of `timescale`) into
     /// the sequence `name`, with `options` before the inputs, at speed 8.
-    static func sequence(_ name: String, _ frames: [(source: String, duration: Int)], timescale: Int = 1000, options: [String] = []) throws -> String {
+    static func sequence(_ name: String, _ frames: [(source: String, duration: Int)], timescale: Int = 1000, options: [String] = []) throws
+        -> String
+    {
         try HEIFTestFiles.file(name) { path in
             var arguments = ["-s", "8", "--timescale", "\(timescale)"] + options
             for frame in frames { arguments += ["--duration", "\(frame.duration)", frame.source] }

@@ -13,7 +13,8 @@ import Testing
             try AnimationFiles.still($0, 64, 48, in: folder)
         }
         let gif = try ExternalTools.convert(["-delay", "10"] + photos + ["-loop", "0"], in: folder, name: "six.gif")
-        try AnimationFiles.pillow("""
+        try AnimationFiles.pillow(
+            """
             import sys
             from PIL import Image
             images = [Image.open(p).convert("RGBA") for p in sys.argv[2:]]
@@ -21,7 +22,9 @@ import Testing
             """, [folder + "/six.png"] + photos)
         let webp = folder + "/six.webp"
         try ExternalTools.run(try ExternalTools.tool("img2webp", package: "webp"), ["-lossy", "-q", "50"] + photos + ["-o", webp])
-        return [("GIF", gif), ("APNG", try ExternalTools.bytes(atPath: folder + "/six.png")), ("WebP", try ExternalTools.bytes(atPath: webp))]
+        return [
+            ("GIF", gif), ("APNG", try ExternalTools.bytes(atPath: folder + "/six.png")), ("WebP", try ExternalTools.bytes(atPath: webp))
+        ]
     }
 
     /// Cut at 3/4 of its length, inside its fifth frame: the first frames are delivered, the
@@ -53,9 +56,13 @@ import Testing
                 let plain = AnimationFiles.decodeUntilError(data)
                 let early = AnimationFiles.decodeUntilError(data, options: ahead)
                 #expect(early.frames.count == plain.frames.count, "\(name)")
-                #expect(early.error?.code == plain.error?.code && early.error?.message == plain.error?.message, "\(name): \(String(describing: early.error))")
+                #expect(
+                    early.error?.code == plain.error?.code && early.error?.message == plain.error?.message,
+                    "\(name): \(String(describing: early.error))")
                 for (a, b) in zip(early.frames, plain.frames) {
-                    #expect(a.index == b.index && a.durationMs == b.durationMs && PixelComparison.identical(a.image, b.image), "\(name) frame \(a.index)")
+                    #expect(
+                        a.index == b.index && a.durationMs == b.durationMs && PixelComparison.identical(a.image, b.image),
+                        "\(name) frame \(a.index)")
                 }
             }
             let shrunk = DecodingOptions(targetSize: PixelSize(width: 16, height: 12), decodesFramesAhead: true)
@@ -71,8 +78,10 @@ import Testing
         let folder = try AnimationFiles.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         for (name, bytes) in try Self.sixFrames(in: folder) {
-            for options in [DecodingOptions(maximumFrames: 5), DecodingOptions(maximumAnimationPixels: 64 * 48 * 5),
-                            DecodingOptions(maximumPixelCount: 64 * 47)] {
+            for options in [
+                DecodingOptions(maximumFrames: 5), DecodingOptions(maximumAnimationPixels: 64 * 48 * 5),
+                DecodingOptions(maximumPixelCount: 64 * 47)
+            ] {
                 let (frames, error) = AnimationFiles.decodeUntilError(bytes, options: options)
                 #expect(frames.isEmpty && error?.code == .dimensionsTooLarge, "\(name): \(String(describing: error))")
             }
@@ -91,7 +100,9 @@ import Testing
                 #expect(error?.code == .truncated, "\(name) cut at \(k)/12: \(frames.count) frames, \(String(describing: error))")
                 #expect(frames.count < 6 || k == 11, "\(name) cut at \(k)/12")
                 for frame in frames {
-                    #expect(PixelComparison.identical(frame.image, whole.frames[frame.index].image), "\(name) cut at \(k)/12, frame \(frame.index)")
+                    #expect(
+                        PixelComparison.identical(frame.image, whole.frames[frame.index].image),
+                        "\(name) cut at \(k)/12, frame \(frame.index)")
                 }
             }
         }
@@ -104,8 +115,10 @@ import Testing
         var starts: [Int] = []
         for i in 0..<60 {
             starts.append(gif.count)
-            gif += GIFBytes.graphicControl(transparentIndex: nil, delay: 4)
-                + GIFBytes.image(left: 0, top: 0, width: 4, height: 4, indices: Array(repeating: UInt8(i % 2), count: 16), minimumCodeSize: 2)
+            gif +=
+                GIFBytes.graphicControl(transparentIndex: nil, delay: 4)
+                + GIFBytes.image(
+                    left: 0, top: 0, width: 4, height: 4, indices: Array(repeating: UInt8(i % 2), count: 16), minimumCodeSize: 2)
         }
         gif += GIFBytes.trailer
         let cut = Array(gif.prefix((starts[39] + starts[40]) / 2))
@@ -141,9 +154,12 @@ import Testing
         func control(disposal: UInt8, delay: Int) -> [UInt8] { [0x21, 0xF9, 4, disposal << 2] + GIFBytes.u16(delay) + [0, 0] }
         func gif(_ second: (width: Int, height: Int, left: Int, top: Int)) -> [UInt8] {
             GIFBytes.header(width: 10, height: 10, palette: [red, blue])
-                + control(disposal: 1, delay: 0) + GIFBytes.image(left: 0, top: 0, width: 10, height: 10, indices: Array(repeating: 0, count: 100), minimumCodeSize: 2)
-                + control(disposal: 2, delay: 65535) + GIFBytes.image(left: second.left, top: second.top, width: second.width, height: second.height,
-                                                                      indices: Array(repeating: 1, count: 40), minimumCodeSize: 2)
+                + control(disposal: 1, delay: 0)
+                + GIFBytes.image(left: 0, top: 0, width: 10, height: 10, indices: Array(repeating: 0, count: 100), minimumCodeSize: 2)
+                + control(disposal: 2, delay: 65535)
+                + GIFBytes.image(
+                    left: second.left, top: second.top, width: second.width, height: second.height,
+                    indices: Array(repeating: 1, count: 40), minimumCodeSize: 2)
                 + GIFBytes.trailer
         }
         let huge = AnimationFiles.decodeUntilError(gif((65535, 65535, 0, 0)))
@@ -170,19 +186,26 @@ import Testing
         let idat = chunks.filter { $0.type == "IDAT" }.flatMap(\.data)
         let width = Array(ihdr[0..<4]), height = Array(ihdr[4..<8])
         func frameControl(_ sequence: Int, size: [UInt8]? = nil, x: Int = 0, y: Int = 0) -> [UInt8] {
-            PNGFiles.chunk("fcTL", PNGFiles.bigEndian32(sequence) + (size ?? width + height) + PNGFiles.bigEndian32(x) + PNGFiles.bigEndian32(y) + [0, 1, 0, 10, 0, 0])
+            PNGFiles.chunk(
+                "fcTL",
+                PNGFiles.bigEndian32(sequence) + (size ?? width + height) + PNGFiles.bigEndian32(x) + PNGFiles.bigEndian32(y) + [
+                    0, 1, 0, 10, 0, 0
+                ])
         }
         var frames = 3
         var body = frameControl(0) + PNGFiles.chunk("IDAT", idat)
         switch damage {
         case "sequence loop":
-            body += frameControl(1) + PNGFiles.chunk("fdAT", PNGFiles.bigEndian32(2) + idat)
+            body +=
+                frameControl(1) + PNGFiles.chunk("fdAT", PNGFiles.bigEndian32(2) + idat)
                 + frameControl(1) + PNGFiles.chunk("fdAT", PNGFiles.bigEndian32(2) + idat)
         case "frame outside":
             body += frameControl(1, x: 200) + PNGFiles.chunk("fdAT", PNGFiles.bigEndian32(2) + idat)
             frames = 2
         case "huge frame":
-            body += frameControl(1, size: PNGFiles.bigEndian32(65535) + PNGFiles.bigEndian32(65535)) + PNGFiles.chunk("fdAT", PNGFiles.bigEndian32(2) + idat)
+            body +=
+                frameControl(1, size: PNGFiles.bigEndian32(65535) + PNGFiles.bigEndian32(65535))
+                + PNGFiles.chunk("fdAT", PNGFiles.bigEndian32(2) + idat)
             frames = 2
         case "missing frame":
             body += frameControl(1) + PNGFiles.chunk("fdAT", PNGFiles.bigEndian32(2) + idat)
@@ -192,7 +215,8 @@ import Testing
             body += frameControl(1) + fdAT
             frames = 2
         }
-        let apng = PNGFiles.signature + PNGFiles.chunk("IHDR", ihdr)
+        let apng =
+            PNGFiles.signature + PNGFiles.chunk("IHDR", ihdr)
             + PNGFiles.chunk("acTL", PNGFiles.bigEndian32(frames) + PNGFiles.bigEndian32(0)) + body + PNGFiles.chunk("IEND", [])
         let decoder = try AnimatedImageDecoder(apng)
         var decoded: [AnimationFrame] = []
@@ -210,9 +234,11 @@ import Testing
         let ihdr = try #require(chunks.first { $0.type == "IHDR" }).data
         let idat = chunks.filter { $0.type == "IDAT" }.flatMap(\.data)
         func frameControl(_ sequence: Int, delay: [UInt8]) -> [UInt8] {
-            PNGFiles.chunk("fcTL", PNGFiles.bigEndian32(sequence) + ihdr[0..<8] + PNGFiles.bigEndian32(0) + PNGFiles.bigEndian32(0) + delay + [0, 0])
+            PNGFiles.chunk(
+                "fcTL", PNGFiles.bigEndian32(sequence) + ihdr[0..<8] + PNGFiles.bigEndian32(0) + PNGFiles.bigEndian32(0) + delay + [0, 0])
         }
-        let apng = PNGFiles.signature + PNGFiles.chunk("IHDR", ihdr) + PNGFiles.chunk("acTL", PNGFiles.bigEndian32(2) + PNGFiles.bigEndian32(7))
+        let apng =
+            PNGFiles.signature + PNGFiles.chunk("IHDR", ihdr) + PNGFiles.chunk("acTL", PNGFiles.bigEndian32(2) + PNGFiles.bigEndian32(7))
             + frameControl(0, delay: [0xFF, 0xFF, 0, 1]) + PNGFiles.chunk("IDAT", idat)
             + frameControl(1, delay: [0, 0, 0, 0]) + PNGFiles.chunk("fdAT", PNGFiles.bigEndian32(2) + idat) + PNGFiles.chunk("IEND", [])
         let (info, frames) = try AnimationFiles.decode(apng)

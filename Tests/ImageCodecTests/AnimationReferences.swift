@@ -31,8 +31,9 @@ enum AnimationFiles {
         let pillow = try PillowFrames(bytes, in: folder)
         let (width, height) = (pillow.width, pillow.height)
         let frames = pillow.frames.map { raw in
-            let image = DecodedImage(width: width, height: height, pixelFormat: .bgra32Premultiplied,
-                                     source: ImageInfo(format: .png, width: width, height: height, hasAlpha: true), isOrientationApplied: true)
+            let image = DecodedImage(
+                width: width, height: height, pixelFormat: .bgra32Premultiplied,
+                source: ImageInfo(format: .png, width: width, height: height, hasAlpha: true), isOrientationApplied: true)
             for y in 0..<height {
                 let row = (image.baseAddress + y * image.bytesPerRow).assumingMemoryBound(to: UInt32.self)
                 for x in 0..<width {
@@ -54,7 +55,9 @@ enum AnimationFiles {
     }
 
     /// The frames decoded of `bytes` until it throws, and the error.
-    static func decodeUntilError(_ bytes: [UInt8], options: DecodingOptions = .init()) -> (frames: [AnimationFrame], error: ImageCacheError?) {
+    static func decodeUntilError(_ bytes: [UInt8], options: DecodingOptions = .init()) -> (
+        frames: [AnimationFrame], error: ImageCacheError?
+    ) {
         var frames: [AnimationFrame] = []
         do {
             let decoder = try AnimatedImageDecoder(bytes, options: options)
@@ -75,7 +78,10 @@ enum AnimationFiles {
         for y in 0..<a.height {
             let p = a.baseAddress + y * a.bytesPerRow, q = b.baseAddress + y * b.bytesPerRow
             for x in 0..<a.width {
-                for c in 0..<4 where abs(Int(p.load(fromByteOffset: x * 4 + c, as: UInt8.self)) - Int(q.load(fromByteOffset: x * 4 + c, as: UInt8.self))) > tolerance {
+                for c in 0..<4
+                where abs(Int(p.load(fromByteOffset: x * 4 + c, as: UInt8.self)) - Int(q.load(fromByteOffset: x * 4 + c, as: UInt8.self)))
+                    > tolerance
+                {
                     count += 1
                     break
                 }

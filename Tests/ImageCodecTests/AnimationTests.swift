@@ -11,8 +11,10 @@ import Testing
     /// Pillow's first frame (an APNG default image that is not part of the animation).
     /// WebP durations are checked against the encoder's arguments instead: Pillow derives them from
     /// libwebp's timestamps.
-    func expectMatchesPillow(_ bytes: [UInt8], in folder: String, tolerance: Int, loopCount: Int, skipFirst: Bool = false,
-                             durations: Bool = true, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    func expectMatchesPillow(
+        _ bytes: [UInt8], in folder: String, tolerance: Int, loopCount: Int, skipFirst: Bool = false,
+        durations: Bool = true, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         let (info, frames) = try AnimationFiles.decode(bytes)
         var reference = try AnimationFiles.reference(bytes, in: folder)
         if skipFirst {
@@ -31,7 +33,9 @@ import Testing
             #expect(differing == 0, "frame \(frame.index): \(differing) pixels differ from Pillow's", sourceLocation: sourceLocation)
         }
         for (frame, expected) in zip(frames, reference.durations) where durations {
-            #expect(abs(Double(frame.durationMs) - expected) <= 1, "frame \(frame.index): \(frame.durationMs) ms, Pillow \(expected)", sourceLocation: sourceLocation)
+            #expect(
+                abs(Double(frame.durationMs) - expected) <= 1, "frame \(frame.index): \(frame.durationMs) ms, Pillow \(expected)",
+                sourceLocation: sourceLocation)
         }
     }
 
@@ -58,7 +62,8 @@ import Testing
         try #require(frames.count == 2)
         for (frame, full) in zip(frames, reference) {
             #expect(frame.image.width == 16 && frame.image.height == 12)
-            let expected = DecodedImage(width: 16, height: 12, pixelFormat: .bgra32Premultiplied, source: full.source, isOrientationApplied: true)
+            let expected = DecodedImage(
+                width: 16, height: 12, pixelFormat: .bgra32Premultiplied, source: full.source, isOrientationApplied: true)
             for y in 0..<12 {
                 let out = (expected.baseAddress + y * expected.bytesPerRow).assumingMemoryBound(to: UInt8.self)
                 for x in 0..<16 {

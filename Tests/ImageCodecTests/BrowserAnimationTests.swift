@@ -6,13 +6,17 @@ import Testing
 /// The reference a person holds an animation against is the browser: every animation the tests
 /// make, and the APNG suite's cases, decoded by Chromium's own decoders (WebCodecs' ImageDecoder,
 /// ``BrowserFrames``) and by the package, frame by frame.
-@Suite(.serialized, .enabled(if: BrowserFrames.missing == nil || ProcessInfo.processInfo.environment["FIC_REQUIRE_TEST_SERVER"] == "1",
-                             Comment(rawValue: BrowserFrames.missing ?? "")))
+@Suite(
+    .serialized,
+    .enabled(
+        if: BrowserFrames.missing == nil || ProcessInfo.processInfo.environment["FIC_REQUIRE_TEST_SERVER"] == "1",
+        Comment(rawValue: BrowserFrames.missing ?? "")))
 struct BrowserAnimationTests {
     /// Chromium's frame as the package's pixels are: premultiplied BGRA.
     static func image(_ frame: BrowserFrames.Frame) -> DecodedImage {
-        let image = DecodedImage(width: frame.width, height: frame.height, pixelFormat: .bgra32Premultiplied,
-                                 source: ImageInfo(format: .png, width: frame.width, height: frame.height, hasAlpha: true), isOrientationApplied: true)
+        let image = DecodedImage(
+            width: frame.width, height: frame.height, pixelFormat: .bgra32Premultiplied,
+            source: ImageInfo(format: .png, width: frame.width, height: frame.height, hasAlpha: true), isOrientationApplied: true)
         frame.rgba.withUnsafeBufferPointer { raw in
             for y in 0..<frame.height {
                 let row = (image.baseAddress + y * image.bytesPerRow).assumingMemoryBound(to: UInt32.self)
@@ -26,14 +30,20 @@ struct BrowserAnimationTests {
     }
 
     /// Expects the package's frames of `bytes` to be Chromium's: as many, each at least `floor` dB.
-    static func expectSame(_ name: String, _ bytes: [UInt8], _ chromium: BrowserFrames, floor: Double = 35, sourceLocation: SourceLocation = #_sourceLocation) {
+    static func expectSame(
+        _ name: String, _ bytes: [UInt8], _ chromium: BrowserFrames, floor: Double = 35, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         let (frames, error) = AnimationFiles.decodeUntilError(bytes)
         #expect(error == nil, "\(name): \(error.map(String.init(describing:)) ?? "")", sourceLocation: sourceLocation)
         #expect(chromium.error == nil, "\(name): Chromium: \(chromium.error ?? "")", sourceLocation: sourceLocation)
-        #expect(frames.count == chromium.frames.count, "\(name): \(frames.count) frames, Chromium \(chromium.frames.count)", sourceLocation: sourceLocation)
+        #expect(
+            frames.count == chromium.frames.count, "\(name): \(frames.count) frames, Chromium \(chromium.frames.count)",
+            sourceLocation: sourceLocation)
         for (frame, reference) in zip(frames, chromium.frames) {
             guard frame.image.width == reference.width, frame.image.height == reference.height else {
-                Issue.record("\(name) frame \(frame.index): \(frame.image.width)×\(frame.image.height), Chromium \(reference.width)×\(reference.height)", sourceLocation: sourceLocation)
+                Issue.record(
+                    "\(name) frame \(frame.index): \(frame.image.width)×\(frame.image.height), Chromium \(reference.width)×\(reference.height)",
+                    sourceLocation: sourceLocation)
                 continue
             }
             let psnr = PixelComparison.psnr(frame.image, image(reference))
@@ -58,7 +68,7 @@ struct BrowserAnimationTests {
             ("WebP, lossless and lossy", try AnimationCorpus.webpMixed(in: folder)),
             ("WebP, from a GIF", try AnimationCorpus.webpFromGIF(in: folder)),
             ("APNG, default image a frame", try AnimationCorpus.apng(defaultImage: false, in: folder)),
-            ("APNG, default image not a frame", try AnimationCorpus.apng(defaultImage: true, in: folder)),
+            ("APNG, default image not a frame", try AnimationCorpus.apng(defaultImage: true, in: folder))
         ]
         if AVIFSequenceFiles.available {
             for kind in AVIFSequenceFiles.Kind.allCases {
@@ -94,7 +104,9 @@ struct BrowserAnimationTests {
             } else {
                 let shown = reference.frames.map { APNGSuiteTests.isSolidGreen(Self.image($0)) ? "green" : "not green" }
                 if shown != ["green"] {
-                    print("APNG suite, invalid \"\(test.name)\": Chromium \(reference.frameCount.map { "\($0) frames" } ?? "no image") \(shown)\(reference.error.map { ", \($0)" } ?? ""); the package: the default image or an error, as the suite says")
+                    print(
+                        "APNG suite, invalid \"\(test.name)\": Chromium \(reference.frameCount.map { "\($0) frames" } ?? "no image") \(shown)\(reference.error.map { ", \($0)" } ?? ""); the package: the default image or an error, as the suite says"
+                    )
                 }
             }
         }

@@ -32,8 +32,9 @@ import Testing
     }
 
     @Test func theEnvironmentIsPassedOn() throws {
-        let run = try ChildProcess.run("/bin/sh", ["-c", "echo \"$CHILD_PROCESS_TEST\" >&2"],
-                                       extraEnvironment: ["CHILD_PROCESS_TEST": "given"], timeout: .seconds(60))
+        let run = try ChildProcess.run(
+            "/bin/sh", ["-c", "echo \"$CHILD_PROCESS_TEST\" >&2"],
+            extraEnvironment: ["CHILD_PROCESS_TEST": "given"], timeout: .seconds(60))
         #expect(run.ending == .exited(0) && run.standardError == "given\n")
     }
 }

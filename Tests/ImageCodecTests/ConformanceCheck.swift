@@ -137,9 +137,10 @@ enum ConformanceCheck {
             throw ConformanceFailure("fic was not found beside the test bundle (swift build --build-tests builds it; or set FIC_BINARY)")
         }
         let sanitizer = [ProcessInfo.processInfo.environment["ASAN_OPTIONS"], "abort_on_error=1:detect_leaks=0"]
-        let run = try ChildProcess.run(fic, ["decode", entry.path, "--out", "/dev/null"],
-                                       extraEnvironment: ["ASAN_OPTIONS": sanitizer.compactMap { $0 }.joined(separator: ":")],
-                                       timeout: hangLimit)
+        let run = try ChildProcess.run(
+            fic, ["decode", entry.path, "--out", "/dev/null"],
+            extraEnvironment: ["ASAN_OPTIONS": sanitizer.compactMap { $0 }.joined(separator: ":")],
+            timeout: hangLimit)
         let lines = run.standardError.split(separator: "\n").map(String.init)
         switch run.ending {
         case .exited(0), .exited(1), .exited(2):

@@ -66,8 +66,9 @@ enum Conformance {
             let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
             guard fields.count >= 2, !fields[0].isEmpty else { return nil }
             let stored = fields.count > 2 && fields[2] != "-" && !fields[2].isEmpty ? fields[2] : nil
-            return Entry(suite: suite, file: fields[0], kind: Kind(rawValue: fields[1]), kindName: fields[1],
-                         storedReference: stored, note: fields.count > 3 ? fields[3] : "")
+            return Entry(
+                suite: suite, file: fields[0], kind: Kind(rawValue: fields[1]), kindName: fields[1],
+                storedReference: stored, note: fields.count > 3 ? fields[3] : "")
         }
     }
 }

@@ -60,7 +60,9 @@ struct ConformanceReferences {
         var pictures: [Picture] = []
         var refusal: String?
         if FileManager.default.fileExists(atPath: base + ".png") {
-            for (kind, path) in [(Kind.pillow, base + ".png"), (.pillowGammaToSRGB, base + ".gamma.png"), (.pillowICCToSRGB, base + ".icc.png")]
+            for (kind, path) in [
+                (Kind.pillow, base + ".png"), (.pillowGammaToSRGB, base + ".gamma.png"), (.pillowICCToSRGB, base + ".icc.png")
+            ]
             where FileManager.default.fileExists(atPath: path) {
                 pictures.append(Picture(kind: kind, name: kind.label, image: try ImageDecoder.decode(contentsOf: path)))
             }
@@ -83,8 +85,9 @@ struct ConformanceReferences {
         pictures.map { picture in
             let reference = picture.image
             guard reference.width == decoded.width, reference.height == decoded.height else {
-                return Comparison(kind: picture.kind, name: picture.name, psnr: nil,
-                                  problem: "decoded \(decoded.width)×\(decoded.height), \(picture.name) is \(reference.width)×\(reference.height)")
+                return Comparison(
+                    kind: picture.kind, name: picture.name, psnr: nil,
+                    problem: "decoded \(decoded.width)×\(decoded.height), \(picture.name) is \(reference.width)×\(reference.height)")
             }
             return Comparison(kind: picture.kind, name: picture.name, psnr: PixelComparison.psnrOnGrey(decoded, reference), problem: nil)
         }

@@ -63,17 +63,22 @@ enum ConformanceSummary {
             case .corrupt:
                 parts.append("\(ofKind.count - failed) ended normally (\(accepted.count) accepted, \(refused.count) refused)")
                 if !accepted.isEmpty { parts.append("accepted: \(accepted.joined(separator: ", "))") }
-            case .lenient: parts.append("\(decoded + matched) decoded" + (matched > 0 ? "; of those with a stored reference, \(matchedText)" : ""))
+            case .lenient:
+                parts.append("\(decoded + matched) decoded" + (matched > 0 ? "; of those with a stored reference, \(matchedText)" : ""))
             case .optional:
                 parts.append("\(matched) decoded and matched" + (against.isEmpty ? "" : " (\(against.joined(separator: ", ")))"))
                 if !refused.isEmpty { parts.append("\(refused.count) refused: \(refused.joined(separator: ", "))") }
             }
             if let lowest {
-                parts.append(lowest.psnr.isInfinite ? "each identical to a reference"
-                             : "lowest PSNR \(ConformanceCheck.decibels(lowest.psnr)) (\(lowest.file) against \(lowest.reference))")
+                parts.append(
+                    lowest.psnr.isInfinite
+                        ? "each identical to a reference"
+                        : "lowest PSNR \(ConformanceCheck.decibels(lowest.psnr)) (\(lowest.file) against \(lowest.reference))")
             }
             if failed > 0 { parts.append("\(failed) FAILED") }
-            lines.append("  \(kind.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0)) \(String(ofKind.count).leftPadded(4)): \(parts.joined(separator: "; "))")
+            lines.append(
+                "  \(kind.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0)) \(String(ofKind.count).leftPadded(4)): \(parts.joined(separator: "; "))"
+            )
         }
         for (entry, outcome) in results where entry.kind == nil {
             if case .failed(let reason) = outcome { failures.append("  ✘ \(entry.file) [\(entry.kindName)]: \(reason)") }

@@ -20,8 +20,9 @@ import Testing
                 #expect(FileManager.default.fileExists(atPath: entry.path), "\(entry.testDescription): the file is missing")
             }
         }
-        #expect(FileManager.default.fileExists(atPath: Conformance.references + "/STAMP"),
-                "no references in \(Conformance.references): run scripts/conformance-refs (scripts/test runs it)")
+        #expect(
+            FileManager.default.fileExists(atPath: Conformance.references + "/STAMP"),
+            "no references in \(Conformance.references): run scripts/conformance-refs (scripts/test runs it)")
     }
 
     @Test(.serialized, arguments: Conformance.entries("pngsuite"))

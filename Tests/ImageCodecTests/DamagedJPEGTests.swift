@@ -27,7 +27,8 @@ import Testing
 
     @Test func extraneousBytesBeforeAMarker() throws {
         let (bytes, _) = try Self.original()
-        let damaged = TestImageBuilder.inserting([0x00, 0x13, 0x37, 0x42, 0x00], into: bytes, at: try TestImageBuilder.offset(of: 0xDB, in: bytes))
+        let damaged = TestImageBuilder.inserting(
+            [0x00, 0x13, 0x37, 0x42, 0x00], into: bytes, at: try TestImageBuilder.offset(of: 0xDB, in: bytes))
         try Self.expectRecovered(damaged, warning: "5 extraneous bytes before marker 0xdb")
     }
 
@@ -58,7 +59,9 @@ import Testing
         // APP14 "Adobe" is 12 bytes of data; this one declares 8, leaving the rest behind.
         let adobe = Array("Adobe".utf8) + [0x00, 0x64, 0x00, 0x00, 0x00, 0x00, 0x01]
         let truncated = TestImageBuilder.appSegment(14, adobe, declaredLength: 8)
-        try Self.expectRecovered(TestImageBuilder.inserting(truncated, into: bytes, at: try TestImageBuilder.offset(of: 0xDB, in: bytes)), warning: "extraneous bytes")
+        try Self.expectRecovered(
+            TestImageBuilder.inserting(truncated, into: bytes, at: try TestImageBuilder.offset(of: 0xDB, in: bytes)),
+            warning: "extraneous bytes")
     }
 
     @Test func prematureEndStaysAnError() throws {
@@ -73,7 +76,9 @@ import Testing
         #expect(whole.width == 60 && whole.height == 40)  // DCT scale 1/8 (75×50), then resampled
         for fraction in [98, 90, 75] {
             let partial = Array(progressive.prefix(progressive.count * fraction / 100))
-            let cutError = try #require(throws: ImageCacheError.self, "cut at \(fraction)%") { try ImageDecoder.decode(partial, options: target) }
+            let cutError = try #require(throws: ImageCacheError.self, "cut at \(fraction)%") {
+                try ImageDecoder.decode(partial, options: target)
+            }
             #expect(cutError.code == .truncated)
         }
     }
@@ -86,7 +91,9 @@ import Testing
         let shown = try ImageDecoder.decode(damaged)
         #expect(shown.warnings.contains { $0.contains("extraneous") }, "\(shown.warnings)")
         #expect(shown.width == clean.width && shown.height == clean.height)
-        let error = try #require(throws: ImageCacheError.self) { try ImageDecoder.decode(damaged, options: DecodingOptions(allowCorruptData: false)) }
+        let error = try #require(throws: ImageCacheError.self) {
+            try ImageDecoder.decode(damaged, options: DecodingOptions(allowCorruptData: false))
+        }
         #expect(error.code == .corruptData)
         #expect(error.message.contains("extraneous"))
         // A little padding there is not damage at all.

@@ -23,7 +23,9 @@ enum FuzzMutator {
                 let chunk = data[start..<(start + length)]
                 data.insert(contentsOf: chunk, at: Int.random(in: 0...data.count, using: &rng))
             case 4:  // insertion of a 0xFF marker
-                let marker: [UInt8] = [0xFF, [0xD9, 0xDA, 0xC0, 0xC4, 0xDD, 0xD0, 0xFF, UInt8.random(in: 0...255, using: &rng)].randomElement(using: &rng)!]
+                let marker: [UInt8] = [
+                    0xFF, [0xD9, 0xDA, 0xC0, 0xC4, 0xDD, 0xD0, 0xFF, UInt8.random(in: 0...255, using: &rng)].randomElement(using: &rng)!
+                ]
                 data.insert(contentsOf: marker, at: Int.random(in: 0...data.count, using: &rng))
             case 5:  // big dimension edit
                 editDimensions(&data, format: format, using: &rng)
@@ -77,7 +79,9 @@ enum FuzzMutator {
             // "ispe", version and flags, then the 32-bit width and height. Or an image sequence's
             // track header (`tkhd`), whose box ends with the 16.16 fixed-point width and height.
             let ispe = Array("ispe".utf8), tkhd = Array("tkhd".utf8)
-            let found = data.indices.dropFirst(4).dropLast(15).filter { Array(data[$0..<($0 + 4)]) == ispe || Array(data[$0..<($0 + 4)]) == tkhd }
+            let found = data.indices.dropFirst(4).dropLast(15).filter {
+                Array(data[$0..<($0 + 4)]) == ispe || Array(data[$0..<($0 + 4)]) == tkhd
+            }
             guard let at = found.randomElement(using: &rng) else { return }
             var fields = [(at + 8, randomDimension(using: &rng)), (at + 12, randomDimension(using: &rng))]
             if data[at] == tkhd[0] {
@@ -93,7 +97,11 @@ enum FuzzMutator {
             // codestream, after the jxlc or first jxlp box header in a container).
             var start = 0
             if data.count > 12, data[0] == 0 {
-                guard let box = (0..<(data.count - 4)).first(where: { Array(data[$0..<$0 + 4]) == Array("jxlc".utf8) || Array(data[$0..<$0 + 4]) == Array("jxlp".utf8) }) else { return }
+                guard
+                    let box = (0..<(data.count - 4)).first(where: {
+                        Array(data[$0..<$0 + 4]) == Array("jxlc".utf8) || Array(data[$0..<$0 + 4]) == Array("jxlp".utf8)
+                    })
+                else { return }
                 start = box + (data[box + 3] == 0x70 ? 8 : 4)  // after the type; a jxlp box has a 4-byte index first
             }
             guard data.count >= start + 8 else { return }
@@ -104,7 +112,9 @@ enum FuzzMutator {
             // The logical screen (bytes 6...9), or the first image descriptor's rectangle.
             guard data.count >= 13 else { return }
             var at = 6
-            if Bool.random(using: &rng), let descriptor = data.indices.dropFirst(13).first(where: { data[$0] == 0x2C }), descriptor + 9 <= data.count {
+            if Bool.random(using: &rng), let descriptor = data.indices.dropFirst(13).first(where: { data[$0] == 0x2C }),
+                descriptor + 9 <= data.count
+            {
                 at = descriptor + 1 + 2 * Int.random(in: 0...2, using: &rng)
             }
             let value = UInt16(truncatingIfNeeded: randomDimension(using: &rng))

@@ -18,9 +18,10 @@ enum FuzzRunner {
     /// Mutates the files of `format` among the test data, and `extra` files (made at test time
     /// for formats the test data has few of).
     static func run(format: ImageFileFormat, seconds: Double, seed: UInt64, extra: [(name: String, bytes: [UInt8])] = []) throws -> Stats {
-        let corpus = try TestData.allFiles().filter { file in
-            file.bytes.withUnsafeBytes { ImageDecoder.sniffFormat($0) } == format
-        } + extra
+        let corpus =
+            try TestData.allFiles().filter { file in
+                file.bytes.withUnsafeBytes { ImageDecoder.sniffFormat($0) } == format
+            } + extra
         try #require(!corpus.isEmpty)
         var rng = SplitMix64(seed: seed)
         var stats = Stats()
@@ -45,7 +46,9 @@ enum FuzzRunner {
             outcome(context, &stats) { try streamed(input, chunkSize: chunkSize, allowCorruptData: options.allowCorruptData) }
             stats.iterations += 1
         }
-        print("Fuzz \(format.rawValue): \(stats.iterations) iterations, \(stats.successes) decodes succeeded, \(stats.failures) refused, \(stats.incrementalRuns) incremental runs")
+        print(
+            "Fuzz \(format.rawValue): \(stats.iterations) iterations, \(stats.successes) decodes succeeded, \(stats.failures) refused, \(stats.incrementalRuns) incremental runs"
+        )
         return stats
     }
 
@@ -98,7 +101,8 @@ enum FuzzRunner {
 
     /// Streams `input` through its format's row decoder; every row arrives (``RowStreaming`` checks).
     private static func streamed(_ input: [UInt8], chunkSize: Int, allowCorruptData: Bool) throws {
-        let result = try RowStreaming.decode(input, chunkSize: chunkSize, options: RowStreaming.options(maximumPixelCount: pixelLimit, allowCorruptData: allowCorruptData))
+        let result = try RowStreaming.decode(
+            input, chunkSize: chunkSize, options: RowStreaming.options(maximumPixelCount: pixelLimit, allowCorruptData: allowCorruptData))
         #expect(result.pixels.count == result.header.width * result.header.height * 4)
     }
 }

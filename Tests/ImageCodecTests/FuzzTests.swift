@@ -36,16 +36,28 @@ import Testing
         try ExternalTools.run(TIFFMaker.vips, ["tiffsave", small, folder + "/plain.tif", "--compression", "none"])
         let recipes: [(String, String, [String])] = [
             ("strips.tif", TIFFMaker.vips, ["tiffsave", small, "{out}", "--compression", "deflate"]),
-            ("tiles.tif", TIFFMaker.vips, ["tiffsave", small, "{out}", "--tile", "--tile-width", "16", "--tile-height", "16", "--compression", "lzw"]),
+            (
+                "tiles.tif", TIFFMaker.vips,
+                ["tiffsave", small, "{out}", "--tile", "--tile-width", "16", "--tile-height", "16", "--compression", "lzw"]
+            ),
             ("big.tif", TIFFMaker.vips, ["tiffsave", small, "{out}", "--bigtiff", "--tile", "--tile-width", "32", "--tile-height", "32"]),
-            ("pyramid.tif", TIFFMaker.vips, ["tiffsave", small, "{out}", "--tile", "--tile-width", "16", "--tile-height", "16", "--pyramid", "--subifd"]),
+            (
+                "pyramid.tif", TIFFMaker.vips,
+                ["tiffsave", small, "{out}", "--tile", "--tile-width", "16", "--tile-height", "16", "--pyramid", "--subifd"]
+            ),
             ("ycbcr.tif", TIFFMaker.tiffcp, ["-c", "jpeg:80", "-r", "16", folder + "/plain.tif", "{out}"]),
             ("planar.tif", TIFFMaker.tiffcp, ["-p", "separate", "-c", "zip", folder + "/plain.tif", "{out}"]),
             ("rgb16.tif", TIFFMaker.convert, [small, "-depth", "16", "{out}"]),
             ("palette.tif", TIFFMaker.convert, [small, "-colors", "16", "-type", "Palette", "{out}"]),
-            ("alpha.tif", TIFFMaker.convert, [small, "(", "+clone", "-fx", "i/w", ")", "-alpha", "off", "-compose", "copy_opacity", "-composite", "-define", "tiff:alpha=associated", "{out}"]),
+            (
+                "alpha.tif", TIFFMaker.convert,
+                [
+                    small, "(", "+clone", "-fx", "i/w", ")", "-alpha", "off", "-compose", "copy_opacity", "-composite", "-define",
+                    "tiff:alpha=associated", "{out}"
+                ]
+            ),
             ("cmyk.tif", TIFFMaker.convert, [small, "-colorspace", "CMYK", "{out}"]),
-            ("fax.tif", TIFFMaker.convert, [small, "-monochrome", "-compress", "Group4", "{out}"]),
+            ("fax.tif", TIFFMaker.convert, [small, "-monochrome", "-compress", "Group4", "{out}"])
         ]
         var seeds: [(name: String, bytes: [UInt8])] = []
         for (name, tool, arguments) in recipes {
@@ -53,7 +65,9 @@ import Testing
             seeds.append((name, try TIFFMaker.make(out, tool, arguments.map { $0 == "{out}" ? out : $0 })))
         }
         let corpus = seeds
-        let stats = try await OwnThread.running { try FuzzRunner.run(format: .tiff, seconds: Self.secondsPerFormat, seed: 0x5449_4646, extra: corpus) }
+        let stats = try await OwnThread.running {
+            try FuzzRunner.run(format: .tiff, seconds: Self.secondsPerFormat, seed: 0x5449_4646, extra: corpus)
+        }
         #expect(stats.iterations > 0)
         #expect(stats.failures + stats.successes > 0)
     }
@@ -67,7 +81,9 @@ import Testing
     /// HEIC and AVIF made at test time: plain, with a thumbnail, alpha, 10-bit, a grid, turned and
     /// mirrored, an animation's first frame.
     @Test func heif() async throws {
-        let stats = try await OwnThread.running { try FuzzRunner.run(format: .heif, seconds: Self.secondsPerFormat, seed: 0x4845_4946, extra: try HEIFTestFiles.fuzzCorpus()) }
+        let stats = try await OwnThread.running {
+            try FuzzRunner.run(format: .heif, seconds: Self.secondsPerFormat, seed: 0x4845_4946, extra: try HEIFTestFiles.fuzzCorpus())
+        }
         #expect(stats.iterations > 0)
         #expect(stats.failures + stats.successes > 0)
     }
@@ -75,12 +91,24 @@ import Testing
     @Test func jxl() async throws {
         let folder = try JXLTests.Folder()
         let seeds = [
-            ("lossless JPEG", try ExternalTools.cjxl(TestData.path("jpeg/orientation/chelsea-orientation-6.jpg"), in: folder.path, name: "a.jxl")),
-            ("VarDCT", try ExternalTools.cjxl(TestData.path("photos/chelsea.jpg"), ["-d", "2", "--lossless_jpeg=0"], in: folder.path, name: "b.jxl")),
-            ("lossless alpha", try ExternalTools.cjxl(TestData.path("png/astronaut-rgba.png"), ["-d", "0", "-e", "1"], in: folder.path, name: "c.jxl")),
-            ("16-bit", try ExternalTools.cjxl(TestData.path("png/astronaut-16bit.png"), ["-d", "3"], in: folder.path, name: "d.jxl")),
+            (
+                "lossless JPEG",
+                try ExternalTools.cjxl(TestData.path("jpeg/orientation/chelsea-orientation-6.jpg"), in: folder.path, name: "a.jxl")
+            ),
+            (
+                "VarDCT",
+                try ExternalTools.cjxl(
+                    TestData.path("photos/chelsea.jpg"), ["-d", "2", "--lossless_jpeg=0"], in: folder.path, name: "b.jxl")
+            ),
+            (
+                "lossless alpha",
+                try ExternalTools.cjxl(TestData.path("png/astronaut-rgba.png"), ["-d", "0", "-e", "1"], in: folder.path, name: "c.jxl")
+            ),
+            ("16-bit", try ExternalTools.cjxl(TestData.path("png/astronaut-16bit.png"), ["-d", "3"], in: folder.path, name: "d.jxl"))
         ]
-        let stats = try await OwnThread.running { try FuzzRunner.run(format: .jxl, seconds: Self.secondsPerFormat, seed: 0x4A58_4C, extra: seeds) }
+        let stats = try await OwnThread.running {
+            try FuzzRunner.run(format: .jxl, seconds: Self.secondsPerFormat, seed: 0x4A58_4C, extra: seeds)
+        }
         #expect(stats.iterations > 0)
         #expect(stats.failures + stats.successes > 0)
     }
@@ -91,9 +119,18 @@ import Testing
         let seeds = [
             ("photo", try GIFTests.photoGIF("photos/coffee.jpg", extra: ["-resize", "50%"], in: folder)),
             ("interlaced", try GIFTests.photoGIF("photos/astronaut.jpg", interlaced: true, extra: ["-resize", "25%"], in: folder)),
-            ("animated", try ExternalTools.convert(["-delay", "10", "(", photo, "-resize", "20%", ")", "(", photo, "-resize", "10%", "-transparent", "white", ")", "-colors", "32"], in: folder.path, name: "anim.gif")),
+            (
+                "animated",
+                try ExternalTools.convert(
+                    [
+                        "-delay", "10", "(", photo, "-resize", "20%", ")", "(", photo, "-resize", "10%", "-transparent", "white", ")",
+                        "-colors", "32"
+                    ], in: folder.path, name: "anim.gif")
+            )
         ]
-        let stats = try await OwnThread.running { try FuzzRunner.run(format: .gif, seconds: Self.secondsPerFormat, seed: 0x4749_46, extra: seeds) }
+        let stats = try await OwnThread.running {
+            try FuzzRunner.run(format: .gif, seconds: Self.secondsPerFormat, seed: 0x4749_46, extra: seeds)
+        }
         #expect(stats.iterations > 0)
         #expect(stats.failures + stats.successes > 0)
     }

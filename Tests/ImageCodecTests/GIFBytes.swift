@@ -34,8 +34,10 @@ enum GIFBytes {
     /// An image descriptor and its LZW data, with a local palette when given; `ending` makes the
     /// data end after that many pixels (with an end-of-information code), however many the
     /// rectangle holds.
-    static func image(left: Int, top: Int, width: Int, height: Int, palette colors: [Color]? = nil,
-                      interlaced: Bool = false, indices: [UInt8], minimumCodeSize: Int = 8, ending: Int? = nil) -> [UInt8] {
+    static func image(
+        left: Int, top: Int, width: Int, height: Int, palette colors: [Color]? = nil,
+        interlaced: Bool = false, indices: [UInt8], minimumCodeSize: Int = 8, ending: Int? = nil
+    ) -> [UInt8] {
         var out: [UInt8] = [0x2C] + u16(left) + u16(top) + u16(width) + u16(height)
         var flags: UInt8 = interlaced ? 0x40 : 0
         var table: [UInt8] = []
@@ -117,7 +119,8 @@ enum GIFBytes {
     /// A 1 × 1 GIF of `count` white frames of 10 ms each: a file of many tiny frames.
     static func tinyFrames(_ count: Int) -> [UInt8] {
         var gif = header(width: 1, height: 1, palette: [(0, 0, 0), (255, 255, 255)])
-        let frame = graphicControl(transparentIndex: nil, delay: 1) + image(left: 0, top: 0, width: 1, height: 1, indices: [1], minimumCodeSize: 2)
+        let frame =
+            graphicControl(transparentIndex: nil, delay: 1) + image(left: 0, top: 0, width: 1, height: 1, indices: [1], minimumCodeSize: 2)
         gif.reserveCapacity(gif.count + frame.count * count + 1)
         for _ in 0..<count { gif += frame }
         return gif + trailer

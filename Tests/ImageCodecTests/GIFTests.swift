@@ -17,10 +17,14 @@ import Testing
     /// Expects `image` to equal Pillow's first frame of `gif`, inside `rectangle` (everywhere
     /// without one: Pillow paints what lies outside the first frame with palette index 0, Chromium
     /// leaves it transparent, as the package does).
-    static func expectPillow(_ image: DecodedImage, _ gif: [UInt8], in folder: Folder, inside rectangle: (x: Int, y: Int, width: Int, height: Int)? = nil,
-                             sourceLocation: SourceLocation = #_sourceLocation) throws {
+    static func expectPillow(
+        _ image: DecodedImage, _ gif: [UInt8], in folder: Folder, inside rectangle: (x: Int, y: Int, width: Int, height: Int)? = nil,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         let reference = try ExternalTools.pillow(gif, in: folder.path)
-        #expect(image.width == reference.width && image.height == reference.height, "\(image.width)×\(image.height) against Pillow's \(reference.width)×\(reference.height)", sourceLocation: sourceLocation)
+        #expect(
+            image.width == reference.width && image.height == reference.height,
+            "\(image.width)×\(image.height) against Pillow's \(reference.width)×\(reference.height)", sourceLocation: sourceLocation)
         guard image.width == reference.width && image.height == reference.height else { return }
         let area = rectangle ?? (0, 0, image.width, image.height)
         var differing = 0
@@ -31,10 +35,16 @@ import Testing
     }
 
     /// Expects every pixel of `image` outside `rectangle` to be transparent.
-    static func expectTransparent(_ image: DecodedImage, outside rectangle: (x: Int, y: Int, width: Int, height: Int), sourceLocation: SourceLocation = #_sourceLocation) {
+    static func expectTransparent(
+        _ image: DecodedImage, outside rectangle: (x: Int, y: Int, width: Int, height: Int),
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         var opaque = 0
         for y in 0..<image.height {
-            for x in 0..<image.width where !(rectangle.x..<(rectangle.x + rectangle.width)).contains(x) || !(rectangle.y..<(rectangle.y + rectangle.height)).contains(y) {
+            for x in 0..<image.width
+            where !(rectangle.x..<(rectangle.x + rectangle.width)).contains(x)
+                || !(rectangle.y..<(rectangle.y + rectangle.height)).contains(y)
+            {
                 if pixel(image, x, y) != 0 { opaque += 1 }
             }
         }
@@ -47,16 +57,21 @@ import Testing
         for chunk in [1, 100, 1 << 20] {
             let streamed = try RowStreaming.decode(gif, chunkSize: chunk)
             var packed: [UInt8] = []
-            for y in 0..<image.height { packed += UnsafeRawBufferPointer(start: image.baseAddress + y * image.bytesPerRow, count: image.width * 4) }
-            #expect(streamed.header.format == .gif && streamed.header.hasAlpha == (image.pixelFormat == .bgra32Premultiplied), sourceLocation: sourceLocation)
+            for y in 0..<image.height {
+                packed += UnsafeRawBufferPointer(start: image.baseAddress + y * image.bytesPerRow, count: image.width * 4)
+            }
+            #expect(
+                streamed.header.format == .gif && streamed.header.hasAlpha == (image.pixelFormat == .bgra32Premultiplied),
+                sourceLocation: sourceLocation)
             #expect(streamed.pixels == packed, "chunks of \(chunk)", sourceLocation: sourceLocation)
         }
     }
 
     /// A photo as a 256-colour GIF (`convert … -colors 256`), interlaced or not.
     static func photoGIF(_ photo: String, interlaced: Bool = false, extra: [String] = [], in folder: Folder) throws -> [UInt8] {
-        try ExternalTools.convert([TestData.path(photo), "-colors", "256"] + extra + (interlaced ? ["-interlace", "GIF"] : []),
-                                  in: folder.path, name: "\(UUID().uuidString).gif")
+        try ExternalTools.convert(
+            [TestData.path(photo), "-colors", "256"] + extra + (interlaced ? ["-interlace", "GIF"] : []),
+            in: folder.path, name: "\(UUID().uuidString).gif")
     }
 
     @Test(arguments: [false, true])
@@ -82,12 +97,13 @@ import Testing
     @Test func anAnimationShowsItsFirstFrameWhateverFollows() throws {
         let folder = try Folder()
         let photo = TestData.path("photos/coffee.jpg")
-        let gif = try ExternalTools.convert([
-            "-dispose", "Background", "-delay", "20", "(", photo, "-crop", "300x200+0+0", "+repage", ")",
-            "-dispose", "Previous", "(", photo, "-crop", "100x80+300+200", "+repage", ")",
-            "-dispose", "None", "(", photo, "-crop", "300x200+200+150", "+repage", ")",
-            "-colors", "128", "-loop", "0",
-        ], in: folder.path, name: "three.gif")
+        let gif = try ExternalTools.convert(
+            [
+                "-dispose", "Background", "-delay", "20", "(", photo, "-crop", "300x200+0+0", "+repage", ")",
+                "-dispose", "Previous", "(", photo, "-crop", "100x80+300+200", "+repage", ")",
+                "-dispose", "None", "(", photo, "-crop", "300x200+200+150", "+repage", ")",
+                "-colors", "128", "-loop", "0"
+            ], in: folder.path, name: "three.gif")
         let info = try ImageDecoder.info(gif)
         #expect(info.frameCount == 3 && info.width == 300 && info.height == 200)
         try Self.expectPillow(try ImageDecoder.decode(gif), gif, in: folder)
@@ -104,7 +120,8 @@ import Testing
 
     /// A `gifbuild` description: a `width × height` screen with the four colours above, and frames.
     static func gifbuild(width: Int, height: Int, frames: [String]) -> String {
-        "screen width \(width)\nscreen height \(height)\nscreen colors 4\nscreen background 0\n\(colors4)\n\n" + frames.joined(separator: "\n")
+        "screen width \(width)\nscreen height \(height)\nscreen colors 4\nscreen background 0\n\(colors4)\n\n"
+            + frames.joined(separator: "\n")
     }
 
     /// A frame: its graphic control (transparent index or -1), position, options and rows of keys.
@@ -128,9 +145,12 @@ import Testing
 
     @Test func theTransparentIndexIsTransparent() throws {
         let folder = try Folder()
-        let gif = try ExternalTools.gifbuild(Self.gifbuild(width: 4, height: 3, frames: [
-            Self.frame(left: 0, top: 0, transparent: 1, rows: ["abcd", "bbbb", "dcba"]),
-        ]), in: folder.path)
+        let gif = try ExternalTools.gifbuild(
+            Self.gifbuild(
+                width: 4, height: 3,
+                frames: [
+                    Self.frame(left: 0, top: 0, transparent: 1, rows: ["abcd", "bbbb", "dcba"])
+                ]), in: folder.path)
         let info = try ImageDecoder.info(gif)
         #expect(info.hasAlpha)
         let image = try ImageDecoder.decode(gif)
@@ -143,9 +163,12 @@ import Testing
     @Test func aLocalPaletteReplacesTheGlobalOne() throws {
         let folder = try Folder()
         let local = ["image map", "\trgb 10 20 30 is a", "\trgb 40 50 60 is b", "\trgb 70 80 90 is c", "\trgb 100 110 120 is d", "end"]
-        let gif = try ExternalTools.gifbuild(Self.gifbuild(width: 4, height: 2, frames: [
-            Self.frame(left: 0, top: 0, options: local, rows: ["abcd", "dcba"]),
-        ]), in: folder.path)
+        let gif = try ExternalTools.gifbuild(
+            Self.gifbuild(
+                width: 4, height: 2,
+                frames: [
+                    Self.frame(left: 0, top: 0, options: local, rows: ["abcd", "dcba"])
+                ]), in: folder.path)
         let image = try ImageDecoder.decode(gif)
         #expect(Self.pixel(image, 0, 0) == 0xFF0A_141E)
         try Self.expectPillow(image, gif, in: folder)
@@ -153,9 +176,12 @@ import Testing
 
     @Test func aFrameInsideTheScreenLeavesTheRestTransparent() throws {
         let folder = try Folder()
-        let gif = try ExternalTools.gifbuild(Self.gifbuild(width: 8, height: 6, frames: [
-            Self.frame(left: 2, top: 1, rows: ["abcd", "dcba", "abab"]),
-        ]), in: folder.path)
+        let gif = try ExternalTools.gifbuild(
+            Self.gifbuild(
+                width: 8, height: 6,
+                frames: [
+                    Self.frame(left: 2, top: 1, rows: ["abcd", "dcba", "abab"])
+                ]), in: folder.path)
         let info = try ImageDecoder.info(gif)
         #expect(info.width == 8 && info.height == 6 && info.hasAlpha)
         let image = try ImageDecoder.decode(gif)
@@ -168,9 +194,12 @@ import Testing
         // Chromium and Pillow both grow the canvas to hold the first frame (Firefox moves the
         // frame, gdk-pixbuf clips it).
         let folder = try Folder()
-        let gif = try ExternalTools.gifbuild(Self.gifbuild(width: 8, height: 6, frames: [
-            Self.frame(left: 6, top: 4, rows: ["abcd", "dcba", "abab"]),
-        ]), in: folder.path)
+        let gif = try ExternalTools.gifbuild(
+            Self.gifbuild(
+                width: 8, height: 6,
+                frames: [
+                    Self.frame(left: 6, top: 4, rows: ["abcd", "dcba", "abab"])
+                ]), in: folder.path)
         let info = try ImageDecoder.info(gif)
         #expect(info.width == 10 && info.height == 7)
         let image = try ImageDecoder.decode(gif)
@@ -182,9 +211,12 @@ import Testing
     @Test func anInterlacedFrameHasItsRowsInPlace() throws {
         let folder = try Folder()
         let rows = ["aaaaa", "bbbbb", "ccccc", "ddddd", "abcda", "bcdab", "cdabc", "dabcd", "aabbc", "ccdda", "abcdd"]
-        let gif = try ExternalTools.gifbuild(Self.gifbuild(width: 7, height: 12, frames: [
-            Self.frame(left: 1, top: 1, options: ["image interlaced"], rows: rows),
-        ]), in: folder.path)
+        let gif = try ExternalTools.gifbuild(
+            Self.gifbuild(
+                width: 7, height: 12,
+                frames: [
+                    Self.frame(left: 1, top: 1, options: ["image interlaced"], rows: rows)
+                ]), in: folder.path)
         let flags = gif[try #require(GIFBytes.descriptors(gif).first) + 9]
         #expect(flags & 0x40 != 0, "gifbuild wrote it interlaced")
         let image = try ImageDecoder.decode(gif)
@@ -197,12 +229,14 @@ import Testing
         // Pillow paints such an index as the grey of its number; Chromium (Wuffs) as opaque black.
         let red: GIFBytes.Color = (255, 0, 0), green: GIFBytes.Color = (0, 255, 0)
         let indices: [UInt8] = [0, 1, 2, 3, 3, 2, 1, 0]
-        let withPalette = GIFBytes.header(width: 4, height: 2, palette: [red, green])
+        let withPalette =
+            GIFBytes.header(width: 4, height: 2, palette: [red, green])
             + GIFBytes.image(left: 0, top: 0, width: 4, height: 2, indices: indices, minimumCodeSize: 2) + GIFBytes.trailer
         let image = try ImageDecoder.decode(withPalette)
         #expect(image.pixelFormat == .bgrx32)
         #expect([0, 1, 2, 3].map { Self.pixel(image, $0, 0) } == [0xFFFF_0000, 0xFF00_FF00, 0xFF00_0000, 0xFF00_0000])
-        let withoutPalette = GIFBytes.header(width: 4, height: 2, palette: nil)
+        let withoutPalette =
+            GIFBytes.header(width: 4, height: 2, palette: nil)
             + GIFBytes.image(left: 0, top: 0, width: 4, height: 2, indices: indices, minimumCodeSize: 2) + GIFBytes.trailer
         let black = try ImageDecoder.decode(withoutPalette)
         #expect((0..<4).allSatisfy { Self.pixel(black, $0, 1) == 0xFF00_0000 })
@@ -232,14 +266,17 @@ import Testing
     @Test func laterFramesCutShortDoNotMatter() throws {
         let folder = try Folder()
         let photo = TestData.path("photos/rocket.jpg")
-        let gif = try ExternalTools.convert(["-delay", "10", photo, "(", photo, "-flop", ")", "-colors", "64"], in: folder.path, name: "two.gif")
+        let gif = try ExternalTools.convert(
+            ["-delay", "10", photo, "(", photo, "-flop", ")", "-colors", "64"], in: folder.path, name: "two.gif")
         let descriptors = GIFBytes.descriptors(gif)
         try #require(descriptors.count == 2)
         let second = descriptors[1]
         let cut = Array(gif[..<(second + (gif.count - second) / 2)])
         #expect(try ImageDecoder.info(cut).frameCount == 2)
         #expect(PixelComparison.identical(try ImageDecoder.decode(cut), try ImageDecoder.decode(gif)))
-        #expect(PixelComparison.identical(try ImageDecoder.decode(cut, options: DecodingOptions(allowCorruptData: false)), try ImageDecoder.decode(gif)))
+        #expect(
+            PixelComparison.identical(
+                try ImageDecoder.decode(cut, options: DecodingOptions(allowCorruptData: false)), try ImageDecoder.decode(gif)))
         _ = try RowStreaming.decode(cut, chunkSize: 4096)
     }
 
@@ -248,14 +285,17 @@ import Testing
         let palette: [GIFBytes.Color] = [(255, 0, 0), (0, 255, 0), (0, 0, 255), (255, 255, 0)]
         let indices = (0..<16).map { UInt8($0 % 4) }
         for transparent in [nil, 3] {
-            let gif = GIFBytes.header(width: 4, height: 4, palette: palette) + GIFBytes.graphicControl(transparentIndex: transparent)
+            let gif =
+                GIFBytes.header(width: 4, height: 4, palette: palette) + GIFBytes.graphicControl(transparentIndex: transparent)
                 + GIFBytes.image(left: 0, top: 0, width: 4, height: 4, indices: indices, minimumCodeSize: 2, ending: 10) + GIFBytes.trailer
             let image = try ImageDecoder.decode(gif)
             #expect(!image.warnings.isEmpty)
             #expect(Self.pixel(image, 0, 1) == 0xFFFF_0000 && Self.pixel(image, 2, 1) == 0xFF00_00FF)
             let rest: UInt32 = transparent == nil ? 0xFF00_0000 : 0
             #expect((0..<4).allSatisfy { Self.pixel(image, $0, 2) == rest && Self.pixel(image, $0, 3) == rest })
-            let strict = try #require(throws: ImageCacheError.self) { try ImageDecoder.decode(gif, options: DecodingOptions(allowCorruptData: false)) }
+            let strict = try #require(throws: ImageCacheError.self) {
+                try ImageDecoder.decode(gif, options: DecodingOptions(allowCorruptData: false))
+            }
             #expect(strict.code == .corruptData, "\(strict)")
             let streamedStrict = try #require(throws: ImageCacheError.self) { try RowStreaming.decode(gif, chunkSize: 5) }
             #expect(streamedStrict.code == .corruptData)
@@ -297,9 +337,11 @@ import Testing
 
     @Test func aBombIsRefusedBeforeAnythingIsAllocated() throws {
         let palette: [GIFBytes.Color] = [(0, 0, 0), (255, 255, 255)]
-        let screen = GIFBytes.header(width: 65535, height: 65535, palette: palette)
+        let screen =
+            GIFBytes.header(width: 65535, height: 65535, palette: palette)
             + GIFBytes.image(left: 0, top: 0, width: 1, height: 1, indices: [1], minimumCodeSize: 2) + GIFBytes.trailer
-        let grown = GIFBytes.header(width: 1, height: 1, palette: palette)
+        let grown =
+            GIFBytes.header(width: 1, height: 1, palette: palette)
             + GIFBytes.image(left: 65535, top: 65535, width: 65535, height: 65535, indices: [1], minimumCodeSize: 2) + GIFBytes.trailer
         for (bomb, side) in [(screen, 65535), (grown, 131_070)] {
             let info = try ImageDecoder.info(bomb)
@@ -358,7 +400,9 @@ import Testing
             let estimate = try ImageDecoder.estimatedMemory(gif, options: options)
             let probe = AllocationProbe()
             _ = try AllocationProbe.$current.withValue(probe) { try ImageDecoder.decode(gif, options: options) }
-            #expect(estimate.outputBytes + estimate.workingBytes >= probe.totalBytes, "\(String(describing: target)): \(estimate) against \(probe.sizes)")
+            #expect(
+                estimate.outputBytes + estimate.workingBytes >= probe.totalBytes,
+                "\(String(describing: target)): \(estimate) against \(probe.sizes)")
         }
     }
 }

@@ -36,8 +36,9 @@ import Testing
         let decoded = Result { try ImageDecoder.decode(bytes) }
         switch (reference, decoded) {
         case (let reference?, .success(let image)):
-            #expect(image.width == reference.width && image.height == reference.height,
-                    "\(image.width)×\(image.height), vips \(reference.width)×\(reference.height)")
+            #expect(
+                image.width == reference.width && image.height == reference.height,
+                "\(image.width)×\(image.height), vips \(reference.width)×\(reference.height)")
         case (nil, .failure(let error)):
             #expect((error as? ImageCacheError)?.code == .corruptData, "\(error)")
         case (nil, .success(let image)):
@@ -49,7 +50,9 @@ import Testing
         let whole = try ImageDecoder.decode(try Self.twoImages())
         let first = try ImageDecoder.decode(contentsOf: try Files.sourcePNG("coffee", 120, 90))
         let converted = try Self.vips(Files.folder + "/two-images.heic")
-        #expect(whole.width == first.width && whole.height == first.height && converted.width == first.width && converted.height == first.height)
+        #expect(
+            whole.width == first.width && whole.height == first.height && converted.width == first.width && converted.height == first.height
+        )
     }
 
     /// vips's decode of the HEIF at `path` (its primary image), read back from a PNG.

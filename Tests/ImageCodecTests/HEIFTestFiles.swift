@@ -44,7 +44,8 @@ enum HEIFTestFiles {
     /// A bundled photo decoded to cover `width × height` (by the package's JPEG decoder), as the
     /// bitmap encoders start from.
     static func photo(_ name: String, covering width: Int, _ height: Int) throws -> DecodedImage {
-        try ImageDecoder.decode(contentsOf: TestData.path("photos/\(name).jpg"), options: DecodingOptions(targetSize: PixelSize(width: width, height: height)))
+        try ImageDecoder.decode(
+            contentsOf: TestData.path("photos/\(name).jpg"), options: DecodingOptions(targetSize: PixelSize(width: width, height: height)))
     }
 
     /// The alpha of the test images with transparency: fully transparent on the left eighth, then
@@ -74,7 +75,8 @@ enum HEIFTestFiles {
             }
             rows.append(row)
         }
-        let bytes = PNGFiles.png(width: image.width, height: image.height, bitDepth: sixteenBit ? 16 : 8, colorType: alpha ? 6 : 2, rows: rows)
+        let bytes = PNGFiles.png(
+            width: image.width, height: image.height, bitDepth: sixteenBit ? 16 : 8, colorType: alpha ? 6 : 2, rows: rows)
         try Data(bytes).write(to: URL(fileURLWithPath: path))
     }
 
@@ -135,7 +137,7 @@ enum HEIFTestFiles {
             try avifenc("fuzz-10bit-irot1.avif", source: deep, ["-d", "10", "--irot", "1"]),
             try avifenc("fuzz-grid.avif", source: try sourcePNG("coffee", 300, 200), ["-g", "2x2", "--crop", "4,2,280,190", "--imir", "0"]),
             try avifenc("fuzz-premultiplied.avif", source: alpha, ["-p"]),
-            try file("fuzz-animated.avif") { path in try run("avifenc", package: "libavif-bin", ["-s", "8", plain, plain, path]) },
+            try file("fuzz-animated.avif") { path in try run("avifenc", package: "libavif-bin", ["-s", "8", plain, plain, path]) }
         ]
         return try paths.map { (($0 as NSString).lastPathComponent, try bytes($0)) }
     }

@@ -11,7 +11,9 @@ import Testing
 
     /// Requires `decoded` and `reference` to have one size and to be `decibels` apart at worst.
     static func expectClose(_ decoded: DecodedImage, _ reference: DecodedImage, _ what: String, atLeast decibels: Double = 38) {
-        #expect(decoded.width == reference.width && decoded.height == reference.height, "\(what): \(decoded.width)×\(decoded.height) against \(reference.width)×\(reference.height)")
+        #expect(
+            decoded.width == reference.width && decoded.height == reference.height,
+            "\(what): \(decoded.width)×\(decoded.height) against \(reference.width)×\(reference.height)")
         guard decoded.width == reference.width, decoded.height == reference.height else { return }
         let psnr = PixelComparison.psnr(decoded, reference)
         #expect(psnr >= decibels, "\(what): PSNR \(psnr) dB")
@@ -58,7 +60,9 @@ import Testing
     }
 
     @Test func anMP4VideoIsNotAnImage() throws {
-        let error = try #require(throws: ImageCacheError.self) { try ImageDecoder.decode(Self.fileType("isom", ["iso2", "mp41"]) + [UInt8](repeating: 0, count: 64)) }
+        let error = try #require(throws: ImageCacheError.self) {
+            try ImageDecoder.decode(Self.fileType("isom", ["iso2", "mp41"]) + [UInt8](repeating: 0, count: 64))
+        }
         #expect(error.code == .unsupportedFormat)
     }
 
@@ -68,7 +72,8 @@ import Testing
         let source = try Files.sourcePNG("coffee", 600, 400)
         let heic = try Files.heifEnc("coffee.heic", source: source, ["-q", "80"])
         let info = try ImageDecoder.info(try Files.bytes(heic))
-        #expect(info == ImageInfo(format: .heif, width: 600, height: 400, hasAlpha: false, color: .untagged, bitsPerSample: 8, frameCount: 1))
+        #expect(
+            info == ImageInfo(format: .heif, width: 600, height: 400, hasAlpha: false, color: .untagged, bitsPerSample: 8, frameCount: 1))
         let decoded = try Self.decode(heic)
         #expect(decoded.pixelFormat == .bgrx32)
         #expect(decoded.source.format == .heif && decoded.scaleDenominator == 1)
@@ -89,7 +94,8 @@ import Testing
     @Test(arguments: ["heif-enc", "avifenc"])
     func avifMatchesAvifdec(encoder: String) throws {
         let source = try Files.sourcePNG("coffee", 600, 400)
-        let avif = encoder == "heif-enc"
+        let avif =
+            encoder == "heif-enc"
             ? try Files.heifEnc("coffee-heif-enc.avif", source: source, ["-q", "80"])
             : try Files.avifenc("coffee-avifenc.avif", source: source, ["--min", "10", "--max", "20"])
         let info = try ImageDecoder.info(try Files.bytes(avif))
@@ -130,9 +136,11 @@ import Testing
             for _ in 0..<quarterTurns {
                 let old = result
                 // Anticlockwise: the old top-right corner becomes the top-left one.
-                result = Pixels(width: old.height, height: old.width, values: (0..<old.width).flatMap { y in
-                    (0..<old.height).map { x in old[old.width - 1 - y, x] }
-                })
+                result = Pixels(
+                    width: old.height, height: old.width,
+                    values: (0..<old.width).flatMap { y in
+                        (0..<old.height).map { x in old[old.width - 1 - y, x] }
+                    })
             }
             if let axis {
                 let old = result
@@ -175,7 +183,9 @@ import Testing
         #expect(Pixels(try Self.decode(cropped)) == original.cropped(x: 20, y: 10, width: 96, height: 64))
         let turned = try Files.avifenc("coffee-crop-irot1.avif", source: source, ["-l", "--crop", "20,10,96,64", "--irot", "1"])
         #expect(try ImageDecoder.info(try Files.bytes(turned)).width == 64)
-        #expect(Pixels(try Self.decode(turned)) == original.cropped(x: 20, y: 10, width: 96, height: 64).transformed(quarterTurns: 1, mirror: nil))
+        #expect(
+            Pixels(try Self.decode(turned))
+                == original.cropped(x: 20, y: 10, width: 96, height: 64).transformed(quarterTurns: 1, mirror: nil))
     }
 
     // MARK: Alpha, bit depths, grids
@@ -185,7 +195,9 @@ import Testing
         var squared = 0.0
         for y in 0..<a.height {
             for x in 0..<a.width {
-                let d = Double(Int((a.baseAddress + y * a.bytesPerRow + 4 * x + 3).load(as: UInt8.self)) - Int((b.baseAddress + y * b.bytesPerRow + 4 * x + 3).load(as: UInt8.self)))
+                let d = Double(
+                    Int((a.baseAddress + y * a.bytesPerRow + 4 * x + 3).load(as: UInt8.self))
+                        - Int((b.baseAddress + y * b.bytesPerRow + 4 * x + 3).load(as: UInt8.self)))
                 squared += d * d
             }
         }
@@ -229,7 +241,8 @@ import Testing
     @Test(arguments: [("avifenc", 10), ("avifenc", 12), ("heif-enc", 12)])
     func highBitDepthAVIF(encoder: String, bits: Int) throws {
         let source = try Files.sourcePNG("coffee", 300, 200, sixteenBit: true)
-        let avif = encoder == "avifenc"
+        let avif =
+            encoder == "avifenc"
             ? try Files.avifenc("coffee-\(bits)bit-avifenc.avif", source: source, ["-d", "\(bits)", "--min", "5", "--max", "15"])
             : try Files.heifEnc("coffee-\(bits)bit-heif-enc.avif", source: source, ["-b", "\(bits)", "-q", "90", "-p", "chroma=444"])
         let info = try ImageDecoder.info(try Files.bytes(avif))
@@ -258,9 +271,11 @@ import Testing
         let decoded = try Self.decode(turned)
         let expected = Pixels(original).transformed(quarterTurns: 3, mirror: nil)
         #expect(decoded.width == expected.width && decoded.height == expected.height)
-        let reference = DecodedImage(width: expected.width, height: expected.height, pixelFormat: .bgrx32, source: decoded.source, isOrientationApplied: true)
+        let reference = DecodedImage(
+            width: expected.width, height: expected.height, pixelFormat: .bgrx32, source: decoded.source, isOrientationApplied: true)
         for (index, value) in expected.values.enumerated() {
-            (reference.baseAddress + (index / expected.width) * reference.bytesPerRow + (index % expected.width) * 4).storeBytes(of: value, as: UInt32.self)
+            (reference.baseAddress + (index / expected.width) * reference.bytesPerRow + (index % expected.width) * 4).storeBytes(
+                of: value, as: UInt32.self)
         }
         Self.expectClose(decoded, reference, "10-bit, irot 3", atLeast: 35)
         // libheif 1.15 mirrors only 8-bit planes: a named refusal, not a wrong picture.
@@ -271,7 +286,8 @@ import Testing
     }
 
     @Test func aMonochromeAVIFIsGrey() throws {
-        let avif = try Files.avifenc("camera-gray.avif", source: TestData.path("photos/camera-gray.png"), ["-y", "400", "--min", "5", "--max", "15"])
+        let avif = try Files.avifenc(
+            "camera-gray.avif", source: TestData.path("photos/camera-gray.png"), ["-y", "400", "--min", "5", "--max", "15"])
         let decoded = try Self.decode(avif)
         #expect(decoded.pixelFormat == .bgrx32)
         Self.expectClose(decoded, try Files.avifdec(avif), "against avifdec")
@@ -320,7 +336,8 @@ import Testing
         #expect(decoded.width == 150 && decoded.height == 100 && decoded.scaleDenominator == 4)
         #expect(decoded.source.width == 600)
         // The reference decoded whole, then shrunk by the package's PNG decoder (area averages).
-        let reference = try ImageDecoder.decode(contentsOf: try Files.heifConvertPNG(heic), options: DecodingOptions(targetSize: PixelSize(width: 100, height: 100)))
+        let reference = try ImageDecoder.decode(
+            contentsOf: try Files.heifConvertPNG(heic), options: DecodingOptions(targetSize: PixelSize(width: 100, height: 100)))
         Self.expectClose(decoded, reference, "shrunk", atLeast: 40)
     }
 
@@ -338,8 +355,12 @@ import Testing
     @Test func aThumbnailIsUsedOnlyWhenItCoversTheTargetAndIsTurnedAsTheImage() throws {
         // A photo whose thumbnail is plain red: whichever is decoded shows.
         let photo = try Files.photo("coffee", covering: 240, 160)
-        let file = try Files.file("red-thumbnail.avif") { try HEIFThumbnailFiles.write(photo, thumbnail: (240, 160), red: true, box: 64, to: $0) }
-        let turnedFile = try Files.file("turned-red-thumbnail.avif") { try HEIFThumbnailFiles.write(photo, thumbnail: (160, 240), red: true, box: 64, to: $0) }
+        let file = try Files.file("red-thumbnail.avif") {
+            try HEIFThumbnailFiles.write(photo, thumbnail: (240, 160), red: true, box: 64, to: $0)
+        }
+        let turnedFile = try Files.file("turned-red-thumbnail.avif") {
+            try HEIFThumbnailFiles.write(photo, thumbnail: (160, 240), red: true, box: 64, to: $0)
+        }
         func isRed(_ image: DecodedImage) -> Bool {
             let p = Pixels(image).values
             return p.allSatisfy { ($0 >> 16 & 0xFF) > 200 && ($0 >> 8 & 0xFF) < 60 && ($0 & 0xFF) < 60 }
@@ -383,7 +404,8 @@ import Testing
         let p3 = try Files.avifenc("coffee-p3.avif", source: source, ["--cicp", "12/13/6"])
         #expect(try ImageDecoder.info(try Files.bytes(p3)).color == .codePoints(primaries: 12, transfer: 13, matrix: 6, fullRange: true))
         let limited = try Files.avifenc("coffee-2020-limited.avif", source: source, ["--cicp", "9/16/9", "-r", "limited"])
-        #expect(try ImageDecoder.info(try Files.bytes(limited)).color == .codePoints(primaries: 9, transfer: 16, matrix: 9, fullRange: false))
+        #expect(
+            try ImageDecoder.info(try Files.bytes(limited)).color == .codePoints(primaries: 9, transfer: 16, matrix: 9, fullRange: false))
     }
 
     // MARK: Damage and limits
@@ -391,7 +413,10 @@ import Testing
     @Test(arguments: ["coffee.heic", "coffee-avifenc.avif"])
     func aTruncatedFileIsRefused(name: String) throws {
         let source = try Files.sourcePNG("coffee", 600, 400)
-        let path = name.hasSuffix(".heic") ? try Files.heifEnc(name, source: source, ["-q", "80"]) : try Files.avifenc(name, source: source, ["--min", "10", "--max", "20"])
+        let path =
+            name.hasSuffix(".heic")
+            ? try Files.heifEnc(name, source: source, ["-q", "80"])
+            : try Files.avifenc(name, source: source, ["--min", "10", "--max", "20"])
         let bytes = try Files.bytes(path)
         for cut in [20, 200, bytes.count / 10, bytes.count / 2, bytes.count * 9 / 10, bytes.count - 1] {
             for allow in [true, false] {
@@ -438,15 +463,23 @@ import Testing
         let error = try #require(throws: ImageCacheError.self) { try ImageDecoder.decode(large) }
         #expect(error.code == .dimensionsTooLarge && error.message.contains("30000×30000"))
         // The real size over a small limit.
-        #expect(try #require(throws: ImageCacheError.self) { try ImageDecoder.decode(bytes, options: DecodingOptions(maximumPixelCount: 100_000)) }.code == .dimensionsTooLarge)
-        #expect(try #require(throws: ImageCacheError.self) { try ImageDecoder.decode(bytes, options: DecodingOptions(maximumPixelCount: 500)) }.code == .dimensionsTooLarge)
+        #expect(
+            try #require(throws: ImageCacheError.self) {
+                try ImageDecoder.decode(bytes, options: DecodingOptions(maximumPixelCount: 100_000))
+            }.code == .dimensionsTooLarge)
+        #expect(
+            try #require(throws: ImageCacheError.self) { try ImageDecoder.decode(bytes, options: DecodingOptions(maximumPixelCount: 500)) }
+                .code == .dimensionsTooLarge)
     }
 
     @Test func corruptCodedDataIsDecodedOrRefusedButNeverCrashes() throws {
         // libheif 1.15 decodes damaged HEVC or AV1 data to whatever the codec makes of it,
         // without an error: that cannot be told from a real picture. It must never crash.
         let source = try Files.sourcePNG("coffee", 600, 400)
-        for path in [try Files.heifEnc("coffee.heic", source: source, ["-q", "80"]), try Files.avifenc("coffee-avifenc.avif", source: source, ["--min", "10", "--max", "20"])] {
+        for path in [
+            try Files.heifEnc("coffee.heic", source: source, ["-q", "80"]),
+            try Files.avifenc("coffee-avifenc.avif", source: source, ["--min", "10", "--max", "20"])
+        ] {
             var bytes = try Files.bytes(path)
             var rng = SplitMix64(seed: 7)
             for at in stride(from: bytes.count / 2, to: bytes.count, by: 97) { bytes[at] = UInt8.random(in: 0...255, using: &rng) }
@@ -469,7 +502,9 @@ import Testing
         let image = try ImageDecoder.decode(bytes)
         #expect(image.width == original.width && image.height == original.height)
         #expect(image.warnings.contains { $0.contains("primaries") }, "\(image.warnings)")
-        let error = try #require(throws: ImageCacheError.self) { try ImageDecoder.decode(bytes, options: DecodingOptions(allowCorruptData: false)) }
+        let error = try #require(throws: ImageCacheError.self) {
+            try ImageDecoder.decode(bytes, options: DecodingOptions(allowCorruptData: false))
+        }
         #expect(error.code == .corruptData && error.message.contains("primaries"), "\(error)")
     }
 

@@ -36,10 +36,13 @@ import Testing
     }
 
     /// Expects `image` within `decibels` of `reference` (same size).
-    static func expectClose(_ image: DecodedImage, _ reference: DecodedImage, atLeast decibels: Double = 38, _ what: String,
-                            sourceLocation: SourceLocation = #_sourceLocation) {
-        #expect(image.width == reference.width && image.height == reference.height,
-                "\(what): \(image.width)×\(image.height) against \(reference.width)×\(reference.height)", sourceLocation: sourceLocation)
+    static func expectClose(
+        _ image: DecodedImage, _ reference: DecodedImage, atLeast decibels: Double = 38, _ what: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        #expect(
+            image.width == reference.width && image.height == reference.height,
+            "\(what): \(image.width)×\(image.height) against \(reference.width)×\(reference.height)", sourceLocation: sourceLocation)
         guard image.width == reference.width && image.height == reference.height else { return }
         let psnr = PixelComparison.psnr(image, reference)
         #expect(psnr >= decibels, "\(what): \(psnr) dB against the reference", sourceLocation: sourceLocation)
@@ -93,14 +96,16 @@ import Testing
         #expect(info.color == .codePoints(primaries: 1, transfer: 13, matrix: 0, fullRange: true))
         #expect(info.width == 600 && info.height == 400)
         Self.expectClose(try ImageDecoder.decode(jxl), try ExternalTools.djxl(jxl, in: folder.path), "against djxl")
-        Self.expectClose(try ImageDecoder.decode(jxl), try ImageDecoder.decode(try TestData.bytes("photos/coffee.jpg")), atLeast: 34, "against the JPEG")
+        Self.expectClose(
+            try ImageDecoder.decode(jxl), try ImageDecoder.decode(try TestData.bytes("photos/coffee.jpg")), atLeast: 34, "against the JPEG")
     }
 
     @Test func sixteenBitSamplesComeOutRounded() throws {
         let folder = try Folder()
         // Resized in ImageMagick's 16 bits, so that the samples need them (ImageMagick writes 8-bit
         // PNGs when 8 bits hold the samples exactly).
-        _ = try ExternalTools.convert([TestData.path("photos/chelsea.jpg"), "-resize", "77%", "-depth", "16"], in: folder.path, name: "chelsea16.png")
+        _ = try ExternalTools.convert(
+            [TestData.path("photos/chelsea.jpg"), "-resize", "77%", "-depth", "16"], in: folder.path, name: "chelsea16.png")
         let jxl = try ExternalTools.cjxl(folder.path + "/chelsea16.png", ["-d", "1"], in: folder.path, name: "deep.jxl")
         #expect(try ImageDecoder.info(jxl).bitsPerSample == 16)
         Self.expectClose(try ImageDecoder.decode(jxl), try ExternalTools.djxl(jxl, in: folder.path), "against djxl")
@@ -120,7 +125,9 @@ import Testing
         // as libpng and browsers, takes that gamma as sRGB: up to a few levels apart.
         #expect(PixelComparison.maximumDifference(image, reference) <= 64)
         if arguments == ["-d", "0"] {
-            #expect(PixelComparison.identical(image, try ImageDecoder.decode(try TestData.bytes("png/astronaut-rgba.png"))), "lossless: the PNG's pixels")
+            #expect(
+                PixelComparison.identical(image, try ImageDecoder.decode(try TestData.bytes("png/astronaut-rgba.png"))),
+                "lossless: the PNG's pixels")
         }
     }
 
@@ -134,10 +141,11 @@ import Testing
     @Test func anAnimationShowsItsFirstFrameAndCountsItsFrames() throws {
         let folder = try Folder()
         let photo = TestData.path("photos/hubble.jpg")
-        let gif = try ExternalTools.convert([
-            "-delay", "10", "(", photo, "-crop", "200x150+0+0", "+repage", ")", "(", photo, "-crop", "200x150+300+300", "+repage", ")",
-            "(", photo, "-crop", "200x150+600+500", "+repage", ")", "-colors", "200", "-loop", "0",
-        ], in: folder.path, name: "three.gif")
+        let gif = try ExternalTools.convert(
+            [
+                "-delay", "10", "(", photo, "-crop", "200x150+0+0", "+repage", ")", "(", photo, "-crop", "200x150+300+300", "+repage", ")",
+                "(", photo, "-crop", "200x150+600+500", "+repage", ")", "-colors", "200", "-loop", "0"
+            ], in: folder.path, name: "three.gif")
         let jxl = try ExternalTools.cjxl(folder.path + "/three.gif", in: folder.path, name: "three.jxl")
         let info = try ImageDecoder.info(jxl)
         #expect(info.frameCount == 3)
@@ -154,7 +162,8 @@ import Testing
         let small = try ImageDecoder.decode(jxl, options: DecodingOptions(targetSize: PixelSize(width: 100, height: 100)))
         #expect(small.height == 100 && small.width == 115, "covering 100×100 keeps 1000×872's aspect: \(small.width)×\(small.height)")
         #expect(small.scaleDenominator == 9)
-        Self.expectClose(small, try ScaleTests.areaAverage(full, width: small.width, height: small.height), atLeast: 30, "against an area average")
+        Self.expectClose(
+            small, try ScaleTests.areaAverage(full, width: small.width, height: small.height), atLeast: 30, "against an area average")
     }
 
     /// A target of at most an eighth of the image is made from the frame's DC (the image at 1/8,
@@ -162,17 +171,23 @@ import Testing
     /// a DC step (lossless), are decoded whole.
     @Test func aTargetOfAnEighthOrLessStopsAtTheDC() throws {
         let folder = try Folder()
-        let jxl = try ExternalTools.cjxl(TestData.path("photos/hubble.jpg"), ["-d", "1", "--lossless_jpeg=0"], in: folder.path, name: "vardct.jxl")
+        let jxl = try ExternalTools.cjxl(
+            TestData.path("photos/hubble.jpg"), ["-d", "1", "--lossless_jpeg=0"], in: folder.path, name: "vardct.jxl")
         let full = try ImageDecoder.decode(jxl)
         func decode(_ bytes: [UInt8], _ side: Int) throws -> (image: DecodedImage, fromDC: Bool) {
-            try bytes.withUnsafeBytes { try JXLFormat.decodeReportingDC($0, options: DecodingOptions(targetSize: PixelSize(width: side, height: side))) }
+            try bytes.withUnsafeBytes {
+                try JXLFormat.decodeReportingDC($0, options: DecodingOptions(targetSize: PixelSize(width: side, height: side)))
+            }
         }
         let small = try decode(jxl, 100)  // 1000×872 covering 100×100: a factor of 8
         #expect(small.fromDC)
         #expect(small.image.width == 115 && small.image.height == 100)
-        Self.expectClose(small.image, try ScaleTests.areaAverage(full, width: small.image.width, height: small.image.height), atLeast: 30, "the DC against an area average of the full decode")
+        Self.expectClose(
+            small.image, try ScaleTests.areaAverage(full, width: small.image.width, height: small.image.height), atLeast: 30,
+            "the DC against an area average of the full decode")
         #expect(try !decode(jxl, 300).fromDC, "a factor of 2 needs the AC")
-        let lossless = try ExternalTools.cjxl(TestData.path("png/astronaut-rgba.png"), ["-d", "0", "-e", "1"], in: folder.path, name: "lossless.jxl")
+        let lossless = try ExternalTools.cjxl(
+            TestData.path("png/astronaut-rgba.png"), ["-d", "0", "-e", "1"], in: folder.path, name: "lossless.jxl")
         let modular = try decode(lossless, 30)
         #expect(!modular.fromDC && modular.image.width == 30)
     }
@@ -185,13 +200,16 @@ import Testing
         let image = try ImageDecoder.decode(jxl, options: DecodingOptions(applyOrientation: false))
         #expect(streamed.header.format == .jxl && streamed.header.width == image.width && streamed.header.height == image.height)
         var packed: [UInt8] = []
-        for y in 0..<image.height { packed += UnsafeRawBufferPointer(start: image.baseAddress + y * image.bytesPerRow, count: image.width * 4) }
+        for y in 0..<image.height {
+            packed += UnsafeRawBufferPointer(start: image.baseAddress + y * image.bytesPerRow, count: image.width * 4)
+        }
         #expect(streamed.pixels == packed)
     }
 
     @Test func aFileCutShortIsTruncatedWhereverItIsCut() throws {
         let folder = try Folder()
-        let bare = try ExternalTools.cjxl(TestData.path("photos/coffee.jpg"), ["-d", "1", "--lossless_jpeg=0"], in: folder.path, name: "bare.jxl")
+        let bare = try ExternalTools.cjxl(
+            TestData.path("photos/coffee.jpg"), ["-d", "1", "--lossless_jpeg=0"], in: folder.path, name: "bare.jxl")
         let container = try ExternalTools.cjxl(TestData.path("photos/coffee.jpg"), in: folder.path, name: "container.jxl")
         #expect(bare[0] == 0xFF && bare[1] == 0x0A && container[0] == 0)
         for file in [bare, container] {
@@ -218,7 +236,8 @@ import Testing
         }
         // Damage inside a real file's frame data.
         let folder = try Folder()
-        var damaged = try ExternalTools.cjxl(TestData.path("photos/coffee.jpg"), ["-d", "1", "--lossless_jpeg=0"], in: folder.path, name: "d.jxl")
+        var damaged = try ExternalTools.cjxl(
+            TestData.path("photos/coffee.jpg"), ["-d", "1", "--lossless_jpeg=0"], in: folder.path, name: "d.jxl")
         for i in (damaged.count / 3)..<(damaged.count / 3 + 64) { damaged[i] = UInt8.random(in: 0...255, using: &rng) }
         do {
             _ = try ImageDecoder.decode(damaged)  // libjxl may decode damaged coefficients without noticing
@@ -279,7 +298,9 @@ import Testing
             let estimate = try ImageDecoder.estimatedMemory(jxl, options: options)
             let probe = AllocationProbe()
             _ = try AllocationProbe.$current.withValue(probe) { try ImageDecoder.decode(jxl, options: options) }
-            #expect(estimate.outputBytes + estimate.workingBytes >= probe.totalBytes, "\(String(describing: target)): \(estimate) against \(probe.sizes)")
+            #expect(
+                estimate.outputBytes + estimate.workingBytes >= probe.totalBytes,
+                "\(String(describing: target)): \(estimate) against \(probe.sizes)")
         }
     }
 }

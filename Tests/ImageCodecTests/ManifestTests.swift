@@ -37,13 +37,16 @@ import Testing
             let folder = ColorFixtures.folder, name = UUID().uuidString
             try ExternalTools.write(profile, to: folder + "/\(name).icc")
             let converted = folder + "/\(name).v"
-            try ColorTools.run([ColorTools.vips, "icc_transform", TestData.path(try #require(entry.reference)), converted, "srgb",
-                                "--input-profile", folder + "/\(name).icc", "--intent", "relative"])
+            try ColorTools.run([
+                ColorTools.vips, "icc_transform", TestData.path(try #require(entry.reference)), converted, "srgb",
+                "--input-profile", folder + "/\(name).icc", "--intent", "relative"
+            ])
             let expected = try ColorTools.rawPixels(of: converted, in: folder)
             let rgb = ColorFixtures.rgb(ofBGRA: ColorDecodeTests.packed(decoded))
             // vips keeps the reference's alpha band: take R, G, B of each RGBA pixel when it has one.
             let channels = expected.count / (decoded.width * decoded.height)
-            let expectedRGB = channels == 3 ? expected : stride(from: 0, to: expected.count, by: channels).flatMap { expected[$0..<($0 + 3)] }
+            let expectedRGB =
+                channels == 3 ? expected : stride(from: 0, to: expected.count, by: channels).flatMap { expected[$0..<($0 + 3)] }
             let psnr = PixelComparison.psnr(samples: rgb, expectedRGB)
             #expect(psnr >= 35, "PSNR \(psnr) dB against the reference converted through the file's profile")
         } else {

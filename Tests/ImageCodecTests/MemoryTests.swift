@@ -8,7 +8,8 @@ import Testing
     /// A 2560×1440 progressive JPEG made with cjpeg (nil without cjpeg), in a folder to remove.
     static func largeProgressive() throws -> (path: String, folder: String)? {
         let folder = try TestImageBuilder.temporaryFolder()
-        guard let path = try TestImageBuilder.largeJPEG(from: "photos/retina.jpg", width: 2560, height: 1440, progressive: true, in: folder) else {
+        guard let path = try TestImageBuilder.largeJPEG(from: "photos/retina.jpg", width: 2560, height: 1440, progressive: true, in: folder)
+        else {
             try? FileManager.default.removeItem(atPath: folder)
             return nil
         }
@@ -50,8 +51,15 @@ import Testing
             for x in 0..<eighth.width {
                 for c in 0..<3 {
                     var sum = 0
-                    for dy in 0..<8 { for dx in 0..<8 { sum += Int(full.baseAddress.load(fromByteOffset: (y * 8 + dy) * full.bytesPerRow + (x * 8 + dx) * 4 + c, as: UInt8.self)) } }
-                    let d = Double(Int(eighth.baseAddress.load(fromByteOffset: y * eighth.bytesPerRow + x * 4 + c, as: UInt8.self)) - (sum + 32) / 64)
+                    for dy in 0..<8 {
+                        for dx in 0..<8 {
+                            sum += Int(
+                                full.baseAddress.load(
+                                    fromByteOffset: (y * 8 + dy) * full.bytesPerRow + (x * 8 + dx) * 4 + c, as: UInt8.self))
+                        }
+                    }
+                    let d = Double(
+                        Int(eighth.baseAddress.load(fromByteOffset: y * eighth.bytesPerRow + x * 4 + c, as: UInt8.self)) - (sum + 32) / 64)
                     squared += d * d
                 }
             }
@@ -90,7 +98,7 @@ import Testing
 
     @Test(arguments: [
         ("photos/hubble.jpg", 1000, 872), ("jpeg/coffee-progressive.jpg", 600, 400), ("png/astronaut-interlaced.png", 256, 256),
-        ("png/astronaut-rgba.png", 256, 256), ("webp/astronaut-lossless-alpha.webp", 256, 256), ("webp/astronaut-lossy.webp", 256, 256),
+        ("png/astronaut-rgba.png", 256, 256), ("webp/astronaut-lossless-alpha.webp", 256, 256), ("webp/astronaut-lossy.webp", 256, 256)
     ])
     func estimatesComeFromTheHeaderAlone(file: String, width: Int, height: Int) throws {
         let bytes = try TestData.bytes(file)
@@ -116,12 +124,16 @@ import Testing
     }
 
     @Test func estimatesOfHostileOrShortHeaders() throws {
-        let truncated = try #require(throws: ImageCacheError.self) { try ImageDecoder.estimatedMemory(Array(try TestData.bytes("photos/coffee.jpg").prefix(100))) }
+        let truncated = try #require(throws: ImageCacheError.self) {
+            try ImageDecoder.estimatedMemory(Array(try TestData.bytes("photos/coffee.jpg").prefix(100)))
+        }
         #expect(truncated.code == .truncated)
         #expect(throws: ImageCacheError.self) { try ImageDecoder.estimatedMemory(try TestData.bytes("bad/text.jpg")) }
         let bomb = try ImageDecoder.estimatedMemory(try TestData.bytes("bad/bomb-100000x100000.png"))
         #expect(bomb.outputBytes >= 100_000 * 100_000 * 4, "a bomb says what it would need, so a budget refuses it")
-        let empty = try #require(throws: ImageCacheError.self) { try ImageDecoder.estimatedMemory(ofFileAt: TestData.path("bad/empty.jpg")) }
+        let empty = try #require(throws: ImageCacheError.self) {
+            try ImageDecoder.estimatedMemory(ofFileAt: TestData.path("bad/empty.jpg"))
+        }
         #expect(empty.code == .emptyInput && empty.path != nil)
     }
 }
@@ -133,9 +145,13 @@ import Testing
         let a = try await budget.reserve(60)
         #expect(budget.tryReserve(50) == nil)
         let order = LockedBox<[Int]>([])
-        async let b: Void = { let r = try await budget.reserve(50); order.withLockedValue { $0.append(50) }; r.release() }()
+        async let b: Void = {
+            let r = try await budget.reserve(50); order.withLockedValue { $0.append(50) }; r.release()
+        }()
         while budget.waitingCount < 1 { await Task.yield() }
-        async let c: Void = { let r = try await budget.reserve(10); order.withLockedValue { $0.append(10) }; r.release() }()
+        async let c: Void = {
+            let r = try await budget.reserve(10); order.withLockedValue { $0.append(10) }; r.release()
+        }()
         while budget.waitingCount < 2 { await Task.yield() }
         // 10 would fit now, but 50 asked first: first come, first served.
         #expect(order.withLockedValue { $0 }.isEmpty)

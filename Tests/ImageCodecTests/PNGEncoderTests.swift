@@ -74,7 +74,8 @@ import Testing
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("fic-png-\(UUID().uuidString).png").path
         defer { try? FileManager.default.removeItem(atPath: path) }
         try bytes.withUnsafeBytes {
-            try PNGEncoder.write(pixels: $0.baseAddress!, width: Self.width, height: Self.height, bytesPerRow: bytesPerRow, format: .bgrx32, to: path)
+            try PNGEncoder.write(
+                pixels: $0.baseAddress!, width: Self.width, height: Self.height, bytesPerRow: bytesPerRow, format: .bgrx32, to: path)
         }
         let decoded = try ImageDecoder.decode(contentsOf: path)
         #expect(decoded.width == Self.width)
@@ -85,7 +86,8 @@ import Testing
         let path = "/nonexistent-fic-directory/out.png"
         let error = try #require(throws: ImageCacheError.self) {
             try bytes.withUnsafeBytes {
-                try PNGEncoder.write(pixels: $0.baseAddress!, width: Self.width, height: Self.height, bytesPerRow: bytesPerRow, format: .gray8, to: path)
+                try PNGEncoder.write(
+                    pixels: $0.baseAddress!, width: Self.width, height: Self.height, bytesPerRow: bytesPerRow, format: .gray8, to: path)
             }
         }
         #expect(error.code == .io)
@@ -96,7 +98,9 @@ import Testing
     @Test func rejectsShortRows() throws {
         let bytes = [UInt8](repeating: 0, count: 64)
         let error = try #require(throws: ImageCacheError.self) {
-            try bytes.withUnsafeBytes { try PNGEncoder.encode(pixels: $0.baseAddress!, width: 4, height: 2, bytesPerRow: 8, format: .bgrx32) }
+            try bytes.withUnsafeBytes {
+                try PNGEncoder.encode(pixels: $0.baseAddress!, width: 4, height: 2, bytesPerRow: 8, format: .bgrx32)
+            }
         }
         #expect(error.code == .invalidArgument)
     }

@@ -29,9 +29,12 @@ import Testing
         let channels = [0: 1, 2: 3, 4: 2, 6: 4][colorType]!
         let (width, height) = (37, 23)
         let rows = Self.rows(width: width, height: height, channels: channels, depth: depth)
-        let plain = try ImageDecoder.decode(PNGFiles.png(width: width, height: height, bitDepth: UInt8(depth), colorType: UInt8(colorType), rows: rows))
+        let plain = try ImageDecoder.decode(
+            PNGFiles.png(width: width, height: height, bitDepth: UInt8(depth), colorType: UInt8(colorType), rows: rows))
         for filter in 1...5 {
-            let png = PNGFiles.png(width: width, height: height, bitDepth: UInt8(depth), colorType: UInt8(colorType), rows: rows, filter: UInt8(filter), idatBytes: 97)
+            let png = PNGFiles.png(
+                width: width, height: height, bitDepth: UInt8(depth), colorType: UInt8(colorType), rows: rows, filter: UInt8(filter),
+                idatBytes: 97)
             let image = try ImageDecoder.decode(png)
             #expect(PixelComparison.identical(image, plain), "filter \(filter), color type \(colorType), \(depth) bits")
             // libspng, streaming, agrees.
@@ -44,7 +47,9 @@ import Testing
             }
             var same = true
             try streamed.decodeRows { row, pixels in
-                same = same && pixels.elementsEqual(UnsafeRawBufferPointer(start: plain.baseAddress + row * plain.bytesPerRow, count: width * 4))
+                same =
+                    same
+                    && pixels.elementsEqual(UnsafeRawBufferPointer(start: plain.baseAddress + row * plain.bytesPerRow, count: width * 4))
             }
             #expect(same, "libspng decodes filter \(filter) otherwise")
         }

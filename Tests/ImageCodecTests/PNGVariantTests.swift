@@ -112,9 +112,12 @@ import Testing
         let ihdr = try #require(chunks.first { $0.type == "IHDR" }).data
         let idat = chunks.filter { $0.type == "IDAT" }.flatMap(\.data)
         func frameControl(_ sequence: Int) -> [UInt8] {
-            PNGFiles.chunk("fcTL", PNGFiles.bigEndian32(sequence) + ihdr[0..<8] + PNGFiles.bigEndian32(0) + PNGFiles.bigEndian32(0) + [0, 1, 0, 10, 0, 0])
+            PNGFiles.chunk(
+                "fcTL",
+                PNGFiles.bigEndian32(sequence) + ihdr[0..<8] + PNGFiles.bigEndian32(0) + PNGFiles.bigEndian32(0) + [0, 1, 0, 10, 0, 0])
         }
-        var apng = PNGFiles.signature + PNGFiles.chunk("IHDR", ihdr) + PNGFiles.chunk("acTL", PNGFiles.bigEndian32(2) + PNGFiles.bigEndian32(0))
+        var apng =
+            PNGFiles.signature + PNGFiles.chunk("IHDR", ihdr) + PNGFiles.chunk("acTL", PNGFiles.bigEndian32(2) + PNGFiles.bigEndian32(0))
         var sequence = 0
         if defaultIsFirstFrame { apng += frameControl(sequence); sequence += 1 }
         apng += PNGFiles.chunk("IDAT", idat)
@@ -139,7 +142,9 @@ import Testing
             var sums = [0, 0, 0, 0], count = 0
             for y in oy * 6..<min(oy * 6 + 6, 256) {
                 for x in ox * 6..<min(ox * 6 + 6, 256) {
-                    for c in 0..<4 { sums[c] += Int(full.baseAddress.load(fromByteOffset: y * full.bytesPerRow + x * 4 + c, as: UInt8.self)) }
+                    for c in 0..<4 {
+                        sums[c] += Int(full.baseAddress.load(fromByteOffset: y * full.bytesPerRow + x * 4 + c, as: UInt8.self))
+                    }
                     count += 1
                 }
             }
@@ -161,14 +166,14 @@ import Testing
     @Test(arguments: [
         "png/astronaut-rgb.png", "png/astronaut-rgba.png", "png/astronaut-16bit.png", "png/astronaut-rgba-16bit.png",
         "png/astronaut-palette.png", "png/astronaut-palette-trns.png", "png/astronaut-gray-alpha.png", "png/astronaut-interlaced.png",
-        "png/camera-gray.png", "png/tiny-1x1.png",
+        "png/camera-gray.png", "png/tiny-1x1.png"
     ])
     func rowDecoderMatchesTheOneShotDecode(file: String) throws {
         let bytes = try TestData.bytes(file)
         let reference = try ImageDecoder.decode(bytes, options: DecodingOptions(applyOrientation: false))
         for decoder in [
             try PNGRowDecoder(contentsOf: TestData.path(file)),
-            try PNGRowDecoder(bytes: try ImageBytes(copying: bytes)),
+            try PNGRowDecoder(bytes: try ImageBytes(copying: bytes))
         ] {
             #expect(decoder.info == reference.source)
             #expect(decoder.pixelFormat == reference.pixelFormat)
@@ -176,7 +181,8 @@ import Testing
             try decoder.decodeRows { row, pixels in
                 #expect(row == next)
                 #expect(pixels.count == reference.width * 4)
-                let expected = UnsafeRawBufferPointer(start: reference.baseAddress + row * reference.bytesPerRow, count: reference.width * 4)
+                let expected = UnsafeRawBufferPointer(
+                    start: reference.baseAddress + row * reference.bytesPerRow, count: reference.width * 4)
                 #expect(pixels.elementsEqual(expected), "row \(row) of \(file)")
                 next += 1
             }
@@ -215,9 +221,11 @@ import Testing
         let width = 3000, height = 2000
         let canvas = DecodedImage(width: width, height: height, pixelFormat: .bgrx32, source: tile.source, isOrientationApplied: true)
         for y in 0..<height {
-            (canvas.baseAddress + y * canvas.bytesPerRow).copyMemory(from: tile.baseAddress + (y % tile.height) * tile.bytesPerRow, byteCount: min(width, tile.width) * 4)
+            (canvas.baseAddress + y * canvas.bytesPerRow).copyMemory(
+                from: tile.baseAddress + (y % tile.height) * tile.bytesPerRow, byteCount: min(width, tile.width) * 4)
         }
-        let png = try PNGEncoder.encode(pixels: canvas.baseAddress, width: width, height: height, bytesPerRow: canvas.bytesPerRow, format: .bgrx32)
+        let png = try PNGEncoder.encode(
+            pixels: canvas.baseAddress, width: width, height: height, bytesPerRow: canvas.bytesPerRow, format: .bgrx32)
         let fullSize = width * height * 4
         let probe = AllocationProbe()
         let scaled = try AllocationProbe.$current.withValue(probe) {

@@ -27,8 +27,10 @@ import Testing
     /// Allocating for these claims (16 GB and 40 GB) would fail or take long; they are refused
     /// before anything is allocated for them: the probe sees no buffer handed out for the decode
     /// (it sees the bitmap of `control`, a photo of the same format within the limit).
-    @Test(arguments: [("bad/bomb-65000x65000.jpg", 65000, 65000, "photos/astronaut.jpg"),
-                      ("bad/bomb-100000x100000.png", 100_000, 100_000, "png/astronaut-rgba.png")])
+    @Test(arguments: [
+        ("bad/bomb-65000x65000.jpg", 65000, 65000, "photos/astronaut.jpg"),
+        ("bad/bomb-100000x100000.png", 100_000, 100_000, "png/astronaut-rgba.png")
+    ])
     func bombsAreRefusedWithDefaultLimit(file: String, width: Int, height: Int, control: String) throws {
         let bytes = try TestData.bytes(file)
         let info = try ImageDecoder.info(bytes)
@@ -47,7 +49,9 @@ import Testing
     @Test func theRowDecoderAppliesTheLimit() throws {
         var rows = 0
         let error = try #require(throws: ImageCacheError.self) {
-            try RowStreaming.decode(try TestData.bytes("photos/coffee.jpg"), chunkSize: 1 << 20, options: RowStreaming.options(maximumPixelCount: 100)) { rows = $0 }
+            try RowStreaming.decode(
+                try TestData.bytes("photos/coffee.jpg"), chunkSize: 1 << 20, options: RowStreaming.options(maximumPixelCount: 100)
+            ) { rows = $0 }
         }
         #expect(error.code == .dimensionsTooLarge)
         #expect(rows == 0)

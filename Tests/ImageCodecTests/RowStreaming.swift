@@ -17,9 +17,12 @@ enum RowStreaming {
     }
 
     /// Options for tests: a pixel limit, strict unless asked, scratch files in the temporary folder.
-    static func options(maximumPixelCount: Int = 100_000_000, allowCorruptData: Bool = false, coefficientMemoryBudget: Int = 64 << 20) -> RowDecodingOptions {
+    static func options(maximumPixelCount: Int = 100_000_000, allowCorruptData: Bool = false, coefficientMemoryBudget: Int = 64 << 20)
+        -> RowDecodingOptions
+    {
         var options = RowDecodingOptions(maximumPixelCount: maximumPixelCount, allowCorruptData: allowCorruptData) {
-            try Directory.open(NSTemporaryDirectory(), create: false, followLinks: true).makeTemporaryFile(for: "row-decoder-scratch").takeDescriptor()
+            try Directory.open(NSTemporaryDirectory(), create: false, followLinks: true).makeTemporaryFile(for: "row-decoder-scratch")
+                .takeDescriptor()
         }
         options.coefficientMemoryBudget = coefficientMemoryBudget
         return options
@@ -27,7 +30,9 @@ enum RowStreaming {
 
     /// Sniffs `bytes`, then feeds them to the format's row decoder `chunkSize` bytes at a time;
     /// `afterChunk` learns how many rows had arrived after each chunk.
-    static func decode(_ bytes: [UInt8], chunkSize: Int, options: RowDecodingOptions = options(), afterChunk: (Int) -> Void = { _ in }) throws -> Result {
+    static func decode(_ bytes: [UInt8], chunkSize: Int, options: RowDecodingOptions = options(), afterChunk: (Int) -> Void = { _ in })
+        throws -> Result
+    {
         let sink = CollectingSink()
         var decoder: (any RowDecoder)?
         var start = 0

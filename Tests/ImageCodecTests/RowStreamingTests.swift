@@ -18,7 +18,8 @@ import Testing
     @Test(arguments: [
         "photos/astronaut.jpg", "jpeg/coffee-progressive.jpg", "jpeg/coffee-cmyk.jpg", "jpeg/coffee-gray.jpg",
         "jpeg/coffee-restart.jpg", "jpeg/coffee-arithmetic.jpg", "jpeg/odd-17x13.jpg", "jpeg/tiny-1x1.jpg",
-        "jpeg/orientation/chelsea-orientation-6.jpg", "png/astronaut-rgb.png", "webp/astronaut-lossy.webp", "webp/astronaut-lossless-alpha.webp", "png/astronaut-interlaced.png", "png/astronaut-rgba-16bit.png",
+        "jpeg/orientation/chelsea-orientation-6.jpg", "png/astronaut-rgb.png", "webp/astronaut-lossy.webp",
+        "webp/astronaut-lossless-alpha.webp", "png/astronaut-interlaced.png", "png/astronaut-rgba-16bit.png"
     ])
     func chunkSizesYieldTheOneShotPixels(file: String) throws {
         let bytes = try TestData.bytes(file)
@@ -27,7 +28,9 @@ import Testing
         for chunkSize in [1, 4096, 1 << 20] where chunkSize > 1 || bytes.count < 400_000 {
             let streamed = try RowStreaming.decode(bytes, chunkSize: chunkSize)
             #expect(streamed.pixels == reference, "\(file) in chunks of \(chunkSize) bytes")
-            #expect(streamed.header.width == info.width && streamed.header.height == info.height && streamed.header.orientation == info.orientation)
+            #expect(
+                streamed.header.width == info.width && streamed.header.height == info.height
+                    && streamed.header.orientation == info.orientation)
         }
     }
 
@@ -65,7 +68,9 @@ import Testing
     }
 
     @Test func bytesOfNoImageAreRefusedByName() throws {
-        let error = try #require(throws: ImageCacheError.self) { try RowStreaming.decode(try TestData.bytes("bad/unsupported.bmp"), chunkSize: 4096) }
+        let error = try #require(throws: ImageCacheError.self) {
+            try RowStreaming.decode(try TestData.bytes("bad/unsupported.bmp"), chunkSize: 4096)
+        }
         #expect(error.code == .unsupportedFormat)
         #expect(error.message.contains("BMP"))
         let empty = try #require(throws: ImageCacheError.self) { try RowStreaming.decode([], chunkSize: 4096) }
@@ -76,7 +81,8 @@ import Testing
         for file in ["photos/coffee.jpg", "png/astronaut-rgb.png"] {
             var rows = 0
             let error = try #require(throws: ImageCacheError.self) {
-                try RowStreaming.decode(try TestData.bytes(file), chunkSize: 1 << 20, options: RowStreaming.options(maximumPixelCount: 100)) { rows = $0 }
+                try RowStreaming.decode(try TestData.bytes(file), chunkSize: 1 << 20, options: RowStreaming.options(maximumPixelCount: 100))
+                { rows = $0 }
             }
             #expect(error.code == .dimensionsTooLarge, "\(file): \(error)")
             #expect(rows == 0)
@@ -90,7 +96,8 @@ import Testing
             let sink = CollectingSink()
             sink.failure = Stop()
             let bytes = try TestData.bytes(file)
-            let decoder = try bytes.withUnsafeBytes { raw in try ImageFormats.sniff(raw, final: true)!.decoder }.makeRowDecoder(sink: sink, options: RowStreaming.options())
+            let decoder = try bytes.withUnsafeBytes { raw in try ImageFormats.sniff(raw, final: true)!.decoder }.makeRowDecoder(
+                sink: sink, options: RowStreaming.options())
             #expect(throws: (any Error).self, "\(file)") {
                 try bytes.withUnsafeBytes { try decoder.append($0) }
                 try decoder.finish()

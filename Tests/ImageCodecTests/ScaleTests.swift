@@ -61,7 +61,8 @@ import Testing
     /// `image` shrunk to `width × height` by exact area averaging (fractional edge weights), the
     /// slow and obvious way, in floating point.
     static func areaAverage(_ image: DecodedImage, width: Int, height: Int) throws -> DecodedImage {
-        let out = DecodedImage(width: width, height: height, pixelFormat: image.pixelFormat, source: image.source, isOrientationApplied: true)
+        let out = DecodedImage(
+            width: width, height: height, pixelFormat: image.pixelFormat, source: image.source, isOrientationApplied: true)
         let sx = Double(image.width) / Double(width), sy = Double(image.height) / Double(height)
         for oy in 0..<height {
             for ox in 0..<width {
@@ -71,11 +72,15 @@ import Testing
                     let wy = min(y1, Double(y + 1)) - max(y0, Double(y))
                     for x in Int(x0)..<min(image.width, Int(x1.rounded(.up))) {
                         let w = wy * (min(x1, Double(x + 1)) - max(x0, Double(x)))
-                        for c in 0..<4 { sums[c] += w * Double(image.baseAddress.load(fromByteOffset: y * image.bytesPerRow + x * 4 + c, as: UInt8.self)) }
+                        for c in 0..<4 {
+                            sums[c] += w * Double(image.baseAddress.load(fromByteOffset: y * image.bytesPerRow + x * 4 + c, as: UInt8.self))
+                        }
                     }
                 }
                 for c in 0..<4 {
-                    out.baseAddress.storeBytes(of: UInt8(min(255, (sums[c] / (sx * sy)).rounded())), toByteOffset: oy * out.bytesPerRow + ox * 4 + c, as: UInt8.self)
+                    out.baseAddress.storeBytes(
+                        of: UInt8(min(255, (sums[c] / (sx * sy)).rounded())), toByteOffset: oy * out.bytesPerRow + ox * 4 + c,
+                        as: UInt8.self)
                 }
             }
         }
@@ -125,7 +130,8 @@ import Testing
 
     @Test func nonPositiveTargetIsInvalid() throws {
         let error = try #require(throws: ImageCacheError.self) {
-            try ImageDecoder.decode(try TestData.bytes("photos/coffee.jpg"), options: DecodingOptions(targetSize: PixelSize(width: 0, height: 10)))
+            try ImageDecoder.decode(
+                try TestData.bytes("photos/coffee.jpg"), options: DecodingOptions(targetSize: PixelSize(width: 0, height: 10)))
         }
         #expect(error.code == .invalidArgument)
     }

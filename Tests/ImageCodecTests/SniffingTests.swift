@@ -68,7 +68,9 @@ import Testing
     @Test func aTruncatedJPEGIsRefusedStrictOrNot() throws {
         let bytes = try TestData.bytes("bad/truncated-half.jpg")
         for allow in [true, false] {
-            let error = try #require(throws: ImageCacheError.self) { try ImageDecoder.decode(bytes, options: DecodingOptions(allowCorruptData: allow)) }
+            let error = try #require(throws: ImageCacheError.self) {
+                try ImageDecoder.decode(bytes, options: DecodingOptions(allowCorruptData: allow))
+            }
             #expect(error.code == .truncated)
         }
     }

@@ -32,12 +32,18 @@ import Testing
     @Test func fileCutBeforeItsDirectoryIsRefused() throws {
         let folder = try TIFFMaker.folder()
         defer { TIFFMaker.remove(folder) }
-        let bytes = try TIFFMaker.make(folder + "/t.tif", TIFFMaker.vips, ["tiffsave", TIFFMaker.photo("chelsea.jpg"), folder + "/t.tif", "--tile", "--compression", "deflate"])
+        let bytes = try TIFFMaker.make(
+            folder + "/t.tif", TIFFMaker.vips,
+            ["tiffsave", TIFFMaker.photo("chelsea.jpg"), folder + "/t.tif", "--tile", "--compression", "deflate"])
         for cut in [3, 8, 12, bytes.count / 10, bytes.count / 2, bytes.count * 9 / 10, bytes.count - 1] {
             let part = Array(bytes[0..<cut])
             for strict in [false, true] {
-                #expect(Self.code { try ImageDecoder.decode(part, options: DecodingOptions(allowCorruptData: !strict)) } == .truncated, "cut at \(cut)")
-                #expect(Self.code { try RowStreaming.decode(part, chunkSize: 4096, options: RowStreaming.options(allowCorruptData: !strict)) } == .truncated, "cut at \(cut)")
+                #expect(
+                    Self.code { try ImageDecoder.decode(part, options: DecodingOptions(allowCorruptData: !strict)) } == .truncated,
+                    "cut at \(cut)")
+                #expect(
+                    Self.code { try RowStreaming.decode(part, chunkSize: 4096, options: RowStreaming.options(allowCorruptData: !strict)) }
+                        == .truncated, "cut at \(cut)")
             }
             #expect(Self.code { try ImageDecoder.info(part) } == .truncated)
         }
@@ -49,7 +55,8 @@ import Testing
     @Test func fileCutAfterAFrontDirectoryShowsWhatIsThere() throws {
         let width = 64, height = 48
         let samples = Self.gradient(width: width, height: height)
-        let whole = TIFFFiles.uncompressed(width: width, height: height, samplesPerPixel: 3, photometric: 2, rowsPerStrip: 8, samples: samples, directoryFirst: true)
+        let whole = TIFFFiles.uncompressed(
+            width: width, height: height, samplesPerPixel: 3, photometric: 2, rowsPerStrip: 8, samples: samples, directoryFirst: true)
         let complete = try ImageDecoder.decode(whole)
         let part = Array(whole[0..<(whole.count - samples.count / 2)])  // the second half of the strips is missing
         let image = try ImageDecoder.decode(part)
@@ -62,7 +69,9 @@ import Testing
             }
         }
         #expect(Self.code { try ImageDecoder.decode(part, options: DecodingOptions(allowCorruptData: false)) } == .truncated)
-        #expect(Self.code { try RowStreaming.decode(part, chunkSize: 1000, options: RowStreaming.options(allowCorruptData: false)) } == .truncated)
+        #expect(
+            Self.code { try RowStreaming.decode(part, chunkSize: 1000, options: RowStreaming.options(allowCorruptData: false)) }
+                == .truncated)
         let streamed = try RowStreaming.decode(part, chunkSize: 1000, options: RowStreaming.options(allowCorruptData: true))
         #expect(streamed.pixels == Self.packed(image))
     }
@@ -91,20 +100,27 @@ import Testing
         #expect(greyRows >= 20 && greyRows % 20 == 0, "whole strips are grey (\(greyRows) rows)")
         #expect(greyRows + exactRows == image.height, "every other row is decoded exactly")
         #expect(Self.code { try ImageDecoder.decode(bytes, options: DecodingOptions(allowCorruptData: false)) } == .corruptData)
-        #expect(Self.code { try RowStreaming.decode(bytes, chunkSize: 65536, options: RowStreaming.options(allowCorruptData: false)) } == .corruptData)
-        #expect(try RowStreaming.decode(bytes, chunkSize: 65536, options: RowStreaming.options(allowCorruptData: true)).pixels == Self.packed(image))
+        #expect(
+            Self.code { try RowStreaming.decode(bytes, chunkSize: 65536, options: RowStreaming.options(allowCorruptData: false)) }
+                == .corruptData)
+        #expect(
+            try RowStreaming.decode(bytes, chunkSize: 65536, options: RowStreaming.options(allowCorruptData: true)).pixels
+                == Self.packed(image))
     }
 
     /// A declared 1,000,000 × 1,000,000 image is refused before anything is decoded; its header still reads.
     @Test func hugeDeclaredSizeIsRefused() throws {
-        let bomb = TIFFFiles.uncompressed(width: 16, height: 16, samplesPerPixel: 3, photometric: 2, rowsPerStrip: 16,
-                                          samples: Self.gradient(width: 16, height: 16), overrides: [256: [1_000_000], 257: [1_000_000]])
+        let bomb = TIFFFiles.uncompressed(
+            width: 16, height: 16, samplesPerPixel: 3, photometric: 2, rowsPerStrip: 16,
+            samples: Self.gradient(width: 16, height: 16), overrides: [256: [1_000_000], 257: [1_000_000]])
         let info = try ImageDecoder.info(bomb)
         #expect(info.width == 1_000_000 && info.height == 1_000_000)
         let probe = AllocationProbe()
         AllocationProbe.$current.withValue(probe) {
             #expect(Self.code { try ImageDecoder.decode(bomb) } == .dimensionsTooLarge)
-            #expect(Self.code { try ImageDecoder.decode(bomb, options: DecodingOptions(targetSize: PixelSize(width: 10, height: 10))) } == .dimensionsTooLarge)
+            #expect(
+                Self.code { try ImageDecoder.decode(bomb, options: DecodingOptions(targetSize: PixelSize(width: 10, height: 10))) }
+                    == .dimensionsTooLarge)
             #expect(Self.code { try RowStreaming.decode(bomb, chunkSize: 100) } == .dimensionsTooLarge)
         }
         #expect(probe.largestBytes < 1 << 20)
@@ -116,14 +132,17 @@ import Testing
     /// large in memory.
     @Test func stripOfFourGigabytesIsNeverAllocated() throws {
         let width = 32768, height = 16384
-        let bomb = TIFFFiles.uncompressed(width: 4, height: 4, samplesPerPixel: 4, bitsPerSample: 16, photometric: 2, rowsPerStrip: 4,
-                                          samples: [UInt8](repeating: 0x55, count: 100),
-                                          extraSamples: [2], overrides: [256: [UInt32(width)], 257: [UInt32(height)], 278: [UInt32(height)], 259: [8], 279: [100]])
+        let bomb = TIFFFiles.uncompressed(
+            width: 4, height: 4, samplesPerPixel: 4, bitsPerSample: 16, photometric: 2, rowsPerStrip: 4,
+            samples: [UInt8](repeating: 0x55, count: 100),
+            extraSamples: [2], overrides: [256: [UInt32(width)], 257: [UInt32(height)], 278: [UInt32(height)], 259: [8], 279: [100]])
         let options = DecodingOptions(maximumPixelCount: 1 << 30, targetSize: PixelSize(width: 64, height: 64), allowCorruptData: false)
         let probe = AllocationProbe()
         AllocationProbe.$current.withValue(probe) {
             #expect(Self.code { try ImageDecoder.decode(bomb, options: options) } == .corruptData)
-            #expect(Self.code { try RowStreaming.decode(bomb, chunkSize: 4096, options: RowStreaming.options(maximumPixelCount: 1 << 30)) } == .corruptData)
+            #expect(
+                Self.code { try RowStreaming.decode(bomb, chunkSize: 4096, options: RowStreaming.options(maximumPixelCount: 1 << 30)) }
+                    == .corruptData)
         }
         #expect(probe.largestBytes <= 8 << 20, "largest buffer \(probe.largestBytes)")
         // The pixel limit comes first at the default limit.
@@ -134,8 +153,9 @@ import Testing
     /// "cut short" when strict.
     @Test func stripByteCountPastTheEndIsNotRead() throws {
         let samples = Self.gradient(width: 32, height: 32)
-        let bomb = TIFFFiles.uncompressed(width: 32, height: 32, samplesPerPixel: 3, photometric: 2, rowsPerStrip: 16, samples: samples,
-                                          overrides: [279: [0xFFFF_FFF0, 32 * 16 * 3]])
+        let bomb = TIFFFiles.uncompressed(
+            width: 32, height: 32, samplesPerPixel: 3, photometric: 2, rowsPerStrip: 16, samples: samples,
+            overrides: [279: [0xFFFF_FFF0, 32 * 16 * 3]])
         let image = try ImageDecoder.decode(bomb)
         #expect(image.warnings.contains { $0.contains("cut short") }, "\(image.warnings)")
         let first = image.baseAddress.assumingMemoryBound(to: UInt32.self)
@@ -147,9 +167,10 @@ import Testing
 
     /// Tiles of 65536 × 65536 are refused before anything is allocated for them.
     @Test func hugeTilesAreRefused() throws {
-        let bomb = TIFFFiles.uncompressed(width: 16, height: 16, samplesPerPixel: 3, photometric: 2, rowsPerStrip: 16,
-                                          samples: Self.gradient(width: 16, height: 16),
-                                          overrides: [256: [70_000], 257: [1000], 322: [65536], 323: [65536], 324: [8], 325: [768]], removing: [273, 278, 279])
+        let bomb = TIFFFiles.uncompressed(
+            width: 16, height: 16, samplesPerPixel: 3, photometric: 2, rowsPerStrip: 16,
+            samples: Self.gradient(width: 16, height: 16),
+            overrides: [256: [70_000], 257: [1000], 322: [65536], 323: [65536], 324: [8], 325: [768]], removing: [273, 278, 279])
         let probe = AllocationProbe()
         AllocationProbe.$current.withValue(probe) {
             let code = Self.code { try ImageDecoder.decode(bomb) }
@@ -165,11 +186,13 @@ import Testing
     /// tile; the header read as pixels would be a wrong picture.)
     @Test func chunksWithoutOffsetsAreGreyNeverTheHeader() throws {
         let samples = Self.gradient(width: 32, height: 32)
-        let strips = TIFFFiles.uncompressed(width: 32, height: 32, samplesPerPixel: 3, photometric: 2, rowsPerStrip: 16, samples: samples,
-                                            overrides: [273: [8]])
-        let tiles = TIFFFiles.uncompressed(width: 32, height: 32, samplesPerPixel: 3, photometric: 2, rowsPerStrip: 32, samples: samples,
-                                           overrides: [322: [16], 323: [16], 324: [8], 325: [16 * 16 * 3, 16 * 16 * 3, 16 * 16 * 3, 16 * 16 * 3]],
-                                           removing: [273, 278, 279])
+        let strips = TIFFFiles.uncompressed(
+            width: 32, height: 32, samplesPerPixel: 3, photometric: 2, rowsPerStrip: 16, samples: samples,
+            overrides: [273: [8]])
+        let tiles = TIFFFiles.uncompressed(
+            width: 32, height: 32, samplesPerPixel: 3, photometric: 2, rowsPerStrip: 32, samples: samples,
+            overrides: [322: [16], 323: [16], 324: [8], 325: [16 * 16 * 3, 16 * 16 * 3, 16 * 16 * 3, 16 * 16 * 3]],
+            removing: [273, 278, 279])
         for (name, file, grey) in [("strips", strips, (x: 0, y: 16)), ("tiles", tiles, (x: 16, y: 0))] {
             let image = try ImageDecoder.decode(file)
             #expect(image.warnings.contains { $0.contains("no data (offset 0)") }, "\(name): \(image.warnings)")
@@ -177,7 +200,8 @@ import Testing
             #expect(pixel == 0xFF80_8080, "\(name): the chunk without data is grey, not the file's header")
             let first = image.baseAddress.assumingMemoryBound(to: UInt32.self)[0]
             #expect(first != 0xFF80_8080, "\(name): the first chunk decodes")
-            #expect(Self.code { try ImageDecoder.decode(file, options: DecodingOptions(allowCorruptData: false)) } == .corruptData, "\(name)")
+            #expect(
+                Self.code { try ImageDecoder.decode(file, options: DecodingOptions(allowCorruptData: false)) } == .corruptData, "\(name)")
         }
     }
 
@@ -188,8 +212,9 @@ import Testing
         let garbage: [UInt8] = [0x4D, 0x4D, 0x00, 0x2A, 0, 0, 0, 8] + [UInt8](repeating: 0xFF, count: 64)
         let code = Self.code { try ImageDecoder.decode(garbage) }
         #expect(code == .corruptData || code == .truncated, "\(String(describing: code))")
-        let float = TIFFFiles.uncompressed(width: 4, height: 4, samplesPerPixel: 1, bitsPerSample: 32, photometric: 1, rowsPerStrip: 4,
-                                           samples: [UInt8](repeating: 0, count: 64), overrides: [339: [3]])
+        let float = TIFFFiles.uncompressed(
+            width: 4, height: 4, samplesPerPixel: 1, bitsPerSample: 32, photometric: 1, rowsPerStrip: 4,
+            samples: [UInt8](repeating: 0, count: 64), overrides: [339: [3]])
         #expect(Self.code { try ImageDecoder.decode(float) } == .unsupportedFormat)
         #expect(try ImageDecoder.info(float).bitsPerSample == 32)
     }

@@ -11,7 +11,12 @@ import Testing
         let folder = try TIFFMaker.folder()
         defer { TIFFMaker.remove(folder) }
         let tiff = folder + "/t.tif"
-        try ExternalTools.run(TIFFMaker.vips, ["tiffsave", TIFFMaker.photo("chelsea.jpg"), tiff, "--tile", "--tile-width", "64", "--tile-height", "64", "--compression", "deflate"])
+        try ExternalTools.run(
+            TIFFMaker.vips,
+            [
+                "tiffsave", TIFFMaker.photo("chelsea.jpg"), tiff, "--tile", "--tile-width", "64", "--tile-height", "64", "--compression",
+                "deflate"
+            ])
         try ExternalTools.run(TIFFMaker.tiffset, ["-s", "274", "\(orientation)", tiff])
         try ExternalTools.run(TIFFMaker.vips, ["autorot", tiff, folder + "/ref.png"])
         let bytes = try ExternalTools.bytes(atPath: tiff)
@@ -64,10 +69,12 @@ import Testing
         try #require(raw.count == image.width * image.height * 4)
         var warnings: [String] = []
         let pipeline = SamplePipeline(layout: .cmyk8, color: .iccProfile(profile), warnings: &warnings)
-        let expected = DecodedImage(width: image.width, height: image.height, pixelFormat: pipeline.pixelFormat, source: info, isOrientationApplied: true)
+        let expected = DecodedImage(
+            width: image.width, height: image.height, pixelFormat: pipeline.pixelFormat, source: info, isOrientationApplied: true)
         raw.withUnsafeBytes { samples in
             for y in 0..<image.height {
-                pipeline.convert(samples.baseAddress! + y * image.width * 4, to: expected.baseAddress + y * expected.bytesPerRow, count: image.width)
+                pipeline.convert(
+                    samples.baseAddress! + y * image.width * 4, to: expected.baseAddress + y * expected.bytesPerRow, count: image.width)
             }
         }
         #expect(PixelComparison.identical(image, expected))
@@ -97,7 +104,12 @@ import Testing
         let folder = try TIFFMaker.folder()
         defer { TIFFMaker.remove(folder) }
         let tiff = folder + "/pyramid.tif"
-        try ExternalTools.run(TIFFMaker.vips, ["tiffsave", TIFFMaker.photo("hubble.jpg"), tiff, "--tile", "--tile-width", "128", "--tile-height", "128", "--pyramid", "--compression", "deflate"] + (subIFD ? ["--subifd"] : []))
+        try ExternalTools.run(
+            TIFFMaker.vips,
+            [
+                "tiffsave", TIFFMaker.photo("hubble.jpg"), tiff, "--tile", "--tile-width", "128", "--tile-height", "128", "--pyramid",
+                "--compression", "deflate"
+            ] + (subIFD ? ["--subifd"] : []))
         let bytes = try ExternalTools.bytes(atPath: tiff)
         // Levels of 1000×872: 500×436, 250×218, 125×109.
         let probe = AllocationProbe()
@@ -125,7 +137,8 @@ import Testing
         let folder = try TIFFMaker.folder()
         defer { TIFFMaker.remove(folder) }
         for layout in [["--tile", "--tile-width", "128", "--tile-height", "128"], []] {
-            try ExternalTools.run(TIFFMaker.vips, ["tiffsave", TIFFMaker.photo("hubble.jpg"), folder + "/t.tif", "--compression", "deflate"] + layout)
+            try ExternalTools.run(
+                TIFFMaker.vips, ["tiffsave", TIFFMaker.photo("hubble.jpg"), folder + "/t.tif", "--compression", "deflate"] + layout)
             try ExternalTools.run(TIFFMaker.vips, ["copy", TIFFMaker.photo("hubble.jpg"), folder + "/t.png"])
             let options = DecodingOptions(targetSize: target)
             let probe = AllocationProbe()
@@ -144,9 +157,11 @@ import Testing
         let folder = try TIFFMaker.folder()
         defer { TIFFMaker.remove(folder) }
         let tiff = folder + "/pyramid.tif"
-        try ExternalTools.run(TIFFMaker.vips, ["tiffsave", TIFFMaker.photo("hubble.jpg"), tiff, "--tile", "--pyramid", "--compression", "deflate"])
+        try ExternalTools.run(
+            TIFFMaker.vips, ["tiffsave", TIFFMaker.photo("hubble.jpg"), tiff, "--tile", "--pyramid", "--compression", "deflate"])
         let full = try ImageDecoder.estimatedMemory(ofFileAt: tiff)
-        let small = try ImageDecoder.estimatedMemory(ofFileAt: tiff, options: DecodingOptions(targetSize: PixelSize(width: 100, height: 100)))
+        let small = try ImageDecoder.estimatedMemory(
+            ofFileAt: tiff, options: DecodingOptions(targetSize: PixelSize(width: 100, height: 100)))
         #expect(full.info.format == .tiff && full.encodedBytes > 0)
         #expect(full.outputBytes == 1000 * 872 * 4)
         #expect(small.outputBytes < full.outputBytes / 16)

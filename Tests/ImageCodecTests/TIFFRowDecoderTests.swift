@@ -9,28 +9,56 @@ import Testing
 /// give the pixels of the one-shot decode (stored orientation).
 @Suite struct TIFFRowDecoderTests {
     static let layouts: [(String, [[String]])] = [
-        ("tiles", [[TIFFMaker.vips, "tiffsave", "{photo}", "{dir}/t.tif", "--tile", "--tile-width", "64", "--tile-height", "64", "--compression", "deflate", "--bigtiff"]]),
+        (
+            "tiles",
+            [
+                [
+                    TIFFMaker.vips, "tiffsave", "{photo}", "{dir}/t.tif", "--tile", "--tile-width", "64", "--tile-height", "64",
+                    "--compression", "deflate", "--bigtiff"
+                ]
+            ]
+        ),
         ("strips", [[TIFFMaker.vips, "tiffsave", "{photo}", "{dir}/t.tif", "--compression", "lzw"]]),
-        ("separate planes in tiles", [
-            [TIFFMaker.vips, "tiffsave", "{photo}", "{dir}/s.tif", "--compression", "none"],
-            [TIFFMaker.tiffcp, "-p", "separate", "-t", "-w", "64", "-l", "64", "{dir}/s.tif", "{dir}/t.tif"],
-        ]),
-        ("YCbCr JPEG tiles, orientation 6", [
-            [TIFFMaker.vips, "tiffsave", "{photo}", "{dir}/s.tif", "--compression", "none"],
-            [TIFFMaker.tiffcp, "-c", "jpeg:90", "-t", "-w", "64", "-l", "64", "{dir}/s.tif", "{dir}/t.tif"],
-            [TIFFMaker.tiffset, "-s", "274", "6", "{dir}/t.tif"],
-        ]),
-        ("associated alpha", [[TIFFMaker.convert, "{photo}", "(", "+clone", "-fx", "i/w", ")", "-alpha", "off", "-compose", "copy_opacity", "-composite", "-define", "tiff:alpha=associated", "{dir}/t.tif"]]),
+        (
+            "separate planes in tiles",
+            [
+                [TIFFMaker.vips, "tiffsave", "{photo}", "{dir}/s.tif", "--compression", "none"],
+                [TIFFMaker.tiffcp, "-p", "separate", "-t", "-w", "64", "-l", "64", "{dir}/s.tif", "{dir}/t.tif"]
+            ]
+        ),
+        (
+            "YCbCr JPEG tiles, orientation 6",
+            [
+                [TIFFMaker.vips, "tiffsave", "{photo}", "{dir}/s.tif", "--compression", "none"],
+                [TIFFMaker.tiffcp, "-c", "jpeg:90", "-t", "-w", "64", "-l", "64", "{dir}/s.tif", "{dir}/t.tif"],
+                [TIFFMaker.tiffset, "-s", "274", "6", "{dir}/t.tif"]
+            ]
+        ),
+        (
+            "associated alpha",
+            [
+                [
+                    TIFFMaker.convert, "{photo}", "(", "+clone", "-fx", "i/w", ")", "-alpha", "off", "-compose", "copy_opacity",
+                    "-composite", "-define", "tiff:alpha=associated", "{dir}/t.tif"
+                ]
+            ]
+        ),
         ("16-bit CMYK", [[TIFFMaker.convert, "{photo}", "-colorspace", "CMYK", "-depth", "16", "{dir}/t.tif"]]),
         ("4-bit palette", [[TIFFMaker.convert, "{photo}", "-colors", "16", "-type", "Palette", "{dir}/t.tif"]]),
-        ("CIE L*a*b*", [[TIFFMaker.vips, "colourspace", "{photo}", "{dir}/l.v", "labq"], [TIFFMaker.vips, "tiffsave", "{dir}/l.v", "{dir}/t.tif"]]),
+        (
+            "CIE L*a*b*",
+            [[TIFFMaker.vips, "colourspace", "{photo}", "{dir}/l.v", "labq"], [TIFFMaker.vips, "tiffsave", "{dir}/l.v", "{dir}/t.tif"]]
+        )
     ]
 
     static func make(_ steps: [[String]], in folder: String) throws -> [UInt8] {
         for step in steps {
-            try ExternalTools.run(step[0], step.dropFirst().map {
-                $0.replacingOccurrences(of: "{photo}", with: TIFFMaker.photo("chelsea.jpg")).replacingOccurrences(of: "{dir}", with: folder)
-            })
+            try ExternalTools.run(
+                step[0],
+                step.dropFirst().map {
+                    $0.replacingOccurrences(of: "{photo}", with: TIFFMaker.photo("chelsea.jpg")).replacingOccurrences(
+                        of: "{dir}", with: folder)
+                })
         }
         return try ExternalTools.bytes(atPath: folder + "/t.tif")
     }
@@ -72,7 +100,8 @@ import Testing
         let bytes = try ExternalTools.bytes(atPath: folder + "/t.tif")
         let probe = AllocationProbe()
         let small = try AllocationProbe.$current.withValue(probe) {
-            try ImageDecoder.decode(bytes, options: DecodingOptions(targetSize: PixelSize(width: 500, height: 500), allowCorruptData: false))
+            try ImageDecoder.decode(
+                bytes, options: DecodingOptions(targetSize: PixelSize(width: 500, height: 500), allowCorruptData: false))
         }
         #expect(probe.largestBytes <= 8 << 20, "largest buffer \(probe.largestBytes)")
         let image = try ImageDecoder.decode(bytes, options: DecodingOptions(allowCorruptData: false))

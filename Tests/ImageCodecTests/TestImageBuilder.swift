@@ -62,14 +62,19 @@ enum TestImageBuilder {
     }
 
     /// An animated WebP: a `canvas` and frames, each a still WebP file placed at an (even) offset.
-    static func animatedWebP(canvas: (width: Int, height: Int), alpha: Bool, frames: [(file: [UInt8], x: Int, y: Int, width: Int, height: Int)]) -> [UInt8] {
+    static func animatedWebP(
+        canvas: (width: Int, height: Int), alpha: Bool, frames: [(file: [UInt8], x: Int, y: Int, width: Int, height: Int)]
+    ) -> [UInt8] {
         let flags: UInt8 = 0x02 | (alpha ? 0x10 : 0)  // animation, alpha
         var body = riffChunk("VP8X", [flags, 0, 0, 0] + littleEndian24(canvas.width - 1) + littleEndian24(canvas.height - 1))
         body += riffChunk("ANIM", [0, 0, 0, 0, 0, 0])  // background, loop count
         for frame in frames {
             // The frame's bitstream chunks (ALPH, VP8 or VP8L), without the still file's VP8X.
-            let data = riffChunks(frame.file).filter { ["ALPH", "VP8 ", "VP8L"].contains($0.fourCC) }.flatMap { riffChunk($0.fourCC, $0.payload) }
-            let header = littleEndian24(frame.x / 2) + littleEndian24(frame.y / 2) + littleEndian24(frame.width - 1)
+            let data = riffChunks(frame.file).filter { ["ALPH", "VP8 ", "VP8L"].contains($0.fourCC) }.flatMap {
+                riffChunk($0.fourCC, $0.payload)
+            }
+            let header =
+                littleEndian24(frame.x / 2) + littleEndian24(frame.y / 2) + littleEndian24(frame.width - 1)
                 + littleEndian24(frame.height - 1) + littleEndian24(100) + [0]
             body += riffChunk("ANMF", header + data)
         }
@@ -81,7 +86,8 @@ enum TestImageBuilder {
     /// A `width × height` JPEG made by mirroring and tiling `photo`, encoded with
     /// `cjpeg -quality 90` (and `-progressive`); nil when cjpeg is not installed.
     static func largeJPEG(from photo: String, width: Int, height: Int, progressive: Bool, in folder: String) throws -> String? {
-        guard let cjpeg = ["/usr/bin/cjpeg", "/usr/local/bin/cjpeg"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+        guard let cjpeg = ["/usr/bin/cjpeg", "/usr/local/bin/cjpeg"].first(where: { FileManager.default.isExecutableFile(atPath: $0) })
+        else {
             return nil
         }
         let tile = try ImageDecoder.decode(contentsOf: TestData.path(photo))

@@ -36,15 +36,19 @@ import Testing
 
     @Test func animatedWebPDecodesItsFirstFrame() throws {
         let first = try TestData.bytes(Self.lossy), second = try TestData.bytes(Self.lossless)
-        let animation = TestImageBuilder.animatedWebP(canvas: (256, 256), alpha: false, frames: [
-            (first, 0, 0, 256, 256), (second, 0, 0, 256, 256),
-        ])
+        let animation = TestImageBuilder.animatedWebP(
+            canvas: (256, 256), alpha: false,
+            frames: [
+                (first, 0, 0, 256, 256), (second, 0, 0, 256, 256)
+            ])
         let info = try ImageDecoder.info(animation)
         #expect(info.width == 256 && info.height == 256 && !info.hasAlpha)
         let image = try ImageDecoder.decode(animation)
         #expect(PixelComparison.identical(image, try ImageDecoder.decode(first)))
         let scaled = try ImageDecoder.decode(animation, options: DecodingOptions(targetSize: PixelSize(width: 64, height: 64)))
-        #expect(PixelComparison.identical(scaled, try ImageDecoder.decode(first, options: DecodingOptions(targetSize: PixelSize(width: 64, height: 64)))))
+        #expect(
+            PixelComparison.identical(
+                scaled, try ImageDecoder.decode(first, options: DecodingOptions(targetSize: PixelSize(width: 64, height: 64)))))
     }
 
     @Test func animatedFrameSmallerThanItsCanvasLeavesTheRestTransparent() throws {
@@ -54,7 +58,9 @@ import Testing
         #expect(info.width == 400 && info.height == 300 && info.hasAlpha)
         let image = try ImageDecoder.decode(animation)
         let still = try ImageDecoder.decode(first)
-        func pixel(_ i: DecodedImage, _ x: Int, _ y: Int) -> UInt32 { i.baseAddress.load(fromByteOffset: y * i.bytesPerRow + x * 4, as: UInt32.self) }
+        func pixel(_ i: DecodedImage, _ x: Int, _ y: Int) -> UInt32 {
+            i.baseAddress.load(fromByteOffset: y * i.bytesPerRow + x * 4, as: UInt32.self)
+        }
         #expect(pixel(image, 0, 0) == 0 && pixel(image, 399, 299) == 0 && pixel(image, 50, 150) == 0)
         #expect(pixel(image, 100, 20) == pixel(still, 0, 0))
         #expect(pixel(image, 355, 275) == pixel(still, 255, 255))

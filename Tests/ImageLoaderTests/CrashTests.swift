@@ -22,9 +22,10 @@ import Testing
         // 8 MB announced; 2 MB sent, then nothing: the child has written over a megabyte of it.
         let url = server.url("/stall/8000000")
         let ready = dir.child("ready")
-        let child = try ExternalTools.spawn(CommandLine.arguments[0], ["--testing-library", "swift-testing", "--filter", "downloadUntilKilled"],
-                                            extraEnvironment: ["FIC_CRASH_URL": url.absoluteString, "FIC_CRASH_FOLDER": folder, "FIC_CRASH_READY": ready],
-                                            standardOutput: "/dev/null", standardError: "/dev/null")
+        let child = try ExternalTools.spawn(
+            CommandLine.arguments[0], ["--testing-library", "swift-testing", "--filter", "downloadUntilKilled"],
+            extraEnvironment: ["FIC_CRASH_URL": url.absoluteString, "FIC_CRASH_FOLDER": folder, "FIC_CRASH_READY": ready],
+            standardOutput: "/dev/null", standardError: "/dev/null")
         var status: Int32 = 0
         var exited = false
         try await waitUntil("the child has written part of the download", timeout: .seconds(60)) {
@@ -48,8 +49,9 @@ import Testing
     func downloadUntilKilled() async throws {
         let env = Self.environment
         let url = URL(string: env["FIC_CRASH_URL"]!)!
-        let loader = OriginalsLoader(configuration: LoaderConfiguration(idleTimeout: .seconds(600), totalTimeout: .seconds(600)),
-                                     originals: try OriginalsCache(directory: env["FIC_CRASH_FOLDER"]!, maximumBytes: 64 << 20))
+        let loader = OriginalsLoader(
+            configuration: LoaderConfiguration(idleTimeout: .seconds(600), totalTimeout: .seconds(600)),
+            originals: try OriginalsCache(directory: env["FIC_CRASH_FOLDER"]!, maximumBytes: 64 << 20))
         var received = 0
         for try await chunk in try await loader.download(url).chunks {
             received += chunk.count

@@ -112,7 +112,8 @@ private final class FaultHandler: ChannelInboundHandler {
         var buffer = unwrapInboundIn(data)
         received.writeBuffer(&buffer)
         guard !answered, let text = received.getString(at: received.readerIndex, length: received.readableBytes),
-              let end = text.range(of: "\r\n\r\n") else { return }
+            let end = text.range(of: "\r\n\r\n")
+        else { return }
         answered = true
         let lines = text[..<end.lowerBound].split(separator: "\r\n").map(String.init)
         let target = lines.first?.split(separator: " ").dropFirst().first.map(String.init) ?? "/"
@@ -153,7 +154,11 @@ private final class FaultHandler: ChannelInboundHandler {
                 return
             }
             head(context, status: "200 OK", length: n, extra: extra)
-            send(context, from: 0, to: n, then: { [self] in answered = false; received.clear() })
+            send(
+                context, from: 0, to: n,
+                then: { [self] in
+                    answered = false; received.clear()
+                })
         case "reset":
             head(context, status: "200 OK", length: n, extra: [])
             send(context, from: 0, to: n / 2) {
@@ -210,7 +215,9 @@ private final class FaultHandler: ChannelInboundHandler {
     /// Writes the pattern's bytes `[from, to)` a chunk at a time, each after the last was written,
     /// so nothing piles up however large the body.
     /// Unpatterned bodies repeat one megabyte (their bytes are not checked).
-    private func send(_ context: ChannelHandlerContext, from: Int, to: Int, chunk: Int = 1 << 16, patterned: Bool = true, then done: @escaping () -> Void) {
+    private func send(
+        _ context: ChannelHandlerContext, from: Int, to: Int, chunk: Int = 1 << 16, patterned: Bool = true, then done: @escaping () -> Void
+    ) {
         guard from < to else {
             done()
             return

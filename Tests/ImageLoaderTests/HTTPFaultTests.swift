@@ -6,7 +6,9 @@ import Testing
 
 /// A loader against the fault server storing originals under `dir`; with `clock`, its wall clock
 /// is the test's to move.
-func faultLoader(_ dir: TemporaryDirectory, clock: LockedBox<Date>? = nil, _ configure: (inout LoaderConfiguration) -> Void = { _ in }) throws -> (OriginalsLoader, String) {
+func faultLoader(_ dir: TemporaryDirectory, clock: LockedBox<Date>? = nil, _ configure: (inout LoaderConfiguration) -> Void = { _ in })
+    throws -> (OriginalsLoader, String)
+{
     var c = testLoaderConfiguration { $0.failureBackoff = .zero }
     configure(&c)
     let folder = dir.child("originals")
@@ -48,7 +50,8 @@ func loaderError(_ body: () async throws -> Void) async -> ImageCacheError? {
 
     /// Stores a good entry, runs `fault`, and checks that the entry is still served and that the
     /// fault left nothing in the folder.
-    func expectNothingLost(_ loader: OriginalsLoader, _ folder: String, _ server: FaultServer, fault: () async throws -> Void) async throws {
+    func expectNothingLost(_ loader: OriginalsLoader, _ folder: String, _ server: FaultServer, fault: () async throws -> Void) async throws
+    {
         let good = server.url("/bytes/1234")
         _ = try await loader.data(for: good)
         let before = filesIn(folder)
@@ -173,7 +176,9 @@ func loaderError(_ body: () async throws -> Void) async -> ImageCacheError? {
         let dir = TemporaryDirectory(); defer { dir.cleanup() }
         let server = try await FaultServer.start()
         let size = Int(ProcessInfo.processInfo.environment["FIC_HUGE_BODY_BYTES"] ?? "") ?? 2 << 30
-        let (loader, folder) = try faultLoader(dir) { $0.maximumBodyBytes = 4 << 30; $0.totalTimeout = .seconds(600) }
+        let (loader, folder) = try faultLoader(dir) {
+            $0.maximumBodyBytes = 4 << 30; $0.totalTimeout = .seconds(600)
+        }
         let download = try await loader.download(server.url("/huge/\(size)"))
         #expect(download.expectedLength == size)
         let before = residentBytes()
@@ -202,7 +207,8 @@ func loaderError(_ body: () async throws -> Void) async -> ImageCacheError? {
         try await expectNothingLost(loader, folder, server) {
             let e = await loaderError { _ = try await loader.data(for: server.url("/loris/1000")) }
             #expect(e?.code == .timedOut)
-            #expect(e?.message.contains("took longer than \(Duration.seconds(2)) (the server sends too slowly)") == true, "\(e?.message ?? "")")
+            #expect(
+                e?.message.contains("took longer than \(Duration.seconds(2)) (the server sends too slowly)") == true, "\(e?.message ?? "")")
         }
         try await loader.shutdown()
         await server.stop()
@@ -266,7 +272,9 @@ func loaderError(_ body: () async throws -> Void) async -> ImageCacheError? {
     @Test func aCancelledDownloadStoresNothingAndIsNotHeldAgainstTheURL() async throws {
         let dir = TemporaryDirectory(); defer { dir.cleanup() }
         let server = try await FaultServer.start()
-        let (loader, folder) = try faultLoader(dir) { $0.failureBackoff = .seconds(30); $0.idleTimeout = .seconds(30) }
+        let (loader, folder) = try faultLoader(dir) {
+            $0.failureBackoff = .seconds(30); $0.idleTimeout = .seconds(30)
+        }
         let url = server.url("/stall/100000")
         let task = Task { try await loader.data(for: url) }
         // Cancelled mid-body: once the quarter the server sends has come in.

@@ -12,7 +12,10 @@ import Testing
         let dir = TemporaryDirectory(); defer { dir.cleanup() }
         let loader = OriginalsLoader(configuration: testLoaderConfiguration(), originals: nil)
         let cache = try ImageCache(directory: dir.child("cache"), formats: webFormats)
-        let urls = smallPhotos.map(testFile) + [testFile("bad/corrupt-entropy.jpg"), URL(fileURLWithPath: "/nonexistent/y.jpg"), testFile(smallPhotos[0])]
+        let urls =
+            smallPhotos.map(testFile) + [
+                testFile("bad/corrupt-entropy.jpg"), URL(fileURLWithPath: "/nonexistent/y.jpg"), testFile(smallPhotos[0])
+            ]
         let seen = Locked<[IngestProgress]>([])
         let probe = AllocationProbe()
         let results = await AllocationProbe.$current.withValue(probe) {
@@ -48,23 +51,33 @@ extension NginxTests {
     @Test func ingestingURLsTwiceDownloadsOnce() async throws {
         let dir = TemporaryDirectory(); defer { dir.cleanup() }
         let folder = try server.publish(smallPhotos); defer { server.unpublish(folder) }
-        let urls = smallPhotos.map { server.url(folder + "/" + ($0 as NSString).lastPathComponent) } + [server.base.appendingPathComponent("status/404")]
+        let urls =
+            smallPhotos.map { server.url(folder + "/" + ($0 as NSString).lastPathComponent) } + [
+                server.base.appendingPathComponent("status/404")
+            ]
         let originals = dir.child("originals")
-        let first = OriginalsLoader(configuration: testLoaderConfiguration { $0.failureBackoff = .zero }, originals: try OriginalsCache(directory: originals, maximumBytes: 16 << 20))
+        let first = OriginalsLoader(
+            configuration: testLoaderConfiguration { $0.failureBackoff = .zero },
+            originals: try OriginalsCache(directory: originals, maximumBytes: 16 << 20))
         let cache = try ImageCache(directory: dir.child("cache"), formats: webFormats)
         let progress = Locked<IngestProgress?>(nil)
         let results = await first.ingest(urls, into: cache, maximumInFlight: 3) { p in progress.withLockedValue { $0 = p } }
-        #expect(results.prefix(4).allSatisfy { (try? $0.get().origin) == .network }, "\(results.prefix(4).map { r in (try? r.get().origin.rawValue) ?? "\(r)" })")
+        #expect(
+            results.prefix(4).allSatisfy { (try? $0.get().origin) == .network },
+            "\(results.prefix(4).map { r in (try? r.get().origin.rawValue) ?? "\(r)" })")
         if case .failure(let e) = results[4] { #expect(e.code == .httpStatus) } else { Issue.record("404 is a failure") }
         let sizes = smallPhotos.map(fileSize).reduce(0, +)
         #expect(progress.withLockedValue { $0?.bytesDownloaded } == sizes)
         cache.close()
         try await first.shutdown()
         // A second run over the same list, into a new cache, downloads nothing.
-        let second = OriginalsLoader(configuration: testLoaderConfiguration(), originals: try OriginalsCache(directory: originals, maximumBytes: 16 << 20))
+        let second = OriginalsLoader(
+            configuration: testLoaderConfiguration(), originals: try OriginalsCache(directory: originals, maximumBytes: 16 << 20))
         let other = try ImageCache(directory: dir.child("cache2"), formats: webFormats)
         let again = await second.ingest(Array(urls.prefix(4)), into: other)
-        #expect(again.allSatisfy { (try? $0.get().origin) == .originalsCache }, "\(again.map { r in (try? r.get().origin.rawValue) ?? "\(r)" })")
+        #expect(
+            again.allSatisfy { (try? $0.get().origin) == .originalsCache }, "\(again.map { r in (try? r.get().origin.rawValue) ?? "\(r)" })"
+        )
         #expect(second.statistics.bytesDownloaded == 0)
         other.close()
         try await second.shutdown()

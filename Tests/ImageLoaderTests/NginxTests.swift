@@ -16,7 +16,8 @@ struct WebPhoto: ImageEntity {
 
 let webFormats: [ImageFormat] = [
     try! ImageFormat(name: "thumb", family: "photos", size: CGSize(width: 40, height: 30), scale: 2, style: .rgb565, maximumCount: 200),
-    try! ImageFormat(name: "medium", family: "photos", size: CGSize(width: 100, height: 100), style: .bgra32Premultiplied, maximumCount: 200),
+    try! ImageFormat(
+        name: "medium", family: "photos", size: CGSize(width: 100, height: 100), style: .bgra32Premultiplied, maximumCount: 200)
 ]
 
 let smallPhotos = ["photos/chelsea.jpg", "photos/coffee.jpg", "photos/astronaut.jpg", "photos/rocket.jpg"]
@@ -34,7 +35,8 @@ func fileSize(_ relative: String) -> Int {
         let folder = try server.publish(smallPhotos); defer { server.unpublish(folder) }
         let photos = smallPhotos.map { WebPhoto(entityID: $0, url: server.url(folder + "/" + ($0 as NSString).lastPathComponent)) }
         let originals = dir.child("originals")
-        let loader = OriginalsLoader(configuration: testLoaderConfiguration(), originals: try OriginalsCache(directory: originals, maximumBytes: 16 << 20))
+        let loader = OriginalsLoader(
+            configuration: testLoaderConfiguration(), originals: try OriginalsCache(directory: originals, maximumBytes: 16 << 20))
         let cache = try ImageCache(directory: dir.child("cache"), formats: webFormats, provider: loader)
         for p in photos { #expect(try await cache.image(for: p, format: "thumb").width == 80) }
         for p in photos { #expect(cache.containsImage(for: p, format: "medium"), "the family is drawn from the one download") }
@@ -43,7 +45,8 @@ func fileSize(_ relative: String) -> Int {
         cache.close()
         try await loader.shutdown()
         // Another cache, another loader, the same originals: no network.
-        let second = OriginalsLoader(configuration: testLoaderConfiguration(), originals: try OriginalsCache(directory: originals, maximumBytes: 16 << 20))
+        let second = OriginalsLoader(
+            configuration: testLoaderConfiguration(), originals: try OriginalsCache(directory: originals, maximumBytes: 16 << 20))
         let other = try ImageCache(directory: dir.child("cache2"), formats: webFormats, provider: second)
         for p in photos { #expect(try await other.image(for: p, format: "medium").width == 100) }
         #expect(second.statistics.bytesDownloaded == 0 && second.statistics.downloads == 0)
@@ -69,7 +72,9 @@ func fileSize(_ relative: String) -> Int {
         defer { link.stop() }
         let linked = URL(string: "http://127.0.0.1:\(link.port)/")!
         let photos = (0..<12).map { WebPhoto(entityID: "p\($0)", url: linked.appendingPathComponent("\(folder)/\($0).jpg")) }
-        let loader = OriginalsLoader(configuration: testLoaderConfiguration(), originals: try OriginalsCache(directory: dir.child("originals"), maximumBytes: 16 << 20))
+        let loader = OriginalsLoader(
+            configuration: testLoaderConfiguration(),
+            originals: try OriginalsCache(directory: dir.child("originals"), maximumBytes: 16 << 20))
         let fetches = FetchOrder(loader)
         let cache = try ImageCache(directory: dir.child("cache"), formats: webFormats, provider: fetches)
         // Queued prefetches, then at once the images on screen: one of them a queued prefetch
@@ -118,7 +123,9 @@ func fileSize(_ relative: String) -> Int {
         // 528 KB at 256 KB/s, the first second's worth at once: one to two seconds on an idle machine.
         print("nginx limit_rate: \(bytes.count) bytes in \(ContinuousClock.now - start)")
         #expect(bytes == [UInt8](try Data(contentsOf: testFile("photos/hubble.jpg"))))
-        #expect(loader.statistics.downloads == 1 && loader.statistics.bytesDownloaded == bytes.count, "one download, not a retry after a timeout")
+        #expect(
+            loader.statistics.downloads == 1 && loader.statistics.bytesDownloaded == bytes.count,
+            "one download, not a retry after a timeout")
         try await loader.shutdown()
     }
 
@@ -127,8 +134,10 @@ func fileSize(_ relative: String) -> Int {
         let folder = try server.publish(["photos/coffee.jpg"]); defer { server.unpublish(folder) }
         // The loader's wall clock, moved by the test: the second of max-age passes when it says so.
         let clock = LockedBox(Date())
-        let loader = OriginalsLoader(configuration: testLoaderConfiguration(), originals: try OriginalsCache(directory: dir.child("originals"), maximumBytes: 16 << 20),
-                                     now: { clock.withLockedValue { $0 } })
+        let loader = OriginalsLoader(
+            configuration: testLoaderConfiguration(),
+            originals: try OriginalsCache(directory: dir.child("originals"), maximumBytes: 16 << 20),
+            now: { clock.withLockedValue { $0 } })
         let url = server.url(folder + "/coffee.jpg", location: "maxage1")
         let bytes = try await loader.data(for: url)
         #expect(try await loader.data(for: url) == bytes)
@@ -144,7 +153,9 @@ func fileSize(_ relative: String) -> Int {
         let dir = TemporaryDirectory(); defer { dir.cleanup() }
         let folder = try server.publish(["photos/chelsea.jpg"]); defer { server.unpublish(folder) }
         let originals = dir.child("originals")
-        let loader = OriginalsLoader(configuration: testLoaderConfiguration { $0.failureBackoff = .zero }, originals: try OriginalsCache(directory: originals, maximumBytes: 16 << 20))
+        let loader = OriginalsLoader(
+            configuration: testLoaderConfiguration { $0.failureBackoff = .zero },
+            originals: try OriginalsCache(directory: originals, maximumBytes: 16 << 20))
         let missing = server.base.appendingPathComponent("status/404")
         let e = await loaderError { _ = try await loader.data(for: missing) }
         #expect(e?.code == .httpStatus && e?.message.contains("404") == true && e?.path == missing.absoluteString)

@@ -7,7 +7,9 @@ import Testing
 /// Stores `bytes` for `url` in `cache` as a download would.
 @discardableResult
 func store(_ bytes: [UInt8], for url: URL, in cache: OriginalsCache, maximumAge: Int64? = nil, etag: String? = nil) throws -> Bool {
-    guard let writer = try cache.makeWriter(for: url, storedAt: Date(), maximumAge: maximumAge, etag: etag, lastModified: nil) else { return false }
+    guard let writer = try cache.makeWriter(for: url, storedAt: Date(), maximumAge: maximumAge, etag: etag, lastModified: nil) else {
+        return false
+    }
     try writer.write(bytes)
     return try cache.commit(writer)
 }
@@ -105,7 +107,8 @@ func pattern(_ n: Int, seed: Int = 0) -> [UInt8] { (0..<n).map { UInt8(truncatin
         let cache = try OriginalsCache(directory: folder, maximumBytes: 1 << 20)
         let a = URL(string: "https://example.com/a.jpg")!, b = URL(string: "https://example.com/b.jpg")!
         try store(pattern(100), for: a, in: cache)
-        try FileManager.default.copyItem(atPath: folder + "/" + OriginalsCache.entryName(for: a), toPath: folder + "/" + OriginalsCache.entryName(for: b))
+        try FileManager.default.copyItem(
+            atPath: folder + "/" + OriginalsCache.entryName(for: a), toPath: folder + "/" + OriginalsCache.entryName(for: b))
         #expect(try cache.data(for: b) == nil)
         #expect(same(try cache.data(for: a), pattern(100)))
     }

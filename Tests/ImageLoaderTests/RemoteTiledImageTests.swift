@@ -7,7 +7,10 @@ import Testing
 
 /// Remote tiled images from the tests' nginx, serving trees `vips dzsave` made: tiles are the
 /// files' pixels, fetched once, and still there for a new process's cache.
-@Suite(.enabled(if: NginxServer.isRunning || ProcessInfo.processInfo.environment["FIC_REQUIRE_TEST_SERVER"] == "1", "nginx is not running: scripts/test-server start"))
+@Suite(
+    .enabled(
+        if: NginxServer.isRunning || ProcessInfo.processInfo.environment["FIC_REQUIRE_TEST_SERVER"] == "1",
+        "nginx is not running: scripts/test-server start"))
 struct RemoteTiledImageTests {
     /// A vips tree of a 1000 × 601 photo, published under nginx's root; returns its served name and
     /// the local folder the tiles were written to.
@@ -16,7 +19,12 @@ struct RemoteTiledImageTests {
         let folder = (server.root as NSString).appendingPathComponent(published)
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let source = folder + "/source.jpg"
-        try ExternalTools.run("/usr/bin/vips", ["thumbnail", testFile("photos/rocket.jpg").path, source + "[Q=95,strip]", "1000", "--height", "601", "--size", "force", "--export-profile", "srgb"])
+        try ExternalTools.run(
+            "/usr/bin/vips",
+            [
+                "thumbnail", testFile("photos/rocket.jpg").path, source + "[Q=95,strip]", "1000", "--height", "601", "--size", "force",
+                "--export-profile", "srgb"
+            ])
         try ExternalTools.run("/usr/bin/vips", ["dzsave", source, folder + "/" + name] + layout)
         return published
     }
@@ -75,11 +83,19 @@ struct RemoteTiledImageTests {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { server.unpublish(published) }
         let source = folder + "/source.jpg"
-        try ExternalTools.run("/usr/bin/vips", ["thumbnail", testFile("photos/rocket.jpg").path, source + "[Q=95,strip]", "700", "--height", "300", "--size", "force", "--export-profile", "srgb"])
+        try ExternalTools.run(
+            "/usr/bin/vips",
+            [
+                "thumbnail", testFile("photos/rocket.jpg").path, source + "[Q=95,strip]", "700", "--height", "300", "--size", "force",
+                "--export-profile", "srgb"
+            ])
         let id = server.url(published).absoluteString
-        try ExternalTools.run("/usr/bin/vips", ["dzsave", source, folder + "/iiif", "--layout", "iiif3", "--overlap", "0", "--tile-size", "256", "--id", id])
+        try ExternalTools.run(
+            "/usr/bin/vips", ["dzsave", source, folder + "/iiif", "--layout", "iiif3", "--overlap", "0", "--tile-size", "256", "--id", id])
         let dir = TemporaryDirectory(); defer { dir.cleanup() }
-        let image = try await RemoteTiledImage.open(server.url(published + "/iiif/info.json"), loader: OriginalsLoader(configuration: testLoaderConfiguration(), originals: nil), directory: dir.child("tiles"))
+        let image = try await RemoteTiledImage.open(
+            server.url(published + "/iiif/info.json"), loader: OriginalsLoader(configuration: testLoaderConfiguration(), originals: nil),
+            directory: dir.child("tiles"))
         let grid = image.descriptor.levels[0]
         for row in 0..<grid.rows {
             for column in 0..<grid.columns {
@@ -98,7 +114,9 @@ struct RemoteTiledImageTests {
         let published = try Self.publishTree(["--overlap", "0", "--suffix", ".jpg"], name: "image", server: server)
         defer { server.unpublish(published) }
         let dir = TemporaryDirectory(); defer { dir.cleanup() }
-        let image = try await RemoteTiledImage.open(server.url(published + "/image.dzi"), loader: OriginalsLoader(configuration: testLoaderConfiguration(), originals: nil), directory: dir.child("tiles"))
+        let image = try await RemoteTiledImage.open(
+            server.url(published + "/image.dzi"), loader: OriginalsLoader(configuration: testLoaderConfiguration(), originals: nil),
+            directory: dir.child("tiles"))
         await #expect(throws: ImageCacheError.self) { try await image.tile(level: 0, column: 99, row: 0) }
         try FileManager.default.removeItem(atPath: (server.root as NSString).appendingPathComponent(published) + "/image_files")
         await #expect(throws: ImageCacheError.self) { try await image.tile(level: 0, column: 0, row: 0) }

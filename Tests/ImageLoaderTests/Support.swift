@@ -8,10 +8,12 @@ import Testing
 typealias Locked<Value> = LockedBox<Value>
 
 /// The repository's root folder.
-let repositoryRoot: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+let repositoryRoot: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()
 
 /// The shared test images: `../shared/testdata` beside the repository, or `FIC_TESTDATA`.
-let testdata: String = ProcessInfo.processInfo.environment["FIC_TESTDATA"]
+let testdata: String =
+    ProcessInfo.processInfo.environment["FIC_TESTDATA"]
     ?? repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/testdata").path
 
 func testFile(_ relative: String) -> URL { URL(fileURLWithPath: testdata).appendingPathComponent(relative) }
@@ -41,7 +43,9 @@ struct NginxServer: Sendable {
         guard let text, let base = URL(string: text.trimmingCharacters(in: .whitespacesAndNewlines)) else { return nil }
         let root = env["FIC_TEST_SERVER_ROOT"] ?? folder + "/www"
         // Is it answering?
-        guard let pid = try? String(contentsOfFile: folder + "/nginx.pid", encoding: .utf8), let n = Int32(pid.trimmingCharacters(in: .whitespacesAndNewlines)), kill(n, 0) == 0 else {
+        guard let pid = try? String(contentsOfFile: folder + "/nginx.pid", encoding: .utf8),
+            let n = Int32(pid.trimmingCharacters(in: .whitespacesAndNewlines)), kill(n, 0) == 0
+        else {
             return env["FIC_TEST_SERVER_URL"] != nil ? NginxServer(base: base, root: root) : nil
         }
         return NginxServer(base: base, root: root)
@@ -57,7 +61,8 @@ struct NginxServer: Sendable {
         let folder = (root as NSString).appendingPathComponent(name)
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         for file in files {
-            try FileManager.default.copyItem(atPath: testFile(file).path, toPath: (folder as NSString).appendingPathComponent((file as NSString).lastPathComponent))
+            try FileManager.default.copyItem(
+                atPath: testFile(file).path, toPath: (folder as NSString).appendingPathComponent((file as NSString).lastPathComponent))
         }
         return name
     }

@@ -17,7 +17,8 @@ import Testing
 
         /// Starts a writer on `path`; it announces "ready …" once it holds the table.
         init(_ path: String, max: Int, seed: Int, extra: [String] = []) throws {
-            let writer = try #require(BuiltExecutable.path("fic-selftest-writer"), "build the test harness first (swift build --build-tests builds it)")
+            let writer = try #require(
+                BuiltExecutable.path("fic-selftest-writer"), "build the test harness first (swift build --build-tests builds it)")
             output = try LinePipe()
             child = try ChildProcess.start(writer, ["--table", path, "--max", "\(max)", "--seed", "\(seed)"] + extra, outputPipe: output)
         }
@@ -67,7 +68,9 @@ import Testing
             // images, while it goes on writing), not of the clock. Odd rounds reset the table now
             // and then, so some kills land in or right after a reset.
             let stored = Int.random(in: 1...900, using: &rng)
-            let writer = try Writer(path, max: max, seed: round + 1, extra: ["--announce-after", "\(stored)"] + (round % 2 == 1 ? ["--reset-every", "300"] : []))
+            let writer = try Writer(
+                path, max: max, seed: round + 1, extra: ["--announce-after", "\(stored)"] + (round % 2 == 1 ? ["--reset-every", "300"] : [])
+            )
             #expect(writer.line().hasPrefix("ready"), "the writer opened the table")
             #expect(writer.line() == "stored \(stored)", "and stored images")
             writer.kill()
@@ -84,7 +87,8 @@ import Testing
             // The table stays usable.
             let key = TableKey("after-\(round)"), source = TableKey("s")
             try table.insert(entity: key, source: source) { p in
-                TestPattern.fill(p.baseAddress!, count: table.configuration.pixelByteCount, seed: TestPattern.seed(entity: key, source: source))
+                TestPattern.fill(
+                    p.baseAddress!, count: table.configuration.pixelByteCount, seed: TestPattern.seed(entity: key, source: source))
             }
             #expect(TestPattern.matches(try #require(table.image(for: key))))
             table.close()
@@ -108,7 +112,9 @@ import Testing
         #expect(current.line() == "ready stop=clean interrupted=0 check=0")
         for step in 1...6 {
             let nextAnnounced = Int.random(in: 1...900, using: &rng)
-            let next = try Writer(path, max: max, seed: 100 + step, extra: ["--wait-seconds", "60", "--announce-after", "\(nextAnnounced)"] + (step % 2 == 0 ? ["--reset-every", "500"] : []))
+            let next = try Writer(
+                path, max: max, seed: 100 + step,
+                extra: ["--wait-seconds", "60", "--announce-after", "\(nextAnnounced)"] + (step % 2 == 0 ? ["--reset-every", "500"] : []))
             #expect(current.line() == "stored \(announced)", "step \(step): the writer stored images")
             current.kill()
             let ready = next.line()
@@ -183,7 +189,9 @@ import Testing
         try patch(path, at: slotOffset(slot: torn.slot, c) + 100, [UInt8](repeating: 0x5A, count: 512))
 
         let table = try ImageTable(path: path, configuration: c)
-        #expect(table.openReport.uncleanStop == .pageCacheMayBeLost(reason: "the system has restarted since it was written"), "\(table.openReport)")
+        #expect(
+            table.openReport.uncleanStop == .pageCacheMayBeLost(reason: "the system has restarted since it was written"),
+            "\(table.openReport)")
         #expect(table.openReport.entriesToCheck == victims.count)
         #expect(table.image(for: torn.entity) == nil, "the torn entry is refused")
         #expect(Self.checkEveryImage(table, round: 0) == victims.count - 1)
@@ -217,4 +225,3 @@ extension CrashRecoveryTests {
         reopened.close()
     }
 }
-

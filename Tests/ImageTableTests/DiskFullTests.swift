@@ -21,7 +21,7 @@ import Testing
             return
         }
         defer { umount(dir.path) }
-        let c = config(64, 64, max: 100, chunkBytes: 4 * 16384) // 16 KiB slots, 4 per chunk
+        let c = config(64, 64, max: 100, chunkBytes: 4 * 16384)  // 16 KiB slots, 4 per chunk
         let table = try ImageTable(path: dir.file("t.fictable"), configuration: c)
         var stored = 0
         var failure: ImageCacheError?

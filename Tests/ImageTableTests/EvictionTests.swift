@@ -7,7 +7,7 @@ import Testing
         let dir = TemporaryDirectory(); defer { dir.cleanup() }
         let table = try ImageTable(path: dir.file("t.fictable"), configuration: config(max: 3))
         try put(table, "a"); try put(table, "b"); try put(table, "c")
-        _ = table.image(for: key("a")) // a is now the most recent; b is least recent
+        _ = table.image(for: key("a"))  // a is now the most recent; b is least recent
         try put(table, "d")
         #expect(table.image(for: key("b")) == nil, "b was least recently used")
         #expect(table.image(for: key("a")) != nil)
@@ -19,7 +19,7 @@ import Testing
 
     @Test func maximumCountIsAHardLimitOnSlotsAndFileSize() throws {
         let dir = TemporaryDirectory(); defer { dir.cleanup() }
-        let c = config(max: 5, chunkBytes: 1 << 30) // a chunk would hold far more than 5
+        let c = config(max: 5, chunkBytes: 1 << 30)  // a chunk would hold far more than 5
         let table = try ImageTable(path: dir.file("t.fictable"), configuration: c)
         for i in 0..<50 { try put(table, "e\(i)") }
         let s = table.statistics
@@ -33,7 +33,7 @@ import Testing
 
     @Test func fileGrowsChunkByChunkNotToTheMaximumAtOnce() throws {
         let dir = TemporaryDirectory(); defer { dir.cleanup() }
-        let c = config(64, 64, max: 1000, chunkBytes: 4 * 16384) // 16 KiB slots, 4 per chunk
+        let c = config(64, 64, max: 1000, chunkBytes: 4 * 16384)  // 16 KiB slots, 4 per chunk
         let table = try ImageTable(path: dir.file("t.fictable"), configuration: c)
         let layout = TableLayout(configuration: c)
         #expect(fileSize(dir.file("t.fictable")) == c.pageSize, "a new table is its header page")
@@ -64,7 +64,7 @@ import Testing
         #expect(table.statistics.count == 2)
         #expect(hasPattern(a, seed: 1) && hasPattern(b, seed: 2))
         _ = consume a
-        try put(table, "c", seed: 3) // now "a"'s slot can be evicted
+        try put(table, "c", seed: 3)  // now "a"'s slot can be evicted
         #expect(table.image(for: key("a")) == nil)
         #expect(hasPattern(b, seed: 2))
     }

@@ -53,7 +53,8 @@ import Testing
         try put(table, "a", seed: 1)
         table.close()
         #expect(fileSize(dir.file("empty")) == 0, "the other name of the empty file is still empty")
-        #expect(hasPattern(try #require(try ImageTable(path: dir.file("t.fictable"), configuration: config()).image(for: key("a"))), seed: 1))
+        #expect(
+            hasPattern(try #require(try ImageTable(path: dir.file("t.fictable"), configuration: config()).image(for: key("a"))), seed: 1))
     }
 
     @Test func filesArePrivateToTheUser() throws {

@@ -33,7 +33,8 @@ import Testing
         #expect(try HolderTable.isAlive(0, through: b, ownIndex: 1, path: path))
         #expect(try HolderTable.isAlive(2, through: b, ownIndex: 1, path: path) == false)
         let listed = try HolderTable.entries(mapB.base, through: b, ownIndex: 1, path: path)
-        #expect(listed == [HolderTable.Entry(index: 0, process: me, isAlive: true), HolderTable.Entry(index: 1, process: me, isAlive: true)])
+        #expect(
+            listed == [HolderTable.Entry(index: 0, process: me, isAlive: true), HolderTable.Entry(index: 1, process: me, isAlive: true)])
 
         try HolderTable.unregister(0, a, entries: mapA.base, path: path)
         #expect(try HolderTable.isAlive(0, through: b, ownIndex: 1, path: path) == false)

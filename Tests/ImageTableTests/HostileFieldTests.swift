@@ -8,11 +8,12 @@ import Testing
 @Suite struct HostileFieldTests {
     static let c = config(24, 8, max: 12, chunkBytes: 4 * 4096)
     static let headerFields: [(offset: Int, width: Int)] = [
-        (0, 8), (8, 4), (12, 4), (16, 4), (20, 4), (24, 4), (28, 4), (32, 8), (40, 8), (48, 8), (56, 8), (64, 8), (72, 4), (76, 4), (80, 8), (88, 4),
-        (92, 4), (96, 8), (104, 8), (112, 8), (120, 8), // the open state's session: boot, device, inode
+        (0, 8), (8, 4), (12, 4), (16, 4), (20, 4), (24, 4), (28, 4), (32, 8), (40, 8), (48, 8), (56, 8), (64, 8), (72, 4), (76, 4), (80, 8),
+        (88, 4),
+        (92, 4), (96, 8), (104, 8), (112, 8), (120, 8)  // the open state's session: boot, device, inode
     ]
     static let recordFields: [(offset: Int, width: Int)] = [
-        (0, 8), (8, 8), (16, 8), (24, 8), (32, 8), (40, 8), (48, 4), (52, 1), (53, 8), (104, 8), (112, 8), (120, 8),
+        (0, 8), (8, 8), (16, 8), (24, 8), (32, 8), (40, 8), (48, 4), (52, 1), (53, 8), (104, 8), (112, 8), (120, 8)
     ]
 
     enum Value: CaseIterable { case zero, ones, random }
@@ -23,7 +24,9 @@ import Testing
         case .ones: return [UInt8](repeating: 0xFF, count: width)
         case .random:
             var x = seed | 1
-            return (0..<width).map { _ in x ^= x << 13; x ^= x >> 7; x ^= x << 17; return UInt8(truncatingIfNeeded: x) }
+            return (0..<width).map { _ in
+                x ^= x << 13; x ^= x >> 7; x ^= x << 17; return UInt8(truncatingIfNeeded: x)
+            }
         }
     }
 
@@ -64,7 +67,8 @@ import Testing
             let path = dir.file("t.fictable")
             try Self.makeTable(path)
             var page = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)).prefix(TableHeader.readLength))
-            page.replaceSubrange(field.offset..<(field.offset + field.width), with: Self.bytes(value, width: field.width, seed: UInt64(n + 1)))
+            page.replaceSubrange(
+                field.offset..<(field.offset + field.width), with: Self.bytes(value, width: field.width, seed: UInt64(n + 1)))
             if sealed && field.offset != 80 {
                 let sum = page.withUnsafeBytes { TableHeader.checksum($0) }
                 withUnsafeBytes(of: sum.littleEndian) { page.replaceSubrange(80..<88, with: $0) }
@@ -84,7 +88,9 @@ import Testing
             for slot in [0, 3, 5] {
                 let offset = layout.recordOffset(slot: slot)
                 var record = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))[offset..<(offset + IndexRecord.length)])
-                record.replaceSubrange(field.offset..<(field.offset + field.width), with: Self.bytes(value, width: field.width, seed: UInt64(n * 7 + slot + 1)))
+                record.replaceSubrange(
+                    field.offset..<(field.offset + field.width), with: Self.bytes(value, width: field.width, seed: UInt64(n * 7 + slot + 1))
+                )
                 if sealed && field.offset < IndexRecord.checksumOffset {
                     record.withUnsafeMutableBytes { IndexRecord.seal($0.baseAddress!, slot: slot) }
                 }
@@ -97,7 +103,9 @@ import Testing
     @Test func sizesCutAndGrownAnywhere() throws {
         let layout = TableLayout(configuration: Self.c)
         let full = layout.chunkOffset(2)
-        for size in [0, 1, 100, 4095, 4096, 4097, 5000, 8191, 8192, 8193, layout.slotOffset(slot: 2) + 1, full - 1, full, full + 1, full + 1 << 20] {
+        for size in [
+            0, 1, 100, 4095, 4096, 4097, 5000, 8191, 8192, 8193, layout.slotOffset(slot: 2) + 1, full - 1, full, full + 1, full + 1 << 20
+        ] {
             let dir = TemporaryDirectory("sizes"); defer { dir.cleanup() }
             let path = dir.file("t.fictable")
             try Self.makeTable(path)

@@ -134,4 +134,3 @@ func patch(_ path: String, at offset: Int, _ bytes: [UInt8]) throws {
 func patch<T: FixedWidthInteger>(_ path: String, at offset: Int, _ value: T) throws {
     try patch(path, at: offset, withUnsafeBytes(of: value.littleEndian) { Array($0) })
 }
-

@@ -61,7 +61,7 @@ import Testing
             table.close()
         }
         // Truncated inside the slots: entries past the end are dropped, the rest is kept.
-        let c = config(max: 8, chunkBytes: 4 * 4096) // 4 slots of 4 KiB per chunk
+        let c = config(max: 8, chunkBytes: 4 * 4096)  // 4 slots of 4 KiB per chunk
         #expect(c.slotsPerChunk == 4)
         do {
             let table = try ImageTable(path: path, configuration: c)
@@ -132,7 +132,8 @@ import Testing
         // Damage one pixel of a's slot (slot 0) and mark the file as left open when the system
         // stopped (a power loss: another boot now), which is when pages can be torn.
         let layout = TableLayout(configuration: c)
-        try closedTableWithTwoEntries(path, c, damage: [(layout.slotOffset(slot: 0) + 10, [0xAB, 0xCD]), (TableHeader.openStateOffset, [1, 0, 0, 0])])
+        try closedTableWithTwoEntries(
+            path, c, damage: [(layout.slotOffset(slot: 0) + 10, [0xAB, 0xCD]), (TableHeader.openStateOffset, [1, 0, 0, 0])])
         try simulateRestart(path)
         let table = try ImageTable(path: path, configuration: c)
         #expect(table.openReport.entriesToCheck == 2, "\(table.openReport)")
@@ -146,7 +147,7 @@ import Testing
         let path = dir.file("t.fictable")
         let c = config(max: 4)
         let layout = TableLayout(configuration: c)
-        try closedTableWithTwoEntries(path, c, damage: [(layout.slotOffset(slot: 1) + 3, [0x55])]) // slot 1: b
+        try closedTableWithTwoEntries(path, c, damage: [(layout.slotOffset(slot: 1) + 3, [0x55])])  // slot 1: b
         let table = try ImageTable(path: path, configuration: c)
         #expect(table.verify(repair: false).map(\.label) == ["b"])
         #expect(table.verify(repair: true).map(\.label) == ["b"])

@@ -48,7 +48,9 @@ import Testing
         #expect((#expect(throws: ImageCacheError.self) { try put(table, "x") })?.code == .readOnly)
         table.close()
         // A table that does not exist cannot be made there: a clear error.
-        let missing = #expect(throws: ImageCacheError.self) { try ImageTable(path: dir.file("cache/none.fictable"), configuration: config()) }
+        let missing = #expect(throws: ImageCacheError.self) {
+            try ImageTable(path: dir.file("cache/none.fictable"), configuration: config())
+        }
         #expect(missing?.code == .readOnly || missing?.errno == .noSuchFileOrDirectory, "\(String(describing: missing))")
     }
 }
@@ -57,12 +59,14 @@ import Testing
 /// distributions), simulated through the configuration's page size.
 @Suite struct PageSizeTests {
     func config16k(max: Int = 8) -> TableConfiguration {
-        TableConfiguration(pixelWidth: 20, pixelHeight: 10, bytesPerPixel: 4, maximumCount: max, identity: "test", chunkBytes: 4 << 20, pageSize: 16384)
+        TableConfiguration(
+            pixelWidth: 20, pixelHeight: 10, bytesPerPixel: 4, maximumCount: max, identity: "test", chunkBytes: 4 << 20, pageSize: 16384)
     }
 
     @Test func everyOffsetIsAMultipleOfThePageSize() {
         for pageSize in [4096, 16384, 65536] {
-            let c = TableConfiguration(pixelWidth: 33, pixelHeight: 7, bytesPerPixel: 2, maximumCount: 50, identity: "x", chunkBytes: 1 << 20, pageSize: pageSize)
+            let c = TableConfiguration(
+                pixelWidth: 33, pixelHeight: 7, bytesPerPixel: 2, maximumCount: 50, identity: "x", chunkBytes: 1 << 20, pageSize: pageSize)
             let layout = TableLayout(configuration: c)
             for slot in [0, 1, 17, 49] {
                 #expect(layout.slotOffset(slot: slot) % pageSize == 0)

@@ -60,12 +60,15 @@ import Testing
     var started: [Sharer] = []
 
     func start(_ name: String, _ role: String, operations: Int, seed: Int, extra: [String] = []) throws -> Sharer {
-        let program = try #require(BuiltExecutable.path("fic-selftest-sharer"), "build the test harness first (swift build --build-tests builds it)")
+        let program = try #require(
+            BuiltExecutable.path("fic-selftest-sharer"), "build the test harness first (swift build --build-tests builds it)")
         let output = dir.file("\(name).out")
-        let pid = try ExternalTools.spawn(program, [
-            "--shared", dir.file("t.fictable-shared"), "--pixels", dir.file("pixels"), "--slots", "\(Self.slots)",
-            "--slots-per-chunk", "\(Self.slotsPerChunk)", "--role", role, "--operations", "\(operations)", "--seed", "\(seed)",
-        ] + extra, standardOutput: output, standardError: dir.file("\(name).err"))
+        let pid = try ExternalTools.spawn(
+            program,
+            [
+                "--shared", dir.file("t.fictable-shared"), "--pixels", dir.file("pixels"), "--slots", "\(Self.slots)",
+                "--slots-per-chunk", "\(Self.slotsPerChunk)", "--role", role, "--operations", "\(operations)", "--seed", "\(seed)"
+            ] + extra, standardOutput: output, standardError: dir.file("\(name).err"))
         let sharer = Sharer(pid: pid, output: output)
         started.append(sharer)
         return sharer
@@ -78,7 +81,8 @@ import Testing
     /// The number after `key=` in a sharer's last line.
     static func value(_ key: String, in said: String) -> Int? {
         guard let line = said.split(separator: "\n").last(where: { $0.hasPrefix("done") }),
-              let field = line.split(separator: " ").first(where: { $0.hasPrefix(key + "=") }) else { return nil }
+            let field = line.split(separator: " ").first(where: { $0.hasPrefix(key + "=") })
+        else { return nil }
         return Int(field.dropFirst(key.count + 1))
     }
 
@@ -87,7 +91,8 @@ import Testing
         let layout = try SharedStateLayout(pageSize: 4096, slotsPerChunk: Self.slotsPerChunk, maximumCount: Self.slots)
         let length = layout.fileLength(chunks: 2, region: 0, buckets: 2)
         for (name, size) in [("t.fictable-shared", length), ("pixels", Self.slots * 4096)] {
-            let fd = try FileDescriptor.open(atPath: dir.file(name), .readWrite, options: [.create, .closeOnExec], permissions: [.ownerReadWrite])
+            let fd = try FileDescriptor.open(
+                atPath: dir.file(name), .readWrite, options: [.create, .closeOnExec], permissions: [.ownerReadWrite])
             try fd.truncate(to: size, path: name)
             fd.closeQuietly()
         }
@@ -101,7 +106,10 @@ import Testing
         try await waitUntil("the holder holds a slot") { holder.said.contains("holding") }
         holder.kill(SIGSTOP)
         let holding = try #require(holder.said.split(separator: "\n").first { $0.hasPrefix("holding") })
-        let fields = Dictionary(uniqueKeysWithValues: holding.split(separator: " ").dropFirst().map { $0.split(separator: "=") }.map { (String($0[0]), UInt64($0[1])!) })
+        let fields = Dictionary(
+            uniqueKeysWithValues: holding.split(separator: " ").dropFirst().map { $0.split(separator: "=") }.map {
+                (String($0[0]), UInt64($0[1])!)
+            })
         let (heldSlot, heldVersion) = (Int(fields["slot"]!), fields["version"]!)
 
         // A reader killed while it works (its holds left behind), and another started.
@@ -118,7 +126,10 @@ import Testing
         let after = try start("writer-after", "writer", operations: 2_000, seed: 7)
         for sharer in [writer, reader, restarted, after] {
             let status = try await sharer.wait()
-            #expect(status == 0, "\(sharer.output): wait status \(status): \(currentText(ofFile: sharer.output.replacingOccurrences(of: ".out", with: ".err")) ?? "")")
+            #expect(
+                status == 0,
+                "\(sharer.output): wait status \(status): \(currentText(ofFile: sharer.output.replacingOccurrences(of: ".out", with: ".err")) ?? "")"
+            )
         }
         for sharer in [reader, restarted] {
             #expect(Self.value("torn", in: sharer.said) == 0, "\(sharer.output): \(sharer.said.suffix(300))")

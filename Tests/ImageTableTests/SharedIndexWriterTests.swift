@@ -21,9 +21,13 @@ import Testing
         }
     }
 
-    static func lookup(_ entity: TableKey, _ base: UnsafeMutableRawPointer, _ layout: SharedStateLayout, slots: Int = 1024,
-                       where accept: (Int) -> Bool = { _ in true }) -> Int? {
-        SharedIndex.lookup(entity, in: UnsafeRawBufferPointer(start: base, count: layout.maximumLength), layout: layout, allocatedSlots: slots, where: accept)
+    static func lookup(
+        _ entity: TableKey, _ base: UnsafeMutableRawPointer, _ layout: SharedStateLayout, slots: Int = 1024,
+        where accept: (Int) -> Bool = { _ in true }
+    ) -> Int? {
+        SharedIndex.lookup(
+            entity, in: UnsafeRawBufferPointer(start: base, count: layout.maximumLength), layout: layout, allocatedSlots: slots,
+            where: accept)
     }
 
     /// A full table that evicts as it stores (1024 slots, a power of two, so exactly two buckets
@@ -47,9 +51,12 @@ import Testing
                 // As a store does: rebuild first when needed, and when the entity's probe run has
                 // no room (a rare long run of live buckets), rebuild with it.
                 if SharedIndexWriter.needsRebuild(base, layout: layout, allocatedSlots: 1024)
-                    || !SharedIndexWriter.insert(entity, slot: slot, base: base, layout: layout) {
+                    || !SharedIndexWriter.insert(entity, slot: slot, base: base, layout: layout)
+                {
                     slotOf[entity] = slot
-                    let unplaced = try SharedIndexWriter.rebuild(slotOf.map { ($0.key, $0.value) }, allocatedSlots: 1024, base: base, layout: layout) { _ in }
+                    let unplaced = try SharedIndexWriter.rebuild(
+                        slotOf.map { ($0.key, $0.value) }, allocatedSlots: 1024, base: base, layout: layout
+                    ) { _ in }
                     #expect(unplaced.isEmpty)
                     rebuilds += 1
                 }
@@ -77,7 +84,9 @@ import Testing
                     allocated = max(allocated, (slot / 64 + 1) * 64)
                     let entity = TableKey("entity-\(step)")
                     if SharedIndexWriter.needsRebuild(base, layout: layout, allocatedSlots: allocated) {
-                        let unplaced = try SharedIndexWriter.rebuild(model.map { ($0.key, $0.value) }, allocatedSlots: allocated, base: base, layout: layout) { _ in }
+                        let unplaced = try SharedIndexWriter.rebuild(
+                            model.map { ($0.key, $0.value) }, allocatedSlots: allocated, base: base, layout: layout
+                        ) { _ in }
                         #expect(unplaced.isEmpty)
                         rebuilds += 1
                     }
@@ -116,14 +125,17 @@ import Testing
             let before = try #require(SharedIndexWriter.active(base, layout: layout))
             let old = Array(UnsafeRawBufferPointer(start: base + layout.regionOffset(before.region), count: before.buckets * 8))
             var allocatedRange: Range<Int>?
-            _ = try SharedIndexWriter.rebuild(entities.enumerated().map { ($1, $0) }, allocatedSlots: 64, base: base, layout: layout) { allocatedRange = $0 }
+            _ = try SharedIndexWriter.rebuild(entities.enumerated().map { ($1, $0) }, allocatedSlots: 64, base: base, layout: layout) {
+                allocatedRange = $0
+            }
             let after = try #require(SharedIndexWriter.active(base, layout: layout))
             #expect(after.region == 1 - before.region)
             #expect(after.generation == before.generation + 1)
             #expect(after.buckets == 128)
             #expect(allocatedRange == layout.regionOffset(after.region)..<(layout.regionOffset(after.region) + 4096))
-            #expect(Array(UnsafeRawBufferPointer(start: base + layout.regionOffset(before.region), count: before.buckets * 8)) == old,
-                    "a reader still probing the old region finds what it held")
+            #expect(
+                Array(UnsafeRawBufferPointer(start: base + layout.regionOffset(before.region), count: before.buckets * 8)) == old,
+                "a reader still probing the old region finds what it held")
             for (i, e) in entities.enumerated() { #expect(Self.lookup(e, base, layout) == i) }
         }
     }
@@ -156,8 +168,9 @@ import Testing
         let memory = UnsafeMutableRawPointer.allocate(byteCount: layout.maximumLength, alignment: 4096)
         defer { memory.deallocate() }
         memory.initializeMemory(as: UInt8.self, repeating: 0, count: layout.maximumLength)
-        try SharedStateBuilder.build(into: UnsafeMutableRawBufferPointer(start: memory, count: layout.maximumLength), layout: layout,
-                                     binding: Self.binding, nonce: 1, allocatedChunks: 16, entries: [])
+        try SharedStateBuilder.build(
+            into: UnsafeMutableRawBufferPointer(start: memory, count: layout.maximumLength), layout: layout,
+            binding: Self.binding, nonce: 1, allocatedChunks: 16, entries: [])
         let stable = (0..<32).map { (TableKey("stable-\($0)"), 1000 + $0 % 24) }
         for (e, s) in stable { #expect(SharedIndexWriter.insert(e, slot: s, base: memory, layout: layout)) }
         let address = UInt(bitPattern: memory)
@@ -185,7 +198,9 @@ import Testing
             if model.count < 400 || rng.next() % 2 == 0 {
                 let entity = TableKey("churn-\(step)"), slot = Int(rng.next() % 1000)
                 if SharedIndexWriter.needsRebuild(memory, layout: layout, allocatedSlots: 1024) {
-                    _ = try SharedIndexWriter.rebuild(model.map { ($0.key, $0.value) } + stable, allocatedSlots: 1024, base: memory, layout: layout) { _ in }
+                    _ = try SharedIndexWriter.rebuild(
+                        model.map { ($0.key, $0.value) } + stable, allocatedSlots: 1024, base: memory, layout: layout
+                    ) { _ in }
                 }
                 if SharedIndexWriter.insert(entity, slot: slot, base: memory, layout: layout) { model[entity] = slot }
             } else if let (entity, slot) = model.first {

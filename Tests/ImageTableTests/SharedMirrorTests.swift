@@ -38,7 +38,9 @@ private struct SideFileView {
     /// The slot whose committed record names `entity`, found through the shared index.
     func slot(of entity: TableKey) -> Int? {
         let slots = allocatedSlots
-        return SharedIndex.lookup(entity, in: UnsafeRawBufferPointer(start: side.base, count: side.length), layout: layout, allocatedSlots: slots) { slot in
+        return SharedIndex.lookup(
+            entity, in: UnsafeRawBufferPointer(start: side.base, count: side.length), layout: layout, allocatedSlots: slots
+        ) { slot in
             let record = tableLayout.recordOffset(slot: slot)
             guard record + IndexRecord.length <= table.length else { return false }
             return cells.committedRecord(slot, at: UnsafeRawPointer(table.base) + record)?.record.entity == entity
@@ -47,7 +49,9 @@ private struct SideFileView {
 
     /// This process's holder index, from the holder table.
     var ownHolder: Int? {
-        (0..<HolderTable.capacity).first { HolderTable.read($0, from: UnsafeRawPointer(side.base) + layout.holderTableOffset)?.pid == getpid() }
+        (0..<HolderTable.capacity).first {
+            HolderTable.read($0, from: UnsafeRawPointer(side.base) + layout.holderTableOffset)?.pid == getpid()
+        }
     }
 }
 
@@ -71,12 +75,16 @@ private struct SideFileView {
         mutating func remove(_ e: String) { order.removeAll { $0 == e } }
     }
 
-    func expectSideFile(matches model: Model, among names: [String], configuration: TableConfiguration, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    func expectSideFile(
+        matches model: Model, among names: [String], configuration: TableConfiguration, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         let view = try SideFileView(directory: dir.path, table: "t.fictable", configuration: configuration)
         var slots: Set<Int> = []
         for name in names {
             let found = view.slot(of: key(name))
-            #expect((found != nil) == model.order.contains(name), "\(name): found at \(String(describing: found))", sourceLocation: sourceLocation)
+            #expect(
+                (found != nil) == model.order.contains(name), "\(name): found at \(String(describing: found))",
+                sourceLocation: sourceLocation)
             if let found { #expect(slots.insert(found).inserted, "\(name) shares slot \(found)", sourceLocation: sourceLocation) }
         }
     }
@@ -180,7 +188,8 @@ private final class OtherProcess {
         tableLayout = TableLayout(configuration: c)
         layout = try SharedStateLayout(table: tableLayout)
         side = try MappedRegion(descriptor: sideFile, offset: 0, length: layout.maximumLength, writable: true, path: nil)
-        table = try MappedRegion(descriptor: tableFile, offset: 0, length: tableLayout.chunkOffset(0) + tableLayout.chunkByteCount(0), writable: true, path: nil)
+        table = try MappedRegion(
+            descriptor: tableFile, offset: 0, length: tableLayout.chunkOffset(0) + tableLayout.chunkByteCount(0), writable: true, path: nil)
         holder = try HolderTable.register(sideFile, entries: side.base + layout.holderTableOffset, path: nil)
     }
 
@@ -209,8 +218,12 @@ private final class OtherProcess {
 
     /// The slot `entity` is in, through the index and the slot's record.
     func slot(of entity: String) -> Int? {
-        SharedIndex.lookup(key(entity), in: UnsafeRawBufferPointer(start: side.base, count: side.length), layout: layout, allocatedSlots: layout.slotCount(chunks: 1)) { slot in
-            cells.committedRecord(slot, at: UnsafeRawPointer(table.base) + tableLayout.recordOffset(slot: slot))?.record.entity == key(entity)
+        SharedIndex.lookup(
+            key(entity), in: UnsafeRawBufferPointer(start: side.base, count: side.length), layout: layout,
+            allocatedSlots: layout.slotCount(chunks: 1)
+        ) { slot in
+            cells.committedRecord(slot, at: UnsafeRawPointer(table.base) + tableLayout.recordOffset(slot: slot))?.record.entity
+                == key(entity)
         }
     }
 
@@ -252,7 +265,8 @@ private final class OtherProcess {
         let other = try OtherProcess(directory: dir.path, configuration: c)
         let slot = try #require((0..<8).first { other.cells.word($0).state == .free && other.cells.holders(of: $0).isEmpty })
         _ = try #require(other.cells.claim(slot, owner: other.holder) { _ in true })
-        IndexRecord.inFlight(entity: key("half"), source: key("v1"), label: "half").write(to: other.table.base + other.tableLayout.recordOffset(slot: slot), slot: slot)
+        IndexRecord.inFlight(entity: key("half"), source: key("v1"), label: "half").write(
+            to: other.table.base + other.tableLayout.recordOffset(slot: slot), slot: slot)
         try other.die()
         table.close()
         let reopened = try ImageTable(path: dir.file("t.fictable"), configuration: c)
@@ -285,7 +299,8 @@ private final class OtherProcess {
     /// the lock is let go, stores go on.
     @Test func storesWaitForAnotherProcesssStoreAndLookupsDoNot() throws {
         let c = config(max: 8, chunkBytes: 1 << 20)
-        let table = try ImageTable(path: dir.file("t.fictable"), configuration: c, options: TableOpenOptions(writerTimeout: .milliseconds(20)))
+        let table = try ImageTable(
+            path: dir.file("t.fictable"), configuration: c, options: TableOpenOptions(writerTimeout: .milliseconds(20)))
         _ = try put(table, "a", seed: 1)
         let other = try OtherProcess(directory: dir.path, configuration: c)
         #expect(try SharedWriterLock.acquire(other.sideFile, timeout: .zero, path: nil))

@@ -15,9 +15,10 @@ struct MemorySideFile {
         let p = UnsafeMutableRawPointer.allocate(byteCount: layout.maximumLength, alignment: 4096)
         p.initializeMemory(as: UInt8.self, repeating: 0xA5, count: layout.maximumLength)
         address = UInt(bitPattern: p)
-        try SharedStateBuilder.build(into: UnsafeMutableRawBufferPointer(start: p, count: layout.maximumLength), layout: layout,
-                                     binding: SharedStateBuildTests.binding, nonce: SharedStateBuildTests.nonce,
-                                     allocatedChunks: layout.maximumChunks, entries: entries)
+        try SharedStateBuilder.build(
+            into: UnsafeMutableRawBufferPointer(start: p, count: layout.maximumLength), layout: layout,
+            binding: SharedStateBuildTests.binding, nonce: SharedStateBuildTests.nonce,
+            allocatedChunks: layout.maximumChunks, entries: entries)
     }
 
     /// The cells, on whichever thread asks.
@@ -66,7 +67,7 @@ struct MemorySideFile {
         defer { file.deallocate() }
         let cells = file.cells
         var rng = Xorshift(seed: 0x5EED + UInt64(slots))
-        file.set(.evictionHand, rng.next()) // wherever the hand is, all slots are sampled
+        file.set(.evictionHand, rng.next())  // wherever the hand is, all slots are sampled
 
         // The reference: least recent first, from the records' saved recency (ties: lower slot older).
         var order = entries.sorted { ($0.lastAccess, $0.slot) < ($1.lastAccess, $1.slot) }.map(\.slot)
@@ -97,7 +98,7 @@ struct MemorySideFile {
                 let got = SharedRecency.victim(in: cells, allocatedSlots: slots, isUsable: usable)
                 try #require(got == expected, "step \(step): the least recent slot not held")
                 if let got {
-                    use(got) // reused for a new entity
+                    use(got)  // reused for a new entity
                     evictions += 1
                 }
             }
@@ -115,10 +116,10 @@ struct MemorySideFile {
         defer { file.deallocate() }
         var rng = Xorshift(seed: 99)
         for round in 0..<200 {
-            for slot in 0..<slots { file.setStamp(slot, rng.next() % 100) } // many ties
+            for slot in 0..<slots { file.setStamp(slot, rng.next() % 100) }  // many ties
             let start = Int(rng.next() % UInt64(slots))
             file.set(.evictionHand, UInt64(start))
-            let density = round % 4 == 0 ? 500 : 10 // some rounds: whole samples with nothing usable
+            let density = round % 4 == 0 ? 500 : 10  // some rounds: whole samples with nothing usable
             let usable = Set((0..<slots).filter { _ in rng.next() % UInt64(density) == 0 })
             // The reference: the samples after the hand in turn; the first holding a usable slot decides.
             var expected: Int?, examined = 0
@@ -238,7 +239,7 @@ struct MemorySideFile {
             let cells = MemorySideFile.cells(address: address, layout: layout)
             let gate = UnsafeMutableRawPointer(bitPattern: gateAddress)!
             gate.fetchAdd(1, atByteOffset: 0)
-            var spins = 0 // bounded: a thread started late only makes the overlap shorter
+            var spins = 0  // bounded: a thread started late only makes the overlap shorter
             while UnsafeRawPointer(gate).loadAcquire(fromByteOffset: 0) < 2, spins < 100_000_000 { spins += 1 }
             var rng = Xorshift(seed: seed)
             var seen = [UInt64](repeating: 0, count: slots)

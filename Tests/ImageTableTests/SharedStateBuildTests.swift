@@ -16,8 +16,12 @@ import Testing
         return try body(UnsafeMutableRawBufferPointer(start: p, count: count))
     }
 
-    static func u64(_ b: UnsafeMutableRawBufferPointer, _ o: Int) -> UInt64 { UInt64(littleEndian: b.load(fromByteOffset: o, as: UInt64.self)) }
-    static func u32(_ b: UnsafeMutableRawBufferPointer, _ o: Int) -> UInt64 { UInt64(UInt32(littleEndian: b.load(fromByteOffset: o, as: UInt32.self))) }
+    static func u64(_ b: UnsafeMutableRawBufferPointer, _ o: Int) -> UInt64 {
+        UInt64(littleEndian: b.load(fromByteOffset: o, as: UInt64.self))
+    }
+    static func u32(_ b: UnsafeMutableRawBufferPointer, _ o: Int) -> UInt64 {
+        UInt64(UInt32(littleEndian: b.load(fromByteOffset: o, as: UInt32.self)))
+    }
 
     /// `n` entries in distinct random slots among `slots`, with random versions, sequences and
     /// saved recency (few distinct values, so that ties occur).
@@ -26,27 +30,29 @@ import Testing
         var all = Array(0..<slots)
         for i in stride(from: all.count - 1, to: 0, by: -1) { all.swapAt(i, Int(rng.next() % UInt64(i + 1))) }
         return (0..<n).map { i in
-            SharedStateBuilder.Entry(slot: all[i], entity: TableKey("entity \(seed) \(i)"), version: rng.next() >> 10,
-                                     sequence: rng.next() >> 24, lastAccess: rng.next() % 4)
+            SharedStateBuilder.Entry(
+                slot: all[i], entity: TableKey("entity \(seed) \(i)"), version: rng.next() >> 10,
+                sequence: rng.next() >> 24, lastAccess: rng.next() % 4)
         }
     }
 
     /// Geometry, allocated chunks, entries, and the bucket count's log2 worked out by hand:
     /// the next power of two ≥ 2 · allocated slots, at least 2.
     @Test(arguments: [
-        (4096, 10, 25, 0, 0, 1),        // no slots: 2 buckets
-        (4096, 10, 25, 2, 13, 6),       // 20 slots: 40 → 64
-        (4096, 10, 25, 3, 25, 6),       // 25 slots, all committed: 50 → 64
-        (16384, 300, 1000, 1, 0, 10),   // 300 slots: 600 → 1024
-        (16384, 300, 1000, 4, 700, 11), // 1000 slots: 2000 → 2048
+        (4096, 10, 25, 0, 0, 1),  // no slots: 2 buckets
+        (4096, 10, 25, 2, 13, 6),  // 20 slots: 40 → 64
+        (4096, 10, 25, 3, 25, 6),  // 25 slots, all committed: 50 → 64
+        (16384, 300, 1000, 1, 0, 10),  // 300 slots: 600 → 1024
+        (16384, 300, 1000, 4, 700, 11)  // 1000 slots: 2000 → 2048
     ])
     func aBuildHoldsWhatTheRecordsSay(pageSize: Int, slotsPerChunk: Int, maximumCount: Int, chunks: Int, n: Int, bucketsLog2: Int) throws {
         let layout = try SharedStateLayout(pageSize: pageSize, slotsPerChunk: slotsPerChunk, maximumCount: maximumCount)
         let slots = min(chunks * slotsPerChunk, maximumCount)
         let entries = Self.entries(n, slots: slots, seed: UInt64(n + chunks))
         try Self.withBuffer(count: layout.maximumLength) { b in
-            let summary = try SharedStateBuilder.build(into: b, layout: layout, binding: Self.binding, nonce: Self.nonce,
-                                                       allocatedChunks: chunks, entries: entries)
+            let summary = try SharedStateBuilder.build(
+                into: b, layout: layout, binding: Self.binding, nonce: Self.nonce,
+                allocatedChunks: chunks, entries: entries)
             // The reference: stamps by (saved recency, slot); free slots ascending.
             let bySlot = Dictionary(uniqueKeysWithValues: entries.map { ($0.slot, $0) })
             let ranked = entries.sorted { $0.lastAccess < $1.lastAccess || ($0.lastAccess == $1.lastAccess && $0.slot < $1.slot) }
@@ -54,15 +60,18 @@ import Testing
             let free = (0..<slots).filter { bySlot[$0] == nil }
             let nextSequence = entries.map { $0.sequence + 1 }.max() ?? 1
 
-            #expect(summary == SharedStateBuilder.Summary(allocatedSlots: slots, buckets: 1 << bucketsLog2, clock: UInt64(n),
-                                                          nextCommitSequence: nextSequence, freeSlots: free.count, unindexed: []))
+            #expect(
+                summary
+                    == SharedStateBuilder.Summary(
+                        allocatedSlots: slots, buckets: 1 << bucketsLog2, clock: UInt64(n),
+                        nextCommitSequence: nextSequence, freeSlots: free.count, unindexed: []))
             let header = SharedStateHeader.decode(UnsafeRawBufferPointer(b), layout: layout, binding: Self.binding, nonce: Self.nonce)
             #expect(throws: Never.self) { try header.get() }
 
             let control = layout.controlOffset
             #expect((0..<64).allSatisfy { b[control + $0] == 0 }, "the journal is idle")
             #expect(Self.u64(b, control + 64) == UInt64(chunks))
-            #expect(Self.u64(b, control + 128) == UInt64(bucketsLog2) << 1) // region 0, generation 0
+            #expect(Self.u64(b, control + 128) == UInt64(bucketsLog2) << 1)  // region 0, generation 0
             #expect(Self.u64(b, control + 192) == UInt64(n))
             #expect(Self.u64(b, control + 256) == nextSequence)
             #expect(Self.u64(b, control + 320) == 0)
@@ -96,7 +105,9 @@ import Testing
                 #expect(SharedIndex.lookup(e.entity, in: UnsafeRawBufferPointer(b), layout: layout, allocatedSlots: slots) == e.slot)
             }
             for i in 0..<200 {
-                #expect(SharedIndex.lookup(TableKey("absent \(i)"), in: UnsafeRawBufferPointer(b), layout: layout, allocatedSlots: slots) == nil)
+                #expect(
+                    SharedIndex.lookup(TableKey("absent \(i)"), in: UnsafeRawBufferPointer(b), layout: layout, allocatedSlots: slots) == nil
+                )
             }
             // Region 1 is not written: it stays a hole in a file.
             #expect(Self.u64(b, layout.regionOffset(1)) == 0xA5A5_A5A5_A5A5_A5A5)
@@ -107,8 +118,9 @@ import Testing
         let layout = try SharedStateLayout(pageSize: 4096, slotsPerChunk: 512, maximumCount: 4096)
         let entries = Self.entries(4096, slots: 4096, seed: 5)
         try Self.withBuffer(count: layout.maximumLength) { b in
-            let summary = try SharedStateBuilder.build(into: b, layout: layout, binding: Self.binding, nonce: Self.nonce,
-                                                       allocatedChunks: 8, entries: entries)
+            let summary = try SharedStateBuilder.build(
+                into: b, layout: layout, binding: Self.binding, nonce: Self.nonce,
+                allocatedChunks: 8, entries: entries)
             #expect(summary.buckets == 8192 && summary.unindexed.isEmpty && summary.freeSlots == 0)
             #expect(Self.u64(b, layout.controlOffset + 512) == 0, "no free slot")
             for e in entries {
@@ -140,8 +152,9 @@ import Testing
             SharedStateBuilder.Entry(slot: $0, entity: TableKey(high: UInt64($0 + 1) << 40, low: 0), version: 1, sequence: 1, lastAccess: 0)
         }
         try Self.withBuffer(count: layout.maximumLength) { b in
-            let summary = try SharedStateBuilder.build(into: b, layout: layout, binding: Self.binding, nonce: Self.nonce,
-                                                       allocatedChunks: 1, entries: entries)
+            let summary = try SharedStateBuilder.build(
+                into: b, layout: layout, binding: Self.binding, nonce: Self.nonce,
+                allocatedChunks: 1, entries: entries)
             #expect(summary.buckets == 128 && summary.unindexed.count == 8)
             #expect(Self.u64(b, layout.controlOffset + 384) == 32)
             var found = 0
@@ -178,12 +191,13 @@ import Testing
             (layout.maximumLength, 4, Self.nonce, good),
             (layout.maximumLength, -1, Self.nonce, good),
             (layout.maximumLength, 2, 0, good),
-            (layout.fileLength(chunks: 2, region: 0, buckets: 64) - 1, 2, Self.nonce, good),
+            (layout.fileLength(chunks: 2, region: 0, buckets: 64) - 1, 2, Self.nonce, good)
         ]
         for (n, c) in cases.enumerated() {
             Self.withBuffer(count: c.count) { b in
                 let error = #expect(throws: ImageCacheError.self, "case \(n)") {
-                    try SharedStateBuilder.build(into: b, layout: layout, binding: Self.binding, nonce: c.nonce, allocatedChunks: c.chunks, entries: c.entries)
+                    try SharedStateBuilder.build(
+                        into: b, layout: layout, binding: Self.binding, nonce: c.nonce, allocatedChunks: c.chunks, entries: c.entries)
                 }
                 #expect(error?.code == .invalidArgument)
                 #expect(b.allSatisfy { $0 == 0xA5 }, "case \(n) wrote nothing")
@@ -191,8 +205,11 @@ import Testing
         }
         // The smallest mapping that holds the build is enough.
         try Self.withBuffer(count: layout.fileLength(chunks: 2, region: 0, buckets: 64)) { b in
-            try SharedStateBuilder.build(into: b, layout: layout, binding: Self.binding, nonce: Self.nonce, allocatedChunks: 2, entries: good)
-            for e in good { #expect(SharedIndex.lookup(e.entity, in: UnsafeRawBufferPointer(b), layout: layout, allocatedSlots: 20) == e.slot) }
+            try SharedStateBuilder.build(
+                into: b, layout: layout, binding: Self.binding, nonce: Self.nonce, allocatedChunks: 2, entries: good)
+            for e in good {
+                #expect(SharedIndex.lookup(e.entity, in: UnsafeRawBufferPointer(b), layout: layout, allocatedSlots: 20) == e.slot)
+            }
         }
     }
 
@@ -207,7 +224,8 @@ import Testing
         let entries = Self.entries(20, slots: 25, seed: 13)
         let length = layout.fileLength(chunks: 3, region: 0, buckets: 64)
         try Self.withBuffer(count: length) { b in
-            try SharedStateBuilder.build(into: b, layout: layout, binding: Self.binding, nonce: Self.nonce, allocatedChunks: 3, entries: entries)
+            try SharedStateBuilder.build(
+                into: b, layout: layout, binding: Self.binding, nonce: Self.nonce, allocatedChunks: 3, entries: entries)
             var rng = Xorshift(seed: 17)
             let probes = entries.map(\.entity) + (0..<50).map { TableKey("absent \($0)") }
             for round in 0..<20 {
@@ -252,7 +270,8 @@ import Testing
         // Region 0's 64 buckets: region 1 lies beyond the end of this mapping.
         let length = layout.fileLength(chunks: 3, region: 0, buckets: 64)
         try Self.withBuffer(count: length) { b in
-            try SharedStateBuilder.build(into: b, layout: layout, binding: Self.binding, nonce: Self.nonce, allocatedChunks: 3, entries: entries)
+            try SharedStateBuilder.build(
+                into: b, layout: layout, binding: Self.binding, nonce: Self.nonce, allocatedChunks: 3, entries: entries)
             let descriptorAt = layout.controlOffset(.indexDescriptor)
             var rng = Xorshift(seed: 23)
             var raws: [UInt64] = [0, ~0, 1, 1 | 6 << 1, 7 << 1, 63 << 1, 1 | 63 << 1]

@@ -92,7 +92,8 @@ import Testing
         func liveHolders() throws -> [Int] {
             let fd = try FileDescriptor.open(path, .readOnly)
             defer { try? fd.close() }
-            return try HolderTable.entries(base + layout.holderTableOffset, through: fd, ownIndex: nil, path: path).filter(\.isAlive).map(\.index)
+            return try HolderTable.entries(base + layout.holderTableOffset, through: fd, ownIndex: nil, path: path).filter(\.isAlive).map(
+                \.index)
         }
     }
 
@@ -149,7 +150,9 @@ import Testing
             ledger.seeds[name] = seed
             for t in [table, other].compactMap({ $0 }) {
                 let found = t.image(for: key(name))
-                #expect(found.map { hasPattern($0, seed: seed) } == true, "\(round): \(name) just stored is \(found == nil ? "missing" : "wrong")")
+                #expect(
+                    found.map { hasPattern($0, seed: seed) } == true,
+                    "\(round): \(name) just stored is \(found == nil ? "missing" : "wrong")")
             }
         } catch let error as ImageCacheError {
             #expect(Self.storeErrors.contains(error.code) && !error.message.isEmpty, "\(round): storing \(name) failed with \(error)")
@@ -175,7 +178,8 @@ import Testing
     /// without trusting it: the entry list, a check of every entry, the open processes, the count.
     private func inspect(_ table: ImageTable, _ ledger: Ledger, round: String, who: String) {
         for entry in table.entries() {
-            #expect(ledger.seeds[entry.label] != nil && entry.entity == key(entry.label), "\(round): \(who) lists \(entry.label), never stored")
+            #expect(
+                ledger.seeds[entry.label] != nil && entry.entity == key(entry.label), "\(round): \(who) lists \(entry.label), never stored")
         }
         #expect(table.verify(repair: false).isEmpty, "\(round): no pixels were damaged, and \(who)'s check found some")
         let processes = table.openProcesses()
@@ -199,8 +203,9 @@ import Testing
         try #require(side.layout.slotsPerChunk == 4 && side.allocatedSlots == Self.before)
         let holders = try side.liveHolders()
         try #require(holders.count == 1)
-        var known = Known(slots: Dictionary(uniqueKeysWithValues: a.entries().map { ($0.label, $0.slot) }), holder: holders[0],
-                          allocatedSlots: side.allocatedSlots, random: SplitMix64(seed: seed))
+        var known = Known(
+            slots: Dictionary(uniqueKeysWithValues: a.entries().map { ($0.label, $0.slot) }), holder: holders[0],
+            allocatedSlots: side.allocatedSlots, random: SplitMix64(seed: seed))
         let damaged = try damage(side, &known)
 
         // B joins the damaged state; then stores, before any lookup: B first (it may find too few
@@ -213,7 +218,9 @@ import Testing
             a.close()
             return
         }
-        for (name, table, other) in [("b0", b, a), ("a0", a, b), ("a1", a, b), ("b1", b, a), ("a2", a, b), ("a3", a, b), ("b2", b, a), ("a4", a, b)] {
+        for (name, table, other) in [
+            ("b0", b, a), ("a0", a, b), ("a1", a, b), ("b1", b, a), ("a2", a, b), ("a3", a, b), ("b2", b, a), ("a4", a, b)
+        ] {
             store(name, into: table, other: other, &ledger, round: round)
         }
         let names = ledger.seeds.keys.sorted() + ["never"]
@@ -221,7 +228,8 @@ import Testing
         lookUp(names, in: b, ledger, round: round, who: "B")
         inspect(a, ledger, round: round, who: "A")
         inspect(b, ledger, round: round, who: "B")
-        let servedAtTheEnd = lookUp(names, in: a, ledger, round: round, who: "A").union(lookUp(names, in: b, ledger, round: round, who: "B"))
+        let servedAtTheEnd = lookUp(names, in: a, ledger, round: round, who: "A").union(
+            lookUp(names, in: b, ledger, round: round, who: "B"))
         b.close()
         a.close()
 
@@ -230,10 +238,15 @@ import Testing
         defer { fresh.close() }
         #expect(!fresh.openReport.lostImages && fresh.openReport.uncleanStop == nil, "\(round): \(fresh.openReport)")
         let served = lookUp(names, in: fresh, ledger, round: round, who: "the fresh open")
-        #expect(servedAtTheEnd.isSubset(of: served), "\(round): served before the close, not after: \(servedAtTheEnd.subtracting(served).sorted())")
+        #expect(
+            servedAtTheEnd.isSubset(of: served),
+            "\(round): served before the close, not after: \(servedAtTheEnd.subtracting(served).sorted())")
         let mayBeLost = known.slots.filter { damaged.contains($0.value) }.count
         let expected = min(ledger.seeds.count, Self.c.maximumCount) - mayBeLost
-        #expect(served.count >= expected, "\(round): the fresh open serves \(served.count) of \(ledger.seeds.count) stored (\(mayBeLost) in damaged slots; failed stores: \(ledger.failures))")
+        #expect(
+            served.count >= expected,
+            "\(round): the fresh open serves \(served.count) of \(ledger.seeds.count) stored (\(mayBeLost) in damaged slots; failed stores: \(ledger.failures))"
+        )
         // The rebuilt side file works: a store and its lookup.
         store("after", into: fresh, other: nil, &ledger, round: round)
     }
@@ -279,11 +292,20 @@ extension SharedStateDamageTests {
             case .chunksBeyondTheFile: set(.allocatedChunks, UInt64(l.maximumChunks))
             case .chunksBeyondTheMaximum: set(.allocatedChunks, UInt64(l.maximumChunks + 1))
             case .indexInTheOtherRegion:
-                set(.indexDescriptor, IndexDescriptor(region: 1 - descriptor.region, bucketsLog2: descriptor.bucketsLog2, generation: descriptor.generation + 1).rawValue)
+                set(
+                    .indexDescriptor,
+                    IndexDescriptor(
+                        region: 1 - descriptor.region, bucketsLog2: descriptor.bucketsLog2, generation: descriptor.generation + 1
+                    ).rawValue)
             case .indexOfTheMostBuckets:
-                set(.indexDescriptor, IndexDescriptor(region: descriptor.region, bucketsLog2: l.maximumBucketsLog2, generation: descriptor.generation).rawValue)
-            case .indexOfOneBucket: set(.indexDescriptor, IndexDescriptor(region: descriptor.region, bucketsLog2: 0, generation: 1).rawValue)
-            case .indexOfTwoBuckets: set(.indexDescriptor, IndexDescriptor(region: descriptor.region, bucketsLog2: 1, generation: 1).rawValue)
+                set(
+                    .indexDescriptor,
+                    IndexDescriptor(region: descriptor.region, bucketsLog2: l.maximumBucketsLog2, generation: descriptor.generation)
+                        .rawValue)
+            case .indexOfOneBucket:
+                set(.indexDescriptor, IndexDescriptor(region: descriptor.region, bucketsLog2: 0, generation: 1).rawValue)
+            case .indexOfTwoBuckets:
+                set(.indexDescriptor, IndexDescriptor(region: descriptor.region, bucketsLog2: 1, generation: 1).rawValue)
             case .freeListAtACommittedSlot: set(.freeListHead, UInt64(known.slots["e7"]! + 1))
             case .freeListBeyondTheSlots: set(.freeListHead, UInt64(known.allocatedSlots + 2))
             case .freeListBeyondTheMaximum: set(.freeListHead, UInt64(l.maximumCount + 1))
@@ -329,9 +351,12 @@ extension SharedStateDamageTests {
             case .everyEntryADeadProcess:
                 for h in 0..<HolderTable.capacity { HolderTable.write(h, process: dead, nonce: UInt64(h + 1), into: entries) }
             case .everyEntryThisProcess:
-                for h in 0..<HolderTable.capacity { HolderTable.write(h, process: ProcessIdentity.current, nonce: UInt64(h + 1), into: entries) }
+                for h in 0..<HolderTable.capacity {
+                    HolderTable.write(h, process: ProcessIdentity.current, nonce: UInt64(h + 1), into: entries)
+                }
             case .ownEntryADeadProcess: HolderTable.write(known.holder, process: dead, nonce: 7, into: entries)
-            case .ownEntryCleared: side.store(side.layout.holderOffset(known.holder), bytes: [UInt8](repeating: 0, count: HolderTable.entryLength))
+            case .ownEntryCleared:
+                side.store(side.layout.holderOffset(known.holder), bytes: [UInt8](repeating: 0, count: HolderTable.entryLength))
             }
             return []
         }
@@ -400,13 +425,20 @@ extension SharedStateDamageTests {
                 let cell = l.cellOffset(slot: slot)
                 let word = SlotWord(rawValue: side.load(cell + SharedCell.wordOffset))
                 let back = word.version >= 2 ? word.version - 2 : SlotWord.maximumVersion - 1 + word.version
-                func mask(_ holder: Int) { side.store(cell + SharedCell.holdMaskOffset + 8 * (holder / 64), side.load(cell + SharedCell.holdMaskOffset + 8 * (holder / 64)) | 1 << UInt64(holder % 64)) }
-                func next(_ slotPlusOne: UInt32) { side.store(cell + SharedCell.nextFreeOffset, bytes: withUnsafeBytes(of: slotPlusOne.littleEndian) { Array($0) }) }
+                func mask(_ holder: Int) {
+                    side.store(
+                        cell + SharedCell.holdMaskOffset + 8 * (holder / 64),
+                        side.load(cell + SharedCell.holdMaskOffset + 8 * (holder / 64)) | 1 << UInt64(holder % 64))
+                }
+                func next(_ slotPlusOne: UInt32) {
+                    side.store(cell + SharedCell.nextFreeOffset, bytes: withUnsafeBytes(of: slotPlusOne.littleEndian) { Array($0) })
+                }
                 switch lie {
                 case .committedTwoVersionsBack: side.store(cell, SlotWord.committed(version: back).rawValue)
                 case .freeTwoVersionsBack: side.store(cell, SlotWord.free(version: back).rawValue)
                 case .inFlightOfThisHolder: side.store(cell, SlotWord.inFlight(owner: known.holder, version: word.version + 1).rawValue)
-                case .inFlightOfTheNextHolder: side.store(cell, SlotWord.inFlight(owner: known.holder + 1, version: word.version + 1).rawValue)
+                case .inFlightOfTheNextHolder:
+                    side.store(cell, SlotWord.inFlight(owner: known.holder + 1, version: word.version + 1).rawValue)
                 case .inFlightOfADeadHolder: side.store(cell, SlotWord.inFlight(owner: 100, version: word.version + 1).rawValue)
                 case .inFlightOfAHolderBeyondTheTable: side.store(cell, SlotWord.inFlight(owner: 200, version: word.version + 1).rawValue)
                 case .heldByThisHolder: mask(known.holder)
@@ -424,7 +456,7 @@ extension SharedStateDamageTests {
             }
             switch lie {
             case .committedTwoVersionsBack, .freeTwoVersionsBack, .inFlightOfThisHolder, .inFlightOfTheNextHolder,
-                 .inFlightOfADeadHolder, .inFlightOfAHolderBeyondTheTable:
+                .inFlightOfADeadHolder, .inFlightOfAHolderBeyondTheTable:
                 return Set(slots)
             default:
                 return []
@@ -487,8 +519,12 @@ extension SharedStateDamageTests {
                 let descriptor = IndexDescriptor(rawValue: side.load(l.controlOffset(.indexDescriptor)))
                 let other = l.regionOffset(1 - descriptor.region)
                 for b in 0..<descriptor.buckets { side.store(other + b * SharedStateLayout.bucketLength, known.random.next()) }
-                side.store(l.controlOffset(.indexDescriptor), IndexDescriptor(region: 1 - descriptor.region, bucketsLog2: descriptor.bucketsLog2,
-                                                                              generation: descriptor.generation + 1).rawValue)
+                side.store(
+                    l.controlOffset(.indexDescriptor),
+                    IndexDescriptor(
+                        region: 1 - descriptor.region, bucketsLog2: descriptor.bucketsLog2,
+                        generation: descriptor.generation + 1
+                    ).rawValue)
             }
             return []
         }

@@ -16,10 +16,13 @@ import Testing
 
     func create(maximumCount: Int = 100_000, chunks: Int = 1, entries: Int = 40) throws -> (SharedStateFile, SharedStateLayout) {
         let layout = try SharedStateLayout(pageSize: 4096, slotsPerChunk: 64, maximumCount: maximumCount)
-        let made = (0..<entries).map { SharedStateBuilder.Entry(slot: $0, entity: TableKey("entity-\($0)"), version: 1, sequence: UInt64($0 + 1), lastAccess: 0) }
+        let made = (0..<entries).map {
+            SharedStateBuilder.Entry(slot: $0, entity: TableKey("entity-\($0)"), version: 1, sequence: UInt64($0 + 1), lastAccess: 0)
+        }
         let directory = try Directory.open(dir.path, create: false)
-        let (file, summary) = try SharedStateFile.create(in: directory, tableName: "t.fictable", layout: layout, binding: Self.binding,
-                                                         allocatedChunks: chunks, entries: made)
+        let (file, summary) = try SharedStateFile.create(
+            in: directory, tableName: "t.fictable", layout: layout, binding: Self.binding,
+            allocatedChunks: chunks, entries: made)
         #expect(summary.allocatedSlots == 64 * chunks)
         #expect(summary.unindexed.isEmpty)
         return (file, layout)

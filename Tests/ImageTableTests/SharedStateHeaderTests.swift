@@ -41,7 +41,7 @@ import Testing
         #expect(Self.u64(b, 56) == 10)
         #expect(Self.u32(b, 64) == 128)
         #expect(Self.u32(b, 68) == 64)
-        #expect(Self.u64(b, 72) == 16384) // worked out in SharedStateLayoutTests
+        #expect(Self.u64(b, 72) == 16384)  // worked out in SharedStateLayoutTests
         #expect(Self.u64(b, 80) == 4096)
         #expect(Self.u32(b, 88) == 1)
         #expect(Self.u32(b, 92) == 0)
@@ -66,7 +66,7 @@ import Testing
         (0, 8, .magic), (8, 4, .version), (12, 4, .pageSize),
         (16, 8, .binding), (24, 8, .binding), (32, 8, .binding), (40, 8, .binding),
         (48, 8, .geometry), (56, 8, .geometry), (64, 4, .geometry), (68, 4, .geometry), (72, 8, .geometry), (80, 8, .geometry),
-        (88, 4, .state), (92, 4, .reserved), (96, 8, .checksum),
+        (88, 4, .state), (92, 4, .reserved), (96, 8, .checksum)
     ]
 
     @Test(arguments: HostileFieldTests.Value.allCases, [false, true])
@@ -108,7 +108,9 @@ import Testing
 
     @Test func anotherTableOrGeometryIsRejected() throws {
         let b = Self.header.encode()
-        func reason(layout: SharedStateLayout = Self.layout, binding: SharedStateHeader.Binding = Self.binding) -> SharedStateHeader.Mismatch.Kind? {
+        func reason(layout: SharedStateLayout = Self.layout, binding: SharedStateHeader.Binding = Self.binding) -> SharedStateHeader
+            .Mismatch.Kind?
+        {
             let result = b.withUnsafeBytes { SharedStateHeader.decode($0, layout: layout, binding: binding, nonce: nil) }
             if case .failure(let why) = result { return why.kind }
             return nil

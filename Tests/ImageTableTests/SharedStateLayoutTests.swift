@@ -81,11 +81,13 @@ import Testing
 
     @Test func aTableLayoutGivesItsGeometry() throws {
         // 24×8 px × 4 bytes: rows of 128 bytes, 1024 bytes, a 4096-byte slot; 16 KiB chunks hold 4.
-        let table = TableLayout(configuration: TableConfiguration(pixelWidth: 24, pixelHeight: 8, bytesPerPixel: 4, maximumCount: 12,
-                                                                  identity: "t", chunkBytes: 4 * 4096, pageSize: 8192))
+        let table = TableLayout(
+            configuration: TableConfiguration(
+                pixelWidth: 24, pixelHeight: 8, bytesPerPixel: 4, maximumCount: 12,
+                identity: "t", chunkBytes: 4 * 4096, pageSize: 8192))
         let l = try SharedStateLayout(table: table)
         #expect(l.pageSize == 8192)
-        #expect(l.slotsPerChunk == 2) // 8 KiB slots (rounded to the page), 16 KiB chunks
+        #expect(l.slotsPerChunk == 2)  // 8 KiB slots (rounded to the page), 16 KiB chunks
         #expect(l.maximumCount == 12)
         #expect(l.maximumChunks == 6)
         #expect(l.maximumBuckets == 32)
@@ -105,7 +107,7 @@ import Testing
 
     @Test(arguments: [
         (4096, 1, 0), (4096, 1, (1 << 24) + 1), (4096, 0, 10), (4096, 11, 10), (4096, -1, 10),
-        (2048, 1, 10), (6144, 1, 10), (1 << 31, 1, 10), (0, 1, 10), (-4096, 1, 10),
+        (2048, 1, 10), (6144, 1, 10), (1 << 31, 1, 10), (0, 1, 10), (-4096, 1, 10)
     ])
     func geometriesBeyondTheLimitsAreRefused(pageSize: Int, slotsPerChunk: Int, maximumCount: Int) {
         let error = #expect(throws: ImageCacheError.self) {

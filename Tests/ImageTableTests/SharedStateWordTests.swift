@@ -34,7 +34,8 @@ import Testing
             let version = rng.next() >> 10
             let owner = Int(rng.next() % 255)
             let state = rng.next() % 3
-            let w: SlotWord = state == 0 ? .free(version: version) : state == 1 ? .committed(version: version) : .inFlight(owner: owner, version: version)
+            let w: SlotWord =
+                state == 0 ? .free(version: version) : state == 1 ? .committed(version: version) : .inFlight(owner: owner, version: version)
             let back = SlotWord(rawValue: w.rawValue)
             #expect(back == w && back.version == version && back.isWellFormed)
             #expect(back.state?.rawValue == state)
@@ -57,8 +58,8 @@ import Testing
         #expect(IndexBucket(rawValue: ~0).isTombstone && IndexBucket(rawValue: ~0).slot == nil)
         #expect(IndexBucket(rawValue: 0x0123_4567_8800_002A).slot == 41)
         #expect(IndexBucket(rawValue: 0x0123_4567_8800_002A).fingerprint == 0x91A2_B3C4)
-        #expect(IndexBucket(rawValue: 1 << 25).slot == nil) // slot + 1 = 0
-        #expect(IndexBucket(rawValue: 0x0100_0001).slot == nil) // slot + 1 = 2^24 + 1
+        #expect(IndexBucket(rawValue: 1 << 25).slot == nil)  // slot + 1 = 0
+        #expect(IndexBucket(rawValue: 0x0100_0001).slot == nil)  // slot + 1 = 2^24 + 1
         #expect(IndexBucket(rawValue: 0x01FF_FFFF).slot == nil)
         #expect(IndexBucket(rawValue: 0x0100_0000).slot == (1 << 24) - 1)
         let e = TableKey(high: 0x0123_4567_89AB_CDEF, low: 9)

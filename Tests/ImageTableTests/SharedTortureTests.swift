@@ -61,7 +61,8 @@ import Testing
         let inode = UInt64(try sideFile.status(path: path).st_ino)
         for _ in 0..<200 {
             try await waitUntil("a writer holds the writer lock", timeout: .seconds(60)) {
-                (try? sideFile.isRangeLockedByOthers(.exclusive, start: SharedWriterLock.byte, length: 1, path: path)) == true || !writer.isRunning
+                (try? sideFile.isRangeLockedByOthers(.exclusive, start: SharedWriterLock.byte, length: 1, path: path)) == true
+                    || !writer.isRunning
             }
             Glibc.kill(pid, SIGSTOP)
             try await waitUntil("the writer is stopped", timeout: .seconds(60)) { isStopped(pid) || !writer.isRunning }
@@ -85,7 +86,8 @@ import Testing
         func start(_ seed: Int) throws -> Writer {
             let resets = seed % 3 == 0 ? ["--reset-every", "400"] : []
             let dies = seed % 4 == 1 ? ["--die-mid-write-after", "\(Int.random(in: 50...500, using: &rng))"] : []
-            let writer = try Writer(path, max: max, seed: seed, extra: ["--announce-after", "\(Int.random(in: 100...600, using: &rng))"] + resets + dies)
+            let writer = try Writer(
+                path, max: max, seed: seed, extra: ["--announce-after", "\(Int.random(in: 100...600, using: &rng))"] + resets + dies)
             #expect(writer.line().hasPrefix("ready"), "writer \(seed) opened the table")
             return writer
         }
@@ -94,7 +96,8 @@ import Testing
         // Reader processes, one of them read-only, holding images for random whiles; each says
         // "wrong …" or "changed …" if a held image was ever not what was drawn for it.
         func startReader(_ seed: Int) throws -> Writer {
-            let reader = try Writer(path, max: max, seed: seed, extra: ["--reader", "--wait-seconds", "60"] + (seed % 2 == 0 ? ["--read-only"] : []))
+            let reader = try Writer(
+                path, max: max, seed: seed, extra: ["--reader", "--wait-seconds", "60"] + (seed % 2 == 0 ? ["--read-only"] : []))
             #expect(reader.line().hasPrefix("ready"), "reader \(seed) opened the table")
             return reader
         }
@@ -115,7 +118,9 @@ import Testing
         }
         // Held from the start to the end, through every eviction and reset of the others.
         _ = try table.insert(entity: TableKey("kept"), source: TableKey("kept-1")) { p in
-            TestPattern.fill(p.baseAddress!, count: table.configuration.pixelByteCount, seed: TestPattern.seed(entity: TableKey("kept"), source: TableKey("kept-1")))
+            TestPattern.fill(
+                p.baseAddress!, count: table.configuration.pixelByteCount,
+                seed: TestPattern.seed(entity: TableKey("kept"), source: TableKey("kept-1")))
         }
         let kept = try #require(table.image(for: TableKey("kept")))
         var read = 0
@@ -168,6 +173,8 @@ import Testing
         table.close()
         let reopened = try ImageTable(path: path, configuration: SelfTestTable.configuration(max: max))
         #expect(Self.readEverything(reopened, round: 9) >= 0)
-        print("torture: \(read) images read and compared here, over \(readerChecks) by reader processes, \(seed) writers (\(killedInsideTheLock) of 8 killed holding the writer lock) and \(readerSeed - 98) readers started")
+        print(
+            "torture: \(read) images read and compared here, over \(readerChecks) by reader processes, \(seed) writers (\(killedInsideTheLock) of 8 killed holding the writer lock) and \(readerSeed - 98) readers started"
+        )
     }
 }

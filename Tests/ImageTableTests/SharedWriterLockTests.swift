@@ -36,7 +36,9 @@ import Testing
         let raw = b.rawValue, path = self.path
         let seenWaiting = LockedBox(false)
         async let waited = OwnThread.running {
-            try SharedWriterLock.acquire(FileDescriptor(rawValue: raw), timeout: .seconds(600), path: path) { seenWaiting.withLockedValue { $0 = true } }
+            try SharedWriterLock.acquire(FileDescriptor(rawValue: raw), timeout: .seconds(600), path: path) {
+                seenWaiting.withLockedValue { $0 = true }
+            }
         }
         try await waitUntil("the waiter found the lock held") { seenWaiting.withLockedValue { $0 } }
         try SharedWriterLock.release(a, path: path)

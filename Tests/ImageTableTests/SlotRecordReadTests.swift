@@ -40,7 +40,8 @@ import Testing
         for _ in 0..<rounds {
             let claimed = try #require(cells.claim(3, owner: 0) { _ in true })
             let version = SlotCells.version(after: claimed.version)
-            IndexRecord(entity: keys[Int(version)], source: keys[0], pixelChecksum: version, sequence: version, label: "v").write(to: memory + length, slot: 3)
+            IndexRecord(entity: keys[Int(version)], source: keys[0], pixelChecksum: version, sequence: version, label: "v").write(
+                to: memory + length, slot: 3)
             cells.publish(3, .committed(version: version))
         }
         done.withLockedValue { $0 = true }

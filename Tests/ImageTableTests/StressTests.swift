@@ -15,45 +15,47 @@ import Testing
         let counts = Counts()
         let group = DispatchGroup()
         for worker in 0..<6 {
-          group.enter()
-          Thread {
-            defer { group.leave() }
-            var rng = UInt64(worker + 1) &* 0x9E37_79B9_7F4A_7C15
-            var held: [StoredImage] = []
-            while Date() < deadline {
-                rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17
-                let entity = TableKey("e\(rng % 40)")
-                switch (worker, rng % 100) {
-                case (0...2, _):
-                    // Readers: check pixels, sometimes hold images across other threads' work.
-                    if let image = table.image(for: entity) {
-                        if !TestPattern.matches(image) { counts.add(bad: 1) }
-                        counts.add(reads: 1)
-                        if rng % 7 == 0 { held.append(image) }
-                    }
-                    if held.count > 6 { held.removeFirst(3) }
-                    for image in held where !TestPattern.matches(image) { counts.add(bad: 1) }
-                case (_, 0):
-                    if worker == 5 { try? table.removeAll(); counts.add(resets: 1) }
-                case (_, 1...10):
-                    table.remove(entity)
-                default:
-                    let source = TableKey("v\(rng % 1000)")
-                    do {
-                        let image = try table.insert(entity: entity, source: source) { p in
-                            TestPattern.fill(p.baseAddress!, count: table.configuration.pixelByteCount, seed: TestPattern.seed(entity: entity, source: source))
+            group.enter()
+            Thread {
+                defer { group.leave() }
+                var rng = UInt64(worker + 1) &* 0x9E37_79B9_7F4A_7C15
+                var held: [StoredImage] = []
+                while Date() < deadline {
+                    rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17
+                    let entity = TableKey("e\(rng % 40)")
+                    switch (worker, rng % 100) {
+                    case (0...2, _):
+                        // Readers: check pixels, sometimes hold images across other threads' work.
+                        if let image = table.image(for: entity) {
+                            if !TestPattern.matches(image) { counts.add(bad: 1) }
+                            counts.add(reads: 1)
+                            if rng % 7 == 0 { held.append(image) }
                         }
-                        if !TestPattern.matches(image) { counts.add(bad: 1) }
-                        counts.add(writes: 1)
-                    } catch let e as ImageCacheError where e.code == .tableFull {
-                        counts.add(full: 1)
-                    } catch {
-                        counts.add(bad: 1, note: "\(error)")
+                        if held.count > 6 { held.removeFirst(3) }
+                        for image in held where !TestPattern.matches(image) { counts.add(bad: 1) }
+                    case (_, 0):
+                        if worker == 5 { try? table.removeAll(); counts.add(resets: 1) }
+                    case (_, 1...10):
+                        table.remove(entity)
+                    default:
+                        let source = TableKey("v\(rng % 1000)")
+                        do {
+                            let image = try table.insert(entity: entity, source: source) { p in
+                                TestPattern.fill(
+                                    p.baseAddress!, count: table.configuration.pixelByteCount,
+                                    seed: TestPattern.seed(entity: entity, source: source))
+                            }
+                            if !TestPattern.matches(image) { counts.add(bad: 1) }
+                            counts.add(writes: 1)
+                        } catch let e as ImageCacheError where e.code == .tableFull {
+                            counts.add(full: 1)
+                        } catch {
+                            counts.add(bad: 1, note: "\(error)")
+                        }
                     }
                 }
-            }
-            for image in held where !TestPattern.matches(image) { counts.add(bad: 1) }
-          }.start()
+                for image in held where !TestPattern.matches(image) { counts.add(bad: 1) }
+            }.start()
         }
         group.wait()
         let c = counts.snapshot

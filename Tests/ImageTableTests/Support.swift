@@ -30,7 +30,9 @@ func hasPattern(_ image: StoredImage, seed: UInt64) -> Bool {
     return image.withUnsafeBytes { memcmp($0.baseAddress!, expected, image.byteCount) == 0 }
 }
 
-func config(_ w: Int = 20, _ h: Int = 10, bpp: Int = 4, max: Int = 8, identity: String = "test", chunkBytes: Int = 4 << 20) -> TableConfiguration {
+func config(_ w: Int = 20, _ h: Int = 10, bpp: Int = 4, max: Int = 8, identity: String = "test", chunkBytes: Int = 4 << 20)
+    -> TableConfiguration
+{
     TableConfiguration(pixelWidth: w, pixelHeight: h, bytesPerPixel: bpp, maximumCount: max, identity: identity, chunkBytes: chunkBytes)
 }
 

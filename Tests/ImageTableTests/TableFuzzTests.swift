@@ -46,29 +46,36 @@ import Testing
             var newSize: Int?
             for _ in 0..<(1 + rng.next(6)) {
                 switch rng.next(6) {
-                case 0: // a header byte
+                case 0:  // a header byte
                     bytes[rng.next(96)] = UInt8(truncatingIfNeeded: rng.next(256))
-                case 1: // a record byte, its checksum left as it is
+                case 1:  // a record byte, its checksum left as it is
                     let slot = rng.next(8)
                     bytes[layout.recordOffset(slot: slot) + rng.next(IndexRecord.length)] ^= UInt8(1 << rng.next(8))
-                case 2: // a record field rewritten and sealed, as a careful attacker would
+                case 2:  // a record field rewritten and sealed, as a careful attacker would
                     let slot = rng.next(8), at = layout.recordOffset(slot: slot)
-                    for i in 0..<(1 + rng.next(8)) { bytes[at + (rng.next(IndexRecord.checksumOffset) + i) % IndexRecord.checksumOffset] = UInt8(truncatingIfNeeded: rng.next(256)) }
+                    for i in 0..<(1 + rng.next(8)) {
+                        bytes[at + (rng.next(IndexRecord.checksumOffset) + i) % IndexRecord.checksumOffset] = UInt8(
+                            truncatingIfNeeded: rng.next(256))
+                    }
                     bytes.withUnsafeMutableBytes { IndexRecord.seal($0.baseAddress! + at, slot: slot) }
-                case 3: // cut or grown (last, below)
+                case 3:  // cut or grown (last, below)
                     newSize = rng.next(bytes.count + 20000)
-                case 4: // torn pixels left by a crash
+                case 4:  // torn pixels left by a crash
                     let slot = rng.next(8), at = layout.slotOffset(slot: slot) + rng.next(Self.c.pixelByteCount)
                     bytes[at] ^= 0x5A
                     crashed = true
-                default: // last access, which no checksum covers
+                default:  // last access, which no checksum covers
                     let at = layout.recordOffset(slot: rng.next(8)) + IndexRecord.lastAccessOffset
                     for i in 0..<8 { bytes[at + i] = UInt8(truncatingIfNeeded: rng.next(256)) }
                 }
             }
             if crashed { bytes[TableHeader.openStateOffset] = 1 }
             if let size = newSize {
-                if size < bytes.count { bytes.removeLast(bytes.count - size) } else { bytes += [UInt8](repeating: UInt8(truncatingIfNeeded: rng.next(256)), count: size - bytes.count) }
+                if size < bytes.count {
+                    bytes.removeLast(bytes.count - size)
+                } else {
+                    bytes += [UInt8](repeating: UInt8(truncatingIfNeeded: rng.next(256)), count: size - bytes.count)
+                }
             }
             let path = dir.file("f\(iterations % 4).fictable")
             try Data(bytes).write(to: URL(fileURLWithPath: path))
@@ -84,7 +91,9 @@ import Testing
             #expect(hasPattern(try #require(table.image(for: key("n"))), seed: 77))
             table.close()
         }
-        print("Fuzz tables (seed \(seed)): \(iterations) mutated files, \(rebuilt) rebuilt, \(served) images served, all with the right pixels")
+        print(
+            "Fuzz tables (seed \(seed)): \(iterations) mutated files, \(rebuilt) rebuilt, \(served) images served, all with the right pixels"
+        )
         #expect(served > 0 && rebuilt > 0, "the mutations reach both kept and rebuilt tables")
     }
 }

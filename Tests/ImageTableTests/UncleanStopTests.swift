@@ -52,7 +52,9 @@ import Testing
         try leftOpenTable(path, c)
         // Slot 3 was being written for e9 when the process stopped: its record says so.
         var record = [UInt8](repeating: 0, count: IndexRecord.length)
-        record.withUnsafeMutableBytes { IndexRecord.inFlight(entity: key("e9"), source: key("v1"), label: "e9").write(to: $0.baseAddress!, slot: 3) }
+        record.withUnsafeMutableBytes {
+            IndexRecord.inFlight(entity: key("e9"), source: key("v1"), label: "e9").write(to: $0.baseAddress!, slot: 3)
+        }
         try patch(path, at: recordOffset(slot: 3, c), record)
         let logs = CapturedLogs()
         let table = try ImageTable(path: path, configuration: c, logger: logs.logger)
@@ -60,7 +62,9 @@ import Testing
         #expect(table.openReport.entriesToCheck == 0 && table.openReport.droppedEntries == 0)
         #expect(!table.openReport.lostImages, "nothing stored was lost")
         #expect(table.image(for: key("e9")) == nil)
-        #expect(logs.messages(atLeast: .notice).contains { $0.contains("1 images being written were dropped") }, "\(logs.messages(atLeast: .debug))")
+        #expect(
+            logs.messages(atLeast: .notice).contains { $0.contains("1 images being written were dropped") },
+            "\(logs.messages(atLeast: .debug))")
         try put(table, "e9", seed: 9)
         #expect(hasPattern(try #require(table.image(for: key("e9"))), seed: 9), "the slot is free again")
     }
@@ -72,7 +76,9 @@ import Testing
         try leftOpenTable(path, c)
         try patch(path, at: TableHeader.openStateOffset, UInt32(0))
         var record = [UInt8](repeating: 0, count: IndexRecord.length)
-        record.withUnsafeMutableBytes { IndexRecord.inFlight(entity: key("e9"), source: key("v1"), label: "e9").write(to: $0.baseAddress!, slot: 3) }
+        record.withUnsafeMutableBytes {
+            IndexRecord.inFlight(entity: key("e9"), source: key("v1"), label: "e9").write(to: $0.baseAddress!, slot: 3)
+        }
         try patch(path, at: recordOffset(slot: 3, c), record)
         let table = try ImageTable(path: path, configuration: c)
         #expect(table.openReport.uncleanStop == nil)
@@ -90,7 +96,9 @@ import Testing
         #expect(table.openReport.uncleanStop == .pageCacheMayBeLost(reason: "the system has restarted since it was written"))
         #expect(table.openReport.entriesToCheck == 3)
         #expect(table.openReport.description.contains("each of its 3 images is checked"), "\(table.openReport)")
-        #expect(logs.messages(atLeast: .notice).contains { $0.contains("each of its 3 entries is checked") }, "\(logs.messages(atLeast: .debug))")
+        #expect(
+            logs.messages(atLeast: .notice).contains { $0.contains("each of its 3 entries is checked") },
+            "\(logs.messages(atLeast: .debug))")
         for i in 0..<3 { #expect(hasPattern(try #require(table.image(for: key("e\(i)"))), seed: UInt64(i))) }
     }
 
@@ -100,7 +108,8 @@ import Testing
         try leftOpenTable(original)
         try FileManager.default.copyItem(atPath: original, toPath: copy)
         let table = try ImageTable(path: copy, configuration: config(max: 8))
-        #expect(table.openReport.uncleanStop == .pageCacheMayBeLost(reason: "it is a copy of a table written elsewhere"), "\(table.openReport)")
+        #expect(
+            table.openReport.uncleanStop == .pageCacheMayBeLost(reason: "it is a copy of a table written elsewhere"), "\(table.openReport)")
         #expect(table.openReport.entriesToCheck == 3)
     }
 
@@ -157,7 +166,9 @@ import Testing
         let session = WriterSession(boot: boot, device: 1, inode: 2)
         #expect(session.distrust(reopenedUnder: session, on: FileSystemKind(magic: 0xEF53)) == nil, "ext4, same boot, same file")
         for magic: UInt64 in [0x6969, 0xFF53_4D42, 0x6573_5546, 0x7461_636F] {
-            #expect(session.distrust(reopenedUnder: session, on: FileSystemKind(magic: magic)) == "it lives on a network or cluster file system")
+            #expect(
+                session.distrust(reopenedUnder: session, on: FileSystemKind(magic: magic)) == "it lives on a network or cluster file system"
+            )
         }
     }
 
@@ -165,7 +176,10 @@ import Testing
         let id = BootIdentifier(text: "947314e5-47dd-4766-85d3-dfb099fcf7b2\n")
         #expect(id?.bytes == [0x94, 0x73, 0x14, 0xE5, 0x47, 0xDD, 0x47, 0x66, 0x85, 0xD3, 0xDF, 0xB0, 0x99, 0xFC, 0xF7, 0xB2])
         #expect(id?.description == "947314e5-47dd-4766-85d3-dfb099fcf7b2")
-        for bad in ["", "947314e5", "947314e5-47dd-4766-85d3-dfb099fcf7bz", "00000000-0000-0000-0000-000000000000", "947314e5x47dd-4766-85d3-dfb099fcf7b2x"] {
+        for bad in [
+            "", "947314e5", "947314e5-47dd-4766-85d3-dfb099fcf7bz", "00000000-0000-0000-0000-000000000000",
+            "947314e5x47dd-4766-85d3-dfb099fcf7b2x"
+        ] {
             #expect(BootIdentifier(text: bad) == nil, "\(bad)")
         }
         #expect(BootIdentifier.current != nil, "Linux names its boot")

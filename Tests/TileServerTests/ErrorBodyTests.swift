@@ -18,8 +18,10 @@ import TileServer
     /// Checks that `response` is `status` with a plain-text body holding each of `words`, and
     /// returns the body.
     @discardableResult
-    static func expectExplained(_ response: TestResponse, _ status: HTTPResponse.Status, _ words: [String],
-                                sourceLocation: SourceLocation = #_sourceLocation) -> String {
+    static func expectExplained(
+        _ response: TestResponse, _ status: HTTPResponse.Status, _ words: [String],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) -> String {
         let body = String(buffer: response.body)
         #expect(response.status == status, "\(body)", sourceLocation: sourceLocation)
         #expect(response.headers[.contentType] == "text/plain; charset=utf-8", sourceLocation: sourceLocation)
@@ -34,7 +36,8 @@ import TileServer
         try await Self.application(store.server).test(.live) { client in
             // A path no route takes: the router's 404, with the server's own answer to it.
             try await client.execute(uri: "/nope", method: .get) { response in
-                let body = Self.expectExplained(response, .notFound, ["No such page: /nope.", "/iiif/3/NAME/", "/dzi/NAME.dzi", "/view/NAME"])
+                let body = Self.expectExplained(
+                    response, .notFound, ["No such page: /nope.", "/iiif/3/NAME/", "/dzi/NAME.dzi", "/view/NAME"])
                 #expect(Array(body.utf8) == direct.body, "the router's 404 and the server's own say the same")
             }
             try await client.execute(uri: "/iiif", method: .get) { response in

@@ -52,8 +52,9 @@ import TileServer
         let direct = await store.server.respond(to: TileServerRequest(path: kept))
         #expect(direct.status == 200)
         let etag = try #require(direct.header("ETag"))
-        let application = Application(router: Router(), server: store.server.http1Server(),
-                                      configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        let application = Application(
+            router: Router(), server: store.server.http1Server(),
+            configuration: .init(address: .hostname("127.0.0.1", port: 0)))
         try await application.test(.live) { client in
             try await client.execute(uri: kept, method: .get) { response in
                 #expect(response.status == .ok && Array(buffer: response.body) == direct.body)
@@ -63,7 +64,9 @@ import TileServer
                 #expect(response.status == .ok)
             }
             try await client.execute(uri: kept, method: .head) { response in
-                #expect(response.status == .ok && response.body.readableBytes == 0 && response.headers[.contentLength] == "\(direct.body.count)")
+                #expect(
+                    response.status == .ok && response.body.readableBytes == 0 && response.headers[.contentLength] == "\(direct.body.count)"
+                )
             }
             try await client.execute(uri: kept, method: .get, headers: [.ifNoneMatch: etag]) { response in
                 #expect(response.status == .notModified)

@@ -5,10 +5,13 @@ import TileServer
 /// The IIIF Image API 3.0 parameters, resolved by hand from the specification's rules for a
 /// 1000 × 600 image.
 @Suite struct IIIFImageRequestTests {
-    private func parse(_ region: String, _ size: String = "max", _ rotation: String = "0", _ qf: String = "default.jpg",
-                       limits: IIIFLimits = .init(), upscaling: Bool = true) throws -> IIIFImageRequest {
-        try IIIFImageRequest.parse(region: region, size: size, rotation: rotation, qualityAndFormat: qf, imageWidth: 1000, imageHeight: 600,
-                                   limits: limits, upscaling: upscaling)
+    private func parse(
+        _ region: String, _ size: String = "max", _ rotation: String = "0", _ qf: String = "default.jpg",
+        limits: IIIFLimits = .init(), upscaling: Bool = true
+    ) throws -> IIIFImageRequest {
+        try IIIFImageRequest.parse(
+            region: region, size: size, rotation: rotation, qualityAndFormat: qf, imageWidth: 1000, imageHeight: 600,
+            limits: limits, upscaling: upscaling)
     }
 
     private func region(_ r: IIIFImageRequest) -> [Int] { [r.x, r.y, r.regionWidth, r.regionHeight] }
@@ -52,7 +55,8 @@ import TileServer
         #expect(size(try parse("full", "^500,")) == [500, 300])
         #expect(size(try parse("full", "^pct:150")) == [1500, 900])
         #expect(size(try parse("full", "^max", limits: IIIFLimits(maxWidth: 2000, maxHeight: 2000, maxArea: 1 << 30))) == [2000, 1200])
-        #expect(size(try parse("full", "^!3000,3000", limits: IIIFLimits(maxWidth: 2000, maxHeight: 2000, maxArea: 1 << 30))) == [2000, 1200])
+        #expect(
+            size(try parse("full", "^!3000,3000", limits: IIIFLimits(maxWidth: 2000, maxHeight: 2000, maxArea: 1 << 30))) == [2000, 1200])
         #expect(try parse("full", "^2000,").canonicalPath == "0,0,1000,600/^2000,1200/0/default.jpg")
     }
 
@@ -104,7 +108,7 @@ import TileServer
         ("full", "max", "90.5", "default.jpg"), ("full", "max", "-90", "default.jpg"),
         // Qualities and formats.
         ("full", "max", "0", "native.jpg"), ("full", "max", "0", "default.tif"), ("full", "max", "0", "default"),
-        ("full", "max", "0", ".jpg"),
+        ("full", "max", "0", ".jpg")
     ])
     func refusals(_ region: String, _ size: String, _ rotation: String, _ qf: String) {
         #expect {

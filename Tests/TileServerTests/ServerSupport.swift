@@ -27,7 +27,8 @@ final class PatternStore: @unchecked Sendable {
         }
         let source = folder + "/pattern.png"
         try pixels.withUnsafeBytes {
-            try PNGEncoder.write(pixels: $0.baseAddress!, width: Self.width, height: Self.height, bytesPerRow: Self.width * 4, format: .bgrx32, to: source)
+            try PNGEncoder.write(
+                pixels: $0.baseAddress!, width: Self.width, height: Self.height, bytesPerRow: Self.width * 4, format: .bgrx32, to: source)
         }
         try FileManager.default.createDirectory(atPath: folder + "/store", withIntermediateDirectories: true)
         _ = try TilePyramidStore(path: folder + "/store", byteLimit: Int.max).build(Self.name, contentsOf: source)
@@ -60,7 +61,9 @@ final class PatternStore: @unchecked Sendable {
     }
 
     /// GETs `path` from the server (no HTTP: its framework-free entry).
-    func get(_ path: String, host: String = "tiles.test:8080", ifNoneMatch: String? = nil, ifModifiedSince: String? = nil) async -> TileServerResponse {
+    func get(_ path: String, host: String = "tiles.test:8080", ifNoneMatch: String? = nil, ifModifiedSince: String? = nil) async
+        -> TileServerResponse
+    {
         await server.respond(to: TileServerRequest(path: path, host: host, ifNoneMatch: ifNoneMatch, ifModifiedSince: ifModifiedSince))
     }
 }

@@ -30,7 +30,8 @@ final class SpecificationStore: @unchecked Sendable {
             }
             let source = folder + "/\(name).png"
             try pixels.withUnsafeBytes {
-                try PNGEncoder.write(pixels: $0.baseAddress!, width: width, height: height, bytesPerRow: width * 4, format: .bgrx32, to: source)
+                try PNGEncoder.write(
+                    pixels: $0.baseAddress!, width: width, height: height, bytesPerRow: width * 4, format: .bgrx32, to: source)
             }
             _ = try store.build(name, contentsOf: source)
         }
@@ -79,7 +80,9 @@ enum OverHTTP {
             for path in paths {
                 // The test client takes only URI characters: `^` goes as browsers may send it, escaped.
                 let response = try await client.execute(uri: "/iiif/3/" + path.replacingOccurrences(of: "^", with: "%5E"), method: .get)
-                answers.append(HTTPAnswer(status: Int(response.status.code), contentType: response.headers[.contentType], body: Array(buffer: response.body)))
+                answers.append(
+                    HTTPAnswer(
+                        status: Int(response.status.code), contentType: response.headers[.contentType], body: Array(buffer: response.body)))
             }
             return answers
         }
@@ -87,7 +90,8 @@ enum OverHTTP {
 
     /// Checks that each path of `cases` is answered as expected by `server`: an image decoded to
     /// the size expected, or the status expected with a plain-text reason.
-    static func expect(_ server: TileServer, _ cases: [(String, Expected)], sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    static func expect(_ server: TileServer, _ cases: [(String, Expected)], sourceLocation: SourceLocation = #_sourceLocation) async throws
+    {
         let answers = try await answers(server, cases.map(\.0))
         for ((path, expected), answer) in zip(cases, answers) {
             switch expected {
@@ -95,12 +99,14 @@ enum OverHTTP {
                 #expect(answer.status == 200, "\(path): \(answer.status) \(answer.text)", sourceLocation: sourceLocation)
                 guard answer.status == 200 else { continue }
                 let picture = try Picture(answer.body)
-                #expect(picture.width == width && picture.height == height,
-                        "\(path): \(picture.width) × \(picture.height), not \(expected)", sourceLocation: sourceLocation)
+                #expect(
+                    picture.width == width && picture.height == height,
+                    "\(path): \(picture.width) × \(picture.height), not \(expected)", sourceLocation: sourceLocation)
             case .status(let status):
                 #expect(answer.status == status, "\(path): \(answer.status), not \(status)", sourceLocation: sourceLocation)
-                #expect(answer.contentType == "text/plain; charset=utf-8" && !answer.body.isEmpty,
-                        "\(path): a refusal says why", sourceLocation: sourceLocation)
+                #expect(
+                    answer.contentType == "text/plain; charset=utf-8" && !answer.body.isEmpty,
+                    "\(path): a refusal says why", sourceLocation: sourceLocation)
             }
         }
     }

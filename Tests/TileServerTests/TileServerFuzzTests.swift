@@ -21,10 +21,12 @@ import TileServer
             "/iiif/3/pattern/info.json", "/iiif/3/pattern", "/iiif/3/pattern/full/max/0/default.jpg",
             "/iiif/3/pattern/pct:10.5,20,30,40/!200,100/!90/gray.png", "/iiif/3/pattern/square/,64/270/bitonal.webp",
             "/iiif/3/pattern/1280,768,256,256/256,256/0/default.jpg", "/iiif/3/pattern/0,0,1500,1100/pct:5/180/color.jpg",
-            "/dzi/pattern.dzi", "/dzi/pattern_files/11/5_4.jpg", "/dzi/pattern_files/3/0_0.jpg", "/view/pattern", "/",
+            "/dzi/pattern.dzi", "/dzi/pattern_files/11/5_4.jpg", "/dzi/pattern_files/3/0_0.jpg", "/view/pattern", "/"
         ]
-        let pieces = ["/", ",", ".", "%", "%2F", "%2e%2e", "..", "!", "^", "pct:", "max", "full", "0", "-1", "99999999999", "1e9",
-                      "4294967296", "65536", "0.0001", "360", "90", "_files", ".dzi", "info.json", "pattern", "\u{0}", "é", "%00", "%ff"]
+        let pieces = [
+            "/", ",", ".", "%", "%2F", "%2e%2e", "..", "!", "^", "pct:", "max", "full", "0", "-1", "99999999999", "1e9",
+            "4294967296", "65536", "0.0001", "360", "90", "_files", ".dzi", "info.json", "pattern", "\u{0}", "é", "%00", "%ff"
+        ]
         var random = SplitMix64(seed: FuzzSeed.value(for: "Fuzz tile server paths", default: 0x5345_5256))
         var statuses: [Int: Int] = [:]
         for _ in 0..<400 {
@@ -46,7 +48,9 @@ import TileServer
             let text = String(String.UnicodeScalarView(path))
             let answer = await store.get(text)
             statuses[answer.status, default: 0] += 1
-            #expect([200, 303, 304, 400, 404].contains(answer.status), "\(text) → \(answer.status): \(String(decoding: answer.body, as: UTF8.self))")
+            #expect(
+                [200, 303, 304, 400, 404].contains(answer.status),
+                "\(text) → \(answer.status): \(String(decoding: answer.body, as: UTF8.self))")
             if answer.status >= 400 { #expect(!answer.body.isEmpty, "a refusal says why: \(text)") }
             if answer.status == 200, answer.header("Content-Type")?.hasPrefix("image/") == true {
                 #expect(answer.body.count < 2 << 20, "\(text): \(answer.body.count) bytes")

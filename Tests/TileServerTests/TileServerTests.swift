@@ -39,8 +39,9 @@ import TileServer
         for py in 0..<h {
             for px in 0..<w {
                 let sx = Double(r[2]) / Double(w), sy = Double(r[3]) / Double(h)
-                let want = PatternStore.average(x0: Double(r[0]) + Double(px) * sx, y0: Double(r[1]) + Double(py) * sy,
-                                                x1: Double(r[0]) + Double(px + 1) * sx, y1: Double(r[1]) + Double(py + 1) * sy)
+                let want = PatternStore.average(
+                    x0: Double(r[0]) + Double(px) * sx, y0: Double(r[1]) + Double(py) * sy,
+                    x1: Double(r[0]) + Double(px + 1) * sx, y1: Double(r[1]) + Double(py + 1) * sy)
                 let got = picture.pixel(px, py)
                 // Red and green are smooth: the sampling grid's rounding shows only there as small errors.
                 for d in [abs(Double(got.r) - want.r), abs(Double(got.g) - want.g)] {
@@ -67,12 +68,13 @@ import TileServer
         for py in 0..<picture.height {
             for px in 0..<picture.width {
                 // Undo the turn, then the mirror: the region's pixel shown at (px, py).
-                var (rx, ry) = switch degrees {
-                case 90: (py, h - 1 - px)
-                case 180: (w - 1 - px, h - 1 - py)
-                case 270: (w - 1 - py, px)
-                default: (px, py)
-                }
+                var (rx, ry) =
+                    switch degrees {
+                    case 90: (py, h - 1 - px)
+                    case 180: (w - 1 - px, h - 1 - py)
+                    case 270: (w - 1 - py, px)
+                    default: (px, py)
+                    }
                 if mirrored { rx = w - 1 - rx }
                 if picture.pixel(px, py) != PatternStore.pixel(x + rx, y + ry) { wrong += 1 }
             }
@@ -93,7 +95,9 @@ import TileServer
                 #expect(g.r == g.g && g.g == g.b)
                 worst = max(worst, abs(Double(g.r) - luma))
                 let b = bitonal.pixel(x, y)
-                if !(b.r == b.g && b.g == b.b && (b.r == 0 || b.r == 255)) || (abs(luma - 127.5) > 2 && (b.r == 255) != (luma > 127.5)) { wrong += 1 }
+                if !(b.r == b.g && b.g == b.b && (b.r == 0 || b.r == 255)) || (abs(luma - 127.5) > 2 && (b.r == 255) != (luma > 127.5)) {
+                    wrong += 1
+                }
             }
         }
         #expect(worst <= 1.5)
@@ -196,11 +200,15 @@ import TileServer
     /// open pyramids together): each key always gets the same bytes. Under Thread Sanitizer in
     /// scripts/test.
     @Test func concurrentRequests() async throws {
-        let paths = (0..<12).map { "/dzi/pattern_files/11/\($0 % 6)_\($0 / 6).jpg" } + (0..<8).map { "\(base)/\($0 * 100),0,300,300/150,/\($0 % 4 * 90)/gray.png" }
+        let paths =
+            (0..<12).map { "/dzi/pattern_files/11/\($0 % 6)_\($0 / 6).jpg" }
+            + (0..<8).map { "\(base)/\($0 * 100),0,300,300/150,/\($0 % 4 * 90)/gray.png" }
         let answers = await withTaskGroup(of: (String, Int, [UInt8]).self) { group in
             for round in 0..<200 {
                 let path = paths[round % paths.count]
-                group.addTask { let a = await store.get(path); return (path, a.status, a.body) }
+                group.addTask {
+                    let a = await store.get(path); return (path, a.status, a.body)
+                }
             }
             var all: [(String, Int, [UInt8])] = []
             for await answer in group { all.append(answer) }
@@ -214,7 +222,9 @@ import TileServer
     /// Deep Zoom: the descriptor, and tiles numbered from the 1 × 1 level up.
     @Test func deepZoom() async throws {
         let descriptor = String(decoding: await store.get("/dzi/pattern.dzi").body, as: UTF8.self)
-        #expect(descriptor.contains("TileSize=\"256\"") && descriptor.contains("Overlap=\"0\"") && descriptor.contains("Width=\"1500\" Height=\"1100\""))
+        #expect(
+            descriptor.contains("TileSize=\"256\"") && descriptor.contains("Overlap=\"0\"")
+                && descriptor.contains("Width=\"1500\" Height=\"1100\""))
         // 1500 wide: levels 0 (1 × 1) to 11 (full).
         let top = try Picture(await store.get("/dzi/pattern_files/11/5_4.jpg").body)
         #expect(top.width == 1500 - 5 * 256 && top.height == 1100 - 4 * 256)
@@ -229,12 +239,17 @@ import TileServer
     /// Names and paths that try to leave the store, or name nothing, are 404s; a malformed path a
     /// 400; a bad parameter a 400 with its reason.
     @Test func hostilePaths() async throws {
-        for path in ["/iiif/3/../info.json", "/iiif/3/%2e%2e/info.json", "/iiif/3/..%2F..%2Fetc/info.json", "/iiif/3/.hidden/info.json",
-                     "/iiif/3/a%2Fb/full/max/0/default.jpg", "/dzi/..%2Fpattern.dzi", "/view/%2Fetc%2Fpasswd", "/iiif/3/nope/info.json",
-                     "/iiif/2/pattern/info.json", "/etc/passwd", "/iiif/3/pattern/full/max/0"] {
+        for path in [
+            "/iiif/3/../info.json", "/iiif/3/%2e%2e/info.json", "/iiif/3/..%2F..%2Fetc/info.json", "/iiif/3/.hidden/info.json",
+            "/iiif/3/a%2Fb/full/max/0/default.jpg", "/dzi/..%2Fpattern.dzi", "/view/%2Fetc%2Fpasswd", "/iiif/3/nope/info.json",
+            "/iiif/2/pattern/info.json", "/etc/passwd", "/iiif/3/pattern/full/max/0"
+        ] {
             #expect(await store.get(path).status == 404, "\(path)")
         }
-        for path in ["/iiif/3/pattern%/info.json", "/iiif/3/pat%00tern/info.json", "/iiif/3/%ff%fe/info.json", "/" + String(repeating: "a", count: 5000)] {
+        for path in [
+            "/iiif/3/pattern%/info.json", "/iiif/3/pat%00tern/info.json", "/iiif/3/%ff%fe/info.json",
+            "/" + String(repeating: "a", count: 5000)
+        ] {
             #expect(await store.get(path).status == 400, "\(path)")
         }
         let refused = await store.get("\(base)/full/3000,/0/default.jpg")
@@ -249,7 +264,10 @@ import TileServer
             for name in try #require(FileManager.default.subpathsOfDirectory(atPath: root) as [String]?) {
                 var info = stat()
                 #expect(stat(root + "/" + name, &info) == 0)
-                files[name] = [Int(info.st_size), Int(info.st_mtim.tv_sec), Int(info.st_mtim.tv_nsec), Int(info.st_ctim.tv_sec), Int(info.st_ctim.tv_nsec)]
+                files[name] = [
+                    Int(info.st_size), Int(info.st_mtim.tv_sec), Int(info.st_mtim.tv_nsec), Int(info.st_ctim.tv_sec),
+                    Int(info.st_ctim.tv_nsec)
+                ]
             }
             return files
         }

@@ -29,10 +29,14 @@ import TileServer
             let (y0, y1, fy) = tap(py, outputHeight, h)
             for px in 0..<outputWidth {
                 let (x0, x1, fx) = tap(px, outputWidth, w)
-                let corners = [PatternStore.pixel(x + x0, y + y0), PatternStore.pixel(x + x1, y + y0),
-                               PatternStore.pixel(x + x0, y + y1), PatternStore.pixel(x + x1, y + y1)]
+                let corners = [
+                    PatternStore.pixel(x + x0, y + y0), PatternStore.pixel(x + x1, y + y0),
+                    PatternStore.pixel(x + x0, y + y1), PatternStore.pixel(x + x1, y + y1)
+                ]
                 let got = picture.pixel(px, py)
-                let channels: [(UInt8, ((r: UInt8, g: UInt8, b: UInt8)) -> UInt8)] = [(got.r, { $0.r }), (got.g, { $0.g }), (got.b, { $0.b })]
+                let channels: [(UInt8, ((r: UInt8, g: UInt8, b: UInt8)) -> UInt8)] = [
+                    (got.r, { $0.r }), (got.g, { $0.g }), (got.b, { $0.b })
+                ]
                 for (value, channel) in channels {
                     let c = corners.map { Double(channel($0)) }
                     let want = (c[0] * (1 - fx) + c[1] * fx) * (1 - fy) + (c[2] * (1 - fx) + c[3] * fx) * fy
@@ -49,7 +53,9 @@ import TileServer
         try await ErrorBodyTests.application(try store.server()).test(.live) { client in
             let port = try #require(client.port)
             let answer = try await OwnThread.running {
-                try LoopbackSocket.exchange(port, Array("GET /iiif/3/example/full/^pct:120/0/default.jpg HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8))
+                try LoopbackSocket.exchange(
+                    port,
+                    Array("GET /iiif/3/example/full/^pct:120/0/default.jpg HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8))
             }
             #expect(answer.hasPrefix("HTTP/1.1 200"), "\(answer.prefix(300))")
             #expect(answer.lowercased().contains("content-type: image/jpeg"))

@@ -17,7 +17,7 @@ import Testing
         ("bad/truncated.png", "truncated"), ("bad/corrupt-entropy.jpg", "corruptData"), ("bad/bad-crc.png", "corruptData"),
         ("bad/bomb-65000x65000.jpg", "dimensionsTooLarge"), ("bad/bomb-100000x100000.png", "dimensionsTooLarge"),
         ("bad/empty.jpg", "emptyInput"), ("bad/random-bytes.jpg", "unsupportedFormat"), ("bad/text.jpg", "unsupportedFormat"),
-        ("bad/unsupported.bmp", "unsupportedFormat"),
+        ("bad/unsupported.bmp", "unsupportedFormat")
     ])
     func badFilesFailCleanly(file: String, code: String) throws {
         let bytes = try Fixtures.bytes(file)
@@ -77,7 +77,8 @@ import Testing
         let (stream, continuation) = AsyncStream<[UInt8]>.makeStream()
         continuation.yield(Array(bytes[0..<(bytes.count / 2)]))  // then nothing, never finished
         let error = await #expect(throws: ImageCacheError.self) {
-            _ = try await TilePyramidBuilder.build(from: stream, destination: .folder(folder), options: .init(stallTimeout: .milliseconds(300)))
+            _ = try await TilePyramidBuilder.build(
+                from: stream, destination: .folder(folder), options: .init(stallTimeout: .milliseconds(300)))
         }
         #expect(error?.code == .stalled)
         continuation.finish()

@@ -43,7 +43,9 @@ import Testing
     func exifOrientationIsApplied(prefixed: Bool) throws {
         let payload = (prefixed ? Array("Exif".utf8) + [0, 0] : []) + PNGFiles.exif(orientation: 6)
         let levels = try PNGMaker.greyLevels(width: Self.width, height: Self.height)
-        let plain = PNGFiles.png(width: Self.width, height: Self.height, bitDepth: 8, colorType: 0, rows: PNGFiles.pack(levels.map(Int.init), width: Self.width, bits: 8), idatBytes: 8192)
+        let plain = PNGFiles.png(
+            width: Self.width, height: Self.height, bitDepth: 8, colorType: 0,
+            rows: PNGFiles.pack(levels.map(Int.init), width: Self.width, bits: 8), idatBytes: 8192)
         let rotated = PNGFiles.inserting(PNGFiles.chunk("eXIf", payload), into: plain, before: "IDAT")
         let folder = try Fixtures.makeFolder()
         defer { Fixtures.remove(folder) }
@@ -55,7 +57,9 @@ import Testing
             let top = try Bitmap(level: 0, of: pyramid)
             var wrong = 0
             for y in 0..<top.height {
-                for x in 0..<top.width where top.pixels[(y * top.width + x) * 4] != levels[(Self.height - 1 - x) * Self.width + y] { wrong += 1 }
+                for x in 0..<top.width where top.pixels[(y * top.width + x) * 4] != levels[(Self.height - 1 - x) * Self.width + y] {
+                    wrong += 1
+                }
             }
             #expect(wrong == 0)
             try expectPyramid(pyramid, matches: Bitmap(decoding: rotated))
@@ -85,7 +89,8 @@ import Testing
         let folder = try Fixtures.makeFolder()
         defer { Fixtures.remove(folder) }
         let plain = try buildPyramid(try Fixtures.bytes("png/astronaut-rgb.png"), chunkSize: 999, destination: .temporary(folder: folder))
-        let interlaced = try buildPyramid(try Fixtures.bytes("png/astronaut-interlaced.png"), chunkSize: 999, destination: .temporary(folder: folder))
+        let interlaced = try buildPyramid(
+            try Fixtures.bytes("png/astronaut-interlaced.png"), chunkSize: 999, destination: .temporary(folder: folder))
         #expect(try Bitmap(level: 0, of: interlaced).maximumDifference(to: Bitmap(level: 0, of: plain)) == 0)
     }
 }

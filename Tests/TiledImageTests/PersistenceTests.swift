@@ -105,7 +105,8 @@ import Testing
     @Test func throwawayPyramidLeavesNoFiles() throws {
         let folder = try Fixtures.makeFolder()
         defer { Fixtures.remove(folder) }
-        let pyramid = try TilePyramidBuilder.build(contentsOf: Fixtures.path("jpeg/orientation/chelsea-orientation-6.jpg"), destination: .temporary(folder: folder))
+        let pyramid = try TilePyramidBuilder.build(
+            contentsOf: Fixtures.path("jpeg/orientation/chelsea-orientation-6.jpg"), destination: .temporary(folder: folder))
         #expect(pyramid.path == nil)
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
         try expectPyramid(pyramid, matches: Bitmap(decoding: Fixtures.bytes("jpeg/orientation/chelsea-orientation-6.jpg")))

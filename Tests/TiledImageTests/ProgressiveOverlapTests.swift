@@ -49,7 +49,8 @@ import Testing
         #expect(error.message.contains("already completed every coefficient"), "\(error.message)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder + "/p").isEmpty)
         // The file as it was is fine.
-        try expectPyramid(try buildPyramid(bytes, chunkSize: 4096, destination: .temporary(folder: folder)), matches: Bitmap(decoding: bytes))
+        try expectPyramid(
+            try buildPyramid(bytes, chunkSize: 4096, destination: .temporary(folder: folder)), matches: Bitmap(decoding: bytes))
     }
 
     /// Cut inside the final scan, when rows have already been tiled: still an error, and no pyramid.
@@ -60,8 +61,9 @@ import Testing
         let final = try #require(JPEGFiles.scanOffsets(bytes).last)
         let cut = final + (bytes.count - final) * 3 / 4
         let error = try #require(throws: ImageCacheError.self) {
-            _ = try buildPyramid(Array(bytes[..<cut]), chunkSize: 50_000, destination: .folder(folder + "/p"),
-                                 options: TilePyramidOptions(coefficientMemoryBudget: 0))
+            _ = try buildPyramid(
+                Array(bytes[..<cut]), chunkSize: 50_000, destination: .folder(folder + "/p"),
+                options: TilePyramidOptions(coefficientMemoryBudget: 0))
         }
         #expect(error.code == .truncated)
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder + "/p").isEmpty)

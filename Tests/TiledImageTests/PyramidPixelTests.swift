@@ -37,7 +37,9 @@ import Testing
         for y in 0..<256 {
             for x in 0..<256 {
                 let alpha = tile[y * 1024 + x * 4 + 3]
-                if x < 44 && y < 4 { contentIsOpaque = contentIsOpaque && alpha == 255 } else {
+                if x < 44 && y < 4 {
+                    contentIsOpaque = contentIsOpaque && alpha == 255
+                } else {
                     paddingIsZero = paddingIsZero && tile[(y * 1024 + x * 4)..<(y * 1024 + x * 4 + 4)].allSatisfy { $0 == 0 }
                 }
             }
@@ -84,9 +86,11 @@ import Testing
 
     /// Every kind of JPEG; the CMYK one and rocket.jpg (Adobe RGB) have their colours converted
     /// on the pyramid's writer thread, and must come out as the decoder converts them.
-    @Test(arguments: ["jpeg/coffee-gray.jpg", "jpeg/coffee-cmyk.jpg", "jpeg/coffee-444.jpg", "jpeg/coffee-restart.jpg",
-                      "jpeg/coffee-arithmetic.jpg", "jpeg/coffee-progressive.jpg", "jpeg/odd-17x13.jpg", "jpeg/tiny-1x1.jpg",
-                      "photos/rocket.jpg"])
+    @Test(arguments: [
+        "jpeg/coffee-gray.jpg", "jpeg/coffee-cmyk.jpg", "jpeg/coffee-444.jpg", "jpeg/coffee-restart.jpg",
+        "jpeg/coffee-arithmetic.jpg", "jpeg/coffee-progressive.jpg", "jpeg/odd-17x13.jpg", "jpeg/tiny-1x1.jpg",
+        "photos/rocket.jpg"
+    ])
     func jpegVariants(file: String) throws {
         let bytes = try Fixtures.bytes(file)
         let folder = try Fixtures.makeFolder()
@@ -96,9 +100,11 @@ import Testing
         try expectPyramid(pyramid, matches: Bitmap(decoding: bytes))
     }
 
-    @Test(arguments: ["png/astronaut-rgb.png", "png/astronaut-rgba.png", "png/astronaut-palette.png", "png/astronaut-palette-trns.png",
-                      "png/camera-gray.png", "png/astronaut-gray-alpha.png", "png/astronaut-interlaced.png", "png/tiny-1x1.png",
-                      "webp/astronaut-lossless-alpha.webp", "photos/camera-gray.png"])
+    @Test(arguments: [
+        "png/astronaut-rgb.png", "png/astronaut-rgba.png", "png/astronaut-palette.png", "png/astronaut-palette-trns.png",
+        "png/camera-gray.png", "png/astronaut-gray-alpha.png", "png/astronaut-interlaced.png", "png/tiny-1x1.png",
+        "webp/astronaut-lossless-alpha.webp", "photos/camera-gray.png"
+    ])
     func pngAndWebP(file: String) throws {
         guard FileManager.default.fileExists(atPath: Fixtures.path(file)) else { return }
         let bytes = try Fixtures.bytes(file)
@@ -126,7 +132,8 @@ import Testing
         #expect(try PyramidGeometry(width: 18000, height: 9001).levels.map(\.height) == [9001, 4501, 2251, 1126, 563, 282, 141, 71])
         #expect(throws: ImageCacheError.self) { try PyramidGeometry(width: 70_000, height: 10) }
         let jpeg = try Fixtures.makeJPEG(width: 900, height: 600, in: folder)
-        let pyramid = try TilePyramidBuilder.build(contentsOf: jpeg, destination: .folder(folder + "/p"), options: .init(viewSize: PixelSize(width: 300, height: 300)))
+        let pyramid = try TilePyramidBuilder.build(
+            contentsOf: jpeg, destination: .folder(folder + "/p"), options: .init(viewSize: PixelSize(width: 300, height: 300)))
         #expect(pyramid.geometry.levels.map(\.width) == [900, 450, 225])
         let reopened = try TilePyramid.open(at: folder + "/p")
         #expect(reopened.geometry == pyramid.geometry)

@@ -9,10 +9,12 @@ import Testing
 struct ReadDuringBuildTests {
     /// `jpeg` with an EXIF APP1 segment declaring `orientation` inserted after its SOI marker.
     private func withOrientation(_ jpeg: [UInt8], _ orientation: UInt8) -> [UInt8] {
-        let tiff: [UInt8] = [0x4D, 0x4D, 0x00, 0x2A, 0, 0, 0, 8,  // big endian, IFD at 8
-                             0, 1,  // one entry
-                             0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, orientation, 0, 0,  // Orientation, SHORT, 1
-                             0, 0, 0, 0]  // no next IFD
+        let tiff: [UInt8] = [
+            0x4D, 0x4D, 0x00, 0x2A, 0, 0, 0, 8,  // big endian, IFD at 8
+            0, 1,  // one entry
+            0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, orientation, 0, 0,  // Orientation, SHORT, 1
+            0, 0, 0, 0
+        ]  // no next IFD
         let payload = Array("Exif".utf8) + [0, 0] + tiff
         let length = payload.count + 2
         return [0xFF, 0xD8, 0xFF, 0xE1, UInt8(length >> 8), UInt8(length & 0xFF)] + payload + jpeg[2...]
@@ -29,7 +31,9 @@ struct ReadDuringBuildTests {
         }
     }
 
-    @Test("fed chunk by chunk, completed rows of tiles only grow, each tile read mid-build equals the finished one, unwritten rows are refused")
+    @Test(
+        "fed chunk by chunk, completed rows of tiles only grow, each tile read mid-build equals the finished one, unwritten rows are refused"
+    )
     func tilesReadMidBuildEqualTheFinishedOnes() throws {
         let folder = try Fixtures.makeFolder()
         defer { Fixtures.remove(folder) }
@@ -53,7 +57,9 @@ struct ReadDuringBuildTests {
             guard let geometry = builder.geometry else { continue }
             #expect(rows.count == geometry.levels.count)
             if !seen.isEmpty {
-                for level in rows.indices { #expect(rows[level] >= seen[level], "level \(level) went from \(seen[level]) to \(rows[level]) rows") }
+                for level in rows.indices {
+                    #expect(rows[level] >= seen[level], "level \(level) went from \(seen[level]) to \(rows[level]) rows")
+                }
             }
             seen = rows
             if rows[0] > 0 && rows[0] < geometry.levels[0].rows { partialSnapshots += 1 }
@@ -113,7 +119,9 @@ struct ReadDuringBuildTests {
         }
     }
 
-    @Test("a rotated image (EXIF 6) reports nothing complete until the end, a progressive JPEG nothing before its final scan", arguments: ["rotated", "progressive"])
+    @Test(
+        "a rotated image (EXIF 6) reports nothing complete until the end, a progressive JPEG nothing before its final scan",
+        arguments: ["rotated", "progressive"])
     func rotatedAndProgressiveCompleteOnlyAtTheEnd(_ kind: String) throws {
         let folder = try Fixtures.makeFolder()
         defer { Fixtures.remove(folder) }
@@ -131,7 +139,8 @@ struct ReadDuringBuildTests {
         let geometry = try #require(builder.geometry)
         if kind == "rotated" { #expect(geometry.width == 1800 && geometry.height == 1300, "the upright size") }
         #expect(builder.completedTileRows == [Int](repeating: 0, count: geometry.levels.count))
-        expectNotWrittenYet({ try builder.readTile(level: 0, column: 0, row: 0, into: buffer) }, "\(kind): nothing is upright and final yet")
+        expectNotWrittenYet(
+            { try builder.readTile(level: 0, column: 0, row: 0, into: buffer) }, "\(kind): nothing is upright and final yet")
         if kind == "rotated" {
             let upright = try TilePyramidBuilder(destination: .temporary(folder: folder))
             try append(plain[..<held], to: upright, chunkSize: 16 << 10)

@@ -14,8 +14,12 @@ import Testing
         let path = folder + "/source.jpg"
         // Converted to sRGB and untagged: vips dzsave copies samples as they are, where the
         // package converts a tagged photo (rocket.jpg is Adobe RGB) to sRGB.
-        try ExternalTools.run(vips, ["thumbnail", Fixtures.path("photos/rocket.jpg"), path + "[Q=95,strip]", "\(width)", "--height", "\(height)",
-                                     "--size", "force", "--export-profile", "srgb"])
+        try ExternalTools.run(
+            vips,
+            [
+                "thumbnail", Fixtures.path("photos/rocket.jpg"), path + "[Q=95,strip]", "\(width)", "--height", "\(height)",
+                "--size", "force", "--export-profile", "srgb"
+            ])
         let pyramid = try TilePyramidBuilder.build(contentsOf: path, destination: .folder(folder + "/pyramid"))
         #expect(pyramid.geometry.width == width && pyramid.geometry.height == height)
         return (path, pyramid)
@@ -28,7 +32,8 @@ import Testing
         while let name = enumerator.nextObject() as? String {
             var isFolder: ObjCBool = false
             if FileManager.default.fileExists(atPath: folder + "/" + name, isDirectory: &isFolder), !isFolder.boolValue,
-               !name.hasSuffix("vips-properties.xml") {
+                !name.hasSuffix("vips-properties.xml")
+            {
                 found.insert(name)
             }
         }
@@ -50,7 +55,9 @@ import Testing
         var squared = 0.0
         for y in 0..<a.height {
             for i in 0..<(a.width * 4) where i % 4 != 3 {
-                let d = Double((a.baseAddress + y * a.bytesPerRow + i).load(as: UInt8.self)) - Double((b.baseAddress + y * b.bytesPerRow + i).load(as: UInt8.self))
+                let d =
+                    Double((a.baseAddress + y * a.bytesPerRow + i).load(as: UInt8.self))
+                    - Double((b.baseAddress + y * b.bytesPerRow + i).load(as: UInt8.self))
                 squared += d * d
             }
         }
@@ -67,7 +74,8 @@ import Testing
         defer { Fixtures.remove(folder) }
         let (source, pyramid) = try Self.source(width: size.0, height: size.1, in: folder)
         let summary = try StaticTileExport.write(pyramid, layout: .dzi, into: folder + "/ours")
-        try ExternalTools.run(Self.vips, ["dzsave", source, folder + "/vips/image", "--overlap", "0", "--tile-size", "256", "--suffix", ".jpg[Q=85]"])
+        try ExternalTools.run(
+            Self.vips, ["dzsave", source, folder + "/vips/image", "--overlap", "0", "--tile-size", "256", "--suffix", ".jpg[Q=85]"])
         let ours = try Self.files(below: folder + "/ours/image_files"), theirs = try Self.files(below: folder + "/vips/image_files")
         #expect(ours == theirs)
         #expect(summary.tiles == ours.count)
@@ -79,7 +87,8 @@ import Testing
         #expect(Self.attribute("Format", in: descriptor) == "jpg")
         let top = ours.compactMap { Int($0.split(separator: "/")[0]) }.max() ?? 0
         for name in ours.sorted() {
-            try Self.expectAlike(folder + "/ours/image_files/" + name, folder + "/vips/image_files/" + name, fullResolution: name.hasPrefix("\(top)/"))
+            try Self.expectAlike(
+                folder + "/ours/image_files/" + name, folder + "/vips/image_files/" + name, fullResolution: name.hasPrefix("\(top)/"))
         }
     }
 
@@ -90,26 +99,36 @@ import Testing
         let (source, pyramid) = try Self.source(width: size.0, height: size.1, in: folder)
         _ = try StaticTileExport.write(pyramid, layout: .iiif, into: folder + "/ours", iiifID: "https://images.example/iiif/rocket")
         try FileManager.default.createDirectory(atPath: folder + "/vips", withIntermediateDirectories: true)
-        try ExternalTools.run(Self.vips, ["dzsave", source, folder + "/vips/iiif", "--layout", "iiif3", "--overlap", "0", "--tile-size", "256", "--suffix", ".jpg[Q=85]"])
+        try ExternalTools.run(
+            Self.vips,
+            ["dzsave", source, folder + "/vips/iiif", "--layout", "iiif3", "--overlap", "0", "--tile-size", "256", "--suffix", ".jpg[Q=85]"]
+        )
         var ours = try Self.files(below: folder + "/ours/iiif"), theirs = try Self.files(below: folder + "/vips/iiif")
         #expect(ours.remove("info.json") != nil && theirs.remove("info.json") != nil)
         #expect(ours == theirs)
         for name in ours.sorted() {
-            try Self.expectAlike(folder + "/ours/iiif/" + name, folder + "/vips/iiif/" + name, fullResolution: name.contains("/256,256/") && name.hasPrefix("0,0,256,256/"))
+            try Self.expectAlike(
+                folder + "/ours/iiif/" + name, folder + "/vips/iiif/" + name,
+                fullResolution: name.contains("/256,256/") && name.hasPrefix("0,0,256,256/"))
         }
-        let info = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder + "/ours/iiif/info.json"))) as? [String: Any])
+        let info = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder + "/ours/iiif/info.json")))
+                as? [String: Any])
         #expect(info["id"] as? String == "https://images.example/iiif/rocket")
         #expect(info["type"] as? String == "ImageService3" && info["profile"] as? String == "level0")
         #expect(info["width"] as? Int == size.0 && info["height"] as? Int == size.1)
         let tiles = try #require((info["tiles"] as? [[String: Any]])?.first)
         #expect(tiles["width"] as? Int == 256)
         // Every scale factor a tile was written for, and only those.
-        let factors = Set(ours.compactMap { path -> Int? in
-            let parts = path.split(separator: "/")
-            guard let region = parts.first?.split(separator: ",").compactMap({ Int($0) }), let sized = parts.dropFirst().first?.split(separator: ",").compactMap({ Int($0) }),
-                  region.count == 4, sized.count == 2 else { return nil }
-            return (region[2] + sized[0] - 1) / sized[0]
-        })
+        let factors = Set(
+            ours.compactMap { path -> Int? in
+                let parts = path.split(separator: "/")
+                guard let region = parts.first?.split(separator: ",").compactMap({ Int($0) }),
+                    let sized = parts.dropFirst().first?.split(separator: ",").compactMap({ Int($0) }),
+                    region.count == 4, sized.count == 2
+                else { return nil }
+                return (region[2] + sized[0] - 1) / sized[0]
+            })
         #expect(Set(tiles["scaleFactors"] as? [Int] ?? []) == factors)
     }
 

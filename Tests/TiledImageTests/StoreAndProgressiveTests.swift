@@ -78,7 +78,10 @@ import Testing
         #expect(placed >= 2100 * 1500 * 3 / 2, "the coefficients went to the file (\(placed) bytes)")
         try expectPyramid(pyramid, matches: Bitmap(decoding: bytes))
         // The unlinked coefficient file is gone.
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder + "/p").sorted().allSatisfy { $0.hasPrefix("level-") || $0 == "pyramid.info" })
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: folder + "/p").sorted().allSatisfy {
+                $0.hasPrefix("level-") || $0 == "pyramid.info"
+            })
     }
 
     /// The pager thread keeps about `residentCoefficientLimit` of the coefficient file mapped: far
@@ -92,14 +95,19 @@ import Testing
         let bytes = try Fixtures.bytes(atPath: jpeg)
         let reference = try Bitmap(decoding: bytes)
         let limit = 1 << 20
-        let paged = try buildPyramid(bytes, chunkSize: chunkSize, destination: .temporary(folder: folder),
-                                     options: TilePyramidOptions(coefficientMemoryBudget: 0, residentCoefficientLimit: limit))
+        let paged = try buildPyramid(
+            bytes, chunkSize: chunkSize, destination: .temporary(folder: folder),
+            options: TilePyramidOptions(coefficientMemoryBudget: 0, residentCoefficientLimit: limit))
         let statistics = try #require(paged.statistics)
         #expect(statistics.coefficientFileBytes > 8 * limit)
         #expect(statistics.coefficientPagerPeakBytes > 0, "a pager thread served the file")
-        #expect(statistics.coefficientPagerPeakBytes <= 2 * limit, "at most about the limit mapped at once (\(statistics.coefficientPagerPeakBytes) bytes)")
-        #expect(statistics.coefficientBytesFreedEarly >= statistics.coefficientFileBytes / 2,
-                "the final output pass freed most of the file behind it (\(statistics.coefficientBytesFreedEarly) of \(statistics.coefficientFileBytes) bytes)")
+        #expect(
+            statistics.coefficientPagerPeakBytes <= 2 * limit,
+            "at most about the limit mapped at once (\(statistics.coefficientPagerPeakBytes) bytes)")
+        #expect(
+            statistics.coefficientBytesFreedEarly >= statistics.coefficientFileBytes / 2,
+            "the final output pass freed most of the file behind it (\(statistics.coefficientBytesFreedEarly) of \(statistics.coefficientFileBytes) bytes)"
+        )
         try expectPyramid(paged, matches: reference)
 
         var alone = TilePyramidOptions(coefficientMemoryBudget: 0, residentCoefficientLimit: limit)
@@ -127,7 +135,8 @@ import Testing
         let bytes = try Fixtures.bytes(atPath: jpeg)
         let options = TilePyramidOptions(coefficientMemoryBudget: 0)
         let error = try #require(throws: ImageCacheError.self) {
-            _ = try buildPyramid(Array(bytes[0..<(bytes.count * 2 / 3)]), chunkSize: 50_000, destination: .folder(folder + "/p"), options: options)
+            _ = try buildPyramid(
+                Array(bytes[0..<(bytes.count * 2 / 3)]), chunkSize: 50_000, destination: .folder(folder + "/p"), options: options)
         }
         #expect(error.code == .truncated)
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder + "/p").isEmpty)

@@ -56,7 +56,8 @@ enum Fixtures {
 
     static func run(_ tool: String, _ arguments: [String]) throws {
         guard let executable = executable(tool) else {
-            throw ImageCacheError(.sourceUnavailable, "\(tool) is not installed (Debian: libjpeg-turbo-progs); scripts/install-deps installs it")
+            throw ImageCacheError(
+                .sourceUnavailable, "\(tool) is not installed (Debian: libjpeg-turbo-progs); scripts/install-deps installs it")
         }
         let run = try ChildProcess.run(executable, arguments, timeout: .seconds(600))
         guard run.ending == .exited(0) else {
@@ -111,7 +112,8 @@ struct Bitmap: Equatable {
         pixels.reserveCapacity(width * height * 4)
         image.withUnsafeBytes { raw in
             for y in 0..<height {
-                pixels.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[(y * image.bytesPerRow)..<(y * image.bytesPerRow + width * 4)]))
+                pixels.append(
+                    contentsOf: UnsafeRawBufferPointer(rebasing: raw[(y * image.bytesPerRow)..<(y * image.bytesPerRow + width * 4)]))
             }
         }
     }
@@ -152,7 +154,8 @@ struct Bitmap: Equatable {
             for x in 0..<w {
                 let x0 = 2 * x, x1 = min(2 * x + 1, width - 1)
                 for c in 0..<4 {
-                    let sum = Int(pixels[(y0 * width + x0) * 4 + c]) + Int(pixels[(y0 * width + x1) * 4 + c])
+                    let sum =
+                        Int(pixels[(y0 * width + x0) * 4 + c]) + Int(pixels[(y0 * width + x1) * 4 + c])
                         + Int(pixels[(y1 * width + x0) * 4 + c]) + Int(pixels[(y1 * width + x1) * 4 + c])
                     out[(y * w + x) * 4 + c] = UInt8((sum + 2) >> 2)
                 }
@@ -171,7 +174,9 @@ struct Bitmap: Equatable {
 }
 
 /// Feeds `bytes` to a builder in chunks of `chunkSize`.
-func buildPyramid(_ bytes: [UInt8], chunkSize: Int, destination: TilePyramidDestination, options: TilePyramidOptions = .init()) throws -> TilePyramid {
+func buildPyramid(_ bytes: [UInt8], chunkSize: Int, destination: TilePyramidDestination, options: TilePyramidOptions = .init()) throws
+    -> TilePyramid
+{
     let builder = try TilePyramidBuilder(destination: destination, options: options)
     try append(bytes[...], to: builder, chunkSize: chunkSize)
     return try builder.finish()
@@ -198,7 +203,9 @@ func expectPyramid(_ pyramid: TilePyramid, matches reference: Bitmap, sourceLoca
     for level in levels.dropFirst() {
         let actual = try Bitmap(level: level.index, of: pyramid)
         let expected = previous.halved()
-        #expect(actual.maximumDifference(to: expected) <= 1, "level \(level.index) equals the box filter of level \(level.index - 1)", sourceLocation: sourceLocation)
+        #expect(
+            actual.maximumDifference(to: expected) <= 1, "level \(level.index) equals the box filter of level \(level.index - 1)",
+            sourceLocation: sourceLocation)
         previous = actual
     }
 }

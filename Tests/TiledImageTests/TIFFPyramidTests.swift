@@ -20,7 +20,12 @@ import Testing
         let folder = try Fixtures.makeFolder()
         defer { Fixtures.remove(folder) }
         let photo = Fixtures.path("photos/retina.jpg")  // 1411 × 1411: 6 × 6 tiles, 4 levels
-        try ExternalTools.run(Self.vips, ["tiffsave", photo, folder + "/big.tif", "--tile", "--tile-width", "256", "--tile-height", "256", "--bigtiff", "--compression", "deflate"])
+        try ExternalTools.run(
+            Self.vips,
+            [
+                "tiffsave", photo, folder + "/big.tif", "--tile", "--tile-width", "256", "--tile-height", "256", "--bigtiff",
+                "--compression", "deflate"
+            ])
         try ExternalTools.run(Self.vips, ["copy", photo, folder + "/same.png"])
         let tiff = try TilePyramidBuilder.build(contentsOf: folder + "/big.tif", destination: .folder(folder + "/from-tiff"))
         let png = try TilePyramidBuilder.build(contentsOf: folder + "/same.png", destination: .folder(folder + "/from-png"))
@@ -28,7 +33,8 @@ import Testing
         #expect(tiff.sourceFormat == .tiff)
         let levels = tiff.geometry.levels.count
         #expect(try Self.levelFiles(folder + "/from-tiff", count: levels) == Self.levelFiles(folder + "/from-png", count: levels))
-        let streamed = try buildPyramid(try ExternalTools.bytes(atPath: folder + "/big.tif"), chunkSize: 100_000, destination: .folder(folder + "/streamed"))
+        let streamed = try buildPyramid(
+            try ExternalTools.bytes(atPath: folder + "/big.tif"), chunkSize: 100_000, destination: .folder(folder + "/streamed"))
         #expect(streamed.geometry.levels.count == levels)
         #expect(try Self.levelFiles(folder + "/streamed", count: levels) == Self.levelFiles(folder + "/from-png", count: levels))
         let reopened = try TilePyramid.open(at: folder + "/from-tiff")
@@ -43,7 +49,7 @@ import Testing
     @Test(arguments: [
         ("rgb8-tiled", ["tiffsave", "{in}", "{out}", "--tile", "--compression", "deflate"], true),
         ("grey8-strips", ["colourspace", "{in}", "{out}", "b-w"], false),
-        ("rgb16", ["colourspace", "{in}", "{out}", "rgb16"], true),
+        ("rgb16", ["colourspace", "{in}", "{out}", "rgb16"], true)
     ])
     func profiledTIFFsGiveThePyramidOfTheirConvertedDecode(name: String, arguments: [String], converted: Bool) throws {
         let folder = try Fixtures.makeFolder()
@@ -76,7 +82,9 @@ import Testing
         let tiff = try TilePyramidBuilder.build(contentsOf: folder + "/t.tif", destination: .folder(folder + "/a"))
         let png = try TilePyramidBuilder.build(contentsOf: folder + "/upright.png", destination: .folder(folder + "/b"))
         #expect(tiff.geometry.width == 872 && tiff.geometry.height == 1000)
-        #expect(try Self.levelFiles(folder + "/a", count: tiff.geometry.levels.count) == Self.levelFiles(folder + "/b", count: png.geometry.levels.count))
+        #expect(
+            try Self.levelFiles(folder + "/a", count: tiff.geometry.levels.count)
+                == Self.levelFiles(folder + "/b", count: png.geometry.levels.count))
     }
 
     /// A TIFF cut short fails the build as cut short, and leaves no pyramid behind.
@@ -97,7 +105,9 @@ import Testing
         }
         #expect(throws: ImageCacheError.self) { try TilePyramid.open(at: folder + "/p") }
         #expect((try? FileManager.default.contentsOfDirectory(atPath: folder + "/p"))?.isEmpty ?? true)
-        #expect(throws: ImageCacheError.self) { try buildPyramid(Array(bytes[0..<(bytes.count / 2)]), chunkSize: 4096, destination: .folder(folder + "/q")) }
+        #expect(throws: ImageCacheError.self) {
+            try buildPyramid(Array(bytes[0..<(bytes.count / 2)]), chunkSize: 4096, destination: .folder(folder + "/q"))
+        }
     }
 
     /// A cancel from another thread stops a TIFF being decoded from its file (under the builder's
@@ -108,7 +118,8 @@ import Testing
         let folder = try Fixtures.makeFolder()
         defer { Fixtures.remove(folder) }
         try ExternalTools.run(Self.vips, ["resize", Fixtures.path("photos/hubble.jpg"), folder + "/big.v", "6"])
-        try ExternalTools.run(Self.vips, ["tiffsave", folder + "/big.v", folder + "/big.tif", "--tile", "--tile-width", "256", "--tile-height", "256"])
+        try ExternalTools.run(
+            Self.vips, ["tiffsave", folder + "/big.v", folder + "/big.tif", "--tile", "--tile-width", "256", "--tile-height", "256"])
         let builder = try TilePyramidBuilder(destination: .folder(folder + "/p"))
         let path = folder + "/big.tif"
         let reached = DispatchSemaphore(value: 0), cancelled = DispatchSemaphore(value: 0)

@@ -15,11 +15,15 @@ import Testing
         defer { Fixtures.remove(folder) }
         let (source, pyramid) = try StaticExportTests.source(width: 1000, height: 601, in: folder)
         try ExternalTools.run(StaticExportTests.vips, ["dzsave", source, folder + "/image", "--overlap", "1", "--tile-size", "254"])
-        try ExternalTools.run(StaticExportTests.vips, ["dzsave", source, folder + "/iiif", "--layout", "iiif3", "--id", "https://x.example"])
+        try ExternalTools.run(
+            StaticExportTests.vips, ["dzsave", source, folder + "/iiif", "--layout", "iiif3", "--id", "https://x.example"])
         _ = try StaticTileExport.write(pyramid, layout: .iiif, into: folder + "/ours", iiifID: "https://x.example/ours")
-        let v2 = #"{"@context": "http://iiif.io/api/image/2/context.json", "@id": "http://www.example.org/abcd1234", "width": 6000, "height": 4000, "tiles": [{"width": 512, "scaleFactors": [1, 2, 4, 8, 16]}]}"#
-        let seeds = [try ExternalTools.bytes(atPath: folder + "/image.dzi"), try ExternalTools.bytes(atPath: folder + "/iiif/info.json"),
-                     try ExternalTools.bytes(atPath: folder + "/ours/iiif/info.json"), Array(v2.utf8)]
+        let v2 =
+            #"{"@context": "http://iiif.io/api/image/2/context.json", "@id": "http://www.example.org/abcd1234", "width": 6000, "height": 4000, "tiles": [{"width": 512, "scaleFactors": [1, 2, 4, 8, 16]}]}"#
+        let seeds = [
+            try ExternalTools.bytes(atPath: folder + "/image.dzi"), try ExternalTools.bytes(atPath: folder + "/iiif/info.json"),
+            try ExternalTools.bytes(atPath: folder + "/ours/iiif/info.json"), Array(v2.utf8)
+        ]
         let seed = FuzzSeed.value(for: "Fuzz descriptors", default: 0x445A_4949)
         let parsed = try await OwnThread.running { Self.fuzz(seeds, runs: 5000, seed: seed) }
         print("Fuzz descriptors: 5000 mutations, \(parsed) parsed")
@@ -30,7 +34,10 @@ import Testing
     /// Makes `runs` mutations of the seeds; returns how many parsed.
     static func fuzz(_ seeds: [[UInt8]], runs: Int, seed: UInt64) -> Int {
         var random = SplitMix64(seed: seed)
-        let numbers: [String] = ["0", "-1", "1", "255", "256", "257", "4096", "4097", "1048576", "1048577", "2147483648", "9223372036854775807", "1e300", "0.5", "-0", "NaN"]
+        let numbers: [String] = [
+            "0", "-1", "1", "255", "256", "257", "4096", "4097", "1048576", "1048577", "2147483648", "9223372036854775807", "1e300", "0.5",
+            "-0", "NaN"
+        ]
         let url = URL(string: "https://tiles.example/a/image.dzi")!
         var parsed = 0
         for _ in 0..<runs {

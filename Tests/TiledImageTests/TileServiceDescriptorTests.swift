@@ -15,14 +15,24 @@ import Testing
         let folder = try Fixtures.makeFolder()
         defer { Fixtures.remove(folder) }
         let (source, _) = try StaticExportTests.source(width: size.0, height: size.1, in: folder)
-        try ExternalTools.run(StaticExportTests.vips, ["dzsave", source, folder + "/image", "--overlap", "0", "--tile-size", "256", "--suffix", ".jpg"])
-        try ExternalTools.run(StaticExportTests.vips, ["dzsave", source, folder + "/iiif", "--layout", "iiif3", "--overlap", "0", "--tile-size", "256", "--id", String(Self.base.absoluteString.dropLast())])  // vips adds "/iiif"
+        try ExternalTools.run(
+            StaticExportTests.vips, ["dzsave", source, folder + "/image", "--overlap", "0", "--tile-size", "256", "--suffix", ".jpg"])
+        try ExternalTools.run(
+            StaticExportTests.vips,
+            [
+                "dzsave", source, folder + "/iiif", "--layout", "iiif3", "--overlap", "0", "--tile-size", "256", "--id",
+                String(Self.base.absoluteString.dropLast())
+            ])  // vips adds "/iiif"
 
-        let dzi = try TileServiceDescriptor.parse(try ExternalTools.bytes(atPath: folder + "/image.dzi"), from: Self.base.appendingPathComponent("image.dzi"))
+        let dzi = try TileServiceDescriptor.parse(
+            try ExternalTools.bytes(atPath: folder + "/image.dzi"), from: Self.base.appendingPathComponent("image.dzi"))
         #expect(dzi.width == size.0 && dzi.height == size.1 && dzi.tileWidth == 256)
-        #expect(Set(allURLs(dzi).map { relative($0, to: Self.base) }) == Set(try StaticExportTests.files(below: folder + "/image_files").map { "image_files/" + $0 }))
+        #expect(
+            Set(allURLs(dzi).map { relative($0, to: Self.base) })
+                == Set(try StaticExportTests.files(below: folder + "/image_files").map { "image_files/" + $0 }))
 
-        let iiif = try TileServiceDescriptor.parse(try ExternalTools.bytes(atPath: folder + "/iiif/info.json"), from: Self.base.appendingPathComponent("iiif/info.json"))
+        let iiif = try TileServiceDescriptor.parse(
+            try ExternalTools.bytes(atPath: folder + "/iiif/info.json"), from: Self.base.appendingPathComponent("iiif/info.json"))
         #expect(iiif.service == .iiif(id: Self.base.appendingPathComponent("iiif"), version: 3))
         var written = try StaticExportTests.files(below: folder + "/iiif")
         written.remove("info.json")
@@ -36,7 +46,8 @@ import Testing
         let folder = try Fixtures.makeFolder()
         defer { Fixtures.remove(folder) }
         let (_, pyramid) = try StaticExportTests.source(width: 1000, height: 601, in: folder)
-        _ = try StaticTileExport.write(pyramid, layout: .iiif, into: folder + "/out", iiifID: Self.base.appendingPathComponent("iiif").absoluteString)
+        _ = try StaticTileExport.write(
+            pyramid, layout: .iiif, into: folder + "/out", iiifID: Self.base.appendingPathComponent("iiif").absoluteString)
         let iiif = try TileServiceDescriptor.parse(try ExternalTools.bytes(atPath: folder + "/out/iiif/info.json"), from: Self.base)
         var written = try StaticExportTests.files(below: folder + "/out/iiif")
         written.remove("info.json")
@@ -50,10 +61,15 @@ import Testing
              "protocol": "http://iiif.io/api/image", "width": 6000, "height": 4000,
              "tiles": [{"width": 512, "scaleFactors": [1, 2, 4, 8, 16]}], "profile": ["http://iiif.io/api/image/2/level2.json"]}
             """
-        let d = try TileServiceDescriptor.parse(Array(json.utf8), from: URL(string: "http://www.example.org/image-service/abcd1234/info.json")!)
+        let d = try TileServiceDescriptor.parse(
+            Array(json.utf8), from: URL(string: "http://www.example.org/image-service/abcd1234/info.json")!)
         #expect(d.levels.count == 5 && d.tileHeight == 512)
-        #expect(d.tileURL(level: 0, column: 11, row: 7).absoluteString == "http://www.example.org/image-service/abcd1234/5632,3584,368,416/368,/0/default.jpg")
-        #expect(d.tileURL(level: 4, column: 0, row: 0).absoluteString == "http://www.example.org/image-service/abcd1234/0,0,6000,4000/375,/0/default.jpg")
+        #expect(
+            d.tileURL(level: 0, column: 11, row: 7).absoluteString
+                == "http://www.example.org/image-service/abcd1234/5632,3584,368,416/368,/0/default.jpg")
+        #expect(
+            d.tileURL(level: 4, column: 0, row: 0).absoluteString
+                == "http://www.example.org/image-service/abcd1234/0,0,6000,4000/375,/0/default.jpg")
     }
 
     /// Hostile descriptors are named refusals, never a crash, an overflow or an endless level list.
@@ -78,7 +94,7 @@ import Testing
         #"{"id": "https://x.example/i", "width": 100, "height": 100, "tiles": "#,
         #"[1, 2, 3]"#,
         "GIF89a",
-        "",
+        ""
     ])
     func hostileDescriptorsAreRefused(_ text: String) {
         #expect(throws: ImageCacheError.self) { try TileServiceDescriptor.parse(Array(text.utf8), from: Self.base) }
@@ -100,7 +116,8 @@ import Testing
 
     private func allURLs(_ d: TileServiceDescriptor) -> [URL] {
         d.levels.indices.flatMap { level in
-            (0..<d.levels[level].rows).flatMap { row in (0..<d.levels[level].columns).map { d.tileURL(level: level, column: $0, row: row) } }
+            (0..<d.levels[level].rows).flatMap { row in (0..<d.levels[level].columns).map { d.tileURL(level: level, column: $0, row: row) }
+            }
         }
     }
 

@@ -66,15 +66,19 @@ public struct AnimationPlayer: Sendable {
 
     /// A player of the animation of `entity` in `format`. Reads nothing until the first
     /// ``image(at:)``; `animation`, when the caller has just read it, saves reading it again.
-    public init(cache: ImageCache, entity: some ImageEntity, format: String, animation: StoredAnimation? = nil,
-                retryInterval: Duration = .milliseconds(50)) {
+    public init(
+        cache: ImageCache, entity: some ImageEntity, format: String, animation: StoredAnimation? = nil,
+        retryInterval: Duration = .milliseconds(50)
+    ) {
         self.init(cache: cache, target: .entity(entity), format: format, animation: animation, retryInterval: retryInterval)
     }
 
     /// A player of the animation stored for the entity whose identifier is `entityID`, whichever
     /// version of its source is stored (as ``ImageCache/cachedImage(entityID:format:frame:)``).
-    public init(cache: ImageCache, entityID: String, format: String, animation: StoredAnimation? = nil,
-                retryInterval: Duration = .milliseconds(50)) {
+    public init(
+        cache: ImageCache, entityID: String, format: String, animation: StoredAnimation? = nil,
+        retryInterval: Duration = .milliseconds(50)
+    ) {
         self.init(cache: cache, target: .entityID(entityID), format: format, animation: animation, retryInterval: retryInterval)
     }
 

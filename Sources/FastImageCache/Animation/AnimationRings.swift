@@ -235,7 +235,8 @@ final class AnimationRings: Sendable {
     private func dropOverBudget(_ s: inout State, keeping key: Key) {
         var total = s.rings.values.reduce(0) { $0 + $1.bytes }
         while total > s.limits.memoryBytes,
-              let oldest = s.rings.filter({ $0.key != key }).min(by: { $0.value.lastAsked < $1.value.lastAsked }) {
+            let oldest = s.rings.filter({ $0.key != key }).min(by: { $0.value.lastAsked < $1.value.lastAsked })
+        {
             total -= oldest.value.bytes
             s.rings[oldest.key] = nil
         }
@@ -329,8 +330,9 @@ final class AnimationRings: Sendable {
                 return nil
             }
             let fresh = ring.decoder == nil || target < ring.next
-            let plan = Plan(animation: ring.animation, decoder: fresh ? nil : ring.decoder?.value, source: source, next: fresh ? 0 : ring.next,
-                            window: window, restart: fresh && ring.started)
+            let plan = Plan(
+                animation: ring.animation, decoder: fresh ? nil : ring.decoder?.value, source: source, next: fresh ? 0 : ring.next,
+                window: window, restart: fresh && ring.started)
             if fresh { ring.started = true }
             // The step holds the decoder until it puts it back.
             ring.decoder = nil

@@ -34,7 +34,9 @@ extension FamilyPolicy {
         case .decoded:
             return nil
         case .encoded(let encoded):
-            guard encoded.withUnsafeBytes(AnimatedImageDecoder.mayBeAnimated), let copied = try? ImageBytes(copying: encoded) else { return nil }
+            guard encoded.withUnsafeBytes(AnimatedImageDecoder.mayBeAnimated), let copied = try? ImageBytes(copying: encoded) else {
+                return nil
+            }
             bytes = copied
         case .bytes(let given):
             guard given.withUnsafeBytes(AnimatedImageDecoder.mayBeAnimated) else { return nil }
@@ -56,13 +58,18 @@ extension FamilyPolicy {
             let (entityKey, sourceKey) = keys.keys(entity.entityID, entity.sourceImageID)
             let lacking = ordered.filter { name in
                 guard let t = tables[name] else { return false }
-                guard t.table.contains(entityKey, source: sourceKey), let state = t.recordState(entity: entityKey, source: sourceKey) else { return true }
+                guard t.table.contains(entityKey, source: sourceKey), let state = t.recordState(entity: entityKey, source: sourceKey) else {
+                    return true
+                }
                 // Left half stored by a process that stopped: stored again (the record read once).
                 return state.storing && !t.storesFrames(entity: entityKey, source: sourceKey)
             }
-            return AnimationPlan(entity: entity, formats: ordered,
-                                 everyFrame: lacking.filter { tables[$0]?.holdsAnimation(frames: frameCount) ?? false },
-                                 ring: lacking.filter { tables[$0].map { !$0.holdsAnimation(frames: frameCount) && $0.holdsRecord(frames: frameCount) } ?? false })
+            return AnimationPlan(
+                entity: entity, formats: ordered,
+                everyFrame: lacking.filter { tables[$0]?.holdsAnimation(frames: frameCount) ?? false },
+                ring: lacking.filter {
+                    tables[$0].map { !$0.holdsAnimation(frames: frameCount) && $0.holdsRecord(frames: frameCount) } ?? false
+                })
         }
     }
 
@@ -81,9 +88,13 @@ extension FamilyPolicy {
     ///
     /// - Returns: the failures met after the first frame was handed over (nobody waits for them).
     /// - Throws: ``ImageCacheError`` `.decodingFailed` when the first frame cannot be decoded.
-    func storeAnimation(_ decoder: AnimatedImageDecoder, wanted: [(entity: any ImageEntity, formats: Set<String>)], releasingPages: Bool = false,
-                        firstFrameStored: ([String: [String: Result<CachedImage, any Error>]]) -> Void) throws -> [any Error] {
-        guard let remaining = try storeFirstFrame(decoder, wanted: wanted, releasingPages: releasingPages, firstFrameStored: firstFrameStored) else { return [] }
+    func storeAnimation(
+        _ decoder: AnimatedImageDecoder, wanted: [(entity: any ImageEntity, formats: Set<String>)], releasingPages: Bool = false,
+        firstFrameStored: ([String: [String: Result<CachedImage, any Error>]]) -> Void
+    ) throws -> [any Error] {
+        guard
+            let remaining = try storeFirstFrame(decoder, wanted: wanted, releasingPages: releasingPages, firstFrameStored: firstFrameStored)
+        else { return [] }
         while remaining.storeNextFrame() {}
         return remaining.finish()
     }
@@ -100,8 +111,10 @@ extension FamilyPolicy {
     /// - Returns: the frames still to store, with the decoder where it stopped; nil when no
     ///   format stores every frame.
     /// - Throws: ``ImageCacheError`` `.decodingFailed` when the first frame cannot be decoded.
-    func storeFirstFrame(_ decoder: AnimatedImageDecoder, wanted: [(entity: any ImageEntity, formats: Set<String>)], releasingPages: Bool = false,
-                         firstFrameStored: ([String: [String: Result<CachedImage, any Error>]]) -> Void) throws -> RemainingFrames? {
+    func storeFirstFrame(
+        _ decoder: AnimatedImageDecoder, wanted: [(entity: any ImageEntity, formats: Set<String>)], releasingPages: Bool = false,
+        firstFrameStored: ([String: [String: Result<CachedImage, any Error>]]) -> Void
+    ) throws -> RemainingFrames? {
         counters.countDecode()
         let info = decoder.info
         let first: AnimationFrame
@@ -161,7 +174,9 @@ extension FamilyPolicy {
     }
 
     /// ``drawMissing(_:for:from:)`` for an existential entity.
-    private func drawMissingAny(_ names: Set<String>, for entity: any ImageEntity, from decoded: DecodedImage) -> [String: Result<CachedImage, any Error>] {
+    private func drawMissingAny(_ names: Set<String>, for entity: any ImageEntity, from decoded: DecodedImage) -> [String: Result<
+        CachedImage, any Error
+    >] {
         drawMissing(names, for: entity, from: decoded)
     }
 }
@@ -249,7 +264,9 @@ final class RemainingFrames {
             for (name, count) in framesStored[p] {
                 // The record no longer says "being stored": every frame it counts is there.
                 do {
-                    try policy.tables[name]?.storeRecord(StoredAnimation(durations: Array(decoder.info.durations.prefix(count)), loopCount: decoder.info.loopCount), for: plan.entity)
+                    try policy.tables[name]?.storeRecord(
+                        StoredAnimation(durations: Array(decoder.info.durations.prefix(count)), loopCount: decoder.info.loopCount),
+                        for: plan.entity)
                 } catch {
                     errors.append(error)
                 }

@@ -74,8 +74,9 @@ extension ImageCache {
         }
         // The first lookup of a later frame of an animation that plays from a ring makes the ring.
         guard provider != nil, let animation = t.record(entity: entityKey, source: sourceKey), animation.playsFromRing,
-              frame < animation.frameCount, t.table.contains(entityKey, source: sourceKey),
-              let url = entity.sourceImageURL(for: t.format) else { return nil }
+            frame < animation.frameCount, t.table.contains(entityKey, source: sourceKey),
+            let url = entity.sourceImageURL(for: t.format)
+        else { return nil }
         return rings.start(ring, table: t, entity: entity, url: url, frameCount: animation.frameCount, asking: frame)
     }
 
@@ -97,7 +98,11 @@ extension ImageCache {
     private func laterFrame(_ frame: Int, ofEntityID entityID: String, in t: FormatTable) -> CachedImage? {
         let entityKey = policy.keys.key(entityID)
         guard let first = t.table.image(for: entityKey) else { return nil }
-        if case .frame(let image) = rings.frame(frame, of: AnimationRings.Key(format: t.format.name, entity: entityKey, source: first.source)) { return image }
+        if case .frame(let image) = rings.frame(
+            frame, of: AnimationRings.Key(format: t.format.name, entity: entityKey, source: first.source))
+        {
+            return image
+        }
         guard let stored = t.table.image(for: AnimationKeys.frame(frame, of: entityKey), source: first.source) else { return nil }
         return CachedImage(table: t, storage: stored, entityID: entityID, frame: frame)
     }

@@ -164,8 +164,10 @@ enum AnimationRecord {
 
     /// Writes the record of `animation` at the start of `buffer` (which must hold ``byteCount(frames:)``).
     static func write(_ animation: StoredAnimation, storing: Bool = false, to buffer: UnsafeMutableRawBufferPointer) {
-        var values: [UInt32] = [magic, version, UInt32(clamping: animation.frameCount), UInt32(clamping: animation.loopCount),
-                                (animation.playsFromRing ? playsFromRing : 0) | (storing ? beingStored : 0)]
+        var values: [UInt32] = [
+            magic, version, UInt32(clamping: animation.frameCount), UInt32(clamping: animation.loopCount),
+            (animation.playsFromRing ? playsFromRing : 0) | (storing ? beingStored : 0)
+        ]
         values += animation.durations.map { UInt32(clamping: $0) }
         for (i, v) in values.enumerated() {
             buffer.storeBytes(of: v.littleEndian, toByteOffset: 4 * i, as: UInt32.self)
@@ -193,9 +195,11 @@ enum AnimationRecord {
             return nil
         }
         let frames = u32(2), loops = u32(3)
-        guard frames >= 1, frames <= (bytes.count - header) / 4, loops <= Int(Int32.max), flags & ~Int(playsFromRing | beingStored) == 0 else { return nil }
-        let animation = StoredAnimation(durations: (0..<frames).map { u32(header / 4 + $0) }, loopCount: loops,
-                                        playsFromRing: flags & Int(playsFromRing) != 0)
+        guard frames >= 1, frames <= (bytes.count - header) / 4, loops <= Int(Int32.max), flags & ~Int(playsFromRing | beingStored) == 0
+        else { return nil }
+        let animation = StoredAnimation(
+            durations: (0..<frames).map { u32(header / 4 + $0) }, loopCount: loops,
+            playsFromRing: flags & Int(playsFromRing) != 0)
         return (animation, flags & Int(beingStored) != 0)
     }
 }

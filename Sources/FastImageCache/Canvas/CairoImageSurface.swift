@@ -39,7 +39,8 @@ public final class CairoImageSurface {
         owner: AnyObject? = nil
     ) throws {
         let cairoFormat = try Self.cairoFormat(for: format)
-        try Self.validate(pixels: pixels, width: width, height: height, bytesPerRow: bytesPerRow,
+        try Self.validate(
+            pixels: pixels, width: width, height: height, bytesPerRow: bytesPerRow,
             format: format, cairoFormat: cairoFormat)
         self.surface = try Self.makeSurface(
             pixels: pixels, width: width, height: height, bytesPerRow: bytesPerRow, cairoFormat: cairoFormat)
@@ -123,7 +124,9 @@ public final class CairoImageSurface {
             throw ImageCacheError(.invalidArgument, "surface width \(width) is too large for cairo")
         }
         guard bytesPerRow >= minimum, bytesPerRow % 4 == 0, bytesPerRow <= Int(Int32.max) else {
-            throw ImageCacheError(.invalidArgument, "bytesPerRow \(bytesPerRow) must be a multiple of 4 and at least \(minimum) for \(width) \(format.rawValue) pixels")
+            throw ImageCacheError(
+                .invalidArgument,
+                "bytesPerRow \(bytesPerRow) must be a multiple of 4 and at least \(minimum) for \(width) \(format.rawValue) pixels")
         }
         let alignment = min(format.bytesPerPixel, 4)
         guard Int(bitPattern: pixels) % alignment == 0 else {
@@ -135,8 +138,9 @@ public final class CairoImageSurface {
     private static func makeSurface(
         pixels: UnsafeMutableRawPointer, width: Int, height: Int, bytesPerRow: Int, cairoFormat: cairo_format_t
     ) throws -> OpaquePointer {
-        guard let surface = cairo_image_surface_create_for_data(
-            pixels.assumingMemoryBound(to: UInt8.self), cairoFormat, Int32(width), Int32(height), Int32(bytesPerRow))
+        guard
+            let surface = cairo_image_surface_create_for_data(
+                pixels.assumingMemoryBound(to: UInt8.self), cairoFormat, Int32(width), Int32(height), Int32(bytesPerRow))
         else {
             throw ImageCacheError(.drawingFailed, "cairo returned no surface")
         }

@@ -68,13 +68,17 @@ public struct CanvasPath: Sendable, Hashable {
         guard radius > 0 else { return addRect(rect) }
         let half = CGFloat.pi / 2
         move(to: CGPoint(x: rect.minX + radius, y: rect.minY))
-        addArc(center: CGPoint(x: rect.maxX - radius, y: rect.minY + radius), radius: radius,
+        addArc(
+            center: CGPoint(x: rect.maxX - radius, y: rect.minY + radius), radius: radius,
             startAngle: -half, endAngle: 0, clockwise: true)
-        addArc(center: CGPoint(x: rect.maxX - radius, y: rect.maxY - radius), radius: radius,
+        addArc(
+            center: CGPoint(x: rect.maxX - radius, y: rect.maxY - radius), radius: radius,
             startAngle: 0, endAngle: half, clockwise: true)
-        addArc(center: CGPoint(x: rect.minX + radius, y: rect.maxY - radius), radius: radius,
+        addArc(
+            center: CGPoint(x: rect.minX + radius, y: rect.maxY - radius), radius: radius,
             startAngle: half, endAngle: 2 * half, clockwise: true)
-        addArc(center: CGPoint(x: rect.minX + radius, y: rect.minY + radius), radius: radius,
+        addArc(
+            center: CGPoint(x: rect.minX + radius, y: rect.minY + radius), radius: radius,
             startAngle: 2 * half, endAngle: 3 * half, clockwise: true)
         closeSubpath()
     }
@@ -88,13 +92,17 @@ public struct CanvasPath: Sendable, Hashable {
         let cx = rect.midX, cy = rect.midY
         let kx = kappa * rx, ky = kappa * ry
         move(to: CGPoint(x: cx + rx, y: cy))
-        addCurve(to: CGPoint(x: cx, y: cy + ry),
+        addCurve(
+            to: CGPoint(x: cx, y: cy + ry),
             control1: CGPoint(x: cx + rx, y: cy + ky), control2: CGPoint(x: cx + kx, y: cy + ry))
-        addCurve(to: CGPoint(x: cx - rx, y: cy),
+        addCurve(
+            to: CGPoint(x: cx - rx, y: cy),
             control1: CGPoint(x: cx - kx, y: cy + ry), control2: CGPoint(x: cx - rx, y: cy + ky))
-        addCurve(to: CGPoint(x: cx, y: cy - ry),
+        addCurve(
+            to: CGPoint(x: cx, y: cy - ry),
             control1: CGPoint(x: cx - rx, y: cy - ky), control2: CGPoint(x: cx - kx, y: cy - ry))
-        addCurve(to: CGPoint(x: cx + rx, y: cy),
+        addCurve(
+            to: CGPoint(x: cx + rx, y: cy),
             control1: CGPoint(x: cx + kx, y: cy - ry), control2: CGPoint(x: cx + rx, y: cy - ky))
         closeSubpath()
     }

@@ -17,7 +17,8 @@ extension ImageCanvas {
         guard rect.width > 0, rect.height > 0 else { return }
         let source: CairoImageSurface
         do {
-            source = try CairoImageSurface(pixels: image.baseAddress, width: image.width, height: image.height,
+            source = try CairoImageSurface(
+                pixels: image.baseAddress, width: image.width, height: image.height,
                 bytesPerRow: image.bytesPerRow, format: image.pixelFormat)
         } catch {
             record(error)
@@ -25,7 +26,8 @@ extension ImageCanvas {
         }
         let orientation = image.isOrientationApplied ? .up : image.source.orientation
         let storedWidth = CGFloat(image.width), storedHeight = CGFloat(image.height)
-        let displayed = orientation.swapsDimensions
+        let displayed =
+            orientation.swapsDimensions
             ? CGSize(width: storedHeight, height: storedWidth)
             : CGSize(width: storedWidth, height: storedHeight)
         let frame = contentMode.frame(forContentOfSize: displayed, in: rect)
@@ -35,7 +37,8 @@ extension ImageCanvas {
         withExtendedLifetime(image) {
             withExtendedLifetime(source) {
                 drawingOperation { context in
-                    cairo_rectangle(context, Double(visible.minX), Double(visible.minY),
+                    cairo_rectangle(
+                        context, Double(visible.minX), Double(visible.minY),
                         Double(visible.width), Double(visible.height))
                     cairo_clip(context)
                     // User space becomes displayed-image pixels, then stored-image pixels.

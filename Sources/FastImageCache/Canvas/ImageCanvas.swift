@@ -48,15 +48,18 @@ public final class ImageCanvas {
         }
         let surface: CairoImageSurface
         if pixelFormat == .gray8 {
-            try CairoImageSurface.validate(pixels: pixels, width: pixelWidth, height: pixelHeight,
+            try CairoImageSurface.validate(
+                pixels: pixels, width: pixelWidth, height: pixelHeight,
                 bytesPerRow: bytesPerRow, format: .gray8, cairoFormat: CAIRO_FORMAT_A8)
             surface = try CairoImageSurface(ownedScratchWidth: pixelWidth, height: pixelHeight, format: .bgrx32)
-            Gray8Conversion.expand(gray: pixels, grayBytesPerRow: bytesPerRow,
+            Gray8Conversion.expand(
+                gray: pixels, grayBytesPerRow: bytesPerRow,
                 into: surface.pixels, rgbBytesPerRow: surface.bytesPerRow, width: pixelWidth, height: pixelHeight)
             surface.markDirty()
             grayTarget = (pixels, bytesPerRow)
         } else {
-            surface = try CairoImageSurface(pixels: pixels, width: pixelWidth, height: pixelHeight,
+            surface = try CairoImageSurface(
+                pixels: pixels, width: pixelWidth, height: pixelHeight,
                 bytesPerRow: bytesPerRow, format: pixelFormat)
             grayTarget = nil
         }
@@ -101,7 +104,8 @@ public final class ImageCanvas {
     public func finish() {
         drawingSurface.flush()
         guard let grayTarget, hasUnconvertedDrawing else { return }
-        Gray8Conversion.reduce(rgb: drawingSurface.pixels, rgbBytesPerRow: drawingSurface.bytesPerRow,
+        Gray8Conversion.reduce(
+            rgb: drawingSurface.pixels, rgbBytesPerRow: drawingSurface.bytesPerRow,
             into: grayTarget.pixels, grayBytesPerRow: grayTarget.bytesPerRow,
             width: drawingSurface.width, height: drawingSurface.height)
         hasUnconvertedDrawing = false
@@ -142,7 +146,8 @@ public final class ImageCanvas {
     /// Remembers `error` if it is the first one.
     func record(_ error: any Error) {
         guard firstError == nil else { return }
-        firstError = error as? ImageCacheError
+        firstError =
+            error as? ImageCacheError
             ?? ImageCacheError(.drawingFailed, "drawing failed: \(error)")
     }
 }

@@ -43,7 +43,9 @@ struct DecodeDrawStage: Sendable {
                 // Decode once, at the largest size the waiting families need; decode again only
                 // if waiters who joined later need more pixels than a reduced decode has.
                 let needed = policy.decodeSize(forFamiliesOf: batch.map(\.format.format.name))
-                let covered = decoded.map { $0.scaleDenominator == 1 || (needed.width <= decodedFor.width && needed.height <= decodedFor.height) } ?? false
+                let covered =
+                    decoded.map { $0.scaleDenominator == 1 || (needed.width <= decodedFor.width && needed.height <= decodedFor.height) }
+                    ?? false
                 if !covered {
                     let wanted = wantedFormats(batch)
                     claim = claimMaking(wanted)
@@ -75,8 +77,10 @@ struct DecodeDrawStage: Sendable {
     /// callers are resumed as soon as it is stored, and the decoder, where it stopped, goes to
     /// `storeLater` with the other frames to store. A later batch that lacks a first frame opens
     /// the source again (a second decode); one that lacks none is served what is stored.
-    private func processAnimation(_ source: SourceImage, opened: AnimatedImageDecoder, nextBatch: () -> [RequestCoordinator.Waiter],
-                                  storeLater: (RemainingFrames) -> Void) {
+    private func processAnimation(
+        _ source: SourceImage, opened: AnimatedImageDecoder, nextBatch: () -> [RequestCoordinator.Waiter],
+        storeLater: (RemainingFrames) -> Void
+    ) {
         var animation: AnimatedImageDecoder? = opened
         while true {
             let batch = nextBatch()
@@ -88,7 +92,9 @@ struct DecodeDrawStage: Sendable {
                 // is then drawn like a still image's).
                 if policy.lacksFirstFrame(wanted) {
                     do {
-                        let decoded = try policy.decode(source, target: policy.decodeSize(forFamiliesOf: batch.map(\.format.format.name)), format: batch.first?.format.format.name)
+                        let decoded = try policy.decode(
+                            source, target: policy.decodeSize(forFamiliesOf: batch.map(\.format.format.name)),
+                            format: batch.first?.format.format.name)
                         deliver(batch, from: decoded)
                     } catch {
                         fail(batch, error)
@@ -121,7 +127,9 @@ struct DecodeDrawStage: Sendable {
 
     /// Every image of `wanted`, when all are stored (made by another while this one waited for
     /// its claim, or before), counted as a store made by others; otherwise nil.
-    private func madeByOthers(_ wanted: [(entity: any ImageEntity, formats: Set<String>)]) -> [String: [String: Result<CachedImage, any Error>]]? {
+    private func madeByOthers(_ wanted: [(entity: any ImageEntity, formats: Set<String>)]) -> [String: [String: Result<
+        CachedImage, any Error
+    >]]? {
         var made: [String: [String: Result<CachedImage, any Error>]] = [:]
         for (entity, names) in wanted {
             let images = policy.stored(entity, in: Array(names))
@@ -162,7 +170,7 @@ struct DecodeDrawStage: Sendable {
 
     /// Draws what each waiter asked for, plus what the family policy adds, then resumes callers.
     private func deliver(_ batch: [RequestCoordinator.Waiter], from source: DecodedImage) {
-        var made: [String: [String: Result<CachedImage, any Error>]] = [:] // entity → format → image
+        var made: [String: [String: Result<CachedImage, any Error>]] = [:]  // entity → format → image
         for (entity, wanted) in wantedFormats(batch) {
             made[entity.entityID] = policy.drawMissing(wanted, for: entity, from: source)
         }
@@ -173,7 +181,9 @@ struct DecodeDrawStage: Sendable {
     /// name); prefetches that failed are logged.
     private func resume(_ batch: [RequestCoordinator.Waiter], made: [String: [String: Result<CachedImage, any Error>]]) {
         for w in batch {
-            let result = made[w.entity.entityID]?[w.format.format.name] ?? .failure(ImageCacheError(.drawingFailed, "no image was drawn", format: w.format.format.name))
+            let result =
+                made[w.entity.entityID]?[w.format.format.name]
+                ?? .failure(ImageCacheError(.drawingFailed, "no image was drawn", format: w.format.format.name))
             if let h = w.handle {
                 h.deliver(result)
             } else if case .failure(let error) = result {

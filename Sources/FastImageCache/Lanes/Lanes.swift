@@ -36,13 +36,16 @@ final class Lanes: Sendable {
     /// `alreadyStored` is asked when no job exists (outside the coordinator's lock, and again if
     /// a job ended meanwhile), so that an image stored by a job that just ended is returned
     /// rather than made again. Cancelling the calling task removes its waiter.
-    func image(url: URL, entity: any ImageEntity, format: FormatTable, priority: RequestPriority,
-               alreadyStored: () -> CachedImage?) async throws -> CachedImage {
+    func image(
+        url: URL, entity: any ImageEntity, format: FormatTable, priority: RequestPriority,
+        alreadyStored: () -> CachedImage?
+    ) async throws -> CachedImage {
         let handle = RequestHandle()
         return try await withTaskCancellationHandler {
             try await handle.handoff.wait {
-                let (id, effects) = coordinator.register(url: url, entity: entity, format: format, priority: priority,
-                                                         handle: handle, alreadyStored: alreadyStored)
+                let (id, effects) = coordinator.register(
+                    url: url, entity: entity, format: format, priority: priority,
+                    handle: handle, alreadyStored: alreadyStored)
                 perform(effects)
                 if let id {
                     handle.id = id
@@ -57,8 +60,9 @@ final class Lanes: Sendable {
     /// Adds a prefetch of `entity` in `format` to the job of `url` (joined or made); nothing
     /// when `alreadyStored` finds the image.
     func prefetch(url: URL, entity: any ImageEntity, format: FormatTable, priority: RequestPriority, alreadyStored: () -> CachedImage?) {
-        let (_, effects) = coordinator.register(url: url, entity: entity, format: format, priority: priority,
-                                                handle: nil, alreadyStored: alreadyStored)
+        let (_, effects) = coordinator.register(
+            url: url, entity: entity, format: format, priority: priority,
+            handle: nil, alreadyStored: alreadyStored)
         perform(effects)
     }
 
@@ -150,10 +154,13 @@ final class Lanes: Sendable {
     /// made, as a request's, so it is fetched in its lane like any — and hands it to `handler`
     /// once fetched (on a CPU thread), or why there is none (`.cancelled`, `.closed`, the
     /// provider's error). For a ring, which decodes an animation's frames itself.
-    func fetchSource(url: URL, entity: any ImageEntity, format: FormatTable, priority: RequestPriority,
-                     handler: @escaping RequestCoordinator.SourceHandler) {
-        let (_, effects) = coordinator.register(url: url, entity: entity, format: format, priority: priority,
-                                                handle: nil, sourceWanted: handler, alreadyStored: { nil })
+    func fetchSource(
+        url: URL, entity: any ImageEntity, format: FormatTable, priority: RequestPriority,
+        handler: @escaping RequestCoordinator.SourceHandler
+    ) {
+        let (_, effects) = coordinator.register(
+            url: url, entity: entity, format: format, priority: priority,
+            handle: nil, sourceWanted: handler, alreadyStored: { nil })
         perform(effects)
     }
 
@@ -198,16 +205,18 @@ final class Lanes: Sendable {
         case .work(let body):
             body()
         case .job(let id, let source):
-            decoding.process(source, nextBatch: {
-                // Waiters for the source itself are given it here; the others are drawn for.
-                while true {
-                    let (batch, effects) = coordinator.takeWaiters(of: id)
-                    perform(effects)
-                    for w in batch { w.sourceWanted?(.success(source)) }
-                    let drawn = batch.filter { $0.sourceWanted == nil }
-                    if !drawn.isEmpty || batch.isEmpty { return drawn }
-                }
-            }, storeLater: { storeRemainingFrames($0) })
+            decoding.process(
+                source,
+                nextBatch: {
+                    // Waiters for the source itself are given it here; the others are drawn for.
+                    while true {
+                        let (batch, effects) = coordinator.takeWaiters(of: id)
+                        perform(effects)
+                        for w in batch { w.sourceWanted?(.success(source)) }
+                        let drawn = batch.filter { $0.sourceWanted == nil }
+                        if !drawn.isEmpty || batch.isEmpty { return drawn }
+                    }
+                }, storeLater: { storeRemainingFrames($0) })
         }
     }
 }

@@ -27,7 +27,10 @@ final class RequestCoordinator: Sendable {
         /// Given the fetched source (or why there is none) instead of an image.
         let sourceWanted: SourceHandler?
 
-        init(id: UInt64, entity: any ImageEntity, format: FormatTable, priority: RequestPriority, handle: RequestHandle?, sourceWanted: SourceHandler? = nil) {
+        init(
+            id: UInt64, entity: any ImageEntity, format: FormatTable, priority: RequestPriority, handle: RequestHandle?,
+            sourceWanted: SourceHandler? = nil
+        ) {
             self.id = id
             self.entity = entity
             self.format = format
@@ -150,14 +153,18 @@ final class RequestCoordinator: Sendable {
     /// `alreadyStored` (a table lookup, which after a restart checksums a whole image) is asked
     /// outside the lock, when no job exists; a job that ends meanwhile may have stored the image,
     /// so it is asked again then (up to a few times; after that a second job is only extra work).
-    func register(url: URL, entity: any ImageEntity, format: FormatTable, priority: RequestPriority,
-                  handle: RequestHandle?, sourceWanted: SourceHandler? = nil, alreadyStored: () -> CachedImage?) -> (UInt64?, Effects) {
+    func register(
+        url: URL, entity: any ImageEntity, format: FormatTable, priority: RequestPriority,
+        handle: RequestHandle?, sourceWanted: SourceHandler? = nil, alreadyStored: () -> CachedImage?
+    ) -> (UInt64?, Effects) {
         var e = Effects()
         var stored: (image: CachedImage?, asOf: UInt64)?
         var lookups = 0
         while true {
-            switch register(url: url, entity: entity, format: format, priority: priority, handle: handle, sourceWanted: sourceWanted,
-                            stored: stored, trustingStale: lookups >= 3, &e) {
+            switch register(
+                url: url, entity: entity, format: format, priority: priority, handle: handle, sourceWanted: sourceWanted,
+                stored: stored, trustingStale: lookups >= 3, &e)
+            {
             case .done(let id):
                 return (id, e)
             case .lookUp(let generation):
@@ -175,9 +182,11 @@ final class RequestCoordinator: Sendable {
         case lookUp(UInt64)
     }
 
-    private func register(url: URL, entity: any ImageEntity, format: FormatTable, priority: RequestPriority, handle: RequestHandle?,
-                          sourceWanted: SourceHandler?, stored: (image: CachedImage?, asOf: UInt64)?, trustingStale: Bool,
-                          _ e: inout Effects) -> Registration {
+    private func register(
+        url: URL, entity: any ImageEntity, format: FormatTable, priority: RequestPriority, handle: RequestHandle?,
+        sourceWanted: SourceHandler?, stored: (image: CachedImage?, asOf: UInt64)?, trustingStale: Bool,
+        _ e: inout Effects
+    ) -> Registration {
         state.withLockedValue { s in
             if s.closed {
                 let error = ImageCacheError(.closed, "the cache is closed", format: format.format.name)
@@ -186,9 +195,11 @@ final class RequestCoordinator: Sendable {
                 return .done(nil)
             }
             if let jobID = s.byURL[url], var job = s.jobs[jobID] {
-                if handle == nil, sourceWanted == nil, let twin = job.waiters.values.first(where: {
-                    $0.isPrefetch && $0.entity.entityID == entity.entityID && $0.format === format
-                }) {
+                if handle == nil, sourceWanted == nil,
+                    let twin = job.waiters.values.first(where: {
+                        $0.isPrefetch && $0.entity.entityID == entity.entityID && $0.format === format
+                    })
+                {
                     job.waiters[twin.id]?.priority = max(twin.priority, priority)
                     s.jobs[jobID] = job
                     reprioritize(jobID, &s)
@@ -196,7 +207,8 @@ final class RequestCoordinator: Sendable {
                     return .done(nil)
                 }
                 s.nextID += 1
-                let waiter = Waiter(id: s.nextID, entity: entity, format: format, priority: priority, handle: handle, sourceWanted: sourceWanted)
+                let waiter = Waiter(
+                    id: s.nextID, entity: entity, format: format, priority: priority, handle: handle, sourceWanted: sourceWanted)
                 job.waiters[waiter.id] = waiter
                 s.jobs[jobID] = job
                 index(waiter, job: jobID, &s)
@@ -215,7 +227,8 @@ final class RequestCoordinator: Sendable {
             s.nextID += 1
             let jobID = s.nextID
             s.nextID += 1
-            let waiter = Waiter(id: s.nextID, entity: entity, format: format, priority: priority, handle: handle, sourceWanted: sourceWanted)
+            let waiter = Waiter(
+                id: s.nextID, entity: entity, format: format, priority: priority, handle: handle, sourceWanted: sourceWanted)
             var job = Job(id: jobID, url: url, entity: entity, priority: priority)
             job.waiters[waiter.id] = waiter
             s.jobs[jobID] = job
@@ -240,7 +253,9 @@ final class RequestCoordinator: Sendable {
 
     /// Changes the priority of the waiters of `entityID` (in `format`, or every format when nil)
     /// to `change(old)`; their jobs move between queues and lanes as needed.
-    func changePriority(entityID: String, format: String?, prefetchesOnly: Bool = false, _ change: (RequestPriority) -> RequestPriority) -> Effects {
+    func changePriority(entityID: String, format: String?, prefetchesOnly: Bool = false, _ change: (RequestPriority) -> RequestPriority)
+        -> Effects
+    {
         var e = Effects()
         state.withLockedValue { s in
             var touched = Set<UInt64>()
@@ -407,9 +422,10 @@ final class RequestCoordinator: Sendable {
     /// Counts of the lanes now.
     var statistics: RequestQueueStatistics {
         state.withLockedValue { s in
-            RequestQueueStatistics(queuedFast: s.queuedFast, queuedSlow: s.queuedSlow, fetchingFast: s.fetchingFast, fetchingSlow: s.fetchingSlow,
-                                   awaitingDecode: s.awaitingDecode, decoding: s.decoding, waiters: s.waiterJob.count,
-                                   promotions: s.promotions, demotions: s.demotions)
+            RequestQueueStatistics(
+                queuedFast: s.queuedFast, queuedSlow: s.queuedSlow, fetchingFast: s.fetchingFast, fetchingSlow: s.fetchingSlow,
+                awaitingDecode: s.awaitingDecode, decoding: s.decoding, waiters: s.waiterJob.count,
+                promotions: s.promotions, demotions: s.demotions)
         }
     }
 
@@ -563,14 +579,16 @@ final class RequestCoordinator: Sendable {
     private func schedule(_ s: inout State, _ e: inout Effects) {
         if s.closed { return }
         while s.fetchingFast < s.lanes.fastFetches, s.awaitingDecode < s.lanes.maximumFetchedAwaitingDecode,
-              let q = popQueued(.fast, &s) {
+            let q = popQueued(.fast, &s)
+        {
             s.queuedFast -= 1
             s.fetchingFast += 1
             start(q.job, lane: .fast, &s, &e)
         }
         // The slow lane waits while the fast lane has anything queued or running.
         while s.fetchingSlow < s.lanes.slowFetches, s.queuedFast == 0, s.fetchingFast == 0, s.awaitingDecode < 2,
-              let q = popQueued(.slow, &s) {
+            let q = popQueued(.slow, &s)
+        {
             s.queuedSlow -= 1
             s.fetchingSlow += 1
             start(q.job, lane: .slow, &s, &e)

@@ -74,8 +74,10 @@ public struct RequestLanes: Sendable, Hashable {
     public var cpuNiceness: Int
 
     /// Lanes with the given widths; each is at least 1.
-    public init(fastFetches: Int = 6, slowFetches: Int = 1, cpuWorkers: Int = min(4, ProcessInfo.processInfo.activeProcessorCount),
-                maximumFetchedAwaitingDecode: Int? = nil, cpuNiceness: Int = 5) {
+    public init(
+        fastFetches: Int = 6, slowFetches: Int = 1, cpuWorkers: Int = min(4, ProcessInfo.processInfo.activeProcessorCount),
+        maximumFetchedAwaitingDecode: Int? = nil, cpuNiceness: Int = 5
+    ) {
         self.cpuNiceness = max(0, min(19, cpuNiceness))
         self.fastFetches = max(1, fastFetches)
         self.slowFetches = max(1, slowFetches)

@@ -150,13 +150,16 @@ public final class AnimatedImageDecoder {
     /// `canvas` shrunk to the smallest size of its aspect ratio that covers `target` (a copy of
     /// it when that is its own size), through the rows machinery the still decoders use.
     private static func shrink(_ canvas: LentCanvas, toCover target: PixelSize) throws -> DecodedImage {
-        let info = ImageInfo(format: canvas.source.format, width: canvas.width, height: canvas.height, hasAlpha: canvas.pixelFormat == .bgra32Premultiplied)
+        let info = ImageInfo(
+            format: canvas.source.format, width: canvas.width, height: canvas.height, hasAlpha: canvas.pixelFormat == .bgra32Premultiplied)
         let (factor, shrunk, size) = ShrinkingRows.sizes(for: info, target: target)
         guard size.width < canvas.width || size.height < canvas.height else { return try canvas.copy() }
         let image = try DecodedImage(
             allocating: size.width, height: size.height, pixelFormat: canvas.pixelFormat, source: canvas.source,
-            isOrientationApplied: true, scaleDenominator: TargetScale.denominator(for: info, size: size) * canvas.scaleDenominator, zeroFilled: false)
-        try ShrinkingRows.write(into: image, sourceWidth: canvas.width, sourceHeight: canvas.height, factor: factor, shrunk: shrunk) { _, completed in
+            isOrientationApplied: true, scaleDenominator: TargetScale.denominator(for: info, size: size) * canvas.scaleDenominator,
+            zeroFilled: false)
+        try ShrinkingRows.write(into: image, sourceWidth: canvas.width, sourceHeight: canvas.height, factor: factor, shrunk: shrunk) {
+            _, completed in
             // The canvas's rows are already whole: each is handed over where it lies.
             for y in 0..<canvas.height {
                 completed((canvas.base + y * canvas.bytesPerRow).assumingMemoryBound(to: UInt32.self))

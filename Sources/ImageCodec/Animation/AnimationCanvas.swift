@@ -48,8 +48,9 @@ final class AnimationCanvas {
 
     /// Lends the canvas as it is now (for the length of a call: the canvas's owner keeps it).
     func lend(source: ImageInfo, scaleDenominator: Int = 1) -> LentCanvas {
-        LentCanvas(base: UnsafeRawPointer(pixels.base), bytesPerRow: width * 4, width: width, height: height,
-                   pixelFormat: .bgra32Premultiplied, source: source, scaleDenominator: scaleDenominator)
+        LentCanvas(
+            base: UnsafeRawPointer(pixels.base), bytesPerRow: width * 4, width: width, height: height,
+            pixelFormat: .bgra32Premultiplied, source: source, scaleDenominator: scaleDenominator)
     }
 
     /// Makes `rect` (within the canvas) transparent: "dispose to background", which browsers
@@ -104,8 +105,9 @@ final class AnimationCanvas {
 
     /// A bitmap of its own holding the canvas as it is now: the frame handed to the caller.
     func snapshot(source: ImageInfo) throws -> DecodedImage {
-        let image = try DecodedImage(allocating: width, height: height, pixelFormat: .bgra32Premultiplied, source: source,
-                                     isOrientationApplied: true, zeroFilled: false)
+        let image = try DecodedImage(
+            allocating: width, height: height, pixelFormat: .bgra32Premultiplied, source: source,
+            isOrientationApplied: true, zeroFilled: false)
         for y in 0..<height {
             withRow(y) { row in
                 (image.baseAddress + y * image.bytesPerRow).copyMemory(from: row, byteCount: width * 4)

@@ -20,8 +20,10 @@ extension AnimationFrameSource {
     func withNextCanvas<R>(_ body: (LentCanvas) throws -> R) throws -> R? {
         guard let image = try nextFrame() else { return nil }
         return try withExtendedLifetime(image) {
-            try body(LentCanvas(base: UnsafeRawPointer(image.baseAddress), bytesPerRow: image.bytesPerRow, width: image.width, height: image.height,
-                                pixelFormat: image.pixelFormat, source: image.source))
+            try body(
+                LentCanvas(
+                    base: UnsafeRawPointer(image.baseAddress), bytesPerRow: image.bytesPerRow, width: image.width, height: image.height,
+                    pixelFormat: image.pixelFormat, source: image.source))
         }
     }
 }
@@ -43,8 +45,9 @@ struct LentCanvas {
 
     /// A bitmap of its own holding a copy of the canvas.
     func copy() throws -> DecodedImage {
-        let image = try DecodedImage(allocating: width, height: height, pixelFormat: pixelFormat, source: source, isOrientationApplied: true,
-                                     scaleDenominator: scaleDenominator, zeroFilled: false)
+        let image = try DecodedImage(
+            allocating: width, height: height, pixelFormat: pixelFormat, source: source, isOrientationApplied: true,
+            scaleDenominator: scaleDenominator, zeroFilled: false)
         for y in 0..<height {
             (image.baseAddress + y * image.bytesPerRow).copyMemory(from: base + y * bytesPerRow, byteCount: width * 4)
         }
@@ -66,8 +69,10 @@ enum AnimationLimits {
         for index in 0..<frames {
             let (sum, overflow) = total.addingReportingOverflow(max(canvas, index < framePixels.count ? framePixels[index] : 0))
             guard !overflow, sum <= options.maximumAnimationPixels else {
-                throw ImageCacheError(.dimensionsTooLarge,
-                    "The \(format) animation's \(frames) frames of \(width)×\(height) pixels need more than \(options.maximumAnimationPixels) pixels decoded; it was refused before decoding. Raise DecodingOptions.maximumAnimationPixels if such animations are expected.")
+                throw ImageCacheError(
+                    .dimensionsTooLarge,
+                    "The \(format) animation's \(frames) frames of \(width)×\(height) pixels need more than \(options.maximumAnimationPixels) pixels decoded; it was refused before decoding. Raise DecodingOptions.maximumAnimationPixels if such animations are expected."
+                )
             }
             total = sum
         }
@@ -76,8 +81,10 @@ enum AnimationLimits {
     /// Throws when `frames` is over ``DecodingOptions/maximumFrames``.
     static func checkFrameCount(_ frames: Int, options: DecodingOptions, format: String) throws {
         guard frames <= options.maximumFrames else {
-            throw ImageCacheError(.dimensionsTooLarge,
-                "The \(format) animation has more than \(options.maximumFrames) frames; it was refused before decoding. Raise DecodingOptions.maximumFrames if such animations are expected.")
+            throw ImageCacheError(
+                .dimensionsTooLarge,
+                "The \(format) animation has more than \(options.maximumFrames) frames; it was refused before decoding. Raise DecodingOptions.maximumFrames if such animations are expected."
+            )
         }
     }
 }

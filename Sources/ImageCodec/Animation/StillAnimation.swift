@@ -17,7 +17,8 @@ final class StillAnimation: AnimationFrameSource {
         options.applyOrientation = true
         self.options = options
         let stored = try ImageDecoder.info(bytes)
-        try AnimationLimits.check(width: stored.displayWidth, height: stored.displayHeight, frames: 1, options: options, format: stored.format.rawValue)
+        try AnimationLimits.check(
+            width: stored.displayWidth, height: stored.displayHeight, frames: 1, options: options, format: stored.format.rawValue)
         info = AnimationInfo(format: stored.format, width: stored.displayWidth, height: stored.displayHeight, loopCount: 1, durations: [0])
     }
 

@@ -18,7 +18,8 @@ extension ColorConverter {
 
     /// ``make(for:layout:warnings:)``, with the matrix-shaper fast path allowed or not (not: every
     /// RGB profile goes through a LittleCMS transform; for comparing the two).
-    package static func make(for description: ColorDescription, layout: Layout, fastPath: Bool, warnings: inout [String]) -> ColorConverter? {
+    package static func make(for description: ColorDescription, layout: Layout, fastPath: Bool, warnings: inout [String]) -> ColorConverter?
+    {
         switch description {
         case .untagged, .sRGB:
             return layout.family == .cmyk ? naiveCMYK(layout) : nil
@@ -37,7 +38,9 @@ extension ColorConverter {
         // No colour engine in this build: the pixels are taken as they are (CMYK converted
         // without a profile), and the warning says what was left out and how to get it.
         let converter = layout.family == .cmyk ? naiveCMYK(layout) : nil
-        made.append("the image's colour description (\(description.summary)) was ignored: this build has no colour management (FastImageCache's package trait \"ColorManagement\" is off); colours taken as \(layout.family == .cmyk ? "CMYK without a profile" : "sRGB")")
+        made.append(
+            "the image's colour description (\(description.summary)) was ignored: this build has no colour management (FastImageCache's package trait \"ColorManagement\" is off); colours taken as \(layout.family == .cmyk ? "CMYK without a profile" : "sRGB")"
+        )
         #endif
         ConverterCache.shared.insert(key, ConverterCache.Entry(converter: converter, warnings: made))
         warnings += made
@@ -121,7 +124,8 @@ final class ConverterCache: Sendable {
                 state.entries[key] = (entry, state.clock)
             }
             while state.entries.count > capacity,
-                  let oldest = state.entries.indices.min(by: { state.entries[$0].value.lastUse < state.entries[$1].value.lastUse }) {
+                let oldest = state.entries.indices.min(by: { state.entries[$0].value.lastUse < state.entries[$1].value.lastUse })
+            {
                 state.entries.remove(at: oldest)
             }
         }

@@ -15,7 +15,8 @@ struct ColorConverterBuilder {
     func build(warnings: inout [String]) -> ColorConverter? {
         let fallback = layout.family == .cmyk ? ColorConverter.naiveCMYK(layout) : nil
         guard let context = LcmsContext() else {
-            warnings.append("LittleCMS could not make a context; colours taken as \(layout.family == .cmyk ? "CMYK without a profile" : "sRGB")")
+            warnings.append(
+                "LittleCMS could not make a context; colours taken as \(layout.family == .cmyk ? "CMYK without a profile" : "sRGB")")
             return fallback
         }
         var notes: [String] = []
@@ -35,7 +36,8 @@ struct ColorConverterBuilder {
         }
         guard let engine = makeEngine(profile) else {
             let lcms = context.takeMessages()
-            warnings.append("the colour profile cannot be used" + (lcms.isEmpty ? "" : " (\(lcms.joined(separator: "; ")))") + "; " + fallbackWords)
+            warnings.append(
+                "the colour profile cannot be used" + (lcms.isEmpty ? "" : " (\(lcms.joined(separator: "; ")))") + "; " + fallbackWords)
             return fallback
         }
         let converter = ColorConverter(layout: layout, engine: engine)
@@ -73,11 +75,12 @@ struct ColorConverterBuilder {
                 return .unusable("the embedded ICC profile (\(bytes.count) bytes) cannot be read")
             }
             let space = profile.colorSpace
-            let fits = switch layout.family {
-            case .rgb: space == cmsSigRgbData
-            case .gray: space == cmsSigGrayData
-            case .cmyk: space == cmsSigCmykData
-            }
+            let fits =
+                switch layout.family {
+                case .rgb: space == cmsSigRgbData
+                case .gray: space == cmsSigGrayData
+                case .cmyk: space == cmsSigCmykData
+                }
             guard fits else {
                 return .unusable("the embedded ICC profile is for \(Self.name(of: space)) data, the pixels are \(layout.family)")
             }
@@ -120,7 +123,8 @@ struct ColorConverterBuilder {
         guard let tone = curve.make(in: context) else {
             return .unusable("the transfer curve cannot be made")
         }
-        let profile = layout.family == .gray
+        let profile =
+            layout.family == .gray
             ? LcmsProfile.gray(curve: tone, in: context)
             : LcmsProfile.rgb(chromaticities, curve: tone, in: context)
         return profile.map(Resolution.profile) ?? .unusable("a profile cannot be made from the chromaticities")

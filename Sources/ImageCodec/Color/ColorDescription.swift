@@ -57,7 +57,9 @@ public enum ColorDescription: Sendable, Hashable {
         public var blueY: Double
 
         /// Chromaticities from the white point's and each primary's x and y.
-        public init(whiteX: Double, whiteY: Double, redX: Double, redY: Double, greenX: Double, greenY: Double, blueX: Double, blueY: Double) {
+        public init(
+            whiteX: Double, whiteY: Double, redX: Double, redY: Double, greenX: Double, greenY: Double, blueX: Double, blueY: Double
+        ) {
             self.whiteX = whiteX
             self.whiteY = whiteY
             self.redX = redX
@@ -69,7 +71,8 @@ public enum ColorDescription: Sendable, Hashable {
         }
 
         /// sRGB's (and BT.709's): D65 white, and the primaries of IEC 61966-2-1.
-        public static let sRGB = Chromaticities(whiteX: 0.3127, whiteY: 0.3290, redX: 0.64, redY: 0.33, greenX: 0.30, greenY: 0.60, blueX: 0.15, blueY: 0.06)
+        public static let sRGB = Chromaticities(
+            whiteX: 0.3127, whiteY: 0.3290, redX: 0.64, redY: 0.33, greenX: 0.30, greenY: 0.60, blueX: 0.15, blueY: 0.06)
 
         /// Whether every coordinate is within `tolerance` of `other`'s.
         package func isClose(to other: Chromaticities, tolerance: Double) -> Bool {

@@ -56,11 +56,16 @@ extension EmbeddedColor {
                 if length == 1 { sRGB = true } else { result.warnings.append("sRGB chunk ignored: \(length) bytes instead of 1") }
             case "gAMA" where gamma == nil:
                 let value = chunk.bigEndian32(at: 0) ?? 0
-                if length == 4 && value > 0 { gamma = Double(value) / 100_000 } else { result.warnings.append("gAMA chunk ignored: not a gamma") }
+                if length == 4 && value > 0 {
+                    gamma = Double(value) / 100_000
+                } else {
+                    result.warnings.append("gAMA chunk ignored: not a gamma")
+                }
             case "cHRM" where chromaticities == nil:
                 guard length == 32 else { result.warnings.append("cHRM chunk ignored: \(length) bytes instead of 32"); continue }
                 let v = (0..<8).map { Double(chunk.bigEndian32(at: $0 * 4) ?? 0) / 100_000 }
-                chromaticities = .init(whiteX: v[0], whiteY: v[1], redX: v[2], redY: v[3], greenX: v[4], greenY: v[5], blueX: v[6], blueY: v[7])
+                chromaticities = .init(
+                    whiteX: v[0], whiteY: v[1], redX: v[2], redY: v[3], greenX: v[4], greenY: v[5], blueX: v[6], blueY: v[7])
             default:
                 result.warnings.append("a second \(type) chunk ignored")
             }

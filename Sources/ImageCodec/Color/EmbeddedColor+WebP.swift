@@ -6,7 +6,7 @@ extension EmbeddedColor {
     package static func webp(_ bytes: UnsafeRawBufferPointer) -> EmbeddedColor {
         var result = EmbeddedColor()
         guard bytes.matches(Array("RIFF".utf8), at: 0), bytes.matches(Array("WEBP".utf8), at: 8),
-              let riffSize = bytes.littleEndian32(at: 4), let firstSize = bytes.littleEndian32(at: 16)
+            let riffSize = bytes.littleEndian32(at: 4), let firstSize = bytes.littleEndian32(at: 16)
         else { return result }
         let end = min(bytes.count, 8 + riffSize)
         guard bytes.matches(Array("VP8X".utf8), at: 12) else {

@@ -18,7 +18,9 @@ final class GrayLookupTable: Sendable {
         let grays = (0..<count).map { Float(Double($0) / Double(count - 1)) }
         var rgb = [Float](repeating: 0, count: count * 3)
         grays.withUnsafeBytes { source in
-            rgb.withUnsafeMutableBytes { transform.run(source.baseAddress!, $0.baseAddress!, count: count, sourceBytes: 4, destinationBytes: 12) }
+            rgb.withUnsafeMutableBytes {
+                transform.run(source.baseAddress!, $0.baseAddress!, count: count, sourceBytes: 4, destinationBytes: 12)
+            }
         }
         func byte(_ value: Float) -> UInt32 {
             value.isNaN ? 0 : UInt32(min(max((value * 255).rounded(), 0), 255))

@@ -138,7 +138,8 @@ final class LcmsToneCurve {
 
     /// An ICC parametric curve (`type` 1…5 of ICC's `para`, as LittleCMS numbers them, with its parameters).
     static func parametric(_ type: Int32, _ parameters: [Double], in context: LcmsContext) -> LcmsToneCurve? {
-        LcmsToneCurve(parameters.withUnsafeBufferPointer { cmsBuildParametricToneCurve(context.handle, type, $0.baseAddress) }, context: context)
+        LcmsToneCurve(
+            parameters.withUnsafeBufferPointer { cmsBuildParametricToneCurve(context.handle, type, $0.baseAddress) }, context: context)
     }
 
     /// `x` raised to `exponent`.
@@ -148,7 +149,9 @@ final class LcmsToneCurve {
 
     /// A curve sampled at evenly spaced points of 0…1 (at least 2).
     static func tabulated(_ values: [Float], in context: LcmsContext) -> LcmsToneCurve? {
-        LcmsToneCurve(values.withUnsafeBufferPointer { cmsBuildTabulatedToneCurveFloat(context.handle, cmsUInt32Number($0.count), $0.baseAddress) }, context: context)
+        LcmsToneCurve(
+            values.withUnsafeBufferPointer { cmsBuildTabulatedToneCurveFloat(context.handle, cmsUInt32Number($0.count), $0.baseAddress) },
+            context: context)
     }
 }
 
@@ -164,8 +167,9 @@ final class LcmsTransform: @unchecked Sendable {
     /// colorimetric, or nil when LittleCMS refuses (its reasons are in the context's messages).
     init?(from source: LcmsProfile, _ inputFormat: cmsUInt32Number, toSRGB outputFormat: cmsUInt32Number, flags: cmsUInt32Number) {
         guard let sRGB = LcmsProfile.sRGB(in: source.context),
-              let handle = cmsCreateTransformTHR(source.context.handle, source.handle, inputFormat, sRGB.handle, outputFormat,
-                                                 cmsUInt32Number(INTENT_RELATIVE_COLORIMETRIC), flags)
+            let handle = cmsCreateTransformTHR(
+                source.context.handle, source.handle, inputFormat, sRGB.handle, outputFormat,
+                cmsUInt32Number(INTENT_RELATIVE_COLORIMETRIC), flags)
         else { return nil }
         self.handle = handle
         self.context = source.context

@@ -34,10 +34,10 @@ final class MatrixShaperTables: @unchecked Sendable {
     static func make(for profile: LcmsProfile, sixteenBit: Bool) -> MatrixShaperTables? {
         let lookupTags = [cmsSigAToB0Tag, cmsSigAToB1Tag, cmsSigDToB0Tag, cmsSigDToB1Tag]
         guard profile.colorSpace == cmsSigRgbData, cmsGetPCS(profile.handle) == cmsSigXYZData,
-              cmsIsMatrixShaper(profile.handle) != 0, !lookupTags.contains(where: profile.has),
-              let sRGB = LcmsProfile.sRGB(in: profile.context),
-              let source = colorants(of: profile), let target = colorants(of: sRGB), let inverse = inverted(target),
-              let sRGBCurve = sRGB.toneCurve(cmsSigRedTRCTag), let encoding = cmsReverseToneCurve(sRGBCurve)
+            cmsIsMatrixShaper(profile.handle) != 0, !lookupTags.contains(where: profile.has),
+            let sRGB = LcmsProfile.sRGB(in: profile.context),
+            let source = colorants(of: profile), let target = colorants(of: sRGB), let inverse = inverted(target),
+            let sRGBCurve = sRGB.toneCurve(cmsSigRedTRCTag), let encoding = cmsReverseToneCurve(sRGBCurve)
         else { return nil }
         defer { cmsFreeToneCurve(encoding) }
         let curves = [cmsSigRedTRCTag, cmsSigGreenTRCTag, cmsSigBlueTRCTag].compactMap(profile.toneCurve)
@@ -70,7 +70,8 @@ final class MatrixShaperTables: @unchecked Sendable {
             matrix.withUnsafeBufferPointer { matrix in
                 encode.withUnsafeBufferPointer { encode in
                     linear16.withUnsafeBufferPointer { linear16 in
-                        fic_matrix_shaper_create(linear8.baseAddress, sixteenBit ? linear16.baseAddress : nil, matrix.baseAddress, encode.baseAddress)
+                        fic_matrix_shaper_create(
+                            linear8.baseAddress, sixteenBit ? linear16.baseAddress : nil, matrix.baseAddress, encode.baseAddress)
                     }
                 }
             }
@@ -87,7 +88,7 @@ final class MatrixShaperTables: @unchecked Sendable {
     /// A profile's colorants as a row-major matrix from RGB to XYZ (the colorants are its columns).
     private static func colorants(of profile: LcmsProfile) -> [Double]? {
         guard let r = profile.xyz(cmsSigRedColorantTag), let g = profile.xyz(cmsSigGreenColorantTag),
-              let b = profile.xyz(cmsSigBlueColorantTag)
+            let b = profile.xyz(cmsSigBlueColorantTag)
         else { return nil }
         return [r.X, g.X, b.X, r.Y, g.Y, b.Y, r.Z, g.Z, b.Z]
     }
@@ -97,9 +98,11 @@ final class MatrixShaperTables: @unchecked Sendable {
         let (a, b, c, d, e, f, g, h, i) = (m[0], m[1], m[2], m[3], m[4], m[5], m[6], m[7], m[8])
         let determinant = a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g)
         guard determinant.isFinite, abs(determinant) > 1e-12 else { return nil }
-        let inverse = [e * i - f * h, c * h - b * i, b * f - c * e,
-                       f * g - d * i, a * i - c * g, c * d - a * f,
-                       d * h - e * g, b * g - a * h, a * e - b * d]
+        let inverse = [
+            e * i - f * h, c * h - b * i, b * f - c * e,
+            f * g - d * i, a * i - c * g, c * d - a * f,
+            d * h - e * g, b * g - a * h, a * e - b * d
+        ]
         return inverse.map { $0 / determinant }
     }
 

@@ -34,7 +34,8 @@ enum SRGBProbe {
     }
 
     /// One probe colour in `layout` (alpha opaque; 16-bit samples as v × 257).
-    private static func write(_ r: UInt8, _ g: UInt8, _ b: UInt8, to bytes: inout [UInt8], at offset: Int, _ layout: ColorConverter.Layout) {
+    private static func write(_ r: UInt8, _ g: UInt8, _ b: UInt8, to bytes: inout [UInt8], at offset: Int, _ layout: ColorConverter.Layout)
+    {
         func put16(_ values: [UInt8]) {
             for (i, v) in values.enumerated() {
                 withUnsafeBytes(of: UInt16(v) * 257) { word in

@@ -13,7 +13,8 @@ package protocol DisabledFormatDecoder: ImageFormatDecoder {
 extension DisabledFormatDecoder {
     /// Nothing: the format is not decoded.
     package static var capabilities: DecoderCapabilities {
-        DecoderCapabilities(reducedDecode: "none: not decoded by this build (package trait \(trait) off)", streamsRows: false, maximumDimension: 0)
+        DecoderCapabilities(
+            reducedDecode: "none: not decoded by this build (package trait \(trait) off)", streamsRows: false, maximumDimension: 0)
     }
 
     /// Why a file of the format is refused: its format, and the trait that decodes it.
@@ -27,9 +28,13 @@ extension DisabledFormatDecoder {
 
     package static func info(_ bytes: UnsafeRawBufferPointer) throws -> ImageInfo { throw refusal }
     package static func decode(_ bytes: UnsafeRawBufferPointer, options: DecodingOptions) throws -> DecodedImage { throw refusal }
-    package static func estimatedMemory(_ bytes: UnsafeRawBufferPointer, options: DecodingOptions) throws -> DecodeMemoryEstimate { throw refusal }
+    package static func estimatedMemory(_ bytes: UnsafeRawBufferPointer, options: DecodingOptions) throws -> DecodeMemoryEstimate {
+        throw refusal
+    }
     package static func makeRowDecoder(sink: any RowSink, options: RowDecodingOptions) throws -> any RowDecoder { throw refusal }
-    package static func decodeRows(ofFile file: FileDescriptor, from offset: Int, size: Int, sink: any RowSink, options: RowDecodingOptions) throws -> RowDecoderStatistics {
+    package static func decodeRows(ofFile file: FileDescriptor, from offset: Int, size: Int, sink: any RowSink, options: RowDecodingOptions)
+        throws -> RowDecoderStatistics
+    {
         throw refusal
     }
 }

@@ -32,7 +32,8 @@ public final class ImageBytes: ContiguousBytes, @unchecked Sendable {
     public init(contentsOf path: String, maximumByteCount: Int = ImageBytes.defaultMaximumByteCount) throws {
         let file = try ImageFile(path: path)
         guard file.size <= maximumByteCount else {
-            throw ImageCacheError(.overMemoryBudget,
+            throw ImageCacheError(
+                .overMemoryBudget,
                 "The image file is \(file.size) bytes, over the limit of \(maximumByteCount) bytes for one file; it was not read.",
                 path: path
             )

@@ -4,11 +4,14 @@
 extension DecodedImage {
     /// A bitmap of `width × height` for a decode of `info` with `options`, in the stored
     /// orientation (see ``uprightIfAsked(_:)``).
-    package convenience init(decoding info: ImageInfo, width: Int, height: Int, pixelFormat: PixelFormat,
-                             options: DecodingOptions, scaleDenominator: Int, zeroFilled: Bool) throws {
-        try self.init(allocating: width, height: height, pixelFormat: pixelFormat, source: info,
-                      isOrientationApplied: options.applyOrientation && info.orientation == .up,
-                      scaleDenominator: scaleDenominator, zeroFilled: zeroFilled)
+    package convenience init(
+        decoding info: ImageInfo, width: Int, height: Int, pixelFormat: PixelFormat,
+        options: DecodingOptions, scaleDenominator: Int, zeroFilled: Bool
+    ) throws {
+        try self.init(
+            allocating: width, height: height, pixelFormat: pixelFormat, source: info,
+            isOrientationApplied: options.applyOrientation && info.orientation == .up,
+            scaleDenominator: scaleDenominator, zeroFilled: zeroFilled)
     }
 
     /// This decode, turned upright when `options` ask for that and its stored orientation is not.

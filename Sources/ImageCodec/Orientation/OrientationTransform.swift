@@ -20,8 +20,10 @@ package enum OrientationTransform {
     /// Copies `width × height` 32-bit pixels in stored orientation (rows `bytesPerRow` apart) to
     /// `destination`, upright: the displayed bitmap, `height × width` when `orientation` swaps the
     /// sides, rows `destinationBytesPerRow` apart. The regions must not overlap.
-    package static func copy(_ source: UnsafeRawPointer, width: Int, height: Int, bytesPerRow: Int, orientation: ImageOrientation,
-                             into destination: UnsafeMutableRawPointer, bytesPerRow destinationBytesPerRow: Int) {
+    package static func copy(
+        _ source: UnsafeRawPointer, width: Int, height: Int, bytesPerRow: Int, orientation: ImageOrientation,
+        into destination: UnsafeMutableRawPointer, bytesPerRow destinationBytesPerRow: Int
+    ) {
         // Walk the stored pixels in memory order; each stored pixel (sx, sy) lands at display
         // position origin + sx * stepX + sy * stepY (in pixels of the result).
         let displayRow = destinationBytesPerRow / 4
@@ -57,8 +59,9 @@ package enum OrientationTransform {
             pixelFormat: image.pixelFormat, source: image.source,
             isOrientationApplied: true, scaleDenominator: image.scaleDenominator, zeroFilled: false  // every pixel is written below
         )
-        copy(image.baseAddress, width: image.width, height: image.height, bytesPerRow: image.bytesPerRow, orientation: orientation,
-             into: result.baseAddress, bytesPerRow: result.bytesPerRow)
+        copy(
+            image.baseAddress, width: image.width, height: image.height, bytesPerRow: image.bytesPerRow, orientation: orientation,
+            into: result.baseAddress, bytesPerRow: result.bytesPerRow)
         result.addWarnings(image.warnings)
         return result
     }

@@ -27,6 +27,7 @@ package enum PixelConversion {
     package static func unpremultiplied(_ pixel: UInt32) -> UInt32 {
         let a = pixel >> 24
         if a == 255 { return pixel }
-        return unpremultiply(pixel & 0xFF, a) | unpremultiply(pixel >> 8 & 0xFF, a) << 8 | unpremultiply(pixel >> 16 & 0xFF, a) << 16 | a << 24
+        return unpremultiply(pixel & 0xFF, a) | unpremultiply(pixel >> 8 & 0xFF, a) << 8 | unpremultiply(pixel >> 16 & 0xFF, a) << 16 | a
+            << 24
     }
 }

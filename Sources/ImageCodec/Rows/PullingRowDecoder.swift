@@ -26,8 +26,10 @@ final class PullingRowDecoder: RowDecoder {
     /// `endedEarly` says what is missing when the input ends before `decode` has finished. With
     /// `checkPrefix`, the first `prefixLength` bytes are checked as they arrive, before the
     /// decoder has done anything with them (sizes that would need too much memory).
-    init(sink: any RowSink, format: String, endedEarly: String, prefixLength: Int = 0, checkPrefix: (([UInt8]) throws -> Void)? = nil,
-         decode: @escaping @Sendable (ByteChannel, any RowSink) throws -> Void) throws {
+    init(
+        sink: any RowSink, format: String, endedEarly: String, prefixLength: Int = 0, checkPrefix: (([UInt8]) throws -> Void)? = nil,
+        decode: @escaping @Sendable (ByteChannel, any RowSink) throws -> Void
+    ) throws {
         self.format = format
         self.endedEarly = endedEarly
         self.prefixLength = prefixLength

@@ -119,4 +119,3 @@ package final class RowBatch: Sendable {
         for index in 0..<count { step.convert(row(index)) }
     }
 }
-

@@ -69,7 +69,9 @@ package struct SamplePipeline {
             }
         case .rgba16:
             for i in 0..<count {
-                out[i] = Self.pixel(Self.reduce(source, i * 4), Self.reduce(source, i * 4 + 1), Self.reduce(source, i * 4 + 2), Self.reduce(source, i * 4 + 3))
+                out[i] = Self.pixel(
+                    Self.reduce(source, i * 4), Self.reduce(source, i * 4 + 1), Self.reduce(source, i * 4 + 2),
+                    Self.reduce(source, i * 4 + 3))
             }
         case .gray8:
             let s = source.assumingMemoryBound(to: UInt8.self)
@@ -91,7 +93,8 @@ package struct SamplePipeline {
     static func pixel(_ r: UInt32, _ g: UInt32, _ b: UInt32, _ a: UInt32) -> UInt32 {
         if a == 255 { return b | g << 8 | r << 16 | 0xFF00_0000 }
         if a == 0 { return 0 }
-        return PixelConversion.premultiply(b, a) | PixelConversion.premultiply(g, a) << 8 | PixelConversion.premultiply(r, a) << 16 | a << 24
+        return PixelConversion.premultiply(b, a) | PixelConversion.premultiply(g, a) << 8 | PixelConversion.premultiply(r, a) << 16 | a
+            << 24
     }
 
     /// The 16-bit sample at `index` reduced to 8 bits with rounding: `round(v × 255 / 65535)`.

@@ -20,7 +20,10 @@ final class WholeImageRowDecoder: RowDecoder {
         let builder = try bytes ?? ImageBytesBuilder()
         bytes = builder
         guard builder.count + chunk.count <= options.maximumBufferedBytes else {
-            throw ImageCacheError(.overMemoryBudget, "the image is over \(options.maximumBufferedBytes >> 20) MiB; \(decoder.format.name) images are decoded whole and cannot be that large")
+            throw ImageCacheError(
+                .overMemoryBudget,
+                "the image is over \(options.maximumBufferedBytes >> 20) MiB; \(decoder.format.name) images are decoded whole and cannot be that large"
+            )
         }
         try builder.append(chunk)
     }
@@ -29,12 +32,18 @@ final class WholeImageRowDecoder: RowDecoder {
     func stop() {}
 
     func finish() throws {
-        guard let builder = bytes else { throw ImageCacheError(.emptyInput, "the input ended without any bytes; there is no image to decode") }
+        guard let builder = bytes else {
+            throw ImageCacheError(.emptyInput, "the input ended without any bytes; there is no image to decode")
+        }
         bytes = nil
-        let options = DecodingOptions(maximumPixelCount: self.options.maximumPixelCount, applyOrientation: false, allowCorruptData: self.options.allowCorruptData)
+        let options = DecodingOptions(
+            maximumPixelCount: self.options.maximumPixelCount, applyOrientation: false, allowCorruptData: self.options.allowCorruptData)
         let image = try builder.finish().withUnsafeBytes { try decoder.decode($0, options: options) }
         let info = image.source
-        try sink.begin(SourceHeader(format: info.format, width: image.width, height: image.height, orientation: info.orientation, hasAlpha: image.pixelFormat == .bgra32Premultiplied))
+        try sink.begin(
+            SourceHeader(
+                format: info.format, width: image.width, height: image.height, orientation: info.orientation,
+                hasAlpha: image.pixelFormat == .bgra32Premultiplied))
         try image.withUnsafeBytes { raw in
             var row = 0
             while row < image.height {

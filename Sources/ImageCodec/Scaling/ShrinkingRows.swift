@@ -7,7 +7,9 @@
 enum ShrinkingRows {
     /// The sizes a decode of `info` for `target` goes through: the whole factor, the size after it,
     /// and the final (covering) size.
-    static func sizes(for info: ImageInfo, target: PixelSize?) -> (factor: Int, shrunk: (width: Int, height: Int), output: (width: Int, height: Int)) {
+    static func sizes(for info: ImageInfo, target: PixelSize?) -> (
+        factor: Int, shrunk: (width: Int, height: Int), output: (width: Int, height: Int)
+    ) {
         let factor = TargetScale.wholeFactor(for: info, target: target, limit: BoxShrinker.maximumFactor)
         let shrunk = ((info.width + factor - 1) / factor, (info.height + factor - 1) / factor)
         guard max(shrunk.0, shrunk.1) <= AreaResampler.maximumSourceSide else { return (factor, shrunk, shrunk) }  // extreme strips
@@ -43,11 +45,13 @@ enum ShrinkingRows {
         case (true, true):
             var shrinker = BoxShrinker(sourceWidth: sourceWidth, sourceHeight: sourceHeight, factor: factor)
             var resampler = AreaResampler(sourceWidth: shrunk.width, sourceHeight: shrunk.height, outputWidth: width, outputHeight: height)
-            try body({ _ in sourceRow }, { row in
-                if shrinker.add(row, output: { _ in shrunkRow }) != nil {
-                    resampler.add(shrunkRow) { pixels + $0 * rowPixels }
-                }
-            })
+            try body(
+                { _ in sourceRow },
+                { row in
+                    if shrinker.add(row, output: { _ in shrunkRow }) != nil {
+                        resampler.add(shrunkRow) { pixels + $0 * rowPixels }
+                    }
+                })
         }
     }
 }

@@ -36,7 +36,8 @@ enum TargetScale {
 
     /// ``coveringSize(for:target:)``, but no larger than `limit` (what an earlier stage, such as
     /// DCT scaling, produced) in either dimension.
-    static func coveringSize(for info: ImageInfo, target: PixelSize?, within limit: (width: Int, height: Int)) -> (width: Int, height: Int) {
+    static func coveringSize(for info: ImageInfo, target: PixelSize?, within limit: (width: Int, height: Int)) -> (width: Int, height: Int)
+    {
         let cover = coveringSize(for: info, target: target)
         return (min(cover.width, limit.width), min(cover.height, limit.height))
     }

@@ -18,7 +18,8 @@ enum LoaderErrors {
         if let h = error as? HTTPClientError {
             switch h {
             case .readTimeout:
-                return ImageCacheError(.timedOut, "the server sent nothing for too long (stalled)\(progress)", path: path, underlying: error)
+                return ImageCacheError(
+                    .timedOut, "the server sent nothing for too long (stalled)\(progress)", path: path, underlying: error)
             case .cancelled:
                 return ImageCacheError(.cancelled, "the download was cancelled", path: path, underlying: error)
             default:
@@ -26,7 +27,9 @@ enum LoaderErrors {
             }
         }
         if let received, let expected, received < expected {
-            return ImageCacheError(.truncated, "the connection ended after \(received) of the \(expected) bytes the server announced; try again later", path: path, underlying: error)
+            return ImageCacheError(
+                .truncated, "the connection ended after \(received) of the \(expected) bytes the server announced; try again later",
+                path: path, underlying: error)
         }
         if let h = error as? HTTPClientError {
             switch h {
@@ -43,7 +46,8 @@ enum LoaderErrors {
             case .cancelled:
                 return ImageCacheError(.cancelled, "the download was cancelled", path: path, underlying: error)
             case .remoteConnectionClosed:
-                return ImageCacheError(.network, "the server closed the connection before the response was complete", path: path, underlying: error)
+                return ImageCacheError(
+                    .network, "the server closed the connection before the response was complete", path: path, underlying: error)
             case .invalidURL, .emptyHost, .emptyScheme:
                 return ImageCacheError(.unsupportedURL, "the URL cannot be fetched", path: path, underlying: error)
             default:
@@ -64,7 +68,9 @@ enum LoaderErrors {
 
     /// The error for an HTTP status other than success.
     static func status(_ status: HTTPResponseStatus, url: URL) -> ImageCacheError {
-        let hint = status.code >= 500 ? "; the server failed, try again later" : status.code == 404 || status.code == 410 ? "; the image does not exist there" : ""
+        let hint =
+            status.code >= 500
+            ? "; the server failed, try again later" : status.code == 404 || status.code == 410 ? "; the image does not exist there" : ""
         return ImageCacheError(.httpStatus, "the server answered \(status.code) \(status.reasonPhrase)\(hint)", path: url.absoluteString)
     }
 }

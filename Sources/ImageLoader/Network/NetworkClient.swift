@@ -24,7 +24,8 @@ final class NetworkClient: Sendable {
     init(configuration: LoaderConfiguration) {
         self.configuration = configuration
         var c = HTTPClient.Configuration()
-        c.redirectConfiguration = configuration.maximumRedirects == 0 ? .disallow : .follow(max: configuration.maximumRedirects, allowCycles: false)
+        c.redirectConfiguration =
+            configuration.maximumRedirects == 0 ? .disallow : .follow(max: configuration.maximumRedirects, allowCycles: false)
         c.timeout = .init(connect: Self.amount(configuration.connectTimeout), read: Self.amount(configuration.idleTimeout))
         c.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: configuration.connectionsPerHost)
         // A refused connection fails at once (and is remembered by the back-off) instead of being
@@ -72,7 +73,9 @@ final class NetworkClient: Sendable {
         }
         let length = response.headers.first(name: "content-length").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
         if let length, length > configuration.maximumBodyBytes {
-            throw ImageCacheError(.bodyTooLarge, "the server announced \(length) bytes, more than the \(configuration.maximumBodyBytes) allowed", path: url.absoluteString)
+            throw ImageCacheError(
+                .bodyTooLarge, "the server announced \(length) bytes, more than the \(configuration.maximumBodyBytes) allowed",
+                path: url.absoluteString)
         }
         if let length, length < 0 {
             throw ImageCacheError(.network, "the server announced a negative length", path: url.absoluteString)

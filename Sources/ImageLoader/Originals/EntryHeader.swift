@@ -31,7 +31,9 @@ package struct EntryHeader: Sendable, Hashable {
     package var lastModified: String?
 
     /// A header as given.
-    package init(url: String, bodyLength: Int, bodyChecksum: UInt64, storedAt: Date, maximumAge: Int64?, etag: String?, lastModified: String?) {
+    package init(
+        url: String, bodyLength: Int, bodyChecksum: UInt64, storedAt: Date, maximumAge: Int64?, etag: String?, lastModified: String?
+    ) {
         self.url = url
         self.bodyLength = bodyLength
         self.bodyChecksum = bodyChecksum
@@ -88,18 +90,28 @@ package struct EntryHeader: Sendable, Hashable {
     /// body: magic, lengths against `limits`, the checksum, and that it is the entry of `url`.
     ///
     /// - Returns: nil, with the reason, when the bytes are not a valid header of `url`.
-    package static func decode(_ bytes: UnsafeRawBufferPointer, fileLength: Int, url: String, maximumBodyBytes: Int) -> Result<EntryHeader, DecodeFailure> {
-        guard bytes.count >= fixedLength, bytes.prefix(8).elementsEqual(magic) else { return .failure(.init("not an entry of the originals cache")) }
+    package static func decode(_ bytes: UnsafeRawBufferPointer, fileLength: Int, url: String, maximumBodyBytes: Int) -> Result<
+        EntryHeader, DecodeFailure
+    > {
+        guard bytes.count >= fixedLength, bytes.prefix(8).elementsEqual(magic) else {
+            return .failure(.init("not an entry of the originals cache"))
+        }
         let headerLength = Int(bytes.loadUnaligned(fromByteOffset: 8, as: UInt32.self).littleEndian)
         let bodyLength64 = bytes.loadUnaligned(fromByteOffset: 12, as: UInt64.self).littleEndian
-        guard headerLength >= fixedLength + checksumLength, headerLength <= bytes.count else { return .failure(.init("the header length is invalid")) }
+        guard headerLength >= fixedLength + checksumLength, headerLength <= bytes.count else {
+            return .failure(.init("the header length is invalid"))
+        }
         guard bodyLength64 <= UInt64(maximumBodyBytes) else { return .failure(.init("the body is longer than allowed")) }
         let bodyLength = Int(bodyLength64)
         let (total, overflow) = headerLength.addingReportingOverflow(bodyLength)
-        guard !overflow, total == fileLength else { return .failure(.init("the file is \(fileLength) bytes, not the \(total) its header says (torn or truncated)")) }
+        guard !overflow, total == fileLength else {
+            return .failure(.init("the file is \(fileLength) bytes, not the \(total) its header says (torn or truncated)"))
+        }
         let checked = headerLength - checksumLength
         let check = XXH64.hash(UnsafeRawBufferPointer(rebasing: bytes[0..<checked]))
-        guard check == bytes.loadUnaligned(fromByteOffset: checked, as: UInt64.self).littleEndian else { return .failure(.init("the header checksum does not match")) }
+        guard check == bytes.loadUnaligned(fromByteOffset: checked, as: UInt64.self).littleEndian else {
+            return .failure(.init("the header checksum does not match"))
+        }
         let lengths = (0..<3).map { Int(bytes.loadUnaligned(fromByteOffset: fixedLength - 6 + 2 * $0, as: UInt16.self).littleEndian) }
         guard fixedLength + lengths.reduce(0, +) == checked else { return .failure(.init("the header's string lengths are inconsistent")) }
         var offset = fixedLength
@@ -111,10 +123,12 @@ package struct EntryHeader: Sendable, Hashable {
         guard strings[0] == url else { return .failure(.init("the entry belongs to another URL")) }
         let millis = Int64(bitPattern: bytes.loadUnaligned(fromByteOffset: 28, as: UInt64.self).littleEndian)
         let age = Int64(bitPattern: bytes.loadUnaligned(fromByteOffset: 36, as: UInt64.self).littleEndian)
-        return .success(EntryHeader(
-            url: strings[0], bodyLength: bodyLength, bodyChecksum: bytes.loadUnaligned(fromByteOffset: 20, as: UInt64.self).littleEndian,
-            storedAt: Date(timeIntervalSince1970: Double(millis) / 1000), maximumAge: age < 0 ? nil : age,
-            etag: strings[1].isEmpty ? nil : strings[1], lastModified: strings[2].isEmpty ? nil : strings[2]))
+        return .success(
+            EntryHeader(
+                url: strings[0], bodyLength: bodyLength,
+                bodyChecksum: bytes.loadUnaligned(fromByteOffset: 20, as: UInt64.self).littleEndian,
+                storedAt: Date(timeIntervalSince1970: Double(millis) / 1000), maximumAge: age < 0 ? nil : age,
+                etag: strings[1].isEmpty ? nil : strings[1], lastModified: strings[2].isEmpty ? nil : strings[2]))
     }
 
     /// Why a header was refused.

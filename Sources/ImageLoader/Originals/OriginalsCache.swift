@@ -49,7 +49,9 @@ public final class OriginalsCache: Sendable {
     public let maximumBytes: Int
     let directory: Directory
     private let journal: LockedBox<Journal>
-    private let counters = LockedBox(OriginalsStatistics(entries: 0, diskUsage: 0, maximumBytes: 0, hits: 0, misses: 0, stores: 0, evictions: 0, invalidEntries: 0, revalidations: 0))
+    private let counters = LockedBox(
+        OriginalsStatistics(
+            entries: 0, diskUsage: 0, maximumBytes: 0, hits: 0, misses: 0, stores: 0, evictions: 0, invalidEntries: 0, revalidations: 0))
     let logger: Logger
 
     /// Opens (or creates, 0700) the cache folder at `path`, keeping at most `maximumBytes` of
@@ -61,13 +63,19 @@ public final class OriginalsCache: Sendable {
     /// - Throws: `ImageCacheError`: `.unsafePath` when the folder is a symbolic link or holds
     ///   files of others, `.io`, `.noSpace`, `.invalidArgument` for a limit below 1.
     public init(directory path: String, maximumBytes: Int, logger: Logger = Logger(label: "ImageLoader.OriginalsCache")) throws {
-        guard maximumBytes > 0 else { throw ImageCacheError(.invalidArgument, "the originals cache needs a maximum of at least 1 byte, not \(maximumBytes)", path: path) }
+        guard maximumBytes > 0 else {
+            throw ImageCacheError(
+                .invalidArgument, "the originals cache needs a maximum of at least 1 byte, not \(maximumBytes)", path: path)
+        }
         self.path = path
         self.maximumBytes = maximumBytes
         self.logger = logger
         directory = try Directory.open(path, create: true)
         if let foreign = try directory.names().sorted().first(where: { !Self.isOwnName($0) }) {
-            throw ImageCacheError(.unsafePath, "the folder holds '\(foreign)', which the originals cache did not make; give the cache a folder of its own (new or empty)", path: path)
+            throw ImageCacheError(
+                .unsafePath,
+                "the folder holds '\(foreign)', which the originals cache did not make; give the cache a folder of its own (new or empty)",
+                path: path)
         }
         journal = LockedBox(Journal(directory: directory))
         try withJournal { j throws in
@@ -139,7 +147,11 @@ public final class OriginalsCache: Sendable {
         var keep = false
         defer { if !keep { fd.closeQuietly() } }
         let length = Int(try fd.status(path: directory.child(name)).st_size)
-        let head = try fd.readBytes(count: min(length, EntryHeader.fixedLength + EntryHeader.maximumURLBytes + 2 * EntryHeader.maximumValidatorBytes + EntryHeader.checksumLength), at: 0, path: directory.child(name))
+        let head = try fd.readBytes(
+            count: min(
+                length,
+                EntryHeader.fixedLength + EntryHeader.maximumURLBytes + 2 * EntryHeader.maximumValidatorBytes + EntryHeader.checksumLength),
+            at: 0, path: directory.child(name))
         let decoded = head.withUnsafeBytes { b in
             EntryHeader.decode(b, fileLength: length, url: url.absoluteString, maximumBodyBytes: maximumBytes)
         }
@@ -181,8 +193,9 @@ public final class OriginalsCache: Sendable {
 
     /// A writer for a new entry of `url`, or nil when it cannot be stored (URL too long).
     func makeWriter(for url: URL, storedAt: Date, maximumAge: Int64?, etag: String?, lastModified: String?) throws -> EntryWriter? {
-        var header = EntryHeader(url: url.absoluteString, bodyLength: 0, bodyChecksum: 0,
-                                 storedAt: storedAt, maximumAge: maximumAge, etag: etag, lastModified: lastModified)
+        var header = EntryHeader(
+            url: url.absoluteString, bodyLength: 0, bodyChecksum: 0,
+            storedAt: storedAt, maximumAge: maximumAge, etag: etag, lastModified: lastModified)
         header.trimValidators()
         guard header.isStorable else { return nil }
         return try EntryWriter(directory: directory, name: Self.entryName(for: url), header: header, limit: maximumBytes)
@@ -249,10 +262,11 @@ public final class OriginalsCache: Sendable {
 
     /// Entries and bytes (all processes) and this process's counters.
     public var statistics: OriginalsStatistics {
-        let (entries, bytes) = (try? withJournal { j throws -> (Int, Int) in
-            try j.synchronize()
-            return (j.index.count, j.index.totalBytes)
-        }) ?? journal.withLockedValue { ($0.index.count, $0.index.totalBytes) }
+        let (entries, bytes) =
+            (try? withJournal { j throws -> (Int, Int) in
+                try j.synchronize()
+                return (j.index.count, j.index.totalBytes)
+            }) ?? journal.withLockedValue { ($0.index.count, $0.index.totalBytes) }
         var s = counters.withLockedValue { $0 }
         s.entries = entries
         s.diskUsage = bytes

@@ -62,11 +62,14 @@ final class StoredOriginal: Sendable {
                 let remaining = original.header.bodyLength - p.offset
                 if remaining == 0 {
                     guard p.checksum.finalize() == original.header.bodyChecksum else {
-                        throw ImageCacheError(.corruptData, "the stored original does not match its checksum; it was removed, request it again", path: original.path)
+                        throw ImageCacheError(
+                            .corruptData, "the stored original does not match its checksum; it was removed, request it again",
+                            path: original.path)
                     }
                     return nil
                 }
-                let chunk = try original.descriptor.readBytes(count: min(chunkBytes, remaining), at: original.header.length + p.offset, path: original.path)
+                let chunk = try original.descriptor.readBytes(
+                    count: min(chunkBytes, remaining), at: original.header.length + p.offset, path: original.path)
                 guard chunk.count == min(chunkBytes, remaining) else {
                     throw ImageCacheError(.corruptData, "the stored original is shorter than its header says", path: original.path)
                 }

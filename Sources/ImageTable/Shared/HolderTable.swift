@@ -47,9 +47,12 @@ package struct HolderTable {
     /// the first free lock byte, then writes the entry. Returns the holder's index.
     ///
     /// - Throws: ``ImageCacheError/Code/inUse`` when ``capacity`` holders are alive.
-    package static func register(_ descriptor: FileDescriptor, entries: UnsafeMutableRawPointer, path: String?,
-                                 process: ProcessIdentity? = ProcessIdentity.current, nonce: UInt64 = .random(in: 1...UInt64.max)) throws -> Int {
-        for index in 0..<capacity where try descriptor.lockRange(.exclusive, start: lockBase + Int64(index), length: 1, wait: false, path: path) {
+    package static func register(
+        _ descriptor: FileDescriptor, entries: UnsafeMutableRawPointer, path: String?,
+        process: ProcessIdentity? = ProcessIdentity.current, nonce: UInt64 = .random(in: 1...UInt64.max)
+    ) throws -> Int {
+        for index in 0..<capacity
+        where try descriptor.lockRange(.exclusive, start: lockBase + Int64(index), length: 1, wait: false, path: path) {
             write(index, process: process, nonce: nonce, into: entries)
             return index
         }
@@ -73,7 +76,9 @@ package struct HolderTable {
     }
 
     /// Every entry that is registered or whose holder is alive, as `fic inspect` shows them.
-    package static func entries(_ entries: UnsafeRawPointer, through descriptor: FileDescriptor, ownIndex: Int?, path: String?) throws -> [Entry] {
+    package static func entries(_ entries: UnsafeRawPointer, through descriptor: FileDescriptor, ownIndex: Int?, path: String?) throws
+        -> [Entry]
+    {
         var result: [Entry] = []
         for index in 0..<capacity {
             let process = read(index, from: entries)
@@ -99,7 +104,8 @@ package struct HolderTable {
         let entry = entries + index * entryLength
         let checksum = entry.loadAcquire(fromByteOffset: 56)
         guard UInt32(littleEndian: entry.loadUnaligned(fromByteOffset: 0, as: UInt32.self)) == registered,
-              XXH64.hash(entry, count: 56, seed: UInt64(index)) == checksum else { return nil }
+            XXH64.hash(entry, count: 56, seed: UInt64(index)) == checksum
+        else { return nil }
         let pid = Int32(bitPattern: UInt32(littleEndian: entry.loadUnaligned(fromByteOffset: 4, as: UInt32.self)))
         return ProcessIdentity(pid: pid, startTime: UInt64(littleEndian: entry.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
     }

@@ -11,8 +11,10 @@ enum SharedIndex {
     /// bucket whose fingerprint matches and whose slot is in range is offered to `accept` (the
     /// caller's check of the slot word and record); the first accepted is the answer. A
     /// descriptor whose buckets do not fit in the layout or in `bytes` is a miss.
-    static func lookup(_ entity: TableKey, in bytes: UnsafeRawBufferPointer, layout: SharedStateLayout, allocatedSlots: Int,
-                       where accept: (Int) -> Bool = { _ in true }) -> Int? {
+    static func lookup(
+        _ entity: TableKey, in bytes: UnsafeRawBufferPointer, layout: SharedStateLayout, allocatedSlots: Int,
+        where accept: (Int) -> Bool = { _ in true }
+    ) -> Int? {
         guard let base = bytes.baseAddress, Int(bitPattern: base) % 8 == 0 else { return nil }
         let descriptorOffset = layout.controlOffset(.indexDescriptor)
         guard bytes.count >= descriptorOffset + 8 else { return nil }

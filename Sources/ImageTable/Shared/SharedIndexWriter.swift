@@ -18,7 +18,8 @@ enum SharedIndexWriter {
     /// The active index of the side file at `base`, or nil when its descriptor does not fit the
     /// layout (garbage: the caller rebuilds).
     static func active(_ base: UnsafeMutableRawPointer, layout: SharedStateLayout) -> IndexDescriptor? {
-        let descriptor = IndexDescriptor(rawValue: UnsafeRawPointer(base).loadAcquire(fromByteOffset: layout.controlOffset(.indexDescriptor)))
+        let descriptor = IndexDescriptor(
+            rawValue: UnsafeRawPointer(base).loadAcquire(fromByteOffset: layout.controlOffset(.indexDescriptor)))
         guard descriptor.bucketsLog2 >= 1, descriptor.bucketsLog2 <= layout.maximumBucketsLog2 else { return nil }
         return descriptor
     }
@@ -47,7 +48,8 @@ enum SharedIndexWriter {
     static func needsRebuild(_ base: UnsafeMutableRawPointer, layout: SharedStateLayout, allocatedSlots: Int) -> Bool {
         guard let descriptor = active(base, layout: layout) else { return true }
         let (entries, tombstones) = counts(base, layout: layout)
-        return 8 * (entries + tombstones + 1) > 5 * descriptor.buckets || 2 * allocatedSlots > descriptor.buckets || entries >= allocatedSlots
+        return 8 * (entries + tombstones + 1) > 5 * descriptor.buckets || 2 * allocatedSlots > descriptor.buckets
+            || entries >= allocatedSlots
     }
 
     /// Puts `entity → slot` in the first empty or tombstone bucket within
@@ -94,7 +96,9 @@ enum SharedIndexWriter {
     /// their home buckets, so that none is pushed further from home than it must be. Returns the
     /// slots of entries that found no bucket within ``IndexBucket/maximumProbes`` (rare; their
     /// lookups miss until they are stored again).
-    static func place(_ entries: [(entity: TableKey, slot: Int)], region: Int, buckets: Int, base: UnsafeMutableRawPointer, layout: SharedStateLayout) -> [Int] {
+    static func place(
+        _ entries: [(entity: TableKey, slot: Int)], region: Int, buckets: Int, base: UnsafeMutableRawPointer, layout: SharedStateLayout
+    ) -> [Int] {
         let start = layout.regionOffset(region), mask = buckets - 1
         for b in 0..<buckets { base.storeRelaxed(0, toByteOffset: start + b * SharedStateLayout.bucketLength) }
         var unplaced: [Int] = []
@@ -107,7 +111,9 @@ enum SharedIndexWriter {
                 unplaced.append(entries[i].slot)
                 continue
             }
-            base.storeRelaxed(IndexBucket(entity: entries[i].entity, slot: entries[i].slot).rawValue, toByteOffset: start + free * SharedStateLayout.bucketLength)
+            base.storeRelaxed(
+                IndexBucket(entity: entries[i].entity, slot: entries[i].slot).rawValue,
+                toByteOffset: start + free * SharedStateLayout.bucketLength)
         }
         return unplaced
     }
@@ -117,8 +123,10 @@ enum SharedIndexWriter {
     /// then makes it the active one (a new generation). `allocate` is called first with the byte
     /// range the new buckets take, to reserve disk space for them. Returns the slots left out
     /// (see ``place(_:region:buckets:base:layout:)``).
-    static func rebuild(_ entries: [(entity: TableKey, slot: Int)], allocatedSlots: Int, base: UnsafeMutableRawPointer, layout: SharedStateLayout,
-                        allocate: (Range<Int>) throws -> Void) throws -> [Int] {
+    static func rebuild(
+        _ entries: [(entity: TableKey, slot: Int)], allocatedSlots: Int, base: UnsafeMutableRawPointer, layout: SharedStateLayout,
+        allocate: (Range<Int>) throws -> Void
+    ) throws -> [Int] {
         let old = active(base, layout: layout)
         let region = old.map { 1 - $0.region } ?? 0
         let log2 = min(IndexDescriptor.bucketsLog2(forSlots: max(allocatedSlots, entries.count, 1)), layout.maximumBucketsLog2)
@@ -129,8 +137,9 @@ enum SharedIndexWriter {
         setCounts(base, layout: layout, entries: entries.count - unplaced.count, tombstones: 0)
         let generation = old.map { $0.generation >= IndexDescriptor.maximumGeneration ? 0 : $0.generation + 1 } ?? 0
         // Every bucket is written before a reader can find the new descriptor.
-        base.storeRelease(IndexDescriptor(region: region, bucketsLog2: log2, generation: generation).rawValue,
-                          toByteOffset: layout.controlOffset(.indexDescriptor))
+        base.storeRelease(
+            IndexDescriptor(region: region, bucketsLog2: log2, generation: generation).rawValue,
+            toByteOffset: layout.controlOffset(.indexDescriptor))
         return unplaced
     }
 }

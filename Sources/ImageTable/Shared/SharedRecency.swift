@@ -80,8 +80,10 @@ package enum SharedRecency {
     /// With no more slots than `sample`, every slot is examined: exact LRU. Each slot is
     /// examined at most once per call. Called with the writer lock held (the hand is one
     /// writer's at a time).
-    package static func victim(in cells: SlotCells, allocatedSlots: Int, sample: Int = defaultSample,
-                               isUsable: (Int, SlotWord) -> Bool) -> Int? {
+    package static func victim(
+        in cells: SlotCells, allocatedSlots: Int, sample: Int = defaultSample,
+        isUsable: (Int, SlotWord) -> Bool
+    ) -> Int? {
         let count = min(allocatedSlots, cells.layout.maximumCount)
         guard count > 0 else { return nil }
         let window = min(max(sample, 1), count)

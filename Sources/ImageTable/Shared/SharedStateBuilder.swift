@@ -57,8 +57,10 @@ enum SharedStateBuilder {
     ///   or misaligned, the chunk count or nonce is out of range, or an entry names a slot out of
     ///   range, a slot or entity twice, or a version or sequence out of range. Nothing is written then.
     @discardableResult
-    static func build(into bytes: UnsafeMutableRawBufferPointer, layout: SharedStateLayout, binding: SharedStateHeader.Binding,
-                      nonce: UInt64, allocatedChunks: Int, entries: [Entry]) throws(ImageCacheError) -> Summary {
+    static func build(
+        into bytes: UnsafeMutableRawBufferPointer, layout: SharedStateLayout, binding: SharedStateHeader.Binding,
+        nonce: UInt64, allocatedChunks: Int, entries: [Entry]
+    ) throws(ImageCacheError) -> Summary {
         func invalid(_ why: String) -> ImageCacheError { ImageCacheError(.invalidArgument, "shared state build: \(why)") }
         guard (0...layout.maximumChunks).contains(allocatedChunks) else {
             throw invalid("\(allocatedChunks) chunks is not between 0 and \(layout.maximumChunks)")
@@ -78,7 +80,9 @@ enum SharedStateBuilder {
             guard !slotTaken[e.slot] else { throw invalid("slot \(e.slot) holds two entries") }
             guard entities.insert(e.entity).inserted else { throw invalid("entity \(e.entity) has two slots") }
             guard e.version <= SlotWord.maximumVersion else { throw invalid("version \(e.version) of slot \(e.slot) is beyond 54 bits") }
-            guard e.sequence <= IndexRecord.maximumSequence else { throw invalid("sequence \(e.sequence) of slot \(e.slot) is out of range") }
+            guard e.sequence <= IndexRecord.maximumSequence else {
+                throw invalid("sequence \(e.sequence) of slot \(e.slot) is out of range")
+            }
             slotTaken[e.slot] = true
         }
 
@@ -110,7 +114,8 @@ enum SharedStateBuilder {
         }
 
         // The index, entries in the order of their home buckets.
-        let unindexed = SharedIndexWriter.place(entries.map { ($0.entity, $0.slot) }, region: 0, buckets: buckets, base: base, layout: layout)
+        let unindexed = SharedIndexWriter.place(
+            entries.map { ($0.entity, $0.slot) }, region: 0, buckets: buckets, base: base, layout: layout)
 
         let clock = UInt64(entries.count)
         let nextSequence = (entries.map(\.sequence).max() ?? 0) + 1
@@ -126,9 +131,12 @@ enum SharedStateBuilder {
         header.withUnsafeBytes { h in
             base.copyMemory(from: h.baseAddress!, byteCount: SharedStateHeader.checksumOffset)
             releaseFence()
-            base.storeRelease(h.load(fromByteOffset: SharedStateHeader.checksumOffset, as: UInt64.self).littleEndian, toByteOffset: SharedStateHeader.checksumOffset)
+            base.storeRelease(
+                h.load(fromByteOffset: SharedStateHeader.checksumOffset, as: UInt64.self).littleEndian,
+                toByteOffset: SharedStateHeader.checksumOffset)
         }
-        return Summary(allocatedSlots: slots, buckets: buckets, clock: clock, nextCommitSequence: nextSequence,
-                       freeSlots: freeCount, unindexed: unindexed)
+        return Summary(
+            allocatedSlots: slots, buckets: buckets, clock: clock, nextCommitSequence: nextSequence,
+            freeSlots: freeCount, unindexed: unindexed)
     }
 }

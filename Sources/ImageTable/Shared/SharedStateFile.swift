@@ -40,13 +40,16 @@ final class SharedStateFile {
     ///
     /// - Throws: ``ImageCacheError``: `.noSpace`, `.io`, `.unsafePath`, or `.invalidArgument`
     ///   from the build.
-    static func create(in directory: Directory, tableName: String, layout: SharedStateLayout, binding: SharedStateHeader.Binding,
-                       nonce: UInt64 = .random(in: 1...UInt64.max), allocatedChunks: Int,
-                       entries: [SharedStateBuilder.Entry]) throws -> (SharedStateFile, SharedStateBuilder.Summary) {
+    static func create(
+        in directory: Directory, tableName: String, layout: SharedStateLayout, binding: SharedStateHeader.Binding,
+        nonce: UInt64 = .random(in: 1...UInt64.max), allocatedChunks: Int,
+        entries: [SharedStateBuilder.Entry]
+    ) throws -> (SharedStateFile, SharedStateBuilder.Summary) {
         let name = name(ofTable: tableName)
         let file = try directory.makeTemporaryFile(for: name)
-        let (mapping, summary) = try build(file.descriptor, path: file.path, layout: layout, binding: binding, nonce: nonce,
-                                           allocatedChunks: allocatedChunks, entries: entries)
+        let (mapping, summary) = try build(
+            file.descriptor, path: file.path, layout: layout, binding: binding, nonce: nonce,
+            allocatedChunks: allocatedChunks, entries: entries)
         try file.commit()
         return (SharedStateFile(path: file.path, descriptor: file.takeDescriptor(), mapping: mapping, layout: layout), summary)
     }
@@ -58,14 +61,18 @@ final class SharedStateFile {
     ///
     /// - Throws: ``ImageCacheError`` `.inUse` when there is no such file (the other process keeps
     ///   its state to itself, or the file is not this table's), `.io` on a failed call.
-    static func open(in directory: Directory, tableName: String, layout: SharedStateLayout, binding: SharedStateHeader.Binding) throws -> SharedStateFile {
+    static func open(in directory: Directory, tableName: String, layout: SharedStateLayout, binding: SharedStateHeader.Binding) throws
+        -> SharedStateFile
+    {
         let name = name(ofTable: tableName)
         let path = directory.child(name)
         func unshared(_ why: String) -> ImageCacheError {
             ImageCacheError(.inUse, "another process has the table open without sharing it (\(why)); close it first", path: path)
         }
         guard let st = try directory.status(of: name) else { throw unshared("it made no shared state") }
-        guard st.isRegularFile, Int(st.st_size) >= layout.maximumLength else { throw unshared("what has the shared state's name is not one") }
+        guard st.isRegularFile, Int(st.st_size) >= layout.maximumLength else {
+            throw unshared("what has the shared state's name is not one")
+        }
         let descriptor: FileDescriptor
         do {
             descriptor = try directory.openFile(name, writable: true)
@@ -81,7 +88,9 @@ final class SharedStateFile {
         }
         // From here the file object owns the descriptor (and closes it, should the header fail).
         let file = SharedStateFile(path: path, descriptor: descriptor, mapping: mapping, layout: layout)
-        if case .failure(let mismatch) = file.header(binding: binding) { throw unshared("its shared state is not this table's: \(mismatch)") }
+        if case .failure(let mismatch) = file.header(binding: binding) {
+            throw unshared("its shared state is not this table's: \(mismatch)")
+        }
         return file
     }
 
@@ -89,13 +98,16 @@ final class SharedStateFile {
     /// makes, in a file that lives in this process's memory only: for a table no other process
     /// can share (opened read-only, or whose side file could not be made), so that it works with
     /// the same code. `path` names it in messages.
-    static func makePrivate(path: String, layout: SharedStateLayout, binding: SharedStateHeader.Binding,
-                            nonce: UInt64 = .random(in: 1...UInt64.max), allocatedChunks: Int,
-                            entries: [SharedStateBuilder.Entry]) throws -> (SharedStateFile, SharedStateBuilder.Summary) {
+    static func makePrivate(
+        path: String, layout: SharedStateLayout, binding: SharedStateHeader.Binding,
+        nonce: UInt64 = .random(in: 1...UInt64.max), allocatedChunks: Int,
+        entries: [SharedStateBuilder.Entry]
+    ) throws -> (SharedStateFile, SharedStateBuilder.Summary) {
         let descriptor = try FileDescriptor.memoryFile(named: "fictable-shared")
         do {
-            let (mapping, summary) = try build(descriptor, path: path, layout: layout, binding: binding, nonce: nonce,
-                                               allocatedChunks: allocatedChunks, entries: entries)
+            let (mapping, summary) = try build(
+                descriptor, path: path, layout: layout, binding: binding, nonce: nonce,
+                allocatedChunks: allocatedChunks, entries: entries)
             return (SharedStateFile(path: path, descriptor: descriptor, mapping: mapping, layout: layout), summary)
         } catch {
             descriptor.closeQuietly()
@@ -104,8 +116,10 @@ final class SharedStateFile {
     }
 
     /// Sizes the empty file `descriptor` (sparse), backs what the build writes, maps it and builds.
-    private static func build(_ descriptor: FileDescriptor, path: String, layout: SharedStateLayout, binding: SharedStateHeader.Binding,
-                              nonce: UInt64, allocatedChunks: Int, entries: [SharedStateBuilder.Entry]) throws -> (MappedRegion, SharedStateBuilder.Summary) {
+    private static func build(
+        _ descriptor: FileDescriptor, path: String, layout: SharedStateLayout, binding: SharedStateHeader.Binding,
+        nonce: UInt64, allocatedChunks: Int, entries: [SharedStateBuilder.Entry]
+    ) throws -> (MappedRegion, SharedStateBuilder.Summary) {
         try descriptor.truncate(to: layout.maximumLength, path: path)
         let buckets = 1 << IndexDescriptor.bucketsLog2(forSlots: layout.slotCount(chunks: allocatedChunks))
         for range in layout.backedRanges(chunks: allocatedChunks, region: 0, buckets: buckets) {
@@ -140,7 +154,8 @@ final class SharedStateFile {
 
     /// The header as it is now in the file, or why it does not validate against `binding`.
     func header(binding: SharedStateHeader.Binding) -> Result<SharedStateHeader, SharedStateHeader.Mismatch> {
-        SharedStateHeader.decode(UnsafeRawBufferPointer(start: mapping.base, count: SharedStateHeader.length), layout: layout, binding: binding)
+        SharedStateHeader.decode(
+            UnsafeRawBufferPointer(start: mapping.base, count: SharedStateHeader.length), layout: layout, binding: binding)
     }
 
     /// The slots' cells.

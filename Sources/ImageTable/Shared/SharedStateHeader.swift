@@ -120,7 +120,9 @@ struct SharedStateHeader: Equatable {
     /// `nonce`, when given, is the build the caller knows of; otherwise any build (not 0) is
     /// accepted. Any bytes are safe: the answer is the header, or the first thing that does not
     /// match, named.
-    static func decode(_ b: UnsafeRawBufferPointer, layout: SharedStateLayout, binding: Binding, nonce: UInt64? = nil) -> Result<SharedStateHeader, Mismatch> {
+    static func decode(_ b: UnsafeRawBufferPointer, layout: SharedStateLayout, binding: Binding, nonce: UInt64? = nil) -> Result<
+        SharedStateHeader, Mismatch
+    > {
         func fail(_ kind: Mismatch.Kind, _ reason: String) -> Result<SharedStateHeader, Mismatch> {
             .failure(Mismatch(kind: kind, reason: "the shared state's " + reason))
         }
@@ -137,7 +139,7 @@ struct SharedStateHeader: Equatable {
             ("holder capacity", UInt64(u32(64)), SharedStateLayout.holderCapacity),
             ("cell length", UInt64(u32(68)), SharedStateLayout.cellLength),
             ("cells offset", u64(72), layout.cellsOffset),
-            ("index region length", u64(80), layout.indexRegionLength),
+            ("index region length", u64(80), layout.indexRegionLength)
         ]
         for (name, found, expected) in geometry where found != UInt64(expected) {
             return fail(.geometry, "\(name) \(found) is not \(expected)")
@@ -145,7 +147,7 @@ struct SharedStateHeader: Equatable {
         let bound: [(String, UInt64, UInt64)] = [
             ("table device", u64(16), binding.device),
             ("table inode", u64(24), binding.inode),
-            ("table header checksum", u64(32), binding.tableHeaderChecksum),
+            ("table header checksum", u64(32), binding.tableHeaderChecksum)
         ]
         for (name, found, expected) in bound where found != expected {
             return fail(.binding, "\(name) \(found) is not the table's \(expected)")

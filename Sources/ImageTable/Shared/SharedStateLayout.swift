@@ -109,13 +109,17 @@ package struct SharedStateLayout: Equatable, Sendable {
         // 2 · maximumCount ≤ 2^25: the largest index fits in a bucket's 25 slot bits.
         let log2 = IndexDescriptor.bucketsLog2(forSlots: maximumCount)
         guard let control = times(pageSize, 1), let holders = times(pageSize, 2),
-              let holderBytes = times(Self.holderCapacity, Self.holderEntryLength),
-              let holdersEnd = plus(holders, holderBytes), let cells = pageRounded(holdersEnd),
-              let chunkCellBytes = times(slotsPerChunk, Self.cellLength), let cellChunk = pageRounded(chunkCellBytes),
-              let allCells = times(chunks, cellChunk), let index = plus(cells, allCells),
-              let bucketBytes = times(1 << log2, Self.bucketLength), let region = pageRounded(bucketBytes),
-              let bothRegions = times(region, 2), let total = plus(index, bothRegions)
-        else { throw invalid("a page size of \(pageSize), \(slotsPerChunk) slots per chunk and \(maximumCount) slots need more bytes than a file offset holds") }
+            let holderBytes = times(Self.holderCapacity, Self.holderEntryLength),
+            let holdersEnd = plus(holders, holderBytes), let cells = pageRounded(holdersEnd),
+            let chunkCellBytes = times(slotsPerChunk, Self.cellLength), let cellChunk = pageRounded(chunkCellBytes),
+            let allCells = times(chunks, cellChunk), let index = plus(cells, allCells),
+            let bucketBytes = times(1 << log2, Self.bucketLength), let region = pageRounded(bucketBytes),
+            let bothRegions = times(region, 2), let total = plus(index, bothRegions)
+        else {
+            throw invalid(
+                "a page size of \(pageSize), \(slotsPerChunk) slots per chunk and \(maximumCount) slots need more bytes than a file offset holds"
+            )
+        }
         self.pageSize = pageSize
         self.slotsPerChunk = slotsPerChunk
         self.maximumCount = maximumCount
@@ -177,7 +181,8 @@ package struct SharedStateLayout: Equatable, Sendable {
     /// and the active buckets, whose range ends on a page. The rest of the file is a hole.
     func backedRanges(chunks: Int, region: Int, buckets: Int) -> [Range<Int>] {
         precondition((0...maximumChunks).contains(chunks), "a chunk count the table can have")
-        precondition(buckets > 0 && buckets <= maximumBuckets && buckets & (buckets - 1) == 0, "a power-of-two bucket count the index can have")
+        precondition(
+            buckets > 0 && buckets <= maximumBuckets && buckets & (buckets - 1) == 0, "a power-of-two bucket count the index can have")
         let start = regionOffset(region)
         return [0..<(cellsOffset + chunks * cellChunkLength), start..<(start + roundUp(buckets * Self.bucketLength, pageSize))]
     }

@@ -54,32 +54,42 @@ final class SharedTableState: @unchecked Sendable {
     /// A file at the side file's name that this package did not write is left as it is.
     ///
     /// - Throws: ``ImageCacheError`` when even the state in memory cannot be made (`.io`, out of memory).
-    static func build(in directory: Directory, tableName: String, table: TableLayout, binding: SharedStateHeader.Binding,
-                      chunks: Int, entries: [Entry], shareable: Bool, logger: Logger) throws -> SharedTableState {
+    static func build(
+        in directory: Directory, tableName: String, table: TableLayout, binding: SharedStateHeader.Binding,
+        chunks: Int, entries: [Entry], shareable: Bool, logger: Logger
+    ) throws -> SharedTableState {
         let name = SharedStateFile.name(ofTable: tableName)
         let path = directory.child(name)
         let layout = try SharedStateLayout(table: table)
-        let built = entries.map { SharedStateBuilder.Entry(slot: $0.slot, entity: $0.entity, version: 1, sequence: $0.sequence, lastAccess: $0.lastAccess) }
+        let built = entries.map {
+            SharedStateBuilder.Entry(slot: $0.slot, entity: $0.entity, version: 1, sequence: $0.sequence, lastAccess: $0.lastAccess)
+        }
         if shareable {
             do {
                 guard SharedStateFile.mayReplace(name, in: directory) else {
                     throw ImageCacheError(.unsafePath, "a file that is not a table's shared state has its name; it is left as it is")
                 }
-                let (file, _) = try SharedStateFile.create(in: directory, tableName: tableName, layout: layout, binding: binding,
-                                                           allocatedChunks: chunks, entries: built)
+                let (file, _) = try SharedStateFile.create(
+                    in: directory, tableName: tableName, layout: layout, binding: binding,
+                    allocatedChunks: chunks, entries: built)
                 return try register(file, chunks: chunks)
             } catch {
-                logger.notice("the table cannot be shared with other processes: its shared state could not be made (\(error))", metadata: ["path": "\(path)"])
+                logger.notice(
+                    "the table cannot be shared with other processes: its shared state could not be made (\(error))",
+                    metadata: ["path": "\(path)"])
             }
         }
-        let (file, _) = try SharedStateFile.makePrivate(path: path, layout: layout, binding: binding, allocatedChunks: chunks, entries: built)
+        let (file, _) = try SharedStateFile.makePrivate(
+            path: path, layout: layout, binding: binding, allocatedChunks: chunks, entries: built)
         return try register(file, chunks: chunks)
     }
 
     /// Joins the shared state of the table `tableName` in `directory`, which another process has
     /// open (``SharedStateFile/open(in:tableName:layout:binding:)``), and registers this process
     /// as a holder. It has no chunks until the caller has mapped them (``adopt(chunks:)``).
-    static func join(in directory: Directory, tableName: String, table: TableLayout, binding: SharedStateHeader.Binding) throws -> SharedTableState {
+    static func join(in directory: Directory, tableName: String, table: TableLayout, binding: SharedStateHeader.Binding) throws
+        -> SharedTableState
+    {
         let layout = try SharedStateLayout(table: table)
         let file = try SharedStateFile.open(in: directory, tableName: tableName, layout: layout, binding: binding)
         let joined = try register(file, chunks: 0)
@@ -144,10 +154,13 @@ final class SharedTableState: @unchecked Sendable {
     /// The slot, word and committed record of `entity`, found through the shared index among
     /// the first `slots` slots (the ones this process has mapped), whose records are at
     /// `record(slot)`: a seqlock read, so a slot that is changing is a miss, never a wait.
-    func find(_ entity: TableKey, among slots: Int, record: (Int) -> UnsafeRawPointer) -> (slot: Int, word: SlotWord, record: IndexRecord)? {
+    func find(_ entity: TableKey, among slots: Int, record: (Int) -> UnsafeRawPointer) -> (slot: Int, word: SlotWord, record: IndexRecord)?
+    {
         var found: (Int, SlotWord, IndexRecord)?
-        _ = SharedIndex.lookup(entity, in: UnsafeRawBufferPointer(start: base, count: file.mapping.length), layout: layout,
-                               allocatedSlots: min(slots, allocatedSlots)) { slot in
+        _ = SharedIndex.lookup(
+            entity, in: UnsafeRawBufferPointer(start: base, count: file.mapping.length), layout: layout,
+            allocatedSlots: min(slots, allocatedSlots)
+        ) { slot in
             guard let (word, r) = cells.committedRecord(slot, at: record(slot)), r.entity == entity else { return false }
             found = (slot, word, r)
             return true
@@ -176,7 +189,9 @@ final class SharedTableState: @unchecked Sendable {
     /// caller serialises its own threads first: the lock belongs to the open file, which every
     /// thread of this process shares.
     func acquireWriterLock(timeout: Duration) throws -> Bool {
-        if timeout <= .zero { return try file.descriptor.lockRange(.exclusive, start: SharedWriterLock.byte, length: 1, wait: false, path: file.path) }
+        if timeout <= .zero {
+            return try file.descriptor.lockRange(.exclusive, start: SharedWriterLock.byte, length: 1, wait: false, path: file.path)
+        }
         return try SharedWriterLock.acquire(file.descriptor, timeout: timeout, path: file.path)
     }
 
@@ -202,7 +217,9 @@ final class SharedTableState: @unchecked Sendable {
 
     /// The commit sequence the next store gets.
     var nextSequence: UInt64 {
-        min(max(UnsafeRawPointer(base).loadRelaxed(fromByteOffset: layout.controlOffset(.nextCommitSequence)), 1), IndexRecord.maximumSequence)
+        min(
+            max(UnsafeRawPointer(base).loadRelaxed(fromByteOffset: layout.controlOffset(.nextCommitSequence)), 1),
+            IndexRecord.maximumSequence)
     }
 
     /// Makes the in-flight `slot` the committed entry of `entity` (its record written, with commit
@@ -212,7 +229,8 @@ final class SharedTableState: @unchecked Sendable {
         let word = SlotWord.committed(version: SlotCells.version(after: cells.word(slot).version))
         cells.publish(slot, word)
         if SharedIndexWriter.needsRebuild(base, layout: layout, allocatedSlots: allocatedSlots)
-            || !SharedIndexWriter.insert(entity, slot: slot, base: base, layout: layout) {
+            || !SharedIndexWriter.insert(entity, slot: slot, base: base, layout: layout)
+        {
             rebuildIndex(entries())
         }
         base.storeRelaxed(min(sequence, IndexRecord.maximumSequence - 1) + 1, toByteOffset: layout.controlOffset(.nextCommitSequence))
@@ -237,7 +255,8 @@ final class SharedTableState: @unchecked Sendable {
     func pushFree(_ slot: Int) {
         let head = layout.controlOffset(.freeListHead)
         let next = UnsafeRawPointer(base).loadRelaxed(fromByteOffset: head)
-        cells.cell(slot).storeBytes(of: UInt32(truncatingIfNeeded: next).littleEndian, toByteOffset: SharedCell.nextFreeOffset, as: UInt32.self)
+        cells.cell(slot).storeBytes(
+            of: UInt32(truncatingIfNeeded: next).littleEndian, toByteOffset: SharedCell.nextFreeOffset, as: UInt32.self)
         base.storeRelaxed(UInt64(slot + 1), toByteOffset: head)
     }
 
@@ -271,7 +290,8 @@ final class SharedTableState: @unchecked Sendable {
         let active = SharedIndexWriter.active(base, layout: layout)
         let log2 = min(IndexDescriptor.bucketsLog2(forSlots: max(layout.slotCount(chunks: chunks), 1)), layout.maximumBucketsLog2)
         let regionStart = layout.regionOffset(active.map { 1 - $0.region } ?? 0)
-        try file.descriptor.allocate(offset: regionStart, length: roundUp((1 << log2) * SharedStateLayout.bucketLength, layout.pageSize), path: file.path)
+        try file.descriptor.allocate(
+            offset: regionStart, length: roundUp((1 << log2) * SharedStateLayout.bucketLength, layout.pageSize), path: file.path)
     }
 
     /// Gives the cells of the table's new chunks (prepared by ``prepareGrowth(toChunks:)``) to

@@ -20,8 +20,10 @@ package enum SharedWriterLock {
     /// description held it all that time. `waiting` is called once, when the first try finds the
     /// lock held (to say so in a log, or for a test to know). Pauses between tries grow up to
     /// `longestPause` (a lock held for a whole decode needs no millisecond polling).
-    package static func acquire(_ descriptor: FileDescriptor, byte: Int64 = byte, kind: FileDescriptor.LockKind = .exclusive, timeout: Duration,
-                                longestPause: Duration = longestPause, path: String?, waiting: () -> Void = {}) throws -> Bool {
+    package static func acquire(
+        _ descriptor: FileDescriptor, byte: Int64 = byte, kind: FileDescriptor.LockKind = .exclusive, timeout: Duration,
+        longestPause: Duration = longestPause, path: String?, waiting: () -> Void = {}
+    ) throws -> Bool {
         if try descriptor.lockRange(kind, start: byte, length: 1, wait: false, path: path) { return true }
         waiting()
         let clock = ContinuousClock()

@@ -16,7 +16,9 @@ extension SlotCells {
                 c.storeBytes(of: record.loadRelaxed(fromByteOffset: offset).littleEndian, toByteOffset: offset, as: UInt64.self)
             }
             acquireFence()
-            guard word(slot) == before, let parsed = IndexRecord.read(at: UnsafeRawPointer(c), slot: slot), !parsed.isInFlight else { return nil }
+            guard word(slot) == before, let parsed = IndexRecord.read(at: UnsafeRawPointer(c), slot: slot), !parsed.isInFlight else {
+                return nil
+            }
             return (before, parsed)
         }
     }

@@ -117,7 +117,9 @@ package struct SlotCells: @unchecked Sendable {
     package func claim(_ slot: Int, owner: Int, isAlive: (Int) -> Bool) -> SlotWord? {
         let c = cell(slot)
         let before = word(slot)
-        if before.state == .inFlight, let writer = before.owner, writer != owner, writer < HolderTable.capacity, isAlive(writer) { return nil }
+        if before.state == .inFlight, let writer = before.owner, writer != owner, writer < HolderTable.capacity, isAlive(writer) {
+            return nil
+        }
         let claimed = SlotWord.inFlight(owner: owner, version: Self.version(after: before.version))
         c.exchange(claimed.rawValue, atByteOffset: SharedCell.wordOffset)
         var held = false

@@ -10,20 +10,31 @@ import ImageCodec
 struct DecodeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "decode",
-        abstract: "Decode a JPEG, PNG, WebP, HEIC, AVIF, JPEG XL, GIF or TIFF (the first frame of an animation) at full size, upright, into a PNG file.",
-        discussion: "A damaged file is decoded as browsers show it (what can be recovered; the rest of a JPEG grey, of a GIF transparent or black) and what was wrong is listed; --strict refuses it. With --frames, every frame of a GIF, animated WebP, APNG or AVIF sequence (a still image is one frame), composited on its canvas as browsers show it, is written to --out, a folder, as frame-0000.png, frame-0001.png, …; a file cut short keeps the frames before the cut and exits 1. Exit status: 0 when written, 1 when the file cannot be decoded, 2 on usage errors."
+        abstract:
+            "Decode a JPEG, PNG, WebP, HEIC, AVIF, JPEG XL, GIF or TIFF (the first frame of an animation) at full size, upright, into a PNG file.",
+        discussion:
+            "A damaged file is decoded as browsers show it (what can be recovered; the rest of a JPEG grey, of a GIF transparent or black) and what was wrong is listed; --strict refuses it. With --frames, every frame of a GIF, animated WebP, APNG or AVIF sequence (a still image is one frame), composited on its canvas as browsers show it, is written to --out, a folder, as frame-0000.png, frame-0001.png, …; a file cut short keeps the frames before the cut and exits 1. Exit status: 0 when written, 1 when the file cannot be decoded, 2 on usage errors."
     )
 
     @Argument(help: ArgumentHelp("The image file.", valueName: "file"))
     var file: String
 
-    @Option(name: .long, help: ArgumentHelp("The PNG file to write (with --frames, the folder to write the frames into).", valueName: "file.png"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("The PNG file to write (with --frames, the folder to write the frames into).", valueName: "file.png"))
     var out: String
 
-    @Flag(name: .long, help: "Write every frame of an animation, composited at full size, as frame-0000.png, frame-0001.png, … into the folder --out names.")
+    @Flag(
+        name: .long,
+        help:
+            "Write every frame of an animation, composited at full size, as frame-0000.png, frame-0001.png, … into the folder --out names.")
     var frames = false
 
-    @Flag(name: .long, help: "With --frames: print one JSON object, the frames' indices and durations (ms, as stored), the loop count (0: forever) and the canvas size.")
+    @Flag(
+        name: .long,
+        help:
+            "With --frames: print one JSON object, the frames' indices and durations (ms, as stored), the loop count (0: forever) and the canvas size."
+    )
     var json = false
 
     @Flag(name: .long, help: "Refuse a damaged file instead of decoding what can be recovered (as browsers do, the default).")
@@ -42,14 +53,17 @@ struct DecodeCommand: ParsableCommand {
             throw CLIError("cannot decode \(file): \(error.message)")
         }
         do {
-            try PNGEncoder.write(pixels: decoded.baseAddress, width: decoded.width, height: decoded.height,
+            try PNGEncoder.write(
+                pixels: decoded.baseAddress, width: decoded.width, height: decoded.height,
                 bytesPerRow: decoded.bytesPerRow, format: decoded.pixelFormat, to: Paths.absolute(out))
         } catch {
             throw CLIError("cannot write \(out): \(error)")
         }
         let info = decoded.source
         let turned = info.orientation == .up ? "" : ", EXIF orientation \(info.orientation.rawValue) applied"
-        print("wrote \(out): \(decoded.width)×\(decoded.height) px from a \(info.format.rawValue) stored \(info.width)×\(info.height)\(turned)")
+        print(
+            "wrote \(out): \(decoded.width)×\(decoded.height) px from a \(info.format.rawValue) stored \(info.width)×\(info.height)\(turned)"
+        )
         if !decoded.warnings.isEmpty {
             print("the file is damaged; what could be decoded is shown:")
             for warning in decoded.warnings { print("  \(warning)") }
@@ -84,7 +98,8 @@ struct DecodeCommand: ParsableCommand {
                 let name = folder + "/" + String(format: "frame-%04d.png", frame.index)
                 let image = frame.image
                 do {
-                    try PNGEncoder.write(pixels: image.baseAddress, width: image.width, height: image.height,
+                    try PNGEncoder.write(
+                        pixels: image.baseAddress, width: image.width, height: image.height,
                         bytesPerRow: image.bytesPerRow, format: image.pixelFormat, to: name)
                 } catch {
                     throw CLIError("cannot write \(name): \(error)")
@@ -100,7 +115,9 @@ struct DecodeCommand: ParsableCommand {
             print(try Formatting.json(FramesReport(frames: written, loop_count: info.loopCount, width: info.width, height: info.height)))
         } else {
             let loops = info.loopCount == 0 ? "looping forever" : "playing \(info.loopCount) time\(info.loopCount == 1 ? "" : "s")"
-            print("wrote \(written.count) frame\(written.count == 1 ? "" : "s") of \(info.width)×\(info.height) px from a \(info.format.rawValue), \(loops), to \(out)")
+            print(
+                "wrote \(written.count) frame\(written.count == 1 ? "" : "s") of \(info.width)×\(info.height) px from a \(info.format.rawValue), \(loops), to \(out)"
+            )
         }
         if !decoder.warnings.isEmpty {
             // After --json's object, on standard error, so that standard output stays one JSON value.

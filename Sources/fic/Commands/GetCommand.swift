@@ -25,7 +25,9 @@ struct GetCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The PNG file to write.", valueName: "file.png"))
     var out: String
 
-    @Option(name: .long, help: ArgumentHelp("For an animation: the frame to write, from 0 (its count and durations are printed).", valueName: "n"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("For an animation: the frame to write, from 0 (its count and durations are printed).", valueName: "n"))
     var frame = 0
 
     func run() throws {
@@ -36,12 +38,15 @@ struct GetCommand: ParsableCommand {
         }
         guard frame >= 0 else { throw CLIError("--frame counts from 0", status: 2) }
         guard cache.cachedImage(entityID: entity, format: format) != nil else {
-            throw CLIError("the cache has no image of '\(entity)' in format '\(format)': ingest it first (see 'fic inspect' for what is stored)")
+            throw CLIError(
+                "the cache has no image of '\(entity)' in format '\(format)': ingest it first (see 'fic inspect' for what is stored)")
         }
         let animation = cache.animation(entityID: entity, format: format)
         guard let image = cache.cachedImage(entityID: entity, format: format, frame: frame) else {
             if let animation, animation.playsFromRing, frame < animation.frameCount {
-                throw CLIError("frame \(frame) of '\(entity)' is not stored in format '\(format)': its \(animation.frameCount) frames are too many for the table, which keeps only frame 0; the others play from a ring of frames decoded while it plays")
+                throw CLIError(
+                    "frame \(frame) of '\(entity)' is not stored in format '\(format)': its \(animation.frameCount) frames are too many for the table, which keeps only frame 0; the others play from a ring of frames decoded while it plays"
+                )
             }
             throw CLIError("'\(entity)' has \(animation?.frameCount ?? 1) frame(s) stored in format '\(format)', not a frame \(frame)")
         }
@@ -51,9 +56,12 @@ struct GetCommand: ParsableCommand {
         } catch {
             throw CLIError("cannot write \(path): \(error)")
         }
-        print("wrote \(out): \(image.width)×\(image.height) px, format \(imageFormat.name) (\(imageFormat.style.rawValue)), entity \(entity)")
+        print(
+            "wrote \(out): \(image.width)×\(image.height) px, format \(imageFormat.name) (\(imageFormat.style.rawValue)), entity \(entity)")
         if let animation, animation.frameCount > 1 {
-            print("frame \(frame) of \(animation.frameCount); durations \(animation.durations.map { "\($0) ms" }.joined(separator: ", ")); \(animation.loopCount == 0 ? "plays forever" : "plays \(animation.loopCount) time(s)")")
+            print(
+                "frame \(frame) of \(animation.frameCount); durations \(animation.durations.map { "\($0) ms" }.joined(separator: ", ")); \(animation.loopCount == 0 ? "plays forever" : "plays \(animation.loopCount) time(s)")"
+            )
         }
     }
 }

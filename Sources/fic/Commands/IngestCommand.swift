@@ -46,13 +46,17 @@ struct IngestCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("A folder of images (searched recursively, following links to files), an image file, or http(s)/file URLs of images.", valueName: "dir|url"))
+    @Argument(
+        help: ArgumentHelp(
+            "A folder of images (searched recursively, following links to files), an image file, or http(s)/file URLs of images.",
+            valueName: "dir|url"))
     var sources: [String] = []
 
     @Option(name: .long, help: ArgumentHelp("A file of image URLs, one a line.", valueName: "file"))
     var urls: String?
 
-    @Option(name: .long, help: ArgumentHelp("The disk cache of downloaded originals (default: CACHE/NAMESPACE.originals).", valueName: "dir"))
+    @Option(
+        name: .long, help: ArgumentHelp("The disk cache of downloaded originals (default: CACHE/NAMESPACE.originals).", valueName: "dir"))
     var originals: String?
 
     @Option(name: .long, help: ArgumentHelp("The most the originals cache may hold, in MiB (default 1024).", valueName: "mib"))
@@ -60,9 +64,11 @@ struct IngestCommand: AsyncParsableCommand {
 
     @OptionGroup var cacheOptions: CacheOptions
 
-    @Option(name: .customLong("format"), parsing: .singleValue, help: ArgumentHelp(
-        "A format as NAME:WxH[@SCALE][:STYLE][:max=N]: size in points, scale (default 1), style bgra, bgrx, rgb565 or gray8 (default bgra), maximum count (default 10000). Repeat for several formats.",
-        valueName: "spec"))
+    @Option(
+        name: .customLong("format"), parsing: .singleValue,
+        help: ArgumentHelp(
+            "A format as NAME:WxH[@SCALE][:STYLE][:max=N]: size in points, scale (default 1), style bgra, bgrx, rgb565 or gray8 (default bgra), maximum count (default 10000). Repeat for several formats.",
+            valueName: "spec"))
     var formatTexts: [String] = []
 
     @Option(name: .long, help: ArgumentHelp("The family of the formats (default: the cache's, or 'images').", valueName: "name"))
@@ -71,10 +77,18 @@ struct IngestCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("How many files to decode at a time (default: the number of cores).", valueName: "n"))
     var jobs: Int?
 
-    @Option(name: .long, help: ArgumentHelp("The memory the decodes in flight may use together, in MiB (default 96). A file that needs more is decoded alone.", valueName: "mib"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The memory the decodes in flight may use together, in MiB (default 96). A file that needs more is decoded alone.",
+            valueName: "mib"))
     var memory: Int = 96
 
-    @Option(name: .long, help: ArgumentHelp("Keep the cache folder's tables under this many MiB, removing the least recently used other namespaces first (default without --cache: 2048; with --cache: no limit).", valueName: "mib"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Keep the cache folder's tables under this many MiB, removing the least recently used other namespaces first (default without --cache: 2048; with --cache: no limit).",
+            valueName: "mib"))
     var cacheLimit: Double?
 
     @Flag(name: .long, help: "After the summary, print the process's peak resident memory (VmHWM).")
@@ -84,7 +98,9 @@ struct IngestCommand: AsyncParsableCommand {
         let local = sources.filter { URLIngest.parse($0) == nil }
         if local.isEmpty && sources.isEmpty && urls == nil { throw ValidationError("give a folder of images, image URLs, or --urls FILE") }
         if local.count > 1 { throw ValidationError("give one folder (or file) of images; URLs may be given as well") }
-        if originalsLimit < 1 || originalsLimit > 1 << 24 { throw ValidationError("--originals-limit must be between 1 and 16777216 MiB, not \(originalsLimit)") }
+        if originalsLimit < 1 || originalsLimit > 1 << 24 {
+            throw ValidationError("--originals-limit must be between 1 and 16777216 MiB, not \(originalsLimit)")
+        }
         for text in formatTexts {
             do { _ = try FormatSpec(parsing: text) } catch let error as CLIError { throw ValidationError(error.message) }
         }
@@ -93,7 +109,9 @@ struct IngestCommand: AsyncParsableCommand {
         if let family { try CacheOptions.validateName(family, what: "--family") }
         if let jobs, jobs < 1 || jobs > 256 { throw ValidationError("--jobs must be between 1 and 256, not \(jobs)") }
         if memory < 1 || memory > 1 << 20 { throw ValidationError("--memory must be between 1 and 1048576 MiB, not \(memory)") }
-        if let cacheLimit, !(cacheLimit > 0 && cacheLimit <= Double(1 << 30)) { throw ValidationError("--cache-limit must be a positive number of MiB, at most 1073741824, not \(cacheLimit)") }
+        if let cacheLimit, !(cacheLimit > 0 && cacheLimit <= Double(1 << 30)) {
+            throw ValidationError("--cache-limit must be a positive number of MiB, at most 1073741824, not \(cacheLimit)")
+        }
     }
 
     /// The number of decodes at a time.
@@ -129,8 +147,11 @@ struct IngestCommand: AsyncParsableCommand {
         if let existing, existing.formats != description.formats || existing.family != description.family {
             Terminal.error("note: the formats differ from the cache's; images of changed formats are discarded")
         }
-        let formats = specs.isEmpty && existing != nil ? try description.storedFormats(directory: directory, namespace: namespace) : try description.imageFormats()
-        let cache = try CacheOpener.open(directory: directory, namespace: namespace, formats: formats, options: location.options(readOnly: false))
+        let formats =
+            specs.isEmpty && existing != nil
+            ? try description.storedFormats(directory: directory, namespace: namespace) : try description.imageFormats()
+        let cache = try CacheOpener.open(
+            directory: directory, namespace: namespace, formats: formats, options: location.options(readOnly: false))
         defer { cache.close() }
         OpenReports.print(cache)
         try stored.save(directory: directory, namespace: namespace, followLinks: location.followLinks)
@@ -174,7 +195,8 @@ struct IngestCommand: AsyncParsableCommand {
             }
         }
         let seconds = Formatting.fixed(Double(Stopwatch.elapsed(since: start)) / 1e9, 2)
-        var line = "ingested \(counts.added + counts.unchanged) of \(candidates.count) image files into \(formats.map(\.name).joined(separator: ", ")) in \(seconds) s: \(counts.added) added, \(counts.unchanged) unchanged, \(counts.refused) refused"
+        var line =
+            "ingested \(counts.added + counts.unchanged) of \(candidates.count) image files into \(formats.map(\.name).joined(separator: ", ")) in \(seconds) s: \(counts.added) added, \(counts.unchanged) unchanged, \(counts.refused) refused"
         let ignored = files.count - candidates.count
         if ignored > 0 { line += "; \(ignored) other file\(ignored == 1 ? "" : "s") ignored" }
         if root != nil { print(line) }
@@ -184,15 +206,19 @@ struct IngestCommand: AsyncParsableCommand {
         if !webURLs.isEmpty {
             let urlStart = Stopwatch.now()
             let store = originals.map(Paths.absolute) ?? CacheDescription.originalsPath(directory: directory, namespace: namespace)
-            let outcome = try await URLIngest.run(webURLs, cache: cache, family: description.family, originals: store,
-                                                  originalsLimit: originalsLimit << 20, jobs: jobCount)
+            let outcome = try await URLIngest.run(
+                webURLs, cache: cache, family: description.family, originals: store,
+                originalsLimit: originalsLimit << 20, jobs: jobCount)
             try cache.synchronize()
             urlsFailed = outcome.failed
             let urlSeconds = Formatting.fixed(Double(Stopwatch.elapsed(since: urlStart)) / 1e9, 2)
-            print("ingested \(outcome.added + outcome.unchanged) of \(webURLs.count) URLs into \(formats.map(\.name).joined(separator: ", ")) in \(urlSeconds) s: \(outcome.added) added, \(outcome.unchanged) unchanged, \(outcome.failed) refused; \(Formatting.bytes(outcome.bytesDownloaded)) downloaded, \(Formatting.bytes(outcome.bytesRead)) read from the originals cache or files")
+            print(
+                "ingested \(outcome.added + outcome.unchanged) of \(webURLs.count) URLs into \(formats.map(\.name).joined(separator: ", ")) in \(urlSeconds) s: \(outcome.added) added, \(outcome.unchanged) unchanged, \(outcome.failed) refused; \(Formatting.bytes(outcome.bytesDownloaded)) downloaded, \(Formatting.bytes(outcome.bytesRead)) read from the originals cache or files"
+            )
         }
         if let limit = cacheLimit.map({ Int($0 * 1_048_576) }) ?? (cacheOptions.usesDefaultDirectory ? DefaultCache.limitMiB << 20 : nil),
-           let note = CacheTrim.run(directory: directory, keeping: namespace, limitBytes: limit, followLinks: location.followLinks) {
+            let note = CacheTrim.run(directory: directory, keeping: namespace, limitBytes: limit, followLinks: location.followLinks)
+        {
             Terminal.error(note)
         }
         if reportMemory, let peak = Self.peakResidentKiB() {

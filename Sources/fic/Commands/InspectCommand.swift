@@ -47,21 +47,27 @@ struct InspectCommand: ParsableCommand {
         }
         var location = try cacheOptions.location(choosing: folder)
         if cacheOptions.namespace == nil && folder.photos == nil,
-           try CacheDescription.loadIfPresent(directory: location.directory, namespace: location.namespace, followLinks: location.followLinks) == nil {
+            try CacheDescription.loadIfPresent(
+                directory: location.directory, namespace: location.namespace, followLinks: location.followLinks) == nil
+        {
             // --cache DIR alone means 'default', which a folder the viewer or `fic ingest DIR
             // --namespace NS` filled lacks: show what the folder holds instead of failing.
             let report = try NamespaceListing(directory: location.directory, followLinks: location.followLinks)
             if report.namespaces.count == 1 {
-                location = CacheLocation(directory: location.directory, namespace: report.namespaces[0].namespace, followLinks: location.followLinks)
+                location = CacheLocation(
+                    directory: location.directory, namespace: report.namespaces[0].namespace, followLinks: location.followLinks)
             } else if !report.namespaces.isEmpty {
-                Terminal.error("note: \(location.directory) has no namespace '\(location.namespace)'; inspect one of those below with --namespace NS")
+                Terminal.error(
+                    "note: \(location.directory) has no namespace '\(location.namespace)'; inspect one of those below with --namespace NS")
                 print(json ? try report.json() : report.table())
                 return
             }
         }
         let (cache, description) = try location.openExisting(readOnly: true)
         OpenReports.print(cache)
-        let report = InspectReport(cache: cache, family: description.family, directory: location.directory, namespace: location.namespace, photos: description.photos)
+        let report = InspectReport(
+            cache: cache, family: description.family, directory: location.directory, namespace: location.namespace,
+            photos: description.photos)
         cache.close()
         print(json ? try report.json() : report.table())
     }
@@ -133,13 +139,17 @@ struct InspectReport: Codable {
         func counted(_ n: Int, _ what: String) -> String { "\(Formatting.grouped(n)) \(what)\(n == 1 ? "" : "s")" }
         var rows = [["format", "points", "pixels", "style", "entries/max", "fill", "disk", "open in", "entries are"]]
         for f in formats {
-            let kinds = [counted(f.images, "image")] + (f.animationFrames + f.animationRecords == 0 ? []
-                : [counted(f.animationFrames, "animation frame"), counted(f.animationRecords, "animation record")])
+            let kinds =
+                [counted(f.images, "image")]
+                + (f.animationFrames + f.animationRecords == 0
+                    ? []
+                    : [counted(f.animationFrames, "animation frame"), counted(f.animationRecords, "animation record")])
             rows.append([
                 f.name, "\(number(f.width))×\(number(f.height)) @\(number(f.scale))x", "\(f.pixelWidth)×\(f.pixelHeight)", f.style,
                 "\(Formatting.grouped(f.count))/\(Formatting.grouped(f.maximumCount))", Formatting.fixed(f.fillPercent, 1) + " %",
-                Formatting.bytes(f.diskBytes), f.openIn.isEmpty ? "—" : f.openIn.map { $0 == 0 ? "?" : "pid \($0)" }.joined(separator: ", "),
-                kinds.joined(separator: ", "),
+                Formatting.bytes(f.diskBytes),
+                f.openIn.isEmpty ? "—" : f.openIn.map { $0 == 0 ? "?" : "pid \($0)" }.joined(separator: ", "),
+                kinds.joined(separator: ", ")
             ])
         }
         rows.append(["total", "", "", "", Formatting.grouped(totalCount), "", Formatting.bytes(totalDiskBytes), "", ""])

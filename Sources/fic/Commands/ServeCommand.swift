@@ -32,7 +32,11 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The port to listen on (0 picks a free one).", valueName: "n"))
     var port = 8080
 
-    @Option(name: .customLong("base-url"), help: ArgumentHelp("The URL clients reach the server at, such as https://tiles.example.org (the start of every info.json id behind a proxy); by default http:// and the request's Host.", valueName: "url"))
+    @Option(
+        name: .customLong("base-url"),
+        help: ArgumentHelp(
+            "The URL clients reach the server at, such as https://tiles.example.org (the start of every info.json id behind a proxy); by default http:// and the request's Host.",
+            valueName: "url"))
     var baseURL: String?
 
     @Option(name: .long, help: ArgumentHelp("JPEG and WebP quality, 1 to 100.", valueName: "n"))
@@ -41,13 +45,17 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("cache-mb"), help: ArgumentHelp("Megabytes of encoded answers kept in memory.", valueName: "n"))
     var cacheMB = 64
 
-    @Option(name: .customLong("max-size"), help: ArgumentHelp("The largest image answer: maxWidth and maxHeight (maxArea is half their product).", valueName: "n"))
+    @Option(
+        name: .customLong("max-size"),
+        help: ArgumentHelp("The largest image answer: maxWidth and maxHeight (maxArea is half their product).", valueName: "n"))
     var maxSize = 4096
 
     @Option(name: .long, help: ArgumentHelp("Threads that read and encode (default: one per core).", valueName: "n"))
     var threads: Int?
 
-    @Flag(name: .customLong("no-upscaling"), help: "Answer IIIF '^' sizes that enlarge a region with 501 Not Implemented, and leave sizeUpscaling out of info.json.")
+    @Flag(
+        name: .customLong("no-upscaling"),
+        help: "Answer IIIF '^' sizes that enlarge a region with 501 Not Implemented, and leave sizeUpscaling out of info.json.")
     var noUpscaling = false
 
     func run() async throws {

@@ -8,7 +8,8 @@ import TiledImage
 struct TileCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tile",
-        abstract: "Build a tile pyramid (256×256 tiles, every zoom level) of a JPEG, PNG, WebP, HEIC, AVIF, JPEG XL, GIF or TIFF (its first frame).",
+        abstract:
+            "Build a tile pyramid (256×256 tiles, every zoom level) of a JPEG, PNG, WebP, HEIC, AVIF, JPEG XL, GIF or TIFF (its first frame).",
         discussion: """
             INPUT is a file or an http(s) URL. The image is decoded as its bytes arrive and written \
             straight into every level, so the pyramid is ready moments after the last byte. Read \
@@ -31,10 +32,18 @@ struct TileCommand: AsyncParsableCommand {
     @Flag(help: "Keep one strip per level instead of two: about half the memory, slower (the disk and the decoder no longer overlap).")
     var lowMemory = false
 
-    @Option(name: .long, help: ArgumentHelp("Also write a static tree of JPEG tiles that any web server, object store or CDN serves as it is: dzi (image.dzi and image_files/, for OpenSeadragon) or iiif (iiif/info.json and the tiles of a IIIF Image API 3 level-0 service), as vips dzsave does. The tree must not exist yet.", valueName: "layout"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Also write a static tree of JPEG tiles that any web server, object store or CDN serves as it is: dzi (image.dzi and image_files/, for OpenSeadragon) or iiif (iiif/info.json and the tiles of a IIIF Image API 3 level-0 service), as vips dzsave does. The tree must not exist yet.",
+            valueName: "layout"))
     var layout: StaticTileLayout?
 
-    @Option(name: .customLong("iiif-id"), help: ArgumentHelp("With --layout iiif: the URL the iiif folder will be served at (the id of its info.json, which viewers resolve tiles against); by default its file:// URL.", valueName: "url"))
+    @Option(
+        name: .customLong("iiif-id"),
+        help: ArgumentHelp(
+            "With --layout iiif: the URL the iiif folder will be served at (the id of its info.json, which viewers resolve tiles against); by default its file:// URL.",
+            valueName: "url"))
     var iiifID: String?
 
     @Option(name: .long, help: ArgumentHelp("With --layout: the JPEG quality of the tiles, 1 to 100.", valueName: "n"))
@@ -43,7 +52,11 @@ struct TileCommand: AsyncParsableCommand {
     @Flag(help: "Print the results as one JSON object on the last line.")
     var json = false
 
-    @Option(name: .long, help: ArgumentHelp("Fail a download or input that delivers nothing for this long (for tests; default 15 s for URLs, 30 s otherwise).", visibility: .hidden))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Fail a download or input that delivers nothing for this long (for tests; default 15 s for URLs, 30 s otherwise).",
+            visibility: .hidden))
     var stallTimeoutMs: Int?
 
     /// The figures printed with `--json`.
@@ -105,10 +118,14 @@ struct TileCommand: AsyncParsableCommand {
         }
         let stats = pyramid.statistics
         let geometry = pyramid.geometry
-        let seconds = stats.map { Double($0.totalDuration.components.seconds) + Double($0.totalDuration.components.attoseconds) / 1e18 } ?? 0
-        let afterLast = stats.map { Double($0.afterLastByte.components.seconds) * 1000 + Double($0.afterLastByte.components.attoseconds) / 1e15 } ?? 0
+        let seconds =
+            stats.map { Double($0.totalDuration.components.seconds) + Double($0.totalDuration.components.attoseconds) / 1e18 } ?? 0
+        let afterLast =
+            stats.map { Double($0.afterLastByte.components.seconds) * 1000 + Double($0.afterLastByte.components.attoseconds) / 1e15 } ?? 0
         let peak = PeakMemory.maximumResidentBytes()
-        print("tiled \(input) → \(out): \(geometry.width)×\(geometry.height) px, \(geometry.levels.count) levels, \(geometry.tileCount) tiles, \(String(format: "%.1f", Double(geometry.byteCount) / 1_048_576)) MiB")
+        print(
+            "tiled \(input) → \(out): \(geometry.width)×\(geometry.height) px, \(geometry.levels.count) levels, \(geometry.tileCount) tiles, \(String(format: "%.1f", Double(geometry.byteCount) / 1_048_576)) MiB"
+        )
         for level in geometry.levels {
             print("  level \(level.index): \(level.width)×\(level.height) px, \(level.columns)×\(level.rows) tiles")
         }
@@ -117,9 +134,12 @@ struct TileCommand: AsyncParsableCommand {
             print("  downloaded \(Formatting.bytes(downloaded)) (\(downloaded) bytes)")
         }
         if let stats, stats.coefficientFileBytes > 0 {
-            print(String(format: "  progressive JPEG: %.1f MiB of coefficients kept in a file, at most %.1f MiB of it mapped at once, %.1f MiB freed behind the output",
-                         Double(stats.coefficientFileBytes) / 1_048_576, Double(stats.coefficientPagerPeakBytes) / 1_048_576,
-                         Double(stats.coefficientBytesFreedEarly) / 1_048_576))
+            print(
+                String(
+                    format:
+                        "  progressive JPEG: %.1f MiB of coefficients kept in a file, at most %.1f MiB of it mapped at once, %.1f MiB freed behind the output",
+                    Double(stats.coefficientFileBytes) / 1_048_576, Double(stats.coefficientPagerPeakBytes) / 1_048_576,
+                    Double(stats.coefficientBytesFreedEarly) / 1_048_576))
         }
         var exported: StaticTileExportSummary?
         var exportSeconds: Double?
@@ -133,8 +153,10 @@ struct TileCommand: AsyncParsableCommand {
             let elapsed = ContinuousClock.now - started
             exportSeconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
             if let exported {
-                print(String(format: "  %@: %d JPEG tiles, %d levels, %.1f MiB in %.2f s → %@", layout.rawValue, exported.tiles, exported.levels,
-                             Double(exported.bytes) / 1_048_576, exportSeconds ?? 0, exported.descriptorPath))
+                print(
+                    String(
+                        format: "  %@: %d JPEG tiles, %d levels, %.1f MiB in %.2f s → %@", layout.rawValue, exported.tiles, exported.levels,
+                        Double(exported.bytes) / 1_048_576, exportSeconds ?? 0, exported.descriptorPath))
             }
         }
         if json {

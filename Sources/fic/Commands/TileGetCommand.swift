@@ -9,7 +9,8 @@ struct TileGetCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tile-get",
         abstract: "Write one tile of a pyramid made by `fic tile` as a PNG (level 0 is full resolution).",
-        discussion: "Edge tiles are written at their real size, without padding. Exit status: 0 when written, 1 when the pyramid or tile cannot be read, 2 on usage errors."
+        discussion:
+            "Edge tiles are written at their real size, without padding. Exit status: 0 when written, 1 when the pyramid or tile cannot be read, 2 on usage errors."
     )
 
     @Argument(help: ArgumentHelp("The pyramid's folder.", valueName: "dir"))
@@ -39,7 +40,8 @@ struct TileGetCommand: ParsableCommand {
         let size = pyramid.geometry.levels[level].validSize(column: column, row: row)
         do {
             try tile.withUnsafeBytes { raw in
-                try PNGEncoder.write(pixels: raw.baseAddress!, width: size.width, height: size.height,
+                try PNGEncoder.write(
+                    pixels: raw.baseAddress!, width: size.width, height: size.height,
                     bytesPerRow: PyramidGeometry.tileRowStride, format: pyramid.hasAlpha ? .bgra32Premultiplied : .bgrx32,
                     to: Paths.absolute(out))
             }

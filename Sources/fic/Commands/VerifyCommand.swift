@@ -31,7 +31,8 @@ struct VerifyCommand: ParsableCommand {
         let (cache, _) = try location.openExisting(readOnly: !repair)
         defer { cache.close() }
         if repair && cache.isReadOnly {
-            throw CLIError("the cache \(location.path) is on a read-only file system: it can be verified (without --repair) but not repaired")
+            throw CLIError(
+                "the cache \(location.path) is on a read-only file system: it can be verified (without --repair) but not repaired")
         }
         let lost = OpenReports.print(cache)
         let total = cache.statistics.formats.reduce(0) { $0 + $1.count }
@@ -49,9 +50,13 @@ struct VerifyCommand: ParsableCommand {
         case (0, true): verdict = "intact, but stored images were lost (see above)"
         default: verdict = "\(damaged) damaged" + (lost ? "; stored images were lost (see above)" : "")
         }
-        print("verified \(Formatting.grouped(total)) entries in \(cache.formats.count) format\(cache.formats.count == 1 ? "" : "s"): \(verdict)")
+        print(
+            "verified \(Formatting.grouped(total)) entries in \(cache.formats.count) format\(cache.formats.count == 1 ? "" : "s"): \(verdict)"
+        )
         if damaged > 0 {
-            Terminal.error("\(damaged) damaged entr\(damaged == 1 ? "y" : "ies")\(repair ? " removed; ingest again to redraw them" : ": run 'fic verify --repair' to remove them, then ingest again")")
+            Terminal.error(
+                "\(damaged) damaged entr\(damaged == 1 ? "y" : "ies")\(repair ? " removed; ingest again to redraw them" : ": run 'fic verify --repair' to remove them, then ingest again")"
+            )
         }
         if damaged > 0 || lost { throw ExitCode(ExitStatus.failure) }
     }

@@ -23,7 +23,8 @@ enum CacheTrim {
         let removed = report.removed.filter { $0.removedTables > 0 }
         if !removed.isEmpty {
             let freed = removed.reduce(0) { $0 + $1.freedBytes }
-            parts.append("removed the \(removed.count) least recently used namespace\(removed.count == 1 ? "" : "s") (\(Formatting.bytes(freed)))")
+            parts.append(
+                "removed the \(removed.count) least recently used namespace\(removed.count == 1 ? "" : "s") (\(Formatting.bytes(freed)))")
         }
         if report.bytesAfter > limitBytes {
             let busy = report.skippedInUse.isEmpty ? "" : " (\(report.skippedInUse.count) in use by other processes)"

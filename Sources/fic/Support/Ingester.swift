@@ -32,7 +32,10 @@ struct Ingester: Sendable {
     /// The entity of a file (its relative path, the hash of its bytes, the file): how it is drawn.
     let entity: @Sendable (String, String, URL) -> any ImageEntity
 
-    init(cache: ImageCache, budget: DecodeMemoryBudget, entity: @escaping @Sendable (String, String, URL) -> any ImageEntity = { FileEntity(entityID: $0, sourceImageID: $1, url: $2) }) {
+    init(
+        cache: ImageCache, budget: DecodeMemoryBudget,
+        entity: @escaping @Sendable (String, String, URL) -> any ImageEntity = { FileEntity(entityID: $0, sourceImageID: $1, url: $2) }
+    ) {
         self.cache = cache
         self.budget = budget
         self.entity = entity

@@ -51,8 +51,11 @@ enum PyramidDownload {
         building: @escaping @Sendable (TilePyramidBuilder) -> Void = { _ in }
     ) async throws -> Result {
         guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(), scheme == "http" || scheme == "https",
-              parsed.host?.isEmpty == false else {
-            throw ImageCacheError(.unsupportedURL, "'\(url)' is not an http(s) URL with a host; give an image file or a URL such as https://example.org/photo.jpg", path: url)
+            parsed.host?.isEmpty == false
+        else {
+            throw ImageCacheError(
+                .unsupportedURL,
+                "'\(url)' is not an http(s) URL with a host; give an image file or a URL such as https://example.org/photo.jpg", path: url)
         }
         let loader = OriginalsLoader(configuration: configuration(idleTimeout: idleTimeout), originals: nil)
         do {

@@ -37,7 +37,9 @@ enum URLIngest {
     /// Ingests `urls` into `cache` (every format of `family`), `jobs` URLs at a time, keeping
     /// originals in `originals` (at most `originalsLimit` bytes). Each failure is reported on
     /// stderr with its URL and reason.
-    static func run(_ urls: [URL], cache: ImageCache, family: String, originals: String, originalsLimit: Int, jobs: Int) async throws -> Outcome {
+    static func run(_ urls: [URL], cache: ImageCache, family: String, originals: String, originalsLimit: Int, jobs: Int) async throws
+        -> Outcome
+    {
         let store: OriginalsCache
         do {
             store = try OriginalsCache(directory: originals, maximumBytes: originalsLimit)

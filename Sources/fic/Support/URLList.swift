@@ -21,7 +21,8 @@ enum URLList {
             throw CLIError("cannot read the URL list \(path): no such file", status: ExitStatus.usage)
         }
         guard size <= maximumFileBytes else {
-            throw CLIError("the URL list \(path) is \(size) bytes; at most \(maximumFileBytes) are read: split it", status: ExitStatus.usage)
+            throw CLIError(
+                "the URL list \(path) is \(size) bytes; at most \(maximumFileBytes) are read: split it", status: ExitStatus.usage)
         }
         let data: Data
         do {
@@ -60,7 +61,8 @@ enum URLList {
             urls.append(url)
         }
         guard !urls.isEmpty else {
-            throw CLIError("the URL list \(name) holds no URL (one http, https or file URL a line; # starts a comment)", status: ExitStatus.usage)
+            throw CLIError(
+                "the URL list \(name) holds no URL (one http, https or file URL a line; # starts a comment)", status: ExitStatus.usage)
         }
         return urls
     }

@@ -7,7 +7,8 @@ import Testing
 struct CairoImageSurfaceTests {
     @Test func wrapsMemoryWithoutCopying() throws {
         let buffer = CanvasPixelBuffer(width: 4, height: 2, format: .bgra32Premultiplied, bytesPerRow: 64)
-        let surface = try CairoImageSurface(pixels: buffer.pixels, width: 4, height: 2, bytesPerRow: 64,
+        let surface = try CairoImageSurface(
+            pixels: buffer.pixels, width: 4, height: 2, bytesPerRow: 64,
             format: .bgra32Premultiplied)
         #expect(cairo_surface_status(surface.surface) == CAIRO_STATUS_SUCCESS)
         #expect(cairo_image_surface_get_data(surface.surface) == buffer.pixels.assumingMemoryBound(to: UInt8.self))
@@ -46,7 +47,7 @@ struct CairoImageSurfaceTests {
     }
 
     @Test(arguments: [
-        (PixelFormat.bgra32Premultiplied, 12), (.bgra32Premultiplied, 18), (.bgrx32, 0), (.rgb565, 6), (.rgb565, 10),
+        (PixelFormat.bgra32Premultiplied, 12), (.bgra32Premultiplied, 18), (.bgrx32, 0), (.rgb565, 6), (.rgb565, 10)
     ])
     func rejectsBadStrides(format: PixelFormat, bytesPerRow: Int) {
         let buffer = CanvasPixelBuffer(width: 4, height: 4, format: .bgra32Premultiplied, bytesPerRow: 64)
@@ -68,18 +69,42 @@ struct CairoImageSurfaceTests {
             } catch {}
             return nil
         }
-        #expect(kind { try ImageCanvas(pixels: buffer.pixels, pixelWidth: 8, pixelHeight: 8, bytesPerRow: 16,
-            pixelFormat: .bgra32Premultiplied, scale: 1) } == "stride")
-        #expect(kind { try ImageCanvas(pixels: buffer.pixels, pixelWidth: 8, pixelHeight: 8, bytesPerRow: 6,
-            pixelFormat: .gray8, scale: 1) } == "stride")
-        #expect(kind { try ImageCanvas(pixels: buffer.pixels, pixelWidth: 0, pixelHeight: 8, bytesPerRow: 64,
-            pixelFormat: .bgrx32, scale: 1) } == "size")
-        #expect(kind { try ImageCanvas(pixels: buffer.pixels, pixelWidth: 8, pixelHeight: 8, bytesPerRow: 64,
-            pixelFormat: .bgrx32, scale: 0) } == "scale")
-        #expect(kind { try ImageCanvas(pixels: buffer.pixels + 2, pixelWidth: 8, pixelHeight: 7, bytesPerRow: 64,
-            pixelFormat: .bgrx32, scale: 1) } == "alignment")
-        #expect(kind { try ImageCanvas(pixels: buffer.pixels + 1, pixelWidth: 8, pixelHeight: 7, bytesPerRow: 64,
-            pixelFormat: .gray8, scale: 1) } == nil, "gray8 has no alignment requirement")
+        #expect(
+            kind {
+                try ImageCanvas(
+                    pixels: buffer.pixels, pixelWidth: 8, pixelHeight: 8, bytesPerRow: 16,
+                    pixelFormat: .bgra32Premultiplied, scale: 1)
+            } == "stride")
+        #expect(
+            kind {
+                try ImageCanvas(
+                    pixels: buffer.pixels, pixelWidth: 8, pixelHeight: 8, bytesPerRow: 6,
+                    pixelFormat: .gray8, scale: 1)
+            } == "stride")
+        #expect(
+            kind {
+                try ImageCanvas(
+                    pixels: buffer.pixels, pixelWidth: 0, pixelHeight: 8, bytesPerRow: 64,
+                    pixelFormat: .bgrx32, scale: 1)
+            } == "size")
+        #expect(
+            kind {
+                try ImageCanvas(
+                    pixels: buffer.pixels, pixelWidth: 8, pixelHeight: 8, bytesPerRow: 64,
+                    pixelFormat: .bgrx32, scale: 0)
+            } == "scale")
+        #expect(
+            kind {
+                try ImageCanvas(
+                    pixels: buffer.pixels + 2, pixelWidth: 8, pixelHeight: 7, bytesPerRow: 64,
+                    pixelFormat: .bgrx32, scale: 1)
+            } == "alignment")
+        #expect(
+            kind {
+                try ImageCanvas(
+                    pixels: buffer.pixels + 1, pixelWidth: 8, pixelHeight: 7, bytesPerRow: 64,
+                    pixelFormat: .gray8, scale: 1)
+            } == nil, "gray8 has no alignment requirement")
     }
 
     @Test func errorDescriptionIsItsMessage() {

@@ -78,7 +78,9 @@ struct CanvasImageTests {
     /// point sampling (even bilinear) would return pure black or white.
     @Test(arguments: [64, 72])
     func downscalingAveragesACheckerboard(sourceSize: Int) throws {
-        let checker = makeCanvasTestImage(width: sourceSize, height: sourceSize) { x, y in (x + y) % 2 == 0 ? CanvasBGRA.black : CanvasBGRA.white }
+        let checker = makeCanvasTestImage(width: sourceSize, height: sourceSize) { x, y in
+            (x + y) % 2 == 0 ? CanvasBGRA.black : CanvasBGRA.white
+        }
         let buffer = CanvasPixelBuffer(width: 8, height: 8, format: .bgrx32)
         let canvas = try buffer.makeCanvas()
         canvas.clear()
@@ -121,7 +123,7 @@ struct CanvasImageTests {
         (ImageOrientation.left, false, "blue above red"),
         (ImageOrientation.up, false, "red left of blue"),
         (ImageOrientation.upMirrored, false, "blue left of red"),
-        (ImageOrientation.right, true, "red left of blue"),
+        (ImageOrientation.right, true, "red left of blue")
     ])
     func unappliedOrientationIsApplied(orientation: ImageOrientation, applied: Bool, expected: String) throws {
         // Stored 20×10, left half red; drawn stretched into 40×40.
@@ -156,7 +158,8 @@ struct CanvasImageTests {
     }
 
     @Test func gray8ImageIsReportedNotDrawn() throws {
-        let image = DecodedImage(width: 4, height: 4, pixelFormat: .gray8,
+        let image = DecodedImage(
+            width: 4, height: 4, pixelFormat: .gray8,
             source: ImageInfo(format: .png, width: 4, height: 4, hasAlpha: false), isOrientationApplied: true)
         let (buffer, canvas) = try canvas40()
         try canvas.checkStatus()

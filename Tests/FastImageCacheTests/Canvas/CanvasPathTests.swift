@@ -16,8 +16,9 @@ struct CanvasPathTests {
     }
 
     @Test func zeroRadiusIsARectAndNullRectsAreIgnored() {
-        #expect(CanvasPath.roundedRect(CGRect(x: 1, y: 2, width: 3, height: 4), cornerRadius: 0)
-            == .rect(CGRect(x: 1, y: 2, width: 3, height: 4)))
+        #expect(
+            CanvasPath.roundedRect(CGRect(x: 1, y: 2, width: 3, height: 4), cornerRadius: 0)
+                == .rect(CGRect(x: 1, y: 2, width: 3, height: 4)))
         #expect(CanvasPath.rect(.null).isEmpty)
         #expect(CanvasPath.ellipse(in: .infinite).isEmpty)
         #expect(CanvasPath.rect(CGRect(x: 4, y: 6, width: -3, height: -4)) == .rect(CGRect(x: 1, y: 2, width: 3, height: 4)))
@@ -44,10 +45,12 @@ struct CanvasPathTests {
     @Test func contentModeFrames() {
         let rect = CGRect(x: 10, y: 10, width: 20, height: 20)
         let content = CGSize(width: 200, height: 100)
-        #expect(ContentMode.aspectFill.frame(forContentOfSize: content, in: rect)
-            == CGRect(x: 0, y: 10, width: 40, height: 20))
-        #expect(ContentMode.aspectFit.frame(forContentOfSize: content, in: rect)
-            == CGRect(x: 10, y: 15, width: 20, height: 10))
+        #expect(
+            ContentMode.aspectFill.frame(forContentOfSize: content, in: rect)
+                == CGRect(x: 0, y: 10, width: 40, height: 20))
+        #expect(
+            ContentMode.aspectFit.frame(forContentOfSize: content, in: rect)
+                == CGRect(x: 10, y: 15, width: 20, height: 10))
         #expect(ContentMode.stretch.frame(forContentOfSize: content, in: rect) == rect)
         #expect(ContentMode.aspectFit.frame(forContentOfSize: .zero, in: rect) == rect)
         #expect(ContentMode.allCases.count == 3)

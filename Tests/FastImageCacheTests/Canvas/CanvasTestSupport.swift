@@ -22,7 +22,8 @@ final class CanvasPixelBuffer {
     deinit { pixels.deallocate() }
 
     func makeCanvas(scale: CGFloat = 1) throws -> ImageCanvas {
-        try ImageCanvas(pixels: pixels, pixelWidth: width, pixelHeight: height, bytesPerRow: bytesPerRow,
+        try ImageCanvas(
+            pixels: pixels, pixelWidth: width, pixelHeight: height, bytesPerRow: bytesPerRow,
             pixelFormat: format, scale: scale)
     }
 
@@ -66,9 +67,11 @@ func makeCanvasTestImage(
     width: Int, height: Int, format: PixelFormat = .bgrx32, orientation: ImageOrientation = .up,
     orientationApplied: Bool = true, color: (Int, Int) -> [UInt8]
 ) -> DecodedImage {
-    let info = ImageInfo(format: .png, width: width, height: height, orientation: orientation,
+    let info = ImageInfo(
+        format: .png, width: width, height: height, orientation: orientation,
         hasAlpha: format.hasAlpha)
-    let image = DecodedImage(width: width, height: height, pixelFormat: format, source: info,
+    let image = DecodedImage(
+        width: width, height: height, pixelFormat: format, source: info,
         isOrientationApplied: orientationApplied)
     let base = image.baseAddress.assumingMemoryBound(to: UInt8.self)
     for y in 0..<height {

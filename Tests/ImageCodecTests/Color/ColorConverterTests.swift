@@ -17,7 +17,7 @@ import Testing
             .codePoints(primaries: 2, transfer: 2, matrix: 6, fullRange: false),
             .codePoints(primaries: 1, transfer: 13, matrix: 1, fullRange: false),
             .gamma(0.45455, chromaticities: nil),
-            .gamma(0.45455, chromaticities: .sRGB),
+            .gamma(0.45455, chromaticities: .sRGB)
         ]
         // sRGB profiles as shipped: icc-profiles-free's, colord's, ghostscript's, and the one a
         // test JPEG of Mozilla's carries.
@@ -31,7 +31,9 @@ import Testing
         for description in descriptions {
             for layout in Self.rgbLayouts + Self.grayLayouts where !(layout.family == .gray && Self.isRGBProfile(description)) {
                 var warnings: [String] = []
-                #expect(ColorConverter.make(for: description, layout: layout, warnings: &warnings) == nil, "\(Self.name(description)) \(layout)")
+                #expect(
+                    ColorConverter.make(for: description, layout: layout, warnings: &warnings) == nil, "\(Self.name(description)) \(layout)"
+                )
                 #expect(warnings.isEmpty, "\(warnings)")
             }
         }
@@ -66,7 +68,7 @@ import Testing
             ("grey profile on RGB", gray, .bgrx8),
             ("CMYK profile on RGB", cmyk, .rgb8),
             ("RGB profile on grey", adobe, .gray8),
-            ("CMYK profile on grey", cmyk, .grayAlpha16),
+            ("CMYK profile on grey", cmyk, .grayAlpha16)
         ]
         for (name, bytes, layout) in cases {
             var warnings: [String] = []
@@ -87,9 +89,11 @@ import Testing
             #expect(converter.method == .naiveCMYK && warnings.count == 1, "\(warnings)")
         }
         // Descriptions that make no sense for the layout.
-        for (description, layout) in [(ColorDescription.gamma(0, chromaticities: nil), ColorConverter.Layout.rgb8),
-                                      (.gamma(.nan, chromaticities: nil), .gray8),
-                                      (.codePoints(primaries: 12, transfer: 13, matrix: 0, fullRange: true), .cmyk8)] {
+        for (description, layout) in [
+            (ColorDescription.gamma(0, chromaticities: nil), ColorConverter.Layout.rgb8),
+            (.gamma(.nan, chromaticities: nil), .gray8),
+            (.codePoints(primaries: 12, transfer: 13, matrix: 0, fullRange: true), .cmyk8)
+        ] {
             var warnings: [String] = []
             let converter = ColorConverter.make(for: description, layout: layout, warnings: &warnings)
             #expect(layout == .cmyk8 ? converter?.method == .naiveCMYK : converter == nil)
@@ -120,7 +124,8 @@ import Testing
         var rng = SplitMix64(seed: 7)
         let pixels = (0..<(4 * 10_000)).map { _ in UInt8.random(in: 0...255, using: &rng) }
         for fastPath in [true, false] {
-            let converter = try #require(ColorConverter.make(for: .iccProfile(profile), layout: .bgra8, fastPath: fastPath, warnings: &warnings))
+            let converter = try #require(
+                ColorConverter.make(for: .iccProfile(profile), layout: .bgra8, fastPath: fastPath, warnings: &warnings))
             let expected = ColorFixtures.convert(converter, pixels, count: 10_000)
             var inPlace = pixels
             inPlace.withUnsafeMutableBytes { converter.convert($0.baseAddress!, to: $0.baseAddress!, count: 10_000) }
@@ -131,7 +136,10 @@ import Testing
                 for _ in 0..<8 {
                     group.addTask {
                         var ignored: [String] = []
-                        guard let shared = ColorConverter.make(for: .iccProfile(profile), layout: .bgra8, fastPath: fastPath, warnings: &ignored) else { return false }
+                        guard
+                            let shared = ColorConverter.make(
+                                for: .iccProfile(profile), layout: .bgra8, fastPath: fastPath, warnings: &ignored)
+                        else { return false }
                         return ColorFixtures.convert(shared, pixels, count: 10_000) == expected
                     }
                 }

@@ -7,7 +7,8 @@ import Testing
 /// Profiles made from H.273 code points and PNG gamma, and grey pixels.
 @Suite struct ColorDescriptionTests {
     /// The BGRA output of converting grey values 0…255 (given as RGB) with `description`.
-    static func ramp(_ description: ColorDescription, layout: ColorConverter.Layout = .rgb8) throws -> (output: [UInt8], warnings: [String]) {
+    static func ramp(_ description: ColorDescription, layout: ColorConverter.Layout = .rgb8) throws -> (output: [UInt8], warnings: [String])
+    {
         var warnings: [String] = []
         let converter = try #require(ColorConverter.make(for: description, layout: layout, warnings: &warnings))
         let source: [UInt8] = layout == .gray8 ? (0...255).map { UInt8($0) } : (0...255).flatMap { [UInt8($0), UInt8($0), UInt8($0)] }
@@ -37,7 +38,10 @@ import Testing
             .codePoints(primaries: 6, transfer: 7, matrix: 6, fullRange: false),
             .codePoints(primaries: 9, transfer: 16, matrix: 9, fullRange: false),  // PQ
             .codePoints(primaries: 9, transfer: 18, matrix: 9, fullRange: false),  // HLG
-            .gamma(0.5, chromaticities: .init(whiteX: 0.3127, whiteY: 0.329, redX: 0.7, redY: 0.29, greenX: 0.17, greenY: 0.79, blueX: 0.13, blueY: 0.05)),
+            .gamma(
+                0.5,
+                chromaticities: .init(
+                    whiteX: 0.3127, whiteY: 0.329, redX: 0.7, redY: 0.29, greenX: 0.17, greenY: 0.79, blueX: 0.13, blueY: 0.05))
         ]
         for description in descriptions {
             for layout in [ColorConverter.Layout.rgb8, .gray8] {
@@ -49,7 +53,9 @@ import Testing
                     #expect(abs(r - g) <= 1 && abs(g - b) <= 1, "\(description) \(layout): grey \(v) became \(r) \(g) \(b)")
                     if v > 0 { #expect(g >= Int(output[4 * (v - 1) + 1]), "\(description) \(layout): not monotonic at \(v)") }
                 }
-                #expect(output[1] <= 1 && output[255 * 4 + 1] >= 254, "\(description) \(layout): black \(output[1]), white \(output[255 * 4 + 1])")
+                #expect(
+                    output[1] <= 1 && output[255 * 4 + 1] >= 254,
+                    "\(description) \(layout): black \(output[1]), white \(output[255 * 4 + 1])")
                 let hdr: Bool
                 if case .codePoints(_, let transfer, _, _) = description { hdr = transfer == 16 || transfer == 18 } else { hdr = false }
                 #expect(warnings.count == (hdr ? 1 : 0), "\(warnings)")
@@ -60,7 +66,8 @@ import Testing
     @Test func unsupportedCodePointsWarn() throws {
         for (primaries, transfer) in [(10, 13), (1, 9), (200, 13), (12, 255)] {
             var warnings: [String] = []
-            _ = ColorConverter.make(for: .codePoints(primaries: primaries, transfer: transfer, matrix: 0, fullRange: true), layout: .bgrx8, warnings: &warnings)
+            _ = ColorConverter.make(
+                for: .codePoints(primaries: primaries, transfer: transfer, matrix: 0, fullRange: true), layout: .bgrx8, warnings: &warnings)
             #expect(warnings.count == 1, "\(primaries)/\(transfer): \(warnings)")
         }
     }
@@ -71,8 +78,12 @@ import Testing
         var rng = SplitMix64(seed: 0x9312)
         let pixels = (0..<(3 * 20_000)).map { _ in UInt8.random(in: 0...255, using: &rng) }
         var warnings: [String] = []
-        let built = try #require(ColorConverter.make(for: .codePoints(primaries: 12, transfer: 13, matrix: 0, fullRange: true), layout: .rgb8, warnings: &warnings))
-        let profile = try #require(ColorConverter.make(for: .iccProfile(try ExternalTools.bytes(atPath: try ColorFixtures.displayP3.get())), layout: .rgb8, warnings: &warnings))
+        let built = try #require(
+            ColorConverter.make(
+                for: .codePoints(primaries: 12, transfer: 13, matrix: 0, fullRange: true), layout: .rgb8, warnings: &warnings))
+        let profile = try #require(
+            ColorConverter.make(
+                for: .iccProfile(try ExternalTools.bytes(atPath: try ColorFixtures.displayP3.get())), layout: .rgb8, warnings: &warnings))
         #expect(built.method == .matrixShaper)
         let a = ColorFixtures.convert(built, pixels, count: 20_000), b = ColorFixtures.convert(profile, pixels, count: 20_000)
         #expect((zip(a, b).map { abs(Int($0) - Int($1)) }.max() ?? 0) <= 5)
@@ -91,7 +102,8 @@ import Testing
         try #require(values.count == 256 * 3)
         var warnings: [String] = []
         for layout in [ColorConverter.Layout.gray8, .grayAlpha8, .gray16, .grayAlpha16] {
-            let converter = try #require(ColorConverter.make(for: .iccProfile(try ExternalTools.bytes(atPath: path)), layout: layout, warnings: &warnings))
+            let converter = try #require(
+                ColorConverter.make(for: .iccProfile(try ExternalTools.bytes(atPath: path)), layout: layout, warnings: &warnings))
             #expect(converter.method == .grayLookup)
             var source: [UInt8] = []
             for v in 0...255 {

@@ -11,9 +11,11 @@ import Testing
 struct ColorFastPathTests {
     /// The profiles photos most often carry, and every RGB profile colord ships.
     static func profiles() throws -> [(name: String, bytes: [UInt8])] {
-        var profiles = [("Display P3", try ExternalTools.bytes(atPath: try ColorFixtures.displayP3.get())),
-                        ("Adobe RGB", try ExternalTools.bytes(atPath: ColorTools.adobeRGB)),
-                        ("ProPhoto", try ExternalTools.bytes(atPath: ColorTools.proPhoto))]
+        var profiles = [
+            ("Display P3", try ExternalTools.bytes(atPath: try ColorFixtures.displayP3.get())),
+            ("Adobe RGB", try ExternalTools.bytes(atPath: ColorTools.adobeRGB)),
+            ("ProPhoto", try ExternalTools.bytes(atPath: ColorTools.proPhoto))
+        ]
         let colord = "/usr/share/color/icc/colord"
         for file in try FileManager.default.contentsOfDirectory(atPath: colord).sorted() where file.hasSuffix(".icc") {
             profiles.append((file, try ExternalTools.bytes(atPath: colord + "/" + file)))
@@ -55,21 +57,26 @@ struct ColorFastPathTests {
         var samples = (0..<(count * 3)).map { _ in UInt16.random(in: 0...65535, using: &rng) }
         samples += (0...255).flatMap { [UInt16($0) * 257, UInt16($0) * 257, UInt16($0) * 257] }  // the grey ramp
         let pixels = samples.count / 3
-        let profiles = [("Display P3", try ColorFixtures.displayP3.get()), ("Adobe RGB", ColorTools.adobeRGB), ("ProPhoto", ColorTools.proPhoto)]
+        let profiles = [
+            ("Display P3", try ColorFixtures.displayP3.get()), ("Adobe RGB", ColorTools.adobeRGB), ("ProPhoto", ColorTools.proPhoto)
+        ]
         for (name, path) in profiles {
             let reference = try ColorTools.transicc16(samples, profile: path, in: ColorFixtures.folder)
             var warnings: [String] = []
-            let converter = try #require(ColorConverter.make(for: .iccProfile(try ExternalTools.bytes(atPath: path)), layout: .rgb16, warnings: &warnings))
+            let converter = try #require(
+                ColorConverter.make(for: .iccProfile(try ExternalTools.bytes(atPath: path)), layout: .rgb16, warnings: &warnings))
             #expect(converter.method == .matrixShaper)
             let source = samples.withUnsafeBytes { Array($0) }
             let converted = ColorFixtures.rgb(ofBGRA: ColorFixtures.convert(converter, source, count: pixels))
             let differences = zip(converted, reference).map { abs(Int($0) - Int($1)) }
             let largest = differences.max() ?? 0
             #expect(largest <= 2, "\(name): differs by \(largest)")
-            #expect(differences.filter { $0 > 1 }.count <= pixels / 1000, "\(name): \(differences.filter { $0 > 1 }.count) samples off by 2")
+            #expect(
+                differences.filter { $0 > 1 }.count <= pixels / 1000, "\(name): \(differences.filter { $0 > 1 }.count) samples off by 2")
 
             // With alpha: the same colours, alpha rounded from 16 bits.
-            let alphaConverter = try #require(ColorConverter.make(for: .iccProfile(try ExternalTools.bytes(atPath: path)), layout: .rgba16, warnings: &warnings))
+            let alphaConverter = try #require(
+                ColorConverter.make(for: .iccProfile(try ExternalTools.bytes(atPath: path)), layout: .rgba16, warnings: &warnings))
             var withAlpha: [UInt16] = []
             for i in 0..<pixels { withAlpha += [samples[3 * i], samples[3 * i + 1], samples[3 * i + 2], UInt16(i * 37 % 65536)] }
             let four = ColorFixtures.convert(alphaConverter, withAlpha.withUnsafeBytes { Array($0) }, count: pixels)

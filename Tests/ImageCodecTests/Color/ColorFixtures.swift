@@ -23,8 +23,10 @@ enum ColorFixtures {
     static let jpegSuite = URL(fileURLWithPath: TestData.root + "/../conformance/jpeg-suite").standardizedFileURL.path
 
     /// The photos' names, for parameterised tests.
-    static let names = ["Display P3 JPEG", "Adobe RGB PNG", "ProPhoto JPEG", "ProPhoto 16-bit PNG", "Display P3 WebP",
-                        "CMYK JPEG", "CMYK JPEG (SWOP)", "YCCK JPEG"]
+    static let names = [
+        "Display P3 JPEG", "Adobe RGB PNG", "ProPhoto JPEG", "ProPhoto 16-bit PNG", "Display P3 WebP",
+        "CMYK JPEG", "CMYK JPEG (SWOP)", "YCCK JPEG"
+    ]
 
     /// The folder they are in (removed by no one: the system's temporary folder is cleaned).
     static let folder: String = {
@@ -38,13 +40,28 @@ enum ColorFixtures {
         let photos = TestData.path("photos")
         let made: [(String, String, [String], ImageFileFormat, ColorConverter.Layout)] = [
             ("Display P3 JPEG", "p3.jpg", [ColorTools.vips, "icc_transform", photos + "/hubble.jpg", "OUT[Q=95]", "p3"], .jpeg, .rgb8),
-            ("Adobe RGB PNG", "adobe.png", [ColorTools.vips, "icc_transform", photos + "/coffee.jpg", "OUT", ColorTools.adobeRGB], .png, .rgb8),
-            ("ProPhoto JPEG", "prophoto.jpg", [ColorTools.jpgicc, "-t1", "-o" + ColorTools.proPhoto, "-e", "-q95", photos + "/astronaut.jpg", "OUT"], .jpeg, .rgb8),
-            ("ProPhoto 16-bit PNG", "prophoto16.png", [ColorTools.vips, "icc_transform", photos + "/chelsea.jpg", "OUT", ColorTools.proPhoto, "--depth", "16"], .png, .rgb16),
+            (
+                "Adobe RGB PNG", "adobe.png", [ColorTools.vips, "icc_transform", photos + "/coffee.jpg", "OUT", ColorTools.adobeRGB], .png,
+                .rgb8
+            ),
+            (
+                "ProPhoto JPEG", "prophoto.jpg",
+                [ColorTools.jpgicc, "-t1", "-o" + ColorTools.proPhoto, "-e", "-q95", photos + "/astronaut.jpg", "OUT"], .jpeg, .rgb8
+            ),
+            (
+                "ProPhoto 16-bit PNG", "prophoto16.png",
+                [ColorTools.vips, "icc_transform", photos + "/chelsea.jpg", "OUT", ColorTools.proPhoto, "--depth", "16"], .png, .rgb16
+            ),
             ("Display P3 WebP", "p3.webp", [ColorTools.vips, "icc_transform", photos + "/rocket.jpg", "OUT[Q=95]", "p3"], .webp, .rgb8),
             ("CMYK JPEG", "cmyk.jpg", [ColorTools.vips, "icc_transform", photos + "/retina.jpg", "OUT[Q=95]", "cmyk"], .jpeg, .cmyk8),
-            ("CMYK JPEG (SWOP)", "cmyk-swop.jpg", [ColorTools.vips, "icc_transform", photos + "/coffee.jpg", "OUT[Q=95]", ColorTools.ghostscriptCMYK], .jpeg, .cmyk8),
-            ("YCCK JPEG", "ycck.jpg", [ColorTools.convert, photos + "/rocket.jpg", "-profile", ColorTools.ghostscriptCMYK, "OUT"], .jpeg, .cmyk8),
+            (
+                "CMYK JPEG (SWOP)", "cmyk-swop.jpg",
+                [ColorTools.vips, "icc_transform", photos + "/coffee.jpg", "OUT[Q=95]", ColorTools.ghostscriptCMYK], .jpeg, .cmyk8
+            ),
+            (
+                "YCCK JPEG", "ycck.jpg", [ColorTools.convert, photos + "/rocket.jpg", "-profile", ColorTools.ghostscriptCMYK, "OUT"], .jpeg,
+                .cmyk8
+            )
         ]
         var result: [String: Photo] = [:]
         for (name, file, command, format, layout) in made {

@@ -42,12 +42,15 @@ enum ColorFuzzRunner {
         try #require(!corpus.isEmpty)
         var rng = SplitMix64(seed: seed)
         var stats = Stats()
-        let layouts: [ColorConverter.Layout] = [.bgrx8, .bgra8, .rgb8, .rgba8, .rgb16, .rgba16, .gray8, .grayAlpha8, .gray16, .grayAlpha16, .cmyk8, .cmykInverted8]
+        let layouts: [ColorConverter.Layout] = [
+            .bgrx8, .bgra8, .rgb8, .rgba8, .rgb16, .rgba16, .gray8, .grayAlpha8, .gray16, .grayAlpha16, .cmyk8, .cmykInverted8
+        ]
         let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
         while ContinuousClock.now < deadline {
             let original = corpus.randomElement(using: &rng)!
             // Mostly mutations; sometimes a clean cut anywhere.
-            let input = Int.random(in: 0..<4, using: &rng) == 0
+            let input =
+                Int.random(in: 0..<4, using: &rng) == 0
                 ? Array(original.prefix(Int.random(in: 0...original.count, using: &rng)))
                 : FuzzMutator.mutate(original, format: format, using: &rng)
             let found = input.withUnsafeBytes { bytes in
@@ -73,7 +76,9 @@ enum ColorFuzzRunner {
             }
             stats.iterations += 1
         }
-        print("Colour fuzz \(format.rawValue): \(stats.iterations) iterations, \(stats.profiles) profiles found, \(stats.converters) converters made")
+        print(
+            "Colour fuzz \(format.rawValue): \(stats.iterations) iterations, \(stats.profiles) profiles found, \(stats.converters) converters made"
+        )
         return stats
     }
 
@@ -88,20 +93,29 @@ enum ColorFuzzRunner {
                 files.append(try ExternalTools.bytes(atPath: ColorFixtures.jpegSuite + "/jpeg-decoder__icc_icc_\(name).jpeg"))
             }
             let half = profile.count / 2
-            files.append(try EmbeddedColorTests.jpeg(with: [EmbeddedColorTests.iccPiece(2, of: 2, Array(profile[half...])),
-                                                             EmbeddedColorTests.iccPiece(1, of: 2, Array(profile[..<half])),
-                                                             TestImageBuilder.appSegment(14, Array("Adobe".utf8) + [0, 100, 0, 0, 0, 0, 2])]))
+            files.append(
+                try EmbeddedColorTests.jpeg(with: [
+                    EmbeddedColorTests.iccPiece(2, of: 2, Array(profile[half...])),
+                    EmbeddedColorTests.iccPiece(1, of: 2, Array(profile[..<half])),
+                    TestImageBuilder.appSegment(14, Array("Adobe".utf8) + [0, 100, 0, 0, 0, 0, 2])
+                ]))
             files.append(try EmbeddedColorTests.jpeg(with: (1...255).map { EmbeddedColorTests.iccPiece($0, of: 255, [UInt8($0)]) }))
         case .png:
             files.append(EmbeddedColorTests.png(with: [EmbeddedColorTests.iccp(profile), PNGFiles.chunk("sRGB", [0])]))
-            files.append(EmbeddedColorTests.png(with: [PNGFiles.chunk("cICP", [9, 16, 0, 1]), PNGFiles.chunk("gAMA", PNGFiles.bigEndian32(45455)), EmbeddedColorTests.chrm]))
+            files.append(
+                EmbeddedColorTests.png(with: [
+                    PNGFiles.chunk("cICP", [9, 16, 0, 1]), PNGFiles.chunk("gAMA", PNGFiles.bigEndian32(45455)), EmbeddedColorTests.chrm
+                ]))
         default:
-            let body = TestImageBuilder.riffChunk("VP8X", [0x20, 0, 0, 0, 0, 0, 0, 0, 0, 0]) + TestImageBuilder.riffChunk("ICCP", profile)
+            let body =
+                TestImageBuilder.riffChunk("VP8X", [0x20, 0, 0, 0, 0, 0, 0, 0, 0, 0]) + TestImageBuilder.riffChunk("ICCP", profile)
                 + TestImageBuilder.riffChunk("VP8L", [0x2F, 0, 0, 0, 0])
             files.append(Array("RIFF".utf8) + TestImageBuilder.littleEndian32(body.count + 4) + Array("WEBP".utf8) + body)
         }
         if ColorTools.available {
-            let names: [ImageFileFormat: [String]] = [.jpeg: ["Display P3 JPEG", "CMYK JPEG (SWOP)"], .png: ["Adobe RGB PNG", "ProPhoto 16-bit PNG"], .webp: ["Display P3 WebP"]]
+            let names: [ImageFileFormat: [String]] = [
+                .jpeg: ["Display P3 JPEG", "CMYK JPEG (SWOP)"], .png: ["Adobe RGB PNG", "ProPhoto 16-bit PNG"], .webp: ["Display P3 WebP"]
+            ]
             for name in names[format] ?? [] {
                 files.append(try ExternalTools.bytes(atPath: try ColorFixtures.photo(name).path))
             }

@@ -19,7 +19,8 @@ struct ColorPhotoTests {
             Issue.record("\(name): no profile found")
             return
         }
-        #expect(profile == (try ColorTools.embeddedProfile(of: photo.path, in: ColorFixtures.folder)), "the parser's profile is not exiftool's")
+        #expect(
+            profile == (try ColorTools.embeddedProfile(of: photo.path, in: ColorFixtures.folder)), "the parser's profile is not exiftool's")
 
         let raw = try ColorTools.rawPixels(of: photo.path, in: ColorFixtures.folder)
         let reference = try ColorTools.sRGBReference(of: photo.path, in: ColorFixtures.folder)
@@ -36,12 +37,17 @@ struct ColorPhotoTests {
         var ignored: [String] = []
         let untagged: [UInt8]
         switch photo.layout {
-        case .cmyk8: untagged = ColorFixtures.rgb(ofBGRA: ColorFixtures.convert(try #require(ColorConverter.make(for: .untagged, layout: .cmyk8, warnings: &ignored)), raw, count: count))
+        case .cmyk8:
+            untagged = ColorFixtures.rgb(
+                ofBGRA: ColorFixtures.convert(
+                    try #require(ColorConverter.make(for: .untagged, layout: .cmyk8, warnings: &ignored)), raw, count: count))
         case .rgb16: untagged = stride(from: 1, to: raw.count, by: 2).map { raw[$0] }  // the high bytes (little-endian)
         default: untagged = raw
         }
         let before = PixelComparison.psnr(samples: untagged, reference)
-        print("\(name): \(String(format: "%.1f", psnr)) dB against LittleCMS (\(converter.method)); \(String(format: "%.1f", before)) dB with the profile ignored")
+        print(
+            "\(name): \(String(format: "%.1f", psnr)) dB against LittleCMS (\(converter.method)); \(String(format: "%.1f", before)) dB with the profile ignored"
+        )
         #expect(psnr >= 38, "\(name): \(psnr) dB")
         #expect(psnr > before)
     }

@@ -22,7 +22,8 @@ enum ColorTools {
         .allSatisfy { FileManager.default.fileExists(atPath: $0) }
 
     /// Why the tests that need them are skipped.
-    static let missing: Comment = "the colour tests need liblcms2-utils, libvips-tools, exiftool, imagemagick, colord-data and libgs-common (scripts/install-deps installs them)"
+    static let missing: Comment =
+        "the colour tests need liblcms2-utils, libvips-tools, exiftool, imagemagick, colord-data and libgs-common (scripts/install-deps installs them)"
 
     /// Runs `arguments` (the tool first, by path), `stdin` and `stdout` from and to files when
     /// given; throws, with what the tool said, when it cannot start or exits with a failure.

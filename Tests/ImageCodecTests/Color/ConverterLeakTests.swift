@@ -12,7 +12,9 @@ import Testing
         // More distinct LittleCMS transforms than the cache keeps (16): some evicted, some kept.
         for step in 0..<24 {
             var warnings: [String] = []
-            let converter = try #require(ColorConverter.make(for: .gamma(1.0 + Double(step) / 16, chromaticities: nil), layout: .bgrx8, fastPath: false, warnings: &warnings))
+            let converter = try #require(
+                ColorConverter.make(
+                    for: .gamma(1.0 + Double(step) / 16, chromaticities: nil), layout: .bgrx8, fastPath: false, warnings: &warnings))
             #expect(converter.method == .littleCMS)
             var pixel: [UInt8] = [10, 20, 30, 255]
             pixel.withUnsafeMutableBytes { converter.convert($0.baseAddress!, to: $0.baseAddress!, count: 1) }

@@ -28,13 +28,17 @@ import Testing
         let order = Self.jpeg(try ExternalTools.bytes(atPath: ColorFixtures.jpegSuite + "/jpeg-decoder__icc_icc_chunk_order.jpeg"))
         #expect(order.description == .iccProfile((1...254).map { UInt8($0) }), "pieces in any order are put in sequence order")
         #expect(order.warnings.isEmpty && order.isComplete)
-        for (file, reason) in [("chunk_count_mismatch", "of 250"), ("chunk_double_seq_no", "two pieces"), ("chunk_seq_no_0", "numbered 0"), ("missing_chunk", "missing")] {
+        for (file, reason) in [
+            ("chunk_count_mismatch", "of 250"), ("chunk_double_seq_no", "two pieces"), ("chunk_seq_no_0", "numbered 0"),
+            ("missing_chunk", "missing")
+        ] {
             let info = Self.jpeg(try ExternalTools.bytes(atPath: ColorFixtures.jpegSuite + "/jpeg-decoder__icc_icc_\(file).jpeg"))
             #expect(info.description == .untagged, "\(file)")
             #expect(info.warnings.count == 1 && info.warnings[0].contains(reason), "\(file): \(info.warnings)")
             #expect(info.isComplete)
         }
-        let mozilla = Self.jpeg(try ExternalTools.bytes(atPath: ColorFixtures.jpegSuite + "/jpeg-decoder__reftest_mozilla_jpg-srgb-icc.jpg"))
+        let mozilla = Self.jpeg(
+            try ExternalTools.bytes(atPath: ColorFixtures.jpegSuite + "/jpeg-decoder__reftest_mozilla_jpg-srgb-icc.jpg"))
         guard case .iccProfile(let profile) = mozilla.description else {
             Issue.record("no profile in Mozilla's sRGB test JPEG")
             return
@@ -46,8 +50,10 @@ import Testing
         let profile = (0..<70_000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 8) }
         let pieces = stride(from: 0, to: profile.count, by: 30_000).map { Array(profile[$0..<min(profile.count, $0 + 30_000)]) }
         // Written backwards, with other markers between.
-        let segments = [Self.iccPiece(3, of: 3, pieces[2]), TestImageBuilder.appSegment(1, Array("Exif\0\0".utf8)),
-                        Self.iccPiece(2, of: 3, pieces[1]), Self.iccPiece(1, of: 3, pieces[0])]
+        let segments = [
+            Self.iccPiece(3, of: 3, pieces[2]), TestImageBuilder.appSegment(1, Array("Exif\0\0".utf8)),
+            Self.iccPiece(2, of: 3, pieces[1]), Self.iccPiece(1, of: 3, pieces[0])
+        ]
         let info = Self.jpeg(try Self.jpeg(with: segments))
         #expect(info.description == .iccProfile(profile) && info.warnings.isEmpty && info.isComplete)
         // 255 pieces, the most a count byte allows.
@@ -60,7 +66,11 @@ import Testing
         // A marker shorter than the ICC header, or not ICC at all, is not a piece.
         let short = TestImageBuilder.appSegment(2, Array("ICC_PROF".utf8))
         let other = TestImageBuilder.appSegment(2, Array("MPF\0".utf8) + [1, 2, 3])
-        #expect(Self.jpeg(try Self.jpeg(with: [short, other])) == { var e = EmbeddedColor(); e.isComplete = true; return e }())
+        #expect(
+            Self.jpeg(try Self.jpeg(with: [short, other]))
+                == {
+                    var e = EmbeddedColor(); e.isComplete = true; return e
+                }())
     }
 
     @Test func jpegAdobeMarker() throws {
@@ -75,7 +85,9 @@ import Testing
 
     @Test func jpegCutShort() throws {
         let profile = (0..<3000).map { UInt8(truncatingIfNeeded: $0) }
-        let file = try Self.jpeg(with: [Self.iccPiece(1, of: 2, Array(profile.prefix(1500))), Self.iccPiece(2, of: 2, Array(profile.dropFirst(1500)))])
+        let file = try Self.jpeg(with: [
+            Self.iccPiece(1, of: 2, Array(profile.prefix(1500))), Self.iccPiece(2, of: 2, Array(profile.dropFirst(1500)))
+        ])
         let scan = try #require(JPEGFiles.scanOffsets(file).first)
         for length in 0...(scan + 2) {
             let info = Self.jpeg(Array(file.prefix(length)))
@@ -130,9 +142,13 @@ import Testing
             ("no name", PNGFiles.chunk("iCCP", [0, 0] + PNGFiles.zlibStored([1, 2, 3])), "name"),
             ("method 1", PNGFiles.chunk("iCCP", Array("x".utf8) + [0, 1] + PNGFiles.zlibStored([1, 2, 3])), "compression method"),
             ("not zlib", PNGFiles.chunk("iCCP", Array("x".utf8) + [0, 0, 1, 2, 3, 4, 5, 6]), "corrupt"),
-            ("cut zlib", PNGFiles.chunk("iCCP", Array("x".utf8) + [0, 0] + PNGFiles.zlibStored([UInt8](repeating: 9, count: 100)).prefix(40)), "cut short"),
+            (
+                "cut zlib",
+                PNGFiles.chunk("iCCP", Array("x".utf8) + [0, 0] + PNGFiles.zlibStored([UInt8](repeating: 9, count: 100)).prefix(40)),
+                "cut short"
+            ),
             ("cICP of YCbCr", PNGFiles.chunk("cICP", [1, 13, 1, 1]), "matrix"),
-            ("cICP too long", PNGFiles.chunk("cICP", [1, 13, 0, 1, 0]), "5 bytes"),
+            ("cICP too long", PNGFiles.chunk("cICP", [1, 13, 0, 1, 0]), "5 bytes")
         ]
         for (name, chunk, reason) in cases {
             let info = Self.png(Self.png(with: [chunk, gama]))
@@ -141,7 +157,9 @@ import Testing
         }
         // A profile that inflates beyond the limit: the zlib data of a large blank PNG's image.
         let blank = [UInt8](repeating: 0, count: 2500 * 2000)
-        let encoded = try blank.withUnsafeBytes { try PNGEncoder.encode(pixels: $0.baseAddress!, width: 2500, height: 2000, bytesPerRow: 2500, format: .gray8) }
+        let encoded = try blank.withUnsafeBytes {
+            try PNGEncoder.encode(pixels: $0.baseAddress!, width: 2500, height: 2000, bytesPerRow: 2500, format: .gray8)
+        }
         let zlib = PNGFiles.chunks(encoded).filter { $0.type == "IDAT" }.flatMap(\.data)
         #expect(zlib.count < 100_000)
         let bomb = Self.png(Self.png(with: [PNGFiles.chunk("iCCP", Array("bomb".utf8) + [0, 0] + zlib)]))
@@ -166,7 +184,9 @@ import Testing
 
     @Test func webpFlagAndChunk() throws {
         func extended(flags: UInt8, chunks: [[UInt8]]) -> [UInt8] {
-            let body = TestImageBuilder.riffChunk("VP8X", [flags, 0, 0, 0] + TestImageBuilder.littleEndian24(0) + TestImageBuilder.littleEndian24(0))
+            let body =
+                TestImageBuilder.riffChunk(
+                    "VP8X", [flags, 0, 0, 0] + TestImageBuilder.littleEndian24(0) + TestImageBuilder.littleEndian24(0))
                 + chunks.flatMap { $0 } + TestImageBuilder.riffChunk("VP8L", [0x2F, 0, 0, 0, 0])
             return Array("RIFF".utf8) + TestImageBuilder.littleEndian32(body.count + 4) + Array("WEBP".utf8) + body
         }
@@ -178,7 +198,11 @@ import Testing
         let missing = Self.webp(extended(flags: 0x20, chunks: []))
         #expect(missing.description == .untagged && missing.warnings.count == 1)
         let simple = Self.webp(try TestData.bytes("webp/astronaut-lossy.webp"))
-        #expect(simple == { var e = EmbeddedColor(); e.isComplete = true; return e }())
+        #expect(
+            simple
+                == {
+                    var e = EmbeddedColor(); e.isComplete = true; return e
+                }())
         // Cut anywhere: the whole profile or none.
         let file = extended(flags: 0x20, chunks: [TestImageBuilder.riffChunk("ICCP", profile)])
         for length in 0..<file.count {

@@ -39,13 +39,15 @@ final class GIFAnimation: AnimationFrameSource {
             return (reader, try reader.readFirstFrame(), timeline)
         }
         let shape = GIFCanvas(first)
-        try AnimationLimits.check(width: shape.width, height: shape.height, frames: timeline.delays.count,
-                                  framePixels: timeline.framePixels, options: options, format: "GIF")
+        try AnimationLimits.check(
+            width: shape.width, height: shape.height, frames: timeline.delays.count,
+            framePixels: timeline.framePixels, options: options, format: "GIF")
         self.reader = reader
         pending = first
         isCutShort = timeline.isCutShort
-        info = AnimationInfo(format: .gif, width: shape.width, height: shape.height, loopCount: timeline.loopCount,
-                             durations: timeline.delays.map { $0 * 10 })
+        info = AnimationInfo(
+            format: .gif, width: shape.width, height: shape.height, loopCount: timeline.loopCount,
+            durations: timeline.delays.map { $0 * 10 })
         source = ImageInfo(format: .gif, width: shape.width, height: shape.height, hasAlpha: true, frameCount: info.frameCount)
         canvas = try AnimationCanvas(width: shape.width, height: shape.height)
     }
@@ -55,7 +57,10 @@ final class GIFAnimation: AnimationFrameSource {
         guard index < info.frameCount else {
             finished = true
             if isCutShort {
-                throw ImageCacheError(.truncated, "The GIF data ends after frame \(index), in the blocks that follow it; the \(index) frames before were decoded. The file was cut short; download or copy it again.")
+                throw ImageCacheError(
+                    .truncated,
+                    "The GIF data ends after frame \(index), in the blocks that follow it; the \(index) frames before were decoded. The file was cut short; download or copy it again."
+                )
             }
             return nil
         }
@@ -132,7 +137,10 @@ final class GIFAnimation: AnimationFrameSource {
     }
 
     private func truncated() -> ImageCacheError {
-        ImageCacheError(.truncated, "The GIF data ends inside frame \(index + 1) of \(info.frameCount); the frames before it were decoded. The file was cut short; download or copy it again.")
+        ImageCacheError(
+            .truncated,
+            "The GIF data ends inside frame \(index + 1) of \(info.frameCount); the frames before it were decoded. The file was cut short; download or copy it again."
+        )
     }
 }
 #endif

@@ -28,7 +28,8 @@ struct GIFCanvas {
         self.frame = frame
         width = max(frame.screenWidth, frame.left + frame.width)
         height = max(frame.screenHeight, frame.top + frame.height)
-        hasAlpha = frame.transparentIndex != nil
+        hasAlpha =
+            frame.transparentIndex != nil
             || !(frame.left == 0 && frame.top == 0 && frame.width == width && frame.height == height)
         colors = Self.colors(of: frame)
     }
@@ -60,8 +61,9 @@ struct GIFCanvas {
 
     /// The header facts.
     func info(frameCount: Int) -> ImageInfo {
-        ImageInfo(format: .gif, width: width, height: height, orientation: .up, hasAlpha: hasAlpha,
-                  color: .untagged, bitsPerSample: 8, frameCount: frameCount)
+        ImageInfo(
+            format: .gif, width: width, height: height, orientation: .up, hasAlpha: hasAlpha,
+            color: .untagged, bitsPerSample: 8, frameCount: frameCount)
     }
 
     /// Reads the frame's rows from `reader` (positioned at its image data) and hands the canvas
@@ -85,7 +87,9 @@ struct GIFCanvas {
         func readFailed(atStoredRow row: Int) throws {
             let error = reader.failure()
             guard !strict, error.code == .corruptData else { throw error }
-            warnings.append("\(error.message) Rows from \(row + 1) of the first frame's \(frame.height) (in stored order) are left \(hasAlpha ? "transparent" : "black").")
+            warnings.append(
+                "\(error.message) Rows from \(row + 1) of the first frame's \(frame.height) (in stored order) are left \(hasAlpha ? "transparent" : "black")."
+            )
         }
         let indices = try LargeBufferPool.allocate(byteCount: frame.interlaced ? frame.width * frameRows : frame.width, zeroed: false)
         let line = indices.base.assumingMemoryBound(to: UInt8.self)

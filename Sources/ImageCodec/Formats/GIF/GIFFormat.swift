@@ -21,7 +21,8 @@ extension GIFFormat: ImageFormatDecoder {
         let info = canvas.info(frameCount: walk.frames)
         try PixelLimits.check(width: info.width, height: info.height, maximumPixelCount: options.maximumPixelCount, format: "GIF")
         guard walk.firstFrameComplete else {
-            throw ImageCacheError(.truncated, "The GIF data ends before its first frame does. The file was cut short; download or copy it again.")
+            throw ImageCacheError(
+                .truncated, "The GIF data ends before its first frame does. The file was cut short; download or copy it again.")
         }
         let (factor, shrunk, size) = ShrinkingRows.sizes(for: info, target: options.targetSize)
         let image = try DecodedImage(
@@ -31,8 +32,10 @@ extension GIFFormat: ImageFormatDecoder {
             scaleDenominator: TargetScale.denominator(for: info, size: size), zeroFilled: false  // every row is written
         )
         var warnings: [String] = []
-        try ShrinkingRows.write(into: image, sourceWidth: info.width, sourceHeight: info.height, factor: factor, shrunk: shrunk) { destination, completed in
-            warnings = try canvas.decodeRows(reader, strict: !options.allowCorruptData, destination: destination, completed: { completed($1) })
+        try ShrinkingRows.write(into: image, sourceWidth: info.width, sourceHeight: info.height, factor: factor, shrunk: shrunk) {
+            destination, completed in
+            warnings = try canvas.decodeRows(
+                reader, strict: !options.allowCorruptData, destination: destination, completed: { completed($1) })
         }
         image.addWarnings(warnings)
         return image

@@ -80,11 +80,13 @@ final class GIFReader {
     init(_ input: GIFInput) throws {
         self.input = input
         var error: Int32 = 0
-        let opened = DGifOpen(Unmanaged.passUnretained(input).toOpaque(), { gif, buffer, count in
-            guard let gif, let buffer, count > 0, let user = gif.pointee.UserData else { return 0 }
-            let input = Unmanaged<GIFInput>.fromOpaque(user).takeUnretainedValue()
-            return Int32(input.read(into: buffer, count: Int(count)))
-        }, &error)
+        let opened = DGifOpen(
+            Unmanaged.passUnretained(input).toOpaque(),
+            { gif, buffer, count in
+                guard let gif, let buffer, count > 0, let user = gif.pointee.UserData else { return 0 }
+                let input = Unmanaged<GIFInput>.fromOpaque(user).takeUnretainedValue()
+                return Int32(input.read(into: buffer, count: Int(count)))
+            }, &error)
         guard let opened else {
             throw Self.error(code: error, input: input)
         }
@@ -123,11 +125,12 @@ final class GIFReader {
                     if DGifExtensionToGCB(Int(block[0]), block + 1, &control) == GIF_OK {
                         transparentIndex = control.TransparentColor >= 0 ? Int(control.TransparentColor) : nil
                         // Modes 4 to 7 are undefined; browsers keep such a frame, as for 0 and 1.
-                        disposal = switch control.DisposalMode {
-                        case DISPOSE_BACKGROUND: .background
-                        case DISPOSE_PREVIOUS: .previous
-                        default: .none
-                        }
+                        disposal =
+                            switch control.DisposalMode {
+                            case DISPOSE_BACKGROUND: .background
+                            case DISPOSE_PREVIOUS: .previous
+                            default: .none
+                            }
                     }
                 }
                 while block != nil {
@@ -180,7 +183,8 @@ final class GIFReader {
     private static func error(code: Int32, input: GIFInput) -> ImageCacheError {
         if let failure = input.failure { return failure }
         if input.reachedEnd {
-            return ImageCacheError(.truncated, "The GIF data ends before its first frame does. The file was cut short; download or copy it again.")
+            return ImageCacheError(
+                .truncated, "The GIF data ends before its first frame does. The file was cut short; download or copy it again.")
         }
         let reason = GifErrorString(code).map { String(cString: $0) } ?? "error \(code)"
         switch code {

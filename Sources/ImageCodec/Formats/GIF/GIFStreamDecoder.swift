@@ -22,11 +22,14 @@ enum GIFStreamDecoder {
         try PixelLimits.check(width: canvas.width, height: canvas.height, maximumPixelCount: maximumPixelCount, format: "GIF")
         try sink.begin(SourceHeader(format: .gif, width: canvas.width, height: canvas.height, orientation: .up, hasAlpha: canvas.hasAlpha))
         var filler = RowBatchFiller(sink)
-        _ = try canvas.decodeRows(reader, strict: strict, destination: { _ in
-            try filler.nextRow().assumingMemoryBound(to: UInt32.self)
-        }, completed: { _, _ in
-            try filler.rowWritten()
-        })
+        _ = try canvas.decodeRows(
+            reader, strict: strict,
+            destination: { _ in
+                try filler.nextRow().assumingMemoryBound(to: UInt32.self)
+            },
+            completed: { _, _ in
+                try filler.rowWritten()
+            })
         try filler.flush()
     }
 }

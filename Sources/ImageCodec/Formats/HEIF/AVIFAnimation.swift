@@ -93,8 +93,9 @@ final class AVIFAnimation: AnimationFrameSource {
         // allocates what their declared extents claim.
         d.pointee.ignoreExif = 1
         d.pointee.ignoreXMP = 1
-        try Self.check(bytes.withUnsafeBytes { avifLibrary.avifDecoderSetIOMemory(d, $0.baseAddress?.assumingMemoryBound(to: UInt8.self), $0.count) },
-                       decoder, "could not be opened")
+        try Self.check(
+            bytes.withUnsafeBytes { avifLibrary.avifDecoderSetIOMemory(d, $0.baseAddress?.assumingMemoryBound(to: UInt8.self), $0.count) },
+            decoder, "could not be opened")
         // libavif 0.11 refuses, while parsing, a sample table that reaches past the size hint (the
         // size of the bytes), which would leave a file cut short with no frame at all. Without the
         // hint each sample is read when its frame is decoded and a missing one is reported then
@@ -117,11 +118,13 @@ final class AVIFAnimation: AnimationFrameSource {
         let height = orientation.swapsDimensions ? stored.width : stored.height
         let frames = Int(d.pointee.imageCount)
         // Each frame decodes its coded size, larger than the canvas when cropped.
-        try AnimationLimits.check(width: width, height: height, frames: frames,
-                                  framePixels: crop == nil ? [] : Array(repeating: coded.width * coded.height, count: frames),
-                                  options: options, format: "AVIF")
-        try Self.checkTimingWork(frames: frames, entries: bytes.withUnsafeBytes { HEIFBoxes.timeToSampleEntryCount($0) },
-                                 pixels: frames * max(width * height, coded.width * coded.height), options: options)
+        try AnimationLimits.check(
+            width: width, height: height, frames: frames,
+            framePixels: crop == nil ? [] : Array(repeating: coded.width * coded.height, count: frames),
+            options: options, format: "AVIF")
+        try Self.checkTimingWork(
+            frames: frames, entries: bytes.withUnsafeBytes { HEIFBoxes.timeToSampleEntryCount($0) },
+            pixels: frames * max(width * height, coded.width * coded.height), options: options)
 
         var durations: [Int] = []
         durations.reserveCapacity(frames)
@@ -137,8 +140,9 @@ final class AVIFAnimation: AnimationFrameSource {
         let layout: SamplePipeline.Layout = wide ? (alpha ? .rgba16 : .rgb16) : (alpha ? .bgra8 : .bgrx8)
         pipeline = SamplePipeline(layout: layout, color: color, warnings: &warnings)
         info = AnimationInfo(format: .avif, width: width, height: height, loopCount: 0, durations: durations)
-        source = ImageInfo(format: .avif, width: width, height: height, hasAlpha: alpha, color: color,
-                           bitsPerSample: Int(image.depth), frameCount: frames)
+        source = ImageInfo(
+            format: .avif, width: width, height: height, hasAlpha: alpha, color: color,
+            bitsPerSample: Int(image.depth), frameCount: frames)
     }
 
     func nextFrame() throws -> DecodedImage? {
@@ -161,11 +165,13 @@ final class AVIFAnimation: AnimationFrameSource {
             throw Self.error(result, decoder, frame: index)
         }
         guard let frame = d.pointee.image, let picture = try view(of: frame) else {
-            throw ImageCacheError(.corruptData, "The AVIF sequence's frame \(index + 1) is not the size its track declares. The file is damaged.")
+            throw ImageCacheError(
+                .corruptData, "The AVIF sequence's frame \(index + 1) is not the size its track declares. The file is damaged.")
         }
         let width = stored.width, height = stored.height
-        let output = try DecodedImage(allocating: info.width, height: info.height, pixelFormat: .bgra32Premultiplied, source: source,
-                                      isOrientationApplied: true, zeroFilled: false)  // every pixel is written
+        let output = try DecodedImage(
+            allocating: info.width, height: info.height, pixelFormat: .bgra32Premultiplied, source: source,
+            isOrientationApplied: true, zeroFilled: false)  // every pixel is written
         // The converted frame in its stored orientation: the output itself when it is upright.
         let upright = orientation == .up
         if !upright && turned == nil { turned = try LargeBufferPool.allocate(byteCount: width * height * 4, zeroed: false) }
@@ -200,8 +206,9 @@ final class AVIFAnimation: AnimationFrameSource {
             }
         }
         if !upright {
-            OrientationTransform.copy(converted, width: width, height: height, bytesPerRow: convertedRow, orientation: orientation,
-                                      into: output.baseAddress, bytesPerRow: output.bytesPerRow)
+            OrientationTransform.copy(
+                converted, width: width, height: height, bytesPerRow: convertedRow, orientation: orientation,
+                into: output.baseAddress, bytesPerRow: output.bytesPerRow)
         }
         return output
     }
@@ -213,8 +220,10 @@ final class AVIFAnimation: AnimationFrameSource {
             return (Int(frame.pointee.width), Int(frame.pointee.height)) == stored ? frame : nil
         }
         guard avifLibrary.avifImageSetViewRect(decoder.view, frame, &crop) == AVIF_RESULT_OK else {
-            throw ImageCacheError(.corruptData,
-                "The AVIF sequence's frame \(index + 1) (\(frame.pointee.width)×\(frame.pointee.height)) does not hold its clean aperture (\(crop.width)×\(crop.height) at \(crop.x),\(crop.y)). The file is damaged.")
+            throw ImageCacheError(
+                .corruptData,
+                "The AVIF sequence's frame \(index + 1) (\(frame.pointee.width)×\(frame.pointee.height)) does not hold its clean aperture (\(crop.width)×\(crop.height) at \(crop.x),\(crop.y)). The file is damaged."
+            )
         }
         return decoder.view
     }
@@ -223,8 +232,10 @@ final class AVIFAnimation: AnimationFrameSource {
     private func convert(_ picture: UnsafeMutablePointer<avifImage>, _ rgb: inout avifRGBImage) throws {
         let result = avifLibrary.avifImageYUVToRGB(picture, &rgb)
         guard result == AVIF_RESULT_OK else {
-            throw ImageCacheError(.corruptData,
-                "The AVIF sequence's frame \(index + 1) could not be converted to RGB (libavif: \(Self.describe(result))). The file is damaged.")
+            throw ImageCacheError(
+                .corruptData,
+                "The AVIF sequence's frame \(index + 1) could not be converted to RGB (libavif: \(Self.describe(result))). The file is damaged."
+            )
         }
     }
 }
@@ -238,10 +249,12 @@ extension AVIFAnimation {
         var clap = image.clap
         var rect = avifCropRect()
         var diagnostics = avifDiagnostics()
-        guard avifLibrary.avifCropRectConvertCleanApertureBox(&rect, &clap, image.width, image.height, image.yuvFormat, &diagnostics) != 0 else {
+        guard avifLibrary.avifCropRectConvertCleanApertureBox(&rect, &clap, image.width, image.height, image.yuvFormat, &diagnostics) != 0
+        else {
             let reason = withUnsafeBytes(of: diagnostics.error) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
             if strict {
-                throw ImageCacheError(.corruptData, "The AVIF sequence's clean aperture (clap) is invalid (libavif: \(reason)). The file is damaged.")
+                throw ImageCacheError(
+                    .corruptData, "The AVIF sequence's clean aperture (clap) is invalid (libavif: \(reason)). The file is damaged.")
             }
             return (nil, ["the clean aperture (clap) is invalid (libavif: \(reason)); the whole frame is shown"])
         }
@@ -258,7 +271,7 @@ extension AVIFAnimation {
             [.up, .downMirrored, .upMirrored],
             [.left, .leftMirrored, .rightMirrored],
             [.down, .upMirrored, .downMirrored],
-            [.right, .rightMirrored, .leftMirrored],
+            [.right, .rightMirrored, .leftMirrored]
         ]
         return table[turns][mirror.map { $0 + 1 } ?? 0]
     }
@@ -270,8 +283,9 @@ extension AVIFAnimation {
         if image.icc.size > 0, let data = image.icc.data {
             return .iccProfile(Array(UnsafeBufferPointer(start: data, count: image.icc.size)))
         }
-        return .codePoints(primaries: Int(image.colorPrimaries), transfer: Int(image.transferCharacteristics),
-                           matrix: Int(image.matrixCoefficients), fullRange: image.yuvRange == AVIF_RANGE_FULL)
+        return .codePoints(
+            primaries: Int(image.colorPrimaries), transfer: Int(image.transferCharacteristics),
+            matrix: Int(image.matrixCoefficients), fullRange: image.yuvRange == AVIF_RANGE_FULL)
     }
 
     /// Throws unless decoding `frames` frames of `pixels` pixels in all, plus the steps libavif
@@ -285,8 +299,10 @@ extension AVIFAnimation {
         var steps = 0.0
         for sample in 0..<frames { steps += Double(min(sample + 1, max(entries, 1))) * Double(frames - sample) }
         guard Double(pixels) + steps <= Double(options.maximumAnimationPixels) else {
-            throw ImageCacheError(.dimensionsTooLarge,
-                "The AVIF sequence's \(frames) frames and \(entries) timing entries need about \(Int(min(steps, 1e18))) steps of libavif's timing lookups besides \(pixels) pixels decoded, more than DecodingOptions.maximumAnimationPixels (\(options.maximumAnimationPixels)) allows; it was refused before decoding. Raise it if such animations are expected.")
+            throw ImageCacheError(
+                .dimensionsTooLarge,
+                "The AVIF sequence's \(frames) frames and \(entries) timing entries need about \(Int(min(steps, 1e18))) steps of libavif's timing lookups besides \(pixels) pixels decoded, more than DecodingOptions.maximumAnimationPixels (\(options.maximumAnimationPixels)) allows; it was refused before decoding. Raise it if such animations are expected."
+            )
         }
     }
 
@@ -318,20 +334,27 @@ extension AVIFAnimation {
         case AVIF_RESULT_TRUNCATED_DATA, AVIF_RESULT_IO_ERROR:
             // IO_ERROR: the memory reader was asked for bytes wholly past the end of the data.
             let before = frame.map { "; the \($0) frames before it were decoded" } ?? ""
-            return ImageCacheError(.truncated, "\(subject)'s data ends before it does (\(libavif))\(before). The file was cut short; download or copy it again.")
+            return ImageCacheError(
+                .truncated,
+                "\(subject)'s data ends before it does (\(libavif))\(before). The file was cut short; download or copy it again.")
         case AVIF_RESULT_BMFF_PARSE_FAILED where diagnostic.contains("imageCountLimit"):
-            return ImageCacheError(.dimensionsTooLarge,
-                "The AVIF sequence has more frames than DecodingOptions.maximumFrames allows (\(libavif)); it was refused before decoding. Raise DecodingOptions.maximumFrames if such animations are expected.")
+            return ImageCacheError(
+                .dimensionsTooLarge,
+                "The AVIF sequence has more frames than DecodingOptions.maximumFrames allows (\(libavif)); it was refused before decoding. Raise DecodingOptions.maximumFrames if such animations are expected."
+            )
         case AVIF_RESULT_BMFF_PARSE_FAILED where diagnostic.contains("too large"):
-            return ImageCacheError(.dimensionsTooLarge,
-                "The AVIF sequence's frames are larger than DecodingOptions.maximumPixelCount allows (\(libavif)); it was refused before decoding. Raise DecodingOptions.maximumPixelCount if such images are expected.")
+            return ImageCacheError(
+                .dimensionsTooLarge,
+                "The AVIF sequence's frames are larger than DecodingOptions.maximumPixelCount allows (\(libavif)); it was refused before decoding. Raise DecodingOptions.maximumPixelCount if such images are expected."
+            )
         case AVIF_RESULT_OUT_OF_MEMORY:
             return ImageCacheError(.overMemoryBudget, "Decoding the \(subject.dropFirst(4)) ran out of memory (\(libavif)).")
         case AVIF_RESULT_NO_CODEC_AVAILABLE, AVIF_RESULT_NOT_IMPLEMENTED, AVIF_RESULT_UNSUPPORTED_DEPTH:
             let version = avifLibrary.avifVersion().map { String(cString: $0) } ?? ""
             return ImageCacheError(.unsupportedFormat, "\(subject) uses something libavif \(version) cannot decode (\(libavif)).")
         case AVIF_RESULT_DECODE_COLOR_FAILED, AVIF_RESULT_DECODE_ALPHA_FAILED:
-            return ImageCacheError(.corruptData, "\(subject)'s compressed data could not be decoded (\(libavif)). The file is damaged; re-export the image.")
+            return ImageCacheError(
+                .corruptData, "\(subject)'s compressed data could not be decoded (\(libavif)). The file is damaged; re-export the image.")
         default:
             let verb = what.isEmpty ? "is damaged" : what
             return ImageCacheError(.corruptData, "\(subject) \(verb) (\(libavif)). The file is damaged; re-export the image.")

@@ -11,7 +11,9 @@ enum HEIFBoxes {
     }
 
     /// Brands of HEVC-coded HEIF (HEIC): still images, collections and sequences.
-    static let hevcBrands: Set<UInt32> = [fourCC("heic"), fourCC("heix"), fourCC("hevc"), fourCC("heim"), fourCC("heis"), fourCC("hevm"), fourCC("hevs")]
+    static let hevcBrands: Set<UInt32> = [
+        fourCC("heic"), fourCC("heix"), fourCC("hevc"), fourCC("heim"), fourCC("heis"), fourCC("hevm"), fourCC("hevs")
+    ]
     /// Brands of AV1-coded HEIF (AVIF): a still image, an image sequence.
     static let av1Brands: Set<UInt32> = [fourCC("avif"), fourCC("avis")]
     /// The codec-neutral HEIF brands: an image, a sequence.
@@ -88,11 +90,11 @@ enum HEIFBoxes {
         guard let movie = children(of: 0..<bytes.count, in: bytes).first(where: { $0.type == fourCC("moov") }) else { return nil }
         for track in children(of: movie.payload, in: bytes) where track.type == fourCC("trak") {
             guard let media = child(fourCC("mdia"), of: track.payload, in: bytes),
-                  let handler = child(fourCC("hdlr"), of: media, in: bytes), handler.count >= 12,
-                  readUInt32(bytes, at: handler.lowerBound + 8) == fourCC("pict"),
-                  let information = child(fourCC("minf"), of: media, in: bytes),
-                  let table = child(fourCC("stbl"), of: information, in: bytes),
-                  let sizes = child(fourCC("stsz"), of: table, in: bytes), sizes.count >= 12
+                let handler = child(fourCC("hdlr"), of: media, in: bytes), handler.count >= 12,
+                readUInt32(bytes, at: handler.lowerBound + 8) == fourCC("pict"),
+                let information = child(fourCC("minf"), of: media, in: bytes),
+                let table = child(fourCC("stbl"), of: information, in: bytes),
+                let sizes = child(fourCC("stsz"), of: table, in: bytes), sizes.count >= 12
             else { continue }
             return Int(readUInt32(bytes, at: sizes.lowerBound + 8))
         }
@@ -107,9 +109,9 @@ enum HEIFBoxes {
         var total = 0
         for track in children(of: movie.payload, in: bytes) where track.type == fourCC("trak") {
             guard let media = child(fourCC("mdia"), of: track.payload, in: bytes),
-                  let information = child(fourCC("minf"), of: media, in: bytes),
-                  let table = child(fourCC("stbl"), of: information, in: bytes),
-                  let times = child(fourCC("stts"), of: table, in: bytes), times.count >= 8
+                let information = child(fourCC("minf"), of: media, in: bytes),
+                let table = child(fourCC("stbl"), of: information, in: bytes),
+                let times = child(fourCC("stts"), of: table, in: bytes), times.count >= 8
             else { continue }
             // Version and flags, the entry count, then 8 bytes an entry.
             total += min(Int(readUInt32(bytes, at: times.lowerBound + 4)), (times.count - 8) / 8)

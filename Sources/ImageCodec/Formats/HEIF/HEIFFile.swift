@@ -52,15 +52,19 @@ final class HEIFFile {
         heifLibrary.heif_context_set_max_decoding_threads(context, Int32(Self.decodingThreads))
         var handle: OpaquePointer?
         do {
-            try HEIFError.check(heifLibrary.heif_context_read_from_memory_without_copy(context, bytes.baseAddress, bytes.count, nil),
-                                format: formatName, maximumDimension: maximumDimension)
-            try HEIFError.check(heifLibrary.heif_context_get_primary_image_handle(context, &handle), format: formatName, maximumDimension: maximumDimension)
+            try HEIFError.check(
+                heifLibrary.heif_context_read_from_memory_without_copy(context, bytes.baseAddress, bytes.count, nil),
+                format: formatName, maximumDimension: maximumDimension)
+            try HEIFError.check(
+                heifLibrary.heif_context_get_primary_image_handle(context, &handle), format: formatName, maximumDimension: maximumDimension)
         } catch let error as ImageCacheError {
             heifLibrary.heif_context_free(context)
             // A sequence without a still image (no `meta` box) is a video to libheif 1.15.
             if brands?.isSequence == true, error.code == .corruptData {
-                throw ImageCacheError(.unsupportedFormat,
-                    "The \(formatName) file is an image sequence without a still image; only still images (and a sequence's primary image) are decoded. (\(error.message))")
+                throw ImageCacheError(
+                    .unsupportedFormat,
+                    "The \(formatName) file is an image sequence without a still image; only still images (and a sequence's primary image) are decoded. (\(error.message))"
+                )
             }
             throw error
         }
@@ -113,11 +117,14 @@ final class HEIFFile {
         var best: HEIFHandle?
         for id in ids.prefix(listed) {
             var pointer: OpaquePointer?
-            guard heifLibrary.heif_image_handle_get_thumbnail(primary.handle, id, &pointer).code == heif_error_Ok, let pointer else { continue }
+            guard heifLibrary.heif_image_handle_get_thumbnail(primary.handle, id, &pointer).code == heif_error_Ok, let pointer else {
+                continue
+            }
             let candidate = HEIFHandle(pointer)
             guard candidate.width >= size.width, candidate.height >= size.height,
-                  candidate.width <= primary.width, candidate.height <= primary.height,
-                  Self.sameShape(candidate, primary) else { continue }
+                candidate.width <= primary.width, candidate.height <= primary.height,
+                Self.sameShape(candidate, primary)
+            else { continue }
             if best.map({ candidate.width * candidate.height < $0.width * $0.height }) ?? true { best = candidate }
         }
         return best

@@ -47,7 +47,8 @@ extension HEIFFormat: ImageFormatDecoder {
         var source = info
         source.width = picture.width
         source.height = picture.height
-        try PixelLimits.check(width: source.width, height: source.height, maximumPixelCount: options.maximumPixelCount, format: file.formatName)
+        try PixelLimits.check(
+            width: source.width, height: source.height, maximumPixelCount: options.maximumPixelCount, format: file.formatName)
         let size = TargetScale.coveringSize(for: source, target: options.targetSize)
         return try write(picture, size: size, source: source, color: info.color, options: options, warnings: warnings)
     }
@@ -84,7 +85,9 @@ extension HEIFFormat {
         let size = TargetScale.coveringSize(for: info, target: options.targetSize)
         let decoded = size != (info.width, info.height) ? file.thumbnail(covering: size) ?? file.primary : file.primary
         let pixels = MemoryEstimator.multiply(MemoryEstimator.multiply(decoded.width, decoded.height), decoded.bitsPerSample > 8 ? 2 : 1)
-        let working = MemoryEstimator.add(MemoryEstimator.fixedOverhead, MemoryEstimator.multiply(pixels, bytesPerPixel(avif: info.format == .avif, alpha: info.hasAlpha)) / 2)
+        let working = MemoryEstimator.add(
+            MemoryEstimator.fixedOverhead,
+            MemoryEstimator.multiply(pixels, bytesPerPixel(avif: info.format == .avif, alpha: info.hasAlpha)) / 2)
         let output = MemoryEstimator.bitmap(size.width, size.height, orientation: .up, options: options)
         return DecodeMemoryEstimate(info: info, outputBytes: output, workingBytes: working, encodedBytes: 0)
     }

@@ -51,8 +51,9 @@ final class HEIFPicture {
         // below.
         options.pointee.strict_decoding = 0
         var decoded: OpaquePointer?
-        try HEIFError.check(heifLibrary.heif_decode_image(handle.handle, &decoded, heif_colorspace_RGB, heif_chroma_444, options),
-                            format: file.formatName, maximumDimension: file.maximumDimension)
+        try HEIFError.check(
+            heifLibrary.heif_decode_image(handle.handle, &decoded, heif_colorspace_RGB, heif_chroma_444, options),
+            format: file.formatName, maximumDimension: file.maximumDimension)
         guard let decoded else {
             throw ImageCacheError(.corruptData, "libheif decoded the \(file.formatName) image into nothing. The file is damaged.")
         }
@@ -73,15 +74,20 @@ final class HEIFPicture {
             var stride: Int32 = 0
             let bits = Int(heifLibrary.heif_image_get_bits_per_pixel_range(decoded, channel))
             guard let base = heifLibrary.heif_image_get_plane_readonly(decoded, channel, &stride), (1...16).contains(bits),
-                  heifLibrary.heif_image_get_width(decoded, channel) == width, heifLibrary.heif_image_get_height(decoded, channel) == height,
-                  Int(stride) >= width * (bits > 8 ? 2 : 1) else { break }
+                heifLibrary.heif_image_get_width(decoded, channel) == width, heifLibrary.heif_image_get_height(decoded, channel) == height,
+                Int(stride) >= width * (bits > 8 ? 2 : 1)
+            else { break }
             planes.append(Plane(base: base, stride: Int(stride), scale: SampleScale(bits: bits)))
         }
-        guard heifLibrary.heif_image_get_colorspace(decoded) == heif_colorspace_RGB, heifLibrary.heif_image_get_chroma_format(decoded) == heif_chroma_444,
-              width > 0, height > 0, planes.count == channels.count else {
+        guard heifLibrary.heif_image_get_colorspace(decoded) == heif_colorspace_RGB,
+            heifLibrary.heif_image_get_chroma_format(decoded) == heif_chroma_444,
+            width > 0, height > 0, planes.count == channels.count
+        else {
             heifLibrary.heif_image_release(decoded)
-            throw ImageCacheError(.corruptData,
-                "libheif decoded the \(file.formatName) image into an unexpected layout (\(width)×\(height), \(planes.count) planes). The file is damaged.")
+            throw ImageCacheError(
+                .corruptData,
+                "libheif decoded the \(file.formatName) image into an unexpected layout (\(width)×\(height), \(planes.count) planes). The file is damaged."
+            )
         }
         self.planes = planes
         // An image whose alpha plane is missing is given opaque alpha by the layout below.
@@ -132,7 +138,8 @@ final class HEIFPicture {
         let shrinkRow = (scratch.base + rowBytes).assumingMemoryBound(to: UInt32.self)
         let rowPixels = output.bytesPerRow / 4
         let pixels = output.baseAddress.assumingMemoryBound(to: UInt32.self)
-        var resampler = resample
+        var resampler =
+            resample
             ? AreaResampler(sourceWidth: width, sourceHeight: height, outputWidth: output.width, outputHeight: output.height) : nil
         for y in 0..<height {
             if isWide { interleave16(row: y, into: interleaved) } else { interleave8(row: y, into: interleaved) }

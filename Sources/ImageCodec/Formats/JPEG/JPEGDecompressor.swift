@@ -81,7 +81,8 @@ final class JPEGDecompressor {
         var payloads: [UnsafeRawBufferPointer] = []
         var marker: Int32 = 0
         while let data = fic_jpeg_saved_marker(handle, Int32(payloads.count), &marker, &length) {
-            payloads.append(marker == 0xE2 ? UnsafeRawBufferPointer(start: data, count: length) : UnsafeRawBufferPointer(start: nil, count: 0))
+            payloads.append(
+                marker == 0xE2 ? UnsafeRawBufferPointer(start: data, count: length) : UnsafeRawBufferPointer(start: nil, count: 0))
         }
         let embedded = EmbeddedColor.jpeg(app2Payloads: payloads.filter { !$0.isEmpty })
         colorWarnings = embedded.warnings
@@ -101,7 +102,8 @@ final class JPEGDecompressor {
         // libjpeg hands CMYK (and YCCK, which it turns into CMYK) out as stored; Adobe's writers,
         // the only ones with the marker, store it inverted, as libjpeg's YCCK step also gives.
         let rows: RowColorStep.Rows = stored == JCS_CMYK || stored == JCS_YCCK ? .cmyk(inverted: header.raw.saw_adobe_marker != 0) : .bgrx
-        rowColor = RowColorStep(color: header.info.color, rows: rows, isGrey: stored == JCS_GRAYSCALE, width: Int(width), warnings: &colorWarnings)
+        rowColor = RowColorStep(
+            color: header.info.color, rows: rows, isGrey: stored == JCS_GRAYSCALE, width: Int(width), warnings: &colorWarnings)
         return PixelSize(width: Int(width), height: Int(height))
     }
 
@@ -138,7 +140,8 @@ final class JPEGDecompressor {
     func startPartial(maximumPointTransform: Int) throws -> (scans: Int, allScans: Bool) {
         var scans: Int32 = 0, all: Int32 = 0
         guard try check(fic_jpeg_start_partial(handle, Int32(maximumPointTransform), &scans, &all)) == .done else {
-            throw ImageCacheError(.truncated, "The JPEG data ends before the image does. The file was cut short; download or copy it again.")
+            throw ImageCacheError(
+                .truncated, "The JPEG data ends before the image does. The file was cut short; download or copy it again.")
         }
         return (Int(scans), all != 0)
     }
@@ -199,9 +202,12 @@ final class JPEGDecompressor {
         let quoted = "libjpeg: “\(text)”"
         switch fic_jpeg_get_error_kind(handle) {
         case FIC_JPEG_ERR_TRUNCATED:
-            return ImageCacheError(.truncated, "The JPEG data ends before the image does (\(quoted)). The file was cut short; download or copy it again.")
+            return ImageCacheError(
+                .truncated, "The JPEG data ends before the image does (\(quoted)). The file was cut short; download or copy it again.")
         case FIC_JPEG_ERR_UNSUPPORTED:
-            return ImageCacheError(.unsupportedFormat, "The JPEG uses a feature this decoder does not support (\(quoted)). Re-encode it as a baseline or progressive 8-bit JPEG.")
+            return ImageCacheError(
+                .unsupportedFormat,
+                "The JPEG uses a feature this decoder does not support (\(quoted)). Re-encode it as a baseline or progressive 8-bit JPEG.")
         case FIC_JPEG_ERR_TOO_LARGE:
             return ImageCacheError(.dimensionsTooLarge, "The JPEG is too large to decode (\(quoted)).")
         case FIC_JPEG_ERR_MEMORY:
@@ -211,7 +217,10 @@ final class JPEGDecompressor {
         case FIC_JPEG_ERR_INVALID:
             return ImageCacheError(.invalidArgument, "Invalid JPEG decoding request (\(quoted)).")
         default:
-            let advice = strict ? "Re-export the image, or decode it without strict checking (allowCorruptData) to see what can be recovered." : "Re-export the image."
+            let advice =
+                strict
+                ? "Re-export the image, or decode it without strict checking (allowCorruptData) to see what can be recovered."
+                : "Re-export the image."
             return ImageCacheError(.corruptData, "The JPEG data is corrupt (\(quoted)). \(advice)")
         }
     }

@@ -12,22 +12,30 @@ public enum JPEGEncoder {
     ///
     /// - Throws: `ImageCacheError` `.invalidArgument` for other formats or bad sizes, or
     ///   libjpeg's message when it fails (out of memory).
-    public static func encode(pixels: UnsafeRawPointer, width: Int, height: Int, bytesPerRow: Int, format: PixelFormat, quality: Int = 85) throws -> [UInt8] {
+    public static func encode(pixels: UnsafeRawPointer, width: Int, height: Int, bytesPerRow: Int, format: PixelFormat, quality: Int = 85)
+        throws -> [UInt8]
+    {
         guard format == .bgrx32 || format == .bgra32Premultiplied else {
             throw ImageCacheError(.invalidArgument, "JPEG encodes 32-bit BGRX or BGRA bitmaps, not \(format.rawValue).")
         }
         guard width > 0, height > 0, width <= 65_535, height <= 65_535, bytesPerRow >= width * 4 else {
-            throw ImageCacheError(.invalidArgument,
-                "Cannot encode a \(width)×\(height) bitmap with \(bytesPerRow) bytes per row as JPEG: sides must be 1…65535 pixels and rows at least \(max(width, 0) * 4) bytes.")
+            throw ImageCacheError(
+                .invalidArgument,
+                "Cannot encode a \(width)×\(height) bitmap with \(bytesPerRow) bytes per row as JPEG: sides must be 1…65535 pixels and rows at least \(max(width, 0) * 4) bytes."
+            )
         }
         var output: UnsafeMutablePointer<UInt8>?
         var size: UInt = 0
         var message = [CChar](repeating: 0, count: Int(FIC_JPEG_ENCODE_MESSAGE_LENGTH))
-        let failed = fic_jpeg_encode_bgrx(pixels.assumingMemoryBound(to: UInt8.self), Int32(width), Int32(height), bytesPerRow,
-                                          Int32(max(1, min(100, quality))), &output, &size, &message)
+        let failed = fic_jpeg_encode_bgrx(
+            pixels.assumingMemoryBound(to: UInt8.self), Int32(width), Int32(height), bytesPerRow,
+            Int32(max(1, min(100, quality))), &output, &size, &message)
         defer { free(output) }
         guard failed == 0, let output else {
-            throw ImageCacheError(.overMemoryBudget, "libjpeg could not encode a \(width)×\(height) JPEG: \(String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)).")
+            throw ImageCacheError(
+                .overMemoryBudget,
+                "libjpeg could not encode a \(width)×\(height) JPEG: \(String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))."
+            )
         }
         return Array(UnsafeBufferPointer(start: output, count: Int(size)))
     }

@@ -67,7 +67,8 @@ package enum JPEGFormat: ImageFormatDecoder {
                 var scanner = JPEGEndScanner()
                 scanner.scan(decompressor.bufferedBytes)
                 guard scanner.foundEnd else {
-                    throw ImageCacheError(.truncated, "The JPEG data ends before its end-of-image marker. The file was cut short; download or copy it again.")
+                    throw ImageCacheError(
+                        .truncated, "The JPEG data ends before its end-of-image marker. The file was cut short; download or copy it again.")
                 }
             }
         } else {
@@ -81,12 +82,14 @@ package enum JPEGFormat: ImageFormatDecoder {
     private static func readResampled(_ decompressor: JPEGDecompressor, scaled: PixelSize, into image: DecodedImage) throws {
         let stripRows = 16
         let strip = try LargeBufferPool.allocate(byteCount: scaled.width * 4 * stripRows, zeroed: false)
-        var resampler = AreaResampler(sourceWidth: scaled.width, sourceHeight: scaled.height, outputWidth: image.width, outputHeight: image.height)
+        var resampler = AreaResampler(
+            sourceWidth: scaled.width, sourceHeight: scaled.height, outputWidth: image.width, outputHeight: image.height)
         let output = image.baseAddress.assumingMemoryBound(to: UInt32.self)
         let rowPixels = image.bytesPerRow / 4
         var done = 0
         while done < scaled.height {
-            let (rows, _) = try decompressor.readRows(into: strip.base, bytesPerRow: scaled.width * 4, maxRows: min(stripRows, scaled.height - done))
+            let (rows, _) = try decompressor.readRows(
+                into: strip.base, bytesPerRow: scaled.width * 4, maxRows: min(stripRows, scaled.height - done))
             guard rows > 0 else { throw endedEarly() }
             for row in 0..<rows {
                 resampler.add((strip.base + row * scaled.width * 4).assumingMemoryBound(to: UInt32.self)) { output + $0 * rowPixels }
@@ -119,7 +122,6 @@ extension JPEGFormat {
         try JPEGStreamDecoder(sink: sink, options: options)
     }
 
-
     /// What a decode needs in memory at its peak, from the header alone.
     package static func estimatedMemory(_ data: UnsafeRawBufferPointer, options: DecodingOptions) throws -> DecodeMemoryEstimate {
         let header = try JPEGFormat.header(data)
@@ -127,7 +129,9 @@ extension JPEGFormat {
         let (d, size) = JPEGFormat.sizes(for: info, target: options.targetSize)
         let output = MemoryEstimator.bitmap(size.width, size.height, orientation: info.orientation, options: options)
         // Strips: a few full-width rows per component, and the DCT-scaled strip being resampled.
-        var working = MemoryEstimator.add(MemoryEstimator.fixedOverhead, MemoryEstimator.add(MemoryEstimator.multiply(info.width, 48), MemoryEstimator.multiply((info.width + d - 1) / d, 64 + 16)))
+        var working = MemoryEstimator.add(
+            MemoryEstimator.fixedOverhead,
+            MemoryEstimator.add(MemoryEstimator.multiply(info.width, 48), MemoryEstimator.multiply((info.width + d - 1) / d, 64 + 16)))
         if header.raw.multiple_scans != 0 {
             let coefficients = Int(clamping: header.raw.coefficient_bytes)
             working = MemoryEstimator.add(working, MemoryEstimator.add(coefficients, coefficients / 32))  // blocks rounded up to whole MCUs

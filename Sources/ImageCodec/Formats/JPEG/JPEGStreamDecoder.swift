@@ -45,7 +45,9 @@ final class JPEGStreamDecoder: RowDecoder {
         received += bytes.count
         guard stage != .complete else { return }  // bytes after the end of the image are ignored
         if deferUntilEnd && received > Self.maximumArithmeticBytes {
-            throw ImageCacheError(.overMemoryBudget, "arithmetic-coded JPEGs are buffered whole, and this one is over \(Self.maximumArithmeticBytes >> 20) MiB")
+            throw ImageCacheError(
+                .overMemoryBudget,
+                "arithmetic-coded JPEGs are buffered whole, and this one is over \(Self.maximumArithmeticBytes >> 20) MiB")
         }
         try decompressor.append(bytes)
         if !deferUntilEnd { try drive() }
@@ -83,7 +85,8 @@ final class JPEGStreamDecoder: RowDecoder {
                 let current = try batch ?? sink.acquireBatch()
                 batch = current
                 let wanted = min(current.capacity - current.count, height - rowsDone)
-                let (read, step) = try decompressor.readRows(into: current.row(current.count), bytesPerRow: current.bytesPerRow, maxRows: wanted)
+                let (read, step) = try decompressor.readRows(
+                    into: current.row(current.count), bytesPerRow: current.bytesPerRow, maxRows: wanted)
                 current.count += read
                 rowsDone += read
                 if current.count == current.capacity || rowsDone == height {
@@ -109,7 +112,9 @@ final class JPEGStreamDecoder: RowDecoder {
         let info = header.info
         let pixels = info.width.multipliedReportingOverflow(by: info.height)
         guard info.width > 0, info.height > 0, !pixels.overflow, pixels.partialValue <= options.maximumPixelCount else {
-            throw ImageCacheError(.dimensionsTooLarge, "the JPEG is \(info.width)×\(info.height) pixels, over the limit of \(options.maximumPixelCount); refused before decoding")
+            throw ImageCacheError(
+                .dimensionsTooLarge,
+                "the JPEG is \(info.width)×\(info.height) pixels, over the limit of \(options.maximumPixelCount); refused before decoding")
         }
         let size = try decompressor.configure(scaleDenominator: 1, header: header)
         // A pyramid converts colours on its writer thread, beside the decoding one.
@@ -120,7 +125,8 @@ final class JPEGStreamDecoder: RowDecoder {
         if header.raw.multiple_scans != 0 && header.raw.coefficient_bytes > UInt64(max(0, options.coefficientMemoryBudget)) {
             let file = try options.makeScratchFile()
             coefficientFile = file
-            try decompressor.useCoefficientFile(file, residentLimit: options.residentCoefficientLimit, pager: options.pagesCoefficientsInBackground)
+            try decompressor.useCoefficientFile(
+                file, residentLimit: options.residentCoefficientLimit, pager: options.pagesCoefficientsInBackground)
         }
         try sink.begin(SourceHeader(format: .jpeg, width: size.width, height: size.height, orientation: info.orientation, hasAlpha: false))
     }

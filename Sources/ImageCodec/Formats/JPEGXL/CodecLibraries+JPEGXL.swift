@@ -4,7 +4,8 @@ import FICCore
 import CJxl
 
 extension CodecLibraries {
-    static let jxl: Result<fic_jxl_functions, ImageCacheError> = load(["libjxl.so.0.7", "libjxl.so"], what: "JPEG XL", package: "libjxl0.7") { handle, functions in
+    static let jxl: Result<fic_jxl_functions, ImageCacheError> = load(["libjxl.so.0.7", "libjxl.so"], what: "JPEG XL", package: "libjxl0.7")
+    { handle, functions in
         // The parallel runner lives in a library of its own, loaded beside the decoder's.
         guard let threads = try? SharedLibrary(firstOf: ["libjxl_threads.so.0.7", "libjxl_threads.so"]) else {
             return UnsafeRawPointer(StaticString("libjxl_threads.so.0.7").utf8Start).assumingMemoryBound(to: CChar.self)

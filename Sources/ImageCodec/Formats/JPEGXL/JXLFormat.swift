@@ -34,7 +34,9 @@ extension JXLFormat: ImageFormatDecoder {
                 case JXL_DEC_FRAME:
                     frames += 1
                     var header = JxlFrameHeader()
-                    if jxlLibrary.JxlDecoderGetFrameHeader(reader.decoder, &header) == JXL_DEC_SUCCESS, header.is_last != 0 { break counting }
+                    if jxlLibrary.JxlDecoderGetFrameHeader(reader.decoder, &header) == JXL_DEC_SUCCESS, header.is_last != 0 {
+                        break counting
+                    }
                 case JXL_DEC_SUCCESS:
                     break counting
                 default:
@@ -53,8 +55,9 @@ extension JXLFormat: ImageFormatDecoder {
         let bytesPerSample: Int
 
         var pixelFormat: JxlPixelFormat {
-            JxlPixelFormat(num_channels: UInt32(channels), data_type: bytesPerSample == 2 ? JXL_TYPE_UINT16 : JXL_TYPE_UINT8,
-                           endianness: JXL_NATIVE_ENDIAN, align: 0)
+            JxlPixelFormat(
+                num_channels: UInt32(channels), data_type: bytesPerSample == 2 ? JXL_TYPE_UINT16 : JXL_TYPE_UINT8,
+                endianness: JXL_NATIVE_ENDIAN, align: 0)
         }
 
         var layout: SamplePipeline.Layout {
@@ -125,7 +128,8 @@ extension JXLFormat: ImageFormatDecoder {
         var fromDC = false
         if direct {
             // Opaque images come out with alpha 255: the same bytes as BGRX.
-            fromDC = try decodePixels(reader, format: samples, into: image.baseAddress, byteCount: image.bytesPerRow * image.height, acceptDC: acceptDC)
+            fromDC = try decodePixels(
+                reader, format: samples, into: image.baseAddress, byteCount: image.bytesPerRow * image.height, acceptDC: acceptDC)
             for y in 0..<image.height {
                 let row = image.baseAddress + y * image.bytesPerRow
                 pipeline.convert(row, to: row, count: image.width)
@@ -134,7 +138,8 @@ extension JXLFormat: ImageFormatDecoder {
             let rowBytes = info.width * samples.channels * samples.bytesPerSample
             let storage = try LargeBufferPool.allocate(byteCount: rowBytes * info.height, zeroed: false)
             fromDC = try decodePixels(reader, format: samples, into: storage.base, byteCount: rowBytes * info.height, acceptDC: acceptDC)
-            try ShrinkingRows.write(into: image, sourceWidth: info.width, sourceHeight: info.height, factor: factor, shrunk: shrunk) { destination, completed in
+            try ShrinkingRows.write(into: image, sourceWidth: info.width, sourceHeight: info.height, factor: factor, shrunk: shrunk) {
+                destination, completed in
                 for y in 0..<info.height {
                     let row = destination(y)
                     pipeline.convert(storage.base + y * rowBytes, to: UnsafeMutableRawPointer(row), count: info.width)
@@ -149,15 +154,19 @@ extension JXLFormat: ImageFormatDecoder {
     /// Runs the decoder to its first full frame, written to `buffer` (`byteCount` bytes, which must
     /// be exactly what libjxl needs for `format`); with `acceptDC`, only to the frame's DC when it
     /// has one (upsampled to full size by libjxl). Returns whether it stopped at the DC.
-    private static func decodePixels(_ reader: JXLReader, format: SampleFormat, into buffer: UnsafeMutableRawPointer, byteCount: Int, acceptDC: Bool = false) throws -> Bool {
+    private static func decodePixels(
+        _ reader: JXLReader, format: SampleFormat, into buffer: UnsafeMutableRawPointer, byteCount: Int, acceptDC: Bool = false
+    ) throws -> Bool {
         var pixelFormat = format.pixelFormat
         var bufferSet = false
         while true {
             switch try reader.next() {
             case JXL_DEC_NEED_IMAGE_OUT_BUFFER:
                 var needed = 0
-                guard !bufferSet, jxlLibrary.JxlDecoderImageOutBufferSize(reader.decoder, &pixelFormat, &needed) == JXL_DEC_SUCCESS, needed == byteCount,
-                      jxlLibrary.JxlDecoderSetImageOutBuffer(reader.decoder, &pixelFormat, buffer, byteCount) == JXL_DEC_SUCCESS else {
+                guard !bufferSet, jxlLibrary.JxlDecoderImageOutBufferSize(reader.decoder, &pixelFormat, &needed) == JXL_DEC_SUCCESS,
+                    needed == byteCount,
+                    jxlLibrary.JxlDecoderSetImageOutBuffer(reader.decoder, &pixelFormat, buffer, byteCount) == JXL_DEC_SUCCESS
+                else {
                     throw JXLReader.corrupt()
                 }
                 bufferSet = true
@@ -179,7 +188,8 @@ extension JXLFormat: ImageFormatDecoder {
 extension JXLFormat {
     /// libjxl: no reduced decode in 0.7; decoded whole, on its thread pool.
     package static let capabilities = DecoderCapabilities(
-        reducedDecode: "the frame's DC (the image at 1/8) when the target is at most an eighth of it; otherwise decoded at full size; rows shrunk by a whole factor and resampled",
+        reducedDecode:
+            "the frame's DC (the image at 1/8) when the target is at most an eighth of it; otherwise decoded at full size; rows shrunk by a whole factor and resampled",
         streamsRows: false, maximumDimension: 1 << 30)
 
     /// What a decode needs in memory at its peak, from the header alone.

@@ -36,9 +36,13 @@ final class JXLReader {
         if let runner {
             ok = ok && jxlLibrary.JxlDecoderSetParallelRunner(decoder, jxlLibrary.JxlThreadParallelRunner, runner) == JXL_DEC_SUCCESS
         }
-        ok = ok && jxlLibrary.JxlDecoderSetInput(decoder, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count) == JXL_DEC_SUCCESS
+        ok =
+            ok
+            && jxlLibrary.JxlDecoderSetInput(decoder, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count)
+                == JXL_DEC_SUCCESS
         guard ok else {
-            throw ImageCacheError(.invalidArgument, "libjxl refused the decoder's settings (a mismatch between its header and its library).")
+            throw ImageCacheError(
+                .invalidArgument, "libjxl refused the decoder's settings (a mismatch between its header and its library).")
         }
     }
 
@@ -67,7 +71,8 @@ final class JXLReader {
             case JXL_DEC_BASIC_INFO:
                 guard jxlLibrary.JxlDecoderGetBasicInfo(decoder, &basic) == JXL_DEC_SUCCESS else { throw Self.corrupt() }
                 if let maximumPixelCount {
-                    try PixelLimits.check(width: Int(basic.xsize), height: Int(basic.ysize), maximumPixelCount: maximumPixelCount, format: "JPEG XL")
+                    try PixelLimits.check(
+                        width: Int(basic.xsize), height: Int(basic.ysize), maximumPixelCount: maximumPixelCount, format: "JPEG XL")
                 }
                 haveBasic = true
             case JXL_DEC_COLOR_ENCODING:
@@ -87,7 +92,8 @@ final class JXLReader {
     func color(_ target: JxlColorProfileTarget) throws -> ColorDescription {
         var encoding = JxlColorEncoding()
         if jxlLibrary.JxlDecoderGetColorAsEncodedProfile(decoder, nil, target, &encoding) == JXL_DEC_SUCCESS,
-           let points = JXLColor.codePoints(encoding) {
+            let points = JXLColor.codePoints(encoding)
+        {
             return points
         }
         var size = 0
@@ -150,7 +156,7 @@ enum JXLColor {
         }
         switch encoding.transfer_function {
         case JXL_TRANSFER_FUNCTION_709, JXL_TRANSFER_FUNCTION_LINEAR, JXL_TRANSFER_FUNCTION_SRGB,
-             JXL_TRANSFER_FUNCTION_PQ, JXL_TRANSFER_FUNCTION_DCI, JXL_TRANSFER_FUNCTION_HLG:
+            JXL_TRANSFER_FUNCTION_PQ, JXL_TRANSFER_FUNCTION_DCI, JXL_TRANSFER_FUNCTION_HLG:
             // libjxl numbers these as H.273 does.
             return .codePoints(primaries: primaries, transfer: Int(encoding.transfer_function.rawValue), matrix: 0, fullRange: true)
         default:

@@ -27,8 +27,12 @@ final class APNGAnimation: AnimationFrameSource {
     /// reason, when its animation chunks are damaged).
     static func open(_ bytes: ImageBytes, options: DecodingOptions) throws -> (animation: APNGAnimation?, reason: String?) {
         // ImageBytes never moves its memory, and the animation keeps it alive as long as the pipeline.
-        let pipeline = try bytes.withUnsafeBytes { try PNGRowPipeline(bytes: $0, maximumPixelCount: options.maximumPixelCount, strict: !options.allowCorruptData) }
-        let walk = try bytes.withUnsafeBytes { try APNGStructure.walk($0, width: pipeline.info.width, height: pipeline.info.height, options: options) }
+        let pipeline = try bytes.withUnsafeBytes {
+            try PNGRowPipeline(bytes: $0, maximumPixelCount: options.maximumPixelCount, strict: !options.allowCorruptData)
+        }
+        let walk = try bytes.withUnsafeBytes {
+            try APNGStructure.walk($0, width: pipeline.info.width, height: pipeline.info.height, options: options)
+        }
         guard case .animation(let structure) = walk else {
             if case .still(let reason) = walk { return (nil, reason) }
             return (nil, nil)
@@ -49,17 +53,22 @@ final class APNGAnimation: AnimationFrameSource {
         var palette = spng_plte(), transparency = spng_trns()
         self.palette = spng_get_plte(pipeline.context.pointer, &palette) == 0 ? palette : nil
         self.transparency = spng_get_trns(pipeline.context.pointer, &transparency) == 0 ? transparency : nil
-        info = AnimationInfo(format: .png, width: width, height: height, loopCount: structure.loopCount,
-                             durations: structure.frames.map(\.durationMs))
-        source = ImageInfo(format: .png, width: width, height: height, hasAlpha: true, color: pipeline.info.color,
-                           bitsPerSample: pipeline.info.bitsPerSample, frameCount: info.frameCount)
+        info = AnimationInfo(
+            format: .png, width: width, height: height, loopCount: structure.loopCount,
+            durations: structure.frames.map(\.durationMs))
+        source = ImageInfo(
+            format: .png, width: width, height: height, hasAlpha: true, color: pipeline.info.color,
+            bitsPerSample: pipeline.info.bitsPerSample, frameCount: info.frameCount)
         canvas = try AnimationCanvas(width: width, height: height)
     }
 
     func nextFrame() throws -> DecodedImage? {
         guard index < structure.frames.count else {
             if structure.cut && (index < structure.declared || strict) {
-                throw ImageCacheError(.truncated, "The APNG data ends after \(index) of its \(structure.declared) frames. The file was cut short; download or copy it again.")
+                throw ImageCacheError(
+                    .truncated,
+                    "The APNG data ends after \(index) of its \(structure.declared) frames. The file was cut short; download or copy it again."
+                )
             }
             return nil
         }
@@ -85,9 +94,12 @@ final class APNGAnimation: AnimationFrameSource {
         ihdr.height = UInt32(frame.rect.height)
         var converter = try PNGRowConverter(ihdr: ihdr, palette: palette, transparency: transparency)
         converter.bigEndianSamples = true  // as stored: the rows come from the file's own bytes
-        let isGrey = ihdr.color_type == UInt8(SPNG_COLOR_TYPE_GRAYSCALE.rawValue) || ihdr.color_type == UInt8(SPNG_COLOR_TYPE_GRAYSCALE_ALPHA.rawValue)
-        let color = RowColorStep(color: pipeline.info.color, rows: converter.hasAlpha ? .premultipliedBGRA : .bgrx,
-                                 isGrey: isGrey, width: frame.rect.width, warnings: &warnings)
+        let isGrey =
+            ihdr.color_type == UInt8(SPNG_COLOR_TYPE_GRAYSCALE.rawValue)
+            || ihdr.color_type == UInt8(SPNG_COLOR_TYPE_GRAYSCALE_ALPHA.rawValue)
+        let color = RowColorStep(
+            color: pipeline.info.color, rows: converter.hasAlpha ? .premultipliedBGRA : .bgrx,
+            isGrey: isGrey, width: frame.rect.width, warnings: &warnings)
         let channels = [0: 1, 2: 3, 3: 1, 4: 2, 6: 4][Int(ihdr.color_type)] ?? 4
         let line = try LargeBufferPool.allocate(byteCount: frame.rect.width * 4, zeroed: false)
         let pixels = line.base.assumingMemoryBound(to: UInt32.self)
@@ -111,20 +123,29 @@ final class APNGAnimation: AnimationFrameSource {
         }
         guard rows == rect.height else {
             if structure.cut && index == structure.frames.count - 1 {
-                throw ImageCacheError(.truncated, "The APNG data ends inside frame \(index + 1) of \(structure.declared); the frames before it were decoded. The file was cut short; download or copy it again.")
+                throw ImageCacheError(
+                    .truncated,
+                    "The APNG data ends inside frame \(index + 1) of \(structure.declared); the frames before it were decoded. The file was cut short; download or copy it again."
+                )
             }
-            throw ImageCacheError(.corruptData, "The APNG's frame \(index + 1) has \(rows) of its \(rect.height) rows of data. The file is damaged; re-export it.")
+            throw ImageCacheError(
+                .corruptData,
+                "The APNG's frame \(index + 1) has \(rows) of its \(rect.height) rows of data. The file is damaged; re-export it.")
         }
         // The APNG test suite's "fdAT too large": an error, as for too little data (Chromium
         // shows the frame's first rows; the suite and the specification call the file invalid).
         guard !beyondLastRow else {
-            throw ImageCacheError(.corruptData, "The APNG's frame \(index + 1) has more image data than its \(rect.height) rows. The file is damaged; re-export it.")
+            throw ImageCacheError(
+                .corruptData,
+                "The APNG's frame \(index + 1) has more image data than its \(rect.height) rows. The file is damaged; re-export it.")
         }
     }
 
     /// Hands the frame's zlib data to `feed`: the `IDAT` payloads, or the `fdAT` payloads after
     /// their sequence numbers, up to the next frame's `fcTL` or `IEND`.
-    private static func payloads(of frame: APNGStructure.Frame, in bytes: UnsafeRawBufferPointer, _ feed: (UnsafeRawBufferPointer) throws -> Void) throws {
+    private static func payloads(
+        of frame: APNGStructure.Frame, in bytes: UnsafeRawBufferPointer, _ feed: (UnsafeRawBufferPointer) throws -> Void
+    ) throws {
         var offset = frame.dataOffset
         while offset <= bytes.count - 12 {
             let length = Int(bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self).bigEndian)

@@ -43,7 +43,9 @@ struct APNGStructure {
         var seenImageData = false
         var dataChunks = 0  // in the current frame
         var offset = 8
-        func damaged(_ reason: String) -> Walk { .still("The APNG's animation chunks are damaged (\(reason)); its default image is shown, as browsers show it.") }
+        func damaged(_ reason: String) -> Walk {
+            .still("The APNG's animation chunks are damaged (\(reason)); its default image is shown, as browsers show it.")
+        }
         func u32(_ at: Int) -> Int { Int(bytes.loadUnaligned(fromByteOffset: at, as: UInt32.self).bigEndian) }
         func u16(_ at: Int) -> Int { Int(bytes.loadUnaligned(fromByteOffset: at, as: UInt16.self).bigEndian) }
         while true {
@@ -89,11 +91,14 @@ struct APNGStructure {
                     }
                 }
                 guard structure.frames.count < declared! else { return damaged("more frames than acTL declares") }
-                structure.frames.append(Frame(
-                    rect: rect, durationMs: (numerator * 1000 + (denominator == 0 ? 100 : denominator) / 2) / (denominator == 0 ? 100 : denominator),
-                    // The first frame's "previous" is the transparent canvas: the spec makes it "background".
-                    dispose: disposeOp == 0 ? .none : disposeOp == 1 || first ? .background : .previous,
-                    blendsOver: blendOp == 1, dataOffset: offset + 12 + length, usesImageData: !seenImageData))
+                structure.frames.append(
+                    Frame(
+                        rect: rect,
+                        durationMs: (numerator * 1000 + (denominator == 0 ? 100 : denominator) / 2)
+                            / (denominator == 0 ? 100 : denominator),
+                        // The first frame's "previous" is the transparent canvas: the spec makes it "background".
+                        dispose: disposeOp == 0 ? .none : disposeOp == 1 || first ? .background : .previous,
+                        blendsOver: blendOp == 1, dataOffset: offset + 12 + length, usesImageData: !seenImageData))
             case idat:
                 if structure.frames.last?.usesImageData == true { dataChunks += 1 }
                 seenImageData = true

@@ -34,11 +34,14 @@ final class PNGContext {
         do {
             try configure(maximumPixelCount: maximumPixelCount, strict: strict)
             let user = Unmanaged.passUnretained(stream).toOpaque()
-            try PNGContext.check(spng_set_png_stream(pointer, { _, user, destination, length in
-                guard let user, let destination else { return Int32(SPNG_IO_ERROR.rawValue) }
-                let stream = Unmanaged<PNGStream>.fromOpaque(user).takeUnretainedValue()
-                return stream.read(into: UnsafeMutableRawBufferPointer(start: destination, count: length))
-            }, user))
+            try PNGContext.check(
+                spng_set_png_stream(
+                    pointer,
+                    { _, user, destination, length in
+                        guard let user, let destination else { return Int32(SPNG_IO_ERROR.rawValue) }
+                        let stream = Unmanaged<PNGStream>.fromOpaque(user).takeUnretainedValue()
+                        return stream.read(into: UnsafeMutableRawBufferPointer(start: destination, count: length))
+                    }, user))
         } catch {
             spng_ctx_free(pointer)
             throw error
@@ -76,9 +79,13 @@ final class PNGContext {
         let quoted = "libspng: “\(text)”"
         switch code {
         case SPNG_IO_EOF.rawValue, SPNG_IO_ERROR.rawValue, Int32(SPNG_EOF.rawValue), Int32(SPNG_EIDAT_TOO_SHORT.rawValue):
-            throw ImageCacheError(.truncated, "The PNG data ends before the image does (\(quoted)). The file was cut short; download or copy it again.")
+            throw ImageCacheError(
+                .truncated, "The PNG data ends before the image does (\(quoted)). The file was cut short; download or copy it again.")
         case Int32(SPNG_EUSER_WIDTH.rawValue), Int32(SPNG_EUSER_HEIGHT.rawValue), Int32(SPNG_EOVERFLOW.rawValue):
-            throw ImageCacheError(.dimensionsTooLarge, "The PNG is larger than the configured limit (\(quoted)); it was refused before decoding. Raise DecodingOptions.maximumPixelCount if such images are expected.")
+            throw ImageCacheError(
+                .dimensionsTooLarge,
+                "The PNG is larger than the configured limit (\(quoted)); it was refused before decoding. Raise DecodingOptions.maximumPixelCount if such images are expected."
+            )
         case Int32(SPNG_EMEM.rawValue), Int32(SPNG_ECHUNK_LIMITS.rawValue):
             throw ImageCacheError(.overMemoryBudget, "Decoding the PNG needs more memory than allowed (\(quoted)).")
         case Int32(SPNG_ESIGNATURE.rawValue):
@@ -86,8 +93,10 @@ final class PNGContext {
         case Int32(SPNG_EINVAL.rawValue), Int32(SPNG_EBUFSIZ.rawValue):
             throw ImageCacheError(.invalidArgument, "Invalid PNG decoding request (\(quoted)).")
         default:
-            throw ImageCacheError(.corruptData, "The PNG data is corrupt (\(quoted)). Re-export the image; only damaged ancillary chunks are skipped, unless strict checking is asked for.")
+            throw ImageCacheError(
+                .corruptData,
+                "The PNG data is corrupt (\(quoted)). Re-export the image; only damaged ancillary chunks are skipped, unless strict checking is asked for."
+            )
         }
     }
 }
-

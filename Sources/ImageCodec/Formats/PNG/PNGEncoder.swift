@@ -9,7 +9,8 @@ public enum PNGEncoder {
     /// The PNG file bytes for `height` rows of `width` pixels in `format`, rows `bytesPerRow` apart.
     public static func encode(pixels: UnsafeRawPointer, width: Int, height: Int, bytesPerRow: Int, format: PixelFormat) throws -> [UInt8] {
         guard width > 0, height > 0, width <= Int(Int32.max), height <= Int(Int32.max), bytesPerRow >= width * format.bytesPerPixel else {
-            throw ImageCacheError(.invalidArgument,
+            throw ImageCacheError(
+                .invalidArgument,
                 "Cannot encode a \(width)×\(height) \(format.rawValue) bitmap with \(bytesPerRow) bytes per row: sizes must be positive and rows at least \(max(width, 0) * format.bytesPerPixel) bytes."
             )
         }
@@ -36,7 +37,9 @@ public enum PNGEncoder {
         )
         try check(spng_set_ihdr(context, &ihdr))
         try converted.withUnsafeBytes { buffer in
-            try check(spng_encode_image(context, buffer.baseAddress, buffer.count, Int32(SPNG_FMT_PNG.rawValue), Int32(SPNG_ENCODE_FINALIZE.rawValue)))
+            try check(
+                spng_encode_image(
+                    context, buffer.baseAddress, buffer.count, Int32(SPNG_FMT_PNG.rawValue), Int32(SPNG_ENCODE_FINALIZE.rawValue)))
         }
         var length = 0
         var error: Int32 = 0
@@ -51,7 +54,9 @@ public enum PNGEncoder {
     /// Encodes like ``encode(pixels:width:height:bytesPerRow:format:)`` and writes the file at `path`
     /// (created or truncated). I/O failures are `ImageCacheError.Code.io` errors
     /// carrying `path` and `errno`.
-    public static func write(pixels: UnsafeRawPointer, width: Int, height: Int, bytesPerRow: Int, format: PixelFormat, to path: String) throws {
+    public static func write(pixels: UnsafeRawPointer, width: Int, height: Int, bytesPerRow: Int, format: PixelFormat, to path: String)
+        throws
+    {
         let bytes = try encode(pixels: pixels, width: width, height: height, bytesPerRow: bytesPerRow, format: format)
         try FileWriter.write(bytes, to: path)
     }

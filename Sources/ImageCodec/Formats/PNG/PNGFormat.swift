@@ -10,7 +10,9 @@ package enum PNGFormat: ImageFormatDecoder {
     }
 
     /// The sizes a decode goes through: after the whole-factor shrink, and in the end.
-    static func sizes(for info: ImageInfo, target: PixelSize?) -> (factor: Int, shrunk: (width: Int, height: Int), output: (width: Int, height: Int)) {
+    static func sizes(for info: ImageInfo, target: PixelSize?) -> (
+        factor: Int, shrunk: (width: Int, height: Int), output: (width: Int, height: Int)
+    ) {
         let factor = TargetScale.wholeFactor(for: info, target: target, limit: BoxShrinker.maximumFactor)
         let shrunk = ((info.width + factor - 1) / factor, (info.height + factor - 1) / factor)
         guard max(shrunk.0, shrunk.1) <= AreaResampler.maximumSourceSide else { return (factor, shrunk, shrunk) }  // extreme strips
@@ -43,23 +45,31 @@ package enum PNGFormat: ImageFormatDecoder {
         case (false, false):
             try pipeline.decodeRows(destination: { pixels + $0 * rowPixels }, completed: { _, _ in })
         case (false, true):
-            var resampler = AreaResampler(sourceWidth: info.width, sourceHeight: info.height, outputWidth: size.width, outputHeight: size.height)
-            try pipeline.decodeRows(destination: { _ in sourceRow }, completed: { _, row in
-                resampler.add(row) { pixels + $0 * rowPixels }
-            })
+            var resampler = AreaResampler(
+                sourceWidth: info.width, sourceHeight: info.height, outputWidth: size.width, outputHeight: size.height)
+            try pipeline.decodeRows(
+                destination: { _ in sourceRow },
+                completed: { _, row in
+                    resampler.add(row) { pixels + $0 * rowPixels }
+                })
         case (true, false):
             var shrinker = BoxShrinker(sourceWidth: info.width, sourceHeight: info.height, factor: factor)
-            try pipeline.decodeRows(destination: { _ in sourceRow }, completed: { _, row in
-                _ = shrinker.add(row) { pixels + $0 * rowPixels }
-            })
+            try pipeline.decodeRows(
+                destination: { _ in sourceRow },
+                completed: { _, row in
+                    _ = shrinker.add(row) { pixels + $0 * rowPixels }
+                })
         case (true, true):
             var shrinker = BoxShrinker(sourceWidth: info.width, sourceHeight: info.height, factor: factor)
-            var resampler = AreaResampler(sourceWidth: shrunk.width, sourceHeight: shrunk.height, outputWidth: size.width, outputHeight: size.height)
-            try pipeline.decodeRows(destination: { _ in sourceRow }, completed: { _, row in
-                if shrinker.add(row, output: { _ in shrunkRow }) != nil {
-                    resampler.add(shrunkRow) { pixels + $0 * rowPixels }
-                }
-            })
+            var resampler = AreaResampler(
+                sourceWidth: shrunk.width, sourceHeight: shrunk.height, outputWidth: size.width, outputHeight: size.height)
+            try pipeline.decodeRows(
+                destination: { _ in sourceRow },
+                completed: { _, row in
+                    if shrinker.add(row, output: { _ in shrunkRow }) != nil {
+                        resampler.add(shrunkRow) { pixels + $0 * rowPixels }
+                    }
+                })
         }
         if !options.allowCorruptData {
             try pipeline.checkTrailingChunks()
@@ -88,12 +98,12 @@ extension PNGFormat {
         try PNGStreamDecoder.make(sink: sink, options: options)
     }
 
-
     /// What a decode needs in memory at its peak, from the header alone.
     package static func estimatedMemory(_ data: UnsafeRawBufferPointer, options: DecodingOptions) throws -> DecodeMemoryEstimate {
         // The IHDR chunk: length 13, "IHDR", width, height, depth, color type, …, interlace.
         guard data.count >= 33 else {
-            throw ImageCacheError(.truncated, "The PNG data ends before its header does. The file was cut short; download or copy it again.")
+            throw ImageCacheError(
+                .truncated, "The PNG data ends before its header does. The file was cut short; download or copy it again.")
         }
         guard data[12] == 0x49, data[13] == 0x48, data[14] == 0x44, data[15] == 0x52 else {
             throw ImageCacheError(.corruptData, "The PNG does not start with its IHDR chunk. The file is damaged.")
@@ -108,7 +118,8 @@ extension PNGFormat {
         // The orientation (eXIf) is not read here: assume the upright copy.
         let output = MemoryEstimator.bitmap(size.width, size.height, orientation: options.applyOrientation ? .right : .up, options: options)
         let rowBytes = MemoryEstimator.add(MemoryEstimator.multiply(MemoryEstimator.multiply(width, channels), max(depth, 1)) / 8, 1)
-        var working = MemoryEstimator.add(MemoryEstimator.fixedOverhead, MemoryEstimator.add(MemoryEstimator.multiply(rowBytes, 3), MemoryEstimator.multiply(width, 48)))
+        var working = MemoryEstimator.add(
+            MemoryEstimator.fixedOverhead, MemoryEstimator.add(MemoryEstimator.multiply(rowBytes, 3), MemoryEstimator.multiply(width, 48)))
         if interlaced { working = MemoryEstimator.add(working, MemoryEstimator.multiply(rowBytes, height)) }
         return DecodeMemoryEstimate(info: info, outputBytes: output, workingBytes: working, encodedBytes: 0)
     }

@@ -24,7 +24,8 @@ enum PNGImageData {
     private static func decodeRows(
         _ bytes: UnsafeRawBufferPointer, ihdr: (width: Int, height: Int, bitDepth: Int, channels: Int), strict: Bool, sink: RowSink
     ) throws {
-        guard let inflater = fic_png_inflater_create(UInt32(ihdr.width), UInt32(ihdr.height), Int32(ihdr.bitDepth), Int32(ihdr.channels)) else {
+        guard let inflater = fic_png_inflater_create(UInt32(ihdr.width), UInt32(ihdr.height), Int32(ihdr.bitDepth), Int32(ihdr.channels))
+        else {
             throw ImageCacheError(.overMemoryBudget, "Could not allocate a PNG inflater: out of memory.")
         }
         defer { fic_png_inflater_destroy(inflater) }
@@ -36,7 +37,10 @@ enum PNGImageData {
                 if !seenImageData || Int(fic_png_inflater_rows(inflater)) < ihdr.height {
                     throw truncated(rows: Int(fic_png_inflater_rows(inflater)), of: ihdr.height)
                 }
-                if strict { throw ImageCacheError(.truncated, "The PNG ends without its IEND chunk. The file was cut short; download or copy it again.") }
+                if strict {
+                    throw ImageCacheError(
+                        .truncated, "The PNG ends without its IEND chunk. The file was cut short; download or copy it again.")
+                }
                 return
             }
             let length = Int(bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self).bigEndian)
@@ -48,7 +52,8 @@ enum PNGImageData {
             if type & 0x2000_0000 == 0 || strict {
                 let expected = bytes.loadUnaligned(fromByteOffset: offset + 8 + length, as: UInt32.self).bigEndian
                 guard fic_png_chunk_crc_matches(bytes.baseAddress! + offset + 4, length + 4, expected) != 0 else {
-                    throw ImageCacheError(.corruptData, "The PNG's \(name(type)) chunk fails its CRC check. The file is damaged; re-export it.")
+                    throw ImageCacheError(
+                        .corruptData, "The PNG's \(name(type)) chunk fails its CRC check. The file is damaged; re-export it.")
                 }
             }
             if type == Self.idat {
@@ -67,7 +72,8 @@ enum PNGImageData {
                 if type == Self.iend { return }
                 // A critical chunk (upper-case first letter) after the image data that is not IEND.
                 if type & 0x2000_0000 == 0 {
-                    throw ImageCacheError(.corruptData, "The PNG has a critical \(name(type)) chunk after its image data. The file is damaged.")
+                    throw ImageCacheError(
+                        .corruptData, "The PNG has a critical \(name(type)) chunk after its image data. The file is damaged.")
                 }
             }
             offset += 12 + length
@@ -86,7 +92,9 @@ enum PNGImageData {
         payloads: ((UnsafeRawBufferPointer) throws -> Void) throws -> Void,
         row: (Int, UnsafeRawPointer) throws -> Void
     ) throws -> (rows: Int, beyondLastRow: Bool) {
-        guard let inflater = fic_png_inflater_create(UInt32(shape.width), UInt32(shape.height), Int32(shape.bitDepth), Int32(shape.channels)) else {
+        guard
+            let inflater = fic_png_inflater_create(UInt32(shape.width), UInt32(shape.height), Int32(shape.bitDepth), Int32(shape.channels))
+        else {
             throw ImageCacheError(.overMemoryBudget, "Could not allocate a PNG inflater: out of memory.")
         }
         defer { fic_png_inflater_destroy(inflater) }
@@ -103,16 +111,20 @@ enum PNGImageData {
     /// Feeds `length` bytes of zlib data at `data` to `inflater`, rows going to `sink`.
     private static func feed(_ inflater: OpaquePointer, _ data: UnsafeRawPointer, _ length: Int, _ sink: RowSink) throws {
         let status = withExtendedLifetime(sink) {
-            fic_png_inflater_feed(inflater, data, length, { context, index, samples in
-                guard let context, let samples else { return 1 }
-                return Unmanaged<RowSink>.fromOpaque(context).takeUnretainedValue().deliver(Int(index), samples)
-            }, Unmanaged.passUnretained(sink).toOpaque())
+            fic_png_inflater_feed(
+                inflater, data, length,
+                { context, index, samples in
+                    guard let context, let samples else { return 1 }
+                    return Unmanaged<RowSink>.fromOpaque(context).takeUnretainedValue().deliver(Int(index), samples)
+                }, Unmanaged.passUnretained(sink).toOpaque())
         }
         if let error = sink.error { throw error }
         switch Int(status) {
         case Int(FIC_PNG_OK): break
         case Int(FIC_PNG_MEMORY): throw ImageCacheError(.overMemoryBudget, "Inflating the PNG ran out of memory.")
-        default: throw ImageCacheError(.corruptData, "The PNG's image data is corrupt (bad compressed data or filter type). Re-export the image.")
+        default:
+            throw ImageCacheError(
+                .corruptData, "The PNG's image data is corrupt (bad compressed data or filter type). Re-export the image.")
         }
     }
 
@@ -121,7 +133,8 @@ enum PNGImageData {
 
     private static func name(_ type: UInt32) -> String {
         let bytes = [UInt8(type >> 24 & 0xFF), UInt8(type >> 16 & 0xFF), UInt8(type >> 8 & 0xFF), UInt8(type & 0xFF)]
-        return bytes.allSatisfy { (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) } ? String(decoding: bytes, as: UTF8.self) : "unnamed"
+        return bytes.allSatisfy { (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) }
+            ? String(decoding: bytes, as: UTF8.self) : "unnamed"
     }
 
     private static func truncated(rows: Int, of height: Int) -> ImageCacheError {

@@ -93,10 +93,11 @@ struct PNGRowConverter {
                 layout = .rgb16(transparent: transparency.map { ($0.red, $0.green, $0.blue) })
             } else {
                 // A tRNS color beyond 8 bits matches no pixel of an 8-bit image.
-                layout = .rgb8(transparent: transparency.flatMap { t in
-                    guard t.red <= 255, t.green <= 255, t.blue <= 255 else { return nil }
-                    return (UInt8(t.red), UInt8(t.green), UInt8(t.blue))
-                })
+                layout = .rgb8(
+                    transparent: transparency.flatMap { t in
+                        guard t.red <= 255, t.green <= 255, t.blue <= 255 else { return nil }
+                        return (UInt8(t.red), UInt8(t.green), UInt8(t.blue))
+                    })
             }
             table = []
         case Int(SPNG_COLOR_TYPE_TRUECOLOR_ALPHA.rawValue):

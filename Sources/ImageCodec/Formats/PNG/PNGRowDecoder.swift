@@ -101,9 +101,11 @@ package final class PNGRowDecoder {
         let row = scratch.base.assumingMemoryBound(to: UInt32.self)
         let length = bytesPerRow
         try withExtendedLifetime(bytes) {
-            try pipeline.decodeRows(destination: { _ in row }, completed: { index, pixels in
-                try body(index, UnsafeRawBufferPointer(start: pixels, count: length))
-            })
+            try pipeline.decodeRows(
+                destination: { _ in row },
+                completed: { index, pixels in
+                    try body(index, UnsafeRawBufferPointer(start: pixels, count: length))
+                })
             if !options.allowCorruptData {
                 try pipeline.checkTrailingChunks()
             }

@@ -58,41 +58,52 @@ final class PNGRowPipeline {
         try Self.check(spng_get_ihdr(context.pointer, &ihdr), stream: stream)
         var palette = spng_plte()
         var transparency = spng_trns()
-        let hasPalette = ihdr.color_type == UInt8(SPNG_COLOR_TYPE_INDEXED.rawValue)
+        let hasPalette =
+            ihdr.color_type == UInt8(SPNG_COLOR_TYPE_INDEXED.rawValue)
             && spng_get_plte(context.pointer, &palette) == 0
         let hasTransparency = spng_get_trns(context.pointer, &transparency) == 0
         // Asking for tRNS made libspng read every chunk before the image data, so a streamed
         // eXIf has passed by now.
-        let orientation = orientation ?? stream?.exif.map { exif in
-            exif.withUnsafeBytes { EXIFOrientationParser.orientation(tiff: $0) }
-        } ?? .up
+        let orientation =
+            orientation ?? stream?.exif.map { exif in
+                exif.withUnsafeBytes { EXIFOrientationParser.orientation(tiff: $0) }
+            } ?? .up
         self.ihdr = ihdr
         converter = try PNGRowConverter(
             ihdr: ihdr, palette: hasPalette ? palette : nil, transparency: hasTransparency ? transparency : nil
         )
         // The colour chunks come before the image data, which libspng has reached by now: in a
         // stream they have passed through its head.
-        let embedded = bytes.map { EmbeddedColor.png($0) } ?? stream.map { stream in stream.head.withUnsafeBytes { EmbeddedColor.png($0) } } ?? EmbeddedColor()
+        let embedded =
+            bytes.map { EmbeddedColor.png($0) } ?? stream.map { stream in stream.head.withUnsafeBytes { EmbeddedColor.png($0) } }
+            ?? EmbeddedColor()
         var warnings = embedded.warnings
         if stream?.headIsCut == true {
-            warnings.append("the chunks before the image data are over \(PNGStream.headLimit >> 20) MiB; their colour information is ignored")
+            warnings.append(
+                "the chunks before the image data are over \(PNGStream.headLimit >> 20) MiB; their colour information is ignored")
         }
-        let isGrey = ihdr.color_type == UInt8(SPNG_COLOR_TYPE_GRAYSCALE.rawValue) || ihdr.color_type == UInt8(SPNG_COLOR_TYPE_GRAYSCALE_ALPHA.rawValue)
-        let wideLayout: SamplePipeline.Layout? = switch (Int(ihdr.color_type), ihdr.bit_depth == 16 && !hasTransparency) {
-        case (Int(SPNG_COLOR_TYPE_GRAYSCALE.rawValue), true): .gray16
-        case (Int(SPNG_COLOR_TYPE_GRAYSCALE_ALPHA.rawValue), true): .grayAlpha16
-        case (Int(SPNG_COLOR_TYPE_TRUECOLOR.rawValue), true): .rgb16
-        case (Int(SPNG_COLOR_TYPE_TRUECOLOR_ALPHA.rawValue), true): .rgba16
-        default: nil
-        }
+        let isGrey =
+            ihdr.color_type == UInt8(SPNG_COLOR_TYPE_GRAYSCALE.rawValue)
+            || ihdr.color_type == UInt8(SPNG_COLOR_TYPE_GRAYSCALE_ALPHA.rawValue)
+        let wideLayout: SamplePipeline.Layout? =
+            switch (Int(ihdr.color_type), ihdr.bit_depth == 16 && !hasTransparency) {
+            case (Int(SPNG_COLOR_TYPE_GRAYSCALE.rawValue), true): .gray16
+            case (Int(SPNG_COLOR_TYPE_GRAYSCALE_ALPHA.rawValue), true): .grayAlpha16
+            case (Int(SPNG_COLOR_TYPE_TRUECOLOR.rawValue), true): .rgb16
+            case (Int(SPNG_COLOR_TYPE_TRUECOLOR_ALPHA.rawValue), true): .rgba16
+            default: nil
+            }
         if let wideLayout, embedded.description != .untagged, embedded.description != .sRGB,
-           case let pipeline = SamplePipeline(layout: wideLayout, color: embedded.description, warnings: &warnings), pipeline.converter != nil {
+            case let pipeline = SamplePipeline(layout: wideLayout, color: embedded.description, warnings: &warnings),
+            pipeline.converter != nil
+        {
             wide = pipeline
             color = nil
         } else {
             wide = nil
-            color = RowColorStep(color: embedded.description, rows: converter.hasAlpha ? .premultipliedBGRA : .bgrx,
-                                 isGrey: isGrey, width: Int(ihdr.width), warnings: &warnings)
+            color = RowColorStep(
+                color: embedded.description, rows: converter.hasAlpha ? .premultipliedBGRA : .bgrx,
+                isGrey: isGrey, width: Int(ihdr.width), warnings: &warnings)
         }
         self.warnings = warnings
         info = ImageInfo(
@@ -185,7 +196,8 @@ final class PNGRowPipeline {
                 try completed(row, out)
             }
             guard next == height else {
-                throw ImageCacheError(.truncated, "The PNG data ends after \(next) of \(height) rows. The file was cut short; download or copy it again.")
+                throw ImageCacheError(
+                    .truncated, "The PNG data ends after \(next) of \(height) rows. The file was cut short; download or copy it again.")
             }
         }
     }

@@ -13,7 +13,9 @@ enum PNGStreamDecoder {
     /// A row decoder handing the header and the rows to `sink`, from its decoder thread.
     static func make(sink: any RowSink, options: RowDecodingOptions) throws -> PullingRowDecoder {
         let options = PNGRowDecoder.Options(maximumPixelCount: options.maximumPixelCount, allowCorruptData: options.allowCorruptData)
-        return try PullingRowDecoder(sink: sink, format: "PNG", endedEarly: "before its last row", prefixLength: 29, checkPrefix: checkHeader) { channel, sink in
+        return try PullingRowDecoder(
+            sink: sink, format: "PNG", endedEarly: "before its last row", prefixLength: 29, checkPrefix: checkHeader
+        ) { channel, sink in
             try decode(from: channel, into: sink, options: options)
         }
     }
@@ -28,7 +30,10 @@ enum PNGStreamDecoder {
         let rowBytes = width.multipliedReportingOverflow(by: channels * max(depth, 1))
         let bytes = ((rowBytes.partialValue + 7) / 8).multipliedReportingOverflow(by: height)
         guard !rowBytes.overflow, !bytes.overflow, bytes.partialValue <= maximumInterlacedSampleBytes else {
-            throw ImageCacheError(.overMemoryBudget, "the PNG is interlaced, so its \(width)×\(height) pixels are gathered whole before the first row, which needs more than \(maximumInterlacedSampleBytes >> 20) MiB; save it without interlacing to tile it")
+            throw ImageCacheError(
+                .overMemoryBudget,
+                "the PNG is interlaced, so its \(width)×\(height) pixels are gathered whole before the first row, which needs more than \(maximumInterlacedSampleBytes >> 20) MiB; save it without interlacing to tile it"
+            )
         }
     }
 
@@ -36,9 +41,10 @@ enum PNGStreamDecoder {
     private static func decode(from channel: ByteChannel, into sink: any RowSink, options: PNGRowDecoder.Options) throws {
         let decoder = try PNGRowDecoder(options: options) { buffer in try channel.read(into: buffer) }
         let info = decoder.info
-        try sink.begin(SourceHeader(
-            format: .png, width: info.width, height: info.height, orientation: info.orientation,
-            hasAlpha: decoder.pixelFormat == .bgra32Premultiplied))
+        try sink.begin(
+            SourceHeader(
+                format: .png, width: info.width, height: info.height, orientation: info.orientation,
+                hasAlpha: decoder.pixelFormat == .bgra32Premultiplied))
         var filler = RowBatchFiller(sink)
         try decoder.decodeRows { _, pixels in
             try filler.nextRow().copyMemory(from: pixels.baseAddress!, byteCount: pixels.count)

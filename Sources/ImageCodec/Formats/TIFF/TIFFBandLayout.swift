@@ -65,7 +65,9 @@ struct TIFFBandLayout {
             }
             let across = (width + tileWidth - 1) / tileWidth, down = (height + tileLength - 1) / tileLength
             guard Int(raw.chunk_count) >= across * down * planes else {
-                throw ImageCacheError(.corruptData, "The TIFF has \(raw.chunk_count) tiles where its size needs \(across * down * planes). The file is damaged.")
+                throw ImageCacheError(
+                    .corruptData,
+                    "The TIFF has \(raw.chunk_count) tiles where its size needs \(across * down * planes). The file is damaged.")
             }
             kind = .tiles(width: tileWidth, length: tileLength, across: across)
             rowBytes = planeRowBytes(tileWidth)
@@ -77,7 +79,9 @@ struct TIFFBandLayout {
             let rowsPerStrip = max(1, min(height, Int(raw.rows_per_strip)))
             let stripsPerPlane = (height + rowsPerStrip - 1) / rowsPerStrip
             guard Int(raw.chunk_count) >= stripsPerPlane * planes else {
-                throw ImageCacheError(.corruptData, "The TIFF has \(raw.chunk_count) strips where its size needs \(stripsPerPlane * planes). The file is damaged.")
+                throw ImageCacheError(
+                    .corruptData,
+                    "The TIFF has \(raw.chunk_count) strips where its size needs \(stripsPerPlane * planes). The file is damaged.")
             }
             rowBytes = planeRowBytes(width)
             let stripBytes = rowBytes * rowsPerStrip
@@ -95,8 +99,10 @@ struct TIFFBandLayout {
             }
         }
         guard bandBytes <= Self.maximumBandBytes else {
-            throw ImageCacheError(.overMemoryBudget,
-                "The TIFF's \(raw.tiled != 0 ? "row of tiles" : "strip") needs \(bandBytes >> 20) MiB decoded, over the \(Self.maximumBandBytes >> 20) MiB allowed; the file is hostile, or save it with smaller strips or tiles.")
+            throw ImageCacheError(
+                .overMemoryBudget,
+                "The TIFF's \(raw.tiled != 0 ? "row of tiles" : "strip") needs \(bandBytes >> 20) MiB decoded, over the \(Self.maximumBandBytes >> 20) MiB allowed; the file is hostile, or save it with smaller strips or tiles."
+            )
         }
     }
 }

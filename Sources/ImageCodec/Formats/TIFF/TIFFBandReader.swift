@@ -85,12 +85,17 @@ final class TIFFBandReader {
         failedRows = Array(repeating: false, count: bandHeight)
         do {
             band = try LargeBufferPool.allocate(byteCount: layout.bandBytes, zeroed: false)
-            interleaved = planes > 1 ? try LargeBufferPool.allocate(byteCount: layout.runPixels * plan.samplesPerPixel * plan.bitsPerSample / 8, zeroed: false) : nil
+            interleaved =
+                planes > 1
+                ? try LargeBufferPool.allocate(byteCount: layout.runPixels * plan.samplesPerPixel * plan.bitsPerSample / 8, zeroed: false)
+                : nil
             // Grey stays here: SamplePipeline ignores an RGB profile on grey samples, which
             // RowColorStep would apply to the three equal channels.
-            rowColor = defersColor && plan.layout == .rgb8
+            rowColor =
+                defersColor && plan.layout == .rgb8
                 ? RowColorStep(color: page.color, rows: .bgrx, isGrey: false, width: width, warnings: &colorWarnings) : nil
-            converter = try TIFFSampleConverter(plan: plan, color: rowColor == nil ? page.color : .untagged, capacity: layout.runPixels, warnings: &colorWarnings)
+            converter = try TIFFSampleConverter(
+                plan: plan, color: rowColor == nil ? page.color : .untagged, capacity: layout.runPixels, warnings: &colorWarnings)
         } catch {
             if case .rgba(let reader) = mode { fic_tiff_rgba_end(reader) }
             throw error
@@ -198,13 +203,19 @@ final class TIFFBandReader {
         case .rgba: unit = "bands of rows"
         }
         if pastEnd > 0 {
-            out.append("the TIFF file was cut short: \(pastEnd) of its \(chunks) \(unit) \(pastEnd == 1 ? "lies" : "lie") past its end and \(pastEnd == 1 ? "is" : "are") shown grey")
+            out.append(
+                "the TIFF file was cut short: \(pastEnd) of its \(chunks) \(unit) \(pastEnd == 1 ? "lies" : "lie") past its end and \(pastEnd == 1 ? "is" : "are") shown grey"
+            )
         }
         if missing > 0 {
-            out.append("\(missing) of the TIFF's \(chunks) \(unit) \(missing == 1 ? "has" : "have") no data (offset 0) and \(missing == 1 ? "is" : "are") shown grey")
+            out.append(
+                "\(missing) of the TIFF's \(chunks) \(unit) \(missing == 1 ? "has" : "have") no data (offset 0) and \(missing == 1 ? "is" : "are") shown grey"
+            )
         }
         if damaged > 0 {
-            out.append("\(damaged) of the TIFF's \(chunks) \(unit) could not be decoded and \(damaged == 1 ? "is" : "are") shown grey (libtiff: \(file.describe(firstDamage)))")
+            out.append(
+                "\(damaged) of the TIFF's \(chunks) \(unit) could not be decoded and \(damaged == 1 ? "is" : "are") shown grey (libtiff: \(file.describe(firstDamage)))"
+            )
         }
         if libtiffWarnings > 0 {
             out.append("libtiff warned while decoding the TIFF's pixels: \(firstLibtiffWarning)")
@@ -249,7 +260,9 @@ final class TIFFBandReader {
             }
         case .scanlines:
             for row in 0..<rows {
-                let ok = try read(chunk: TIFFComputeStrip(tiff, UInt32(bandStart + row), 0), kind: "strip", into: band.base + row * rowBytes) { buffer in
+                let ok = try read(
+                    chunk: TIFFComputeStrip(tiff, UInt32(bandStart + row), 0), kind: "strip", into: band.base + row * rowBytes
+                ) { buffer in
                     TIFFReadScanline(tiff, buffer, UInt32(bandStart + row), 0) == 1
                 }
                 if !ok { failedRows[row] = true }
@@ -291,17 +304,23 @@ final class TIFFBandReader {
     /// Reads one strip, tile or band with `body` into `buffer`: true when it decoded. A failure
     /// is refused when damaged data is not allowed (and always when the file could not be read);
     /// otherwise it is counted for the warnings and the caller shows the chunk grey.
-    private func read(chunk: UInt32?, kind: String, into buffer: UnsafeMutableRawPointer, _ body: (UnsafeMutableRawPointer) -> Bool) throws -> Bool {
+    private func read(chunk: UInt32?, kind: String, into buffer: UnsafeMutableRawPointer, _ body: (UnsafeMutableRawPointer) -> Bool) throws
+        -> Bool
+    {
         chunks += 1
         if let chunk {
             guard chunk < page.raw.chunk_count else {
-                throw ImageCacheError(.corruptData, "The TIFF's \(kind) \(chunk) is outside its \(page.raw.chunk_count) \(kind)s. The file is damaged.")
+                throw ImageCacheError(
+                    .corruptData, "The TIFF's \(kind) \(chunk) is outside its \(page.raw.chunk_count) \(kind)s. The file is damaged.")
             }
             switch file.place(ofChunk: chunk) {
             case .inFile: break
             case .pastEnd:
                 guard allowCorruptData else {
-                    throw ImageCacheError(.truncated, "The TIFF's \(kind) \(chunk) lies past the end of the file (\(file.size) bytes): the file was cut short; download or copy it again.")
+                    throw ImageCacheError(
+                        .truncated,
+                        "The TIFF's \(kind) \(chunk) lies past the end of the file (\(file.size) bytes): the file was cut short; download or copy it again."
+                    )
                 }
                 pastEnd += 1
                 return false
@@ -320,14 +339,19 @@ final class TIFFBandReader {
         if let failure = file.readFailure { throw failure }
         if file.warningCount > 0 {
             guard allowCorruptData else {
-                throw ImageCacheError(.corruptData, "The TIFF's \(kind) \(chunk.map(String.init) ?? "") is damaged (libtiff: \(file.firstWarning)). The file is damaged.")
+                throw ImageCacheError(
+                    .corruptData,
+                    "The TIFF's \(kind) \(chunk.map(String.init) ?? "") is damaged (libtiff: \(file.firstWarning)). The file is damaged.")
             }
             if libtiffWarnings == 0 { firstLibtiffWarning = file.firstWarning }
             libtiffWarnings += file.warningCount
         }
         if !ok || file.errorCount > 0 {
             guard allowCorruptData else {
-                throw ImageCacheError(.corruptData, "The TIFF's \(kind) \(chunk.map(String.init) ?? "") cannot be decoded (libtiff: \(file.describe(file.firstError))). The file is damaged.")
+                throw ImageCacheError(
+                    .corruptData,
+                    "The TIFF's \(kind) \(chunk.map(String.init) ?? "") cannot be decoded (libtiff: \(file.describe(file.firstError))). The file is damaged."
+                )
             }
             if damaged == 0 { firstDamage = file.firstError }
             damaged += 1

@@ -42,7 +42,8 @@ struct TIFFContents {
             let d = file.readDirectory()
             let reduced = d.subfile_type & UInt32(FILETYPE_REDUCEDIMAGE) != 0
             if reduced, d.width > 0, d.height > 0, Int(d.width) <= main.width, Int(d.height) <= main.height,
-               Int(d.width) < main.width || Int(d.height) < main.height {
+                Int(d.width) < main.width || Int(d.height) < main.height
+            {
                 levels.append(Level(location: location, width: Int(d.width), height: Int(d.height)))
             }
             return reduced

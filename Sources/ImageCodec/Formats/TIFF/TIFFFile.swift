@@ -102,7 +102,8 @@ final class TIFFFile {
     func select(directory index: Int) throws {
         clearMessages()
         guard fic_tiff_set_directory(handle, UInt32(index)) != 0 else {
-            throw ImageCacheError(.corruptData, "The TIFF's directory \(index) cannot be read (libtiff: \(describe(firstError))). The file is damaged.")
+            throw ImageCacheError(
+                .corruptData, "The TIFF's directory \(index) cannot be read (libtiff: \(describe(firstError))). The file is damaged.")
         }
     }
 
@@ -110,7 +111,8 @@ final class TIFFFile {
     func select(subIFD offset: UInt64) throws {
         clearMessages()
         guard fic_tiff_set_subdirectory(handle, offset) != 0 else {
-            throw ImageCacheError(.corruptData, "The TIFF's SubIFD at byte \(offset) cannot be read (libtiff: \(describe(firstError))). The file is damaged.")
+            throw ImageCacheError(
+                .corruptData, "The TIFF's SubIFD at byte \(offset) cannot be read (libtiff: \(describe(firstError))). The file is damaged.")
         }
     }
 
@@ -157,7 +159,9 @@ final class TIFFFile {
         clearMessages()
         guard let reader = fic_tiff_rgba_begin(handle, &message) else {
             let reason = message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-            throw ImageCacheError(.unsupportedFormat, "The TIFF stores its pixels in a way that is not decoded (libtiff: \(describe(reason))). Convert it to 8-bit RGB.")
+            throw ImageCacheError(
+                .unsupportedFormat,
+                "The TIFF stores its pixels in a way that is not decoded (libtiff: \(describe(reason))). Convert it to 8-bit RGB.")
         }
         return reader
     }
@@ -242,11 +246,14 @@ final class TIFFFile {
             return ImageCacheError(.corruptData, "The TIFF has no directory (its header points to byte 0)\(reason). The file is damaged.")
         }
         if !header.directoryFits {
-            return ImageCacheError(.truncated,
-                "The TIFF file ends before its directory does (it starts at byte \(first) of a file of \(size) bytes)\(reason): the file was cut short; download or copy it again.")
+            return ImageCacheError(
+                .truncated,
+                "The TIFF file ends before its directory does (it starts at byte \(first) of a file of \(size) bytes)\(reason): the file was cut short; download or copy it again."
+            )
         }
         if message.lowercased().contains("memory") {
-            return ImageCacheError(.overMemoryBudget, "The TIFF's directory asks for more memory than allowed\(reason); the file is damaged or hostile.")
+            return ImageCacheError(
+                .overMemoryBudget, "The TIFF's directory asks for more memory than allowed\(reason); the file is damaged or hostile.")
         }
         return ImageCacheError(.corruptData, "The TIFF's directory cannot be read\(reason). The file is damaged.")
     }

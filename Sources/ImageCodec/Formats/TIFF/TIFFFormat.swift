@@ -5,7 +5,8 @@ import SystemPackage
 extension TIFFFormat: ImageFormatDecoder {
     /// libtiff: pyramid levels, rows shrunk as read; files read in any order.
     package static let capabilities = DecoderCapabilities(
-        reducedDecode: "the smallest reduced-resolution level of a pyramidal TIFF (directory chain or SubIFDs) that covers the target, then rows shrunk as strips and tiles are read",
+        reducedDecode:
+            "the smallest reduced-resolution level of a pyramidal TIFF (directory chain or SubIFDs) that covers the target, then rows shrunk as strips and tiles are read",
         streamsRows: true, maximumDimension: Int(UInt32.max), readsFilesInAnyOrder: true)
 
     /// Reads the first page's directory (usually at the end of the file: `bytes` must reach it).
@@ -21,7 +22,8 @@ extension TIFFFormat: ImageFormatDecoder {
         try PixelLimits.check(width: info.width, height: info.height, maximumPixelCount: options.maximumPixelCount, format: "TIFF")
         let page = try selectPage(contents, file: file, target: options.targetSize)
         let reader = try TIFFBandReader(file: file, page: page, allowCorruptData: options.allowCorruptData)
-        let pageInfo = ImageInfo(format: .tiff, width: page.width, height: page.height, orientation: info.orientation, hasAlpha: info.hasAlpha)
+        let pageInfo = ImageInfo(
+            format: .tiff, width: page.width, height: page.height, orientation: info.orientation, hasAlpha: info.hasAlpha)
         let (factor, shrunk, size) = sizes(for: pageInfo, target: options.targetSize)
         let image = try DecodedImage(
             decoding: info, width: size.width, height: size.height, pixelFormat: reader.pixelFormat, options: options,
@@ -36,7 +38,8 @@ extension TIFFFormat: ImageFormatDecoder {
     /// the target (made current), or the first page. A level that cannot be read is passed over.
     static func selectPage(_ contents: TIFFContents, file: TIFFFile, target: PixelSize?) throws -> TIFFPage {
         let main = contents.main
-        guard target != nil, let level = contents.smallestLevel(covering: TargetScale.coveringSize(for: contents.info, target: target)) else {
+        guard target != nil, let level = contents.smallestLevel(covering: TargetScale.coveringSize(for: contents.info, target: target))
+        else {
             return main
         }
         do {
@@ -59,7 +62,9 @@ extension TIFFFormat: ImageFormatDecoder {
     }
 
     /// The sizes a decode of a page goes through: after the whole-factor shrink, and in the end.
-    static func sizes(for info: ImageInfo, target: PixelSize?) -> (factor: Int, shrunk: (width: Int, height: Int), output: (width: Int, height: Int)) {
+    static func sizes(for info: ImageInfo, target: PixelSize?) -> (
+        factor: Int, shrunk: (width: Int, height: Int), output: (width: Int, height: Int)
+    ) {
         let factor = TargetScale.wholeFactor(for: info, target: target, limit: BoxShrinker.maximumFactor)
         let shrunk = ((info.width + factor - 1) / factor, (info.height + factor - 1) / factor)
         guard max(shrunk.0, shrunk.1) <= AreaResampler.maximumSourceSide else { return (factor, shrunk, shrunk) }
@@ -68,7 +73,8 @@ extension TIFFFormat: ImageFormatDecoder {
 
     /// Reads every band into `image`: straight into its rows at full size, else through a
     /// whole-factor shrink and an exact resample, a row at a time.
-    private static func readRows(_ reader: TIFFBandReader, into image: DecodedImage, factor: Int, shrunk: (width: Int, height: Int)) throws {
+    private static func readRows(_ reader: TIFFBandReader, into image: DecodedImage, factor: Int, shrunk: (width: Int, height: Int)) throws
+    {
         let rowPixels = image.bytesPerRow / 4
         let pixels = image.baseAddress.assumingMemoryBound(to: UInt32.self)
         let resample = image.width != shrunk.width || image.height != shrunk.height
@@ -97,7 +103,8 @@ extension TIFFFormat: ImageFormatDecoder {
             }
         case (true, true):
             var shrinker = BoxShrinker(sourceWidth: width, sourceHeight: height, factor: factor)
-            var resampler = AreaResampler(sourceWidth: shrunk.width, sourceHeight: shrunk.height, outputWidth: image.width, outputHeight: image.height)
+            var resampler = AreaResampler(
+                sourceWidth: shrunk.width, sourceHeight: shrunk.height, outputWidth: image.width, outputHeight: image.height)
             try reader.readBands {
                 for i in 0..<reader.bandRows {
                     reader.convert(row: i, into: sourceRow)
@@ -120,7 +127,9 @@ extension TIFFFormat: ImageFormatDecoder {
     /// The shrink of opaque samples: by the whole factor before SamplePipeline, which then
     /// converts one pixel of every `factor²` (its colour transform is most of a conversion's
     /// cost), then to the exact size. Alpha is shrunk after premultiplying instead (above).
-    private static func readRowsShrinkingSamples(_ reader: TIFFBandReader, into image: DecodedImage, factor: Int, shrunk: (width: Int, height: Int)) throws {
+    private static func readRowsShrinkingSamples(
+        _ reader: TIFFBandReader, into image: DecodedImage, factor: Int, shrunk: (width: Int, height: Int)
+    ) throws {
         let layout = reader.plan.layout, pipeline = reader.pipeline
         let rowPixels = image.bytesPerRow / 4
         let pixels = image.baseAddress.assumingMemoryBound(to: UInt32.self)
@@ -140,7 +149,8 @@ extension TIFFFormat: ImageFormatDecoder {
             }
             return
         }
-        var resampler = AreaResampler(sourceWidth: shrunk.width, sourceHeight: shrunk.height, outputWidth: image.width, outputHeight: image.height)
+        var resampler = AreaResampler(
+            sourceWidth: shrunk.width, sourceHeight: shrunk.height, outputWidth: image.width, outputHeight: image.height)
         try reader.readBands {
             for i in 0..<reader.bandRows {
                 reader.samples(row: i, into: samples)
@@ -161,13 +171,15 @@ extension TIFFFormat: ImageFormatDecoder {
         let info = contents.info
         try PixelLimits.check(width: info.width, height: info.height, maximumPixelCount: Int.max / 8, format: "TIFF")
         let page = try selectPage(contents, file: file, target: options.targetSize)
-        let pageInfo = ImageInfo(format: .tiff, width: page.width, height: page.height, orientation: info.orientation, hasAlpha: info.hasAlpha)
+        let pageInfo = ImageInfo(
+            format: .tiff, width: page.width, height: page.height, orientation: info.orientation, hasAlpha: info.hasAlpha)
         let (_, shrunk, size) = sizes(for: pageInfo, target: options.targetSize)
         let output = MemoryEstimator.bitmap(size.width, size.height, orientation: info.orientation, options: options)
         let layout = try TIFFBandLayout(page)
         var working = MemoryEstimator.add(MemoryEstimator.fixedOverhead, MemoryEstimator.add(layout.bandBytes, layout.workingBytes))
         if size != (page.width, page.height) {
-            working = MemoryEstimator.add(working, MemoryEstimator.multiply(page.width + shrunk.width, 4 + 32))  // a row, the shrinkers' sums
+            // A row, the shrinkers' sums.
+            working = MemoryEstimator.add(working, MemoryEstimator.multiply(page.width + shrunk.width, 4 + 32))
         }
         return DecodeMemoryEstimate(info: info, outputBytes: output, workingBytes: working, encodedBytes: 0)
     }

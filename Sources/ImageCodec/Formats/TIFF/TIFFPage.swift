@@ -43,8 +43,9 @@ struct TIFFPage {
 
     /// The header facts of the page.
     func info(frameCount: Int) -> ImageInfo {
-        ImageInfo(format: .tiff, width: width, height: height, orientation: orientation, hasAlpha: hasAlpha,
-                  color: color, bitsPerSample: Int(raw.bits_per_sample), frameCount: frameCount)
+        ImageInfo(
+            format: .tiff, width: width, height: height, orientation: orientation, hasAlpha: hasAlpha,
+            color: color, bitsPerSample: Int(raw.bits_per_sample), frameCount: frameCount)
     }
 }
 
@@ -100,11 +101,17 @@ extension TIFFSamplePlan {
         }
         let sampleFormat = Int32(d.sample_format)
         guard sampleFormat == SAMPLEFORMAT_UINT || sampleFormat == SAMPLEFORMAT_VOID else {
-            let kind = sampleFormat == SAMPLEFORMAT_IEEEFP ? "floating-point" : sampleFormat == SAMPLEFORMAT_INT ? "signed integer" : "complex"
-            throw ImageCacheError(.unsupportedFormat, "The TIFF has \(bits)-bit \(kind) samples; only unsigned integer samples (1 to 16 bits) are decoded. Convert it to 8 or 16 bits.")
+            let kind =
+                sampleFormat == SAMPLEFORMAT_IEEEFP ? "floating-point" : sampleFormat == SAMPLEFORMAT_INT ? "signed integer" : "complex"
+            throw ImageCacheError(
+                .unsupportedFormat,
+                "The TIFF has \(bits)-bit \(kind) samples; only unsigned integer samples (1 to 16 bits) are decoded. Convert it to 8 or 16 bits."
+            )
         }
         guard [1, 2, 4, 8, 16].contains(bits) else {
-            throw ImageCacheError(.unsupportedFormat, "The TIFF has \(bits)-bit samples; only 1, 2, 4, 8 and 16 bits are decoded. Convert it to 8 or 16 bits.")
+            throw ImageCacheError(
+                .unsupportedFormat, "The TIFF has \(bits)-bit samples; only 1, 2, 4, 8 and 16 bits are decoded. Convert it to 8 or 16 bits."
+            )
         }
         // The first extra sample is alpha when it says so (an RGB image with a fourth sample and
         // no ExtraSamples tag is read as associated alpha, as libtiff's own reader does).
@@ -120,7 +127,10 @@ extension TIFFSamplePlan {
         }
         let separate = d.planar_config == UInt16(PLANARCONFIG_SEPARATE) && samples > 1
         if separate && bits < 8 {
-            throw ImageCacheError(.unsupportedFormat, "The TIFF stores \(bits)-bit samples in separate planes; only 8- and 16-bit samples are decoded that way. Save it with contiguous samples.")
+            throw ImageCacheError(
+                .unsupportedFormat,
+                "The TIFF stores \(bits)-bit samples in separate planes; only 8- and 16-bit samples are decoded that way. Save it with contiguous samples."
+            )
         }
         func make(colorSamples: Int, alpha found: (index: Int, associated: Bool)?, invert: Bool, cmyk: Bool = false) -> TIFFSamplePlan {
             let wide = bits == 16 && !cmyk
@@ -140,16 +150,18 @@ extension TIFFSamplePlan {
             let unpremultiply = found?.associated ?? false
             let reduce = bits == 16 && cmyk
             let plain = channels.count == samples && !invert && !unpremultiply && !reduce
-            return TIFFSamplePlan(source: .native, samplesPerPixel: samples, bitsPerSample: bits,
-                                  conversion: plain ? .none : .pick(channels: channels, invert: invert, unpremultiply: unpremultiply, reduceTo8: reduce),
-                                  layout: layout)
+            return TIFFSamplePlan(
+                source: .native, samplesPerPixel: samples, bitsPerSample: bits,
+                conversion: plain ? .none : .pick(channels: channels, invert: invert, unpremultiply: unpremultiply, reduceTo8: reduce),
+                layout: layout)
         }
         switch photometric {
         case PHOTOMETRIC_MINISBLACK, PHOTOMETRIC_MINISWHITE:
             let invert = photometric == PHOTOMETRIC_MINISWHITE
             if bits < 8 {
-                self = TIFFSamplePlan(source: .native, samplesPerPixel: samples, bitsPerSample: bits,
-                                      conversion: .lowBitGray(bits: bits, invert: invert), layout: .gray8)
+                self = TIFFSamplePlan(
+                    source: .native, samplesPerPixel: samples, bitsPerSample: bits,
+                    conversion: .lowBitGray(bits: bits, invert: invert), layout: .gray8)
                 guard samples == 1 else { throw Self.unsupported("\(bits)-bit grey with \(samples) samples per pixel") }
             } else {
                 self = make(colorSamples: 1, alpha: alpha(colorSamples: 1), invert: invert)
@@ -175,15 +187,18 @@ extension TIFFSamplePlan {
             if table.allSatisfy({ $0 < 256 }) && table.contains(where: { $0 > 0 }) {
                 for i in table.indices { table[i] *= 257 }
             }
-            self = TIFFSamplePlan(source: .native, samplesPerPixel: 1, bitsPerSample: bits, conversion: .palette(bits: bits, table: table), layout: .rgb16)
+            self = TIFFSamplePlan(
+                source: .native, samplesPerPixel: 1, bitsPerSample: bits, conversion: .palette(bits: bits, table: table), layout: .rgb16)
         case PHOTOMETRIC_SEPARATED where d.inkset == UInt16(INKSET_CMYK) && samples >= 4 && bits >= 8:
             self = make(colorSamples: 4, alpha: nil, invert: false, cmyk: true)  // an alpha after the inks is not shown
         default:
             // libtiff's RGBA reader: 8 bits out, whatever went in.
             let found = alpha(colorSamples: photometric == PHOTOMETRIC_SEPARATED ? 4 : 3)
-            self = TIFFSamplePlan(source: .rgba, samplesPerPixel: 4, bitsPerSample: 8,
-                                  conversion: .pick(channels: found == nil ? [0, 1, 2] : [0, 1, 2, 3], invert: false, unpremultiply: found != nil, reduceTo8: false),
-                                  layout: found == nil ? .rgb8 : .rgba8)
+            self = TIFFSamplePlan(
+                source: .rgba, samplesPerPixel: 4, bitsPerSample: 8,
+                conversion: .pick(
+                    channels: found == nil ? [0, 1, 2] : [0, 1, 2, 3], invert: false, unpremultiply: found != nil, reduceTo8: false),
+                layout: found == nil ? .rgb8 : .rgba8)
         }
     }
 

@@ -13,7 +13,9 @@ extension TIFFFormat {
     /// time — a strip, a row of tiles — converting each band's rows straight into the sink's
     /// batches: memory holds one band of stored samples and the sink's batches, whatever the
     /// image's size. TIFF data starts at the file's start (`offset` 0).
-    package static func decodeRows(ofFile file: FileDescriptor, from offset: Int, size: Int, sink: any RowSink, options: RowDecodingOptions) throws -> RowDecoderStatistics {
+    package static func decodeRows(ofFile file: FileDescriptor, from offset: Int, size: Int, sink: any RowSink, options: RowDecodingOptions)
+        throws -> RowDecoderStatistics
+    {
         guard offset == 0 else { throw ImageCacheError(.invalidArgument, "a TIFF starts at its file's first byte, not at byte \(offset)") }
         let tiff = try TIFFFile(file: file, size: size)
         let contents = try TIFFContents(tiff)
@@ -21,8 +23,10 @@ extension TIFFFormat {
         try PixelLimits.check(width: main.width, height: main.height, maximumPixelCount: options.maximumPixelCount, format: "TIFF")
         // A pyramid converts colours on its writer thread, beside the decoding one.
         let reader = try TIFFBandReader(file: tiff, page: main, allowCorruptData: options.allowCorruptData, defersColor: sink.convertsColor)
-        try sink.begin(SourceHeader(format: .tiff, width: main.width, height: main.height, orientation: main.orientation,
-                                    hasAlpha: reader.pixelFormat == .bgra32Premultiplied))
+        try sink.begin(
+            SourceHeader(
+                format: .tiff, width: main.width, height: main.height, orientation: main.orientation,
+                hasAlpha: reader.pixelFormat == .bgra32Premultiplied))
         var filler = RowBatchFiller(sink)
         filler.pendingColor = reader.rowColor
         try reader.readBands {
@@ -66,7 +70,10 @@ final class TIFFSpoolingRowDecoder: RowDecoder {
         guard !bytes.isEmpty else { return }
         let limit = TIFFFormat.maximumSpooledBytes(maximumPixelCount: options.maximumPixelCount)
         guard bytes.count <= limit - written else {
-            throw ImageCacheError(.dimensionsTooLarge, "the TIFF is over \(limit >> 20) MiB, more than an image within the pixel limit of \(options.maximumPixelCount) needs; it was refused")
+            throw ImageCacheError(
+                .dimensionsTooLarge,
+                "the TIFF is over \(limit >> 20) MiB, more than an image within the pixel limit of \(options.maximumPixelCount) needs; it was refused"
+            )
         }
         let spool = try file ?? options.makeScratchFile()
         file = spool

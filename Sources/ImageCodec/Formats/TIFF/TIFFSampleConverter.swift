@@ -42,10 +42,14 @@ final class TIFFSampleConverter {
                 if reduceTo8 {
                     Self.pick16to8(source, count: count, samples: plan.samplesPerPixel, channels: channels, into: destination)
                 } else {
-                    Self.pick16(source, count: count, samples: plan.samplesPerPixel, channels: channels, invert: invert, unpremultiply: unpremultiply, into: destination)
+                    Self.pick16(
+                        source, count: count, samples: plan.samplesPerPixel, channels: channels, invert: invert,
+                        unpremultiply: unpremultiply, into: destination)
                 }
             } else {
-                Self.pick8(source, count: count, samples: plan.samplesPerPixel, channels: channels, invert: invert, unpremultiply: unpremultiply, into: destination)
+                Self.pick8(
+                    source, count: count, samples: plan.samplesPerPixel, channels: channels, invert: invert, unpremultiply: unpremultiply,
+                    into: destination)
             }
         case .lowBitGray(let bits, let invert):
             Self.expand(source, count: count, bits: bits, invert: invert, into: destination)
@@ -69,7 +73,10 @@ final class TIFFSampleConverter {
     }
 
     /// 8-bit samples: the chosen channels, colour inverted, alpha (last) un-premultiplied.
-    private static func pick8(_ source: UnsafeRawPointer, count: Int, samples: Int, channels: [Int], invert: Bool, unpremultiply: Bool, into out: UnsafeMutableRawPointer) {
+    private static func pick8(
+        _ source: UnsafeRawPointer, count: Int, samples: Int, channels: [Int], invert: Bool, unpremultiply: Bool,
+        into out: UnsafeMutableRawPointer
+    ) {
         let s = source.assumingMemoryBound(to: UInt8.self), o = out.assumingMemoryBound(to: UInt8.self)
         let n = channels.count
         let color = unpremultiply ? n - 1 : n
@@ -89,7 +96,10 @@ final class TIFFSampleConverter {
     }
 
     /// 16-bit samples, the same way.
-    private static func pick16(_ source: UnsafeRawPointer, count: Int, samples: Int, channels: [Int], invert: Bool, unpremultiply: Bool, into out: UnsafeMutableRawPointer) {
+    private static func pick16(
+        _ source: UnsafeRawPointer, count: Int, samples: Int, channels: [Int], invert: Bool, unpremultiply: Bool,
+        into out: UnsafeMutableRawPointer
+    ) {
         let n = channels.count
         let color = unpremultiply ? n - 1 : n
         let o = out.assumingMemoryBound(to: UInt16.self)
@@ -109,7 +119,8 @@ final class TIFFSampleConverter {
     }
 
     /// 16-bit samples reduced to 8 bits, rounded (CMYK, which SamplePipeline takes at 8 bits).
-    private static func pick16to8(_ source: UnsafeRawPointer, count: Int, samples: Int, channels: [Int], into out: UnsafeMutableRawPointer) {
+    private static func pick16to8(_ source: UnsafeRawPointer, count: Int, samples: Int, channels: [Int], into out: UnsafeMutableRawPointer)
+    {
         let n = channels.count
         let o = out.assumingMemoryBound(to: UInt8.self)
         channels.withUnsafeBufferPointer { channels in

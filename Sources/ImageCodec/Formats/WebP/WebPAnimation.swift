@@ -51,7 +51,8 @@ final class WebPAnimation: AnimationFrameSource {
         }
         var decoderOptions = WebPAnimDecoderOptions()
         guard WebPAnimDecoderOptionsInit(&decoderOptions) != 0 else {
-            throw ImageCacheError(.invalidArgument, "libwebp rejected its animation decoder options (ABI mismatch between header and library).")
+            throw ImageCacheError(
+                .invalidArgument, "libwebp rejected its animation decoder options (ABI mismatch between header and library).")
         }
         decoderOptions.color_mode = MODE_bgrA
         decoderOptions.use_threads = 1
@@ -61,7 +62,8 @@ final class WebPAnimation: AnimationFrameSource {
             return WebPAnimDecoderNew(&data, &decoderOptions)
         }
         guard let made else {
-            throw ImageCacheError(.corruptData, "The animated WebP is damaged (libwebp's animation decoder refused it). Re-export the image.")
+            throw ImageCacheError(
+                .corruptData, "The animated WebP is damaged (libwebp's animation decoder refused it). Re-export the image.")
         }
         compositor = .libwebp(AnimDecoder(made))
     }
@@ -85,14 +87,17 @@ final class WebPAnimation: AnimationFrameSource {
     /// was cut short (nil when it is whole), each complete frame's duration, the loop count and
     /// the canvas.
     private static func structure(_ bytes: UnsafeRawBufferPointer, options: DecodingOptions) throws
-        -> (complete: Int?, durations: [Int], loopCount: Int, canvas: (width: Int, height: Int)) {
+        -> (complete: Int?, durations: [Int], loopCount: Int, canvas: (width: Int, height: Int))
+    {
         var data = WebPData(bytes: bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), size: bytes.count)
         var state = WEBP_DEMUX_PARSING_HEADER
         guard let demuxer = WebPDemuxPartial(&data, &state), state != WEBP_DEMUX_PARSING_HEADER else {
             if state == WEBP_DEMUX_PARSING_HEADER {
-                throw ImageCacheError(.truncated, "The WebP data ends before its header does. The file was cut short; download or copy it again.")
+                throw ImageCacheError(
+                    .truncated, "The WebP data ends before its header does. The file was cut short; download or copy it again.")
             }
-            throw ImageCacheError(.corruptData, "The animated WebP's container is damaged (libwebp's demuxer refused it). Re-export the image.")
+            throw ImageCacheError(
+                .corruptData, "The animated WebP's container is damaged (libwebp's demuxer refused it). Re-export the image.")
         }
         defer { WebPDemuxDelete(demuxer) }
         let canvas = (width: Int(WebPDemuxGetI(demuxer, WEBP_FF_CANVAS_WIDTH)), height: Int(WebPDemuxGetI(demuxer, WEBP_FF_CANVAS_HEIGHT)))
@@ -113,7 +118,8 @@ final class WebPAnimation: AnimationFrameSource {
         }
         guard state != WEBP_DEMUX_DONE else { return (nil, durations, loopCount, canvas) }
         guard !durations.isEmpty, end <= bytes.count else {
-            throw ImageCacheError(.truncated, "The animated WebP's data ends inside its first frame. The file was cut short; download or copy it again.")
+            throw ImageCacheError(
+                .truncated, "The animated WebP's data ends inside its first frame. The file was cut short; download or copy it again.")
         }
         return (end, durations, loopCount, canvas)
     }
@@ -137,14 +143,19 @@ final class WebPAnimation: AnimationFrameSource {
             var pixels: UnsafeMutablePointer<UInt8>?
             var timestamp: Int32 = 0
             guard WebPAnimDecoderGetNext(decoder.pointer, &pixels, &timestamp) != 0, let pixels else {
-                throw ImageCacheError(.corruptData, "The animated WebP's frame \(index + 1) is corrupt (libwebp: bitstream error). Re-export the image.")
+                throw ImageCacheError(
+                    .corruptData, "The animated WebP's frame \(index + 1) is corrupt (libwebp: bitstream error). Re-export the image.")
             }
-            lent = LentCanvas(base: UnsafeRawPointer(pixels), bytesPerRow: info.width * 4, width: info.width, height: info.height,
-                              pixelFormat: .bgra32Premultiplied, source: source)
+            lent = LentCanvas(
+                base: UnsafeRawPointer(pixels), bytesPerRow: info.width * 4, width: info.width, height: info.height,
+                pixelFormat: .bgra32Premultiplied, source: source)
         }
         guard let lent else {
             if cut {
-                throw ImageCacheError(.truncated, "The animated WebP's data ends inside frame \(index + 1); the \(index) frames before it were decoded. The file was cut short; download or copy it again.")
+                throw ImageCacheError(
+                    .truncated,
+                    "The animated WebP's data ends inside frame \(index + 1); the \(index) frames before it were decoded. The file was cut short; download or copy it again."
+                )
             }
             return nil
         }

@@ -22,7 +22,8 @@ package enum WebPFormat: ImageFormatDecoder {
         ///   ``ImageCacheError/Code/corruptData`` when it lies outside the canvas.
         init(_ iterator: WebPIterator, canvas: (width: Int, height: Int), number: Int) throws {
             guard iterator.complete != 0, let start = iterator.fragment.bytes else {
-                throw ImageCacheError(.truncated, "The animated WebP's frame \(number) is incomplete. The file was cut short; download or copy it again.")
+                throw ImageCacheError(
+                    .truncated, "The animated WebP's frame \(number) is incomplete. The file was cut short; download or copy it again.")
             }
             bytes = UnsafeRawBufferPointer(start: start, count: iterator.fragment.size)
             x = Int(iterator.x_offset)
@@ -73,7 +74,8 @@ package enum WebPFormat: ImageFormatDecoder {
         var hasAlpha = found.has_alpha != 0
         if found.has_animation != 0 {
             hasAlpha = try withFirstFrame(bytes) { frame, canvas in
-                hasAlpha || frame.hasAlpha || !(frame.x == 0 && frame.y == 0 && frame.width == canvas.width && frame.height == canvas.height)
+                hasAlpha || frame.hasAlpha
+                    || !(frame.x == 0 && frame.y == 0 && frame.width == canvas.width && frame.height == canvas.height)
             }
         }
         return ImageInfo(
@@ -87,7 +89,8 @@ package enum WebPFormat: ImageFormatDecoder {
     static func withFirstFrame<R>(_ bytes: UnsafeRawBufferPointer, _ body: (Frame, (width: Int, height: Int)) throws -> R) throws -> R {
         var data = WebPData(bytes: bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), size: bytes.count)
         guard let demuxer = WebPDemux(&data) else {
-            throw ImageCacheError(.corruptData, "The animated WebP's container is damaged (libwebp's demuxer refused it). Re-export the image.")
+            throw ImageCacheError(
+                .corruptData, "The animated WebP's container is damaged (libwebp's demuxer refused it). Re-export the image.")
         }
         defer { WebPDemuxDelete(demuxer) }
         let canvas = (width: Int(WebPDemuxGetI(demuxer, WEBP_FF_CANVAS_WIDTH)), height: Int(WebPDemuxGetI(demuxer, WEBP_FF_CANVAS_HEIGHT)))
@@ -117,14 +120,19 @@ package enum WebPFormat: ImageFormatDecoder {
         if animated {
             try withFirstFrame(bytes) { frame, canvas in
                 let rect = frame.rect(canvas: canvas, scaledTo: size)
-                try decodeBitstream(frame.bytes, into: image, x: rect.x, y: rect.y, width: rect.width, height: rect.height, sourceWidth: frame.width, sourceHeight: frame.height)
+                try decodeBitstream(
+                    frame.bytes, into: image, x: rect.x, y: rect.y, width: rect.width, height: rect.height, sourceWidth: frame.width,
+                    sourceHeight: frame.height)
             }
         } else {
-            try decodeBitstream(bytes, into: image, x: 0, y: 0, width: size.width, height: size.height, sourceWidth: info.width, sourceHeight: info.height)
+            try decodeBitstream(
+                bytes, into: image, x: 0, y: 0, width: size.width, height: size.height, sourceWidth: info.width, sourceHeight: info.height)
         }
         // An ICCP chunk's profile: libwebp hands out the stored values, converted here.
         var warnings = embedded.warnings
-        if let color = RowColorStep(color: info.color, rows: info.hasAlpha ? .premultipliedBGRA : .bgrx, isGrey: false, width: size.width, warnings: &warnings) {
+        if let color = RowColorStep(
+            color: info.color, rows: info.hasAlpha ? .premultipliedBGRA : .bgrx, isGrey: false, width: size.width, warnings: &warnings)
+        {
             for y in 0..<size.height { color.convert(image.baseAddress + y * image.bytesPerRow) }
         }
         image.addWarnings(warnings)
@@ -138,9 +146,10 @@ package enum WebPFormat: ImageFormatDecoder {
         sourceWidth: Int, sourceHeight: Int
     ) throws {
         precondition(x >= 0 && y >= 0 && width > 0 && height > 0 && x + width <= image.width && y + height <= image.height)
-        try decodeBitstream(bytes, into: UnsafeMutableRawPointer(image.baseAddress + y * image.bytesPerRow + x * 4), bytesPerRow: image.bytesPerRow,
-                            premultiplied: image.pixelFormat == .bgra32Premultiplied, width: width, height: height,
-                            sourceWidth: sourceWidth, sourceHeight: sourceHeight, threads: false)
+        try decodeBitstream(
+            bytes, into: UnsafeMutableRawPointer(image.baseAddress + y * image.bytesPerRow + x * 4), bytesPerRow: image.bytesPerRow,
+            premultiplied: image.pixelFormat == .bgra32Premultiplied, width: width, height: height,
+            sourceWidth: sourceWidth, sourceHeight: sourceHeight, threads: false)
     }
 
     /// Decodes one still bitstream (or an animation frame's) into the `width × height` pixels
@@ -178,7 +187,9 @@ package enum WebPFormat: ImageFormatDecoder {
         case VP8_STATUS_OK:
             return
         case VP8_STATUS_NOT_ENOUGH_DATA, VP8_STATUS_SUSPENDED:
-            throw ImageCacheError(.truncated, "The WebP data ends before the image does (libwebp: not enough data). The file was cut short; download or copy it again.")
+            throw ImageCacheError(
+                .truncated,
+                "The WebP data ends before the image does (libwebp: not enough data). The file was cut short; download or copy it again.")
         case VP8_STATUS_UNSUPPORTED_FEATURE:
             throw ImageCacheError(.unsupportedFormat, "The WebP uses a feature libwebp cannot decode (libwebp: unsupported feature).")
         case VP8_STATUS_OUT_OF_MEMORY:
@@ -211,16 +222,17 @@ extension WebPFormat {
         }
     }
 
-
     /// What a decode needs in memory at its peak, from the header alone.
     package static func estimatedMemory(_ data: UnsafeRawBufferPointer, options: DecodingOptions) throws -> DecodeMemoryEstimate {
         let features = try WebPFormat.features(data)
         let width = Int(features.width), height = Int(features.height)
-        let info = ImageInfo(format: .webp, width: width, height: height, orientation: WebPEXIF.orientation(data), hasAlpha: features.has_alpha != 0)
+        let info = ImageInfo(
+            format: .webp, width: width, height: height, orientation: WebPEXIF.orientation(data), hasAlpha: features.has_alpha != 0)
         let size = TargetScale.coveringSize(for: info, target: options.targetSize)
         let output = MemoryEstimator.bitmap(size.width, size.height, orientation: info.orientation, options: options)
         let pixels = MemoryEstimator.multiply(width, height)
-        var working = MemoryEstimator.add(MemoryEstimator.fixedOverhead, MemoryEstimator.multiply(width, 96))  // rows of YUV, filter and scaler state
+        // Rows of YUV, filter and scaler state.
+        var working = MemoryEstimator.add(MemoryEstimator.fixedOverhead, MemoryEstimator.multiply(width, 96))
         switch features.format {
         case 2: working = MemoryEstimator.add(working, MemoryEstimator.multiply(pixels, 4))  // VP8L decodes all of its ARGB first
         case 1: if features.has_alpha != 0 { working = MemoryEstimator.add(working, pixels) }  // the alpha plane

@@ -33,10 +33,13 @@ final class WebPScaledFrames {
 
     /// Composites the first `frameCount` frames of the WebP in `bytes` (which the caller keeps
     /// alive and unmoved as long as this object) on a `size` canvas.
-    init(_ bytes: UnsafeRawBufferPointer, frameCount: Int, canvas fullSize: (width: Int, height: Int), size: (width: Int, height: Int)) throws {
+    init(_ bytes: UnsafeRawBufferPointer, frameCount: Int, canvas fullSize: (width: Int, height: Int), size: (width: Int, height: Int))
+        throws
+    {
         var data = WebPData(bytes: bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), size: bytes.count)
         guard let demuxer = WebPDemux(&data) else {
-            throw ImageCacheError(.corruptData, "The animated WebP's container is damaged (libwebp's demuxer refused it). Re-export the image.")
+            throw ImageCacheError(
+                .corruptData, "The animated WebP's container is damaged (libwebp's demuxer refused it). Re-export the image.")
         }
         self.demuxer = demuxer
         self.fullSize = fullSize
@@ -61,7 +64,8 @@ final class WebPScaledFrames {
         clearBeforeNext = nil
         var iterator = WebPIterator()
         guard WebPDemuxGetFrame(demuxer, Int32(index + 1), &iterator) != 0 else {
-            throw ImageCacheError(.corruptData, "The animated WebP's frame \(index + 1) cannot be read (libwebp's demuxer). The file is damaged.")
+            throw ImageCacheError(
+                .corruptData, "The animated WebP's frame \(index + 1) cannot be read (libwebp's demuxer). The file is damaged.")
         }
         defer { WebPDemuxReleaseIterator(&iterator) }
         let frame = try WebPFormat.Frame(iterator, canvas: fullSize, number: index + 1)
@@ -79,7 +83,9 @@ final class WebPScaledFrames {
                 }
             } else {
                 // Opaque, or not blended: the frame's pixels replace the canvas's.
-                try canvas.withPixels(at: rect) { try decode(frame, into: $0, bytesPerRow: canvas.width * 4, width: rect.width, height: rect.height) }
+                try canvas.withPixels(at: rect) {
+                    try decode(frame, into: $0, bytesPerRow: canvas.width * 4, width: rect.width, height: rect.height)
+                }
             }
         } catch let error as ImageCacheError where error.code != .overMemoryBudget {
             throw ImageCacheError(error.code, "The animated WebP's frame \(index + 1) could not be decoded: \(error.message)")
@@ -91,8 +97,9 @@ final class WebPScaledFrames {
 
     /// Decodes `frame`, scaled to `width × height` when that is smaller than it, into `start`.
     private func decode(_ frame: WebPFormat.Frame, into start: UnsafeMutableRawPointer, bytesPerRow: Int, width: Int, height: Int) throws {
-        try WebPFormat.decodeBitstream(frame.bytes, into: start, bytesPerRow: bytesPerRow, premultiplied: true, width: width, height: height,
-                                       sourceWidth: frame.width, sourceHeight: frame.height, threads: true)
+        try WebPFormat.decodeBitstream(
+            frame.bytes, into: start, bytesPerRow: bytesPerRow, premultiplied: true, width: width, height: height,
+            sourceWidth: frame.width, sourceHeight: frame.height, threads: true)
     }
 
     /// Draws `pixels` (`rect.width` a row) over the canvas at `rect`.
@@ -118,14 +125,18 @@ final class WebPScaledFrames {
         let rect = FrameRect(x: columnsAt.lowerBound, y: rowsAt.lowerBound, width: columnsAt.count, height: rowsAt.count)
         let full = try Self.buffer(&decoded, byteCount: region.width * region.height * 4)
         let small = try Self.buffer(&averaged, byteCount: rect.width * rect.height * 4)
-        let shares = (columns: Self.coverage(of: frame.x..<frame.x + frame.width, in: region.x..<region.x + region.width, pixels: rect.width),
-                      rows: Self.coverage(of: frame.y..<frame.y + frame.height, in: region.y..<region.y + region.height, pixels: rect.height))
+        let shares = (
+            columns: Self.coverage(of: frame.x..<frame.x + frame.width, in: region.x..<region.x + region.width, pixels: rect.width),
+            rows: Self.coverage(of: frame.y..<frame.y + frame.height, in: region.y..<region.y + region.height, pixels: rect.height)
+        )
         try withExtendedLifetime((full, small)) {
             full.base.initializeMemory(as: UInt8.self, repeating: 0, count: region.width * region.height * 4)
-            try decode(frame, into: full.base + ((frame.y - region.y) * region.width + frame.x - region.x) * 4, bytesPerRow: region.width * 4,
-                       width: frame.width, height: frame.height)
+            try decode(
+                frame, into: full.base + ((frame.y - region.y) * region.width + frame.x - region.x) * 4, bytesPerRow: region.width * 4,
+                width: frame.width, height: frame.height)
             let source = full.base.assumingMemoryBound(to: UInt32.self), shrunk = small.base.assumingMemoryBound(to: UInt32.self)
-            var resampler = AreaResampler(sourceWidth: region.width, sourceHeight: region.height, outputWidth: rect.width, outputHeight: rect.height)
+            var resampler = AreaResampler(
+                sourceWidth: region.width, sourceHeight: region.height, outputWidth: rect.width, outputHeight: rect.height)
             for y in 0..<region.height {
                 resampler.add(source + y * region.width) { shrunk + $0 * rect.width }
             }

@@ -28,7 +28,8 @@ final class CachedCellSource: CellSource {
     var isIdle: Bool { catalog.isComplete }
 
     func overlayLines() -> [String] {
-        (place.notice.map { [$0] } ?? []) + (catalog.isComplete ? [] : ["ingesting: \(catalog.progress.done) of \(catalog.progress.total) photos"])
+        (place.notice.map { [$0] } ?? [])
+            + (catalog.isComplete ? [] : ["ingesting: \(catalog.progress.done) of \(catalog.progress.total) photos"])
     }
 
     func statistics() -> [String: StatValue] {
@@ -36,7 +37,8 @@ final class CachedCellSource: CellSource {
         var values: [String: StatValue] = [
             "cache_decodes": .int(figures.sourceDecodes), "cache_fetches": .int(figures.sourceFetches),
             "cache_stores_made_by_others": .int(figures.storesMadeByOthers),
-            "cache_directory": .string(place.directory), "cache_namespace": .string(place.namespace), "cache_temporary": .bool(place.isTemporary),
+            "cache_directory": .string(place.directory), "cache_namespace": .string(place.namespace),
+            "cache_temporary": .bool(place.isTemporary)
         ]
         if let notice = place.notice { values["cache_notice"] = .string(notice) }
         return values

@@ -13,8 +13,10 @@ enum ConventionalThumbnails {
     /// One thumbnail per item of `items` (in catalog order), drawn from its image in `cache`; an
     /// item that is nil or not stored gets no file (its cells show placeholders on the
     /// conventional path too). Stops early, leaving the rest without files, once `shouldStop`.
-    static func fromCache(_ cache: ImageCache, format: ImageFormat, items: [GalleryCatalog.Item?], folder: String,
-                          progress: (Int) -> Void, shouldStop: () -> Bool = { false }) throws -> ConventionalStore {
+    static func fromCache(
+        _ cache: ImageCache, format: ImageFormat, items: [GalleryCatalog.Item?], folder: String,
+        progress: (Int) -> Void, shouldStop: () -> Bool = { false }
+    ) throws -> ConventionalStore {
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         } catch {
@@ -24,7 +26,8 @@ enum ConventionalThumbnails {
         let bytesPerRow = (size.width * 4 + 63) / 64 * 64
         let scratch = UnsafeMutableRawPointer.allocate(byteCount: bytesPerRow * size.height, alignment: 64)
         defer { scratch.deallocate() }
-        let target = try CairoImageSurface(pixels: scratch, width: size.width, height: size.height, bytesPerRow: bytesPerRow, format: .bgrx32)
+        let target = try CairoImageSurface(
+            pixels: scratch, width: size.width, height: size.height, bytesPerRow: bytesPerRow, format: .bgrx32)
         let context = cairo_create(target.surface)
         defer { cairo_destroy(context) }
         var paths: [String] = []
@@ -36,7 +39,8 @@ enum ConventionalThumbnails {
                 cairo_set_source_surface(context, surface.surface, 0, 0)
                 cairo_paint(context)
                 target.flush()
-                let jpeg = try JPEGEncoder.encode(pixels: scratch, width: size.width, height: size.height, bytesPerRow: bytesPerRow, format: .bgrx32, quality: 80)
+                let jpeg = try JPEGEncoder.encode(
+                    pixels: scratch, width: size.width, height: size.height, bytesPerRow: bytesPerRow, format: .bgrx32, quality: 80)
                 guard FileManager.default.createFile(atPath: path, contents: Data(jpeg)) else {
                     throw CLIError("cannot write \(path): is the temporary folder full?")
                 }

@@ -94,9 +94,10 @@ struct GalleryAnimations {
     var statistics: [String: StatValue] {
         [
             "animation_lookups": .int(lookups),
-            "animation_lookups_by_cell": .object(Dictionary(uniqueKeysWithValues: lookupsByCell.map { (String($0.key), StatValue.int($0.value)) })),
+            "animation_lookups_by_cell": .object(
+                Dictionary(uniqueKeysWithValues: lookupsByCell.map { (String($0.key), StatValue.int($0.value)) })),
             "animated_cells_shown": .int(cellsShown),
-            "animation_frames_changed": .int(framesChanged),
+            "animation_frames_changed": .int(framesChanged)
         ]
     }
 }

@@ -51,22 +51,27 @@ struct GalleryCache {
     static func open(folder: String, placement: Placement, work: String) throws -> GalleryCache {
         var notice: String?
         if !placement.temporary {
-            let location = CacheLocation(directory: try placement.directory.map(Paths.absolute) ?? DefaultCache.directory(),
-                                         namespace: placement.namespace ?? DefaultCache.namespace(forResolvedPath: folder),
-                                         followLinks: placement.followLinks)
+            let location = CacheLocation(
+                directory: try placement.directory.map(Paths.absolute) ?? DefaultCache.directory(),
+                namespace: placement.namespace ?? DefaultCache.namespace(forResolvedPath: folder),
+                followLinks: placement.followLinks)
             let memo = SourceMemo.load(directory: location.directory, namespace: location.namespace, followLinks: location.followLinks)
             let photos = try GalleryPhotos(folder: folder, memo: memo)
-            let existing = try CacheDescription.loadIfPresent(directory: location.directory, namespace: location.namespace, followLinks: location.followLinks)
+            let existing = try CacheDescription.loadIfPresent(
+                directory: location.directory, namespace: location.namespace, followLinks: location.followLinks)
             let description = try Self.description(existing, count: photos.photos.count, folder: folder, location: location)
             let formats = try description.storedFormats(directory: location.directory, namespace: location.namespace)
-            if let cache = try CacheOpener.openUnlessInUse(directory: location.directory, namespace: location.namespace, formats: formats, options: location.options(readOnly: false)) {
+            if let cache = try CacheOpener.openUnlessInUse(
+                directory: location.directory, namespace: location.namespace, formats: formats, options: location.options(readOnly: false))
+            {
                 do {
                     try description.save(directory: location.directory, namespace: location.namespace, followLinks: location.followLinks)
                 } catch {
                     cache.close()
                     throw error
                 }
-                let keeping = GalleryKeeping(location: location, memo: memo, ownsNamespace: existing?.photos == folder, limitBytes: placement.limitBytes)
+                let keeping = GalleryKeeping(
+                    location: location, memo: memo, ownsNamespace: existing?.photos == folder, limitBytes: placement.limitBytes)
                 let place = GalleryCachePlace(directory: location.directory, namespace: location.namespace, isTemporary: false, notice: nil)
                 return GalleryCache(cache: cache, place: place, photos: photos, keeping: keeping)
             }
@@ -76,7 +81,8 @@ struct GalleryCache {
         }
         let photos = try GalleryPhotos(folder: folder, memo: SourceMemo())
         let directory = work + "/cache", namespace = "view"
-        let cache = try CacheOpener.open(directory: directory, namespace: namespace, formats: try DemoFormats.make(count: photos.photos.count))
+        let cache = try CacheOpener.open(
+            directory: directory, namespace: namespace, formats: try DemoFormats.make(count: photos.photos.count))
         let place = GalleryCachePlace(directory: directory, namespace: namespace, isTemporary: true, notice: notice)
         return GalleryCache(cache: cache, place: place, photos: photos, keeping: nil)
     }
@@ -88,9 +94,10 @@ struct GalleryCache {
     static func description(_ existing: CacheDescription?, count: Int, folder: String, location: CacheLocation) throws -> CacheDescription {
         guard let existing else { return try DemoFormats.description(count: count, photos: folder) }
         guard DemoFormats.isViewerDescription(existing) else {
-            throw CLIError("the cache \(location.path) holds formats other than the viewer's (\(existing.formats.map(\.name).joined(separator: ", ")), family \(existing.family)), "
-                + "so the viewer does not replace them: show them with 'fic view gallery --cache \(location.directory) --namespace \(location.namespace)', "
-                + "or give this window another place with --namespace NS, --cache DIR or --temporary")
+            throw CLIError(
+                "the cache \(location.path) holds formats other than the viewer's (\(existing.formats.map(\.name).joined(separator: ", ")), family \(existing.family)), "
+                    + "so the viewer does not replace them: show them with 'fic view gallery --cache \(location.directory) --namespace \(location.namespace)', "
+                    + "or give this window another place with --namespace NS, --cache DIR or --temporary")
         }
         // A namespace of another folder's (chosen with --namespace) stays that folder's.
         let photos = existing.photos ?? folder

@@ -21,8 +21,10 @@ final class GalleryContent {
     private let temporaryFolder: String?
     private let closing: LockedBox<Bool>
 
-    private init(cache: ImageCache, format: ImageFormat, catalog: GalleryCatalog, conventional: ConventionalPreparation?, place: GalleryCachePlace,
-                 isSample: Bool, ingest: BackgroundIngest?, temporaryFolder: String?, closing: LockedBox<Bool>) {
+    private init(
+        cache: ImageCache, format: ImageFormat, catalog: GalleryCatalog, conventional: ConventionalPreparation?, place: GalleryCachePlace,
+        isSample: Bool, ingest: BackgroundIngest?, temporaryFolder: String?, closing: LockedBox<Bool>
+    ) {
         self.cache = cache
         self.format = format
         self.catalog = catalog
@@ -52,7 +54,9 @@ final class GalleryContent {
         guard let format = cache.format(named: formatName) else {
             cache.close()
             try? FileManager.default.removeItem(atPath: work)
-            throw CLIError("--format must be \(DemoFormats.thumb) or \(DemoFormats.medium) with --photos, not '\(formatName)'", status: ExitStatus.usage)
+            throw CLIError(
+                "--format must be \(DemoFormats.thumb) or \(DemoFormats.medium) with --photos, not '\(formatName)'",
+                status: ExitStatus.usage)
         }
         // A photo whose version the memo knows and whose images are stored needs nothing more.
         let catalog = GalleryCatalog(count: photos.photos.count)
@@ -72,11 +76,13 @@ final class GalleryContent {
         // From the cache's images once the ingest has settled: the photos are not decoded again.
         let conventional = ConventionalPreparation(photoCount: photos.photos.count) { progress in
             ingest.waitUntilSettled()
-            return try ConventionalThumbnails.fromCache(cache, format: format, items: catalog.items, folder: work + "/thumbnails",
-                                                        progress: progress, shouldStop: { closing.withLockedValue { $0 } })
+            return try ConventionalThumbnails.fromCache(
+                cache, format: format, items: catalog.items, folder: work + "/thumbnails",
+                progress: progress, shouldStop: { closing.withLockedValue { $0 } })
         }
-        return GalleryContent(cache: cache, format: format, catalog: catalog, conventional: conventional, place: opened.place,
-                              isSample: folder == nil, ingest: ingest, temporaryFolder: work, closing: closing)
+        return GalleryContent(
+            cache: cache, format: format, catalog: catalog, conventional: conventional, place: opened.place,
+            isSample: folder == nil, ingest: ingest, temporaryFolder: work, closing: closing)
     }
 
     /// An existing cache made by `fic ingest`, opened read-only; the cells show format
@@ -85,25 +91,33 @@ final class GalleryContent {
         let (cache, _) = try location.openExisting(readOnly: true)
         do {
             guard let format = formatName.map({ cache.format(named: $0) }) ?? cache.formats.first else {
-                throw CLIError("the cache has no format '\(formatName ?? "")'; it has \(cache.formats.map(\.name).joined(separator: ", "))", status: ExitStatus.usage)
+                throw CLIError(
+                    "the cache has no format '\(formatName ?? "")'; it has \(cache.formats.map(\.name).joined(separator: ", "))",
+                    status: ExitStatus.usage)
             }
             guard format.style != .gray8 else {
-                throw CLIError("format '\(format.name)' is 8-bit gray, which the viewer cannot draw; choose another with --format (the cache has \(cache.formats.map(\.name).joined(separator: ", ")))", status: ExitStatus.usage)
+                throw CLIError(
+                    "format '\(format.name)' is 8-bit gray, which the viewer cannot draw; choose another with --format (the cache has \(cache.formats.map(\.name).joined(separator: ", ")))",
+                    status: ExitStatus.usage)
             }
             let labels = try cache.entries(format: format.name).map(\.label).sorted()
             guard !labels.isEmpty else {
-                throw CLIError("the cache holds no image in format '\(format.name)': fill it with `fic ingest DIR --cache \(location.directory) --namespace \(location.namespace)`")
+                throw CLIError(
+                    "the cache holds no image in format '\(format.name)': fill it with `fic ingest DIR --cache \(location.directory) --namespace \(location.namespace)`"
+                )
             }
             let catalog = GalleryCatalog(items: labels.map { .entityID($0) })
             let work = try DemoPhotos.outputFolder(nil)
             let closing = LockedBox(false)
             let conventional = ConventionalPreparation(photoCount: labels.count) { progress in
-                try ConventionalThumbnails.fromCache(cache, format: format, items: labels.map { .entityID($0) }, folder: work, progress: progress,
-                                                     shouldStop: { closing.withLockedValue { $0 } })
+                try ConventionalThumbnails.fromCache(
+                    cache, format: format, items: labels.map { .entityID($0) }, folder: work, progress: progress,
+                    shouldStop: { closing.withLockedValue { $0 } })
             }
             let place = GalleryCachePlace(directory: location.directory, namespace: location.namespace, isTemporary: false, notice: nil)
-            return GalleryContent(cache: cache, format: format, catalog: catalog, conventional: conventional, place: place,
-                                  isSample: false, ingest: nil, temporaryFolder: work, closing: closing)
+            return GalleryContent(
+                cache: cache, format: format, catalog: catalog, conventional: conventional, place: place,
+                isSample: false, ingest: nil, temporaryFolder: work, closing: closing)
         } catch {
             cache.close()
             throw error

@@ -28,11 +28,14 @@ struct GalleryKeeping: Sendable {
             }
         }
         do {
-            try photos.memo(updating: memo, fresh: fresh).save(directory: location.directory, namespace: location.namespace, followLinks: location.followLinks)
+            try photos.memo(updating: memo, fresh: fresh).save(
+                directory: location.directory, namespace: location.namespace, followLinks: location.followLinks)
         } catch {
             lines.append("note: cannot remember the photos' versions (\(error)); the next launch reads them again")
         }
-        if let line = CacheTrim.run(directory: location.directory, keeping: location.namespace, limitBytes: limitBytes, followLinks: location.followLinks) {
+        if let line = CacheTrim.run(
+            directory: location.directory, keeping: location.namespace, limitBytes: limitBytes, followLinks: location.followLinks)
+        {
             lines.append(line)
         }
         return lines

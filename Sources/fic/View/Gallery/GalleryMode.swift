@@ -47,7 +47,8 @@ final class GalleryMode: ViewerMode {
 
     /// At rest with nothing left to load (cells still waiting then have no image to come).
     var isIdle: Bool {
-        scroller.isAtRest && source.isIdle && (conventional?.isReady ?? true) && !(wantsConventional && conventional != nil && source !== conventional?.source)
+        scroller.isAtRest && source.isIdle && (conventional?.isReady ?? true)
+            && !(wantsConventional && conventional != nil && source !== conventional?.source)
     }
 
     func handle(_ action: ViewerAction) {
@@ -113,7 +114,9 @@ final class GalleryMode: ViewerMode {
                 canvas.draw(surface, x: x, y: y, opaque: surface.format != .bgra32Premultiplied)
             } else if source.hasFailed(index) {
                 errorCellFrames += 1
-                canvas.fill(x: Double(x), y: Double(y), width: Double(layout.cellWidth), height: Double(layout.cellHeight), red: 0.35, green: 0.1, blue: 0.1)
+                canvas.fill(
+                    x: Double(x), y: Double(y), width: Double(layout.cellWidth), height: Double(layout.cellHeight), red: 0.35, green: 0.1,
+                    blue: 0.1)
                 canvas.outline(x: Double(x), y: Double(y), width: Double(layout.cellWidth), height: Double(layout.cellHeight), gray: 0.5)
             } else {
                 placeholderCellFrames += 1
@@ -138,8 +141,10 @@ final class GalleryMode: ViewerMode {
     }
 
     func overlayLines() -> [String] {
-        var lines = [conventional != nil ? "path: \(source.name)   c: switch path   space: fling" : "path: \(source.name)   space: fling",
-                     "cells \(lastVisible.lowerBound)…\(max(lastVisible.lowerBound, lastVisible.upperBound - 1)) of \(layout.cells)   hits \(hits)  misses \(misses)  filled later \(filledLater)"]
+        var lines = [
+            conventional != nil ? "path: \(source.name)   c: switch path   space: fling" : "path: \(source.name)   space: fling",
+            "cells \(lastVisible.lowerBound)…\(max(lastVisible.lowerBound, lastVisible.upperBound - 1)) of \(layout.cells)   hits \(hits)  misses \(misses)  filled later \(filledLater)"
+        ]
         if wantsConventional && source !== conventional?.source {
             lines.append("conventional path: \(conventional?.status ?? "unavailable")")
         }
@@ -159,12 +164,12 @@ final class GalleryMode: ViewerMode {
             "layout": .object([
                 "columns": .int(layout.columns), "left": .int(layout.left), "gap": .int(layout.gap),
                 "cell_width": .int(layout.cellWidth), "cell_height": .int(layout.cellHeight),
-                "cells": .int(layout.cells), "row_pitch": .int(layout.rowPitch),
+                "cells": .int(layout.cells), "row_pitch": .int(layout.rowPitch)
             ]),
             "scroll_offset": .int(scroller.pixelOffset),
             "placeholder_cells": .int(misses),
             "placeholder_cell_frames": .int(placeholderCellFrames),
-            "error_cell_frames": .int(errorCellFrames),
+            "error_cell_frames": .int(errorCellFrames)
         ]
         for (key, value) in cacheSource.statistics() { values[key] = value }
         for (key, value) in animations.statistics { values[key] = value }

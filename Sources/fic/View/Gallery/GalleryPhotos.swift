@@ -70,7 +70,8 @@ struct GalleryPhotos: Sendable {
         let present = Set(photos.map(\.name))
         var gone = Set<String>()
         for format in cache.formats {
-            for entry in (try? cache.entries(format: format.name)) ?? [] where entry.label.utf8.count < 59 && !present.contains(entry.label) {
+            for entry in (try? cache.entries(format: format.name)) ?? [] where entry.label.utf8.count < 59 && !present.contains(entry.label)
+            {
                 gone.insert(entry.label)
             }
         }

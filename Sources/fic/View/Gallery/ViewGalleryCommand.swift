@@ -32,13 +32,21 @@ struct ViewGalleryCommand: ParsableCommand {
             """
     )
 
-    @Option(name: .long, help: ArgumentHelp("A folder of photos (JPEG, PNG, WebP, HEIC, AVIF, JPEG XL, GIF or TIFF, found by content).", valueName: "dir"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("A folder of photos (JPEG, PNG, WebP, HEIC, AVIF, JPEG XL, GIF or TIFF, found by content).", valueName: "dir"))
     var photos: String?
 
-    @Option(name: .long, help: ArgumentHelp("The cache folder of --photos (default: $XDG_CACHE_HOME/fic or ~/.cache/fic); without --photos, an existing cache made by `fic ingest` (opened read-only).", valueName: "dir"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The cache folder of --photos (default: $XDG_CACHE_HOME/fic or ~/.cache/fic); without --photos, an existing cache made by `fic ingest` (opened read-only).",
+            valueName: "dir"))
     var cache: String?
 
-    @Option(name: .long, help: ArgumentHelp("The namespace (default: the photo folder's own; 'default' for an existing --cache).", valueName: "ns"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("The namespace (default: the photo folder's own; 'default' for an existing --cache).", valueName: "ns"))
     var namespace: String?
 
     @Flag(name: .long, help: "Accept a --cache folder that is a symbolic link.")
@@ -47,22 +55,37 @@ struct ViewGalleryCommand: ParsableCommand {
     @Flag(name: .long, help: "Keep the photos' cache in a temporary folder, removed when the window closes.")
     var temporary = false
 
-    @Option(name: .long, help: ArgumentHelp("The most the cache folder's tables may occupy, in MiB (default 2048); the least recently used namespaces are removed first.", valueName: "mib"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The most the cache folder's tables may occupy, in MiB (default 2048); the least recently used namespaces are removed first.",
+            valueName: "mib"))
     var cacheLimit: Double?
 
     @Option(name: .long, help: ArgumentHelp("A file of image URLs, one a line: a network gallery.", valueName: "file"))
     var urls: String?
 
-    @Option(name: .long, help: ArgumentHelp("With --urls: the folder of the downloaded originals (default: CACHE/NAMESPACE.originals, as fic ingest uses).", valueName: "dir"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "With --urls: the folder of the downloaded originals (default: CACHE/NAMESPACE.originals, as fic ingest uses).",
+            valueName: "dir"))
     var originals: String?
 
     @Option(name: .long, help: ArgumentHelp("Wait before each fetch (for tests: placeholders show meanwhile).", visibility: .hidden))
     var fetchDelayMs = 0
 
-    @Option(name: .long, help: ArgumentHelp("The format the cells show: thumb or medium with --photos, any of the cache's with --cache (default: its first); with --urls and a new cache also NAME:WxH[@SCALE][:STYLE].", valueName: "name"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The format the cells show: thumb or medium with --photos, any of the cache's with --cache (default: its first); with --urls and a new cache also NAME:WxH[@SCALE][:STYLE].",
+            valueName: "name"))
     var format: String?
 
-    @Option(name: .long, help: ArgumentHelp("Cells in the grid (the photos repeated); default: one per photo, 10,000 for the sample photos.", valueName: "n"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Cells in the grid (the photos repeated); default: one per photo, 10,000 for the sample photos.", valueName: "n")
+    )
     var cells: Int?
 
     @Flag(name: .long, help: "Start on the conventional path (as soon as its thumbnails are ready).")
@@ -71,19 +94,30 @@ struct ViewGalleryCommand: ParsableCommand {
     @OptionGroup var viewer: ViewerOptions
 
     func validate() throws {
-        guard photos == nil || urls == nil else { throw ValidationError("give one of --photos and --urls (--cache goes with either as the folder of its tables)") }
+        guard photos == nil || urls == nil else {
+            throw ValidationError("give one of --photos and --urls (--cache goes with either as the folder of its tables)")
+        }
         if let cells, !(1...10_000_000).contains(cells) { throw ValidationError("--cells must be 1…10000000, not \(cells)") }
         if originals != nil && urls == nil { throw ValidationError("--originals goes with --urls") }
-        if conventional && urls != nil { throw ValidationError("--conventional does not go with --urls: the network gallery has no conventional path") }
+        if conventional && urls != nil {
+            throw ValidationError("--conventional does not go with --urls: the network gallery has no conventional path")
+        }
         if !(0...60_000).contains(fetchDelayMs) { throw ValidationError("--fetch-delay-ms must be 0…60000") }
         if let namespace { try CacheOptions.validateName(namespace, what: "--namespace") }
         let showsExisting = cache != nil && photos == nil && urls == nil
         if temporary && (urls != nil || cache != nil || namespace != nil) {
-            throw ValidationError("--temporary keeps the photos' cache in a temporary folder: it does not go with --cache, --namespace or --urls")
+            throw ValidationError(
+                "--temporary keeps the photos' cache in a temporary folder: it does not go with --cache, --namespace or --urls")
         }
         if let cacheLimit {
-            guard cacheLimit > 0, cacheLimit <= Double(1 << 30) else { throw ValidationError("--cache-limit must be a positive number of MiB, at most 1073741824, not \(cacheLimit)") }
-            if temporary || urls != nil || showsExisting { throw ValidationError("--cache-limit goes with the photos' kept cache (--photos, or the sample photos), not with --temporary, --urls or an existing --cache") }
+            guard cacheLimit > 0, cacheLimit <= Double(1 << 30) else {
+                throw ValidationError("--cache-limit must be a positive number of MiB, at most 1073741824, not \(cacheLimit)")
+            }
+            if temporary || urls != nil || showsExisting {
+                throw ValidationError(
+                    "--cache-limit goes with the photos' kept cache (--photos, or the sample photos), not with --temporary, --urls or an existing --cache"
+                )
+            }
         }
     }
 
@@ -115,8 +149,9 @@ struct ViewGalleryCommand: ParsableCommand {
 
     /// The network gallery: `urls` through the cache's lanes.
     private func runNetwork(_ list: [URL], width: Int, height: Int, script: ViewerScript?) throws {
-        let content = try NetworkGalleryContent.open(urls: list, cacheFolder: cache, originalsFolder: originals, namespace: namespace ?? "default",
-                                                     followLinks: followLinks, formatName: format, fetchDelay: fetchDelayMs)
+        let content = try NetworkGalleryContent.open(
+            urls: list, cacheFolder: cache, originalsFolder: originals, namespace: namespace ?? "default",
+            followLinks: followLinks, formatName: format, fetchDelay: fetchDelayMs)
         defer { content.close() }
         let size = content.format.pixelSize
         let layout = GalleryLayout(width: width, height: height, cellWidth: size.width, cellHeight: size.height, cells: cells ?? list.count)

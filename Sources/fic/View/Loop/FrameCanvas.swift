@@ -56,8 +56,10 @@ final class FrameCanvas {
     /// Draws the part (`sx`, `sy`, `sw`, `sh`) of `image` into the frame rectangle (`dx`, `dy`,
     /// `dw`, `dh`), scaled (bilinear when `smooth`, nearest otherwise); copied when `opaque`,
     /// composited over what is there otherwise.
-    func draw(_ image: CairoImageSurface, source sx: Double, _ sy: Double, _ sw: Double, _ sh: Double,
-              into dx: Double, _ dy: Double, _ dw: Double, _ dh: Double, smooth: Bool, opaque: Bool = true) {
+    func draw(
+        _ image: CairoImageSurface, source sx: Double, _ sy: Double, _ sw: Double, _ sh: Double,
+        into dx: Double, _ dy: Double, _ dw: Double, _ dh: Double, smooth: Bool, opaque: Bool = true
+    ) {
         guard sw > 0, sh > 0, dw > 0, dh > 0 else { return }
         cairo_save(context)
         cairo_set_operator(context, opaque ? CAIRO_OPERATOR_SOURCE : CAIRO_OPERATOR_OVER)

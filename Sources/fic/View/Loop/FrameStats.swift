@@ -40,8 +40,10 @@ struct FrameStats {
     func slowestComposes(_ count: Int) -> [StatValue] {
         let order = all.compose.indices.sorted { all.compose[$0] > all.compose[$1] }.prefix(count)
         return order.map { i in
-            .object(["frame": .int(i), "phase": .string(frameTags[i]),
-                     "compose_ms": .double(Double(all.compose[i]) / 1e6), "compose_cpu_ms": .double(Double(all.composeCPU[i]) / 1e6)])
+            .object([
+                "frame": .int(i), "phase": .string(frameTags[i]),
+                "compose_ms": .double(Double(all.compose[i]) / 1e6), "compose_cpu_ms": .double(Double(all.composeCPU[i]) / 1e6)
+            ])
         }
     }
 
@@ -104,12 +106,15 @@ struct FrameSummary {
     var values: [String: StatValue] {
         [
             "frames": .int(frames),
-            "compose_median_ms": .double(compose_median_ms), "compose_p99_ms": .double(compose_p99_ms), "compose_max_ms": .double(compose_max_ms),
-            "present_median_ms": .double(present_median_ms), "present_p99_ms": .double(present_p99_ms), "present_max_ms": .double(present_max_ms),
+            "compose_median_ms": .double(compose_median_ms), "compose_p99_ms": .double(compose_p99_ms),
+            "compose_max_ms": .double(compose_max_ms),
+            "present_median_ms": .double(present_median_ms), "present_p99_ms": .double(present_p99_ms),
+            "present_max_ms": .double(present_max_ms),
             "frame_median_ms": .double(frame_median_ms), "frame_p99_ms": .double(frame_p99_ms), "frame_max_ms": .double(frame_max_ms),
-            "frames_compose_over_8_3_ms": .int(frames_compose_over_8_3_ms), "frames_compose_over_16_7_ms": .int(frames_compose_over_16_7_ms),
+            "frames_compose_over_8_3_ms": .int(frames_compose_over_8_3_ms),
+            "frames_compose_over_16_7_ms": .int(frames_compose_over_16_7_ms),
             "frames_over_8_3_ms": .int(frames_over_8_3_ms), "frames_over_16_7_ms": .int(frames_over_16_7_ms),
-            "compose_cpu_p99_ms": .double(compose_cpu_p99_ms), "compose_cpu_max_ms": .double(compose_cpu_max_ms),
+            "compose_cpu_p99_ms": .double(compose_cpu_p99_ms), "compose_cpu_max_ms": .double(compose_cpu_max_ms)
         ]
     }
 }

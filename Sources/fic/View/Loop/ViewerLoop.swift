@@ -71,7 +71,9 @@ final class ViewerLoop {
             let composed = Stopwatch.now(), composedCPU = Self.threadCPUTime()
             window.present()
             let presented = Stopwatch.now()
-            stats.record(compose: composed &- start, present: presented &- composed, composeCPU: composedCPU &- startCPU, phase: phase ?? mode.defaultPhase)
+            stats.record(
+                compose: composed &- start, present: presented &- composed, composeCPU: composedCPU &- startCPU,
+                phase: phase ?? mode.defaultPhase)
             mode.framePresented(at: presented)
             for case .screenshot(let path) in actions { try saveScreenshot(path) }
             // Paced when a person watches, and while a script waits for background work (so that
@@ -106,7 +108,7 @@ final class ViewerLoop {
         let last = count > 0 ? (Double(stats.all.compose[count - 1]) / 1e6, Double(stats.all.present[count - 1]) / 1e6) : (0, 0)
         return [
             "\(Formatting.fixed(frameRate, 1)) FPS   slowest of 60: \(Formatting.fixed(Double(stats.slowestRecent(60)) / 1e6, 1)) ms",
-            "compose \(Formatting.fixed(last.0, 2)) ms   present \(Formatting.fixed(last.1, 2)) ms",
+            "compose \(Formatting.fixed(last.0, 2)) ms   present \(Formatting.fixed(last.1, 2)) ms"
         ] + mode.overlayLines() + ["memory \(Formatting.bytes(overlayMemory))   o: overlay  q: quit"]
     }
 

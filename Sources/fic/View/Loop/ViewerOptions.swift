@@ -6,13 +6,19 @@ struct ViewerOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("The window size in pixels.", valueName: "WxH"))
     var size = "1280x800"
 
-    @Option(name: .long, help: ArgumentHelp("Play the input in FILE (one command a line; see `fic view --help`), then close.", valueName: "file"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Play the input in FILE (one command a line; see `fic view --help`), then close.", valueName: "file"))
     var script: String?
 
     @Option(name: .long, help: ArgumentHelp("Save the window as a PNG when the viewer closes.", valueName: "file.png"))
     var screenshot: String?
 
-    @Option(name: .long, help: ArgumentHelp("Write frame times (compose and present), hits, misses and peak memory as JSON when the viewer closes.", valueName: "file.json"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Write frame times (compose and present), hits, misses and peak memory as JSON when the viewer closes.", valueName: "file.json")
+    )
     var stats: String?
 
     @Flag(name: .long, help: "Hide the statistics overlay at the start (the o key shows it).")

@@ -82,7 +82,9 @@ struct ViewerScript {
             /// `at X Y` after `from`, or the window's centre.
             func point(after from: Int) throws -> (Double, Double) {
                 guard words.count > from else { return (Double(width) / 2, Double(height) / 2) }
-                guard words[from] == "at", words.count == from + 3 else { throw bad("expected 'at X Y' after '\(words[0..<from].joined(separator: " "))'") }
+                guard words[from] == "at", words.count == from + 3 else {
+                    throw bad("expected 'at X Y' after '\(words[0..<from].joined(separator: " "))'")
+                }
                 return (try number(from + 1), try number(from + 2))
             }
             func arguments(_ n: Int) throws {

@@ -98,8 +98,9 @@ final class PhotoMode: ViewerMode {
     private func start(geometry: PyramidGeometry, reader: any TileReading) {
         self.geometry = geometry
         viewport = PhotoViewport(imageWidth: geometry.width, imageHeight: geometry.height, width: width, height: height)
-        loader = TileLoader(reader: reader, capacity: TilePlan.capacity(width: width, height: height, coarsestTiles: geometry.levels.last!.tileCount),
-                            readDelayMilliseconds: readDelayMilliseconds)
+        loader = TileLoader(
+            reader: reader, capacity: TilePlan.capacity(width: width, height: height, coarsestTiles: geometry.levels.last!.tileCount),
+            readDelayMilliseconds: readDelayMilliseconds)
         let queued = pendingActions
         pendingActions = []
         for action in queued { handle(action) }
@@ -152,8 +153,9 @@ final class PhotoMode: ViewerMode {
             let bottom = ((Double(key.row) * side + Double(valid.height) - originY) * effective).rounded()
             if let buffer = resident[key], let tile = surface(for: buffer) {
                 hits += 1
-                canvas.draw(tile, source: 0, 0, Double(valid.width), Double(valid.height),
-                            into: left, top, right - left, bottom - top, smooth: !exact, opaque: opaque)
+                canvas.draw(
+                    tile, source: 0, 0, Double(valid.width), Double(valid.height),
+                    into: left, top, right - left, bottom - top, smooth: !exact, opaque: opaque)
                 continue
             }
             missing += 1
@@ -163,11 +165,12 @@ final class PhotoMode: ViewerMode {
                 let ancestor = key.ancestor(at: coarser)
                 guard let buffer = resident[ancestor], let tile = surface(for: buffer) else { continue }
                 let shrink = Double(1 << (coarser - level))
-                canvas.draw(tile,
-                            source: Double(key.column) * side / shrink - Double(ancestor.column) * side,
-                            Double(key.row) * side / shrink - Double(ancestor.row) * side,
-                            Double(valid.width) / shrink, Double(valid.height) / shrink,
-                            into: left, top, right - left, bottom - top, smooth: true, opaque: opaque)
+                canvas.draw(
+                    tile,
+                    source: Double(key.column) * side / shrink - Double(ancestor.column) * side,
+                    Double(key.row) * side / shrink - Double(ancestor.row) * side,
+                    Double(valid.width) / shrink, Double(valid.height) / shrink,
+                    into: left, top, right - left, bottom - top, smooth: true, opaque: opaque)
                 break
             }
         }
@@ -184,8 +187,9 @@ final class PhotoMode: ViewerMode {
         let id = ObjectIdentifier(buffer)
         if let made = surfaces[id] { return made }
         // A 256 × 256 BGRA tile, 1024 bytes a row, page-aligned: cairo accepts it.
-        let made = try? CairoImageSurface(pixels: buffer.base, width: PyramidGeometry.tileSide, height: PyramidGeometry.tileSide,
-                                          bytesPerRow: PyramidGeometry.tileRowStride, format: .bgra32Premultiplied, owner: buffer)
+        let made = try? CairoImageSurface(
+            pixels: buffer.base, width: PyramidGeometry.tileSide, height: PyramidGeometry.tileSide,
+            bytesPerRow: PyramidGeometry.tileRowStride, format: .bgra32Premultiplied, owner: buffer)
         surfaces[id] = made
         return made
     }
@@ -195,10 +199,11 @@ final class PhotoMode: ViewerMode {
         let f = loader.figures
         let scale = viewport.scale >= 1 ? "\(Formatting.fixed(viewport.scale, 2)):1" : "1:\(Formatting.fixed(1 / viewport.scale, 2))"
         var lines = [
-            "\(geometry.width)×\(geometry.height) px, scale \(scale), level \(plan.level) of \(geometry.levels.count - 1)" + (pyramid == nil ? " (building)" : ""),
+            "\(geometry.width)×\(geometry.height) px, scale \(scale), level \(plan.level) of \(geometry.levels.count - 1)"
+                + (pyramid == nil ? " (building)" : ""),
             "tiles: \(plan.visible.count) visible, \(missingLastFrame) still coarse; \(f.resident) resident of \(loader.capacity)",
             "reads \(f.reads), \(Formatting.fixed(f.averageMs, 2)) ms each" + sharpness.overlayText,
-            "drag: pan  wheel: zoom  0: fit  1: 1:1",
+            "drag: pan  wheel: zoom  0: fit  1: 1:1"
         ]
         if let failure = f.firstFailure { lines.append("\(f.failed) tiles unreadable: \(failure)") }
         return lines

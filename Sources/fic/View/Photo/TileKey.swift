@@ -52,8 +52,12 @@ struct TilePlan: Equatable {
             keys.reserveCapacity((c1 - c0 + 1) * (r1 - r0 + 1))
             for r in r0...r1 { for c in c0...c1 { keys.append(TileKey(level: level, column: c, row: r)) } }
             return keys.sorted {
-                let a = (Double($0.column) + 0.5 - cx) * (Double($0.column) + 0.5 - cx) + (Double($0.row) + 0.5 - cy) * (Double($0.row) + 0.5 - cy)
-                let b = (Double($1.column) + 0.5 - cx) * (Double($1.column) + 0.5 - cx) + (Double($1.row) + 0.5 - cy) * (Double($1.row) + 0.5 - cy)
+                let a =
+                    (Double($0.column) + 0.5 - cx) * (Double($0.column) + 0.5 - cx) + (Double($0.row) + 0.5 - cy)
+                    * (Double($0.row) + 0.5 - cy)
+                let b =
+                    (Double($1.column) + 0.5 - cx) * (Double($1.column) + 0.5 - cx) + (Double($1.row) + 0.5 - cy)
+                    * (Double($1.row) + 0.5 - cy)
                 return a < b
             }
         }

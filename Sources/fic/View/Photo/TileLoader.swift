@@ -66,7 +66,9 @@ final class TileLoader: Sendable {
             var snapshot: [TileKey: PageBuffer] = [:]
             snapshot.reserveCapacity(plan.keep.count)
             for key in plan.keep { if let b = s.resident[key] { snapshot[key] = b } }
-            let work = s.wanted.contains { s.resident[$0] == nil && !s.loading.contains($0) && s.failed[$0] == nil && !s.notWritten.contains($0) }
+            let work = s.wanted.contains {
+                s.resident[$0] == nil && !s.loading.contains($0) && s.failed[$0] == nil && !s.notWritten.contains($0)
+            }
             return (snapshot, work)
         }
         if work { wake.signal() }
@@ -103,7 +105,10 @@ final class TileLoader: Sendable {
     /// Reads done, their average time in ms, tiles resident and tiles that failed (with a reason).
     var figures: (reads: Int, averageMs: Double, resident: Int, failed: Int, firstFailure: String?) {
         state.withLockedValue { s in
-            (s.reads, s.reads == 0 ? 0 : Double(s.readNanoseconds) / Double(s.reads) / 1e6, s.resident.count, s.failed.count, s.failed.values.first)
+            (
+                s.reads, s.reads == 0 ? 0 : Double(s.readNanoseconds) / Double(s.reads) / 1e6, s.resident.count, s.failed.count,
+                s.failed.values.first
+            )
         }
     }
 
@@ -138,7 +143,11 @@ final class TileLoader: Sendable {
     private func nextJob() -> Job {
         state.withLockedValue { s -> Job in
             if s.stopped { return .stop }
-            guard let key = s.wanted.first(where: { s.resident[$0] == nil && !s.loading.contains($0) && s.failed[$0] == nil && !s.notWritten.contains($0) }) else { return .idle }
+            guard
+                let key = s.wanted.first(where: {
+                    s.resident[$0] == nil && !s.loading.contains($0) && s.failed[$0] == nil && !s.notWritten.contains($0)
+                })
+            else { return .idle }
             var buffer: PageBuffer?
             if let free = s.free.popLast() {
                 buffer = free

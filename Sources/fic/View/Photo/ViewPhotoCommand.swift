@@ -28,19 +28,28 @@ struct ViewPhotoCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("A pyramid folder, an image file, an http(s) URL of one, or of a .dzi or IIIF info.json.", valueName: "source"))
+    @Argument(
+        help: ArgumentHelp("A pyramid folder, an image file, an http(s) URL of one, or of a .dzi or IIIF info.json.", valueName: "source"))
     var source: String
 
-    @Option(name: .long, help: ArgumentHelp("Where a remote tiled image's tiles, and an animated image's frames, are kept (default: $XDG_CACHE_HOME/fic, or ~/.cache/fic).", valueName: "dir"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Where a remote tiled image's tiles, and an animated image's frames, are kept (default: $XDG_CACHE_HOME/fic, or ~/.cache/fic).",
+            valueName: "dir"))
     var cache: String?
 
     @Option(name: .long, help: ArgumentHelp("Where a throwaway pyramid's unnamed files go (default: $TMPDIR).", valueName: "dir"))
     var workDirectory: String?
 
-    @Option(name: .long, help: ArgumentHelp("Pause after each tile read (for tests: coarse tiles stand in meanwhile).", visibility: .hidden))
+    @Option(
+        name: .long, help: ArgumentHelp("Pause after each tile read (for tests: coarse tiles stand in meanwhile).", visibility: .hidden))
     var tileReadDelayMs = 0
 
-    @Option(name: .long, help: ArgumentHelp("Feed only this many bytes of an image file to the build, then hold (for tests: a half-built pyramid).", visibility: .hidden))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Feed only this many bytes of an image file to the build, then hold (for tests: a half-built pyramid).", visibility: .hidden))
     var buildHoldAfterBytes: Int?
 
     @OptionGroup var viewer: ViewerOptions
@@ -52,7 +61,9 @@ struct ViewPhotoCommand: ParsableCommand {
         if PyramidDownload.isURL(source) {
             if let remote = try openRemote() {
                 let window = try ViewerWindow(title: "fic view photo", width: width, height: height)
-                try ViewerLoop(window: window, mode: RemotePhotoMode(source: remote, width: width, height: height), options: viewer, script: script).run()
+                try ViewerLoop(
+                    window: window, mode: RemotePhotoMode(source: remote, width: width, height: height), options: viewer, script: script
+                ).run()
                 return
             }
             let pyramid = PyramidSource.building(url: source, temporaryFolder: workFolder)
@@ -65,15 +76,22 @@ struct ViewPhotoCommand: ParsableCommand {
             throw CLIError("\(path) does not exist: give a pyramid folder (made by `fic tile`) or an image file")
         }
         if !isDirectory.boolValue,
-           let animation = try PhotoAnimation.open(path: path, cacheFolder: { try cache.map(Paths.absolute) ?? DefaultCache.directory() }, width: width, height: height) {
+            let animation = try PhotoAnimation.open(
+                path: path, cacheFolder: { try cache.map(Paths.absolute) ?? DefaultCache.directory() }, width: width, height: height)
+        {
             defer { animation.close() }
             let window = try ViewerWindow(title: "fic view photo", width: width, height: height)
-            try ViewerLoop(window: window, mode: PhotoAnimationMode(animation: animation, width: width, height: height), options: viewer, script: script).run()
+            try ViewerLoop(
+                window: window, mode: PhotoAnimationMode(animation: animation, width: width, height: height), options: viewer,
+                script: script
+            ).run()
             return
         }
-        let pyramid = isDirectory.boolValue
+        let pyramid =
+            isDirectory.boolValue
             ? try PyramidSource(folder: path)
-            : try PyramidSource.building(imageFile: path, temporaryFolder: workFolder, holdAfterBytes: buildHoldAfterBytes.map { max(0, $0) })
+            : try PyramidSource.building(
+                imageFile: path, temporaryFolder: workFolder, holdAfterBytes: buildHoldAfterBytes.map { max(0, $0) })
         try show(pyramid, width: width, height: height, script: script)
     }
 

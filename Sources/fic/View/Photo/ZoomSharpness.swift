@@ -39,7 +39,7 @@ struct ZoomSharpness {
             "zooms_measured": .int(sorted.count),
             "first_sharp_after_zoom_ms": .doubles(afterZoomMs),
             "first_sharp_after_zoom_max_ms": .double(sorted.last ?? 0),
-            "first_sharp_after_zoom_median_ms": .double(sorted.isEmpty ? 0 : sorted[sorted.count / 2]),
+            "first_sharp_after_zoom_median_ms": .double(sorted.isEmpty ? 0 : sorted[sorted.count / 2])
         ]
     }
 }

@@ -44,7 +44,8 @@ extension SDL {
     static func videoDriver(environment: (String) -> String?, noDisplay: @autoclosure () -> CLIError) throws -> String? {
         func named(_ variable: String) -> Bool { !(environment(variable) ?? "").isEmpty }
         if named("SDL_VIDEODRIVER") { return nil }
-        let wayland = named("WAYLAND_SOCKET")
+        let wayland =
+            named("WAYLAND_SOCKET")
             || named("WAYLAND_DISPLAY") && (environment("WAYLAND_DISPLAY")!.hasPrefix("/") || named("XDG_RUNTIME_DIR"))
         switch (named("DISPLAY"), wayland) {
         case (false, false): throw noDisplay()
@@ -58,10 +59,11 @@ extension SDL {
     /// terminal, where only the viewer's own messages go (swift-log's default handler shows
     /// nothing below info).
     static func routeLogs(of sdl: fic_sdl_functions) {
-        sdl.SDL_LogSetOutputFunction({ _, category, priority, message in
-            let text = message.map { String(cString: $0) } ?? ""
-            sdlLogger.debug("\(text)", metadata: ["category": "\(category)", "priority": "\(priority.rawValue)"])
-        }, nil)
+        sdl.SDL_LogSetOutputFunction(
+            { _, category, priority, message in
+                let text = message.map { String(cString: $0) } ?? ""
+                sdlLogger.debug("\(text)", metadata: ["category": "\(category)", "priority": "\(priority.rawValue)"])
+            }, nil)
     }
 }
 

@@ -41,7 +41,9 @@ final class ViewerWindow {
         // driver is loaded (software GL alone maps ~60 MB), and presenting is one copy.
         _ = sdl.SDL_SetHint(SDL_HINT_FRAMEBUFFER_ACCELERATION, "0")
         guard sdl.SDL_Init(SDL_INIT_VIDEO) == 0 else {
-            throw CLIError("cannot open a window: \(sdl.lastError()); run it on a desktop, or under a virtual display with `xvfb-run -a -s \"-screen 0 \(width)x\(height)x24\" fic view …`")
+            throw CLIError(
+                "cannot open a window: \(sdl.lastError()); run it on a desktop, or under a virtual display with `xvfb-run -a -s \"-screen 0 \(width)x\(height)x24\" fic view …`"
+            )
         }
         // Without a display SDL falls back to drivers that show nothing; use them only when asked.
         let current = sdl.SDL_GetCurrentVideoDriver().map { String(cString: $0) } ?? ""
@@ -49,7 +51,11 @@ final class ViewerWindow {
             sdl.SDL_Quit()
             throw noDisplay
         }
-        guard let window = sdl.SDL_CreateWindow(title, Int32(SDL_WINDOWPOS_CENTERED_MASK), Int32(SDL_WINDOWPOS_CENTERED_MASK), Int32(width), Int32(height), SDL_WINDOW_SHOWN.rawValue) else {
+        guard
+            let window = sdl.SDL_CreateWindow(
+                title, Int32(SDL_WINDOWPOS_CENTERED_MASK), Int32(SDL_WINDOWPOS_CENTERED_MASK), Int32(width), Int32(height),
+                SDL_WINDOW_SHOWN.rawValue)
+        else {
             let message = sdl.lastError()
             sdl.SDL_Quit()
             throw CLIError("cannot create a \(width)×\(height) window: \(message)")
@@ -70,7 +76,9 @@ final class ViewerWindow {
 
     /// Why no window opens where the environment names no display, and how to get one.
     private static func noDisplay(width: Int, height: Int) -> CLIError {
-        CLIError("cannot open a window: there is no display (neither DISPLAY nor WAYLAND_DISPLAY, with the XDG_RUNTIME_DIR its socket is in, is set); run it on a desktop, or under a virtual display with `xvfb-run -a -s \"-screen 0 \(width)x\(height)x24\" fic view …`")
+        CLIError(
+            "cannot open a window: there is no display (neither DISPLAY nor WAYLAND_DISPLAY, with the XDG_RUNTIME_DIR its socket is in, is set); run it on a desktop, or under a virtual display with `xvfb-run -a -s \"-screen 0 \(width)x\(height)x24\" fic view …`"
+        )
     }
 
     deinit {
@@ -80,13 +88,16 @@ final class ViewerWindow {
     }
 
     /// The window's surface, and a shadow surface when the window's format is not 32-bit XRGB.
-    private static func surfaces(of window: OpaquePointer, width: Int, height: Int, _ sdl: fic_sdl_functions) throws -> (UnsafeMutablePointer<SDL_Surface>, UnsafeMutablePointer<SDL_Surface>?) {
+    private static func surfaces(of window: OpaquePointer, width: Int, height: Int, _ sdl: fic_sdl_functions) throws -> (
+        UnsafeMutablePointer<SDL_Surface>, UnsafeMutablePointer<SDL_Surface>?
+    ) {
         guard let surface = sdl.SDL_GetWindowSurface(window) else {
             throw CLIError("the window has no drawable surface: \(sdl.lastError())")
         }
         let format = surface.pointee.format.pointee.format
         if format == SDL_PIXELFORMAT_RGB888.rawValue || format == SDL_PIXELFORMAT_ARGB8888.rawValue,
-           Int(surface.pointee.w) == width, Int(surface.pointee.h) == height {
+            Int(surface.pointee.w) == width, Int(surface.pointee.h) == height
+        {
             return (surface, nil)
         }
         guard let shadow = sdl.SDL_CreateRGBSurfaceWithFormat(0, Int32(width), Int32(height), 32, SDL_PIXELFORMAT_RGB888.rawValue) else {
@@ -97,7 +108,9 @@ final class ViewerWindow {
 
     private static func canvas(over surface: UnsafeMutablePointer<SDL_Surface>) throws -> CairoImageSurface {
         guard let pixels = surface.pointee.pixels else { throw CLIError("the window surface has no pixels") }
-        return try CairoImageSurface(pixels: pixels, width: Int(surface.pointee.w), height: Int(surface.pointee.h), bytesPerRow: Int(surface.pointee.pitch), format: .bgrx32)
+        return try CairoImageSurface(
+            pixels: pixels, width: Int(surface.pointee.w), height: Int(surface.pointee.h), bytesPerRow: Int(surface.pointee.pitch),
+            format: .bgrx32)
     }
 
     /// Hands the frame to the display.

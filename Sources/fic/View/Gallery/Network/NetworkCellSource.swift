@@ -35,7 +35,8 @@ final class NetworkCellSource: CellSource {
         let photoOfCell: @Sendable (Int) -> Int = { lines[$0 % lines.count] }
         self.photoOfCell = photoOfCell
         lanes = content.cache.requestStatistics
-        requests = NetworkRequests(cache: content.cache, format: content.format.name, entities: content.entities, layout: layout, photoOfCell: photoOfCell)
+        requests = NetworkRequests(
+            cache: content.cache, format: content.format.name, entities: content.entities, layout: layout, photoOfCell: photoOfCell)
     }
 
     func image(for index: Int) -> LiveCell? {
@@ -73,7 +74,7 @@ final class NetworkCellSource: CellSource {
             "fast lane \(lanes.queuedFast) queued \(lanes.fetchingFast) running   decoding \(lanes.decoding + lanes.awaitingDecode)",
             "slow lane \(lanes.queuedSlow) queued \(lanes.fetchingSlow) running",
             "requested \(counters.requested) prefetched \(counters.prefetched) demoted \(counters.demoted)",
-            "cancelled \(counters.cancelled) failed \(counters.failed)",
+            "cancelled \(counters.cancelled) failed \(counters.failed)"
         ]
     }
 
@@ -88,7 +89,7 @@ final class NetworkCellSource: CellSource {
             "loaded": .int(counters.loaded), "failed": .int(counters.failed),
             "bytes_downloaded": .int(loaderStats.bytesDownloaded), "downloads": .int(loaderStats.downloads),
             "source_fetches": .int(cache.statistics.sourceFetches),
-            "stored_images": .int(cache.statistics.formats.first { $0.format == format }?.count ?? 0),
+            "stored_images": .int(cache.statistics.formats.first { $0.format == format }?.count ?? 0)
         ]
         if let lastError { network["last_error"] = .string(lastError) }
         return [
@@ -99,9 +100,9 @@ final class NetworkCellSource: CellSource {
                 "promotions": .int(end.promotions), "demotions": .int(end.demotions),
                 "at_end": .object([
                     "fast_queued": .int(end.queuedFast), "fast_running": .int(end.fetchingFast),
-                    "slow_queued": .int(end.queuedSlow), "slow_running": .int(end.fetchingSlow),
-                ]),
-            ]),
+                    "slow_queued": .int(end.queuedSlow), "slow_running": .int(end.fetchingSlow)
+                ])
+            ])
         ]
     }
 

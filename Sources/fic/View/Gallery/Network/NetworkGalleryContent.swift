@@ -25,7 +25,10 @@ final class NetworkGalleryContent {
     let photoOfLine: [Int]
     private let temporaryFolder: String?
 
-    private init(cache: ImageCache, format: ImageFormat, loader: OriginalsLoader, entities: [URLImageEntity], photoOfLine: [Int], temporaryFolder: String?) {
+    private init(
+        cache: ImageCache, format: ImageFormat, loader: OriginalsLoader, entities: [URLImageEntity], photoOfLine: [Int],
+        temporaryFolder: String?
+    ) {
         self.cache = cache
         self.format = format
         self.loader = loader
@@ -43,8 +46,10 @@ final class NetworkGalleryContent {
     ///   - formatName: `thumb` (default), `medium`, or a spec `NAME:WxH[@SCALE][:STYLE]`, for a new
     ///     cache; the name of one of its formats for an existing one.
     ///   - fetchDelay: a wait before each fetch, in milliseconds (tests).
-    static func open(urls: [URL], cacheFolder: String?, originalsFolder: String?, namespace: String, followLinks: Bool,
-                     formatName: String?, fetchDelay: Int) throws -> NetworkGalleryContent {
+    static func open(
+        urls: [URL], cacheFolder: String?, originalsFolder: String?, namespace: String, followLinks: Bool,
+        formatName: String?, fetchDelay: Int
+    ) throws -> NetworkGalleryContent {
         var index: [URL: Int] = [:]
         var entities: [URLImageEntity] = []
         let photoOfLine = urls.map { url -> Int in
@@ -58,12 +63,16 @@ final class NetworkGalleryContent {
         do {
             let directory = cacheFolder.map(Paths.absolute) ?? temporary! + "/cache"
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            let formats = try formats(directory: directory, namespace: namespace, followLinks: followLinks, formatName: formatName, count: entities.count)
-            let originalsPath = originalsFolder.map(Paths.absolute) ?? CacheDescription.originalsPath(directory: directory, namespace: namespace)
+            let formats = try formats(
+                directory: directory, namespace: namespace, followLinks: followLinks, formatName: formatName, count: entities.count)
+            let originalsPath =
+                originalsFolder.map(Paths.absolute) ?? CacheDescription.originalsPath(directory: directory, namespace: namespace)
             guard originalsPath != directory + "/" + namespace else {
-                throw CLIError("--originals must not be the namespace folder \(originalsPath) of the image tables", status: ExitStatus.usage)
+                throw CLIError(
+                    "--originals must not be the namespace folder \(originalsPath) of the image tables", status: ExitStatus.usage)
             }
-            try FileManager.default.createDirectory(atPath: (originalsPath as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                atPath: (originalsPath as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
             let originals: OriginalsCache
             do {
                 originals = try OriginalsCache(directory: originalsPath, maximumBytes: originalsLimit, logger: CacheOpener.quietLogger)
@@ -72,13 +81,15 @@ final class NetworkGalleryContent {
             }
             let loader = OriginalsLoader(originals: originals, logger: CacheOpener.quietLogger)
             let provider: any ImageSourceProvider = fetchDelay > 0 ? DelayedProvider(base: loader, milliseconds: fetchDelay) : loader
-            let cache = try CacheOpener.open(directory: directory, namespace: namespace, formats: formats.all,
-                                             options: TableOpenOptions(followsSymbolicLinkedFolder: followLinks), provider: provider)
+            let cache = try CacheOpener.open(
+                directory: directory, namespace: namespace, formats: formats.all,
+                options: TableOpenOptions(followsSymbolicLinkedFolder: followLinks), provider: provider)
             guard let format = cache.format(named: formats.shown) else {
                 cache.close()
                 throw CLIError("the cache has no format '\(formats.shown)'", status: ExitStatus.usage)
             }
-            return NetworkGalleryContent(cache: cache, format: format, loader: loader, entities: entities, photoOfLine: photoOfLine, temporaryFolder: temporary)
+            return NetworkGalleryContent(
+                cache: cache, format: format, loader: loader, entities: entities, photoOfLine: photoOfLine, temporaryFolder: temporary)
         } catch {
             discard()
             throw error
@@ -88,14 +99,21 @@ final class NetworkGalleryContent {
     /// The formats to open the cache with and the name of the one shown: the stored ones of an
     /// existing cache, else one new format (saved as the cache's description, so that later runs
     /// and `fic get` open it the same way).
-    private static func formats(directory: String, namespace: String, followLinks: Bool, formatName: String?, count: Int) throws -> (all: [ImageFormat], shown: String) {
+    private static func formats(directory: String, namespace: String, followLinks: Bool, formatName: String?, count: Int) throws -> (
+        all: [ImageFormat], shown: String
+    ) {
         if let existing = try CacheDescription.loadIfPresent(directory: directory, namespace: namespace, followLinks: followLinks) {
             let formats = try existing.storedFormats(directory: directory, namespace: namespace)
-            guard let shown = formatName.map({ name in formats.first { $0.name == name } }) ?? formats.first(where: { $0.style != .gray8 }) else {
-                throw CLIError("the cache \(directory)/\(namespace) has no format '\(formatName ?? "")'; it has \(formats.map(\.name).joined(separator: ", "))", status: ExitStatus.usage)
+            guard let shown = formatName.map({ name in formats.first { $0.name == name } }) ?? formats.first(where: { $0.style != .gray8 })
+            else {
+                throw CLIError(
+                    "the cache \(directory)/\(namespace) has no format '\(formatName ?? "")'; it has \(formats.map(\.name).joined(separator: ", "))",
+                    status: ExitStatus.usage)
             }
             guard shown.style != .gray8 else {
-                throw CLIError("format '\(shown.name)' is 8-bit gray, which the viewer cannot draw; choose another with --format", status: ExitStatus.usage)
+                throw CLIError(
+                    "format '\(shown.name)' is 8-bit gray, which the viewer cannot draw; choose another with --format",
+                    status: ExitStatus.usage)
             }
             return (formats, shown.name)
         }
@@ -106,7 +124,8 @@ final class NetworkGalleryContent {
         case DemoFormats.medium: specText = "medium:150x150@2:bgra:max=\(keep)"
         case let text where text.contains(":"): specText = text
         case let other:
-            throw CLIError("--format must be thumb, medium or NAME:WxH[@SCALE][:STYLE] for a new cache, not '\(other)'", status: ExitStatus.usage)
+            throw CLIError(
+                "--format must be thumb, medium or NAME:WxH[@SCALE][:STYLE] for a new cache, not '\(other)'", status: ExitStatus.usage)
         }
         let spec = try FormatSpec(parsing: specText)
         guard spec.style != PixelStyle.gray8.rawValue else {

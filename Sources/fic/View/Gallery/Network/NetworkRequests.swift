@@ -75,7 +75,9 @@ final class NetworkRequests: Sendable {
     private let queue = DispatchQueue(label: "fic view: network requests")
 
     /// Requests for `entities` in `format` of `cache`; cell `i` shows `entities[photoOfCell(i)]`.
-    init(cache: ImageCache, format: String, entities: [URLImageEntity], layout: GalleryLayout, photoOfCell: @escaping @Sendable (Int) -> Int) {
+    init(
+        cache: ImageCache, format: String, entities: [URLImageEntity], layout: GalleryLayout, photoOfCell: @escaping @Sendable (Int) -> Int
+    ) {
         self.cache = cache
         self.format = format
         self.entities = entities
@@ -100,9 +102,10 @@ final class NetworkRequests: Sendable {
     /// The state the frame needs; the failed set only when its version differs from `knownVersion`.
     func snapshot(knownFailedVersion: Int) -> Snapshot {
         book.withLockedValue { b in
-            Snapshot(settled: !b.scheduled && b.callers.isEmpty,
-                     failed: b.failedVersion != knownFailedVersion ? b.failed : nil,
-                     failedVersion: b.failedVersion)
+            Snapshot(
+                settled: !b.scheduled && b.callers.isEmpty,
+                failed: b.failedVersion != knownFailedVersion ? b.failed : nil,
+                failedVersion: b.failedVersion)
         }
     }
 

@@ -52,11 +52,14 @@ final class PhotoAnimation: Sendable {
     /// - Throws: ``CLIError`` when the cache folder cannot be made or opened.
     static func open(path: String, cacheFolder: () throws -> String, width: Int, height: Int) throws -> PhotoAnimation? {
         guard ImageFiles.mayBeAnimated(path), let hashed = try? SourceMemo.readAndHash(path),
-              let info = (try? AnimatedImageDecoder(hashed.bytes))?.info, info.frameCount > 1 else { return nil }
+            let info = (try? AnimatedImageDecoder(hashed.bytes))?.info, info.frameCount > 1
+        else { return nil }
         let scale = min(1, Double(width) / Double(info.width), Double(height) / Double(info.height))
         // Every frame and the record within a quarter of the table, as the family policy requires.
-        let format = try ImageFormat(name: "frames", size: CGSize(width: max(1, (Double(info.width) * scale).rounded()), height: max(1, (Double(info.height) * scale).rounded())),
-                                     scale: 1, style: .bgra32Premultiplied, maximumCount: 4 * (info.frameCount + 1))
+        let format = try ImageFormat(
+            name: "frames",
+            size: CGSize(width: max(1, (Double(info.width) * scale).rounded()), height: max(1, (Double(info.height) * scale).rounded())),
+            scale: 1, style: .bgra32Premultiplied, maximumCount: 4 * (info.frameCount + 1))
         let real = try DefaultCache.realPath(path)
         let entity = FileEntity(entityID: (real as NSString).lastPathComponent, sourceImageID: hashed.hash, url: URL(fileURLWithPath: real))
         var directory = try cacheFolder()
@@ -65,14 +68,16 @@ final class PhotoAnimation: Sendable {
         } catch {
             throw CLIError("cannot make the cache folder \(directory): \(error.localizedDescription)")
         }
-        var cache = try CacheOpener.openUnlessInUse(directory: directory, namespace: DefaultCache.namespace(forResolvedPath: real), formats: [format])
+        var cache = try CacheOpener.openUnlessInUse(
+            directory: directory, namespace: DefaultCache.namespace(forResolvedPath: real), formats: [format])
         let isTemporary = cache == nil
         if cache == nil {
             // Never two writers on one namespace: this window stores the frames for itself.
             directory = try DemoPhotos.outputFolder(nil)
             cache = try CacheOpener.open(directory: directory, namespace: "view", formats: [format])
         }
-        let animation = PhotoAnimation(cache: cache!, entity: entity, format: format, info: info, directory: directory, isTemporary: isTemporary)
+        let animation = PhotoAnimation(
+            cache: cache!, entity: entity, format: format, info: info, directory: directory, isTemporary: isTemporary)
         animation.store(hashed.bytes)
         return animation
     }

@@ -62,15 +62,18 @@ final class PhotoAnimationMode: ViewerMode {
         let scale = min(Double(width) / Double(surface.width), Double(height) / Double(surface.height))
         let w = (Double(surface.width) * scale).rounded(), h = (Double(surface.height) * scale).rounded()
         let x = ((Double(width) - w) / 2).rounded(), y = ((Double(height) - h) / 2).rounded()
-        canvas.draw(surface, source: 0, 0, Double(surface.width), Double(surface.height), into: x, y, w, h,
-                    smooth: w != Double(surface.width), opaque: false)
+        canvas.draw(
+            surface, source: 0, 0, Double(surface.width), Double(surface.height), into: x, y, w, h,
+            smooth: w != Double(surface.width), opaque: false)
     }
 
     func overlayLines() -> [String] {
         let info = animation.info
-        var lines = ["\(animation.entity.entityID): \(info.width)×\(info.height) px, \(info.frameCount) frames, "
-            + (info.loopCount == 0 ? "looping" : "played \(info.loopCount)×"),
-                     "frame \(player.frameIndex.map(String.init) ?? "–") of \(info.frameCount), stored at \(animation.format.pixelSize.width)×\(animation.format.pixelSize.height)   r: replay"]
+        var lines = [
+            "\(animation.entity.entityID): \(info.width)×\(info.height) px, \(info.frameCount) frames, "
+                + (info.loopCount == 0 ? "looping" : "played \(info.loopCount)×"),
+            "frame \(player.frameIndex.map(String.init) ?? "–") of \(info.frameCount), stored at \(animation.format.pixelSize.width)×\(animation.format.pixelSize.height)   r: replay"
+        ]
         switch animation.storing {
         case .running: lines.append("storing the frames …")
         case .failed(let why): lines.append(why)
@@ -91,7 +94,7 @@ final class PhotoAnimationMode: ViewerMode {
             "animation_lookups": .int(player.lookups),
             "animation_frames_changed": .int(framesChanged),
             "cache_directory": .string(animation.directory),
-            "cache_decodes": .int(animation.cache.statistics.sourceDecodes),
+            "cache_decodes": .int(animation.cache.statistics.sourceDecodes)
         ]
         if case .failed(let why) = animation.storing { values["status"] = .string(why) }
         return values

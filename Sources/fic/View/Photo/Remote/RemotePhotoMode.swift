@@ -38,7 +38,8 @@ final class RemotePhotoMode: ViewerMode {
         self.height = height
         grid = TileGrid(source.image.descriptor).trimmedToOneTile
         scheduler = RemoteTileScheduler(image: source.image)
-        viewport = PhotoViewport(imageWidth: source.image.descriptor.width, imageHeight: source.image.descriptor.height, width: width, height: height)
+        viewport = PhotoViewport(
+            imageWidth: source.image.descriptor.width, imageHeight: source.image.descriptor.height, width: width, height: height)
     }
 
     var bindings: WindowEvents.Bindings { .photo(width: Double(width), height: Double(height)) }
@@ -79,8 +80,9 @@ final class RemotePhotoMode: ViewerMode {
             if let tile = resident[key] {
                 hits += 1
                 let (x, y) = overlapOffset(key)
-                canvas.draw(tile, source: x, y, Double(cell.width), Double(cell.height),
-                            into: left, top, right - left, bottom - top, smooth: !exact, opaque: false)
+                canvas.draw(
+                    tile, source: x, y, Double(cell.width), Double(cell.height),
+                    into: left, top, right - left, bottom - top, smooth: !exact, opaque: false)
                 continue
             }
             missing += 1
@@ -92,11 +94,12 @@ final class RemotePhotoMode: ViewerMode {
                 guard let tile = resident[ancestor] else { continue }
                 let shrink = Double(1 << (coarser - level))
                 let (x, y) = overlapOffset(ancestor)
-                canvas.draw(tile,
-                            source: Double(key.column) * tileWidth / shrink - Double(ancestor.column) * tileWidth + x,
-                            Double(key.row) * tileHeight / shrink - Double(ancestor.row) * tileHeight + y,
-                            Double(cell.width) / shrink, Double(cell.height) / shrink,
-                            into: left, top, right - left, bottom - top, smooth: true, opaque: false)
+                canvas.draw(
+                    tile,
+                    source: Double(key.column) * tileWidth / shrink - Double(ancestor.column) * tileWidth + x,
+                    Double(key.row) * tileHeight / shrink - Double(ancestor.row) * tileHeight + y,
+                    Double(cell.width) / shrink, Double(cell.height) / shrink,
+                    into: left, top, right - left, bottom - top, smooth: true, opaque: false)
                 break
             }
         }
@@ -121,11 +124,13 @@ final class RemotePhotoMode: ViewerMode {
         }
         for key in plan.keep where resident[key] == nil {
             guard let image = source.image.cachedTile(level: key.level, column: key.column, row: key.row),
-                  let size = source.image.tileSize(level: key.level, column: key.column, row: key.row) else { continue }
+                let size = source.image.tileSize(level: key.level, column: key.column, row: key.row)
+            else { continue }
             // A surface of the tile's own size (not the slot's), so that smoothing at the image's
             // edges repeats the last pixels instead of reading the slot's unused ones.
-            resident[key] = try? CairoImageSurface(pixels: UnsafeMutableRawPointer(mutating: image.baseAddress), width: size.width, height: size.height,
-                                                   bytesPerRow: image.bytesPerRow, format: image.style, owner: image)
+            resident[key] = try? CairoImageSurface(
+                pixels: UnsafeMutableRawPointer(mutating: image.baseAddress), width: size.width, height: size.height,
+                bytesPerRow: image.bytesPerRow, format: image.style, owner: image)
         }
     }
 
@@ -138,7 +143,7 @@ final class RemotePhotoMode: ViewerMode {
             "tiles: \(plan?.visible.count ?? 0) visible, \(missingLastFrame) still coarse; \(resident.count) drawn from the table",
             "fetched \(n.fetches), decoded \(n.decodes); fast \(f.requested), slow \(f.prefetched), demoted \(f.demoted), cancelled \(f.cancelled)"
                 + sharpness.overlayText,
-            "drag: pan  wheel: zoom  0: fit  1: 1:1",
+            "drag: pan  wheel: zoom  0: fit  1: 1:1"
         ]
         if let failure = f.firstFailure { lines.append("\(f.failed) tiles failed: \(failure)") }
         return lines
@@ -174,7 +179,7 @@ final class RemotePhotoMode: ViewerMode {
             "tiles_unreadable": .int(f.failed),
             "frames_not_sharp": .int(framesNotSharp),
             "hits": .int(hits),
-            "misses": .int(misses),
+            "misses": .int(misses)
         ].merging(sharpness.statistics) { $1 }
     }
 

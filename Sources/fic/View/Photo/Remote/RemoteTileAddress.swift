@@ -20,7 +20,8 @@ enum RemoteTileAddress {
     /// What the http(s) URL `text` names, by its path alone (nothing is fetched).
     static func classify(_ text: String) -> Kind {
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
-              url.host?.isEmpty == false else { return .imageFile }
+            url.host?.isEmpty == false
+        else { return .imageFile }
         let last = url.lastPathComponent.lowercased()
         if last.hasSuffix(".dzi") || last == "info.json" { return .descriptor(url) }
         let pathExtension = (last as NSString).pathExtension
