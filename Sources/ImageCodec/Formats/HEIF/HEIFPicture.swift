@@ -103,15 +103,22 @@ final class HEIFPicture {
         heifLibrary.heif_image_release(image)
     }
 
-    /// The warnings libheif attached to `image`.
+    /// The warnings libheif attached to `image`, fetched one at a time: libheif 1.15 writes each
+    /// warning's message into one buffer of the image, so that a message's pointer is valid only
+    /// until the next is fetched (fetched together, all but the last pointed at freed memory:
+    /// a fuzzer's AVIF with two warnings read one after it was freed).
     private static func warnings(of image: OpaquePointer) -> [String] {
         let count = min(Int(heifLibrary.heif_image_get_decoding_warnings(image, 0, nil, 0)), 32)
-        guard count > 0 else { return [] }
-        var found = [heif_error](repeating: heif_error(), count: count)
-        let filled = Int(heifLibrary.heif_image_get_decoding_warnings(image, 0, &found, Int32(count)))
-        return found.prefix(max(0, min(filled, count))).map { warning in
-            "libheif: " + (warning.message.map { String(cString: $0) } ?? "warning \(warning.code.rawValue)/\(warning.subcode.rawValue)")
+        var found: [String] = []
+        for index in 0..<max(0, count) {
+            var warning = heif_error()
+            guard heifLibrary.heif_image_get_decoding_warnings(image, Int32(index), &warning, 1) == 1 else { break }
+            // Copied before the next call reuses the buffer.
+            found.append(
+                "libheif: "
+                    + (warning.message.map { String(cString: $0) } ?? "warning \(warning.code.rawValue)/\(warning.subcode.rawValue)"))
         }
+        return found
     }
 
     /// Whether samples reach the pipeline 16 bits wide: when any plane is deeper than 8 bits.
