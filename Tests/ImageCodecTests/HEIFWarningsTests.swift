@@ -3,10 +3,11 @@ import Foundation
 @testable import ImageCodec
 import Testing
 
-/// The warnings libheif attaches to a decoded image, each read whole: libheif 1.15 writes every
-/// warning's message into one buffer of the image, so that fetched together all but the last
-/// pointed at freed memory (found by the `decode` fuzz target; under Address Sanitizer a
-/// heap-use-after-free, without it a warning of garbage).
+/// The warnings libheif attaches to a decoded image, read without touching freed memory:
+/// libheif 1.15 composes every warning's message in one buffer of the image, so that fetched
+/// together all but the last pointed at freed memory (found by the `decode` fuzz target; under
+/// Address Sanitizer a heap-use-after-free, without it a warning of garbage), and it writes every
+/// warning after the first asked for, whatever room it is given.
 @Suite struct HEIFWarningsTests {
     /// The fuzzer's input: an AVIF of 1,752 bytes whose decode carries several warnings (its
     /// `nclx` code points unknown to libheif), kept as found.

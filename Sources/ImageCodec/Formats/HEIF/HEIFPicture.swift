@@ -103,22 +103,23 @@ final class HEIFPicture {
         heifLibrary.heif_image_release(image)
     }
 
-    /// The warnings libheif attached to `image`, fetched one at a time: libheif 1.15 writes each
-    /// warning's message into one buffer of the image, so that a message's pointer is valid only
-    /// until the next is fetched (fetched together, all but the last pointed at freed memory:
-    /// a fuzzer's AVIF with two warnings read one after it was freed).
+    /// The warnings libheif attached to `image` (the last 32). libheif 1.15 writes every warning
+    /// from the first one asked for to the last, whatever room it is given, and composes each
+    /// message in one buffer of the image: once the call returns, only the last message written is
+    /// valid; the others' pointers point at text written over or freed (a fuzzer's AVIF with three
+    /// warnings read freed memory; asked for one at a time, libheif overran the one entry given).
+    /// So the room is the whole remainder, only the last message is read, and the others are
+    /// named by their codes.
     private static func warnings(of image: OpaquePointer) -> [String] {
-        let count = min(Int(heifLibrary.heif_image_get_decoding_warnings(image, 0, nil, 0)), 32)
-        var found: [String] = []
-        for index in 0..<max(0, count) {
-            var warning = heif_error()
-            guard heifLibrary.heif_image_get_decoding_warnings(image, Int32(index), &warning, 1) == 1 else { break }
-            // Copied before the next call reuses the buffer.
-            found.append(
-                "libheif: "
-                    + (warning.message.map { String(cString: $0) } ?? "warning \(warning.code.rawValue)/\(warning.subcode.rawValue)"))
-        }
-        return found
+        let total = Int(heifLibrary.heif_image_get_decoding_warnings(image, 0, nil, 0))
+        guard total > 0 else { return [] }
+        let first = max(0, total - 32)
+        var entries = [heif_error](repeating: heif_error(), count: total - first)
+        let written = Int(heifLibrary.heif_image_get_decoding_warnings(image, Int32(first), &entries, Int32(entries.count)))
+        guard written > 0, written <= entries.count else { return [] }
+        let codes = entries[0..<written].map { "libheif: warning \($0.code.rawValue)/\($0.subcode.rawValue)" }
+        let last = entries[written - 1].message.map { "libheif: " + String(cString: $0) } ?? codes[written - 1]
+        return Array(codes.dropLast()) + [last]
     }
 
     /// Whether samples reach the pipeline 16 bits wide: when any plane is deeper than 8 bits.
