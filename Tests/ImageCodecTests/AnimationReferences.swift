@@ -30,20 +30,24 @@ enum AnimationFiles {
     static func reference(_ bytes: [UInt8], in folder: String) throws -> (frames: [DecodedImage], durations: [Double], loop: Int?) {
         let pillow = try PillowFrames(bytes, in: folder)
         let (width, height) = (pillow.width, pillow.height)
-        let frames = pillow.frames.map { raw in
-            let image = DecodedImage(
-                width: width, height: height, pixelFormat: .bgra32Premultiplied,
-                source: ImageInfo(format: .png, width: width, height: height, hasAlpha: true), isOrientationApplied: true)
-            for y in 0..<height {
-                let row = (image.baseAddress + y * image.bytesPerRow).assumingMemoryBound(to: UInt32.self)
-                for x in 0..<width {
-                    let p = (y * width + x) * 4
-                    row[x] = SamplePipeline.pixel(UInt32(raw[p]), UInt32(raw[p + 1]), UInt32(raw[p + 2]), UInt32(raw[p + 3]))
-                }
-            }
-            return image
-        }
+        let frames = pillow.frames.map { image(rgba: $0, width: width, height: height) }
         return (frames, pillow.durations, pillow.loop)
+    }
+
+    /// Straight RGBA pixels, rows packed (a reference's frame: Pillow's or Chromium's), as the
+    /// package's pixels are: premultiplied BGRA.
+    static func image(rgba raw: [UInt8], width: Int, height: Int) -> DecodedImage {
+        let image = DecodedImage(
+            width: width, height: height, pixelFormat: .bgra32Premultiplied,
+            source: ImageInfo(format: .png, width: width, height: height, hasAlpha: true), isOrientationApplied: true)
+        for y in 0..<height {
+            let row = (image.baseAddress + y * image.bytesPerRow).assumingMemoryBound(to: UInt32.self)
+            for x in 0..<width {
+                let p = (y * width + x) * 4
+                row[x] = SamplePipeline.pixel(UInt32(raw[p]), UInt32(raw[p + 1]), UInt32(raw[p + 2]), UInt32(raw[p + 3]))
+            }
+        }
+        return image
     }
 
     /// Every frame the package decodes of `bytes`, and its info.

@@ -14,19 +14,7 @@ import Testing
 struct BrowserAnimationTests {
     /// Chromium's frame as the package's pixels are: premultiplied BGRA.
     static func image(_ frame: BrowserFrames.Frame) -> DecodedImage {
-        let image = DecodedImage(
-            width: frame.width, height: frame.height, pixelFormat: .bgra32Premultiplied,
-            source: ImageInfo(format: .png, width: frame.width, height: frame.height, hasAlpha: true), isOrientationApplied: true)
-        frame.rgba.withUnsafeBufferPointer { raw in
-            for y in 0..<frame.height {
-                let row = (image.baseAddress + y * image.bytesPerRow).assumingMemoryBound(to: UInt32.self)
-                for x in 0..<frame.width {
-                    let p = (y * frame.width + x) * 4
-                    row[x] = SamplePipeline.pixel(UInt32(raw[p]), UInt32(raw[p + 1]), UInt32(raw[p + 2]), UInt32(raw[p + 3]))
-                }
-            }
-        }
-        return image
+        AnimationFiles.image(rgba: frame.rgba, width: frame.width, height: frame.height)
     }
 
     /// Expects the package's frames of `bytes` to be Chromium's: as many, each at least `floor` dB.
