@@ -40,11 +40,7 @@ package struct BootIdentifier: Hashable, Sendable, CustomStringConvertible {
 
     /// Reads a boot identifier from a file holding it as text.
     package static func read(path: String) -> BootIdentifier? {
-        guard let fd = try? FileDescriptor.open(atPath: path, .readOnly) else { return nil }
-        defer { fd.closeQuietly() }
-        var buffer = [UInt8](repeating: 0, count: 64)
-        guard let count = try? buffer.withUnsafeMutableBytes({ try fd.readAll(into: $0, path: path) }) else { return nil }
-        return BootIdentifier(text: String(decoding: buffer[0..<count], as: UTF8.self))
+        FileDescriptor.smallText(atPath: path, limit: 64).flatMap(BootIdentifier.init(text:))
     }
 
     package var description: String {

@@ -61,6 +61,16 @@ extension FileDescriptor {
         return FileDescriptor(rawValue: raw)
     }
 
+    /// The text of a small system file (`/proc`, `/sys`), at most `limit` bytes of it; nil when it
+    /// cannot be opened or read.
+    package static func smallText(atPath path: String, limit: Int) -> String? {
+        guard let fd = try? open(atPath: path, .readOnly) else { return nil }
+        defer { fd.closeQuietly() }
+        var buffer = [UInt8](repeating: 0, count: max(limit, 0))
+        guard let count = try? buffer.withUnsafeMutableBytes({ try fd.readAll(into: $0, path: path) }) else { return nil }
+        return String(decoding: buffer[0..<count], as: UTF8.self)
+    }
+
     /// A new, empty file that lives in memory only (`memfd_create`), named `name` for
     /// `/proc/PID/fd` listings: for state a process keeps to itself with the same code that would
     /// share it through a file on the disk.

@@ -1,3 +1,4 @@
+import FICCore
 import Glibc
 
 #if HEIF
@@ -34,7 +35,7 @@ final class HEIFFile {
 
     /// Grid tiles decoded at once: one per processor (libheif parallelises only grids, which is
     /// how phones store their photos: 512 × 512 tiles).
-    static let decodingThreads = max(1, min(8, sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+    static let decodingThreads = min(8, MachineResources.processorCount)
 
     /// Opens `bytes`, refusing any image side over what `maximumPixelCount` allows (an image
     /// wider than the pixel limit is over it whatever its height) as libheif parses each `ispe`.
