@@ -35,7 +35,7 @@ struct ParallelIngestTests {
 
     @Test("--jobs and --memory are checked")
     func badOptionsAreUsageErrors() throws {
-        for arguments in [["--jobs", "0"], ["--jobs", "100000"], ["--memory", "0"]] {
+        for arguments in [["--jobs", "0"], ["--jobs", "100000"], ["--memory", "0"], ["--memory", "200", "--low-memory"]] {
             let run = try Fic.run(["ingest", Fic.testdata + "/photos", "--cache", "/tmp/unused"] + arguments + Self.formats)
             #expect(run.status == 2, "\(arguments): \(run.stderr)")
         }

@@ -140,6 +140,15 @@ import Testing
 
 /// The budget shared by decodes in flight.
 @Suite struct DecodeMemoryBudgetTests {
+    @Test func theDefaultIsAShareOfTheMachineBetweenTheSmallSettingAndTwoGiB() {
+        #expect(DecodeMemoryBudget.smallMemoryCapacity == 96 << 20)
+        #expect(DecodeMemoryBudget.defaultCapacity(memoryBytes: 512 << 20) == 96 << 20, "a small machine keeps the small setting")
+        #expect(DecodeMemoryBudget.defaultCapacity(memoryBytes: 8 << 30) == 512 << 20)
+        #expect(DecodeMemoryBudget.defaultCapacity(memoryBytes: 256 << 30) == 2 << 30)
+        #expect(DecodeMemoryBudget().capacity == DecodeMemoryBudget.defaultCapacity)
+        #expect(DecodeMemoryBudget().capacity >= DecodeMemoryBudget.smallMemoryCapacity)
+    }
+
     @Test func grantsInOrderAndWaitsWhileSpent() async throws {
         let budget = DecodeMemoryBudget(capacity: 100)
         let a = try await budget.reserve(60)

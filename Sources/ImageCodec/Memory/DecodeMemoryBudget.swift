@@ -21,6 +21,29 @@ public final class DecodeMemoryBudget: Sendable {
 
     private let queue: WaiterQueue<Line, State>
 
+    /// The small-memory setting, 96 MiB: large photos are decoded one at a time, and an ingest of
+    /// thousands of large JPEGs or HEICs stays under 150 MB of peak resident memory (measured in
+    /// `fic-bench ingest` and `fic-bench formats`; an AVIF decode through libheif needs more). For
+    /// small machines and containers, or a process that does much else.
+    public static let smallMemoryCapacity = 96 << 20
+
+    /// The default capacity on this machine: a sixteenth of the memory the process may use (the
+    /// physical memory, or its container's limit when lower), between ``smallMemoryCapacity`` and
+    /// 2 GiB. On a machine with a few GiB or more, that lets as many large decodes run at once as
+    /// there are cores: HEIC and AVIF decoders work on one core per image, so a budget for one
+    /// decode leaves the others idle.
+    public static var defaultCapacity: Int { defaultCapacity(memoryBytes: MachineResources.memoryBytes) }
+
+    /// The default capacity for a process that may use `memoryBytes`.
+    public static func defaultCapacity(memoryBytes: Int) -> Int {
+        min(max(memoryBytes / 16, smallMemoryCapacity), 2 << 30)
+    }
+
+    /// A budget of ``defaultCapacity`` bytes.
+    public convenience init() {
+        self.init(capacity: Self.defaultCapacity)
+    }
+
     /// A budget of `capacity` bytes (at least 1).
     public init(capacity: Int) {
         let capacity = max(capacity, 1)

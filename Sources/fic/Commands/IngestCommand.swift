@@ -20,8 +20,11 @@ struct IngestCommand: AsyncParsableCommand {
             --jobs files are decoded at a time (default: one per core). Before a file is read, \
             what decoding it needs is estimated from its header (a progressive JPEG needs all its \
             coefficients: ~44 MB at 5120×2880), and the decodes in flight share one budget of \
-            --memory MiB, so memory stays flat however many files there are. Results are \
-            reported in the order of the files.
+            --memory MiB, so memory stays flat however many files there are. The default budget \
+            is a sixteenth of the memory the machine (or its container) gives the process, 96 MiB \
+            to 2 GiB, enough to keep every core decoding; --low-memory keeps 96 MiB, one large \
+            photo at a time (an ingest of large JPEGs or HEICs then peaks under 150 MB). \
+            Results are reported in the order of the files.
 
             Without --cache, the images go to the folder's own namespace in the default cache \
             folder ($XDG_CACHE_HOME/fic, or ~/.cache/fic), the one `fic view gallery --photos DIR` \
@@ -80,9 +83,14 @@ struct IngestCommand: AsyncParsableCommand {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "The memory the decodes in flight may use together, in MiB (default 96). A file that needs more is decoded alone.",
+            "The memory the decodes in flight may use together, in MiB (default: a sixteenth of the machine's memory, 96 to 2048). A file that needs more is decoded alone.",
             valueName: "mib"))
-    var memory: Int = 96
+    var memory: Int?
+
+    @Flag(
+        name: .long,
+        help: "Decode with 96 MiB: one large photo at a time, less memory, slower for HEIC and AVIF on several cores.")
+    var lowMemory = false
 
     @Option(
         name: .long,
@@ -108,10 +116,16 @@ struct IngestCommand: AsyncParsableCommand {
         if Set(names).count != names.count { throw ValidationError("two --format options have the same name") }
         if let family { try CacheOptions.validateName(family, what: "--family") }
         if let jobs, jobs < 1 || jobs > 256 { throw ValidationError("--jobs must be between 1 and 256, not \(jobs)") }
-        if memory < 1 || memory > 1 << 20 { throw ValidationError("--memory must be between 1 and 1048576 MiB, not \(memory)") }
+        if let memory, memory < 1 || memory > 1 << 20 { throw ValidationError("--memory must be between 1 and 1048576 MiB, not \(memory)") }
+        if memory != nil && lowMemory { throw ValidationError("give --memory or --low-memory, not both") }
         if let cacheLimit, !(cacheLimit > 0 && cacheLimit <= Double(1 << 30)) {
             throw ValidationError("--cache-limit must be a positive number of MiB, at most 1073741824, not \(cacheLimit)")
         }
+    }
+
+    /// The bytes of the decode budget.
+    var memoryBytes: Int {
+        memory.map { $0 << 20 } ?? (lowMemory ? DecodeMemoryBudget.smallMemoryCapacity : DecodeMemoryBudget.defaultCapacity)
     }
 
     /// The number of decodes at a time.
@@ -160,7 +174,7 @@ struct IngestCommand: AsyncParsableCommand {
         let remembers = photoFolder != nil && stored.photos == photoFolder
         var memo = remembers ? SourceMemo.load(directory: directory, namespace: namespace, followLinks: location.followLinks) : SourceMemo()
         let viewerFormats = DemoFormats.isViewerDescription(description)
-        let ingester = Ingester(cache: cache, budget: DecodeMemoryBudget(capacity: memory << 20)) { id, hash, url -> any ImageEntity in
+        let ingester = Ingester(cache: cache, budget: DecodeMemoryBudget(capacity: memoryBytes)) { id, hash, url -> any ImageEntity in
             // Drawn as the viewer draws them, when they are the viewer's formats.
             viewerFormats ? DemoPhoto(entityID: id, sourceImageID: hash, url: url) : FileEntity(entityID: id, sourceImageID: hash, url: url)
         }
