@@ -36,8 +36,12 @@ public struct BenchmarkOptions: Sendable {
     /// ingest and formats: `fic ingest --jobs`.
     public var jobs: Int?
 
+    /// formats: only these kinds of input, and only their ingest (nil: everything).
+    public var kinds: [String]?
+
     /// Options as given.
-    public init(photos: String? = nil, count: Int? = nil, memoryRunCount: Int? = nil, jobs: Int? = nil) {
+    public init(photos: String? = nil, count: Int? = nil, memoryRunCount: Int? = nil, jobs: Int? = nil, kinds: [String]? = nil) {
+        self.kinds = kinds
         self.photos = photos
         self.count = count
         self.memoryRunCount = memoryRunCount

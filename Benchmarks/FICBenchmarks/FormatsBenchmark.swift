@@ -30,8 +30,13 @@ public struct FormatsBenchmarkResult: Codable, Sendable {
         public var vipsPeakRSSBytes: Int?
     }
 
-    /// `fic ingest` against `vipsthumbnail`, one entry per format.
+    /// `fic ingest` (its default memory budget) against `vipsthumbnail`, one entry per format.
     public var ingest: [IngestFormatResult]
+    /// HEIC and AVIF again with the small-memory setting (`--memory 96`); the vipsthumbnail
+    /// figures are those of the same files in ``ingest``.
+    public var smallMemoryIngest: [IngestFormatResult]
+    /// The decoders alone on the same HEIC and AVIF files.
+    public var decoderFloors: [DecoderFloor]
     /// Ingest of ProPhoto-tagged JPEGs against the same JPEGs untagged.
     public var taggedIngest: TaggedComparison?
     /// The 18000² pyramid of a ProPhoto-tagged JPEG against the same JPEG untagged.
@@ -54,7 +59,9 @@ public struct FormatsBenchmarkResult: Codable, Sendable {
 public enum FormatsBenchmark {
     /// The targets, by name.
     public static let targets: [(name: String, text: String)] = [
-        ("ingest_over_vips_ge_2", "fic ingest / vipsthumbnail ≥ 2 for HEIC, AVIF, JPEG XL, TIFF and GIF"),
+        ("ingest_over_vips_ge_2", "fic ingest / vipsthumbnail ≥ 2 for JPEG XL, TIFF and GIF"),
+        ("heic_avif_default_ge_1_8", "HEIC and AVIF, default memory budget: fic ingest / vipsthumbnail ≥ 1.8"),
+        ("heic_avif_small_memory", "HEIC and AVIF, --memory 96: fic ingest / vipsthumbnail ≥ 1.0 and peak RSS < 150 MB"),
         ("tagged_ingest_le_1_1", "JPEG ingest, ProPhoto-tagged / untagged ≤ 1.1"),
         ("tagged_pyramid_le_1_3", "18000² pyramid, ProPhoto-tagged / untagged ≤ 1.3"),
         ("bigtiff_faster_than_vips", "tiled BigTIFF → pyramid faster than vips tiffsave --tile --pyramid"),
@@ -78,19 +85,38 @@ public enum FormatsBenchmark {
         let vipsthumbnail = Executables.find("vipsthumbnail")
 
         // 1. Each new format against vipsthumbnail.
-        var ingest: [IngestFormatResult] = []
+        // HEIC and AVIF spend ~90 % in one-core decoders: they run again with the small-memory
+        // setting (one decode at a time), and the decoders' own tools run on the same files.
+        var ingest: [IngestFormatResult] = [], smallMemoryIngest: [IngestFormatResult] = [], floors: [DecoderFloor] = []
         var heicOriginals: [String] = []
-        for kind in LargePhotoSet.Kind.formatKinds {
+        let kinds = LargePhotoSet.Kind.formatKinds.filter { options.kinds?.contains($0.rawValue) ?? true }
+        if let unknown = options.kinds?.subtracting(kinds.map(\.rawValue)), !unknown.isEmpty {
+            throw BenchmarkError(
+                "no kind of input named \(unknown.sorted().joined(separator: ", ")); the kinds are \(LargePhotoSet.Kind.formatKinds.map(\.rawValue).joined(separator: ", "))"
+            )
+        }
+        for kind in kinds {
             do {
                 let originals = try LargePhotoSet.originals(
                     kind, distinct: options.distinct, testdata: testdata, folder: generated, log: log)
                 if kind == .heic { heicOriginals = originals }
                 let files = try LargePhotoSet.linkFolder(
                     (root as NSString).appendingPathComponent("input-\(kind.rawValue)"), count: options.count, originals: originals)
-                ingest.append(
-                    try IngestBenchmark.compare(
-                        kind: kind.rawValue, files: files, fic: fic, vipsthumbnail: vipsthumbnail, jobs: jobs, options: options, root: root,
-                        log: log))
+                let result = try IngestBenchmark.compare(
+                    kind: kind.rawValue, files: files, fic: fic, vipsthumbnail: vipsthumbnail, jobs: jobs, options: options, memory: nil,
+                    root: root, log: log)
+                ingest.append(result)
+                guard DecoderFloor.tool(for: kind.rawValue) != nil else { continue }
+                var small = try IngestBenchmark.compare(
+                    kind: kind.rawValue, files: files, fic: fic, vipsthumbnail: nil, jobs: jobs, options: options,
+                    memory: options.memoryBudgetMiB, root: root, log: log)
+                small.takeVips(from: result)
+                smallMemoryIngest.append(small)
+                if let floor = try DecoderFloor.measure(
+                    kind: kind.rawValue, files: files, jobs: jobs, runs: options.runs, root: root, log: log)
+                {
+                    floors.append(floor)
+                }
             } catch {
                 notes.append("\(kind.rawValue): skipped: \(error)")
                 log("  \(kind.rawValue): skipped: \(error)")
@@ -98,8 +124,10 @@ public enum FormatsBenchmark {
         }
 
         // 2. What a profile costs an ingest: the same JPEGs, with and without a ProPhoto profile.
+        let everything = options.kinds == nil
+        if !everything { notes.append("only the ingest of \(kinds.map(\.rawValue).joined(separator: ", ")) was measured (--kinds)") }
         var taggedIngest: FormatsBenchmarkResult.TaggedComparison?
-        if let profile = FileManager.default.contents(atPath: proPhotoProfile).map([UInt8].init) {
+        if everything, let profile = FileManager.default.contents(atPath: proPhotoProfile).map([UInt8].init) {
             let plain = try LargePhotoSet.originals(
                 .jpegBaseline, distinct: options.distinct, testdata: testdata, folder: generated, log: log)
             let tagged = try plain.map { path -> String in
@@ -135,7 +163,7 @@ public enum FormatsBenchmark {
 
         // 3. What a profile costs an 18000² pyramid: the same JPEG bytes with a ProPhoto APP2.
         var taggedPyramid: FormatsBenchmarkResult.TaggedComparison?
-        if let profile = FileManager.default.contents(atPath: proPhotoProfile).map([UInt8].init) {
+        if everything, let profile = FileManager.default.contents(atPath: proPhotoProfile).map([UInt8].init) {
             let side = TilesBenchmark.side
             let baseline = workDirectory + "/tiles-\(side)-baseline.jpg", progressive = workDirectory + "/tiles-\(side)-progressive.jpg"
             if !FileManager.default.fileExists(atPath: baseline) || !FileManager.default.fileExists(atPath: progressive) {
@@ -165,7 +193,7 @@ public enum FormatsBenchmark {
 
         // 4. A 24000 × 16000 tiled BigTIFF into a pyramid, against libvips.
         var bigTIFF: FormatsBenchmarkResult.BigTIFFComparison?
-        if let vips = Executables.find("vips") {
+        if everything, let vips = Executables.find("vips") {
             do {
                 bigTIFF = try bigTIFFPyramid(fic: fic, vips: vips, testdata: testdata, root: root, log: log)
             } catch {
@@ -175,7 +203,7 @@ public enum FormatsBenchmark {
 
         // 5. Memory over many HEICs.
         var heicMany: MeasuredRun?, heicFew: MeasuredRun?
-        if !heicOriginals.isEmpty, heicMemoryCount > 0 {
+        if everything, !heicOriginals.isEmpty, heicMemoryCount > 0 {
             let few = try LargePhotoSet.linkFolder(
                 (root as NSString).appendingPathComponent("heic-few"), count: min(options.count, heicMemoryCount), originals: heicOriginals)
             let many = try LargePhotoSet.linkFolder(
@@ -192,8 +220,14 @@ public enum FormatsBenchmark {
         }
 
         var met: [String: Bool] = [:]
-        let ratios = ingest.compactMap(\.ficOverVips)
-        if ratios.count == LargePhotoSet.Kind.formatKinds.count { met["ingest_over_vips_ge_2"] = ratios.allSatisfy { $0 >= 2 } }
+        let heifKinds: Set<String> = ["heic", "avif"]
+        let others = ingest.filter { !heifKinds.contains($0.kind) }.compactMap(\.ficOverVips)
+        if others.count == kinds.count { met["ingest_over_vips_ge_2"] = others.allSatisfy { $0 >= 2 } }
+        let heif = ingest.filter { heifKinds.contains($0.kind) }.compactMap(\.ficOverVips)
+        if heif.count == heifKinds.count { met["heic_avif_default_ge_1_8"] = heif.allSatisfy { $0 >= 1.8 } }
+        if smallMemoryIngest.count == heifKinds.count, smallMemoryIngest.allSatisfy({ $0.ficOverVips != nil }) {
+            met["heic_avif_small_memory"] = smallMemoryIngest.allSatisfy { $0.ficOverVips! >= 1 && $0.ficPeakRSSBytes < 150_000_000 }
+        }
         if let taggedIngest { met["tagged_ingest_le_1_1"] = taggedIngest.ratio <= 1.1 }
         if let taggedPyramid { met["tagged_pyramid_le_1_3"] = taggedPyramid.ratio <= 1.3 }
         if let bigTIFF {
@@ -211,7 +245,8 @@ public enum FormatsBenchmark {
             "the tagged inputs carry colord's ProPhoto RGB profile in APP2 markers inserted into the very same JPEG bytes: only the colour conversion differs"
         )
         return FormatsBenchmarkResult(
-            ingest: ingest, taggedIngest: taggedIngest, taggedPyramid: taggedPyramid, bigTIFF: bigTIFF,
+            ingest: ingest, smallMemoryIngest: smallMemoryIngest, decoderFloors: floors, taggedIngest: taggedIngest,
+            taggedPyramid: taggedPyramid, bigTIFF: bigTIFF,
             heicManyFiles: heicMany == nil ? nil : heicMemoryCount, heicManyPeakRSSBytes: heicMany?.peakRSSBytes,
             heicFewPeakRSSBytes: heicFew?.peakRSSBytes,
             targetsMet: met, notes: notes)

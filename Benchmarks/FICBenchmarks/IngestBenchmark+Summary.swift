@@ -25,7 +25,8 @@ extension IngestBenchmark: Benchmark {
     public static func summary(of r: IngestBenchmarkResult) -> [String] {
         var table = SummaryTable()
         table.line(
-            "\n  fic ingest --jobs \(r.jobs) --memory \(r.memoryBudgetMiB) into \(r.formats.joined(separator: ", ")); inputs: \(r.inputs)")
+            "\n  fic ingest --jobs \(r.jobs) (memory runs: --memory \(r.memoryBudgetMiB)) into \(r.formats.joined(separator: ", ")); inputs: \(r.inputs)"
+        )
         table.row("figure", "value", "target", nil)
         for f in r.results {
             table.line("  \(f.kind): \(f.files) files, \(BenchKit.mebibytes(f.inputBytes))")

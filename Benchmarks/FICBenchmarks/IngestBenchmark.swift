@@ -34,6 +34,16 @@ public struct IngestFormatResult: Codable, Sendable {
     /// the figure that survives a busy machine, where wall-clock rates do not.
     public var cpuRatio: Double?
 
+    /// The `vipsthumbnail` figures of `other`, a run of the same files, and the ratios to them.
+    mutating func takeVips(from other: IngestFormatResult) {
+        vipsPhotosPerSecond = other.vipsPhotosPerSecond
+        vipsSeconds = other.vipsSeconds
+        vipsCPUMillisecondsPerPhoto = other.vipsCPUMillisecondsPerPhoto
+        vipsPeakRSSBytes = other.vipsPeakRSSBytes
+        ficOverVips = vipsPhotosPerSecond.map { ficPhotosPerSecond / $0 }
+        cpuRatio = vipsCPUMillisecondsPerPhoto.map { $0 / ficCPUMillisecondsPerPhoto }
+    }
+
     enum CodingKeys: String, CodingKey {
         case kind, files
         case inputBytes = "input_bytes"
@@ -56,7 +66,8 @@ public struct IngestBenchmarkResult: Codable, Sendable {
     public var formats: [String]
     /// The decodes `fic ingest` ran at a time.
     public var jobs: Int
-    /// Its memory budget for decodes in flight, in MiB.
+    /// The memory budget for decodes in flight of the memory runs, in MiB (the timed runs take
+    /// `fic ingest`'s default).
     public var memoryBudgetMiB: Int
     /// Where the inputs came from: `generated` or the `--photos` folder.
     public var inputs: String
@@ -98,8 +109,11 @@ public enum IngestBenchmark {
         public var runs = 3
         /// Decodes `fic ingest` runs at a time; nil for its default (one per core).
         public var jobs: Int?
-        /// `fic ingest --memory`, in MiB.
-        public var memoryBudgetMiB = 96
+        /// `fic ingest --memory`, in MiB, where a benchmark holds memory to a figure: the small-memory
+        /// setting (`fic ingest --low-memory`).
+        public var memoryBudgetMiB = DecodeMemoryBudget.smallMemoryCapacity >> 20
+        /// `fic-bench formats`: only these kinds of input, and only their ingest (nil: all of it).
+        public var kinds: Set<String>?
         /// JPEG files of the memory run (0 skips it).
         public var memoryRunCount = 240
         /// A folder of photos to use instead of generated ones.
@@ -175,7 +189,8 @@ public enum IngestBenchmark {
         for (kind, files) in sets {
             results.append(
                 try compare(
-                    kind: kind, files: files, fic: fic, vipsthumbnail: vipsthumbnail, jobs: jobs, options: options, root: root, log: log))
+                    kind: kind, files: files, fic: fic, vipsthumbnail: vipsthumbnail, jobs: jobs, options: options, memory: nil, root: root,
+                    log: log))
         }
 
         // Memory: many large JPEGs against few.
@@ -223,15 +238,17 @@ public enum IngestBenchmark {
     }
 
     /// `fic ingest` against `vipsthumbnail` (when installed) on `files`, all of one kind.
+    /// `memory` is `fic ingest --memory` in MiB, nil for its default.
     static func compare(
-        kind: String, files: [String], fic: String, vipsthumbnail: String?, jobs: Int, options: Options, root: String, log: (String) -> Void
+        kind: String, files: [String], fic: String, vipsthumbnail: String?, jobs: Int, options: Options, memory: Int?, root: String,
+        log: (String) -> Void
     ) throws -> IngestFormatResult {
         let inputBytes = files.reduce(0) { $0 + ((try? FileManager.default.attributesOfItem(atPath: $1)[.size] as? Int) ?? 0) }
         let folder = (files[0] as NSString).deletingLastPathComponent
         log("  \(kind): \(files.count) files, \(BenchKit.mebibytes(inputBytes))")
         var ficRuns: [MeasuredRun] = []
         for run in 0...options.runs {
-            let measured = try ingest(fic: fic, folder: folder, count: files.count, jobs: jobs, memory: options.memoryBudgetMiB, root: root)
+            let measured = try ingest(fic: fic, folder: folder, count: files.count, jobs: jobs, memory: memory, root: root)
             if run > 0 { ficRuns.append(measured) }
         }
         let ficBest = ficRuns.min { $0.seconds < $1.seconds }!
@@ -242,7 +259,7 @@ public enum IngestBenchmark {
             ficPeakRSSBytes: ficRuns.map(\.peakRSSBytes).max()!
         )
         log(
-            "    fic ingest:    \(BenchKit.fixed(result.ficPhotosPerSecond)) photos/s (best of \(options.runs)), \(BenchKit.fixed(result.ficCPUMillisecondsPerPhoto)) ms CPU per photo, peak RSS \(BenchKit.mebibytes(result.ficPeakRSSBytes))"
+            "    fic ingest --memory \(memory.map(String.init) ?? "(default)"): \(BenchKit.fixed(result.ficPhotosPerSecond)) photos/s (best of \(options.runs)), \(BenchKit.fixed(result.ficCPUMillisecondsPerPhoto)) ms CPU per photo, peak RSS \(BenchKit.mebibytes(result.ficPeakRSSBytes))"
         )
         if let vipsthumbnail {
             var vipsRuns: [MeasuredRun] = []
@@ -280,11 +297,13 @@ public enum IngestBenchmark {
         return result
     }
 
-    /// One `fic ingest` of `folder` into a fresh cache; checks that every file was added.
-    static func ingest(fic: String, folder: String, count: Int, jobs: Int, memory: Int, root: String) throws -> MeasuredRun {
+    /// One `fic ingest` of `folder` into a fresh cache, with `--memory memory` (nil: its default);
+    /// checks that every file was added.
+    static func ingest(fic: String, folder: String, count: Int, jobs: Int, memory: Int?, root: String) throws -> MeasuredRun {
         let cache = (root as NSString).appendingPathComponent("cache")
         if FileManager.default.fileExists(atPath: cache) { try FileManager.default.removeItem(atPath: cache) }
-        let arguments = ["ingest", folder, "--cache", cache, "--jobs", "\(jobs)", "--memory", "\(memory)"] + formatArguments
+        let arguments =
+            ["ingest", folder, "--cache", cache, "--jobs", "\(jobs)"] + (memory.map { ["--memory", "\($0)"] } ?? []) + formatArguments
         let run = try MeasuredRun.run(fic, arguments)
         guard run.output.contains("\(count) added") else {
             throw BenchmarkError("fic ingest did not add all \(count) files: \(run.output.trimmingCharacters(in: .whitespacesAndNewlines))")

@@ -50,6 +50,12 @@ struct FICBench: AsyncParsableCommand {
     @Option(help: ArgumentHelp("ingest: fic ingest --jobs (default: one per core).", valueName: "n"))
     var jobs: Int?
 
+    @Option(
+        help: ArgumentHelp(
+            "formats: only the ingest of these kinds, comma-separated (heic, avif, jxl, tiff, gif; default: everything).", valueName: "list"
+        ))
+    var kinds: String?
+
     /// Parses the arguments, runs the command and exits with the tool's own statuses, as `fic`
     /// does. `fic-bench child …` is the hidden command of the benchmarks' child processes: a root
     /// command of its own, as ArgumentParser would take `child` for the benchmark argument.
@@ -74,7 +80,9 @@ struct FICBench: AsyncParsableCommand {
         let work = workDirectory ?? FileManager.default.temporaryDirectory.appendingPathComponent("fic-bench").path
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
         print("test data: \(testdata)")
-        let options = BenchmarkOptions(photos: photos, count: count, memoryRunCount: memoryRunCount, jobs: jobs)
+        let options = BenchmarkOptions(
+            photos: photos, count: count, memoryRunCount: memoryRunCount, jobs: jobs,
+            kinds: kinds.map { $0.split(separator: ",").map { String($0) } })
         let context = BenchmarkContext(testdata: testdata, workDirectory: work, executables: executables, options: options) { print($0) }
 
         var report = BenchmarkReport()
