@@ -54,49 +54,11 @@ package struct DemoCommand: ParsableCommand {
     }
 
     package func run() throws {
-        let sources = try DemoPhotos.find(in: photos)
-        let folder = try DemoPhotos.outputFolder(out)
-        let grid = GridGeometry(cells: cells, cellPixels: Int(DemoFormats.thumbPoints * DemoFormats.scale))
-        let screenStyle = PixelStyle(rawValue: screen) ?? .rgb565
-        print(
-            "fic demo: \(sources.count) photos in \(Formatting.grouped(cells)) cells, \(grid.columns) columns, a \(grid.screenWidth)×\(grid.screenHeight) px \(screen) screen scrolled \(grid.step) px per frame (\(Formatting.grouped(grid.frameCount)) frames per run); working in \(folder)"
-        )
-
-        var start = Stopwatch.now()
-        let (store, kept, refused) = try ConventionalStore.build(
-            photos: sources, folder: (folder as NSString).appendingPathComponent("thumbnails"),
-            points: DemoFormats.thumbPoints, scale: DemoFormats.scale)
-        let conventionalPreparation = Stopwatch.elapsed(since: start)
-        for (photo, reason) in refused { Terminal.error("skipped \(photo.name): \(reason)") }
-        guard !kept.isEmpty else {
-            throw CLIError(
-                "none of the photos could be decoded: give --photos a folder of JPEG, PNG, WebP, HEIC, AVIF, JPEG XL, GIF or TIFF images")
-        }
-
-        start = Stopwatch.now()
-        let demoCache = try DemoCache.ingest(kept, directory: (folder as NSString).appendingPathComponent("cache"))
-        let ingest = Stopwatch.elapsed(since: start)
-
-        let screen = try FrameBuffer(width: grid.screenWidth, height: grid.screenHeight, format: screenStyle)
-        let count = kept.count
-        let conventional = GridScroller.scroll(grid, into: screen, fetch: { store.cell(photo: $0 % count) }, afterFirstFrame: { _ in })
-
-        let cache = try demoCache.open()
-        defer { cache.close() }
-        let screenPath = (folder as NSString).appendingPathComponent("first-screen.png")
-        let cached = try GridScroller.scroll(
-            grid, into: screen, fetch: { demoCache.cell(photo: $0 % count, in: cache) },
-            afterFirstFrame: { try $0.writePNG(to: screenPath) })
-        let sheetPath = (folder as NSString).appendingPathComponent("medium-sheet.png")
-        try ContactSheet.writeMedium(cache: cache, entities: demoCache.entities, to: sheetPath)
-
-        let report = DemoReport(
-            photoCount: count, formats: demoCache.formats,
-            conventional: .init(preparation: conventionalPreparation, scroll: conventional, diskBytes: store.diskBytes),
-            cached: .init(preparation: ingest, scroll: cached, diskBytes: cache.diskUsage),
-            thumbTableBytes: cache.statistics.formats.first { $0.format == DemoFormats.thumb }?.diskBytes ?? 0)
-        print(report.text())
-        print("wrote \(screenPath) (the first screen, from the cache) and \(sheetPath) (medium images)")
+        let demo = try DemoRun(photos: photos, cells: cells, out: out, screenStyle: PixelStyle(rawValue: screen) ?? .rgb565)
+        print("fic demo: \(demo.plan)")
+        let outcome = try demo.run { name, reason in Terminal.error("skipped \(name): \(reason)") }
+        print(outcome.report.text())
+        print("wrote \(outcome.screenPath) (the first screen, from the cache) and \(outcome.sheetPath) (medium images)")
     }
 }
 #endif
