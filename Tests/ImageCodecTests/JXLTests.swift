@@ -166,32 +166,6 @@ import Testing
             small, try ScaleTests.areaAverage(full, width: small.width, height: small.height), atLeast: 30, "against an area average")
     }
 
-    /// A target of at most an eighth of the image is made from the frame's DC (the image at 1/8,
-    /// upsampled by libjxl), close to the full decode shrunk; larger targets, and frames without
-    /// a DC step (lossless), are decoded whole.
-    @Test func aTargetOfAnEighthOrLessStopsAtTheDC() throws {
-        let folder = try Folder()
-        let jxl = try ExternalTools.cjxl(
-            TestData.path("photos/hubble.jpg"), ["-d", "1", "--lossless_jpeg=0"], in: folder.path, name: "vardct.jxl")
-        let full = try ImageDecoder.decode(jxl)
-        func decode(_ bytes: [UInt8], _ side: Int) throws -> (image: DecodedImage, fromDC: Bool) {
-            try bytes.withUnsafeBytes {
-                try JXLFormat.decodeReportingDC($0, options: DecodingOptions(targetSize: PixelSize(width: side, height: side)))
-            }
-        }
-        let small = try decode(jxl, 100)  // 1000×872 covering 100×100: a factor of 8
-        #expect(small.fromDC)
-        #expect(small.image.width == 115 && small.image.height == 100)
-        Self.expectClose(
-            small.image, try ScaleTests.areaAverage(full, width: small.image.width, height: small.image.height), atLeast: 30,
-            "the DC against an area average of the full decode")
-        #expect(try !decode(jxl, 300).fromDC, "a factor of 2 needs the AC")
-        let lossless = try ExternalTools.cjxl(
-            TestData.path("png/astronaut-rgba.png"), ["-d", "0", "-e", "1"], in: folder.path, name: "lossless.jxl")
-        let modular = try decode(lossless, 30)
-        #expect(!modular.fromDC && modular.image.width == 30)
-    }
-
     @Test(arguments: ["jpeg/orientation/chelsea-orientation-6.jpg", "png/astronaut-rgba.png"])
     func theRowDecoderGivesTheDecodersPixels(file: String) throws {
         let folder = try Folder()

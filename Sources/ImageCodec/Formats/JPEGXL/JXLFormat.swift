@@ -75,26 +75,14 @@ extension JXLFormat: ImageFormatDecoder {
     }
 
     /// Decodes the first frame into premultiplied BGRA (with alpha) or BGRX, covering `options.targetSize`.
-    package static func decode(_ bytes: UnsafeRawBufferPointer, options: DecodingOptions) throws -> DecodedImage {
-        try decodeReportingDC(bytes, options: options).image
-    }
-
-    /// ``decode(_:options:)``, and whether the image was made from the frame's DC alone.
     ///
-    /// libjxl 0.7 has no decode at a reduced size, but a VarDCT frame's DC is the image at 1/8,
-    /// complete before any of the AC: when the target is at most an eighth of the image, the
-    /// decode stops there (libjxl hands it out upsampled to full size, which is then shrunk as a
-    /// full decode would be), which skips most of the work. Frames without a DC step (lossless,
-    /// modular) are decoded whole.
-    static func decodeReportingDC(_ bytes: UnsafeRawBufferPointer, options: DecodingOptions) throws -> (image: DecodedImage, fromDC: Bool) {
-        var events = [JXL_DEC_BASIC_INFO, JXL_DEC_COLOR_ENCODING, JXL_DEC_FULL_IMAGE]
-        if let target = options.targetSize {
-            let stored = try info(bytes)
-            if ShrinkingRows.sizes(for: stored, target: target).factor >= 8 {
-                events.append(JXL_DEC_FRAME_PROGRESSION)
-            }
-        }
-        let acceptDC = events.contains(JXL_DEC_FRAME_PROGRESSION)
+    /// Always at full size, then shrunk. libjxl 0.7 has no decode at a reduced size; a VarDCT
+    /// frame's DC (the image at 1/8) is complete early, but `JxlDecoderFlushImage` renders it at
+    /// full size through the same pipeline as the whole frame, which costs more than decoding
+    /// the AC as well: on 4032 × 3024 and 6000 × 4186 photos, stopping at the DC took 1.0–1.3× the
+    /// full decode's time on two threads and 0.9–1.6× on one (measured with libjxl 0.7.0).
+    package static func decode(_ bytes: UnsafeRawBufferPointer, options: DecodingOptions) throws -> DecodedImage {
+        let events = [JXL_DEC_BASIC_INFO, JXL_DEC_COLOR_ENCODING, JXL_DEC_FULL_IMAGE]
         let reader = try JXLReader(bytes, events: events, threaded: true)
         let (basic, color) = try reader.readHeader(maximumPixelCount: options.maximumPixelCount)
         let info = makeInfo(basic, color: color, bytes: bytes)
@@ -125,11 +113,9 @@ extension JXLFormat: ImageFormatDecoder {
             pixelFormat: info.hasAlpha ? .bgra32Premultiplied : .bgrx32, options: options,
             scaleDenominator: TargetScale.denominator(for: info, size: size), zeroFilled: false  // every row is written
         )
-        var fromDC = false
         if direct {
             // Opaque images come out with alpha 255: the same bytes as BGRX.
-            fromDC = try decodePixels(
-                reader, format: samples, into: image.baseAddress, byteCount: image.bytesPerRow * image.height, acceptDC: acceptDC)
+            try decodePixels(reader, format: samples, into: image.baseAddress, byteCount: image.bytesPerRow * image.height)
             for y in 0..<image.height {
                 let row = image.baseAddress + y * image.bytesPerRow
                 pipeline.convert(row, to: row, count: image.width)
@@ -137,7 +123,7 @@ extension JXLFormat: ImageFormatDecoder {
         } else {
             let rowBytes = info.width * samples.channels * samples.bytesPerSample
             let storage = try LargeBufferPool.allocate(byteCount: rowBytes * info.height, zeroed: false)
-            fromDC = try decodePixels(reader, format: samples, into: storage.base, byteCount: rowBytes * info.height, acceptDC: acceptDC)
+            try decodePixels(reader, format: samples, into: storage.base, byteCount: rowBytes * info.height)
             try ShrinkingRows.write(into: image, sourceWidth: info.width, sourceHeight: info.height, factor: factor, shrunk: shrunk) {
                 destination, completed in
                 for y in 0..<info.height {
@@ -148,15 +134,13 @@ extension JXLFormat: ImageFormatDecoder {
             }
         }
         image.addWarnings(warnings)
-        return (try image.uprightIfAsked(options), fromDC)
+        return try image.uprightIfAsked(options)
     }
 
     /// Runs the decoder to its first full frame, written to `buffer` (`byteCount` bytes, which must
-    /// be exactly what libjxl needs for `format`); with `acceptDC`, only to the frame's DC when it
-    /// has one (upsampled to full size by libjxl). Returns whether it stopped at the DC.
-    private static func decodePixels(
-        _ reader: JXLReader, format: SampleFormat, into buffer: UnsafeMutableRawPointer, byteCount: Int, acceptDC: Bool = false
-    ) throws -> Bool {
+    /// be exactly what libjxl needs for `format`).
+    private static func decodePixels(_ reader: JXLReader, format: SampleFormat, into buffer: UnsafeMutableRawPointer, byteCount: Int) throws
+    {
         var pixelFormat = format.pixelFormat
         var bufferSet = false
         while true {
@@ -170,12 +154,9 @@ extension JXLFormat: ImageFormatDecoder {
                     throw JXLReader.corrupt()
                 }
                 bufferSet = true
-            case JXL_DEC_FRAME_PROGRESSION where acceptDC && bufferSet:
-                // The DC is complete: flushed into the buffer, it is the image at 1/8.
-                if jxlLibrary.JxlDecoderFlushImage(reader.decoder) == JXL_DEC_SUCCESS { return true }
             case JXL_DEC_FULL_IMAGE:
                 guard bufferSet else { throw JXLReader.corrupt() }
-                return false
+                return
             case JXL_DEC_SUCCESS:
                 throw JXLReader.corrupt()  // no frame
             default:
@@ -189,7 +170,7 @@ extension JXLFormat {
     /// libjxl: no reduced decode in 0.7; decoded whole, on its thread pool.
     package static let capabilities = DecoderCapabilities(
         reducedDecode:
-            "the frame's DC (the image at 1/8) when the target is at most an eighth of it; otherwise decoded at full size; rows shrunk by a whole factor and resampled",
+            "none in libjxl 0.7: decoded at full size (stopping at the DC, the image at 1/8, costs more: libjxl renders it at full size); rows shrunk by a whole factor and resampled",
         streamsRows: false, maximumDimension: 1 << 30)
 
     /// What a decode needs in memory at its peak, from the header alone.
