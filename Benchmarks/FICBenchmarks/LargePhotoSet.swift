@@ -16,13 +16,16 @@ enum LargePhotoSet {
         case heic
         case avif
         case jxl
+        /// JPEG XL as libvips writes it by default (`vips jxlsave`: distance from Q 75), which
+        /// decodes faster than `cjxl -d 1`'s, so the fixed costs around the decoder weigh more.
+        case jxlVips = "jxl-vips"
         case tiff
         case gif
 
         /// The kinds `fic-bench ingest` compares (the first formats); `fic-bench formats` takes the others.
         static let ingestKinds: [Kind] = [.jpegBaseline, .jpegProgressive, .png, .webp]
         /// The kinds of `fic-bench formats`.
-        static let formatKinds: [Kind] = [.heic, .avif, .jxl, .tiff, .gif]
+        static let formatKinds: [Kind] = [.heic, .avif, .jxl, .jxlVips, .tiff, .gif]
 
         /// The size of the generated photos: a camera's for photographs, a large web animation's for GIF.
         var size: (width: Int, height: Int) {
@@ -40,7 +43,7 @@ enum LargePhotoSet {
             case .webp: "webp"
             case .heic: "heic"
             case .avif: "avif"
-            case .jxl: "jxl"
+            case .jxl, .jxlVips: "jxl"
             case .tiff: "tif"
             case .gif: "gif"
             }
@@ -52,6 +55,7 @@ enum LargePhotoSet {
             case .heic: ("heif-enc", { ["-q", "80", "-o", $1, $0] }, "libheif-examples")
             case .avif: ("avifenc", { ["-s", "8", "-j", "all", "--min", "20", "--max", "30", $0, $1] }, "libavif-bin")
             case .jxl: ("cjxl", { [$0, $1, "-d", "1"] }, "libjxl-tools")
+            case .jxlVips: ("vips", { ["jxlsave", $0, $1] }, "libvips-tools")
             case .tiff: ("vips", { ["tiffsave", $0, $1, "--compression", "deflate"] }, "libvips-tools")
             case .gif: ("vips", { ["gifsave", $0, $1] }, "libvips-tools")
             default: nil
@@ -105,7 +109,7 @@ enum LargePhotoSet {
                     bgra: pixels.baseAddress!, width: width, height: height, bytesPerRow: canvas.bytesPerRow, quality: 80)
             }
             try Data(bytes).write(to: URL(fileURLWithPath: temporary))
-        case .heic, .avif, .jxl, .tiff, .gif:
+        case .heic, .avif, .jxl, .jxlVips, .tiff, .gif:
             guard let encoder = kind.encoder, let tool = Executables.find(encoder.tool) else {
                 throw BenchmarkError(
                     "\(kind.encoder?.tool ?? "an encoder") is needed to make the \(kind.rawValue) inputs (scripts/install-deps --bench installs \(kind.encoder?.package ?? "it"))"

@@ -52,7 +52,8 @@ struct FICBench: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "formats: only the ingest of these kinds, comma-separated (heic, avif, jxl, tiff, gif; default: everything).", valueName: "list"
+            "formats: only the ingest of these kinds, comma-separated (heic, avif, jxl, jxl-vips, tiff, gif; default: everything).",
+            valueName: "list"
         ))
     var kinds: String?
 
