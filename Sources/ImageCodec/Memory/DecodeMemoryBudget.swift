@@ -22,8 +22,8 @@ public final class DecodeMemoryBudget: Sendable {
     private let queue: WaiterQueue<Line, State>
 
     /// The small-memory setting, 96 MiB: large photos are decoded one at a time, and an ingest of
-    /// thousands of large JPEGs or HEICs stays under 150 MB of peak resident memory (measured in
-    /// `fic-bench ingest` and `fic-bench formats`; an AVIF decode through libheif needs more). For
+    /// thousands of large JPEGs, HEICs or AVIFs stays under 150 MB of peak resident memory
+    /// (measured in `fic-bench ingest` and `fic-bench formats`). For
     /// small machines and containers, or a process that does much else.
     public static let smallMemoryCapacity = 96 << 20
 

@@ -23,7 +23,7 @@ struct IngestCommand: AsyncParsableCommand {
             --memory MiB, so memory stays flat however many files there are. The default budget \
             is a sixteenth of the memory the machine (or its container) gives the process, 96 MiB \
             to 2 GiB, enough to keep every core decoding; --low-memory keeps 96 MiB, one large \
-            photo at a time (an ingest of large JPEGs or HEICs then peaks under 150 MB). \
+            photo at a time (an ingest of large photos then peaks under 150 MB). \
             Results are reported in the order of the files.
 
             Without --cache, the images go to the folder's own namespace in the default cache \

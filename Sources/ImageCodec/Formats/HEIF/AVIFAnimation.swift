@@ -20,20 +20,25 @@ import CAvif
 ///
 /// A file cut short: libavif reads each frame's sample when it decodes it, so the frames whose
 /// samples lie before the cut are delivered, then `.truncated` is thrown.
+///
+/// A still AVIF (``init(_:options:still:)`` with `still`) is the same thing with one frame: its
+/// primary item, decoded by ``decodeStill(covering:)`` without a full-size RGB copy.
 final class AVIFAnimation: AnimationFrameSource {
     let info: AnimationInfo
+    /// "AVIF sequence" or "AVIF image", for messages.
+    let noun: String
     private(set) var warnings: [String] = []
     /// The bytes libavif reads in place (it never copies them): alive as long as the decoder.
     private let bytes: ImageBytes
-    private let decoder: LibavifDecoder
+    let decoder: LibavifDecoder
     /// The part of each coded frame shown (the clean aperture), nil for the whole frame.
-    private let crop: avifCropRect?
+    let crop: avifCropRect?
     /// The size of the picture before it is turned upright: the crop's, or the coded frame's.
-    private let stored: (width: Int, height: Int)
-    private let orientation: ImageOrientation
-    private let pipeline: SamplePipeline
+    let stored: (width: Int, height: Int)
+    let orientation: ImageOrientation
+    let pipeline: SamplePipeline
     /// What every frame's bitmap says it was decoded from.
-    private let source: ImageInfo
+    let source: ImageInfo
     /// libavif's RGB samples of a frame, when they cannot be written into the output bitmap itself
     /// (16-bit samples), and the converted frame before it is turned upright; made once, reused.
     private var samples: LargeBufferPool.Storage?
@@ -47,13 +52,13 @@ final class AVIFAnimation: AnimationFrameSource {
         let pointer: UnsafeMutablePointer<avifDecoder>
         let view: UnsafeMutablePointer<avifImage>
 
-        init() throws {
+        init(noun: String) throws {
             guard let pointer = avifLibrary.avifDecoderCreate() else {
-                throw ImageCacheError(.overMemoryBudget, "libavif could not allocate a decoder to read the AVIF sequence.")
+                throw ImageCacheError(.overMemoryBudget, "libavif could not allocate a decoder to read the \(noun).")
             }
             guard let view = avifLibrary.avifImageCreateEmpty() else {
                 avifLibrary.avifDecoderDestroy(pointer)
-                throw ImageCacheError(.overMemoryBudget, "libavif could not allocate an image to read the AVIF sequence.")
+                throw ImageCacheError(.overMemoryBudget, "libavif could not allocate an image to read the \(noun).")
             }
             self.pointer = pointer
             self.view = view
@@ -72,17 +77,19 @@ final class AVIFAnimation: AnimationFrameSource {
     }
 
     /// Reads the structure of the AVIF sequence in `bytes` (its track's header, sample table and
-    /// colour, not its frames) and checks the limits.
-    init(_ bytes: ImageBytes, options: DecodingOptions) throws {
+    /// colour, not its frames) and checks the limits; with `still`, of its primary item instead.
+    init(_ bytes: ImageBytes, options: DecodingOptions, still: Bool = false) throws {
+        noun = still ? "AVIF image" : "AVIF sequence"
         _ = try CodecLibraries.requireAVIF()
         guard options.maximumPixelCount > 0 else {
             throw ImageCacheError(.invalidArgument, "maximumPixelCount must be positive, not \(options.maximumPixelCount).")
         }
         self.bytes = bytes
-        decoder = try LibavifDecoder()
+        decoder = try LibavifDecoder(noun: noun)
         let d = decoder.pointer
-        // One thread: frames are small next to photos, and callers decode several files at once.
-        d.pointee.maxThreads = 1
+        // A sequence: one thread, as frames are small next to photos and callers decode several
+        // files at once. A photo: dav1d's tile and row threads, as libheif would use.
+        d.pointee.maxThreads = still ? Int32(min(8, MachineResources.processorCount)) : 1
         d.pointee.imageSizeLimit = UInt32(min(options.maximumPixelCount, Int(fic_avif_maximum_image_size_limit)))
         // A side longer than the pixel limit is over it whatever the other side.
         d.pointee.imageDimensionLimit = UInt32(min(options.maximumPixelCount, Int(fic_avif_maximum_image_dimension)))
@@ -95,7 +102,7 @@ final class AVIFAnimation: AnimationFrameSource {
         d.pointee.ignoreXMP = 1
         try Self.check(
             bytes.withUnsafeBytes { avifLibrary.avifDecoderSetIOMemory(d, $0.baseAddress?.assumingMemoryBound(to: UInt8.self), $0.count) },
-            decoder, "could not be opened")
+            decoder, noun, "could not be opened")
         // libavif 0.11 refuses, while parsing, a sample table that reaches past the size hint (the
         // size of the bytes), which would leave a file cut short with no frame at all. Without the
         // hint each sample is read when its frame is decoded and a missing one is reported then
@@ -103,15 +110,17 @@ final class AVIFAnimation: AnimationFrameSource {
         // is copied (the reader's memory is persistent), and the one allocation the hint bounds
         // for a track, an Exif or XMP item's extents, is not made (ignored above).
         d.pointee.io.pointee.sizeHint = 0
-        try Self.check(avifLibrary.avifDecoderSetSource(d, AVIF_DECODER_SOURCE_TRACKS), decoder, "could not be opened")
-        try Self.check(avifLibrary.avifDecoderParse(d), decoder, "could not be read")
+        try Self.check(
+            avifLibrary.avifDecoderSetSource(d, still ? AVIF_DECODER_SOURCE_PRIMARY_ITEM : AVIF_DECODER_SOURCE_TRACKS), decoder, noun,
+            "could not be opened")
+        try Self.check(avifLibrary.avifDecoderParse(d), decoder, noun, "could not be read")
 
         guard let image = d.pointee.image?.pointee, d.pointee.imageCount > 0 else {
-            throw ImageCacheError(.corruptData, "The AVIF sequence has no frames. The file is damaged.")
+            throw ImageCacheError(.corruptData, "The \(noun) has no frames. The file is damaged.")
         }
         let coded = (width: Int(image.width), height: Int(image.height))
         try PixelLimits.check(width: coded.width, height: coded.height, maximumPixelCount: options.maximumPixelCount, format: "AVIF")
-        (crop, warnings) = try Self.cleanAperture(image, strict: !options.allowCorruptData)
+        (crop, warnings) = try Self.cleanAperture(image, strict: !options.allowCorruptData, noun: noun)
         stored = crop.map { (Int($0.width), Int($0.height)) } ?? coded
         orientation = Self.orientation(image)
         let width = orientation.swapsDimensions ? stored.height : stored.width
@@ -130,7 +139,7 @@ final class AVIFAnimation: AnimationFrameSource {
         durations.reserveCapacity(frames)
         for frame in 0..<frames {
             var timing = avifImageTiming()
-            try Self.check(avifLibrary.avifDecoderNthImageTiming(d, UInt32(frame), &timing), decoder, "has a damaged timing table")
+            try Self.check(avifLibrary.avifDecoderNthImageTiming(d, UInt32(frame), &timing), decoder, noun, "has a damaged timing table")
             durations.append(Self.milliseconds(timing.durationInTimescales, timescale: timing.timescale))
         }
 
@@ -157,16 +166,19 @@ final class AVIFAnimation: AnimationFrameSource {
         }
     }
 
+    /// The frame being decoded, for messages: the image itself when it is a still one.
+    var subject: String { info.frameCount == 1 && noun == "AVIF image" ? "The AVIF image" : "The \(noun)'s frame \(index + 1)" }
+
     /// Decodes frame `index` into a bitmap of its own.
     private func decodeFrame() throws -> DecodedImage {
         let d = decoder.pointer
         let result = avifLibrary.avifDecoderNextImage(d)
         guard result == AVIF_RESULT_OK else {
-            throw Self.error(result, decoder, frame: index)
+            throw Self.error(result, decoder, noun: noun, frame: index)
         }
         guard let frame = d.pointee.image, let picture = try view(of: frame) else {
             throw ImageCacheError(
-                .corruptData, "The AVIF sequence's frame \(index + 1) is not the size its track declares. The file is damaged.")
+                .corruptData, "\(subject) is not the size its track declares. The file is damaged.")
         }
         let width = stored.width, height = stored.height
         let output = try DecodedImage(
@@ -222,7 +234,7 @@ final class AVIFAnimation: AnimationFrameSource {
         guard avifLibrary.avifImageSetViewRect(decoder.view, frame, &crop) == AVIF_RESULT_OK else {
             throw ImageCacheError(
                 .corruptData,
-                "The AVIF sequence's frame \(index + 1) (\(frame.pointee.width)×\(frame.pointee.height)) does not hold its clean aperture (\(crop.width)×\(crop.height) at \(crop.x),\(crop.y)). The file is damaged."
+                "\(subject) (\(frame.pointee.width)×\(frame.pointee.height)) does not hold its clean aperture (\(crop.width)×\(crop.height) at \(crop.x),\(crop.y)). The file is damaged."
             )
         }
         return decoder.view
@@ -234,7 +246,7 @@ final class AVIFAnimation: AnimationFrameSource {
         guard result == AVIF_RESULT_OK else {
             throw ImageCacheError(
                 .corruptData,
-                "The AVIF sequence's frame \(index + 1) could not be converted to RGB (libavif: \(Self.describe(result))). The file is damaged."
+                "\(subject) could not be converted to RGB (libavif: \(Self.describe(result))). The file is damaged."
             )
         }
     }
@@ -244,7 +256,7 @@ extension AVIFAnimation {
     /// The clean aperture of a track whose `clap` property is set, as a crop rectangle (nil when
     /// there is none, or it is the whole frame), and a warning when a lenient decode shows an
     /// invalid one uncropped.
-    static func cleanAperture(_ image: avifImage, strict: Bool) throws -> (avifCropRect?, [String]) {
+    static func cleanAperture(_ image: avifImage, strict: Bool, noun: String) throws -> (avifCropRect?, [String]) {
         guard image.transformFlags & AVIF_TRANSFORM_CLAP.rawValue != 0 else { return (nil, []) }
         var clap = image.clap
         var rect = avifCropRect()
@@ -254,7 +266,7 @@ extension AVIFAnimation {
             let reason = withUnsafeBytes(of: diagnostics.error) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
             if strict {
                 throw ImageCacheError(
-                    .corruptData, "The AVIF sequence's clean aperture (clap) is invalid (libavif: \(reason)). The file is damaged.")
+                    .corruptData, "The \(noun)'s clean aperture (clap) is invalid (libavif: \(reason)). The file is damaged.")
             }
             return (nil, ["the clean aperture (clap) is invalid (libavif: \(reason)); the whole frame is shown"])
         }
@@ -319,17 +331,17 @@ extension AVIFAnimation {
     }
 
     /// Throws the error for `result`, met while the file's structure was read, unless it is OK.
-    static func check(_ result: avifResult, _ decoder: LibavifDecoder, _ what: String) throws {
+    static func check(_ result: avifResult, _ decoder: LibavifDecoder, _ noun: String, _ what: String) throws {
         guard result != AVIF_RESULT_OK else { return }
-        throw error(result, decoder, frame: nil, what: what)
+        throw error(result, decoder, noun: noun, frame: nil, what: what)
     }
 
     /// The package's error for a libavif result: while the structure was read (`frame` nil), or
     /// while frame `frame` (from 0) was decoded, with libavif's own words.
-    static func error(_ result: avifResult, _ decoder: LibavifDecoder, frame: Int?, what: String = "") -> ImageCacheError {
+    static func error(_ result: avifResult, _ decoder: LibavifDecoder, noun: String, frame: Int?, what: String = "") -> ImageCacheError {
         let diagnostic = decoder.diagnostic
         let libavif = "libavif: \(describe(result))" + (diagnostic.isEmpty ? "" : ", \(diagnostic)")
-        let subject = frame.map { "The AVIF sequence's frame \($0 + 1)" } ?? "The AVIF sequence"
+        let subject = frame.map { "The \(noun)'s frame \($0 + 1)" } ?? "The \(noun)"
         switch result {
         case AVIF_RESULT_TRUNCATED_DATA, AVIF_RESULT_IO_ERROR:
             // IO_ERROR: the memory reader was asked for bytes wholly past the end of the data.
@@ -340,12 +352,12 @@ extension AVIFAnimation {
         case AVIF_RESULT_BMFF_PARSE_FAILED where diagnostic.contains("imageCountLimit"):
             return ImageCacheError(
                 .dimensionsTooLarge,
-                "The AVIF sequence has more frames than DecodingOptions.maximumFrames allows (\(libavif)); it was refused before decoding. Raise DecodingOptions.maximumFrames if such animations are expected."
+                "The \(noun) has more frames than DecodingOptions.maximumFrames allows (\(libavif)); it was refused before decoding. Raise DecodingOptions.maximumFrames if such animations are expected."
             )
         case AVIF_RESULT_BMFF_PARSE_FAILED where diagnostic.contains("too large"):
             return ImageCacheError(
                 .dimensionsTooLarge,
-                "The AVIF sequence's frames are larger than DecodingOptions.maximumPixelCount allows (\(libavif)); it was refused before decoding. Raise DecodingOptions.maximumPixelCount if such images are expected."
+                "The \(noun)'s frames are larger than DecodingOptions.maximumPixelCount allows (\(libavif)); it was refused before decoding. Raise DecodingOptions.maximumPixelCount if such images are expected."
             )
         case AVIF_RESULT_OUT_OF_MEMORY:
             return ImageCacheError(.overMemoryBudget, "Decoding the \(subject.dropFirst(4)) ran out of memory (\(libavif)).")

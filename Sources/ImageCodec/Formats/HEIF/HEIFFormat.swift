@@ -42,6 +42,9 @@ extension HEIFFormat: ImageFormatDecoder {
                 }
             }
         }
+        if info.format == .avif, (try? CodecLibraries.requireAVIF()) != nil {
+            return try decodeAVIF(bytes, info: info, options: options, warnings: warnings)
+        }
         let picture = try HEIFPicture(file.primary, alpha: info.hasAlpha, strict: strict, file: file)
         // The decoded size is the authority: libheif 1.15's handle may disagree for some files.
         var source = info
@@ -51,6 +54,22 @@ extension HEIFFormat: ImageFormatDecoder {
             width: source.width, height: source.height, maximumPixelCount: options.maximumPixelCount, format: file.formatName)
         let size = TargetScale.coveringSize(for: source, target: options.targetSize)
         return try write(picture, size: size, source: source, color: info.color, options: options, warnings: warnings)
+    }
+
+    /// A still AVIF's primary image through libavif and dav1d, as an AVIF sequence's frames are:
+    /// libheif 1.15 holds three full-size copies of a picture at once (242 MB at the peak of an
+    /// ingest of one 5120 × 2880 photo, against 60 MB for `avifdec`), and converts it more slowly.
+    private static func decodeAVIF(_ bytes: UnsafeRawBufferPointer, info: ImageInfo, options: DecodingOptions, warnings: [String]) throws
+        -> DecodedImage
+    {
+        // libavif reads the bytes in place for as long as its decoder lives: a copy of its own.
+        let still = try AVIFAnimation(try ImageBytes(copying: bytes), options: options, still: true)
+        var source = info
+        (source.width, source.height) = (still.info.width, still.info.height)
+        source.hasAlpha = still.source.hasAlpha
+        let image = try still.decodeStill(covering: options.targetSize, source: source)
+        image.addWarnings(warnings + still.warnings)
+        return image
     }
 
     /// `picture` at `size` (at most its own), described by `source`.
@@ -87,18 +106,26 @@ extension HEIFFormat {
         let pixels = MemoryEstimator.multiply(MemoryEstimator.multiply(decoded.width, decoded.height), decoded.bitsPerSample > 8 ? 2 : 1)
         let working = MemoryEstimator.add(
             MemoryEstimator.fixedOverhead,
-            MemoryEstimator.multiply(pixels, bytesPerPixel(avif: info.format == .avif, alpha: info.hasAlpha)) / 2)
+            MemoryEstimator.multiply(
+                pixels, bytesPerPixel(avif: info.format == .avif, alpha: info.hasAlpha, libavif: (try? CodecLibraries.requireAVIF()) != nil)
+            ) / 2)
         let output = MemoryEstimator.bitmap(size.width, size.height, orientation: .up, options: options)
         return DecodeMemoryEstimate(info: info, outputBytes: output, workingBytes: working, encodedBytes: 0)
     }
 
-    /// Bytes a pixel (of 8-bit samples), times 2, that a decode holds at its peak, as measured
-    /// with libheif 1.15 on 12-megapixel photos. libde265's picture (4:2:0), libheif's copy of it and
-    /// the RGB planes it converts that copy into, alive together: about 6. dav1d keeps much more
-    /// of its own (a 4:4:4 picture and its frame-threading state): about 14.5 in all. Alpha is a
-    /// second, monochrome image and a fourth plane.
-    static func bytesPerPixel(avif: Bool, alpha: Bool) -> Int {
-        (avif ? 29 : 12) + (alpha ? 5 : 0)
+    /// Bytes a pixel (of 8-bit samples), times 2, that a decode holds at its peak. HEIC, measured
+    /// with libheif 1.15 on 12-megapixel photos: libde265's picture (4:2:0), libheif's copy of it
+    /// and the RGB planes it converts that copy into, alive together, about 6. AVIF, decoded by
+    /// libavif in bands: dav1d's picture (4:4:4 at most, 3) and its own state, 3.75 measured on a
+    /// 5120 × 2880 photo (55 MB over the process's own), counted as 4.5; through libheif when
+    /// libavif is missing, about 14.5 (dav1d's frame-threading state and libheif's copies). Alpha
+    /// is a second, monochrome picture.
+    static func bytesPerPixel(avif: Bool, alpha: Bool, libavif: Bool) -> Int {
+        switch (avif, libavif) {
+        case (true, true): 9 + (alpha ? 3 : 0)
+        case (true, false): 29 + (alpha ? 5 : 0)
+        case (false, _): 12 + (alpha ? 5 : 0)
+        }
     }
 }
 #endif
