@@ -294,6 +294,22 @@ import Testing
         Self.expectClose(flipped, flipReference, "10-bit, imir 1", atLeast: 35)
     }
 
+    /// A 4:2:0 AVIF of odd size, many bands of rows tall, is converted in bands: each band's
+    /// chroma upsampling must see the rows a whole conversion sees, so the picture is `avifdec`'s
+    /// (libavif converting the whole image at once) to the last bit, at full size and turned
+    /// (`avifdec` writes the picture as stored: turned here by the test's own transform).
+    @Test(arguments: [0, 1])
+    func aSubsampledAVIFConvertedInBandsIsAvifdecsPicture(quarterTurns: Int) throws {
+        let source = try Files.sourcePNG("coffee", 301, 333)
+        let turn = quarterTurns == 0 ? [] : ["--irot", "\(quarterTurns)"]
+        let avif = try Files.avifenc(
+            "coffee-420-301x333-irot\(quarterTurns).avif", source: source, ["-y", "420", "--min", "20", "--max", "30"] + turn)
+        let decoded = try Self.decode(avif)
+        let expected = Pixels(try Files.avifdec(avif)).transformed(quarterTurns: quarterTurns, mirror: nil)
+        #expect(decoded.width == expected.width && decoded.height == expected.height)
+        #expect(Pixels(decoded) == expected)
+    }
+
     @Test func aMonochromeAVIFIsGrey() throws {
         let avif = try Files.avifenc(
             "camera-gray.avif", source: TestData.path("photos/camera-gray.png"), ["-y", "400", "--min", "5", "--max", "15"])
