@@ -63,16 +63,6 @@ extension ExternalTools {
         let raw = try Self.bytes(atPath: output)
         let width = raw[0..<4].reversed().reduce(0) { $0 << 8 | Int($1) }, height = raw[4..<8].reversed().reduce(0) { $0 << 8 | Int($1) }
         try #require(raw.count == 8 + width * height * 4)
-        let image = DecodedImage(
-            width: width, height: height, pixelFormat: .bgra32Premultiplied,
-            source: ImageInfo(format: .png, width: width, height: height, hasAlpha: true), isOrientationApplied: true)
-        for y in 0..<height {
-            let row = (image.baseAddress + y * image.bytesPerRow).assumingMemoryBound(to: UInt32.self)
-            for x in 0..<width {
-                let p = 8 + (y * width + x) * 4
-                row[x] = SamplePipeline.pixel(UInt32(raw[p]), UInt32(raw[p + 1]), UInt32(raw[p + 2]), UInt32(raw[p + 3]))
-            }
-        }
-        return image
+        return AnimationFiles.image(rgba: Array(raw[8...]), width: width, height: height)
     }
 }
