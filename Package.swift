@@ -181,7 +181,12 @@ let package = Package(
             ],
             resources: [.copy("SamplePhotos")]
         ),
-        .executableTarget(name: "fic-demo", dependencies: ["FICDemo", "FICCommandLine", "FastImageCache"]),
+        .executableTarget(
+            name: "fic-demo",
+            dependencies: [
+                "FICDemo", "FICCommandLine", "FastImageCache",
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Tool"])),
+            ]),
         .executableTarget(
             name: "fic",
             dependencies: [

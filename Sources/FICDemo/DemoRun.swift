@@ -4,7 +4,7 @@ import FastImageCache
 import Foundation
 
 /// One run of the demo: the photos, the output folder and the grid, then both scrolls, measured.
-/// It prints nothing: ``DemoCommand`` (for `fic demo` and `fic-demo`) says what it returns.
+/// It prints nothing: the `demo` commands of `fic` and `fic-demo` print what it returns.
 package struct DemoRun {
     /// What a finished run made.
     package struct Outcome {
@@ -14,6 +14,11 @@ package struct DemoRun {
         package let screenPath: String
         /// The PNG sheet of medium images.
         package let sheetPath: String
+
+        /// The lines a command prints when the run ends: the figures, then what was written.
+        package var summary: [String] {
+            [report.text(), "wrote \(screenPath) (the first screen, from the cache) and \(sheetPath) (medium images)"]
+        }
     }
 
     /// The photos found.
