@@ -26,14 +26,12 @@ public struct DecoderFloor: Codable, Sendable {
         case cpuMillisecondsPerPhoto = "cpu_ms_per_photo"
     }
 
+    /// The kinds measured beside their decoder's own tool, and the tool: `heif-convert`
+    /// (libde265) for HEIC, `avifdec` (dav1d) for AVIF.
+    static let tools = ["heic": "heif-convert", "avif": "avifdec"]
+
     /// The tool that decodes `kind`, or nil when there is none to compare with.
-    static func tool(for kind: String) -> String? {
-        switch kind {
-        case "heic": "heif-convert"
-        case "avif": "avifdec"
-        default: nil
-        }
-    }
+    static func tool(for kind: String) -> String? { tools[kind] }
 
     /// Times the decoder of `kind` on `files`, `jobs` processes at a time, best of `runs` after a
     /// warm-up; nil when the kind has no tool or it is not installed.

@@ -220,7 +220,7 @@ public enum FormatsBenchmark {
         }
 
         var met: [String: Bool] = [:]
-        let heifKinds: Set<String> = ["heic", "avif"]
+        let heifKinds = Set(DecoderFloor.tools.keys)
         let others = ingest.filter { !heifKinds.contains($0.kind) }.compactMap(\.ficOverVips)
         if !others.isEmpty, others.count == kinds.filter({ !heifKinds.contains($0.rawValue) }).count {
             met["ingest_over_vips_ge_2"] = others.allSatisfy { $0 >= 2 }
