@@ -84,8 +84,11 @@ enum TestImageBuilder {
     // MARK: Large photos
 
     /// A `width × height` JPEG made by mirroring and tiling `photo`, encoded with
-    /// `cjpeg -quality 90` (and `-progressive`); nil when cjpeg is not installed.
-    static func largeJPEG(from photo: String, width: Int, height: Int, progressive: Bool, in folder: String) throws -> String? {
+    /// `cjpeg -quality 90` (and `-progressive`, then `extra` arguments); nil when cjpeg is not
+    /// installed.
+    static func largeJPEG(
+        from photo: String, width: Int, height: Int, progressive: Bool, extra: [String] = [], in folder: String
+    ) throws -> String? {
         guard let cjpeg = ["/usr/bin/cjpeg", "/usr/local/bin/cjpeg"].first(where: { FileManager.default.isExecutableFile(atPath: $0) })
         else {
             return nil
@@ -104,11 +107,12 @@ enum TestImageBuilder {
             }
             ppm.append(contentsOf: row)
         }
-        let name = "\((photo as NSString).lastPathComponent)-\(width)x\(height)\(progressive ? "-progressive" : "")"
+        let name =
+            "\((photo as NSString).lastPathComponent)-\(width)x\(height)\(progressive ? "-progressive" : "")\(extra.isEmpty ? "" : "-\(UUID().uuidString)")"
         let ppmPath = folder + "/" + name + ".ppm", jpegPath = folder + "/" + name + ".jpg"
         try ppm.write(to: URL(fileURLWithPath: ppmPath))
         defer { try? FileManager.default.removeItem(atPath: ppmPath) }
-        let arguments = ["-quality", "90"] + (progressive ? ["-progressive"] : []) + ["-outfile", jpegPath, ppmPath]
+        let arguments = ["-quality", "90"] + (progressive ? ["-progressive"] : []) + extra + ["-outfile", jpegPath, ppmPath]
         let run = try ChildProcess.run(cjpeg, arguments, timeout: .seconds(600))
         try #require(run.ending == .exited(0), "cjpeg \(run.ending): \(run.standardError)")
         return jpegPath

@@ -1,10 +1,11 @@
-/// Records the buffers ``LargeBufferPool`` hands out to the current task, for tests that check what
-/// a decode allocates (for example that a huge PNG never gets a buffer of its full size).
+/// Records the buffers ``LargeBufferPool`` hands out to the current task, and the most a codec
+/// library held mapped at once, for tests that check what a decode allocates (for example that a
+/// huge PNG never gets a buffer of its full size).
 package final class AllocationProbe: Sendable {
     /// The probe of the current task, if any.
     @TaskLocal package static var current: AllocationProbe?
 
-    private let state = LockedBox((largest: 0, total: 0, count: 0, sizes: [Int]()))
+    private let state = LockedBox((largest: 0, total: 0, count: 0, sizes: [Int](), libraryPeak: 0))
 
     /// Creates an empty probe.
     package init() {}
@@ -17,6 +18,13 @@ package final class AllocationProbe: Sendable {
     package var count: Int { state.withLockedValue { $0.count } }
     /// The size of each buffer handed out, in order.
     package var sizes: [Int] { state.withLockedValue { $0.sizes } }
+
+    /// The most bytes a codec library (libjpeg) held mapped at once in one decode.
+    package var libraryPeakBytes: Int { state.withLockedValue { $0.libraryPeak } }
+
+    func recordLibraryPeak(_ bytes: Int) {
+        state.withLockedValue { $0.libraryPeak = max($0.libraryPeak, bytes) }
+    }
 
     func record(_ bytes: Int) {
         state.withLockedValue { s in

@@ -29,7 +29,9 @@ package enum JPEGFormat: ImageFormatDecoder {
     /// then (row strip by row strip, never holding the DCT-scaled image) to exactly the size that
     /// covers it.
     ///
-    /// A progressive JPEG decoded at 1/8 reads only the scans that scale needs (see
+    /// A progressive JPEG decoded at 1/8 needs only its DC coefficients: ``JPEGDCImage`` reads them
+    /// without libjpeg's whole coefficient array. The files it leaves to libjpeg (damaged, CMYK,
+    /// arithmetic-coded) are read only up to the scans that scale needs (see
     /// `fic_jpeg_start_partial`); the rest of the file is then only checked to end with an
     /// end-of-image marker, so that an incomplete download is still refused.
     package static func decode(_ bytes: UnsafeRawBufferPointer, options: DecodingOptions) throws -> DecodedImage {
@@ -43,23 +45,40 @@ package enum JPEGFormat: ImageFormatDecoder {
         try PixelLimits.check(width: scaled.width, height: scaled.height, maximumPixelCount: options.maximumPixelCount, format: "JPEG")
         let size = (width: min(planned.width, scaled.width), height: min(planned.height, scaled.height))
         let partial = header.raw.progressive != 0 && denominator == 8
+        let resample = size.width != scaled.width || size.height != scaled.height
+        if JPEGDCImage.applies(to: header.raw, denominator: denominator), let dc = JPEGDCImage.decode(bytes, header: header.raw),
+            dc.width == scaled.width, dc.height == scaled.height
+        {
+            let stored = try DecodedImage(
+                decoding: info, width: size.width, height: size.height, pixelFormat: .bgrx32, options: options,
+                scaleDenominator: resample ? TargetScale.denominator(for: info, size: size) : denominator, zeroFilled: false)
+            var y = 0
+            try read(scaled: scaled, resample: resample, into: stored) { destination, bytesPerRow, maxRows in
+                let rows = min(maxRows, dc.height - y)
+                for row in 0..<rows {
+                    let pixels = destination + row * bytesPerRow
+                    dc.writeRow(y + row, into: pixels.assumingMemoryBound(to: UInt32.self))
+                    decompressor.rowColor?.convert(pixels)
+                }
+                y += rows
+                return rows
+            }
+            stored.addWarnings(decompressor.warnings)
+            return try stored.uprightIfAsked(options)
+        }
         var readEveryScan = true
         if partial {
             readEveryScan = try decompressor.startPartial(maximumPointTransform: partialPointTransform).allScans
         } else {
             guard try decompressor.start() == .done else { throw endedEarly() }
         }
-        let resample = size.width != scaled.width || size.height != scaled.height
         let stored = try DecodedImage(
             decoding: info, width: size.width, height: size.height, pixelFormat: .bgrx32, options: options,
             scaleDenominator: resample ? TargetScale.denominator(for: info, size: size) : denominator,
             zeroFilled: false  // every byte is written
         )
-        if resample {
-            try readResampled(decompressor, scaled: scaled, into: stored)
-        } else {
-            let (rows, _) = try decompressor.readRows(into: stored.baseAddress, bytesPerRow: stored.bytesPerRow, maxRows: size.height)
-            guard rows == size.height else { throw endedEarly() }
+        try read(scaled: scaled, resample: resample, into: stored) { destination, bytesPerRow, maxRows in
+            try decompressor.readRows(into: destination, bytesPerRow: bytesPerRow, maxRows: maxRows).rows
         }
         if partial {
             try decompressor.finishPartial()
@@ -74,12 +93,21 @@ package enum JPEGFormat: ImageFormatDecoder {
         } else {
             guard try decompressor.finish() == .done else { throw endedEarly() }
         }
+        AllocationProbe.current?.recordLibraryPeak(decompressor.peakMappedBytes)
         stored.addWarnings(decompressor.warnings)
         return try stored.uprightIfAsked(options)
     }
 
-    /// Reads the DCT-scaled rows a strip at a time into an ``AreaResampler`` that writes `image`.
-    private static func readResampled(_ decompressor: JPEGDecompressor, scaled: PixelSize, into image: DecodedImage) throws {
+    /// Fills `image` from the DCT-scaled rows `next` gives (`next(destination, bytesPerRow,
+    /// maxRows)` returns how many it wrote): straight into the image, or, when `resample`, a strip
+    /// at a time through an ``AreaResampler`` (never holding the DCT-scaled image).
+    private static func read(
+        scaled: PixelSize, resample: Bool, into image: DecodedImage, next: (UnsafeMutableRawPointer, Int, Int) throws -> Int
+    ) throws {
+        guard resample else {
+            guard try next(image.baseAddress, image.bytesPerRow, image.height) == image.height else { throw endedEarly() }
+            return
+        }
         let stripRows = 16
         let strip = try LargeBufferPool.allocate(byteCount: scaled.width * 4 * stripRows, zeroed: false)
         var resampler = AreaResampler(
@@ -88,8 +116,7 @@ package enum JPEGFormat: ImageFormatDecoder {
         let rowPixels = image.bytesPerRow / 4
         var done = 0
         while done < scaled.height {
-            let (rows, _) = try decompressor.readRows(
-                into: strip.base, bytesPerRow: scaled.width * 4, maxRows: min(stripRows, scaled.height - done))
+            let rows = try next(strip.base, scaled.width * 4, min(stripRows, scaled.height - done))
             guard rows > 0 else { throw endedEarly() }
             for row in 0..<rows {
                 resampler.add((strip.base + row * scaled.width * 4).assumingMemoryBound(to: UInt32.self)) { output + $0 * rowPixels }
@@ -109,7 +136,7 @@ extension JPEGFormat {
 
     /// libjpeg-turbo: DCT scaling, rows as bytes arrive (progressive ones through a coefficient file).
     package static let capabilities = DecoderCapabilities(
-        reducedDecode: "DCT scaling to 1/2, 1/4 or 1/8 (a progressive JPEG at 1/8 reads only the scans it needs)",
+        reducedDecode: "DCT scaling to 1/2, 1/4 or 1/8 (a progressive JPEG at 1/8 from its DC coefficients alone)",
         streamsRows: true, maximumDimension: 65_500)
 
     /// `FF D8 FF` at the start (junk before it is found by ``ImageFormats/locate(_:)``).
@@ -133,7 +160,10 @@ extension JPEGFormat {
             MemoryEstimator.fixedOverhead,
             MemoryEstimator.add(MemoryEstimator.multiply(info.width, 48), MemoryEstimator.multiply((info.width + d - 1) / d, 64 + 16)))
         if header.raw.multiple_scans != 0 {
-            let coefficients = Int(clamping: header.raw.coefficient_bytes)
+            // libjpeg's coefficients (128 bytes a block), or only the DC ones (2 bytes a block) when
+            // JPEGDCImage takes the file, as it takes every undamaged file it applies to.
+            let blocks = Int(clamping: header.raw.coefficient_bytes)
+            let coefficients = JPEGDCImage.applies(to: header.raw, denominator: d) ? blocks / 64 : blocks
             working = MemoryEstimator.add(working, MemoryEstimator.add(coefficients, coefficients / 32))  // blocks rounded up to whole MCUs
         }
         return DecodeMemoryEstimate(info: info, outputBytes: output, workingBytes: working, encodedBytes: 0)
