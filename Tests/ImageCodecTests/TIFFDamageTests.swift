@@ -165,6 +165,33 @@ import Testing
         #expect(Self.code { try ImageDecoder.decode(bomb, options: DecodingOptions(allowCorruptData: false)) } == .truncated)
     }
 
+    /// Tiles far taller than the image (allowed by the format: a 4000 × 64 image in 16 × 12560
+    /// tiles, as a fuzzed file had) are read with the band holding the image's rows only: the
+    /// picture is vips' reading of the source, and no buffer near the 1.4 GB of rows that do not exist is taken.
+    @Test func tilesTallerThanTheImageHoldOnlyItsRows() throws {
+        let folder = try TIFFMaker.folder()
+        defer { TIFFMaker.remove(folder) }
+        try ExternalTools.run(
+            TIFFMaker.convert, [TIFFMaker.photo("retina.jpg"), "-resize", "4000x64!", "-depth", "8", "-compress", "none", folder + "/s.tif"]
+        )
+        let tiff = folder + "/tall-tiles.tif"
+        try ExternalTools.run(TIFFMaker.tiffcp, ["-c", "zip", "-t", "-w", "16", "-l", "12560", folder + "/s.tif", tiff])
+        // vips refuses such tiles ("tile size out of range"): it reads the lossless source instead.
+        let reference = try TIFFMaker.vipsReference(folder + "/s.tif", in: folder)
+        let probe = AllocationProbe()
+        let image = try AllocationProbe.$current.withValue(probe) { try ImageDecoder.decode(try ExternalTools.bytes(atPath: tiff)) }
+        #expect(image.width == 4000 && image.height == 64)
+        #expect(probe.largestBytes <= 8 << 20, "largest buffer \(probe.largestBytes)")
+        for y in 0..<64 {
+            let row = (image.baseAddress + y * image.bytesPerRow).assumingMemoryBound(to: UInt32.self)
+            let expected = (reference.baseAddress + y * reference.bytesPerRow).assumingMemoryBound(to: UInt32.self)
+            for x in 0..<4000 where row[x] != expected[x] {
+                Issue.record("pixel \(x), \(y): \(String(row[x], radix: 16)) where vips has \(String(expected[x], radix: 16))")
+                return
+            }
+        }
+    }
+
     /// Tiles of 65536 × 65536 are refused before anything is allocated for them.
     @Test func hugeTilesAreRefused() throws {
         let bomb = TIFFFiles.uncompressed(

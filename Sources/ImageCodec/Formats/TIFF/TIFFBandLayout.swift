@@ -32,8 +32,12 @@ struct TIFFBandLayout {
     var bandHeight: Int
     /// Bytes of one stored row of one plane, across the image or a tile.
     var rowBytes: Int
-    /// Bytes of one decoded strip or tile of one plane (of one scanline when read by scanlines).
+    /// Bytes of a band's part of one strip or tile of one plane (of one scanline when read by
+    /// scanlines).
     var chunkBytes: Int
+    /// Bytes libtiff decodes for one tile of one plane: ``chunkBytes``, or more for tiles taller
+    /// than the image, whose rows below it the band does not hold.
+    var tileBytes = 0
     /// Bytes of a band's stored samples.
     var bandBytes: Int
     /// The most pixels converted at once: the image's width, or a tile's.
@@ -71,8 +75,17 @@ struct TIFFBandLayout {
             }
             kind = .tiles(width: tileWidth, length: tileLength, across: across)
             rowBytes = planeRowBytes(tileWidth)
-            chunkBytes = rowBytes * tileLength
-            bandHeight = tileLength
+            tileBytes = rowBytes * tileLength
+            guard tileBytes <= Self.maximumStripBytes else {
+                throw ImageCacheError(
+                    .overMemoryBudget,
+                    "The TIFF's tiles are \(tileWidth)×\(tileLength) pixels, \(tileBytes >> 20) MiB each decoded, over the \(Self.maximumStripBytes >> 20) MiB allowed; the file is hostile, or save it with smaller tiles."
+                )
+            }
+            // A tile may be taller than the image (allowed, and a way to make a reader hold rows
+            // that do not exist): the band holds the image's rows only.
+            bandHeight = min(tileLength, height)
+            chunkBytes = rowBytes * bandHeight
             bandBytes = chunkBytes * across * planes
             runPixels = tileWidth
         case .native:

@@ -35,11 +35,15 @@ final class TIFFBandReader {
     private let rowBytes: Int
     /// Bytes of one decoded strip or tile of one plane.
     private let chunkBytes: Int
+    /// Bytes of one decoded tile (``TIFFBandLayout/tileBytes``).
+    private let tileBytes: Int
     private let converter: TIFFSampleConverter
     /// The band's stored samples.
     private let band: LargeBufferPool.Storage
     /// One run of pixels with its planes interleaved (separate planes only).
     private let interleaved: LargeBufferPool.Storage?
+    /// A whole decoded tile, for tiles taller than the image (their rows below it are dropped).
+    private let tallTile: LargeBufferPool.Storage?
     /// The current band's first row and row count.
     private(set) var bandStart = 0, bandRows = 0
     /// Columns of the current band that could not be decoded.
@@ -82,9 +86,11 @@ final class TIFFBandReader {
         bandHeight = layout.bandHeight
         rowBytes = layout.rowBytes
         chunkBytes = layout.chunkBytes
+        tileBytes = layout.tileBytes
         failedRows = Array(repeating: false, count: bandHeight)
         do {
             band = try LargeBufferPool.allocate(byteCount: layout.bandBytes, zeroed: false)
+            tallTile = layout.tileBytes > layout.chunkBytes ? try LargeBufferPool.allocate(byteCount: layout.tileBytes, zeroed: false) : nil
             interleaved =
                 planes > 1
                 ? try LargeBufferPool.allocate(byteCount: layout.runPixels * plan.samplesPerPixel * plan.bitsPerSample / 8, zeroed: false)
@@ -271,10 +277,12 @@ final class TIFFBandReader {
             for column in 0..<across {
                 for plane in 0..<planes {
                     let tile = TIFFComputeTile(tiff, UInt32(column * tileWidth), UInt32(index * tileLength), 0, UInt16(plane))
-                    let size = chunkBytes
-                    let ok = try read(chunk: tile, kind: "tile", into: band.base + (column * planes + plane) * chunkBytes) { buffer in
-                        TIFFReadEncodedTile(tiff, tile, buffer, tmsize_t(size)) == size
+                    let destination = band.base + (column * planes + plane) * chunkBytes
+                    let ok = try read(chunk: tile, kind: "tile", into: tallTile?.base ?? destination) { buffer in
+                        let size = tallTile == nil ? chunkBytes : tileBytes
+                        return TIFFReadEncodedTile(tiff, tile, buffer, tmsize_t(size)) == size
                     }
+                    if ok, let tallTile { destination.copyMemory(from: tallTile.base, byteCount: chunkBytes) }
                     if !ok {
                         failedColumns.append((column * tileWidth)..<min(width, (column + 1) * tileWidth))
                         break
