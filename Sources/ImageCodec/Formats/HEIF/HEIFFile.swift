@@ -186,8 +186,11 @@ final class HEIFHandle {
             }
         }
         var nclx: UnsafeMutablePointer<heif_color_profile_nclx>?
-        guard heifLibrary.heif_image_handle_get_nclx_color_profile(handle, &nclx).code == heif_error_Ok, let nclx else { return .untagged }
-        defer { heifLibrary.heif_nclx_color_profile_free(nclx) }
+        let status = heifLibrary.heif_image_handle_get_nclx_color_profile(handle, &nclx)
+        // libheif 1.15 hands the profile over even when it refuses one of its code points (an
+        // error for a value it does not know): it is freed whatever the outcome.
+        defer { if let nclx { heifLibrary.heif_nclx_color_profile_free(nclx) } }
+        guard status.code == heif_error_Ok, let nclx else { return .untagged }
         let codes = nclx.pointee
         return .codePoints(
             primaries: Int(codes.color_primaries.rawValue), transfer: Int(codes.transfer_characteristics.rawValue),
