@@ -44,32 +44,16 @@ package enum JPEGFormat: ImageFormatDecoder {
         let scaled = try decompressor.configure(scaleDenominator: denominator, header: header)
         try PixelLimits.check(width: scaled.width, height: scaled.height, maximumPixelCount: options.maximumPixelCount, format: "JPEG")
         let size = (width: min(planned.width, scaled.width), height: min(planned.height, scaled.height))
-        let partial = header.raw.progressive != 0 && denominator == 8
         let resample = size.width != scaled.width || size.height != scaled.height
-        if JPEGDCImage.applies(to: header.raw, denominator: denominator), let dc = JPEGDCImage.decode(bytes, header: header.raw),
-            dc.width == scaled.width, dc.height == scaled.height
-        {
-            let stored = try DecodedImage(
-                decoding: info, width: size.width, height: size.height, pixelFormat: .bgrx32, options: options,
-                scaleDenominator: resample ? TargetScale.denominator(for: info, size: size) : denominator, zeroFilled: false)
-            var y = 0
-            try read(scaled: scaled, resample: resample, into: stored) { destination, bytesPerRow, maxRows in
-                let rows = min(maxRows, dc.height - y)
-                for row in 0..<rows {
-                    let pixels = destination + row * bytesPerRow
-                    dc.writeRow(y + row, into: pixels.assumingMemoryBound(to: UInt32.self))
-                    decompressor.rowColor?.convert(pixels)
-                }
-                y += rows
-                return rows
-            }
-            stored.addWarnings(decompressor.warnings)
-            return try stored.uprightIfAsked(options)
-        }
+        let dc =
+            JPEGDCImage.applies(to: header.raw, denominator: denominator)
+            ? JPEGDCImage.decode(bytes, header: header.raw).flatMap { $0.width == scaled.width && $0.height == scaled.height ? $0 : nil }
+            : nil
+        let partial = dc == nil && header.raw.progressive != 0 && denominator == 8
         var readEveryScan = true
         if partial {
             readEveryScan = try decompressor.startPartial(maximumPointTransform: partialPointTransform).allScans
-        } else {
+        } else if dc == nil {
             guard try decompressor.start() == .done else { throw endedEarly() }
         }
         let stored = try DecodedImage(
@@ -77,8 +61,17 @@ package enum JPEGFormat: ImageFormatDecoder {
             scaleDenominator: resample ? TargetScale.denominator(for: info, size: size) : denominator,
             zeroFilled: false  // every byte is written
         )
+        var y = 0
         try read(scaled: scaled, resample: resample, into: stored) { destination, bytesPerRow, maxRows in
-            try decompressor.readRows(into: destination, bytesPerRow: bytesPerRow, maxRows: maxRows).rows
+            guard let dc else { return try decompressor.readRows(into: destination, bytesPerRow: bytesPerRow, maxRows: maxRows).rows }
+            let rows = min(maxRows, dc.height - y)
+            for row in 0..<rows {
+                let pixels = destination + row * bytesPerRow
+                dc.writeRow(y + row, into: pixels.assumingMemoryBound(to: UInt32.self))
+                decompressor.rowColor?.convert(pixels)  // as readRows converts libjpeg's rows
+            }
+            y += rows
+            return rows
         }
         if partial {
             try decompressor.finishPartial()
@@ -90,7 +83,7 @@ package enum JPEGFormat: ImageFormatDecoder {
                         .truncated, "The JPEG data ends before its end-of-image marker. The file was cut short; download or copy it again.")
                 }
             }
-        } else {
+        } else if dc == nil {
             guard try decompressor.finish() == .done else { throw endedEarly() }
         }
         AllocationProbe.current?.recordLibraryPeak(decompressor.peakMappedBytes)
