@@ -43,12 +43,11 @@ struct JPEGDCImage {
         var tableIndex: Int
         /// The DC quantiser, taken when the component's first scan starts (libjpeg latches it then).
         var quantizer: Int?
-        /// Blocks of the component in the image (non-interleaved scans cover these) and as the
-        /// MCUs of an interleaved scan cover them (the array's size).
+        /// Blocks of the component in the image (non-interleaved scans cover these), and across
+        /// as the MCUs of an interleaved scan cover them (a row of its plane).
         var blocksWide = 0
         var blocksHigh = 0
         var paddedWide = 0
-        var paddedHigh = 0
         /// The point transform of the DC bits received so far (nil: no DC scan yet).
         var pointTransform: Int?
         /// Where its coefficients start in ``Planes``.
@@ -172,6 +171,8 @@ struct JPEGDCImage {
         var planes = Planes(count: 0)
         var imageWidth = 0, imageHeight = 0
         var maxH = 1, maxV = 1
+        /// MCUs of an interleaved scan across and down.
+        var mcusWide = 0, mcusHigh = 0
         // The entropy-coded data's bit reader.
         var bitBuffer: UInt64 = 0
         var bitCount = 0
@@ -246,14 +247,14 @@ struct JPEGDCImage {
                 components.allSatisfy({ maxH % $0.h == 0 && maxV % $0.v == 0 }),
                 Set(components.map(\.id)).count == count
             else { return false }
-            let mcusWide = (imageWidth + 8 * maxH - 1) / (8 * maxH), mcusHigh = (imageHeight + 8 * maxV - 1) / (8 * maxV)
+            mcusWide = (imageWidth + 8 * maxH - 1) / (8 * maxH)
+            mcusHigh = (imageHeight + 8 * maxV - 1) / (8 * maxV)
             var total = 0
             for i in components.indices {
                 let c = components[i]
                 components[i].blocksWide = (imageWidth * c.h + 8 * maxH - 1) / (8 * maxH)
                 components[i].blocksHigh = (imageHeight * c.v + 8 * maxV - 1) / (8 * maxV)
                 components[i].paddedWide = mcusWide * c.h
-                components[i].paddedHigh = mcusHigh * c.v
                 components[i].offset = total
                 total += mcusWide * c.h * mcusHigh * c.v
             }
@@ -362,8 +363,7 @@ struct JPEGDCImage {
             hitMarker = false
             let interleaved = members.count > 1
             let c0 = components[members[0].component]
-            let mcusWide = interleaved ? (imageWidth + 8 * maxH - 1) / (8 * maxH) : c0.blocksWide
-            let mcusHigh = interleaved ? (imageHeight + 8 * maxV - 1) / (8 * maxV) : c0.blocksHigh
+            let across = interleaved ? mcusWide : c0.blocksWide, down = interleaved ? mcusHigh : c0.blocksHigh
             // A refinement scan reads no codes; a first scan has every member's table (``scan(_:)``).
             guard refine || tables.allSatisfy({ $0 != nil }) else { return false }
             let plans = zip(members, tables).map { m, table in
@@ -374,15 +374,16 @@ struct JPEGDCImage {
                     offset: table.map { UnsafePointer($0.offset) }, values: table.map { UnsafePointer($0.values) },
                     valueCount: table?.valueCount ?? 0)
             }
-            return decodeMCUs(plans, mcusWide: mcusWide, mcusHigh: mcusHigh, refine: refine, pointTransform: pointTransform)
+            return decodeMCUs(plans, across: across, down: down, refine: refine, pointTransform: pointTransform)
         }
 
-        private mutating func decodeMCUs(_ plans: [Lookup], mcusWide: Int, mcusHigh: Int, refine: Bool, pointTransform: Int) -> Bool {
+        /// Decodes `down` rows of `across` MCUs (blocks, in a scan of one component).
+        private mutating func decodeMCUs(_ plans: [Lookup], across: Int, down: Int, refine: Bool, pointTransform: Int) -> Bool {
             var predictors = [Int](repeating: 0, count: plans.count)
             let bit = Int16(truncatingIfNeeded: 1 << pointTransform)
             var untilRestart = restartInterval, restartNumber = 0
-            for my in 0..<mcusHigh {
-                for mx in 0..<mcusWide {
+            for my in 0..<down {
+                for mx in 0..<across {
                     if restartInterval > 0 && untilRestart == 0 {
                         guard readRestart(restartNumber) else { return false }
                         restartNumber = (restartNumber + 1) & 7
