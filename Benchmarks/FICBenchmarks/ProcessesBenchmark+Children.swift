@@ -90,7 +90,7 @@ extension ProcessesBenchmark {
             let name = inMemory ? "reader-in-memory-\(round)" : "reader-alone-\(round)"
             let job = Job(
                 namespace: Namespace.gallery, maximumCount: maximumCount, ready: path(name + ".ready"),
-                output: path(name + ".json"), ticks: ticks, prefix: "r", inMemory: inMemory)
+                output: path(name + ".json"), ticks: ticks, prefix: "r", inMemory: inMemory, countPages: true)
             try start(.reader, count: readerImages, job: job).wait()
             let (report, samples) = try ProcessesBenchmark.readOutput(job.output!)
             return (report, samples)

@@ -48,6 +48,8 @@ extension ProcessesBenchmark {
         /// A reader that keeps its images in a `[String: [UInt8]]` of its own instead of the
         /// cache: what any lookup costs at a gallery's pace on this machine (the baseline).
         var inMemory: Bool? = nil
+        /// A reader alone also counts the memory pages one lookup touches (``PagesTouched``).
+        var countPages: Bool? = nil
     }
 
     /// What a process reports, besides its times.
@@ -60,6 +62,8 @@ extension ProcessesBenchmark {
         var lateTicks = 0
         /// Stores the process made.
         var stores = 0
+        /// The median count of memory pages one lookup touched, when the job asked.
+        var pagesPerLookup: Int? = nil
     }
 
     /// The child's side: runs `role` on the cache in `directory`, with `count` entities, as the
@@ -122,6 +126,10 @@ extension ProcessesBenchmark {
             }
         }
         guard report.misses == 0 else { throw BenchmarkError("\(report.misses) of the readers' images are missing") }
+        if job.countPages == true, let pages = PagesTouched() {
+            report.pagesPerLookup = pages.median { if let byte = lookUp(($0 * 7) % count) { sink ^= byte } }
+            pages.close()
+        }
         touch(job.ready)
         var samples: [UInt64] = []
         samples.reserveCapacity(1 << 16)

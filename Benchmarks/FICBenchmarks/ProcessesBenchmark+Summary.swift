@@ -44,6 +44,9 @@ extension ProcessesBenchmark: Benchmark {
             String(format: "%.1f µs; %.2f µs", r.inMemoryFirstOfTickP50Ns / 1000, r.inMemoryAfterFirstP99Ns / 1000))
         table.row("    p99 beside the ingest / the baseline's", String(format: "%.2f×", r.lookupP99ToInMemory))
         table.row(
+            "  memory pages one lookup touches, cache / baseline",
+            "\(r.lookupPagesTouched.map(String.init) ?? "n/a") / \(r.inMemoryPagesTouched.map(String.init) ?? "n/a")")
+        table.row(
             "  slowest lookup alone / beside the ingest",
             String(format: "%.1f / %.1f µs", r.lookupAloneMaxNs / 1000, r.lookupWithIngestMaxNs / 1000))
         table.row("  lookups timed, alone / beside; misses", "\(r.lookupsAlone) / \(r.lookupsWithIngest); \(r.lookupMisses)")

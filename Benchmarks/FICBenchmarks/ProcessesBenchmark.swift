@@ -63,6 +63,11 @@ public struct ProcessesBenchmarkResult: Codable, Sendable {
     public var inMemoryAfterFirstP99Ns: Double
     /// `lookup_with_ingest_p99_ns / in_memory_p99_ns`.
     public var lookupP99ToInMemory: Double
+    /// Memory pages (code and data, 4 KiB) one lookup touches, reader alone (median of rounds):
+    /// after a pause each costs a page-table walk, so this sets the first lookup of a tick.
+    public var lookupPagesTouched: Int? = nil
+    /// The same for the baseline's lookup in a dictionary.
+    public var inMemoryPagesTouched: Int? = nil
     /// The 99th percentile of each round while the ingest ran, ns.
     public var roundLookupWithIngestP99Ns: [Double]
     /// The 99th percentile of each round's reader alone, ns.
@@ -153,6 +158,7 @@ public struct ProcessesBenchmarkResult: Codable, Sendable {
             "lookup_with_ingest_after_first_p99_ns"
         case lookupsInMemory = "lookups_in_memory", inMemoryP50Ns = "in_memory_p50_ns", inMemoryP99Ns = "in_memory_p99_ns"
         case inMemoryFirstOfTickP50Ns = "in_memory_first_of_tick_p50_ns", inMemoryAfterFirstP99Ns = "in_memory_after_first_p99_ns"
+        case lookupPagesTouched = "lookup_pages_touched", inMemoryPagesTouched = "in_memory_pages_touched"
         case lookupP99ToInMemory = "lookup_p99_to_in_memory"
         case roundLookupWithIngestP99Ns = "round_lookup_with_ingest_p99_ns", roundLookupAloneP99Ns = "round_lookup_alone_p99_ns"
         case lookupMisses = "lookup_misses", lateTicksWithIngest = "late_ticks_with_ingest", lateTicksAlone = "late_ticks_alone"
@@ -269,6 +275,7 @@ public enum ProcessesBenchmark {
         var withIngest: [UInt64] = [], alone: [UInt64] = [], inMemory: [UInt64] = []
         var roundWithIngestP99: [Double] = [], roundAloneP99: [Double] = []
         var misses = 0, lateWithIngest = 0, lateAlone = 0
+        var lookupPages: [Int] = [], inMemoryPages: [Int] = []
         for round in 0..<options.rounds {
             func ingestAlone() throws {
                 let seconds = try children.ingest(
@@ -294,9 +301,11 @@ public enum ProcessesBenchmark {
             roundAloneP99.append(Double(BenchKit.quantile(lone.samples.sorted(), 0.99)))
             misses += lone.report.misses
             lateAlone += lone.report.lateTicks
-            inMemory += try children.readAlone(
-                round: round, ticks: ticks, readerImages: options.readerImages, maximumCount: gallery.maximumCount, inMemory: true
-            ).samples
+            let baseline = try children.readAlone(
+                round: round, ticks: ticks, readerImages: options.readerImages, maximumCount: gallery.maximumCount, inMemory: true)
+            inMemory += baseline.samples
+            lookupPages += lone.report.pagesPerLookup.map { [$0] } ?? []
+            inMemoryPages += baseline.report.pagesPerLookup.map { [$0] } ?? []
             log(
                 "  round \(round + 1): ingest \(BenchKit.fixed(aloneRates.last ?? 0, 0)) images/s alone, \(BenchKit.fixed(loadedRates.last ?? 0, 0)) with readers; lookup p99 \(BenchKit.fixed(roundAloneP99.last ?? 0, 0)) ns alone, \(BenchKit.fixed(roundWithIngestP99.last ?? 0, 0)) ns with the ingest"
             )
@@ -329,6 +338,7 @@ public enum ProcessesBenchmark {
         let kills = try children.killedWriters(locked: options.lockedKills, random: options.randomKills)
 
         let notHolding = zip(kills.atRandom, kills.atRandomHeldLock).filter { !$0.1 }.map(\.0)
+        func medianPages(_ pages: [Int]) -> Int? { pages.isEmpty ? nil : pages.sorted()[pages.count / 2] }
         var result = ProcessesBenchmarkResult(
             readers: options.readers, readerImages: options.readerImages, side: side, lookupsPerTick: lookupsPerTick,
             tickMs: Double(tick) / 1e6,
@@ -361,6 +371,8 @@ public enum ProcessesBenchmark {
             noKillToNextStoreMs: kills.noKill, noKillMedianMs: median(kills.noKill), noKillMaxMs: kills.noKill.max() ?? .nan,
             otherWriterStorePeriodMedianUs: kills.storePeriodMedianUs,
             targetsMet: [:], notes: notes)
+        result.lookupPagesTouched = medianPages(lookupPages)
+        result.inMemoryPagesTouched = medianPages(inMemoryPages)
         result.targetsMet = [
             "lookup_p50_with_ingest_le_1_2x_alone": result.lookupP50Ratio <= 1.2,
             "lookup_p99_with_ingest_le_2us": result.lookupWithIngestP99Ns <= 2000,
