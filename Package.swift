@@ -217,7 +217,10 @@ let package = Package(
         // benchmarks that measure fic run the `fic` built beside it.
         .target(
             name: "FICBenchmarks",
-            dependencies: ["FastImageCache", "ImageTable", "ImageCodec", "TiledImage", "ImageLoader", "FICHarness", "FICCore"],
+            dependencies: [
+                "FastImageCache", "ImageTable", "ImageCodec", "TiledImage", "ImageLoader", "FICHarness", "FICCore",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
             path: "Benchmarks/FICBenchmarks"
         ),
         .executableTarget(
