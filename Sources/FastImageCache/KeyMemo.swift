@@ -12,8 +12,8 @@ import ImageTable
 /// change, or odd, treats the entry as missing. Only misses take the lock, to write.
 ///
 /// An entry is identified by 128 bits of the process's own keyed hash (Swift's `Hasher`, seeded at
-/// random per process, run twice with different prefixes) of the entity's name and of its source
-/// version's: as hard to make two names share as the tables' own 128-bit keys, and not
+/// random per process, run twice with different prefixes) of the UTF-8 bytes of the entity's name
+/// and of its source version's: as hard to make two names share as the tables' own 128-bit keys, and not
 /// predictable from outside the process. A fifth name of a set takes one of the four ways; a name
 /// whose entry another took is hashed again with SHA-256 and takes one back.
 final class KeyMemo: @unchecked Sendable {
@@ -25,18 +25,22 @@ final class KeyMemo: @unchecked Sendable {
     /// Entries a name may take: the four of its set.
     static let ways = 4
 
-    /// The 128-bit keyed hash of a name.
+    /// The 128-bit keyed hash of a name's UTF-8 bytes: bytes, as ``TableKey`` hashes them, so that
+    /// two spellings Swift's `String` calls equal (composed and decomposed accents) keep the
+    /// distinct keys the tables give them.
     struct NameHash: Equatable {
         var first: UInt64
         var second: UInt64
 
         init(_ name: String) {
-            var a = Hasher()
+            var a = Hasher(), b = Hasher()
             a.combine(0x6669_635f_6b65_7931 as UInt64)
-            a.combine(name)
-            var b = Hasher()
             b.combine(0x6669_635f_6b65_7932 as UInt64)
-            b.combine(name)
+            var name = name
+            name.withUTF8 { bytes in
+                a.combine(bytes: UnsafeRawBufferPointer(bytes))
+                b.combine(bytes: UnsafeRawBufferPointer(bytes))
+            }
             first = UInt64(UInt(bitPattern: a.finalize()))
             second = UInt64(UInt(bitPattern: b.finalize()))
         }
