@@ -153,6 +153,10 @@ import Testing
                 damaged.append(("the value of tag \(entry.tag)", patched(entry.field, size, huge)))
             }
         }
+        // The largest offset and byte count a field holds, for the first tile.
+        let largest = bigTIFF ? UInt64.max : UInt64(UInt32.max)
+        damaged.append(("the first tile's offset", patched(layout.tileOffsetsPosition[0], size, largest)))
+        damaged.append(("the first tile's byte count", patched(layout.tileByteCountsPosition[0], size, largest)))
         for (what, file) in damaged {
             let error = Self.readEverything(file)
             #expect(error != nil, "\(what) set to \(huge)")

@@ -163,7 +163,7 @@ public final class PyramidTIFFReader: Sendable {
             guard offsets[i] <= parser.source.size, counts[i] <= parser.source.size - offsets[i] else {
                 throw ImageCacheError(
                     .truncated,
-                    "tile \(i) of level \(index) lies at \(offsets[i])…\(offsets[i] + counts[i]), past the end of the \(parser.source.size)-byte file"
+                    "tile \(i) of level \(index) (\(counts[i]) bytes at \(offsets[i])) passes the end of the \(parser.source.size)-byte file"
                 )
             }
         }

@@ -25,7 +25,9 @@ public final class PyramidTIFFWriter: Sendable {
         var closed = false
     }
 
-    /// Creates (or empties) the file at `path` and writes `layout`'s header region.
+    /// Creates (or empties) the file at `path` and writes `layout`'s header region. A writer
+    /// released before ``finish()`` closes the file and leaves it incomplete (its arrays zero,
+    /// every tile missing to a reader) for the caller to remove.
     ///
     /// - Throws: the `.system` error of `open` or `pwrite`.
     public init(path: String, layout: PyramidTIFFLayout) throws {
