@@ -79,8 +79,9 @@ let package = Package(
         .target(name: "CImageCodecSupport", dependencies: ["CLibJPEG", "CFICCore"], linkerSettings: [.linkedLibrary("z")]),
         // libtiff's variadic tag calls, message handlers and client I/O (the TIFF trait).
         .target(name: "CTIFFSupport", dependencies: ["CTIFF", "CFICCore"]),
-        // The tile pyramids' own C: the 2 × 2 box filter. No codec, and no system call (band writes in flight are FICCore's).
-        .target(name: "CTileSupport"),
+        // The tile pyramids' own C: the 2 × 2 box filter, and zlib's deflate for pyramidal TIFF tiles
+        // (Debian: zlib1g-dev). No system call (band writes in flight are FICCore's).
+        .target(name: "CTileSupport", linkerSettings: [.linkedLibrary("z")]),
 
         // The lowest layer: the package's one error type, locks, and every system call, wrapped once.
         .target(name: "CFICCore"),

@@ -1,0 +1,135 @@
+import CTileSupport
+import FICCore
+import ImageCodec
+
+extension PyramidTIFFReader {
+    /// Tile (`column`, `row`) of level `level` decoded: `tileHeight` rows of `tileWidth` pixels,
+    /// 4 bytes each, BGRA premultiplied (opaque pixels have alpha 255), the padding of edge tiles
+    /// as stored. Reads JPEG (complete tiles, or abbreviated ones with the level's JPEGTables
+    /// spliced in), deflate (with or without horizontal prediction) and uncompressed tiles of grey,
+    /// RGB or YCbCr-in-JPEG samples, with or without alpha.
+    ///
+    /// - Throws: `.unsupportedFormat` for samples this does not convert; `.corruptData` for data
+    ///   that does not decode to the tile's size; the errors of ``tileBytes(level:column:row:)``.
+    public func decodeTile(level: Int, column: Int, row: Int) throws -> [UInt8] {
+        let stored = try tileBytes(level: level, column: column, row: row)
+        let info = levels[level]
+        switch info.compression {
+        case TIFFTag.Compression.jpeg:
+            return try Self.decodeJPEG(stored, level: info)
+        case TIFFTag.Compression.adobeDeflate, TIFFTag.Compression.oldDeflate:
+            return try Self.pixels(fromSamples: Self.inflate(stored, level: info), level: info)
+        default:
+            return try Self.pixels(fromSamples: stored, level: info)
+        }
+    }
+
+    /// A JPEG tile decoded by ImageCodec, its tables spliced in first when the level has them.
+    private static func decodeJPEG(_ stored: [UInt8], level: PyramidTIFFLevel) throws -> [UInt8] {
+        guard level.samplesPerPixel == 3 || level.samplesPerPixel == 1 else {
+            throw ImageCacheError(.unsupportedFormat, "JPEG tiles of \(level.samplesPerPixel) samples are not read")
+        }
+        var stream = stored
+        if let tables = level.jpegTables, tables.count >= 4, stored.count >= 2 {
+            // The tables are a JPEG stream of their own (SOI, tables, EOI): their markers go
+            // between the tile's SOI and the rest of the tile.
+            stream = Array(stored[0..<2]) + tables[2..<(tables.count - 2)] + stored[2...]
+        }
+        let image: DecodedImage
+        do {
+            image = try ImageDecoder.decode(stream)
+        } catch {
+            throw ImageCacheError(.corruptData, "a JPEG tile of level \(level.index) does not decode", underlying: error)
+        }
+        guard image.width == level.tileWidth, image.height == level.tileHeight else {
+            throw ImageCacheError(
+                .corruptData,
+                "a JPEG tile of level \(level.index) is \(image.width)×\(image.height), not \(level.tileWidth)×\(level.tileHeight)")
+        }
+        let width = level.tileWidth, unit = image.pixelFormat.bytesPerPixel
+        return image.withUnsafeBytes { raw in
+            [UInt8](unsafeUninitializedCapacity: width * image.height * 4) { out, initialized in
+                for y in 0..<image.height {
+                    for x in 0..<width {
+                        let i = y * image.bytesPerRow + x * unit, o = (y * width + x) * 4
+                        if unit == 1 {
+                            (out[o], out[o + 1], out[o + 2]) = (raw[i], raw[i], raw[i])
+                        } else {
+                            (out[o], out[o + 1], out[o + 2]) = (raw[i], raw[i + 1], raw[i + 2])
+                        }
+                        out[o + 3] = 255
+                    }
+                }
+                initialized = width * image.height * 4
+            }
+        }
+    }
+
+    /// A deflated tile's samples: exactly a tile's worth.
+    private static func inflate(_ stored: [UInt8], level: PyramidTIFFLevel) throws -> [UInt8] {
+        let expected = level.tileWidth * level.tileHeight * level.samplesPerPixel
+        var produced = 0
+        var failed = false
+        let samples = [UInt8](unsafeUninitializedCapacity: expected) { out, initialized in
+            failed =
+                stored.withUnsafeBufferPointer { fic_tile_inflate($0.baseAddress, $0.count, out.baseAddress, expected, &produced) } != 0
+            initialized = failed ? 0 : produced
+        }
+        guard !failed, produced == expected else {
+            throw ImageCacheError(
+                .corruptData, "a deflated tile of level \(level.index) \(failed ? "is damaged" : "has \(produced) of \(expected) bytes")")
+        }
+        return samples
+    }
+
+    /// Stored samples (prediction undone) as BGRA premultiplied pixels.
+    private static func pixels(fromSamples stored: [UInt8], level: PyramidTIFFLevel) throws -> [UInt8] {
+        let samples = level.samplesPerPixel, width = level.tileWidth, pixelCount = level.tileWidth * level.tileHeight
+        guard stored.count >= pixelCount * samples else {
+            throw ImageCacheError(.corruptData, "a tile of level \(level.index) has \(stored.count) of \(pixelCount * samples) bytes")
+        }
+        let grey = level.photometric == TIFFTag.Photometric.minIsBlack || level.photometric == TIFFTag.Photometric.minIsWhite
+        guard (grey && samples <= 2) || (level.photometric == TIFFTag.Photometric.rgb && samples >= 3) else {
+            throw ImageCacheError(
+                .unsupportedFormat,
+                "uncompressed or deflated tiles of photometric \(level.photometric) with \(samples) samples are not read")
+        }
+        guard level.predictor == 1 || level.predictor == 2 else {
+            throw ImageCacheError(.unsupportedFormat, "predictor \(level.predictor) is not read")
+        }
+        var values = stored
+        if level.predictor == 2 {
+            // Horizontal differencing: each sample is stored as the difference from the same
+            // sample of the pixel to its left, row by row.
+            for y in 0..<level.tileHeight {
+                let start = y * width * samples
+                for i in (start + samples)..<(start + width * samples) { values[i] = values[i] &+ values[i - samples] }
+            }
+        }
+        let alpha = level.hasAlpha, associated = level.extraSamples.last == TIFFTag.ExtraSample.associatedAlpha
+        let inverted = level.photometric == TIFFTag.Photometric.minIsWhite
+        return [UInt8](unsafeUninitializedCapacity: pixelCount * 4) { out, initialized in
+            for p in 0..<pixelCount {
+                let i = p * samples, o = p * 4
+                var (r, g, b): (UInt8, UInt8, UInt8)
+                if grey {
+                    let v = inverted ? 255 - values[i] : values[i]
+                    (r, g, b) = (v, v, v)
+                } else {
+                    (r, g, b) = (values[i], values[i + 1], values[i + 2])
+                }
+                var a: UInt8 = 255
+                if alpha {
+                    a = values[i + samples - 1]
+                    if !associated {
+                        // Unassociated alpha: premultiply, rounding as the package's bitmaps do.
+                        let m = { (c: UInt8) in UInt8((Int(c) * Int(a) + 127) / 255) }
+                        (r, g, b) = (m(r), m(g), m(b))
+                    }
+                }
+                (out[o], out[o + 1], out[o + 2], out[o + 3]) = (b, g, r, a)
+            }
+            initialized = pixelCount * 4
+        }
+    }
+}

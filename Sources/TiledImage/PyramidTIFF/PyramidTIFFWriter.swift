@@ -1,0 +1,149 @@
+import FICCore
+import SystemPackage
+
+/// Writes a pyramidal TIFF: the layout's header region first, then tiles appended in any order
+/// as they come, and at ``finish()`` the tile offset and byte count arrays filled in place.
+///
+/// Thread-safe: ``encode(level:column:row:pixels:)`` compresses without a lock, so tiles may be compressed on
+/// several threads; ``append(_:level:column:row:)`` takes a small lock around the one write
+/// that puts the bytes at the end of the file. ``write(level:column:row:pixels:)`` does both.
+public final class PyramidTIFFWriter: Sendable {
+    /// Where every header byte goes.
+    public let layout: PyramidTIFFLayout
+    /// The file written.
+    public let path: String
+    private let file: FileDescriptor
+    private let state: LockedBox<State>
+
+    /// What the lock guards: the end of the file, and what each level's tiles became.
+    private struct State: Sendable {
+        var end: Int
+        var offsets: [[UInt64]]
+        var byteCounts: [[UInt64]]
+        var written: [[Bool]]
+        var missing: Int
+        var closed = false
+    }
+
+    /// Creates (or empties) the file at `path` and writes `layout`'s header region. A writer
+    /// released before ``finish()`` closes the file and leaves it incomplete (its arrays zero,
+    /// every tile missing to a reader) for the caller to remove.
+    ///
+    /// - Throws: the `.system` error of `open` or `pwrite`.
+    public init(path: String, layout: PyramidTIFFLayout) throws {
+        self.layout = layout
+        self.path = path
+        let file = try FileDescriptor.open(
+            atPath: path, .readWrite, options: [.create, .truncate], permissions: [.ownerReadWrite, .groupRead, .otherRead])
+        do {
+            try layout.header.withUnsafeBytes { try file.writeAll($0, at: 0, path: path) }
+        } catch {
+            file.closeQuietly()
+            throw error
+        }
+        self.file = file
+        let counts = layout.levels.map(\.tileCount)
+        state = LockedBox(
+            State(
+                end: layout.header.count, offsets: counts.map { [UInt64](repeating: 0, count: $0) },
+                byteCounts: counts.map { [UInt64](repeating: 0, count: $0) }, written: counts.map { [Bool](repeating: false, count: $0) },
+                missing: counts.reduce(0, +)))
+    }
+
+    /// Creates the file at `path` for `geometry`'s levels.
+    public convenience init(path: String, geometry: PyramidGeometry, compression: PyramidTIFFCompression, hasAlpha: Bool) throws {
+        try self.init(path: path, layout: PyramidTIFFLayout(geometry: geometry, compression: compression, hasAlpha: hasAlpha))
+    }
+
+    deinit {
+        state.withLockedValue { if !$0.closed { file.closeQuietly() } }
+    }
+
+    /// The stored bytes of tile (`column`, `row`) of level `level`: `pixels` is 256 rows of 1024
+    /// bytes, BGRA premultiplied, the padding of edge tiles included. No lock is held: call it on
+    /// any thread.
+    public func encode(level: Int, column: Int, row: Int, pixels: UnsafeRawBufferPointer) throws -> [UInt8] {
+        _ = try tileIndex(level: level, column: column, row: row)
+        return try PyramidTIFFTileEncoder.encode(
+            pixels, valid: layout.levels[level].validSize(column: column, row: row), compression: layout.compression,
+            hasAlpha: layout.hasAlpha)
+    }
+
+    /// Appends `bytes` (from ``encode(level:column:row:pixels:)``) as tile (`column`, `row`) of level `level`.
+    ///
+    /// - Throws: `.invalidArgument` for a tile outside the level, written twice, or after
+    ///   ``finish()``; `.dimensionsTooLarge` when a classic TIFF would pass 4 GiB (the layout's
+    ///   bound makes that impossible); the `.system` error of `pwrite`.
+    public func append(_ bytes: [UInt8], level: Int, column: Int, row: Int) throws {
+        let index = try tileIndex(level: level, column: column, row: row)
+        try state.withLockedValue { state in
+            guard !state.closed else { throw ImageCacheError(.invalidArgument, "the pyramidal TIFF is finished", path: path) }
+            guard !state.written[level][index] else {
+                throw ImageCacheError(.invalidArgument, "tile \(column),\(row) of level \(level) was already written", path: path)
+            }
+            let end = state.end + bytes.count
+            guard layout.isBigTIFF || end <= Int(UInt32.max) else {
+                throw ImageCacheError(.dimensionsTooLarge, "the tiles pass the 4 GiB a classic TIFF can address", path: path)
+            }
+            try bytes.withUnsafeBytes { try file.writeAll($0, at: state.end, path: path) }
+            state.offsets[level][index] = UInt64(state.end)
+            state.byteCounts[level][index] = UInt64(bytes.count)
+            state.written[level][index] = true
+            state.missing -= 1
+            // TIFF asks for word-aligned offsets: the next tile starts on an even byte.
+            state.end = end + (end & 1)
+        }
+    }
+
+    /// Compresses and appends one tile: ``encode(level:column:row:pixels:)`` then ``append(_:level:column:row:)``.
+    public func write(level: Int, column: Int, row: Int, pixels: UnsafeRawBufferPointer) throws {
+        try append(encode(level: level, column: column, row: row, pixels: pixels), level: level, column: column, row: row)
+    }
+
+    /// Fills in the tile offset and byte count arrays, writes the file to the disk and closes it.
+    ///
+    /// - Throws: `.invalidArgument` when a tile was not written (the message says how many and
+    ///   the first) or when already finished; the `.system` error of `pwrite`, `fsync` or `close`.
+    public func finish() throws {
+        try state.withLockedValue { state in
+            guard !state.closed else { throw ImageCacheError(.invalidArgument, "the pyramidal TIFF is finished", path: path) }
+            if state.missing > 0 {
+                let level = state.written.firstIndex { $0.contains(false) }!
+                let index = state.written[level].firstIndex(of: false)!
+                let columns = layout.levels[level].columns
+                throw ImageCacheError(
+                    .invalidArgument,
+                    "\(state.missing) tiles were not written, the first tile \(index % columns),\(index / columns) of level \(level)",
+                    path: path)
+            }
+            let size = layout.offsetFieldSize
+            for level in layout.levels.indices {
+                for (values, position) in [
+                    (state.offsets[level], layout.tileOffsetsPosition[level]),
+                    (state.byteCounts[level], layout.tileByteCountsPosition[level])
+                ] {
+                    let bytes = values.flatMap { value in (0..<size).map { UInt8(truncatingIfNeeded: value >> (8 * UInt64($0))) } }
+                    try bytes.withUnsafeBytes { try file.writeAll($0, at: position, path: path) }
+                }
+            }
+            state.closed = true
+            do {
+                try file.synchronize(path: path)
+            } catch {
+                file.closeQuietly()
+                throw error
+            }
+            try file.close(path: path)
+        }
+    }
+
+    /// The tile's index in its level's arrays (row-major).
+    private func tileIndex(level: Int, column: Int, row: Int) throws -> Int {
+        guard layout.levels.indices.contains(level), (0..<layout.levels[level].columns).contains(column),
+            (0..<layout.levels[level].rows).contains(row)
+        else {
+            throw ImageCacheError(.invalidArgument, "there is no tile \(column),\(row) in level \(level)", path: path)
+        }
+        return row * layout.levels[level].columns + column
+    }
+}
