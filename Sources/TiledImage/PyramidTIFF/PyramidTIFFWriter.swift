@@ -4,9 +4,10 @@ import SystemPackage
 /// Writes a pyramidal TIFF: the layout's header region first, then tiles appended in any order
 /// as they come, and at ``finish()`` the tile offset and byte count arrays filled in place.
 ///
-/// Thread-safe: ``encode(level:column:row:pixels:)`` compresses without a lock, so tiles may be compressed on
-/// several threads; ``append(_:level:column:row:)`` takes a small lock around the one write
-/// that puts the bytes at the end of the file. ``write(level:column:row:pixels:)`` does both.
+/// Thread-safe: ``encode(level:column:row:pixels:)`` compresses without a lock, so tiles may be
+/// compressed on several threads; ``append(_:level:column:row:)`` takes a small lock to claim the
+/// tile's place at the end of the file and writes it there outside the lock.
+/// ``write(level:column:row:pixels:)`` does both.
 public final class PyramidTIFFWriter: Sendable {
     /// Where every header byte goes.
     public let layout: PyramidTIFFLayout
@@ -76,7 +77,10 @@ public final class PyramidTIFFWriter: Sendable {
     ///   bound makes that impossible); the `.system` error of `pwrite`.
     public func append(_ bytes: [UInt8], level: Int, column: Int, row: Int) throws {
         let index = try tileIndex(level: level, column: column, row: row)
-        try state.withLockedValue { state in
+        // The lock only hands out the place at the end of the file; the write runs outside it, so
+        // that tiles of other threads are placed meanwhile. A tile whose write fails stays
+        // missing, and ``finish()`` refuses the file.
+        let at = try state.withLockedValue { state -> Int in
             guard !state.closed else { throw ImageCacheError(.invalidArgument, "the pyramidal TIFF is finished", path: path) }
             guard !state.written[level][index] else {
                 throw ImageCacheError(.invalidArgument, "tile \(column),\(row) of level \(level) was already written", path: path)
@@ -85,13 +89,17 @@ public final class PyramidTIFFWriter: Sendable {
             guard layout.isBigTIFF || end <= Int(UInt32.max) else {
                 throw ImageCacheError(.dimensionsTooLarge, "the tiles pass the 4 GiB a classic TIFF can address", path: path)
             }
-            try bytes.withUnsafeBytes { try file.writeAll($0, at: state.end, path: path) }
-            state.offsets[level][index] = UInt64(state.end)
-            state.byteCounts[level][index] = UInt64(bytes.count)
             state.written[level][index] = true
-            state.missing -= 1
+            let at = state.end
             // TIFF asks for word-aligned offsets: the next tile starts on an even byte.
             state.end = end + (end & 1)
+            return at
+        }
+        try bytes.withUnsafeBytes { try file.writeAll($0, at: at, path: path) }
+        state.withLockedValue { state in
+            state.offsets[level][index] = UInt64(at)
+            state.byteCounts[level][index] = UInt64(bytes.count)
+            state.missing -= 1
         }
     }
 
@@ -108,12 +116,13 @@ public final class PyramidTIFFWriter: Sendable {
         try state.withLockedValue { state in
             guard !state.closed else { throw ImageCacheError(.invalidArgument, "the pyramidal TIFF is finished", path: path) }
             if state.missing > 0 {
-                let level = state.written.firstIndex { $0.contains(false) }!
-                let index = state.written[level].firstIndex(of: false)!
+                // A tile is written once its byte count is set (no encoding is empty).
+                let level = state.byteCounts.firstIndex { $0.contains(0) } ?? 0
+                let index = state.byteCounts[level].firstIndex(of: 0) ?? 0
                 let columns = layout.levels[level].columns
                 throw ImageCacheError(
                     .invalidArgument,
-                    "\(state.missing) tiles were not written, the first tile \(index % columns),\(index / columns) of level \(level)",
+                    "\(state.missing) tiles were not written (or their writes failed), the first tile \(index % columns),\(index / columns) of level \(level)",
                     path: path)
             }
             let size = layout.offsetFieldSize
