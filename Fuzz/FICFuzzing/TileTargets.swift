@@ -2,10 +2,10 @@ import Foundation
 import TileServer
 import TiledImage
 
-/// What the tile server and the remote tile viewer parse: Deep Zoom and IIIF descriptors, and
-/// the request paths of `fic serve`.
+/// What the tile server and the remote tile viewer parse: Deep Zoom and IIIF descriptors, the
+/// request paths of `fic serve`, and pyramidal TIFF files.
 enum TileTargets {
-    static let all: [FuzzTarget] = [descriptor, route]
+    static let all: [FuzzTarget] = [descriptor, route, pyramidTIFF]
 
     /// A Deep Zoom `.dzi` (XML) or IIIF `info.json` (JSON) document, read into sizes, levels and
     /// tile URLs; the first byte chooses which URL it came from (and so which kind it is taken for).
@@ -29,5 +29,50 @@ enum TileTargets {
         _ = try? IIIFImageRequest.parse(
             region: region, size: size, rotation: rotation, qualityAndFormat: qualityAndFormat,
             imageWidth: width, imageHeight: height)
+    }
+
+    /// A pyramidal TIFF: its header and IFD chain read into levels, then the first and last tile
+    /// of each level read and decoded (at most 8 levels, so that one input stays within the
+    /// time bound).
+    static let pyramidTIFF = FuzzTarget(
+        name: "pyramid-tiff", summary: "pyramidal TIFF files: the IFD chain, tile arrays and tiles", seeds: pyramidTIFFSeeds
+    ) { bytes in
+        guard let reader = try? PyramidTIFFReader(source: PyramidTIFFMemorySource(Array(bytes))) else { return }
+        FuzzBounds.checking {
+            for level in reader.levels.prefix(8) {
+                for (column, row) in [(0, 0), (level.columns - 1, level.rows - 1)] {
+                    _ = try? reader.tileBytes(level: level.index, column: column, row: row)
+                    _ = try? reader.decodeTile(level: level.index, column: column, row: row)
+                }
+            }
+        }
+    }
+
+    /// Small pyramids the package writes: opaque in each compression, and with alpha.
+    static func pyramidTIFFSeeds() throws -> [(String, [UInt8])] {
+        var seeds: [(String, [UInt8])] = []
+        let cases: [(String, PyramidTIFFCompression, Bool)] = [
+            ("jpeg", .jpeg, false), ("deflate", .deflate, false), ("none", .none, false), ("deflate-alpha", .deflate, true)
+        ]
+        for (name, compression, alpha) in cases {
+            let geometry = try PyramidGeometry(width: 300, height: 200)
+            let path = Scratch.path("seed-\(name).tif")
+            let writer = try PyramidTIFFWriter(path: path, geometry: geometry, compression: compression, hasAlpha: alpha)
+            let tile = [UInt8](
+                (0..<PyramidGeometry.tileBytes).map { i in
+                    i % 4 == 3 ? (alpha ? UInt8(truncatingIfNeeded: i / 1024) : 255) : UInt8(truncatingIfNeeded: (i / 4) * 7 + i % 4 * 50)
+                })
+            for level in geometry.levels {
+                for row in 0..<level.rows {
+                    for column in 0..<level.columns {
+                        try tile.withUnsafeBytes { try writer.write(level: level.index, column: column, row: row, pixels: $0) }
+                    }
+                }
+            }
+            try writer.finish()
+            seeds.append(("\(name).tif", Array(try Data(contentsOf: URL(fileURLWithPath: path)))))
+            try? FileManager.default.removeItem(atPath: path)
+        }
+        return seeds
     }
 }

@@ -1,6 +1,7 @@
 import FICHarness
 import FICTestSupport
 import Foundation
+import ImageCodec
 import Testing
 @testable import TiledImage
 
@@ -57,6 +58,30 @@ import Testing
             Issue.record("not an ImageCacheError: \(error)", sourceLocation: sourceLocation)
             return nil
         }
+    }
+
+    /// A JPEG tile whose frame claims an image far larger than a tile (9000 × 9000, within the
+    /// decoders' default limit) is refused before anything of that size is allocated.
+    @Test func aJPEGTileClaimingAHugeFrameIsRefusedUnallocated() throws {
+        let folder = try Fixtures.makeFolder()
+        defer { Fixtures.remove(folder) }
+        let geometry = try PyramidGeometry(width: 200, height: 100)
+        let path = folder + "/one-tile.tif"
+        let writer = try PyramidTIFFWriter(path: path, geometry: geometry, compression: .jpeg, hasAlpha: false)
+        let tile = [UInt8](repeating: 200, count: PyramidGeometry.tileBytes)
+        try tile.withUnsafeBytes { try writer.write(level: 0, column: 0, row: 0, pixels: $0) }
+        try writer.finish()
+        var bytes = try ExternalTools.bytes(atPath: path)
+        let level = try PyramidTIFFReader(source: PyramidTIFFMemorySource(bytes)).levels[0]
+        let tileRange = level.tileOffsets[0]..<(level.tileOffsets[0] + level.tileByteCounts[0])
+        // The baseline frame header: FF C0, length, precision, then height and width.
+        let sof = try #require(tileRange.first { bytes[$0] == 0xFF && bytes[$0 + 1] == 0xC0 })
+        #expect(Self.readEverything(bytes) == nil, "the tile as written decodes")
+        bytes.replaceSubrange((sof + 5)..<(sof + 9), with: [0x23, 0x28, 0x23, 0x28])
+        let probe = AllocationProbe()
+        let error = AllocationProbe.$current.withValue(probe) { Self.readEverything(bytes) }
+        #expect(error != nil, "a 9000 × 9000 tile is refused")
+        #expect(probe.largestBytes < 8 << 20, "largest buffer: \(probe.largestBytes) bytes")
     }
 
     /// A file cut anywhere in its header region, or inside its tiles, is refused.

@@ -35,9 +35,14 @@ extension PyramidTIFFReader {
             // between the tile's SOI and the rest of the tile.
             stream = Array(stored[0..<2]) + tables[2..<(tables.count - 2)] + stored[2...]
         }
+        // A tile's stream may claim any size: nothing larger than a tile is decoded, and an EXIF
+        // orientation inside a tile is no orientation of the pyramid's.
+        var options = DecodingOptions()
+        options.maximumPixelCount = level.tileWidth * level.tileHeight
+        options.applyOrientation = false
         let image: DecodedImage
         do {
-            image = try ImageDecoder.decode(stream)
+            image = try ImageDecoder.decode(stream, options: options)
         } catch {
             throw ImageCacheError(.corruptData, "a JPEG tile of level \(level.index) does not decode", underlying: error)
         }
