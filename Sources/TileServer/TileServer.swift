@@ -3,6 +3,7 @@ import FICCore
 import Foundation
 import ImageCodec
 import Logging
+import Synchronization
 import TiledImage
 
 /// A request as the tile server needs it, whatever HTTP library received it.
@@ -61,6 +62,9 @@ public final class TileServer: Sendable {
     private let encoded: EncodedTileCache
     private let threads: WorkerThreads
     private let queued = LockedBox(0)
+    /// Request paths parsed into routes so far (each request's once, or never for one the
+    /// event loop's fast path answers).
+    private let routesParsed = Atomic<Int>(0)
     /// The caller's logger: answers that fail for a reason of the server's own (a 500) are logged.
     let logger: Logger
 
@@ -89,11 +93,15 @@ public final class TileServer: Sendable {
     /// Kept answers, their bytes, hits and misses (for tests and `fic-bench serve`).
     public var encodedCacheStatistics: (bytes: Int, entries: Int, hits: Int, misses: Int) { encoded.statistics }
 
+    /// How many request paths have been parsed into routes (for tests: each request's path is
+    /// parsed at most once).
+    package var routeParseCount: Int { routesParsed.load(ordering: .relaxed) }
+
     /// The answer to `request`. Never throws: every failure is an HTTP error whose plain-text
     /// body says why in a sentence.
     public func respond(to request: TileServerRequest) async -> TileServerResponse {
         do {
-            guard let route = try TileServerRoute.parse(request.path) else {
+            guard let route = try route(of: request.path) else {
                 throw ImageCacheError(.notFound, Self.noSuchPage(request.path, mountPath: request.mountPath))
             }
             switch route {
@@ -106,6 +114,12 @@ public final class TileServer: Sendable {
         } catch {
             return failure(error, path: request.path)
         }
+    }
+
+    /// The route of `path`, counted (the server's one place that parses a path).
+    private func route(of path: String) throws -> TileServerRoute? {
+        routesParsed.add(1, ordering: .relaxed)
+        return try TileServerRoute.parse(path)
     }
 
     private func respond(to route: TileServerRoute, _ request: TileServerRequest) async throws -> TileServerResponse {
@@ -136,7 +150,7 @@ public final class TileServer: Sendable {
             }
         case .dziTile(let name, _, _, _), .iiifImage(let name, _, _, _, _):
             let reader = try await reader(name)
-            return try await image(reader, request, try imageJob(route, reader)!)
+            return try await image(name, reader, request, try imageJob(route, reader)!)
         case .iiifBase:
             preconditionFailure("answered by respond(to:)")
         }
@@ -194,16 +208,12 @@ public final class TileServer: Sendable {
 
     /// The answer to `request` when it is an image already kept for a pyramid already open (or a
     /// 304 for it), else nil: no I/O, no waiting, so an event loop may call it and write the answer
-    /// at once (`TileServerFastPath`). Everything else goes through ``respond(to:)``.
+    /// at once (`TileServerFastPath`). Everything else goes through ``respond(to:)``. The path is
+    /// not parsed: it is found among the paths that led to kept answers, and served while the
+    /// pyramid build that answer came from is the one open.
     public func keptResponse(to request: TileServerRequest) -> TileServerResponse? {
-        guard let route = try? TileServerRoute.parse(request.path) else { return nil }
-        let name: String
-        switch route {
-        case .dziTile(let n, _, _, _), .iiifImage(let n, _, _, _, _): name = n
-        default: return nil
-        }
-        guard let reader = catalog.openReader(name), let job = try? imageJob(route, reader),
-            let kept = encoded.entry(reader.pyramid.buildIdentity + "/" + job.key, countingMiss: false)
+        guard let target = encoded.target(path: request.path), let reader = catalog.openReader(target.name),
+            reader.pyramid.buildIdentity == target.build, let kept = encoded.entry(target.key, countingMiss: false)
         else { return nil }
         return conditional(request, kept)
     }
@@ -231,10 +241,17 @@ public final class TileServer: Sendable {
     }
 
     /// An image answer: the kept response for the job (a 304 when the client's copy is current),
-    /// else the job's bytes, made on a render thread and kept.
-    private func image(_ reader: PyramidRegionReader, _ request: TileServerRequest, _ job: ImageJob) async throws -> TileServerResponse {
+    /// else the job's bytes, made on a render thread and kept. Either way the request's path now
+    /// leads to the kept answer, for the fast path.
+    private func image(
+        _ name: String, _ reader: PyramidRegionReader, _ request: TileServerRequest, _ job: ImageJob
+    ) async throws -> TileServerResponse {
         let cacheKey = reader.pyramid.buildIdentity + "/" + job.key
-        if let kept = encoded.entry(cacheKey) { return conditional(request, kept) }
+        let target = EncodedTileCache.PathTarget(key: cacheKey, name: name, build: reader.pyramid.buildIdentity)
+        if let kept = encoded.entry(cacheKey) {
+            encoded.remember(path: request.path, for: target)
+            return conditional(request, kept)
+        }
         let validators = self.validators(reader, tag: job.key)
         if let unchanged = notModified(request, validators) { return unchanged }
         let bytes = try await render(job.make)
@@ -245,6 +262,7 @@ public final class TileServer: Sendable {
                 ("Last-Modified", validators.lastModified)
             ], bytes)
         encoded.insert(.init(response: response, etag: validators.etag, lastModified: validators.lastModified), for: cacheKey)
+        encoded.remember(path: request.path, for: target)
         return response
     }
 

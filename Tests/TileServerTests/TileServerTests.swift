@@ -180,6 +180,31 @@ import TileServer
         #expect(store.server.keptResponse(to: request)?.status == 200, "kept now, and found by the fast path")
     }
 
+    /// The fast path finds a kept answer by the request's raw path, without parsing it: each
+    /// request's path is parsed once (by `respond(to:)`), or never when the fast path answers. A
+    /// second spelling of the same answer is parsed once, found kept, and from then on found by
+    /// the fast path too.
+    @Test func aRouteIsParsedOnce() async throws {
+        #expect(await store.get("\(base)/info.json").status == 200, "the pyramid is open: the fast path looks it up")
+        let path = "\(base)/0,0,400,400/200,/0/default.jpg"
+        let before = store.server.routeParseCount
+        #expect(store.server.keptResponse(to: TileServerRequest(path: path))?.status == nil, "not kept yet")
+        #expect(store.server.routeParseCount == before, "the fast path parsed the path")
+        let made = await store.get(path)
+        #expect(made.status == 200 && store.server.routeParseCount == before + 1)
+        #expect(store.server.keptResponse(to: TileServerRequest(path: path))?.body == made.body)
+        #expect(store.server.routeParseCount == before + 1, "the fast path parsed the path")
+
+        // The same answer asked in another spelling (an escaped letter): one parse, a hit.
+        let spelled = "\(base)/0,0,400,400/200,/0/defaul%74.jpg"
+        #expect(store.server.keptResponse(to: TileServerRequest(path: spelled))?.status == nil)
+        let hits = store.server.encodedCacheStatistics.hits
+        #expect(await store.get(spelled).body == made.body)
+        #expect(store.server.encodedCacheStatistics.hits == hits + 1 && store.server.routeParseCount == before + 2)
+        #expect(store.server.keptResponse(to: TileServerRequest(path: spelled))?.body == made.body)
+        #expect(store.server.routeParseCount == before + 2)
+    }
+
     /// A failure of the server's own (a pyramid whose level files were cut) is a 500 saying why,
     /// logged to the logger the server was made with.
     @Test func failuresAreLoggedToTheCallersLogger() async throws {
