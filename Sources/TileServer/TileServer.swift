@@ -183,6 +183,8 @@ public final class TileServer: Sendable {
                 )
             }
             return ImageJob(key: "dzi/\(level)/\(column)_\(row)", mediaType: "image/jpeg") {
+                // A pyramidal TIFF's JPEG tile is already the answer: its bytes, as stored.
+                if let stored = try reader.levels.storedJPEG(level: index, column: column, row: row) { return stored }
                 let buffer = try TileBuffer()
                 return try reader.levels.withTile(level: index, column: column, row: row, buffer: buffer) {
                     pixels, bytesPerRow, width, height in
@@ -198,12 +200,30 @@ public final class TileServer: Sendable {
                 imageWidth: width, imageHeight: height, limits: options.limits, upscaling: options.sizeUpscaling)
             let hasAlpha = reader.pyramid.hasAlpha
             return ImageJob(key: "iiif/" + parsed.canonicalPath, mediaType: parsed.format.mediaType) {
+                if let stored = try Self.storedTile(answering: parsed, from: reader) { return stored }
                 let bitmap = try RegionRendering.bitmap(of: parsed, from: reader)
                 return try ImageAnswer.encode(bitmap, for: parsed, hasAlpha: hasAlpha, quality: quality)
             }
         default:
             return nil
         }
+    }
+
+    /// The stored JPEG tile of a pyramidal TIFF that is exactly `request`'s answer, or nil: a
+    /// JPEG in colour, neither rotated nor mirrored, 256 × 256 pixels of a region that is one tile
+    /// of a level (`x,y,w,h` with `w` and `h` 256 × 2ⁿ and `x`, `y` multiples of them), a tile
+    /// the file stores whole (``TilePyramid/storedJPEGTile(level:column:row:)``).
+    private static func storedTile(answering request: IIIFImageRequest, from reader: PyramidRegionReader) throws -> [UInt8]? {
+        let side = PyramidGeometry.tileSide
+        guard request.format == .jpg, request.quality == .default || request.quality == .color, request.rotation == 0,
+            !request.mirrored, request.width == side, request.height == side
+        else { return nil }
+        for level in reader.pyramid.geometry.levels.indices where request.regionWidth == side << level {
+            let span = side << level
+            guard request.regionHeight == span, request.x % span == 0, request.y % span == 0 else { return nil }
+            return try reader.pyramid.storedJPEGTile(level: level, column: request.x / span, row: request.y / span)
+        }
+        return nil
     }
 
     /// The answer to `request` when it is an image already kept for a pyramid already open (or a

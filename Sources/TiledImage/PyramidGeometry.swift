@@ -69,6 +69,24 @@ public struct PyramidGeometry: Sendable, Hashable {
         self.levels = levels
     }
 
+    /// The levels of a pyramid whose sizes another tool chose (a pyramidal TIFF's reduced
+    /// images, which ``PyramidTIFFReader`` has checked are each half the one before, rounded down
+    /// as libvips does or up as this package does), full resolution first.
+    ///
+    /// - Throws: `.dimensionsTooLarge` for a side beyond ``maximumSide``; `.damagedPyramid` for
+    ///   no levels.
+    package init(levelSizes: [(width: Int, height: Int)]) throws {
+        guard let first = levelSizes.first else { throw ImageCacheError(.damagedPyramid, "the pyramid has no levels") }
+        guard first.width > 0, first.height > 0, first.width <= Self.maximumSide, first.height <= Self.maximumSide else {
+            throw ImageCacheError(
+                .dimensionsTooLarge,
+                "a \(first.width)×\(first.height) image cannot be tiled: each side must be 1…\(Self.maximumSide) pixels")
+        }
+        width = first.width
+        height = first.height
+        levels = levelSizes.enumerated().map { TileLevel(index: $0.offset, width: $0.element.width, height: $0.element.height) }
+    }
+
     /// Bytes of every level's file together.
     public var byteCount: Int { levels.reduce(0) { $0 + $1.byteCount } }
     /// Tiles in every level together.

@@ -37,6 +37,14 @@ package struct StaticLevels: Sendable {
         }
     }
 
+    /// Tile (`column`, `row`) of `level` as the JPEG file the pyramid stores for it, when it is a
+    /// level of the pyramid (not one made in memory below it) opened from a pyramidal TIFF of
+    /// whole 256 × 256 JPEG tiles (``TilePyramid/storedJPEGTile(level:column:row:)``); else nil.
+    package func storedJPEG(level: Int, column: Int, row: Int) throws -> [UInt8]? {
+        guard case .pyramid(let info) = levels[level] else { return nil }
+        return try pyramid.storedJPEGTile(level: info.index, column: column, row: row)
+    }
+
     /// Calls `body` with tile (`column`, `row`) of `level`: its top-left pixel, its bytes per row
     /// and its size within the image (edge tiles are smaller than 256 × 256). A pyramid's tile is
     /// read into `buffer` (one `pread`): mapping levels of gigabytes would count every page read

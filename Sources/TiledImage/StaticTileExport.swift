@@ -128,12 +128,14 @@ public enum StaticTileExport {
                 guard let index else { return }
                 do {
                     let (column, row) = (index % columns, index / columns)
-                    let bytes = try levels.withTile(level: level, column: column, row: row, buffer: buffer) {
-                        pixels, bytesPerRow, width, height in
-                        try JPEGEncoder.encode(
-                            pixels: pixels, width: width, height: height, bytesPerRow: bytesPerRow, format: .bgra32Premultiplied,
-                            quality: quality)
-                    }
+                    // A pyramidal TIFF's whole JPEG tile is copied as it is stored; others are encoded.
+                    let bytes =
+                        try levels.storedJPEG(level: level, column: column, row: row)
+                        ?? levels.withTile(level: level, column: column, row: row, buffer: buffer) { pixels, bytesPerRow, width, height in
+                            try JPEGEncoder.encode(
+                                pixels: pixels, width: width, height: height, bytesPerRow: bytesPerRow, format: .bgra32Premultiplied,
+                                quality: quality)
+                        }
                     let (folder, name) = try place(column, row)
                     try folder.writePublishedFile(name, bytes)
                     progress.withLockedValue { $0.bytes += bytes.count }

@@ -9,6 +9,10 @@ import SystemPackage
 ///
 /// While the object lives, its folder is locked (shared `flock`): a builder cannot overwrite it
 /// and a ``TilePyramidStore`` never evicts it.
+///
+/// A tiled pyramidal TIFF (full resolution first, each reduced level a following directory, as
+/// libvips, GDAL and iipsrv write them) opens as a pyramid too: its tiles are decoded as they are
+/// read.
 public final class TilePyramid: Sendable {
     /// The sizes of the levels.
     public let geometry: PyramidGeometry
@@ -33,6 +37,9 @@ public final class TilePyramid: Sendable {
     private let directory: Directory?
     private let metadata: PyramidMetadata
     private let mappings: LockedBox<[MappedRegion?]>
+    /// The pyramidal TIFF the tiles are decoded from, for a pyramid opened from one (then there
+    /// are no level files).
+    private let tiff: PyramidTIFFTiles?
 
     init(
         metadata: PyramidMetadata, geometry: PyramidGeometry, files: [FileDescriptor], directory: Directory?,
@@ -48,6 +55,7 @@ public final class TilePyramid: Sendable {
         hasAlpha = metadata.hasAlpha
         path = directory?.path
         mappings = LockedBox([MappedRegion?](repeating: nil, count: files.count))
+        tiff = nil
         // The level file's change time and inode tell one build from the next; the metadata tells
         // one image from another.
         let status = files.first.flatMap { try? $0.status(path: nil) }
@@ -60,17 +68,49 @@ public final class TilePyramid: Sendable {
         for file in files { file.closeQuietly() }
     }
 
-    /// Opens the pyramid saved in the folder `path`.
+    /// A pyramid whose tiles come from the pyramidal TIFF `tiles` read from the file at `path`,
+    /// whose status (`status`) tells this file from another.
+    init(tiff tiles: PyramidTIFFTiles, path: String, status: Glibc.stat) {
+        geometry = tiles.geometry
+        hasAlpha = tiles.hasAlpha
+        sourceFormat = .tiff
+        sourceOrientation = .up
+        self.path = path
+        statistics = nil
+        files = []
+        directory = nil
+        mappings = LockedBox([])
+        tiff = tiles
+        metadata = PyramidMetadata(
+            width: geometry.width, height: geometry.height, viewWidth: 0, viewHeight: 0,
+            levelSizes: geometry.levels.map { ($0.width, $0.height) }, hasAlpha: hasAlpha, flushed: true, sourceFormat: .tiff,
+            orientation: .up, sourceBytes: Int(status.st_size), bootID: [])
+        modificationTime = Int(status.st_mtim.tv_sec)
+        let stamp = "\(status.st_ino).\(status.st_ctim.tv_sec).\(status.st_ctim.tv_nsec).\(status.st_size)"
+        buildIdentity = SHA256Hex.digest(of: "\(metadata.encoded()) \(stamp)", length: 16)
+    }
+
+    /// Opens the pyramid saved in the folder `path`, or the tiled pyramidal TIFF file `path`.
     ///
     /// - Throws: `.damagedPyramid` when the folder holds no finished pyramid (a build that never
     ///   completed), a damaged one, one of another version, or one written but never flushed
-    ///   before the system restarted; `.inUse` while a builder is writing it.
+    ///   before the system restarted; `.inUse` while a builder is writing it. For a file, what
+    ///   ``PyramidTIFFReader`` throws for one that is not a tiled pyramidal TIFF.
     public static func open(at path: String) throws -> TilePyramid {
+        if let status = try? fileStatus(atPath: path), status.isRegularFile {
+            return try open(tiff: PyramidTIFFFileSource(path: path))
+        }
         let directory = try Directory.open(path, create: false)
         guard try directory.lock(.shared, wait: false) else {
             throw ImageCacheError(.inUse, "the pyramid is being built; open it when the build has finished", path: path)
         }
         return try open(lockedDirectory: directory)
+    }
+
+    /// Opens the pyramidal TIFF read from `source`.
+    static func open(tiff source: PyramidTIFFFileSource) throws -> TilePyramid {
+        let tiles = try PyramidTIFFTiles(PyramidTIFFReader(source: source))
+        return TilePyramid(tiff: tiles, path: source.path, status: try source.status())
     }
 
     /// Opens the pyramid of a folder the caller has locked (shared or exclusive); marks it used
@@ -130,6 +170,12 @@ public final class TilePyramid: Sendable {
     /// bytes, BGRA premultiplied; parts beyond the image's edge are zero.
     public func readTile(level: Int, column: Int, row: Int, into buffer: TileBuffer) throws {
         let info = try check(level: level, column: column, row: row)
+        if let tiff {
+            return try buffer.fill { (raw) throws in
+                try tiff.read(level: level, column: column, row: row, into: raw)
+                return raw.count
+            }
+        }
         let file = files[level]
         let at = offset(of: info, column: column, row: row)
         try buffer.fill { (raw) throws in
@@ -142,6 +188,17 @@ public final class TilePyramid: Sendable {
         }
     }
 
+    /// Tile (`column`, `row`) of `level` as the JPEG file a pyramidal TIFF stores for it, so that a
+    /// server can answer it without decoding or encoding: for a pyramid opened from a TIFF of
+    /// 256 × 256 JPEG tiles (YCbCr or grey), a tile wholly inside the level. Nil for every other
+    /// tile and pyramid.
+    ///
+    /// - Throws: `.invalidArgument` for a tile outside the level; the file's read errors.
+    public func storedJPEGTile(level: Int, column: Int, row: Int) throws -> [UInt8]? {
+        _ = try check(level: level, column: column, row: row)
+        return try tiff?.storedJPEG(level: level, column: column, row: row)
+    }
+
     /// The bytes of tile (`column`, `row`) of `level` (a copy; see ``readTile(level:column:row:into:)``
     /// to reuse memory).
     public func tile(level: Int, column: Int, row: Int) throws -> [UInt8] {
@@ -152,9 +209,15 @@ public final class TilePyramid: Sendable {
 
     /// Runs `body` with tile (`column`, `row`) of `level` as a zero-copy view of the level's
     /// mapping, which stays mapped (pinned) while `body` runs. The bytes are valid only inside `body`.
+    /// (A pyramidal TIFF's tile is decoded into memory of its own first.)
     public func withMappedTile<R, E: Error>(level: Int, column: Int, row: Int, _ body: (UnsafeRawBufferPointer) throws(E) -> R) throws -> R
     {
         let info = try check(level: level, column: column, row: row)
+        if tiff != nil {
+            let buffer = try TileBuffer()
+            try readTile(level: level, column: column, row: row, into: buffer)
+            return try buffer.withUnsafeBytes { (raw) throws(E) -> R in try body(raw) }
+        }
         let region = try mapping(of: level, info: info)
         return try withExtendedLifetime(region) { () throws(E) -> R in
             try body(

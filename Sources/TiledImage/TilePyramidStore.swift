@@ -5,6 +5,11 @@ import Glibc
 /// least recently used first (opening one counts as use), until the total fits the limit. A
 /// pyramid that is open (here or in another process) or being built is never evicted; folders
 /// left by builds that never finished go first.
+///
+/// Tiled pyramidal TIFFs put in the folder (`NAME.tif` or `NAME.tiff`, made by libvips or any
+/// other tool) are pyramids of the store too, called `NAME`: listed, opened and served, never
+/// counted in the budget nor evicted (the store did not make them). A folder of the same name
+/// comes first.
 public final class TilePyramidStore: Sendable {
     /// The store's folder.
     public let path: String
@@ -40,7 +45,11 @@ public final class TilePyramidStore: Sendable {
     public func open(_ name: String, markingUse: Bool = true) throws -> TilePyramid? {
         try Self.check(name)
         return try directory.withLockedValue { (directory) throws -> TilePyramid? in
-            guard let st = try directory.status(of: name), st.isDirectory else { return nil }
+            guard let st = try directory.status(of: name), st.isDirectory else {
+                guard let file = try Self.tiffFile(of: name, in: directory) else { return nil }
+                let source = try PyramidTIFFFileSource(file: directory.openFile(file, writable: false), path: directory.child(file))
+                return try TilePyramid.open(tiff: source)
+            }
             let folder = try directory.subdirectory(name, create: false)
             guard try folder.lock(.shared, wait: false) else {
                 throw ImageCacheError(.inUse, "the pyramid is being built; open it when the build has finished", path: folder.path)
@@ -66,11 +75,28 @@ public final class TilePyramidStore: Sendable {
         return try TilePyramidBuilder(destination: .folder(folder), options: options)
     }
 
+    /// The file name of the pyramidal TIFF called `name` (`NAME.tif`, else `NAME.tiff`) when it
+    /// is a regular file in `directory` (never through a link), or nil.
+    private static func tiffFile(of name: String, in directory: Directory) throws -> String? {
+        for file in [name + ".tif", name + ".tiff"] {
+            if let st = try directory.status(of: file), st.isRegularFile { return file }
+        }
+        return nil
+    }
+
     /// The names of the store's finished pyramids, sorted (folders of builds in progress or never
-    /// finished, and anything else in the folder, are left out).
+    /// finished, and anything else in the folder, are left out), with those of the pyramidal
+    /// TIFFs in it (`NAME.tif` is `NAME`; whether the file is one is found when it is opened).
     public func names() throws -> [String] {
         try directory.withLockedValue { (directory) throws -> [String] in
             var names: [String] = []
+            for file in try directory.names() where !file.hasPrefix(".") {
+                for suffix in [".tif", ".tiff"] where file.hasSuffix(suffix) {
+                    let name = String(file.dropLast(suffix.count))
+                    guard (try? Self.check(name)) != nil, let st = try directory.status(of: file), st.isRegularFile else { continue }
+                    names.append(name)
+                }
+            }
             for name in try directory.names() where !name.hasPrefix(".") {
                 guard (try? Self.check(name)) != nil, let st = try directory.status(of: name), st.isDirectory,
                     let folder = try? directory.subdirectory(name, create: false),
@@ -78,7 +104,7 @@ public final class TilePyramidStore: Sendable {
                 else { continue }
                 names.append(name)
             }
-            return names.sorted()
+            return Array(Set(names)).sorted()
         }
     }
 

@@ -48,6 +48,22 @@ struct TIFFCommandTests {
         #expect(try ImageDecoder.info(Data(contentsOf: URL(fileURLWithPath: folder.path("tile.png")))).width == 256)
     }
 
+    @Test("tile-get reads a tile of a pyramidal TIFF made by vips, as vips reads it")
+    func tileGetOfAPyramidalTIFF() throws {
+        let folder = try TemporaryFolder()
+        let tiff = folder.path("scan.tif")
+        try ExternalTools.run(
+            "/usr/bin/vips", ["tiffsave", Fic.testdata + "/photos/retina.jpg", tiff, "--tile", "--pyramid", "--compression", "deflate"])
+        let get = try Fic.run(["tile-get", tiff, "--level", "1", "--column", "1", "--row", "1", "--out", folder.path("tile.png")])
+        #expect(get.status == 0, "\(get.stderr)")
+        // The same 256 × 256 pixels cut by vips from the file's second page.
+        try ExternalTools.run("/usr/bin/vips", ["crop", tiff + "[page=1]", folder.path("vips.png"), "256", "256", "256", "256"])
+        let ours = try ImageDecoder.decode([UInt8](Data(contentsOf: URL(fileURLWithPath: folder.path("tile.png")))))
+        let theirs = try ImageDecoder.decode([UInt8](Data(contentsOf: URL(fileURLWithPath: folder.path("vips.png")))))
+        #expect(ours.width == 256 && ours.height == 256)
+        #expect(ours.withUnsafeBytes { Array($0) } == theirs.withUnsafeBytes { Array($0) })
+    }
+
     @Test("ingest finds TIFFs by their content, whatever their names")
     func ingest() throws {
         let folder = try TemporaryFolder()

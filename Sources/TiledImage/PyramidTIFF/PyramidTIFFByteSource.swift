@@ -1,4 +1,5 @@
 import FICCore
+import Glibc
 import SystemPackage
 
 /// Where a pyramidal TIFF's bytes come from: a file now, HTTP ranges later. Readers ask for few,
@@ -56,6 +57,28 @@ public final class PyramidTIFFFileSource: PyramidTIFFByteSource {
             throw error
         }
     }
+
+    /// Takes over `file`, already open at `path` (a folder's `openFile`, which follows no link),
+    /// and closes it when released.
+    ///
+    /// - Throws: the `.system` error of `fstat`; `.unsafePath` for what is not a regular file.
+    package init(file: FileDescriptor, path: String) throws {
+        self.path = path
+        self.file = file
+        do {
+            let status = try file.status(path: path)
+            guard status.isRegularFile else {
+                throw ImageCacheError(.unsafePath, "a pyramidal TIFF must be a regular file", path: path)
+            }
+            size = Int(status.st_size)
+        } catch {
+            file.closeQuietly()
+            throw error
+        }
+    }
+
+    /// The file's status now (its change time and inode tell one file from the next).
+    package func status() throws -> Glibc.stat { try file.status(path: path) }
 
     deinit { file.closeQuietly() }
 

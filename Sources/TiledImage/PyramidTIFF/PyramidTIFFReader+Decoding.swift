@@ -29,12 +29,7 @@ extension PyramidTIFFReader {
         guard level.samplesPerPixel == 3 || level.samplesPerPixel == 1 else {
             throw ImageCacheError(.unsupportedFormat, "JPEG tiles of \(level.samplesPerPixel) samples are not read")
         }
-        var stream = stored
-        if let tables = level.jpegTables, tables.count >= 4, stored.count >= 2 {
-            // The tables are a JPEG stream of their own (SOI, tables, EOI): their markers go
-            // between the tile's SOI and the rest of the tile.
-            stream = Array(stored[0..<2]) + tables[2..<(tables.count - 2)] + stored[2...]
-        }
+        let stream = completeJPEG(stored, level: level)
         // A tile's stream may claim any size: nothing larger than a tile is decoded, and an EXIF
         // orientation inside a tile is no orientation of the pyramid's.
         var options = DecodingOptions()
@@ -68,6 +63,28 @@ extension PyramidTIFFReader {
                 initialized = width * image.height * 4
             }
         }
+    }
+
+    /// A JPEG tile's stream made whole: the level's JPEGTables (quantisation and Huffman tables
+    /// that abbreviated tiles leave out) spliced in after the tile's SOI, so that any JPEG decoder
+    /// reads it alone. A tile without tables is returned as it is.
+    static func completeJPEG(_ stored: [UInt8], level: PyramidTIFFLevel) -> [UInt8] {
+        guard let tables = level.jpegTables, tables.count >= 4, stored.count >= 2 else { return stored }
+        // The tables are a JPEG stream of their own (SOI, tables, EOI): their markers go
+        // between the tile's SOI and the rest of the tile.
+        return Array(stored[0..<2]) + tables[2..<(tables.count - 2)] + stored[2...]
+    }
+
+    /// Tile (`column`, `row`) of level `level` as a complete JPEG file, its stored bytes unchanged
+    /// (with the level's tables spliced in), when the level's tiles are JPEG-compressed YCbCr or
+    /// grey (what any JPEG decoder takes for what they are); nil for other compressions.
+    public func storedJPEG(level: Int, column: Int, row: Int) throws -> [UInt8]? {
+        let info = levels[level]
+        guard info.compression == TIFFTag.Compression.jpeg,
+            (info.photometric == TIFFTag.Photometric.yCbCr && info.samplesPerPixel == 3)
+                || (info.photometric == TIFFTag.Photometric.minIsBlack && info.samplesPerPixel == 1)
+        else { return nil }
+        return Self.completeJPEG(try tileBytes(level: level, column: column, row: row), level: info)
     }
 
     /// A deflated tile's samples: exactly a tile's worth.

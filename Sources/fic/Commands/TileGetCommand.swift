@@ -4,16 +4,17 @@ import ArgumentParser
 import Foundation
 import TiledImage
 
-/// `fic tile-get DIR --level L --column C --row R --out FILE.png`: one tile of a pyramid.
+/// `fic tile-get PYRAMID --level L --column C --row R --out FILE.png`: one tile of a pyramid (a
+/// folder `fic tile` made, or a tiled pyramidal TIFF).
 struct TileGetCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tile-get",
-        abstract: "Write one tile of a pyramid made by `fic tile` as a PNG (level 0 is full resolution).",
+        abstract: "Write one tile of a pyramid (made by `fic tile`, or a tiled pyramidal TIFF) as a PNG (level 0 is full resolution).",
         discussion:
             "Edge tiles are written at their real size, without padding. Exit status: 0 when written, 1 when the pyramid or tile cannot be read, 2 on usage errors."
     )
 
-    @Argument(help: ArgumentHelp("The pyramid's folder.", valueName: "dir"))
+    @Argument(help: ArgumentHelp("The pyramid's folder, or a tiled pyramidal TIFF file.", valueName: "pyramid"))
     var directory: String
 
     @Option(help: "The zoom level: 0 is full resolution, each next level half the size.")
