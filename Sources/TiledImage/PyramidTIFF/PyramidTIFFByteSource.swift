@@ -43,23 +43,12 @@ public final class PyramidTIFFFileSource: PyramidTIFFByteSource {
     ///
     /// - Throws: the `.system` error of `open` or `fstat`; `.unsafePath` for what is not a
     ///   regular file.
-    public init(path: String) throws {
-        self.path = path
-        file = try FileDescriptor.open(atPath: path, .readOnly)
-        do {
-            let status = try file.status(path: path)
-            guard status.isRegularFile else {
-                throw ImageCacheError(.unsafePath, "a pyramidal TIFF must be a regular file", path: path)
-            }
-            size = Int(status.st_size)
-        } catch {
-            file.closeQuietly()
-            throw error
-        }
+    public convenience init(path: String) throws {
+        try self.init(file: FileDescriptor.open(atPath: path, .readOnly), path: path)
     }
 
     /// Takes over `file`, already open at `path` (a folder's `openFile`, which follows no link),
-    /// and closes it when released.
+    /// and closes it when released (or at once when this throws).
     ///
     /// - Throws: the `.system` error of `fstat`; `.unsafePath` for what is not a regular file.
     package init(file: FileDescriptor, path: String) throws {
