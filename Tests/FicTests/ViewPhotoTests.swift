@@ -1,3 +1,4 @@
+import FICTestSupport
 import FastImageCache
 import Foundation
 import Testing
@@ -14,8 +15,8 @@ extension ViewTests {
         }
 
         @Test(
-            "at 1:1 and at 1:2 the window shows exactly the pyramid's pixels, from a saved pyramid and from an image tiled on the fly",
-            arguments: ["pyramid", "image"])
+            "at 1:1 and at 1:2 the window shows exactly the pyramid's pixels, from a saved pyramid, a pyramidal TIFF and an image tiled on the fly",
+            arguments: ["pyramid", "tiff", "image"])
         func zoomedViewEqualsTiles(_ source: String) throws {
             try #require(ViewRunner.hasXvfb, "xvfb-run is missing: run scripts/install-deps")
             let folder = try TemporaryFolder()
@@ -25,6 +26,11 @@ extension ViewTests {
                 let tile = try Fic.run(["tile", photo, "--out", folder.path("hubble.tiles")])
                 #expect(tile.status == 0, "\(tile.stderr)")
                 input = folder.path("hubble.tiles")
+            } else if source == "tiff" {
+                // Lossless, so level 0 is the decode; vips halves with the same rounded 2 × 2 mean, down
+                // to a level that fits its 128-pixel tiles: 4 levels where a pyramid built here has 3.
+                input = folder.path("hubble.tif")
+                try ExternalTools.run("/usr/bin/vips", ["tiffsave", photo, input, "--tile", "--pyramid", "--compression", "deflate"])
             }
             let script = folder.path("zoom.script")
             try """
@@ -44,6 +50,7 @@ extension ViewTests {
             #expect(run.status == 0, "\(run.stderr)")
             let stats = try ViewRunner.stats(folder.path("stats.json"))
             #expect(stats["level"] as? Int == 1)
+            #expect(stats["levels"] as? Int == (source == "tiff" ? 4 : 3), "a pyramidal TIFF is shown as it is, not built again")
             #expect(stats["scale"] as? Double == 0.5)
             #expect(stats["tiles_unreadable"] as? Int == 0)
             #expect((stats["zooms_measured"] as? Int ?? 0) >= 1, "a frame after the zooms showed every tile at its level")

@@ -12,13 +12,25 @@ final class PyramidTIFFTiles: Sendable {
     /// The levels, with the sizes the file gives them.
     let geometry: PyramidGeometry
 
+    /// The widest and tallest the smallest level may be: the levels below it are made in memory
+    /// from a bitmap of it (4 MiB at most).
+    static let smallestLevelSide = 1024
+
     /// The tiles of `reader`'s levels (which the reader has checked are successive halvings).
     ///
     /// - Throws: `.dimensionsTooLarge` for an image wider or taller than
-    ///   ``PyramidGeometry/maximumSide``.
+    ///   ``PyramidGeometry/maximumSide``; `.unsupportedFormat` for a file whose smallest level is
+    ///   larger than ``smallestLevelSide`` on a side (a tiled TIFF without its reduced levels is
+    ///   no pyramid: opening it would assemble its full resolution in memory).
     init(_ reader: PyramidTIFFReader) throws {
         self.reader = reader
         geometry = try PyramidGeometry(levelSizes: reader.levels.map { ($0.width, $0.height) })
+        if let smallest = geometry.levels.last, max(smallest.width, smallest.height) > Self.smallestLevelSide {
+            throw ImageCacheError(
+                .unsupportedFormat,
+                "the TIFF's smallest level is \(smallest.width)×\(smallest.height): a pyramid's must fit in \(Self.smallestLevelSide) × \(Self.smallestLevelSide) (a tiled TIFF without reduced levels is no pyramid; `vips tiffsave --tile --pyramid` writes one, `fic tile` builds one)"
+            )
+        }
     }
 
     /// Whether the file's samples carry alpha.

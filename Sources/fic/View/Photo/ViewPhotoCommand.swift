@@ -29,7 +29,9 @@ struct ViewPhotoCommand: ParsableCommand {
     )
 
     @Argument(
-        help: ArgumentHelp("A pyramid folder, an image file, an http(s) URL of one, or of a .dzi or IIIF info.json.", valueName: "source"))
+        help: ArgumentHelp(
+            "A pyramid folder or tiled pyramidal TIFF, an image file, an http(s) URL of one, or of a .dzi or IIIF info.json.",
+            valueName: "source"))
     var source: String
 
     @Option(
@@ -88,10 +90,11 @@ struct ViewPhotoCommand: ParsableCommand {
             return
         }
         let pyramid =
-            isDirectory.boolValue
-            ? try PyramidSource(folder: path)
-            : try PyramidSource.building(
-                imageFile: path, temporaryFolder: workFolder, holdAfterBytes: buildHoldAfterBytes.map { max(0, $0) })
+            try isDirectory.boolValue
+            ? PyramidSource(folder: path)
+            : PyramidSource(pyramidalTIFF: path)
+                ?? PyramidSource.building(
+                    imageFile: path, temporaryFolder: workFolder, holdAfterBytes: buildHoldAfterBytes.map { max(0, $0) })
         try show(pyramid, width: width, height: height, script: script)
     }
 
