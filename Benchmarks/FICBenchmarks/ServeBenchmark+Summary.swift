@@ -25,7 +25,9 @@ extension ServeBenchmark: Benchmark {
         if let x = r.deepZoomOverNginx { table.row("  requests/s over nginx's", String(format: "%.2f×", x), "≥ 0.7", x >= 0.7) }
         table.row("fic serve, IIIF tile URLs", load(r.serveIIIF))
         table.row("fic serve, cold tiles, 2 connections", load(r.serveCold), "p99 ≤ 5 ms", r.serveCold.p99Ms <= 5)
-        let errors = [r.nginx?.errors ?? 0, r.serveDeepZoom.errors, r.serveIIIF.errors, r.serveCold.errors].reduce(0, +)
+        if let t = r.serveColdTIFF { table.row("  the same from a pyramidal TIFF (JPEG tiles as stored)", load(t)) }
+        let errors = [r.nginx?.errors ?? 0, r.serveDeepZoom.errors, r.serveIIIF.errors, r.serveCold.errors, r.serveColdTIFF?.errors ?? 0]
+            .reduce(0, +)
         table.row("errors (non-2xx, socket)", "\(errors)", "0", errors == 0)
         for note in r.notes { table.line("  note: \(note)") }
         return table.lines

@@ -33,6 +33,10 @@ public struct ServeBenchmarkResult: Sendable, Codable {
     /// `fic serve --cache-mb 0`, Deep Zoom URLs, 2 connections (one per core: a tile's own cost,
     /// not a queue's): every tile read and encoded on request.
     public var serveCold: Load
+    /// The same cold load on the same image as a pyramidal TIFF of 256 × 256 JPEG tiles written by
+    /// `vips tiffsave --pyramid` (quality 85) beside the pyramid: its whole tiles answered as
+    /// stored, edge tiles encoded. Nil without vips.
+    public var serveColdTIFF: Load?
     /// serveDeepZoom requests/s over nginx's (target ≥ 0.7).
     public var deepZoomOverNginx: Double?
     /// Notes on the setup.
@@ -105,7 +109,15 @@ public enum ServeBenchmark {
         }
 
         var nginx: LocalNginx?
-        if let vips = Executables.find("vips") {
+        let vips = Executables.find("vips")
+        if let vips {
+            log("the same image as a pyramidal TIFF (vips tiffsave, 256-pixel JPEG tiles, quality 85) …")
+            try BenchmarkProcess.run(
+                vips,
+                [
+                    "tiffsave", baseline, folder + "/store/scan.tif", "--tile", "--tile-width", "256", "--tile-height", "256", "--pyramid",
+                    "--compression", "jpeg", "--Q", "85"
+                ])
             log("static tiles (vips dzsave, 256 pixels, no overlap, quality 85) behind nginx …")
             try BenchmarkProcess.run(
                 vips, ["dzsave", baseline, folder + "/static/image", "--tile-size", "256", "--overlap", "0", "--suffix", ".jpg[Q=85]"])
@@ -150,10 +162,20 @@ public enum ServeBenchmark {
             cold = try wrkRun(wrk, server.base, script: script, seconds: seconds, connections: 2)
             report("fic serve --cache-mb 0, 2 connections (every tile encoded)", cold)
         }
+        var coldTIFF: ServeBenchmarkResult.Load?
+        if vips != nil {
+            let server = try ServedStore(fic: fic, store: folder + "/store", arguments: ["--cache-mb", "0"])
+            defer { server.stop() }
+            let paths = dziPaths.map { $0.replacingOccurrences(of: "/dzi/big_files/", with: "/dzi/scan_files/") }
+            let script = try prepare(server.base, paths, "cold-tiff", connections: 2)
+            coldTIFF = try wrkRun(wrk, server.base, script: script, seconds: seconds, connections: 2)
+            report("fic serve --cache-mb 0 from the pyramidal TIFF, 2 connections (stored tiles as they are)", coldTIFF!)
+        }
         guard let warm, let iiif else { throw BenchmarkError("no round ran") }
         return ServeBenchmarkResult(
             side: side, tiles: cells.count, connections: connections, nginx: nginxLoad, serveDeepZoom: warm, serveIIIF: iiif,
-            serveCold: cold, deepZoomOverNginx: nginxLoad.map { warm.requestsPerSecond / $0.requestsPerSecond }, notes: notes)
+            serveCold: cold, serveColdTIFF: coldTIFF, deepZoomOverNginx: nginxLoad.map { warm.requestsPerSecond / $0.requestsPerSecond },
+            notes: notes)
     }
 
     /// A wrk script requesting `paths` in turn, each thread from its own starting point.
