@@ -11,8 +11,8 @@ import SystemPackage
 /// and a ``TilePyramidStore`` never evicts it.
 ///
 /// A tiled pyramidal TIFF (full resolution first, each reduced level a following directory, as
-/// libvips, GDAL and iipsrv write them) opens as a pyramid too: its tiles are decoded as they are
-/// read.
+/// libvips and GDAL write them and iipsrv reads them) opens as a pyramid too: its tiles are
+/// decoded as they are read, and no lock is taken (the file is not the package's).
 public final class TilePyramid: Sendable {
     /// The sizes of the levels.
     public let geometry: PyramidGeometry
