@@ -54,10 +54,7 @@ public struct PyramidGeometry: Sendable, Hashable {
     /// The levels of an upright `width × height` image, down to the first level that fits in
     /// `viewSize` (or in one tile when `viewSize` is nil).
     public init(width: Int, height: Int, viewSize: (width: Int, height: Int)? = nil) throws {
-        guard width > 0, height > 0, width <= Self.maximumSide, height <= Self.maximumSide else {
-            throw ImageCacheError(
-                .dimensionsTooLarge, "a \(width)×\(height) image cannot be tiled: each side must be 1…\(Self.maximumSide) pixels")
-        }
+        try Self.checkTileable(width: width, height: height)
         let fitWidth = max(1, viewSize?.width ?? Self.tileSide)
         let fitHeight = max(1, viewSize?.height ?? Self.tileSide)
         var levels = [TileLevel(index: 0, width: width, height: height)]
@@ -77,14 +74,18 @@ public struct PyramidGeometry: Sendable, Hashable {
     ///   no levels.
     package init(levelSizes: [(width: Int, height: Int)]) throws {
         guard let first = levelSizes.first else { throw ImageCacheError(.damagedPyramid, "the pyramid has no levels") }
-        guard first.width > 0, first.height > 0, first.width <= Self.maximumSide, first.height <= Self.maximumSide else {
-            throw ImageCacheError(
-                .dimensionsTooLarge,
-                "a \(first.width)×\(first.height) image cannot be tiled: each side must be 1…\(Self.maximumSide) pixels")
-        }
+        try Self.checkTileable(width: first.width, height: first.height)
         width = first.width
         height = first.height
         levels = levelSizes.enumerated().map { TileLevel(index: $0.offset, width: $0.element.width, height: $0.element.height) }
+    }
+
+    /// Throws `.dimensionsTooLarge` unless each side is 1…``maximumSide`` pixels.
+    private static func checkTileable(width: Int, height: Int) throws {
+        guard width > 0, height > 0, width <= maximumSide, height <= maximumSide else {
+            throw ImageCacheError(
+                .dimensionsTooLarge, "a \(width)×\(height) image cannot be tiled: each side must be 1…\(maximumSide) pixels")
+        }
     }
 
     /// Bytes of every level's file together.

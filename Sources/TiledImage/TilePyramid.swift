@@ -56,12 +56,9 @@ public final class TilePyramid: Sendable {
         path = directory?.path
         mappings = LockedBox([MappedRegion?](repeating: nil, count: files.count))
         tiff = nil
-        // The level file's change time and inode tell one build from the next; the metadata tells
-        // one image from another.
         let status = files.first.flatMap { try? $0.status(path: nil) }
         modificationTime = status.map { Int($0.st_mtim.tv_sec) } ?? 0
-        let stamp = status.map { "\($0.st_ino).\($0.st_ctim.tv_sec).\($0.st_ctim.tv_nsec)" } ?? "none"
-        buildIdentity = SHA256Hex.digest(of: "\(metadata.encoded()) \(stamp)", length: 16)
+        buildIdentity = Self.identity(metadata, status)
     }
 
     deinit {
@@ -86,8 +83,15 @@ public final class TilePyramid: Sendable {
             levelSizes: geometry.levels.map { ($0.width, $0.height) }, hasAlpha: hasAlpha, flushed: true, sourceFormat: .tiff,
             orientation: .up, sourceBytes: Int(status.st_size), bootID: [])
         modificationTime = Int(status.st_mtim.tv_sec)
-        let stamp = "\(status.st_ino).\(status.st_ctim.tv_sec).\(status.st_ctim.tv_nsec).\(status.st_size)"
-        buildIdentity = SHA256Hex.digest(of: "\(metadata.encoded()) \(stamp)", length: 16)
+        buildIdentity = Self.identity(metadata, status)
+    }
+
+    /// The build identity of a pyramid described by `metadata` whose (first) file has `status`:
+    /// the file's inode and change time tell one build, or one rewrite, from the next; the
+    /// metadata one image from another.
+    private static func identity(_ metadata: PyramidMetadata, _ status: Glibc.stat?) -> String {
+        let stamp = status.map { "\($0.st_ino).\($0.st_ctim.tv_sec).\($0.st_ctim.tv_nsec)" } ?? "none"
+        return SHA256Hex.digest(of: "\(metadata.encoded()) \(stamp)", length: 16)
     }
 
     /// Opens the pyramid saved in the folder `path`, or the tiled pyramidal TIFF file `path`.

@@ -75,10 +75,13 @@ public final class TilePyramidStore: Sendable {
         return try TilePyramidBuilder(destination: .folder(folder), options: options)
     }
 
+    /// The endings of the pyramidal TIFFs' file names, the first preferred.
+    private static let tiffSuffixes = [".tif", ".tiff"]
+
     /// The file name of the pyramidal TIFF called `name` (`NAME.tif`, else `NAME.tiff`) when it
     /// is a regular file in `directory` (never through a link), or nil.
     private static func tiffFile(of name: String, in directory: Directory) throws -> String? {
-        for file in [name + ".tif", name + ".tiff"] {
+        for file in tiffSuffixes.map({ name + $0 }) {
             if let st = try directory.status(of: file), st.isRegularFile { return file }
         }
         return nil
@@ -91,18 +94,16 @@ public final class TilePyramidStore: Sendable {
         try directory.withLockedValue { (directory) throws -> [String] in
             var names: [String] = []
             for file in try directory.names() where !file.hasPrefix(".") {
-                for suffix in [".tif", ".tiff"] where file.hasSuffix(suffix) {
+                guard let st = try directory.status(of: file) else { continue }
+                if st.isDirectory {
+                    guard (try? Self.check(file)) != nil, let folder = try? directory.subdirectory(file, create: false),
+                        (try? PyramidFolder.readMetadata(in: folder)) != nil
+                    else { continue }
+                    names.append(file)
+                } else if st.isRegularFile, let suffix = Self.tiffSuffixes.first(where: file.hasSuffix) {
                     let name = String(file.dropLast(suffix.count))
-                    guard (try? Self.check(name)) != nil, let st = try directory.status(of: file), st.isRegularFile else { continue }
-                    names.append(name)
+                    if (try? Self.check(name)) != nil { names.append(name) }
                 }
-            }
-            for name in try directory.names() where !name.hasPrefix(".") {
-                guard (try? Self.check(name)) != nil, let st = try directory.status(of: name), st.isDirectory,
-                    let folder = try? directory.subdirectory(name, create: false),
-                    (try? PyramidFolder.readMetadata(in: folder)) != nil
-                else { continue }
-                names.append(name)
             }
             return Array(Set(names)).sorted()
         }
