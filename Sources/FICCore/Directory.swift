@@ -68,15 +68,17 @@ package final class Directory: Sendable {
         path.hasSuffix("/") ? path + name : path + "/" + name
     }
 
-    /// Opens the regular file `name`, never through a link. `create` makes it (0600) when it is
-    /// missing; `exclusive` fails with `EEXIST` when it exists. Anything but a regular file is
-    /// refused with `.unsafePath`.
-    package func openFile(_ name: String, writable: Bool, create: Bool = false, exclusive: Bool = false) throws -> FileDescriptor {
+    /// Opens the regular file `name`, never through a link. `create` makes it (`permissions`, 0600
+    /// unless given, lowered by the umask) when it is missing; `exclusive` fails with `EEXIST`
+    /// when it exists. Anything but a regular file is refused with `.unsafePath`.
+    package func openFile(
+        _ name: String, writable: Bool, create: Bool = false, exclusive: Bool = false, permissions: mode_t = 0o600
+    ) throws -> FileDescriptor {
         try Self.checkName(name)
         var flags = (writable ? O_RDWR : O_RDONLY) | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK
         if create { flags |= O_CREAT }
         if exclusive { flags |= O_EXCL }
-        let raw = try retryingSystemCall("open", path: child(name)) { openat(descriptor.rawValue, name, flags, 0o600) }
+        let raw = try retryingSystemCall("open", path: child(name)) { openat(descriptor.rawValue, name, flags, permissions) }
         let fd = FileDescriptor(rawValue: raw)
         do throws {
             let st = try fd.status(path: child(name))
@@ -174,17 +176,18 @@ package final class Directory: Sendable {
         descriptor.unlock()
     }
 
-    /// A new, empty file (0600) that has no name until ``TemporaryFile/commit(as:)``: nothing is
-    /// left behind if the process dies first. Where the file system cannot make unnamed files, it
-    /// gets an unpredictable hidden name instead, created exclusively.
-    package func makeTemporaryFile(for name: String) throws -> TemporaryFile {
+    /// A new, empty file (`permissions`, 0600 unless given, lowered by the umask) that has no name
+    /// until ``TemporaryFile/commit()``: nothing is left behind if the process dies first. Where
+    /// the file system cannot make unnamed files, it gets an unpredictable hidden name instead,
+    /// created exclusively.
+    package func makeTemporaryFile(for name: String, permissions: mode_t = 0o600) throws -> TemporaryFile {
         try Self.checkName(name)
-        let unnamed = openat(descriptor.rawValue, ".", fic_o_tmpfile | O_RDWR | O_CLOEXEC, 0o600)
+        let unnamed = openat(descriptor.rawValue, ".", fic_o_tmpfile | O_RDWR | O_CLOEXEC, permissions)
         if unnamed >= 0 {
             return TemporaryFile(directory: self, descriptor: FileDescriptor(rawValue: unnamed), name: nil, finalName: name)
         }
         let hidden = Self.temporaryName(for: name)
-        let fd = try openFile(hidden, writable: true, create: true, exclusive: true)
+        let fd = try openFile(hidden, writable: true, create: true, exclusive: true, permissions: permissions)
         return TemporaryFile(directory: self, descriptor: fd, name: hidden, finalName: name)
     }
 

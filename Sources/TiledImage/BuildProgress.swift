@@ -32,26 +32,36 @@ final class BuildProgress: Sendable {
         var completed: [Int] = []
         var levels: ReadableLevels?
         var failure: ImageCacheError?
+        /// Told of the rows of tiles that complete (outside the lock).
+        var observer: (@Sendable (_ level: Int, _ tileRows: Range<Int>) -> Void)?
     }
 
     private let state = LockedBox(State())
 
-    /// The level files exist: readers may ask from now on (nothing is complete yet).
-    func begin(geometry: PyramidGeometry, files: [FileDescriptor]) throws {
+    /// The level files exist: readers may ask from now on (nothing is complete yet). `observer`,
+    /// when given, is told of every row of tiles as it completes, on the writing thread.
+    func begin(
+        geometry: PyramidGeometry, files: [FileDescriptor],
+        observer: (@Sendable (_ level: Int, _ tileRows: Range<Int>) -> Void)? = nil
+    ) throws {
         let levels = try ReadableLevels(duplicating: files)
         state.withLockedValue { s in
             s.geometry = geometry
             s.completed = [Int](repeating: 0, count: geometry.levels.count)
             s.levels = levels
+            s.observer = observer
         }
     }
 
     /// Rows `0..<tileRows` of tiles of `level` are on disk (counts only grow).
     func complete(level: Int, tileRows: Int) {
-        state.withLockedValue { s in
-            guard level < s.completed.count, s.completed[level] < tileRows else { return }
+        let told = state.withLockedValue { s -> (@Sendable (Int, Range<Int>) -> Void, Range<Int>)? in
+            guard level < s.completed.count, s.completed[level] < tileRows else { return nil }
+            let before = s.completed[level]
             s.completed[level] = tileRows
+            return s.observer.map { ($0, before..<tileRows) }
         }
+        if let (observer, rows) = told { observer(level, rows) }
     }
 
     /// The build failed or was cancelled: readers are refused from now on, and the files close
@@ -68,6 +78,16 @@ final class BuildProgress: Sendable {
 
     /// Why the build failed or was cancelled, once it has.
     var failure: ImageCacheError? { state.withLockedValue { $0.failure } }
+
+    /// Tiles compressed into a TIFF destination so far (for tests: they observe the compression
+    /// running while the bytes still arrive).
+    var storedTiles: Int { storedTileCount.withLockedValue { $0 } }
+    private let storedTileCount = LockedBox(0)
+
+    /// One more tile is in the TIFF.
+    func tileStored() {
+        storedTileCount.withLockedValue { $0 += 1 }
+    }
 
     /// Completed rows of tiles per level (empty before the geometry is known).
     var completedTileRows: [Int] { state.withLockedValue { $0.completed } }

@@ -29,6 +29,10 @@ final class PyramidAssembler: RowSink {
     private var stored: (file: FileDescriptor, writer: PyramidWriter)?
     private var pipeline: RowPipeline?
     private var finished = false
+    /// For a TIFF destination: its name in ``scratch`` and the compression asked for.
+    private let tiffTarget: (name: String, compression: PyramidTIFFCompression?)?
+    /// For a TIFF destination, once the size is known: what compresses the levels into it.
+    private var tiffStage: PyramidTIFFBuildStage?
     /// What readers of the unfinished pyramid may read.
     let progress: BuildProgress
 
@@ -45,8 +49,19 @@ final class PyramidAssembler: RowSink {
             try PyramidFolder.removeContents(of: directory)
             folder = directory
             scratch = directory
+            tiffTarget = nil
+        case .tiff(let path, let compression):
+            // The level files are unnamed files beside the TIFF: the same file system, which the
+            // caller chose for the pyramid's size.
+            let slash = path.lastIndex(of: "/")
+            let parent = slash.map { path[..<$0].isEmpty ? "/" : String(path[..<$0]) } ?? "."
+            let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+            folder = nil
+            scratch = try Directory.open(parent, create: false, followLinks: true)
+            tiffTarget = (name, compression)
         case .temporary(let path):
             folder = nil
+            tiffTarget = nil
             let environment = getenv("TMPDIR").map { String(cString: $0) }
             scratch = try Directory.open(path ?? (environment?.isEmpty == false ? environment! : "/tmp"), create: true, followLinks: true)
         }
@@ -107,7 +122,17 @@ final class PyramidAssembler: RowSink {
         let writer = try PyramidWriter(
             geometry: geometry, files: levelFiles, path: folder?.path, overlapWrites: options.overlapWrites, progress: progress)
         self.writer = writer
-        try progress.begin(geometry: geometry, files: levelFiles)
+        if let tiffTarget {
+            let compression = tiffTarget.compression ?? (header.hasAlpha ? .deflate : .jpeg)
+            let layout = try PyramidTIFFLayout(geometry: geometry, compression: compression, hasAlpha: header.hasAlpha)
+            let stage = try PyramidTIFFBuildStage(
+                writer: PyramidTIFFWriter(directory: scratch, name: tiffTarget.name, layout: layout), geometry: geometry,
+                files: levelFiles, progress: progress, threadCount: PyramidTIFFBuildStage.defaultThreadCount)
+            tiffStage = stage
+            try progress.begin(geometry: geometry, files: levelFiles) { stage.rowsCompleted(level: $0, tileRows: $1) }
+        } else {
+            try progress.begin(geometry: geometry, files: levelFiles)
+        }
         let consumer: WriterConsumer
         if header.orientation == .up {
             consumer = WriterConsumer(writer)
@@ -169,6 +194,17 @@ final class PyramidAssembler: RowSink {
             throw ImageCacheError(.truncated, "the image ended after \(writer.rowsReceived) of \(geometry.height) rows")
         }
         try writer.drain()
+        if let tiffStage {
+            // Every row of tiles has been reported: the stage has the last ones queued.
+            try tiffStage.finish()
+            let source = try PyramidTIFFFileSource(file: tiffStage.writer.readableDescriptor(), path: tiffStage.writer.path)
+            let pyramid = try TilePyramid.open(tiff: source, statistics: statistics())
+            finished = true
+            self.tiffStage = nil
+            for fd in levelFiles { fd.closeQuietly() }
+            levelFiles = []
+            return pyramid
+        }
         for fd in levelFiles { fd.setDirectIO(false) }  // reads go through the page cache
         let view = options.viewSize
         let metadata = PyramidMetadata(
@@ -192,6 +228,10 @@ final class PyramidAssembler: RowSink {
         finished = true
         pipeline?.cancel()
         pipeline = nil
+        // Its threads read the level files through descriptors of their own; the TIFF never
+        // gets its name.
+        tiffStage?.cancel()
+        tiffStage = nil
         // No write may still be running when the descriptors close (their numbers get reused).
         stored?.writer.stop()
         writer?.stop()

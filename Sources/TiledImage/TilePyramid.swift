@@ -67,13 +67,13 @@ public final class TilePyramid: Sendable {
 
     /// A pyramid whose tiles come from the pyramidal TIFF `tiles` read from the file at `path`,
     /// whose status (`status`) tells this file from another.
-    init(tiff tiles: PyramidTIFFTiles, path: String, status: Glibc.stat) {
+    init(tiff tiles: PyramidTIFFTiles, path: String, status: Glibc.stat, statistics: TilePyramidBuildStatistics? = nil) {
         geometry = tiles.geometry
         hasAlpha = tiles.hasAlpha
         sourceFormat = .tiff
         sourceOrientation = .up
         self.path = path
-        statistics = nil
+        self.statistics = statistics
         files = []
         directory = nil
         mappings = LockedBox([])
@@ -111,10 +111,10 @@ public final class TilePyramid: Sendable {
         return try open(lockedDirectory: directory)
     }
 
-    /// Opens the pyramidal TIFF read from `source`.
-    static func open(tiff source: PyramidTIFFFileSource) throws -> TilePyramid {
+    /// Opens the pyramidal TIFF read from `source` (with `statistics` when just built).
+    static func open(tiff source: PyramidTIFFFileSource, statistics: TilePyramidBuildStatistics? = nil) throws -> TilePyramid {
         let tiles = try PyramidTIFFTiles(PyramidTIFFReader(source: source))
-        return TilePyramid(tiff: tiles, path: source.path, status: try source.status())
+        return TilePyramid(tiff: tiles, path: source.path, status: try source.status(), statistics: statistics)
     }
 
     /// Opens the pyramid of a folder the caller has locked (shared or exclusive); marks it used

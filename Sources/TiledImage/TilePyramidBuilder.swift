@@ -52,6 +52,9 @@ public final class TilePyramidBuilder: Sendable {
     /// Bytes received so far.
     public var receivedByteCount: Int { state.withLockedValue { $0.received } }
 
+    /// Tiles compressed into a TIFF destination so far.
+    package var storedTileCount: Int { progress.storedTiles }
+
     /// When the last chunk arrived (or the builder was made), for stall detection.
     var lastActivity: ContinuousClock.Instant { activity.withLockedValue { $0 } }
 

@@ -8,6 +8,13 @@ public enum TilePyramidDestination: Sendable, Hashable {
     /// Unnamed files that disappear when the ``TilePyramid`` is released (or the process ends),
     /// created in `folder`, or in `$TMPDIR` (else `/tmp`) when nil.
     case temporary(folder: String?)
+    /// One tiled pyramidal TIFF file at this path (its folder must exist), the layout libvips,
+    /// GDAL and iipsrv read: 256 × 256 tiles, full resolution first, each reduced level a
+    /// following directory, every directory before the first tile. `compression` nil chooses
+    /// JPEG at quality 95 (``PyramidTIFFCompression/jpeg``) for an opaque image and deflate for
+    /// one with alpha. The file gets its name only once complete (replacing a file of that name
+    /// at once), so no reader ever finds it half-written; reopen it with ``TilePyramid/open(at:)``.
+    case tiff(String, compression: PyramidTIFFCompression? = nil)
 }
 
 /// Limits and choices for building a pyramid.

@@ -48,6 +48,26 @@ struct TIFFCommandTests {
         #expect(try ImageDecoder.info(Data(contentsOf: URL(fileURLWithPath: folder.path("tile.png")))).width == 256)
     }
 
+    @Test("tile --out NAME.tif writes one pyramidal TIFF that vips reads as the pyramid's levels; its options are checked")
+    func tileIntoATIFF() throws {
+        let folder = try TemporaryFolder()
+        let tiff = folder.path("retina.tif")
+        let run = try Fic.run(["tile", Fic.testdata + "/photos/retina.jpg", "--out", tiff, "--json"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("1411×1411 px, 4 levels"), "\(run.stdout)")
+        // vips sees the levels as pages, full resolution first: the fourth is 177 × 177.
+        try ExternalTools.run("/usr/bin/vips", ["copy", tiff + "[page=3]", folder.path("smallest.png")])
+        let smallest = try ImageDecoder.info(Data(contentsOf: URL(fileURLWithPath: folder.path("smallest.png"))))
+        #expect(smallest.width == 177 && smallest.height == 177)
+        let get = try Fic.run(["tile-get", tiff, "--level", "0", "--column", "5", "--row", "5", "--out", folder.path("tile.png")])
+        #expect(get.status == 0, "\(get.stderr)")
+        // --compression and --quality belong to a TIFF; --layout to a folder.
+        let misplaced = try Fic.run(["tile", Fic.testdata + "/photos/retina.jpg", "--out", folder.path("dir"), "--compression", "none"])
+        #expect(misplaced.status == 2 && misplaced.stderr.contains("--compression goes with"), "\(misplaced.stderr)")
+        let layout = try Fic.run(["tile", Fic.testdata + "/photos/retina.jpg", "--out", tiff, "--layout", "dzi"])
+        #expect(layout.status == 2 && layout.stderr.contains("--layout writes a static tree"), "\(layout.stderr)")
+    }
+
     @Test("tile-get reads a tile of a pyramidal TIFF made by vips, as vips reads it")
     func tileGetOfAPyramidalTIFF() throws {
         let folder = try TemporaryFolder()

@@ -4,6 +4,10 @@ import SystemPackage
 /// Writes a pyramidal TIFF: the layout's header region first, then tiles appended in any order
 /// as they come, and at ``finish()`` the tile offset and byte count arrays filled in place.
 ///
+/// The file has no name until ``finish()`` gives it its own (replacing any file of that name at
+/// once): a reader never finds it half-written, and a writer released before then, or a process
+/// that dies, leaves nothing behind.
+///
 /// Thread-safe: ``encode(level:column:row:pixels:)`` compresses without a lock, so tiles may be
 /// compressed on several threads; ``append(_:level:column:row:)`` takes a small lock to claim the
 /// tile's place at the end of the file and writes it there outside the lock.
@@ -13,7 +17,8 @@ public final class PyramidTIFFWriter: Sendable {
     public let layout: PyramidTIFFLayout
     /// The file written.
     public let path: String
-    private let file: FileDescriptor
+    private let temporary: TemporaryFile
+    private var file: FileDescriptor { temporary.descriptor }
     private let state: LockedBox<State>
 
     /// What the lock guards: the end of the file, and what each level's tiles became.
@@ -26,23 +31,18 @@ public final class PyramidTIFFWriter: Sendable {
         var closed = false
     }
 
-    /// Creates (or empties) the file at `path` and writes `layout`'s header region. A writer
-    /// released before ``finish()`` closes the file and leaves it incomplete (its arrays zero,
-    /// every tile missing to a reader) for the caller to remove.
+    /// Prepares the file `name` in `directory` (0644 as the umask allows: a TIFF is made to be
+    /// read by other tools and servers) and writes `layout`'s header region.
     ///
-    /// - Throws: the `.system` error of `open` or `pwrite`.
-    public init(path: String, layout: PyramidTIFFLayout) throws {
+    /// - Throws: `.invalidArgument` for a name that is not a plain file name; the `.system`
+    ///   error of `open` or `pwrite`.
+    init(directory: Directory, name: String, layout: PyramidTIFFLayout) throws {
         self.layout = layout
+        let path = directory.child(name)
+        let temporary = try directory.makeTemporaryFile(for: name, permissions: 0o644)
+        try layout.header.withUnsafeBytes { try temporary.descriptor.writeAll($0, at: 0, path: path) }
         self.path = path
-        let file = try FileDescriptor.open(
-            atPath: path, .readWrite, options: [.create, .truncate], permissions: [.ownerReadWrite, .groupRead, .otherRead])
-        do {
-            try layout.header.withUnsafeBytes { try file.writeAll($0, at: 0, path: path) }
-        } catch {
-            file.closeQuietly()
-            throw error
-        }
-        self.file = file
+        self.temporary = temporary
         let counts = layout.levels.map(\.tileCount)
         state = LockedBox(
             State(
@@ -51,13 +51,19 @@ public final class PyramidTIFFWriter: Sendable {
                 missing: counts.reduce(0, +)))
     }
 
-    /// Creates the file at `path` for `geometry`'s levels.
-    public convenience init(path: String, geometry: PyramidGeometry, compression: PyramidTIFFCompression, hasAlpha: Bool) throws {
-        try self.init(path: path, layout: PyramidTIFFLayout(geometry: geometry, compression: compression, hasAlpha: hasAlpha))
+    /// Prepares the file at `path` (its folder must exist) and writes `layout`'s header region.
+    ///
+    /// - Throws: as ``init(directory:name:layout:)``, and the `.system` error of opening the folder.
+    public convenience init(path: String, layout: PyramidTIFFLayout) throws {
+        let slash = path.lastIndex(of: "/")
+        let folder = slash.map { path[..<$0].isEmpty ? "/" : String(path[..<$0]) } ?? "."
+        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        try self.init(directory: Directory.open(folder, create: false, followLinks: true), name: name, layout: layout)
     }
 
-    deinit {
-        state.withLockedValue { if !$0.closed { file.closeQuietly() } }
+    /// Prepares the file at `path` for `geometry`'s levels.
+    public convenience init(path: String, geometry: PyramidGeometry, compression: PyramidTIFFCompression, hasAlpha: Bool) throws {
+        try self.init(path: path, layout: PyramidTIFFLayout(geometry: geometry, compression: compression, hasAlpha: hasAlpha))
     }
 
     /// The stored bytes of tile (`column`, `row`) of level `level`: `pixels` is 256 rows of 1024
@@ -108,10 +114,12 @@ public final class PyramidTIFFWriter: Sendable {
         try append(encode(level: level, column: column, row: row, pixels: pixels), level: level, column: column, row: row)
     }
 
-    /// Fills in the tile offset and byte count arrays, writes the file to the disk and closes it.
+    /// Fills in the tile offset and byte count arrays, writes the file to the disk and gives it
+    /// its name.
     ///
     /// - Throws: `.invalidArgument` when a tile was not written (the message says how many and
-    ///   the first) or when already finished; the `.system` error of `pwrite`, `fsync` or `close`.
+    ///   the first) or when already finished; the `.system` error of `pwrite`, `fsync`, `link` or
+    ///   `rename`.
     public func finish() throws {
         try state.withLockedValue { state in
             guard !state.closed else { throw ImageCacheError(.invalidArgument, "the pyramidal TIFF is finished", path: path) }
@@ -136,14 +144,13 @@ public final class PyramidTIFFWriter: Sendable {
                 }
             }
             state.closed = true
-            do {
-                try file.synchronize(path: path)
-            } catch {
-                file.closeQuietly()
-                throw error
-            }
-            try file.close(path: path)
+            try temporary.commit()
         }
+    }
+
+    /// A descriptor of the file of its own, for reading it once finished.
+    func readableDescriptor() throws -> FileDescriptor {
+        try file.duplicate(path: path)
     }
 
     /// The tile's index in its level's arrays (row-major).

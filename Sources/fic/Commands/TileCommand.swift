@@ -12,8 +12,11 @@ struct TileCommand: AsyncParsableCommand {
             "Build a tile pyramid (256×256 tiles, every zoom level) of a JPEG, PNG, WebP, HEIC, AVIF, JPEG XL, GIF or TIFF (its first frame).",
         discussion: """
             INPUT is a file or an http(s) URL. The image is decoded as its bytes arrive and written \
-            straight into every level, so the pyramid is ready moments after the last byte. Read \
-            tiles back with `fic tile-get`. Prints the levels, tiles, time, time from the last byte \
+            straight into every level, so the pyramid is ready moments after the last byte. An --out \
+            ending in .tif or .tiff makes one tiled pyramidal TIFF file (JPEG tiles for an opaque \
+            image, deflate for one with alpha; see --compression), which vips, GDAL and iipsrv read \
+            and `fic serve` serves; any other --out is a folder of raw tiles. Read tiles back with \
+            `fic tile-get`. Prints the levels, tiles, time, time from the last byte \
             to ready and peak memory; with --json the last line is one JSON object.
 
             Exit status: 0 when built, 1 when the input cannot be tiled, 2 on usage errors.
@@ -23,8 +26,19 @@ struct TileCommand: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("The image file or http(s) URL.", valueName: "input"))
     var input: String
 
-    @Option(name: .long, help: ArgumentHelp("The folder that receives the pyramid (created when missing).", valueName: "dir"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Where the pyramid goes: a .tif or .tiff file (its folder must exist), or a folder of raw tiles (created when missing).",
+            valueName: "path"))
     var out: String
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "With a .tif --out: how tiles are stored, jpeg (opaque images only), deflate (lossless, keeps alpha) or none (raw samples); by default jpeg for opaque images, deflate for those with alpha.",
+            valueName: "kind"))
+    var compression: TIFFCompressionChoice?
 
     @Option(name: .long, help: ArgumentHelp("Stop halving at the first level that fits in this size.", valueName: "WxH"))
     var view: String?
@@ -46,8 +60,12 @@ struct TileCommand: AsyncParsableCommand {
             valueName: "url"))
     var iiifID: String?
 
-    @Option(name: .long, help: ArgumentHelp("With --layout: the JPEG quality of the tiles, 1 to 100.", valueName: "n"))
-    var quality = 85
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The JPEG quality of the tiles, 1 to 100: of a .tif's JPEG tiles (default 95), or with --layout of the static tree's (default 85).",
+            valueName: "n"))
+    var quality: Int?
 
     @Flag(help: "Print the results as one JSON object on the last line.")
     var json = false
@@ -88,8 +106,35 @@ struct TileCommand: AsyncParsableCommand {
         if let view, Self.parseView(view) == nil {
             throw ValidationError("--view must be WIDTHxHEIGHT with positive numbers, for example 1920x1080")
         }
-        if !(1...100).contains(quality) { throw ValidationError("--quality must be 1 to 100") }
+        if let quality, !(1...100).contains(quality) { throw ValidationError("--quality must be 1 to 100") }
+        if compression != nil, !writesTIFF { throw ValidationError("--compression goes with an --out ending in .tif or .tiff") }
+        if quality != nil, layout == nil, !writesTIFF {
+            throw ValidationError("--quality goes with an --out ending in .tif or .tiff, or with --layout")
+        }
+        if writesTIFF, layout != nil {
+            throw ValidationError("--layout writes a static tree into a folder: give a folder as --out, or serve the .tif with `fic serve`")
+        }
         if iiifID != nil, layout != .iiif { throw ValidationError("--iiif-id goes with --layout iiif") }
+    }
+
+    /// Whether --out names a TIFF file rather than a folder.
+    var writesTIFF: Bool {
+        let lower = out.lowercased()
+        return lower.hasSuffix(".tif") || lower.hasSuffix(".tiff")
+    }
+
+    /// The destination --out and --compression name.
+    var destination: TilePyramidDestination {
+        guard writesTIFF else { return .folder(Paths.absolute(out)) }
+        // A quality alone asks for JPEG tiles; nothing at all lets the image's alpha decide.
+        let chosen: PyramidTIFFCompression? =
+            switch compression {
+            case nil: quality.map { .jpeg(quality: $0) }
+            case .jpeg: .jpeg(quality: quality ?? 95)
+            case .deflate: .deflate
+            case .some(.none): PyramidTIFFCompression.none
+            }
+        return .tiff(Paths.absolute(out), compression: chosen)
     }
 
     static func parseView(_ text: String) -> PixelSize? {
@@ -102,7 +147,7 @@ struct TileCommand: AsyncParsableCommand {
         var options = TilePyramidOptions(viewSize: view.flatMap(Self.parseView), overlapWrites: !lowMemory)
         let stall = stallTimeoutMs.map { Duration.milliseconds(max(1, $0)) }
         if let stall { options.stallTimeout = stall }
-        let destination = TilePyramidDestination.folder(Paths.absolute(out))
+        let destination = self.destination
         let pyramid: TilePyramid
         var downloaded: Int?
         do {
@@ -123,8 +168,11 @@ struct TileCommand: AsyncParsableCommand {
         let afterLast =
             stats.map { Double($0.afterLastByte.components.seconds) * 1000 + Double($0.afterLastByte.components.attoseconds) / 1e15 } ?? 0
         let peak = PeakMemory.maximumResidentBytes()
+        // A TIFF's size is its file's; a folder's, its raw tiles'.
+        let bytes =
+            writesTIFF ? ((try? FileManager.default.attributesOfItem(atPath: Paths.absolute(out))[.size] as? Int) ?? 0) : geometry.byteCount
         print(
-            "tiled \(input) → \(out): \(geometry.width)×\(geometry.height) px, \(geometry.levels.count) levels, \(geometry.tileCount) tiles, \(String(format: "%.1f", Double(geometry.byteCount) / 1_048_576)) MiB"
+            "tiled \(input) → \(out): \(geometry.width)×\(geometry.height) px, \(geometry.levels.count) levels, \(geometry.tileCount) tiles, \(String(format: "%.1f", Double(bytes) / 1_048_576)) MiB"
         )
         for level in geometry.levels {
             print("  level \(level.index): \(level.width)×\(level.height) px, \(level.columns)×\(level.rows) tiles")
@@ -146,7 +194,8 @@ struct TileCommand: AsyncParsableCommand {
         if let layout {
             let started = ContinuousClock.now
             do {
-                exported = try StaticTileExport.write(pyramid, layout: layout, into: Paths.absolute(out), iiifID: iiifID, quality: quality)
+                exported = try StaticTileExport.write(
+                    pyramid, layout: layout, into: Paths.absolute(out), iiifID: iiifID, quality: quality ?? 85)
             } catch let error as ImageCacheError {
                 throw CLIError("cannot write the \(layout.rawValue) tiles into \(out): \(error)")
             }
@@ -162,7 +211,7 @@ struct TileCommand: AsyncParsableCommand {
         if json {
             var report = Report(
                 input: input, width: geometry.width, height: geometry.height, levels: geometry.levels.count,
-                tiles: geometry.tileCount, bytes: geometry.byteCount, seconds: seconds, after_last_byte_ms: afterLast,
+                tiles: geometry.tileCount, bytes: bytes, seconds: seconds, after_last_byte_ms: afterLast,
                 peak_rss_bytes: peak, coefficient_file_bytes: stats?.coefficientFileBytes ?? 0,
                 coefficient_pager_peak_bytes: stats?.coefficientPagerPeakBytes ?? 0,
                 coefficient_freed_early_bytes: stats?.coefficientBytesFreedEarly ?? 0,
@@ -193,4 +242,9 @@ enum PeakMemory {
 }
 
 extension StaticTileLayout: ExpressibleByArgument {}
+
+/// `--compression`'s values.
+enum TIFFCompressionChoice: String, ExpressibleByArgument, CaseIterable {
+    case jpeg, deflate, none
+}
 #endif

@@ -1,0 +1,136 @@
+import FICHarness
+import FICTestSupport
+import Foundation
+import ImageCodec
+import Testing
+@testable import TiledImage
+
+/// Builds whose destination is one pyramidal TIFF: the tiles are compressed while the bytes
+/// arrive, the file appears only once complete, and it holds what a folder build of the same
+/// image holds (JPEG within 40 dB of luma, deflate exactly).
+@Suite(.serialized)
+struct TIFFBuildTests {
+    /// Waits up to 60 s for `condition`, checking every 10 ms.
+    private func eventually(_ condition: () -> Bool) -> Bool {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while !condition() {
+            if ContinuousClock.now > deadline { return false }
+            usleep(10_000)
+        }
+        return true
+    }
+
+    @Test func aJPEGBecomesAJPEGTiledTIFFWhileItsBytesArrive() throws {
+        let folder = try Fixtures.makeFolder()
+        defer { Fixtures.remove(folder) }
+        let source = try Fixtures.makeJPEG(width: 2000, height: 1500, in: folder)
+        let bytes = try Fixtures.bytes(atPath: source)
+        let path = folder + "/photo.tif"
+        let builder = try TilePyramidBuilder(destination: .tiff(path))
+        // Two thirds of the bytes: the first rows of tiles are on disk, and compressed into the
+        // TIFF before the rest arrives.
+        try append(bytes[..<(bytes.count * 2 / 3)], to: builder, chunkSize: 16_384)
+        #expect(eventually { builder.storedTileCount > 0 }, "tiles are compressed while the bytes arrive")
+        #expect(!FileManager.default.fileExists(atPath: path), "the TIFF has no name until it is complete")
+        try append(bytes[(bytes.count * 2 / 3)...], to: builder, chunkSize: 16_384)
+        let pyramid = try builder.finish()
+        #expect(pyramid.path == path && pyramid.sourceFormat == .tiff && pyramid.statistics != nil)
+        #expect(builder.storedTileCount == pyramid.geometry.tileCount)
+
+        let reference = try buildPyramid(bytes, chunkSize: 1 << 20, destination: .temporary(folder: folder))
+        #expect(pyramid.geometry == reference.geometry)
+        for level in reference.geometry.levels {
+            let expected = try Bitmap(level: level.index, of: reference)
+            let ours = try Bitmap(level: level.index, of: pyramid)
+            let psnr = PyramidTIFFFixtures.lumaPSNR(ours, expected)
+            #expect(psnr >= 40, "level \(level.index): \(psnr) dB from the folder build")
+            // vips reads the same pixels from the file (its JPEG decoder, libjpeg, is ours too).
+            let vips = try PyramidTIFFFixtures.vipsPage(path, page: level.index, folder: folder)
+            #expect(PyramidTIFFFixtures.psnr(vips, ours) >= 50, "level \(level.index) as vips reads it")
+        }
+        var status = stat()
+        #expect(stat(path, &status) == 0)
+        #expect(status.st_mode & 0o777 == 0o644 & ~currentUmask(), "a TIFF is made to be read by other tools")
+        // Far smaller than the raw tiles: 2000 × 1500 is 3.2 MiB of BGRA at full resolution alone.
+        #expect(Int(status.st_size) < reference.geometry.byteCount / 4)
+        let reopened = try TilePyramid.open(at: path)
+        #expect(try reopened.tile(level: 0, column: 3, row: 2) == pyramid.tile(level: 0, column: 3, row: 2))
+    }
+
+    @Test func anImageWithAlphaIsStoredLosslessly() throws {
+        let folder = try Fixtures.makeFolder()
+        defer { Fixtures.remove(folder) }
+        let reference = try PyramidTIFFFixtures.source(width: 700, height: 530, alpha: true, in: folder)
+        let path = folder + "/alpha.tif"
+        let pyramid = try TilePyramidBuilder.build(contentsOf: folder + "/700x530a.png", destination: .tiff(path))
+        #expect(pyramid.hasAlpha)
+        let reader = try PyramidTIFFReader(source: PyramidTIFFFileSource(path: path))
+        #expect(reader.levels.allSatisfy { $0.compression == TIFFTag.Compression.adobeDeflate && $0.hasAlpha })
+        #expect(try PyramidTIFFFixtures.tiles(of: pyramid) == PyramidTIFFFixtures.tiles(of: reference))
+    }
+
+    @Test func rawAndDeflateTilesAreTheFolderBuildsExactly() throws {
+        let folder = try Fixtures.makeFolder()
+        defer { Fixtures.remove(folder) }
+        let bytes = try Fixtures.bytes("photos/coffee.jpg")
+        let reference = try buildPyramid(bytes, chunkSize: 1 << 20, destination: .temporary(folder: folder))
+        for compression in [PyramidTIFFCompression.none, .deflate] {
+            let pyramid = try buildPyramid(bytes, chunkSize: 4096, destination: .tiff(folder + "/coffee.tif", compression: compression))
+            #expect(try PyramidTIFFFixtures.tiles(of: pyramid) == PyramidTIFFFixtures.tiles(of: reference), "\(compression)")
+        }
+    }
+
+    @Test func anUprightedImageIsStoredUpright() throws {
+        let folder = try Fixtures.makeFolder()
+        defer { Fixtures.remove(folder) }
+        let name = "jpeg/orientation/chelsea-orientation-6.jpg"
+        let pyramid = try TilePyramidBuilder.build(contentsOf: Fixtures.path(name), destination: .tiff(folder + "/six.tif"))
+        let expected = try Bitmap(decoding: Fixtures.bytes(name))
+        let top = try Bitmap(level: 0, of: pyramid)
+        #expect(top.width == expected.width && top.height == expected.height)
+        #expect(PyramidTIFFFixtures.lumaPSNR(top, expected) >= 40)
+    }
+
+    /// A build that fails or is cancelled leaves the folder as it was: a file already at the
+    /// path keeps its bytes, and no hidden or half-written file remains.
+    @Test func aFailedBuildLeavesTheFolderAsItWas() throws {
+        let folder = try Fixtures.makeFolder()
+        defer { Fixtures.remove(folder) }
+        let source = try Fixtures.makeJPEG(width: 1200, height: 900, in: folder)
+        let bytes = try Fixtures.bytes(atPath: source)
+        let path = folder + "/photo.tif"
+        let before = Array("an earlier file, not the package's".utf8)
+        try Data(before).write(to: URL(fileURLWithPath: path))
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
+
+        let truncated = try TilePyramidBuilder(destination: .tiff(path))
+        try append(bytes[..<(bytes.count / 2)], to: truncated, chunkSize: 8192)
+        #expect(throws: ImageCacheError.self) { try truncated.finish() }
+
+        let cancelled = try TilePyramidBuilder(destination: .tiff(path))
+        try append(bytes[..<(bytes.count * 3 / 4)], to: cancelled, chunkSize: 8192)
+        cancelled.cancel()
+        #expect(throws: ImageCacheError.self) { try cancelled.finish() }
+
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == names)
+        #expect(try Fixtures.bytes(atPath: path) == before)
+    }
+
+    @Test func jpegTilesForAnImageWithAlphaAreRefusedWithAReason() throws {
+        let folder = try Fixtures.makeFolder()
+        defer { Fixtures.remove(folder) }
+        _ = try PyramidTIFFFixtures.source(width: 300, height: 200, alpha: true, in: folder)
+        let error = #expect(throws: ImageCacheError.self) {
+            try TilePyramidBuilder.build(contentsOf: folder + "/300x200a.png", destination: .tiff(folder + "/a.tif", compression: .jpeg))
+        }
+        #expect(error?.message.contains("no alpha") == true)
+        #expect(!FileManager.default.fileExists(atPath: folder + "/a.tif"))
+    }
+
+    /// The process's umask, from `/proc` (setting it to read it would race other tests' files).
+    private func currentUmask() -> mode_t {
+        let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+        let line = status.split(separator: "\n").first { $0.hasPrefix("Umask:") }
+        return line.flatMap { mode_t($0.dropFirst(6).trimmingCharacters(in: .whitespaces), radix: 8) } ?? 0o022
+    }
+}
