@@ -26,8 +26,18 @@ extension ServeBenchmark: Benchmark {
         table.row("fic serve, IIIF tile URLs", load(r.serveIIIF))
         table.row("fic serve, cold tiles, 2 connections", load(r.serveCold), "p99 ≤ 5 ms", r.serveCold.p99Ms <= 5)
         if let t = r.serveColdTIFF { table.row("  the same from a pyramidal TIFF (JPEG tiles as stored)", load(t)) }
-        let errors = [r.nginx?.errors ?? 0, r.serveDeepZoom.errors, r.serveIIIF.errors, r.serveCold.errors, r.serveColdTIFF?.errors ?? 0]
-            .reduce(0, +)
+        if let t = r.serveDeepZoomTIFF {
+            table.row("fic serve, Deep Zoom from fic's pyramidal TIFF", load(t), "p99 ≤ 10 ms", t.p99Ms <= 10)
+            if let x = r.deepZoomTIFFOverNginx { table.row("  requests/s over nginx's", String(format: "%.2f×", x), "≥ 1.0", x >= 1) }
+        }
+        if let i = r.iipsrv {
+            table.row("iipsrv (2 processes behind nginx), the same TIFF", load(i))
+            if let x = r.deepZoomTIFFOverIIPServer { table.row("  fic serve over iipsrv", String(format: "%.1f×", x), "≥ 10", x >= 10) }
+        }
+        let errors = [
+            r.nginx?.errors ?? 0, r.serveDeepZoom.errors, r.serveIIIF.errors, r.serveCold.errors, r.serveColdTIFF?.errors ?? 0,
+            r.serveDeepZoomTIFF?.errors ?? 0, r.iipsrv?.errors ?? 0
+        ].reduce(0, +)
         table.row("errors (non-2xx, socket)", "\(errors)", "0", errors == 0)
         for note in r.notes { table.line("  note: \(note)") }
         return table.lines

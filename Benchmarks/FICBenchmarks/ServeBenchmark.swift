@@ -37,8 +37,24 @@ public struct ServeBenchmarkResult: Sendable, Codable {
     /// `vips tiffsave --pyramid` (quality 85) beside the pyramid: its whole tiles answered as
     /// stored, edge tiles encoded. Nil without vips.
     public var serveColdTIFF: Load?
+    /// `fic serve`, Deep Zoom URLs, warm, from the pyramidal TIFF `fic tile --out X.tif` wrote of
+    /// the same image (JPEG tiles, quality 95); best of the rounds.
+    public var serveDeepZoomTIFF: Load?
+    /// iipsrv (Debian's `iipimage-server`, two FastCGI processes behind nginx) serving the same
+    /// Deep Zoom tiles from that TIFF (nil when it is not installed); best of the rounds.
+    public var iipsrv: Load?
     /// serveDeepZoom requests/s over nginx's (target ≥ 0.7).
     public var deepZoomOverNginx: Double?
+    /// serveDeepZoomTIFF requests/s over nginx's (target ≥ 1.0).
+    public var deepZoomTIFFOverNginx: Double? {
+        guard let t = serveDeepZoomTIFF, let n = nginx else { return nil }
+        return t.requestsPerSecond / n.requestsPerSecond
+    }
+    /// serveDeepZoomTIFF requests/s over iipsrv's (target ≥ 10).
+    public var deepZoomTIFFOverIIPServer: Double? {
+        guard let t = serveDeepZoomTIFF, let i = iipsrv else { return nil }
+        return t.requestsPerSecond / i.requestsPerSecond
+    }
     /// Notes on the setup.
     public var notes: [String]
 }
@@ -66,6 +82,8 @@ public enum ServeBenchmark {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         log("building the pyramid (fic tile) …")
         try BenchmarkProcess.run(fic, ["tile", baseline, "--out", folder + "/store/big"])
+        log("the same as a pyramidal TIFF (fic tile --out ours.tif) …")
+        try BenchmarkProcess.run(fic, ["tile", baseline, "--out", folder + "/store/ours.tif"])
 
         // Random tiles of the three finest Deep Zoom levels (most of a viewer's requests).
         let top = Int((log2(Double(side))).rounded(.up))
@@ -77,6 +95,8 @@ public enum ServeBenchmark {
             cells.append((level, Int(random.next() % UInt64(cellsAcross)), Int(random.next() % UInt64(cellsAcross))))
         }
         let dziPaths = cells.map { "/dzi/big_files/\($0.level)/\($0.column)_\($0.row).jpg" }
+        let tiffPaths = cells.map { "/dzi/ours_files/\($0.level)/\($0.column)_\($0.row).jpg" }
+        let iipsrvPaths = cells.map { "/iipsrv?DeepZoom=ours.tif_files/\($0.level)/\($0.column)_\($0.row).jpg" }
         let staticPaths = cells.map { "/image_files/\($0.level)/\($0.column)_\($0.row).jpg" }
         let iiifPaths = cells.map { cell -> String in
             let scale = 1 << (top - cell.level)
@@ -130,15 +150,21 @@ public enum ServeBenchmark {
             notes.append("vips not found (Debian: libvips-tools): no nginx baseline")
         }
         defer { nginx?.stop() }
+        let iipsrv = try IIPServers(store: folder + "/store", prefix: folder + "/iipsrv", log: log)
+        defer { iipsrv?.stop() }
+        if iipsrv == nil { notes.append("iipsrv not found (Debian: iipimage-server): no iipsrv baseline") }
 
         log("fic serve …")
         var nginxLoad: ServeBenchmarkResult.Load?, warm: ServeBenchmarkResult.Load?, iiif: ServeBenchmarkResult.Load?
+        var warmTIFF: ServeBenchmarkResult.Load?, iipLoad: ServeBenchmarkResult.Load?
         do {
             let server = try ServedStore(fic: fic, store: folder + "/store", arguments: ["--cache-mb", "512"])
             defer { server.stop() }
             let staticScript = try nginx.map { try prepare("http://127.0.0.1:\($0.port)", staticPaths, "static") }
             let dziScript = try prepare(server.base, dziPaths, "dzi")
             let iiifScript = try prepare(server.base, iiifPaths, "iiif")
+            let tiffScript = try prepare(server.base, tiffPaths, "tiff")
+            let iipScript = try iipsrv.map { try prepare($0.base, iipsrvPaths, "iipsrv") }
             for round in 1...rounds {
                 if let nginx, let staticScript {
                     let result = try wrkRun(
@@ -152,6 +178,14 @@ public enum ServeBenchmark {
                 let i3 = try wrkRun(wrk, server.base, script: iiifScript, seconds: seconds, connections: connections)
                 report("round \(round), fic serve, IIIF", i3)
                 iiif = best(iiif, i3)
+                let fromTIFF = try wrkRun(wrk, server.base, script: tiffScript, seconds: seconds, connections: connections)
+                report("round \(round), fic serve, Deep Zoom from the pyramidal TIFF", fromTIFF)
+                warmTIFF = best(warmTIFF, fromTIFF)
+                if let iipsrv, let iipScript {
+                    let result = try wrkRun(wrk, iipsrv.base, script: iipScript, seconds: seconds, connections: connections)
+                    report("round \(round), iipsrv (2 processes behind nginx), Deep Zoom from the same TIFF", result)
+                    iipLoad = best(iipLoad, result)
+                }
             }
         }
         let cold: ServeBenchmarkResult.Load
@@ -174,7 +208,8 @@ public enum ServeBenchmark {
         guard let warm, let iiif else { throw BenchmarkError("no round ran") }
         return ServeBenchmarkResult(
             side: side, tiles: cells.count, connections: connections, nginx: nginxLoad, serveDeepZoom: warm, serveIIIF: iiif,
-            serveCold: cold, serveColdTIFF: coldTIFF, deepZoomOverNginx: nginxLoad.map { warm.requestsPerSecond / $0.requestsPerSecond },
+            serveCold: cold, serveColdTIFF: coldTIFF, serveDeepZoomTIFF: warmTIFF, iipsrv: iipLoad,
+            deepZoomOverNginx: nginxLoad.map { warm.requestsPerSecond / $0.requestsPerSecond },
             notes: notes)
     }
 
@@ -244,5 +279,35 @@ private final class ServedStore {
     func stop() {
         process.child.signal(SIGTERM)
         _ = process.child.wait(timeout: .seconds(60))
+    }
+}
+
+/// Two iipsrv FastCGI processes serving the files of a folder, behind an nginx of their own (the
+/// setup iipsrv's documentation describes, with two processes for the two cores); nil when iipsrv
+/// is not installed.
+final class IIPServers {
+    static let executable = "/usr/lib/iipimage-server/iipsrv.fcgi"
+    private let servers: [ChildProcess]
+    private let nginx: LocalNginx
+    /// nginx's base URL; tiles are at `/iipsrv?DeepZoom=…`.
+    var base: String { "http://127.0.0.1:\(nginx.port)" }
+
+    init?(store: String, prefix: String, log: (String) -> Void) throws {
+        guard FileManager.default.isExecutableFile(atPath: Self.executable) else { return nil }
+        try FileManager.default.createDirectory(atPath: prefix, withIntermediateDirectories: true)
+        let ports = (0..<2).map { 31000 + Int(getpid() % 4000) * 2 + $0 }
+        log("iipsrv: two FastCGI processes on ports \(ports), JPEG quality 85, behind nginx …")
+        servers = try ports.map { port in
+            try ChildProcess.start(
+                Self.executable, ["--bind", "127.0.0.1:\(port)", "--backlog", "1024"],
+                extraEnvironment: ["FILESYSTEM_PREFIX": store + "/", "JPEG_QUALITY": "85", "VERBOSITY": "0"],
+                standardError: prefix + "/iipsrv-\(port).err")
+        }
+        nginx = try LocalNginx(root: store, prefix: prefix + "/nginx", fastCGI: ["/iipsrv": ports])
+    }
+
+    func stop() {
+        nginx.stop()
+        for server in servers { server.kill() }
     }
 }

@@ -73,6 +73,9 @@ public struct TilesBenchmarkResult: Sendable, Codable {
     public var widePyramid: Run?
     /// Its pyramid time / djpeg.
     public var widePyramidOverDjpeg: Double?
+    /// Pyramidal TIFFs (`fic tile --out X.tif`) of the 18000² JPEG, the 16001 × 9007 one and an
+    /// 8000 × 6000 one (cropped from the first by libvips at quality 90), in that order.
+    public var tiff: [TIFFPyramidFigures]?
     /// Ratios and targets.
     public var pyramidOverDjpeg: Double?
     /// vips tiffsave time / our pyramid time (> 1: ours is faster).
@@ -116,6 +119,7 @@ public struct TilesBenchmarkResult: Sendable, Codable {
         case wideDjpeg
         case widePyramid
         case widePyramidOverDjpeg
+        case tiff
         case tileReadNs
         case mappedTileReadNs
         case memcpyNs
@@ -249,6 +253,32 @@ public enum TilesBenchmark {
         }
         let wideRatio = wideDjpeg.flatMap { d in widePyramid.map { $0.seconds / d.seconds } }
 
+        // One pyramidal TIFF per size: the two above and an 8000 × 6000 photo-sized one.
+        let photo = (width: 8000, height: 6000)
+        let photoPath = workDirectory + "/tiles-\(photo.width)x\(photo.height)-baseline.jpg"
+        if let vipsPath, !FileManager.default.fileExists(atPath: photoPath) {
+            try BenchmarkProcess.run(vipsPath, ["crop", baseline, photoPath + "[Q=90]", "0", "0", "\(photo.width)", "\(photo.height)"])
+        }
+        var tiffs: [TIFFPyramidFigures] = []
+        tiffs.append(
+            try tiffFigures(baseline, djpeg: djpeg, fic: fic, vips: vipsPath, output: output, measureQuality: false, fresh: fresh, log: log)
+        )
+        if FileManager.default.fileExists(atPath: widePath) {
+            tiffs.append(
+                try tiffFigures(
+                    widePath, djpeg: wideDjpeg, fic: fic, vips: vipsPath, output: output, measureQuality: false, fresh: fresh, log: log))
+        }
+        if FileManager.default.fileExists(atPath: photoPath) {
+            let photoDjpeg = try djpegPath.map { path in
+                try best(2) {
+                    try fresh(); return try MeasuredRun.run(path, ["-dct", "int", "-outfile", "/dev/null", photoPath]).figures
+                }
+            }
+            tiffs.append(
+                try tiffFigures(
+                    photoPath, djpeg: photoDjpeg, fic: fic, vips: vipsPath, output: output, measureQuality: true, fresh: fresh, log: log))
+        }
+
         try fresh()
         log("paced stream: the baseline JPEG in 64 KiB chunks at 20 MB/s, in process …")
         let (streamSeconds, streamAfter) = try pacedStream(baseline, into: output)
@@ -285,6 +315,15 @@ public enum TilesBenchmark {
         if let wideRatio { met["wide_pyramid_le_1_15x_djpeg"] = wideRatio <= 1.15 }
         if let tiffRatio { met["faster_than_vips_tiffsave"] = tiffRatio > 1 }
         if let progressiveRatio { met["progressive_le_1_3x_djpeg"] = progressiveRatio <= 1.3 }
+        for figures in tiffs {
+            let size = "\(figures.width)x\(figures.height)"
+            met["tiff_\(size)_disk_le_1_5x_source"] = figures.diskOverSource <= 1.5
+            if let x = figures.jpegOverDjpeg { met["tiff_\(size)_jpeg_le_1_3x_djpeg"] = x <= 1.3 }
+            if let x = figures.rawOverDjpeg { met["tiff_\(size)_raw_le_1_15x_djpeg"] = x <= 1.15 }
+            if let x = figures.vipsOverJPEG { met["tiff_\(size)_2x_faster_than_vips_jpeg"] = x >= 2 }
+            if figures.width == side { met["tiff_\(size)_peak_rss_le_100MiB"] = figures.jpegTIFF.peakRSSBytes <= 100 << 20 }
+            if let luma = figures.lumaPSNR { met["tiff_\(size)_luma_psnr_ge_40dB"] = luma >= 40 }
+        }
         notes.append(
             "fic tile and the baselines run as child processes; times are wall-clock, best of the runs, each started after a sync (no run pays for the write-back of an earlier one); peak RSS from wait4 (ru_maxrss), measured by /usr/bin/time around each child. The fic process has ~26 MiB resident before any work (19 MiB of it shared Swift/Foundation library pages). The RSS target is checked on --low-memory (one strip per level); the default keeps two strips per level so that the disk writes overlap decoding."
         )
@@ -304,7 +343,7 @@ public enum TilesBenchmark {
             streamedPeakRSSBytes: streamed?.peakRSSBytes,
             tileReadNs: tileNs, mappedTileReadNs: mappedNs, memcpyNs: copyNs,
             wideWidth: widePyramid == nil ? nil : wide.width, wideHeight: widePyramid == nil ? nil : wide.height, wideDjpeg: wideDjpeg,
-            widePyramid: widePyramid, widePyramidOverDjpeg: wideRatio,
+            widePyramid: widePyramid, widePyramidOverDjpeg: wideRatio, tiff: tiffs,
             pyramidOverDjpeg: overDjpeg, vipsTiffsaveOverPyramid: tiffRatio,
             vipsDzsaveOverPyramid: dz.map { $0.seconds / pyramid.seconds }, progressiveOverDjpeg: progressiveRatio,
             tileReadOverMemcpy: tileNs / copyNs, mappedTileReadOverMemcpy: mappedNs / copyNs, targetsMet: met, notes: notes)

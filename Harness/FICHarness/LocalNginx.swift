@@ -10,10 +10,12 @@ public final class LocalNginx: @unchecked Sendable {
     public var base: URL { URL(string: "http://127.0.0.1:\(port)")! }
     private let prefix: String
 
-    /// Starts nginx serving `root`, with its files in `prefix` (created).
+    /// Starts nginx serving `root`, with its files in `prefix` (created). Each entry of
+    /// `fastCGI` passes the requests of one path (an exact `location`) to the FastCGI servers on
+    /// those ports of 127.0.0.1, in turn (iipsrv's way of being served).
     ///
     /// - Throws: ``HarnessError`` when nginx is missing or does not start.
-    public init(root: String, prefix: String) throws {
+    public init(root: String, prefix: String, fastCGI: [String: [Int]] = [:]) throws {
         guard let nginx = Executables.find("nginx") ?? (access("/usr/sbin/nginx", X_OK) == 0 ? "/usr/sbin/nginx" : nil) else {
             throw HarnessError("nginx is not installed (scripts/install-deps --bench installs it)")
         }
@@ -41,10 +43,12 @@ public final class LocalNginx: @unchecked Sendable {
                     sendfile on;
                     tcp_nopush on;
                     keepalive_requests 100000;
+                \(fastCGI.sorted { $0.key < $1.key }.enumerated().map { Self.fastCGIUpstream(index: $0, ports: $1.value) }.joined(separator: "\n"))
                     server {
                         listen 127.0.0.1:\(port) backlog=1024;
                         root \(root);
                         location / { }
+                \(fastCGI.sorted { $0.key < $1.key }.enumerated().map { Self.fastCGILocation($1.key, ports: $1.value, index: $0) }.joined(separator: "\n"))
                     }
                 }
                 """
@@ -61,6 +65,35 @@ public final class LocalNginx: @unchecked Sendable {
             if !message.contains("Address already in use") { break }
         }
         throw HarnessError("nginx did not start: \(lastError)")
+    }
+
+    /// The `upstream` block of the FastCGI servers on `ports`, kept connected.
+    static func fastCGIUpstream(index: Int, ports: [Int]) -> String {
+        """
+                upstream fastcgi\(index) {
+            \(ports.map { "        server 127.0.0.1:\($0);" }.joined(separator: "\n"))
+                    keepalive 16;
+                }
+        """
+    }
+
+    /// The `location` block that passes `path` to the FastCGI servers of upstream `index`, with
+    /// the parameters a FastCGI application reads (those of nginx's `fastcgi_params`, written out
+    /// so that nothing of the system's setup is used).
+    static func fastCGILocation(_ path: String, ports: [Int], index: Int) -> String {
+        let parameters = [
+            "QUERY_STRING $query_string", "REQUEST_METHOD $request_method", "CONTENT_TYPE $content_type",
+            "CONTENT_LENGTH $content_length", "SCRIPT_NAME $fastcgi_script_name", "REQUEST_URI $request_uri",
+            "DOCUMENT_URI $document_uri", "SERVER_PROTOCOL $server_protocol", "REMOTE_ADDR $remote_addr",
+            "SERVER_ADDR $server_addr", "SERVER_PORT $server_port", "SERVER_NAME $server_name", "HTTP_HOST $host"
+        ]
+        return """
+                    location = \(path) {
+                        fastcgi_pass fastcgi\(index);
+                        fastcgi_keep_conn on;
+                \(parameters.map { "            fastcgi_param \($0);" }.joined(separator: "\n"))
+                    }
+            """
     }
 
     /// Runs `executable` with `arguments` (output discarded, errors to the file `errors`) and

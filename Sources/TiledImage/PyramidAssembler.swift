@@ -93,7 +93,10 @@ final class PyramidAssembler: RowSink {
             // buffered writes of a 1.8 GB pyramid cost seconds of system time; direct writes cost
             // almost none and overlap with decoding. Tiles are read back through the page cache
             // as usual (the kernel keeps both views coherent).
-            fd.setDirectIO(true)
+            // Not for a TIFF's level files: the compressing threads read each tile back as soon
+            // as it is written, from the page cache; direct writes would make every such read a
+            // disk read (an 18000² JPEG: ready 2.4 s after its last byte instead of 0.25 s).
+            if tiffTarget == nil { fd.setDirectIO(true) }
         } catch {
             fd.closeQuietly()
             throw error

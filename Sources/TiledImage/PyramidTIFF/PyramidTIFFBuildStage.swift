@@ -57,8 +57,10 @@ final class PyramidTIFFBuildStage: Sendable {
         threads.withLockedValue { $0 = started }
     }
 
-    /// The threads a build uses: every processor but the decoder's, at least one, at most four.
-    static var defaultThreadCount: Int { min(4, max(1, MachineResources.processorCount - 1)) }
+    /// The threads a build uses: one per processor, at most four. While the decoder runs they
+    /// share its core with it; once it has finished (a JPEG decodes several times faster than its
+    /// tiles compress), every core compresses.
+    static var defaultThreadCount: Int { min(4, MachineResources.processorCount) }
 
     /// Rows `tileRows` of tiles of `level` are on disk: queues their tiles.
     func rowsCompleted(level: Int, tileRows: Range<Int>) {
@@ -102,8 +104,7 @@ final class PyramidTIFFBuildStage: Sendable {
 
     /// A thread: takes the next tile until the queue is closed and empty, or a thread failed.
     private func run() {
-        // Page-aligned: the level files are written directly (`O_DIRECT`), which their
-        // duplicated descriptors share, and direct reads need aligned memory.
+        // One tile's memory per thread, page-aligned, reused for every tile it compresses.
         guard let pixels = try? PageBuffer(count: PyramidGeometry.tileBytes) else {
             fail(ImageCacheError(.overMemoryBudget, "no memory for a tile to compress"))
             return

@@ -47,15 +47,15 @@ enum PyramidTIFFTileEncoder {
         let side = PyramidGeometry.tileSide, stride = PyramidGeometry.tileRowStride
         var tile = Array(pixels)
         let width = max(1, min(side, valid.width)), height = max(1, min(side, valid.height))
-        for y in 0..<height where width < side {
-            let last = y * stride + (width - 1) * 4
-            for x in width..<side {
-                for c in 0..<4 { tile[y * stride + x * 4 + c] = tile[last + c] }
+        // In place, through one pointer: a row copied from a slice of the array itself would
+        // copy the whole array first (copy on write), once per row.
+        tile.withUnsafeMutableBytes { raw in
+            let base = raw.baseAddress!
+            for y in 0..<height where width < side {
+                let last = base + y * stride + (width - 1) * 4
+                for x in width..<side { (base + y * stride + x * 4).copyMemory(from: last, byteCount: 4) }
             }
-        }
-        let lastRow = (height - 1) * stride
-        for y in height..<side {
-            tile.replaceSubrange((y * stride)..<((y + 1) * stride), with: tile[lastRow..<(lastRow + stride)])
+            for y in height..<side { (base + y * stride).copyMemory(from: base + (height - 1) * stride, byteCount: stride) }
         }
         return tile
     }
