@@ -67,12 +67,12 @@ public final class LocalNginx: @unchecked Sendable {
         throw HarnessError("nginx did not start: \(lastError)")
     }
 
-    /// The `upstream` block of the FastCGI servers on `ports`, kept connected.
+    /// The `upstream` block of the FastCGI servers on `ports`. A connection per request: an iipsrv
+    /// process serves one connection at a time, and one kept open idle would block it.
     static func fastCGIUpstream(index: Int, ports: [Int]) -> String {
         """
                 upstream fastcgi\(index) {
             \(ports.map { "        server 127.0.0.1:\($0);" }.joined(separator: "\n"))
-                    keepalive 16;
                 }
         """
     }
@@ -90,7 +90,6 @@ public final class LocalNginx: @unchecked Sendable {
         return """
                     location = \(path) {
                         fastcgi_pass fastcgi\(index);
-                        fastcgi_keep_conn on;
                 \(parameters.map { "            fastcgi_param \($0);" }.joined(separator: "\n"))
                     }
             """

@@ -116,6 +116,23 @@ struct TIFFBuildTests {
         #expect(try Fixtures.bytes(atPath: path) == before)
     }
 
+    /// A link planted at the TIFF's path is replaced, never written through: the file it names
+    /// keeps its bytes.
+    @Test func aLinkAtThePathIsReplacedNotFollowed() throws {
+        let folder = try Fixtures.makeFolder()
+        defer { Fixtures.remove(folder) }
+        let elsewhere = folder + "/elsewhere.bin"
+        let before = Array("someone else's file".utf8)
+        try Data(before).write(to: URL(fileURLWithPath: elsewhere))
+        let path = folder + "/photo.tif"
+        #expect(symlink(elsewhere, path) == 0)
+        _ = try TilePyramidBuilder.build(contentsOf: Fixtures.path("photos/chelsea.jpg"), destination: .tiff(path))
+        #expect(try Fixtures.bytes(atPath: elsewhere) == before)
+        var status = stat()
+        #expect(lstat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFREG)
+        #expect(try TilePyramid.open(at: path).geometry.width == 451)
+    }
+
     @Test func jpegTilesForAnImageWithAlphaAreRefusedWithAReason() throws {
         let folder = try Fixtures.makeFolder()
         defer { Fixtures.remove(folder) }
