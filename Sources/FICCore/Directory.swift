@@ -63,6 +63,13 @@ package final class Directory: Sendable {
         return Directory(descriptor: fd, path: child(name))
     }
 
+    /// The folder and the last component of the file path `path`: `("/a", "b")` for `/a/b`,
+    /// `("/", "b")` for `/b`, `(".", "b")` for `b`.
+    package static func split(_ path: String) -> (folder: String, name: String) {
+        guard let slash = path.lastIndex(of: "/") else { return (".", path) }
+        return (slash == path.startIndex ? "/" : String(path[..<slash]), String(path[path.index(after: slash)...]))
+    }
+
     /// The path of `name` in this folder, for messages.
     package func child(_ name: String) -> String {
         path.hasSuffix("/") ? path + name : path + "/" + name

@@ -59,9 +59,7 @@ public final class ImageTable: Sendable {
         path: String, configuration: TableConfiguration, options: TableOpenOptions = .init(),
         logger: Logger = Logger(label: "FastImageCache.ImageTable")
     ) throws {
-        let slash = path.lastIndex(of: "/")
-        let folder = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
-        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        let (folder, name) = Directory.split(path)
         let directory = try Directory.open(folder, create: !options.readOnly, followLinks: options.followsSymbolicLinkedFolder)
         try self.init(directory: directory, name: name, configuration: configuration, options: options, logger: logger)
     }

@@ -53,9 +53,7 @@ final class PyramidAssembler: RowSink {
         case .tiff(let path, let compression):
             // The level files are unnamed files beside the TIFF: the same file system, which the
             // caller chose for the pyramid's size.
-            let slash = path.lastIndex(of: "/")
-            let parent = slash.map { path[..<$0].isEmpty ? "/" : String(path[..<$0]) } ?? "."
-            let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+            let (parent, name) = Directory.split(path)
             folder = nil
             scratch = try Directory.open(parent, create: false, followLinks: true)
             tiffTarget = (name, compression)

@@ -104,8 +104,8 @@ final class PyramidTIFFBuildStage: Sendable {
 
     /// A thread: takes the next tile until the queue is closed and empty, or a thread failed.
     private func run() {
-        // One tile's memory per thread, page-aligned, reused for every tile it compresses.
-        guard let pixels = try? PageBuffer(count: PyramidGeometry.tileBytes) else {
+        // One tile's memory per thread, reused for every tile it compresses.
+        guard let buffer = try? TileBuffer() else {
             fail(ImageCacheError(.overMemoryBudget, "no memory for a tile to compress"))
             return
         }
@@ -125,12 +125,16 @@ final class PyramidTIFFBuildStage: Sendable {
             do {
                 let info = geometry.levels[tile.level]
                 let at = (tile.row * info.columns + tile.column) * PyramidGeometry.tileBytes
-                let raw = UnsafeMutableRawBufferPointer(start: pixels.base, count: PyramidGeometry.tileBytes)
-                let n = try levels.files[tile.level].readAll(into: raw, at: at, path: writer.path)
-                guard n == raw.count else {
-                    throw ImageCacheError(.io, "level \(tile.level) ends inside tile (\(tile.column), \(tile.row))")
+                try buffer.fill { raw in
+                    let n = try levels.files[tile.level].readAll(into: raw, at: at, path: writer.path)
+                    guard n == raw.count else {
+                        throw ImageCacheError(.io, "level \(tile.level) ends inside tile (\(tile.column), \(tile.row))")
+                    }
+                    return n
                 }
-                let bytes = try writer.encode(level: tile.level, column: tile.column, row: tile.row, pixels: UnsafeRawBufferPointer(raw))
+                let bytes = try buffer.withUnsafeBytes {
+                    try writer.encode(level: tile.level, column: tile.column, row: tile.row, pixels: $0)
+                }
                 try writer.append(bytes, level: tile.level, column: tile.column, row: tile.row)
                 progress.tileStored()
             } catch {

@@ -55,9 +55,7 @@ public final class PyramidTIFFWriter: Sendable {
     ///
     /// - Throws: as ``init(directory:name:layout:)``, and the `.system` error of opening the folder.
     public convenience init(path: String, layout: PyramidTIFFLayout) throws {
-        let slash = path.lastIndex(of: "/")
-        let folder = slash.map { path[..<$0].isEmpty ? "/" : String(path[..<$0]) } ?? "."
-        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        let (folder, name) = Directory.split(path)
         try self.init(directory: Directory.open(folder, create: false, followLinks: true), name: name, layout: layout)
     }
 
