@@ -53,7 +53,8 @@ public final class PyramidTIFFWriter: Sendable {
 
     /// Prepares the file at `path` (its folder must exist) and writes `layout`'s header region.
     ///
-    /// - Throws: as ``init(directory:name:layout:)``, and the `.system` error of opening the folder.
+    /// - Throws: `.invalidArgument` for a path that does not end in a plain file name; the
+    ///   `.system` error of opening the folder, of `open` or of `pwrite`.
     public convenience init(path: String, layout: PyramidTIFFLayout) throws {
         let (folder, name) = Directory.split(path)
         try self.init(directory: Directory.open(folder, create: false, followLinks: true), name: name, layout: layout)
