@@ -10,17 +10,7 @@ import Testing
 /// image holds (JPEG within 40 dB of luma, deflate exactly).
 @Suite(.serialized)
 struct TIFFBuildTests {
-    /// Waits up to 60 s for `condition`, checking every 10 ms.
-    private func eventually(_ condition: () -> Bool) -> Bool {
-        let deadline = ContinuousClock.now + .seconds(60)
-        while !condition() {
-            if ContinuousClock.now > deadline { return false }
-            usleep(10_000)
-        }
-        return true
-    }
-
-    @Test func aJPEGBecomesAJPEGTiledTIFFWhileItsBytesArrive() throws {
+    @Test func aJPEGBecomesAJPEGTiledTIFFWhileItsBytesArrive() async throws {
         let folder = try Fixtures.makeFolder()
         defer { Fixtures.remove(folder) }
         let source = try Fixtures.makeJPEG(width: 2000, height: 1500, in: folder)
@@ -30,7 +20,7 @@ struct TIFFBuildTests {
         // Two thirds of the bytes: the first rows of tiles are on disk, and compressed into the
         // TIFF before the rest arrives.
         try append(bytes[..<(bytes.count * 2 / 3)], to: builder, chunkSize: 16_384)
-        #expect(eventually { builder.storedTileCount > 0 }, "tiles are compressed while the bytes arrive")
+        try await waitUntil("tiles are compressed while the bytes arrive", timeout: .seconds(60)) { builder.storedTileCount > 0 }
         #expect(!FileManager.default.fileExists(atPath: path), "the TIFF has no name until it is complete")
         try append(bytes[(bytes.count * 2 / 3)...], to: builder, chunkSize: 16_384)
         let pyramid = try builder.finish()
