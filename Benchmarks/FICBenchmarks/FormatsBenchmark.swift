@@ -175,13 +175,13 @@ public enum FormatsBenchmark {
             try Data(JPEGProfiles.tagged(Array(try Data(contentsOf: URL(fileURLWithPath: baseline))), profile: profile)).write(
                 to: URL(fileURLWithPath: tagged))
             defer { unlink(tagged) }
-            let output = root + "/pyramid-\(getpid())"
+            let output = root + "/pyramid-\(getpid()).tif"
             defer { try? FileManager.default.removeItem(atPath: output) }
             func tile(_ input: String) throws -> Double {
                 try TilesBenchmark.best(2) {
                     try? FileManager.default.removeItem(atPath: output)
                     sync()
-                    return try MeasuredRun.run(fic, ["tile", input, "--out", output]).figures
+                    return try MeasuredRun.run(fic, ["tile", input, "--out", output, "--compression", "none"]).figures
                 }.seconds
             }
             let u = try tile(baseline), t = try tile(tagged)
@@ -284,7 +284,7 @@ public enum FormatsBenchmark {
         }
         defer { try? FileManager.default.removeItem(atPath: output) }
         let ours = try TilesBenchmark.best(2) {
-            fresh(); return try MeasuredRun.run(fic, ["tile", tiff, "--out", output + "/pyramid"]).figures
+            fresh(); return try MeasuredRun.run(fic, ["tile", tiff, "--out", output + "/pyramid.tif", "--compression", "none"]).figures
         }
         let theirs = try TilesBenchmark.best(2) {
             fresh()

@@ -21,7 +21,7 @@ extension ServeBenchmark: Benchmark {
         table.row("figure", "value", "target", nil)
         func load(_ x: ServeBenchmarkResult.Load) -> String { String(format: "%.0f/s, p99 %.2f ms", x.requestsPerSecond, x.p99Ms) }
         if let n = r.nginx { table.row("nginx, vips dzsave's static tiles", load(n)) }
-        table.row("fic serve, Deep Zoom", load(r.serveDeepZoom), "p99 ≤ 10 ms", r.serveDeepZoom.p99Ms <= 10)
+        table.row("fic serve, Deep Zoom, raw tiles (TIFF, none)", load(r.serveDeepZoom), "p99 ≤ 10 ms", r.serveDeepZoom.p99Ms <= 10)
         if let x = r.deepZoomOverNginx { table.row("  requests/s over nginx's", String(format: "%.2f×", x), "≥ 0.7", x >= 0.7) }
         table.row("fic serve, IIIF tile URLs", load(r.serveIIIF))
         table.row("fic serve, cold tiles, 2 connections", load(r.serveCold), "p99 ≤ 5 ms", r.serveCold.p99Ms <= 5)

@@ -26,12 +26,13 @@ public struct ServeBenchmarkResult: Sendable, Codable {
     /// nginx serving the same tiles as static files written by `vips dzsave` (nil without nginx or
     /// vips); best of the rounds, which alternate with fic serve's.
     public var nginx: Load?
-    /// `fic serve`, Deep Zoom URLs, warm (its encoded answers kept); best of the rounds.
+    /// `fic serve`, Deep Zoom URLs, warm (its encoded answers kept), from a pyramidal TIFF of raw
+    /// tiles (`--compression none`: every tile read without decoding); best of the rounds.
     public var serveDeepZoom: Load
     /// `fic serve`, the same tiles through IIIF URLs (`x,y,w,h/w,h/0/default.jpg`), warm.
     public var serveIIIF: Load
     /// `fic serve --cache-mb 0`, Deep Zoom URLs, 2 connections (one per core: a tile's own cost,
-    /// not a queue's): every tile read and encoded on request.
+    /// not a queue's): every tile read from the raw TIFF and encoded on request.
     public var serveCold: Load
     /// The same cold load on the same image as a pyramidal TIFF of 256 × 256 JPEG tiles written by
     /// `vips tiffsave --pyramid` (quality 85) beside the pyramid: its whole tiles answered as
@@ -80,8 +81,8 @@ public enum ServeBenchmark {
         try? FileManager.default.removeItem(atPath: folder)
         try FileManager.default.createDirectory(atPath: folder + "/store", withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        log("building the pyramid (fic tile) …")
-        try BenchmarkProcess.run(fic, ["tile", baseline, "--out", folder + "/store/big"])
+        log("building the pyramid of raw tiles (fic tile --out big.tif --compression none) …")
+        try BenchmarkProcess.run(fic, ["tile", baseline, "--out", folder + "/store/big.tif", "--compression", "none"])
         log("the same as a pyramidal TIFF (fic tile --out ours.tif) …")
         try BenchmarkProcess.run(fic, ["tile", baseline, "--out", folder + "/store/ours.tif"])
 

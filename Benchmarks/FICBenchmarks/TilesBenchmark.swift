@@ -169,7 +169,7 @@ public enum TilesBenchmark {
 
         func ours(_ input: String) throws -> (TilesBenchmarkResult.Run, Double) {
             try fresh()
-            let measured = try MeasuredRun.run(fic, ["tile", input, "--out", output + "/pyramid", "--json"])
+            let measured = try MeasuredRun.run(fic, ["tile", input, "--out", output + "/pyramid.tif", "--compression", "none", "--json"])
             let (run, stdout) = (measured.figures, measured.output)
             let json = stdout.split(separator: "\n").last.map(String.init) ?? ""
             let object = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]
@@ -191,7 +191,9 @@ public enum TilesBenchmark {
         }
         log("  fic tile: \(describe(pyramid)), last byte → ready \(BenchKit.fixed(afterLastByte)) ms")
         try fresh()
-        let lowMemory = try MeasuredRun.run(fic, ["tile", baseline, "--out", output + "/pyramid", "--low-memory"]).figures
+        let lowMemory = try MeasuredRun.run(
+            fic, ["tile", baseline, "--out", output + "/pyramid.tif", "--compression", "none", "--low-memory"]
+        ).figures
         log("  fic tile --low-memory: \(describe(lowMemory))")
         let tiff = try vipsPath.map { path -> TilesBenchmarkResult.Run in
             try fresh()
@@ -427,7 +429,7 @@ public enum TilesBenchmark {
         let link = try ThrottledLink(targetPort: server.port, bytesPerSecond: 20_000_000)
         defer { link.stop() }
         let url = "http://127.0.0.1:\(link.port)/\((path as NSString).lastPathComponent)"
-        let measured = try MeasuredRun.run(fic, ["tile", url, "--out", output + "/pyramid", "--json"])
+        let measured = try MeasuredRun.run(fic, ["tile", url, "--out", output + "/pyramid.tif", "--compression", "none", "--json"])
         let (run, stdout) = (measured.figures, measured.output)
         let json = stdout.split(separator: "\n").last.map(String.init) ?? ""
         let object = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]

@@ -211,8 +211,8 @@ public enum ViewBenchmark {
                 workDirectory: workDirectory, log: log)
         }
         log("photo: tiling the \(side)×\(side) JPEG with fic tile …")
-        let pyramid = work + "/pyramid"
-        try BenchmarkProcess.run(fic, ["tile", baseline, "--out", pyramid])
+        let pyramid = work + "/pyramid.tif"
+        try BenchmarkProcess.run(fic, ["tile", baseline, "--out", pyramid, "--compression", "none"])
         var steps = ["phase startup", "wait-idle 3000", "phase zoom"]
         // From fit (800 / 18000) to 1:1 in steps of ×1.25 around the centre, waiting for sharpness.
         var scale = Double(height) / Double(side)

@@ -4,8 +4,8 @@ import TiledImage
 
 /// The store's pyramids that requests have named, kept open (a region reader each) for the next
 /// request, at most ``capacity`` at once, the least recently used closed first. An open pyramid
-/// holds its folder's shared lock, so the store cannot evict it and a build cannot overwrite it
-/// while it is served.
+/// keeps its file open (a new build of the name replaces the name, never the bytes served) and,
+/// when the store built it, a shared lock on it, so that the store does not evict it.
 final class PyramidCatalog: Sendable {
     /// The most pyramids kept open.
     let capacity: Int

@@ -13,14 +13,12 @@ private final class WriterConsumer: RowConsumer {
 }
 
 /// The receiving end of a build: once the decoder knows the image's size it creates the level
-/// files and the writers, takes the decoded rows, and at the end writes the metadata that makes
-/// the pyramid complete. Upright images go straight into the pyramid; others are first stored as
+/// files (unnamed) and the writers, takes the decoded rows, and at the end has the pyramidal TIFF
+/// completed and named, or hands the level files to a throwaway pyramid. Upright images go straight into the pyramid; others are first stored as
 /// tiles and turned upright at the end (``OrientationReplay``).
 final class PyramidAssembler: RowSink {
     private let options: TilePyramidOptions
-    /// The pyramid's folder (locked exclusively), when it is kept.
-    private let folder: Directory?
-    /// Where unnamed files go (the pyramid's folder, or the temporary folder).
+    /// Where unnamed files go (the TIFF's folder, or the temporary folder).
     private let scratch: Directory
     private var header: SourceHeader?
     private var geometry: PyramidGeometry?
@@ -35,30 +33,21 @@ final class PyramidAssembler: RowSink {
     private var tiffStage: PyramidTIFFBuildStage?
     /// What readers of the unfinished pyramid may read.
     let progress: BuildProgress
+    /// Called with a TIFF destination's file once it has its name, before the pyramid is opened
+    /// on it (a store records it as its own).
+    var committed: (@Sendable (PyramidTIFFFileSource) throws -> Void)?
 
     init(destination: TilePyramidDestination, options: TilePyramidOptions, progress: BuildProgress) throws {
         self.options = options
         self.progress = progress
         switch destination {
-        case .folder(let path):
-            let directory = try Directory.open(path, create: true)
-            guard try directory.lock(.exclusive, wait: false) else {
-                throw ImageCacheError(.inUse, "the pyramid in this folder is open or being built; close it first", path: path)
-            }
-            // From here on the folder never looks complete until the new metadata is written.
-            try PyramidFolder.removeContents(of: directory)
-            folder = directory
-            scratch = directory
-            tiffTarget = nil
         case .tiff(let path, let compression):
             // The level files are unnamed files beside the TIFF: the same file system, which the
             // caller chose for the pyramid's size.
             let (parent, name) = Directory.split(path)
-            folder = nil
             scratch = try Directory.open(parent, create: false, followLinks: true)
             tiffTarget = (name, compression)
         case .temporary(let path):
-            folder = nil
             tiffTarget = nil
             let environment = getenv("TMPDIR").map { String(cString: $0) }
             scratch = try Directory.open(path ?? (environment?.isEmpty == false ? environment! : "/tmp"), create: true, followLinks: true)
@@ -75,13 +64,8 @@ final class PyramidAssembler: RowSink {
     }
 
     private func makeLevelFile(_ level: TileLevel) throws -> FileDescriptor {
-        let name = PyramidFolder.levelFileName(level.index)
-        let fd: FileDescriptor
-        if let folder {
-            fd = try folder.openFile(name, writable: true, create: true, exclusive: true)
-        } else {
-            fd = try makeUnnamedFile(name)
-        }
+        let name = "level-\(level.index).tiles"
+        let fd = try makeUnnamedFile(name)
         do throws {
             // Reserve the blocks: a full disk fails here, before any decoding, and writes are faster.
             try fd.allocate(offset: 0, length: level.byteCount, path: scratch.child(name))
@@ -121,7 +105,7 @@ final class PyramidAssembler: RowSink {
         // Rows of tiles are reported as their writes complete; a rotated image's only once it is
         // turned upright at the end (the stored writer reports nothing).
         let writer = try PyramidWriter(
-            geometry: geometry, files: levelFiles, path: folder?.path, overlapWrites: options.overlapWrites, progress: progress)
+            geometry: geometry, files: levelFiles, path: nil, overlapWrites: options.overlapWrites, progress: progress)
         self.writer = writer
         if let tiffTarget {
             let compression = tiffTarget.compression ?? (header.hasAlpha ? .deflate : .jpeg)
@@ -130,7 +114,10 @@ final class PyramidAssembler: RowSink {
                 writer: PyramidTIFFWriter(directory: scratch, name: tiffTarget.name, layout: layout), geometry: geometry,
                 files: levelFiles, progress: progress, threadCount: PyramidTIFFBuildStage.defaultThreadCount)
             tiffStage = stage
-            try progress.begin(geometry: geometry, files: levelFiles) { stage.rowsCompleted(level: $0, tileRows: $1) }
+            // Weakly: the progress outlives the stage (readers of the builder keep it), and the stage
+            // holds the progress; a strong capture kept the stage, its threads' work and the TIFF's
+            // descriptor (with any lock on the file) alive after the build.
+            try progress.begin(geometry: geometry, files: levelFiles) { [weak stage] in stage?.rowsCompleted(level: $0, tileRows: $1) }
         } else {
             try progress.begin(geometry: geometry, files: levelFiles)
         }
@@ -142,13 +129,13 @@ final class PyramidAssembler: RowSink {
             let file = try makeUnnamedFile("stored.tiles")
             // Full length now: rows past the image's last one are never written and read as zeros.
             do throws {
-                try file.allocate(offset: 0, length: storedGeometry.levels[0].byteCount, path: folder?.path)
+                try file.allocate(offset: 0, length: storedGeometry.levels[0].byteCount, path: nil)
             } catch {
                 file.closeQuietly()
                 throw error
             }
             let storedWriter = try PyramidWriter(
-                geometry: storedGeometry, files: [file], path: folder?.path, overlapWrites: options.overlapWrites)
+                geometry: storedGeometry, files: [file], path: nil, overlapWrites: options.overlapWrites)
             stored = (file, storedWriter)
             consumer = WriterConsumer(storedWriter)
         }
@@ -187,7 +174,7 @@ final class PyramidAssembler: RowSink {
             try stored.writer.drain()
             try OrientationReplay.run(
                 stored: stored.file, storedLevel: stored.writer.geometry.levels[0], orientation: header.orientation, into: writer,
-                path: folder?.path)
+                path: nil)
             stored.file.closeQuietly()
             self.stored = nil
         }
@@ -199,7 +186,8 @@ final class PyramidAssembler: RowSink {
             // Every row of tiles has been reported: the stage has the last ones queued.
             try tiffStage.finish()
             let source = try PyramidTIFFFileSource(file: tiffStage.writer.readableDescriptor(), path: tiffStage.writer.path)
-            let pyramid = try TilePyramid.open(tiff: source, statistics: statistics())
+            try committed?(source)
+            let pyramid = try TilePyramid.open(tiff: source, header: header, statistics: statistics())
             finished = true
             self.tiffStage = nil
             for fd in levelFiles { fd.closeQuietly() }
@@ -207,21 +195,10 @@ final class PyramidAssembler: RowSink {
             return pyramid
         }
         for fd in levelFiles { fd.setDirectIO(false) }  // reads go through the page cache
-        let view = options.viewSize
-        let metadata = PyramidMetadata(
-            width: geometry.width, height: geometry.height, viewWidth: view?.width ?? 0, viewHeight: view?.height ?? 0,
-            levelSizes: geometry.levels.map { ($0.width, $0.height) }, hasAlpha: header.hasAlpha, flushed: false,
-            sourceFormat: header.format, orientation: header.orientation, sourceBytes: sourceBytes,
-            bootID: PyramidMetadata.currentBootID
-        )
-        if let folder {
-            try PyramidFolder.writeMetadata(metadata, in: folder, flush: false)
-            _ = try folder.lock(.shared, wait: true)  // readers may open it now; builders and eviction may not
-        }
         finished = true
         let files = levelFiles
         levelFiles = []
-        return TilePyramid(metadata: metadata, geometry: geometry, files: files, directory: folder, statistics: statistics())
+        return TilePyramid(geometry: geometry, files: files, source: header, sourceBytes: sourceBytes, statistics: statistics())
     }
 
     /// Stops the writer and removes everything written: no half-built pyramid is left behind.
@@ -241,11 +218,5 @@ final class PyramidAssembler: RowSink {
         stored = nil
         for fd in levelFiles { fd.closeQuietly() }
         levelFiles = []
-        if let folder {
-            try? PyramidFolder.removeContents(of: folder)
-            // The folder is free for the next build as soon as this one has failed, however long
-            // something still holds this object.
-            folder.unlock()
-        }
     }
 }

@@ -3,62 +3,67 @@ import Glibc
 import ImageCodec
 import SystemPackage
 
-/// A finished tile pyramid: any tile of any level, served with one `pread` or as a view of a
-/// mapping. Thread-safe; open a saved pyramid with ``open(at:)`` or get one from
-/// ``TilePyramidBuilder/finish()``.
+/// A finished tile pyramid: any tile of any level. Thread-safe; open a saved one with
+/// ``open(at:)`` or get one from ``TilePyramidBuilder/finish()``.
 ///
-/// While the object lives, its folder is locked (shared `flock`): a builder cannot overwrite it
-/// and a ``TilePyramidStore`` never evicts it.
-///
-/// A tiled pyramidal TIFF (full resolution first, each reduced level a following directory, as
-/// libvips and GDAL write them and iipsrv reads them) opens as a pyramid too: its tiles are
-/// decoded as they are read, and no lock is taken (the file is not the package's).
+/// A saved pyramid is one tiled pyramidal TIFF (full resolution first, each reduced level a
+/// following directory, as the builder, libvips and GDAL write them and iipsrv reads them): its
+/// tiles are decoded as they are read. No lock is taken on the file, unless a
+/// ``TilePyramidStore`` built it: then a shared `flock` on it keeps the store from evicting it
+/// while the object lives. A throwaway pyramid (``TilePyramidDestination/temporary(folder:)``)
+/// is raw tiles in unnamed files, served with one `pread` or as a view of a mapping.
 public final class TilePyramid: Sendable {
     /// The sizes of the levels.
     public let geometry: PyramidGeometry
-    /// The format of the image it was built from.
+    /// The format of the image it was built from: `.tiff` for a pyramid opened from its file.
     public let sourceFormat: ImageFileFormat
-    /// The EXIF orientation of the source (already applied: tiles are upright).
+    /// The EXIF orientation of the source (already applied: tiles are upright); `.up` for a
+    /// pyramid opened from its file.
     public let sourceOrientation: ImageOrientation
     /// Whether the source has an alpha channel (otherwise every pixel has alpha 255).
     public let hasAlpha: Bool
-    /// The folder holding it, or nil for a throwaway pyramid of unnamed files.
+    /// The pyramidal TIFF file holding it, or nil for a throwaway pyramid of unnamed files.
     public let path: String?
     /// How the build went, for a pyramid just built (nil when opened from disk).
     public let statistics: TilePyramidBuildStatistics?
-    /// When its full-resolution level was last written, in seconds since 1970 (what a web server
-    /// sends as `Last-Modified`).
+    /// When its file was last written, in seconds since 1970 (what a web server sends as
+    /// `Last-Modified`).
     public let modificationTime: Int
     /// Names this build of the pyramid: another build under the same name, or of another image,
     /// has another (what a web server sends as an `ETag`).
     public let buildIdentity: String
 
+    /// A throwaway pyramid's level files (none for a TIFF).
     private let files: [FileDescriptor]
-    private let directory: Directory?
-    private let metadata: PyramidMetadata
     private let mappings: LockedBox<[MappedRegion?]>
-    /// The pyramidal TIFF the tiles are decoded from, for a pyramid opened from one (then there
-    /// are no level files).
+    /// The pyramidal TIFF the tiles are decoded from, for a pyramid opened from one.
     private let tiff: PyramidTIFFTiles?
 
+    /// The file name of the description earlier versions kept in a pyramid folder (level files of
+    /// raw tiles beside it), which are no longer read: a folder holding one gets a message saying
+    /// how to build it again.
+    static let earlierFolderMarker = "pyramid.info"
+
+    /// A throwaway pyramid of `geometry` whose levels are `files` (one per level, raw tiles),
+    /// built from an image of `source`'s format and orientation.
     init(
-        metadata: PyramidMetadata, geometry: PyramidGeometry, files: [FileDescriptor], directory: Directory?,
+        geometry: PyramidGeometry, files: [FileDescriptor], source: SourceHeader, sourceBytes: Int,
         statistics: TilePyramidBuildStatistics?
     ) {
-        self.metadata = metadata
         self.geometry = geometry
         self.files = files
-        self.directory = directory
         self.statistics = statistics
-        sourceFormat = metadata.sourceFormat
-        sourceOrientation = metadata.orientation
-        hasAlpha = metadata.hasAlpha
-        path = directory?.path
+        sourceFormat = source.format
+        sourceOrientation = source.orientation
+        hasAlpha = source.hasAlpha
+        path = nil
         mappings = LockedBox([MappedRegion?](repeating: nil, count: files.count))
         tiff = nil
         let status = files.first.flatMap { try? $0.status(path: nil) }
         modificationTime = status.map { Int($0.st_mtim.tv_sec) } ?? 0
-        buildIdentity = Self.identity(metadata, status)
+        buildIdentity = Self.identity(
+            geometry: geometry, hasAlpha: hasAlpha, format: sourceFormat, orientation: sourceOrientation, bytes: sourceBytes,
+            status: status)
     }
 
     deinit {
@@ -66,92 +71,63 @@ public final class TilePyramid: Sendable {
     }
 
     /// A pyramid whose tiles come from the pyramidal TIFF `tiles` read from the file at `path`,
-    /// whose status (`status`) tells this file from another.
-    init(tiff tiles: PyramidTIFFTiles, path: String, status: Glibc.stat, statistics: TilePyramidBuildStatistics? = nil) {
+    /// whose status (`status`) tells this file from another; `source` the header of the image it
+    /// was just built from.
+    init(
+        tiff tiles: PyramidTIFFTiles, path: String, status: Glibc.stat, source: SourceHeader? = nil,
+        statistics: TilePyramidBuildStatistics? = nil
+    ) {
         geometry = tiles.geometry
         hasAlpha = tiles.hasAlpha
-        sourceFormat = .tiff
-        sourceOrientation = .up
+        sourceFormat = source?.format ?? .tiff
+        sourceOrientation = source?.orientation ?? .up
         self.path = path
         self.statistics = statistics
         files = []
-        directory = nil
         mappings = LockedBox([])
         tiff = tiles
-        metadata = PyramidMetadata(
-            width: geometry.width, height: geometry.height, viewWidth: 0, viewHeight: 0,
-            levelSizes: geometry.levels.map { ($0.width, $0.height) }, hasAlpha: hasAlpha, flushed: true, sourceFormat: .tiff,
-            orientation: .up, sourceBytes: Int(status.st_size), bootID: [])
         modificationTime = Int(status.st_mtim.tv_sec)
-        buildIdentity = Self.identity(metadata, status)
+        buildIdentity = Self.identity(
+            geometry: geometry, hasAlpha: hasAlpha, format: .tiff, orientation: .up, bytes: Int(status.st_size), status: status)
     }
 
-    /// The build identity of a pyramid described by `metadata` whose (first) file has `status`:
-    /// the file's inode and change time tell one build, or one rewrite, from the next; the
-    /// metadata one image from another.
-    private static func identity(_ metadata: PyramidMetadata, _ status: Glibc.stat?) -> String {
+    /// The build identity of a pyramid: the file's inode and change time tell one build, or one
+    /// rewrite, from the next; the rest one image from another.
+    private static func identity(
+        geometry: PyramidGeometry, hasAlpha: Bool, format: ImageFileFormat, orientation: ImageOrientation, bytes: Int,
+        status: Glibc.stat?
+    ) -> String {
+        let levels = geometry.levels.map { "\($0.width)x\($0.height)" }.joined(separator: ",")
         let stamp = status.map { "\($0.st_ino).\($0.st_ctim.tv_sec).\($0.st_ctim.tv_nsec)" } ?? "none"
-        return SHA256Hex.digest(of: "\(metadata.encoded()) \(stamp)", length: 16)
+        return SHA256Hex.digest(of: "\(levels) \(hasAlpha) \(format) \(orientation.rawValue) \(bytes) \(stamp)", length: 16)
     }
 
-    /// Opens the pyramid saved in the folder `path`, or the tiled pyramidal TIFF file `path`.
+    /// Opens the tiled pyramidal TIFF file at `path`.
     ///
-    /// - Throws: `.damagedPyramid` when the folder holds no finished pyramid (a build that never
-    ///   completed), a damaged one, one of another version, or one written but never flushed
-    ///   before the system restarted; `.inUse` while a builder is writing it. For a file, what
-    ///   ``PyramidTIFFReader`` throws for one that is not a tiled pyramidal TIFF.
+    /// - Throws: what ``PyramidTIFFReader`` throws for a file that is not a tiled pyramidal TIFF;
+    ///   `.damagedPyramid` for a pyramid folder of an earlier version (saying how to build it
+    ///   again as a TIFF); `.unsafePath` for any other folder.
     public static func open(at path: String) throws -> TilePyramid {
-        if let status = try? fileStatus(atPath: path), status.isRegularFile {
-            return try open(tiff: PyramidTIFFFileSource(path: path))
-        }
-        let directory = try Directory.open(path, create: false)
-        guard try directory.lock(.shared, wait: false) else {
-            throw ImageCacheError(.inUse, "the pyramid is being built; open it when the build has finished", path: path)
-        }
-        return try open(lockedDirectory: directory)
-    }
-
-    /// Opens the pyramidal TIFF read from `source` (with `statistics` when just built).
-    static func open(tiff source: PyramidTIFFFileSource, statistics: TilePyramidBuildStatistics? = nil) throws -> TilePyramid {
-        let tiles = try PyramidTIFFTiles(PyramidTIFFReader(source: source))
-        return TilePyramid(tiff: tiles, path: source.path, status: try source.status(), statistics: statistics)
-    }
-
-    /// Opens the pyramid of a folder the caller has locked (shared or exclusive); marks it used
-    /// unless `markingUse` is false.
-    static func open(lockedDirectory directory: Directory, markingUse: Bool = true) throws -> TilePyramid {
-        guard let metadata = try PyramidFolder.readMetadata(in: directory) else {
-            throw ImageCacheError(
-                .damagedPyramid, "the folder holds no finished tile pyramid (its build never completed); build it again",
-                path: directory.path)
-        }
-        if !metadata.flushed && metadata.bootID != PyramidMetadata.currentBootID {
-            throw ImageCacheError(
-                .damagedPyramid,
-                "the pyramid was written but not flushed to disk before the system restarted, so its tiles may be incomplete; build it again",
-                path: directory.path)
-        }
-        let geometry = try metadata.geometry()
-        var files: [FileDescriptor] = []
-        do throws {
-            for level in geometry.levels {
-                let name = PyramidFolder.levelFileName(level.index)
-                let fd = try directory.openFile(name, writable: false)
-                files.append(fd)
-                let size = Int(try fd.status(path: directory.child(name)).st_size)
-                guard size == level.byteCount else {
-                    throw ImageCacheError(
-                        .damagedPyramid, "level \(level.index) has \(size) bytes instead of \(level.byteCount); build the pyramid again",
-                        path: directory.child(name))
-                }
+        if let status = try? fileStatus(atPath: path), status.isDirectory {
+            if (try? fileStatus(atPath: path + "/" + earlierFolderMarker)) != nil {
+                throw ImageCacheError(
+                    .damagedPyramid,
+                    "this is a pyramid folder of an earlier version, which is no longer read; build the pyramid again as one "
+                        + "tiled pyramidal TIFF (`fic tile IMAGE --out NAME.tif`, or TilePyramidDestination.tiff), then remove the folder",
+                    path: path)
             }
-        } catch {
-            for fd in files { fd.closeQuietly() }
-            throw error
+            throw ImageCacheError(.unsafePath, "a pyramid is a tiled pyramidal TIFF file, not a folder", path: path)
         }
-        // Mark it used now, for least-recently-used eviction.
-        if markingUse { directory.touch(PyramidMetadata.fileName) }
-        return TilePyramid(metadata: metadata, geometry: geometry, files: files, directory: directory, statistics: nil)
+        return try open(tiff: PyramidTIFFFileSource(path: path))
+    }
+
+    /// Opens the pyramidal TIFF read from `source` (with `statistics` and the `header` of its
+    /// source image when just built).
+    static func open(
+        tiff source: PyramidTIFFFileSource, header: SourceHeader? = nil, statistics: TilePyramidBuildStatistics? = nil
+    ) throws -> TilePyramid {
+        let tiles = try PyramidTIFFTiles(PyramidTIFFReader(source: source))
+        return TilePyramid(tiff: tiles, path: source.path, status: try source.status(), source: header, statistics: statistics)
     }
 
     private func check(level: Int, column: Int, row: Int) throws -> TileLevel {
@@ -236,19 +212,6 @@ public final class TilePyramid: Sendable {
             regions[level] = region
             return region
         }
-    }
-
-    /// Writes every level to the disk and records that in the metadata, so the pyramid also
-    /// survives a crash of the system (without this it survives a crash of the process only; one
-    /// found unflushed after a system restart is refused). Does nothing for throwaway pyramids.
-    public func synchronize() throws {
-        guard let directory, !metadata.flushed else { return }
-        for (index, file) in files.enumerated() {
-            try file.synchronize(path: directory.child(PyramidFolder.levelFileName(index)))
-        }
-        var flushed = metadata
-        flushed.flushed = true
-        try PyramidFolder.writeMetadata(flushed, in: directory, flush: true)
     }
 }
 

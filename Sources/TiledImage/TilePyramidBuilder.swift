@@ -13,7 +13,7 @@ import SystemPackage
 /// moments after the last byte, and no full-size bitmap ever exists.
 ///
 /// ```swift
-/// let builder = try TilePyramidBuilder(destination: .folder("/var/cache/tiles/nebula"))
+/// let builder = try TilePyramidBuilder(destination: .tiff("/var/cache/tiles/nebula.tif"))
 /// for try await chunk in body { try builder.append(chunk) }
 /// let pyramid = try builder.finish()
 /// ```
@@ -31,9 +31,8 @@ public final class TilePyramidBuilder: Sendable {
     /// What has been written so far, readable without the build's lock.
     let progress = BuildProgress()
 
-    /// Prepares a build into `destination`. For a folder, any pyramid already there is removed
-    /// now (the folder must not be open elsewhere: `.inUse`). A failed build is logged to
-    /// `logger` at debug level (the error itself is thrown to the caller).
+    /// Prepares a build into `destination` (a TIFF's folder must exist). A failed build is
+    /// logged to `logger` at debug level (the error itself is thrown to the caller).
     public init(
         destination: TilePyramidDestination, options: TilePyramidOptions = .init(),
         logger: Logger = Logger(label: "TiledImage.builder")
@@ -51,6 +50,13 @@ public final class TilePyramidBuilder: Sendable {
 
     /// Bytes received so far.
     public var receivedByteCount: Int { state.withLockedValue { $0.received } }
+
+    /// Has `body` called with a TIFF destination's file as soon as it has its name, before
+    /// ``finish()`` opens the pyramid on it; an error `body` throws fails the build (the file
+    /// keeps its name).
+    package func whenCommitted(_ body: @escaping @Sendable (PyramidTIFFFileSource) throws -> Void) {
+        state.withLockedValue { $0.assembler?.committed = body }
+    }
 
     /// Tiles compressed into a TIFF destination so far.
     package var storedTileCount: Int { progress.storedTiles }

@@ -2,9 +2,6 @@ import ImageCodec
 
 /// Where a pyramid's files go.
 public enum TilePyramidDestination: Sendable, Hashable {
-    /// A folder (created when missing) that keeps the pyramid: it reopens after a restart with
-    /// ``TilePyramid/open(at:)``. A finished pyramid already there is replaced, unless it is open.
-    case folder(String)
     /// Unnamed files that disappear when the ``TilePyramid`` is released (or the process ends),
     /// created in `folder`, or in `$TMPDIR` (else `/tmp`) when nil.
     case temporary(folder: String?)

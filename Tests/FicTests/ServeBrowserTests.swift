@@ -77,7 +77,7 @@ struct ServeBrowserTests {
         let folder = try TemporaryFolder()
         let source = folder.path("pattern.png")
         _ = try ServeBrowser.run(["pattern", source])
-        let tile = try Fic.run(["tile", source, "--out", folder.path("store") + "/pattern"])
+        let tile = try Fic.run(["tile", source, "--out", folder.path("store") + "/pattern.tif"])
         try #require(tile.status == 0, "fic tile: \(tile.stderr)")
         let server = try await FicServer.start(store: folder.path("store"))
         try FileManager.default.createDirectory(atPath: folder.path("shots"), withIntermediateDirectories: true)

@@ -31,7 +31,7 @@ import Testing
     /// kept (answered on the event loop). The answers come in the order of the requests.
     @Test func pipelinedAnswersKeepTheirOrder() async throws {
         let folder = try TemporaryFolder()
-        let tiled = try Fic.run(["tile", Fic.testdata + "/photos/hubble.jpg", "--out", folder.path("store/photo")])
+        let tiled = try Fic.run(["tile", Fic.testdata + "/photos/hubble.jpg", "--out", folder.path("store/photo.tif")])
         #expect(tiled.status == 0, "\(tiled.stderr)")
         let server = try await FicServer.start(store: folder.path("store"))
         let tile = "/dzi/photo_files/8/0_0.jpg"
@@ -47,7 +47,7 @@ import Testing
 
     @Test func stalledConnectionsDoNotStopOthers() async throws {
         let folder = try TemporaryFolder()
-        let tiled = try Fic.run(["tile", Fic.testdata + "/photos/hubble.jpg", "--out", folder.path("store/photo")])
+        let tiled = try Fic.run(["tile", Fic.testdata + "/photos/hubble.jpg", "--out", folder.path("store/photo.tif")])
         #expect(tiled.status == 0, "\(tiled.stderr)")
         let server = try await FicServer.start(store: folder.path("store"))
         let tile = "/dzi/photo_files/8/0_0.jpg"

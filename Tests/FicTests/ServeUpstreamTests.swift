@@ -215,7 +215,7 @@ struct ServeUpstreamTests {
         let store = folder.path("store")
         let photos = [("hubble", 1000, 872), ("retina", 1411, 1411)]
         for (name, _, _) in photos {
-            let run = try Fic.run(["tile", Fic.testdata + "/photos/\(name).jpg", "--out", store + "/" + name])
+            let run = try Fic.run(["tile", Fic.testdata + "/photos/\(name).jpg", "--out", store + "/" + name + ".tif"])
             try #require(run.status == 0, "fic tile \(name): \(run.stderr)")
         }
         let before = try Self.snapshot(store)

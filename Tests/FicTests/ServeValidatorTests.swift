@@ -67,7 +67,7 @@ import Testing
         let folder = try TemporaryFolder()
         let image = folder.path("test.png")
         try Self.makeTestImage(at: image)
-        let tiled = try Fic.run(["tile", image, "--out", folder.path("store/\(Self.identifier)")])
+        let tiled = try Fic.run(["tile", image, "--out", folder.path("store/\(Self.identifier).tif")])
         #expect(tiled.status == 0, "\(tiled.stderr)")
         let server = try await FicServer.start(store: folder.path("store"))
         let arguments = ["-s", "127.0.0.1:\(server.port)", "-p", "iiif/3", "-i", Self.identifier, "--version=3.0"]

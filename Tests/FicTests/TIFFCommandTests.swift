@@ -38,11 +38,11 @@ struct TIFFCommandTests {
         let tiff = folder.path("photo.tif")
         try ExternalTools.run(
             "/usr/bin/vips", ["tiffsave", Fic.testdata + "/photos/retina.jpg", tiff, "--tile", "--bigtiff", "--compression", "lzw"])
-        let run = try Fic.run(["tile", tiff, "--out", folder.path("pyramid"), "--json"])
+        let run = try Fic.run(["tile", tiff, "--out", folder.path("pyramid.tif"), "--json"])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout.contains("1411×1411 px, 4 levels"), "\(run.stdout)")
         let get = try Fic.run([
-            "tile-get", folder.path("pyramid"), "--level", "0", "--column", "0", "--row", "0", "--out", folder.path("tile.png")
+            "tile-get", folder.path("pyramid.tif"), "--level", "0", "--column", "0", "--row", "0", "--out", folder.path("tile.png")
         ])
         #expect(get.status == 0, "\(get.stderr)")
         #expect(try ImageDecoder.info(Data(contentsOf: URL(fileURLWithPath: folder.path("tile.png")))).width == 256)
@@ -61,8 +61,13 @@ struct TIFFCommandTests {
         #expect(smallest.width == 177 && smallest.height == 177)
         let get = try Fic.run(["tile-get", tiff, "--level", "0", "--column", "5", "--row", "5", "--out", folder.path("tile.png")])
         #expect(get.status == 0, "\(get.stderr)")
-        // --compression and --quality belong to a TIFF; --layout to a folder.
-        let misplaced = try Fic.run(["tile", Fic.testdata + "/photos/retina.jpg", "--out", folder.path("dir"), "--compression", "none"])
+        // A pyramid is a TIFF: --out names its file. --compression belongs to a TIFF; --layout to a folder.
+        let notTIFF = try Fic.run(["tile", Fic.testdata + "/photos/retina.jpg", "--out", folder.path("dir")])
+        #expect(notTIFF.status == 2 && notTIFF.stderr.contains("must end in .tif or .tiff"), "\(notTIFF.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: folder.path("dir")))
+        let misplaced = try Fic.run([
+            "tile", Fic.testdata + "/photos/retina.jpg", "--out", folder.path("dir"), "--layout", "dzi", "--compression", "none"
+        ])
         #expect(misplaced.status == 2 && misplaced.stderr.contains("--compression goes with"), "\(misplaced.stderr)")
         let layout = try Fic.run(["tile", Fic.testdata + "/photos/retina.jpg", "--out", tiff, "--layout", "dzi"])
         #expect(layout.status == 2 && layout.stderr.contains("--layout writes a static tree"), "\(layout.stderr)")

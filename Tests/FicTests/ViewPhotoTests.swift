@@ -15,7 +15,7 @@ extension ViewTests {
         }
 
         @Test(
-            "at 1:1 and at 1:2 the window shows exactly the pyramid's pixels, from a saved pyramid, a pyramidal TIFF and an image tiled on the fly",
+            "at 1:1 and at 1:2 the window shows exactly the pyramid's pixels, from a pyramid fic tile saved (raw tiles), a pyramidal TIFF vips wrote and an image tiled on the fly",
             arguments: ["pyramid", "tiff", "image"])
         func zoomedViewEqualsTiles(_ source: String) throws {
             try #require(ViewRunner.hasXvfb, "xvfb-run is missing: run scripts/install-deps")
@@ -23,9 +23,10 @@ extension ViewTests {
             let photo = Fic.testdata + "/photos/hubble.jpg"  // 1000 × 872: levels 1000², 500², 250² (about)
             var input = photo
             if source == "pyramid" {
-                let tile = try Fic.run(["tile", photo, "--out", folder.path("hubble.tiles")])
+                // Raw tiles (lossless), so that the window can be compared pixel for pixel.
+                let tile = try Fic.run(["tile", photo, "--out", folder.path("hubble.tif"), "--compression", "none"])
                 #expect(tile.status == 0, "\(tile.stderr)")
-                input = folder.path("hubble.tiles")
+                input = folder.path("hubble.tif")
             } else if source == "tiff" {
                 // Lossless, so level 0 is the decode; vips halves with the same rounded 2 × 2 mean, down
                 // to a level that fits its 128-pixel tiles: 4 levels where a pyramid built here has 3.
@@ -83,7 +84,7 @@ extension ViewTests {
             try #require(ViewRunner.hasXvfb, "xvfb-run is missing: run scripts/install-deps")
             let folder = try TemporaryFolder()
             let photo = Fic.testdata + "/photos/retina.jpg"  // 1411 × 1411, bright: blank would show
-            let tile = try Fic.run(["tile", photo, "--out", folder.path("retina.tiles")])
+            let tile = try Fic.run(["tile", photo, "--out", folder.path("retina.tif"), "--compression", "none"])
             #expect(tile.status == 0, "\(tile.stderr)")
             let script = folder.path("zoom.script")
             try """
@@ -96,7 +97,7 @@ extension ViewTests {
             // Each tile read pauses 150 ms: the first level-0 tile cannot be there two frames after the zoom.
             let run = try ViewRunner.run(
                 [
-                    "view", "photo", folder.path("retina.tiles"), "--tile-read-delay-ms", "150", "--size", "640x400", "--no-overlay",
+                    "view", "photo", folder.path("retina.tif"), "--tile-read-delay-ms", "150", "--size", "640x400", "--no-overlay",
                     "--script", script, "--screenshot", folder.path("late.png"), "--stats", folder.path("stats.json")
                 ], width: 640, height: 400)
             #expect(run.status == 0, "\(run.stderr)")

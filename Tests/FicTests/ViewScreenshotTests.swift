@@ -67,9 +67,9 @@ extension ViewTests {
         @Test("the photo: a pyramid zoomed in, with the overlay")
         func photo() throws {
             let folder = try TemporaryFolder()
-            let tile = try Fic.run(["tile", Fic.testdata + "/photos/hubble.jpg", "--out", folder.path("hubble.tiles")])
+            let tile = try Fic.run(["tile", Fic.testdata + "/photos/hubble.jpg", "--out", folder.path("hubble.tif")])
             #expect(tile.status == 0, "\(tile.stderr)")
-            let shot = try Picture(try shoot("photo", ["photo", folder.path("hubble.tiles")], in: folder))
+            let shot = try Picture(try shoot("photo", ["photo", folder.path("hubble.tif")], in: folder))
             #expect(shot.width == Self.width && shot.height == Self.height)
             #expect(hasOverlay(shot))
         }

@@ -31,7 +31,9 @@ final class PatternStore: @unchecked Sendable {
                 pixels: $0.baseAddress!, width: Self.width, height: Self.height, bytesPerRow: Self.width * 4, format: .bgrx32, to: source)
         }
         try FileManager.default.createDirectory(atPath: folder + "/store", withIntermediateDirectories: true)
-        _ = try TilePyramidStore(path: folder + "/store", byteLimit: Int.max).build(Self.name, contentsOf: source)
+        // Uncompressed tiles: the tests check the server's arithmetic against the pattern exactly.
+        _ = try TilePyramidStore(path: folder + "/store", byteLimit: Int.max).build(
+            Self.name, contentsOf: source, compression: PyramidTIFFCompression.none)
         server = try TileServer(storePath: folder + "/store", options: options, logger: logger)
     }
 

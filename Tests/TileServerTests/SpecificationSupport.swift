@@ -33,7 +33,7 @@ final class SpecificationStore: @unchecked Sendable {
                 try PNGEncoder.write(
                     pixels: $0.baseAddress!, width: width, height: height, bytesPerRow: width * 4, format: .bgrx32, to: source)
             }
-            _ = try store.build(name, contentsOf: source)
+            _ = try store.build(name, contentsOf: source, compression: PyramidTIFFCompression.none)
         }
     }
 

@@ -205,16 +205,16 @@ import TileServer
         #expect(store.server.routeParseCount == before + 2)
     }
 
-    /// A failure of the server's own (a pyramid whose level files were cut) is a 500 saying why,
-    /// logged to the logger the server was made with.
+    /// A failure of the server's own (a pyramid whose file was cut after its directories) is a
+    /// 500 saying why, logged to the logger the server was made with.
     @Test func failuresAreLoggedToTheCallersLogger() async throws {
         let logs = CapturedLogs()
         let store = try PatternStore(logger: logs.logger)
-        let pyramid = store.folder + "/store/" + PatternStore.name
-        for file in try FileManager.default.contentsOfDirectory(atPath: pyramid) where file != "pyramid.info" {
-            try FileManager.default.removeItem(atPath: pyramid + "/" + file)
-            #expect(FileManager.default.createFile(atPath: pyramid + "/" + file, contents: Data()))
-        }
+        // 64 KiB holds the header and every directory; each uncompressed tile (192 KiB) ends beyond,
+        // so the file is refused when the server opens it.
+        let file = try #require(FileHandle(forWritingAtPath: store.folder + "/store/" + PatternStore.name + ".tif"))
+        try file.truncate(atOffset: 65_536)
+        try file.close()
         let answer = await store.get("/iiif/3/\(PatternStore.name)/0,0,256,256/256,/0/default.jpg")
         #expect(answer.status == 500, "\(answer.status): \(String(decoding: answer.body, as: UTF8.self))")
         let logged = logs.messages(atLeast: .error)

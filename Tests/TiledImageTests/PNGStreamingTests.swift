@@ -79,7 +79,7 @@ import Testing
         let folder = try Fixtures.makeFolder()
         defer { Fixtures.remove(folder) }
         let error = try #require(throws: ImageCacheError.self) {
-            _ = try buildPyramid(png, chunkSize: 7, destination: .folder(folder))
+            _ = try buildPyramid(png, chunkSize: 7, destination: rawTIFF(folder + "/p.tif"))
         }
         #expect(error.code == .overMemoryBudget)
         BadInputTests.expectNothingLeft(in: folder)

@@ -4,7 +4,8 @@ import ImageCodec
 import Testing
 @testable import TiledImage
 
-/// Pyramids reopen after a restart; damaged ones are refused; throwaway ones leave no files.
+/// Pyramids reopen after a restart from their TIFF; a rebuild never changes an open one; pyramid
+/// folders of earlier versions are refused with how to rebuild them; throwaway ones leave no files.
 @Suite struct PersistenceTests {
     @Test func reopensWithTheSameTiles() throws {
         let folder = try Fixtures.makeFolder()
@@ -12,94 +13,62 @@ import Testing
         let jpeg = try Fixtures.makeJPEG(width: 600, height: 400, in: folder)
         var before: [Bitmap] = []
         do {
-            let pyramid = try TilePyramidBuilder.build(contentsOf: jpeg, destination: .folder(folder + "/p"))
+            let pyramid = try TilePyramidBuilder.build(contentsOf: jpeg, destination: rawTIFF(folder + "/p.tif"))
             before = try pyramid.geometry.levels.map { try Bitmap(level: $0.index, of: pyramid) }
-            #expect(pyramid.statistics != nil)
+            #expect(pyramid.statistics != nil && pyramid.sourceFormat == .jpeg)
         }
-        let reopened = try TilePyramid.open(at: folder + "/p")
+        let reopened = try TilePyramid.open(at: folder + "/p.tif")
         #expect(reopened.statistics == nil)
-        #expect(reopened.sourceFormat == .jpeg)
+        #expect(reopened.sourceFormat == .tiff, "reopened, a pyramid is its file")
         #expect(try reopened.geometry.levels.map { try Bitmap(level: $0.index, of: reopened) } == before)
-        // The mapped view shows the same bytes as pread.
+        // The view given to a closure shows the same bytes as a read.
         let read = try reopened.tile(level: 0, column: 2, row: 1)
-        let mapped = try reopened.withMappedTile(level: 0, column: 2, row: 1) { Array($0) }
-        #expect(read == mapped)
+        let viewed = try reopened.withMappedTile(level: 0, column: 2, row: 1) { Array($0) }
+        #expect(read == viewed)
         #expect(throws: ImageCacheError.self) { try reopened.tile(level: 0, column: 3, row: 0) }
         #expect(throws: ImageCacheError.self) { try reopened.tile(level: 9, column: 0, row: 0) }
-        try reopened.synchronize()
-        #expect(try TilePyramid.open(at: folder + "/p").geometry == reopened.geometry)
     }
 
-    /// Builds a small pyramid in `folder/p` and returns the metadata file's path.
-    static func build(in folder: String) throws -> String {
-        _ = try TilePyramidBuilder.build(contentsOf: Fixtures.path("photos/coffee.jpg"), destination: .folder(folder + "/p"))
-        return folder + "/p/pyramid.info"
-    }
-
-    @Test(arguments: [0, 8, 12, 20, 40, 60, -1])
-    func damagedMetadataIsRefused(offset: Int) throws {
+    /// A file cut short is refused when opened, with where it ends: after its directories (a
+    /// tile passes the end) or inside them.
+    @Test func aCutFileIsRefused() throws {
         let folder = try Fixtures.makeFolder()
         defer { Fixtures.remove(folder) }
-        let path = try Self.build(in: folder)
-        var bytes = try Fixtures.bytes(atPath: path)
-        bytes[offset < 0 ? bytes.count - 1 : offset] ^= 0x41
-        try Data(bytes).write(to: URL(fileURLWithPath: path))
-        let error = try #require(throws: ImageCacheError.self) { try TilePyramid.open(at: folder + "/p") }
-        #expect(error.code == .damagedPyramid)
+        _ = try TilePyramidBuilder.build(contentsOf: Fixtures.path("photos/coffee.jpg"), destination: rawTIFF(folder + "/p.tif"))
+        #expect(try TilePyramid.open(at: folder + "/p.tif").geometry.levels.count > 1)
+        #expect(truncate(folder + "/p.tif", 65_536) == 0)
+        let cut = try #require(throws: ImageCacheError.self) { try TilePyramid.open(at: folder + "/p.tif") }
+        #expect(cut.message.contains("passes the end of the 65536-byte file"), "\(cut)")
+        #expect(truncate(folder + "/p.tif", 100) == 0)
+        #expect(throws: ImageCacheError.self) { try TilePyramid.open(at: folder + "/p.tif") }
     }
 
-    @Test func hostileMetadataIsRefused() throws {
+    /// A pyramid folder of an earlier version (level files beside `pyramid.info`) is not read:
+    /// the error says to build it again as a TIFF. Any other folder is not a pyramid.
+    @Test func anEarlierFolderSaysHowToRebuild() throws {
         let folder = try Fixtures.makeFolder()
         defer { Fixtures.remove(folder) }
-        let path = try Self.build(in: folder)
-        let good = try PyramidMetadata.decode(Fixtures.bytes(atPath: path), path: path)
-        var cases: [[UInt8]] = [[], Array(try Fixtures.bytes(atPath: path).prefix(20)), [UInt8](repeating: 0xFF, count: 5000)]
-        var huge = good
-        huge.width = 2_000_000_000
-        cases.append(huge.encoded())  // checksum right, size absurd
-        var inconsistent = good
-        inconsistent.levelSizes[1].width += 1
-        cases.append(inconsistent.encoded())
-        for bytes in cases {
-            try Data(bytes).write(to: URL(fileURLWithPath: path))
-            let error = try #require(throws: ImageCacheError.self) { try TilePyramid.open(at: folder + "/p") }
-            #expect(error.code == .damagedPyramid)
-        }
+        try FileManager.default.createDirectory(atPath: folder + "/old", withIntermediateDirectories: true)
+        #expect(FileManager.default.createFile(atPath: folder + "/old/pyramid.info", contents: Data("FICTILES".utf8)))
+        #expect(FileManager.default.createFile(atPath: folder + "/old/level-0.tiles", contents: Data(count: 262_144)))
+        let error = try #require(throws: ImageCacheError.self) { try TilePyramid.open(at: folder + "/old") }
+        #expect(error.code == .damagedPyramid && error.message.contains("--out NAME.tif"), "\(error)")
+        let other = try #require(throws: ImageCacheError.self) { try TilePyramid.open(at: folder) }
+        #expect(other.code == .unsafePath && other.message.contains("not a folder"), "\(other)")
     }
 
-    @Test func shortLevelFileIsRefused() throws {
+    /// Building again at the path of an open pyramid replaces the name, never the bytes read.
+    @Test func anOpenPyramidKeepsItsTilesThroughARebuild() throws {
         let folder = try Fixtures.makeFolder()
         defer { Fixtures.remove(folder) }
-        _ = try Self.build(in: folder)
-        #expect(truncate(folder + "/p/level-0.tiles", 1000) == 0)
-        let error = try #require(throws: ImageCacheError.self) { try TilePyramid.open(at: folder + "/p") }
-        #expect(error.code == .damagedPyramid)
-    }
-
-    @Test func unflushedPyramidFromAnEarlierBootIsRefused() throws {
-        let folder = try Fixtures.makeFolder()
-        defer { Fixtures.remove(folder) }
-        let path = try Self.build(in: folder)
-        var metadata = try PyramidMetadata.decode(Fixtures.bytes(atPath: path), path: path)
-        metadata.bootID = [UInt8](repeating: 7, count: 16)
-        try Data(metadata.encoded()).write(to: URL(fileURLWithPath: path))
-        let error = try #require(throws: ImageCacheError.self) { try TilePyramid.open(at: folder + "/p") }
-        #expect(error.code == .damagedPyramid)
-        metadata.flushed = true
-        try Data(metadata.encoded()).write(to: URL(fileURLWithPath: path))
-        #expect(try TilePyramid.open(at: folder + "/p").geometry.width > 0)
-    }
-
-    @Test func openPyramidIsNotOverwritten() throws {
-        let folder = try Fixtures.makeFolder()
-        defer { Fixtures.remove(folder) }
-        _ = try Self.build(in: folder)
-        let open = try TilePyramid.open(at: folder + "/p")
-        let error = try #require(throws: ImageCacheError.self) {
-            _ = try TilePyramidBuilder(destination: .folder(folder + "/p"))
-        }
-        #expect(error.code == .inUse)
-        #expect(try open.tile(level: 0, column: 0, row: 0).count == 262_144)
+        _ = try TilePyramidBuilder.build(contentsOf: Fixtures.path("photos/coffee.jpg"), destination: rawTIFF(folder + "/p.tif"))
+        let open = try TilePyramid.open(at: folder + "/p.tif")
+        let tile = try open.tile(level: 0, column: 0, row: 0)
+        _ = try TilePyramidBuilder.build(contentsOf: Fixtures.path("photos/chelsea.jpg"), destination: rawTIFF(folder + "/p.tif"))
+        #expect(try open.tile(level: 0, column: 0, row: 0) == tile)
+        let rebuilt = try TilePyramid.open(at: folder + "/p.tif")
+        #expect(try rebuilt.tile(level: 0, column: 0, row: 0) != tile)
+        #expect(rebuilt.buildIdentity != open.buildIdentity)
     }
 
     @Test func throwawayPyramidLeavesNoFiles() throws {

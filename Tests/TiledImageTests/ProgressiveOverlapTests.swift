@@ -43,11 +43,11 @@ import Testing
         // The final scan twice: the second refines coefficients that were already complete.
         let doubled = Array(bytes[..<(bytes.count - 2)]) + Array(bytes[final..<(bytes.count - 2)]) + [0xFF, 0xD9]
         let error = try #require(throws: ImageCacheError.self) {
-            _ = try buildPyramid(doubled, chunkSize: 4096, destination: .folder(folder + "/p"))
+            _ = try buildPyramid(doubled, chunkSize: 4096, destination: rawTIFF(folder + "/p.tif"))
         }
         #expect(error.code == .corruptData)
         #expect(error.message.contains("already completed every coefficient"), "\(error.message)")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder + "/p").isEmpty)
+        expectNoPyramid(folder + "/p.tif")
         // The file as it was is fine.
         try expectPyramid(
             try buildPyramid(bytes, chunkSize: 4096, destination: .temporary(folder: folder)), matches: Bitmap(decoding: bytes))
@@ -62,10 +62,10 @@ import Testing
         let cut = final + (bytes.count - final) * 3 / 4
         let error = try #require(throws: ImageCacheError.self) {
             _ = try buildPyramid(
-                Array(bytes[..<cut]), chunkSize: 50_000, destination: .folder(folder + "/p"),
+                Array(bytes[..<cut]), chunkSize: 50_000, destination: rawTIFF(folder + "/p.tif"),
                 options: TilePyramidOptions(coefficientMemoryBudget: 0))
         }
         #expect(error.code == .truncated)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder + "/p").isEmpty)
+        expectNoPyramid(folder + "/p.tif")
     }
 }

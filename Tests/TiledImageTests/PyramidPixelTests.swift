@@ -15,7 +15,7 @@ import Testing
         defer { Fixtures.remove(folder) }
         let jpeg = try Fixtures.makeJPEG(width: width, height: height, in: folder)
         let bytes = try Fixtures.bytes(atPath: jpeg)
-        let pyramid = try buildPyramid(bytes, chunkSize: 65_536, destination: .folder(folder + "/pyramid"))
+        let pyramid = try buildPyramid(bytes, chunkSize: 65_536, destination: rawTIFF(folder + "/pyramid.tif"))
         #expect(pyramid.geometry.width == width && pyramid.geometry.height == height)
         let last = try #require(pyramid.geometry.levels.last)
         #expect(last.width <= 256 && last.height <= 256, "levels go down to one tile")
@@ -30,7 +30,7 @@ import Testing
         let folder = try Fixtures.makeFolder()
         defer { Fixtures.remove(folder) }
         let jpeg = try Fixtures.makeJPEG(width: 300, height: 260, in: folder)
-        let pyramid = try TilePyramidBuilder.build(contentsOf: jpeg, destination: .folder(folder + "/p"))
+        let pyramid = try TilePyramidBuilder.build(contentsOf: jpeg, destination: rawTIFF(folder + "/p.tif"))
         let tile = try pyramid.tile(level: 0, column: 1, row: 1)  // 44 × 4 valid pixels
         #expect(tile.count == 256 * 1024)
         var paddingIsZero = true, contentIsOpaque = true
@@ -70,7 +70,7 @@ import Testing
         let folder = try Fixtures.makeFolder()
         defer { Fixtures.remove(folder) }
         for chunk in [1000, 1 << 20] {
-            let pyramid = try buildPyramid(bytes, chunkSize: chunk, destination: .folder(folder + "/p\(chunk)"))
+            let pyramid = try buildPyramid(bytes, chunkSize: chunk, destination: rawTIFF(folder + "/p\(chunk).tif"))
             #expect(pyramid.sourceOrientation.rawValue == orientation)
             try expectPyramid(pyramid, matches: Bitmap(decoding: bytes))
         }
@@ -95,7 +95,7 @@ import Testing
         let bytes = try Fixtures.bytes(file)
         let folder = try Fixtures.makeFolder()
         defer { Fixtures.remove(folder) }
-        let pyramid = try buildPyramid(bytes, chunkSize: 4096, destination: .folder(folder + "/p"))
+        let pyramid = try buildPyramid(bytes, chunkSize: 4096, destination: rawTIFF(folder + "/p.tif"))
         #expect(!pyramid.hasAlpha)
         try expectPyramid(pyramid, matches: Bitmap(decoding: bytes))
     }
@@ -133,9 +133,9 @@ import Testing
         #expect(throws: ImageCacheError.self) { try PyramidGeometry(width: 70_000, height: 10) }
         let jpeg = try Fixtures.makeJPEG(width: 900, height: 600, in: folder)
         let pyramid = try TilePyramidBuilder.build(
-            contentsOf: jpeg, destination: .folder(folder + "/p"), options: .init(viewSize: PixelSize(width: 300, height: 300)))
+            contentsOf: jpeg, destination: rawTIFF(folder + "/p.tif"), options: .init(viewSize: PixelSize(width: 300, height: 300)))
         #expect(pyramid.geometry.levels.map(\.width) == [900, 450, 225])
-        let reopened = try TilePyramid.open(at: folder + "/p")
+        let reopened = try TilePyramid.open(at: folder + "/p.tif")
         #expect(reopened.geometry == pyramid.geometry)
     }
 }

@@ -25,7 +25,7 @@ import Testing
     func defaultQualityKeepsPhotosLumaAt40dB(photo: String) throws {
         let folder = try Fixtures.makeFolder()
         defer { Fixtures.remove(folder) }
-        let pyramid = try TilePyramidBuilder.build(contentsOf: Fixtures.path("photos/" + photo), destination: .folder(folder + "/p"))
+        let pyramid = try TilePyramidBuilder.build(contentsOf: Fixtures.path("photos/" + photo), destination: rawTIFF(folder + "/p.tif"))
         let tiles = try F.tiles(of: pyramid)
         for quality in Self.qualities {
             let path = folder + "/q\(quality).tif"

@@ -30,7 +30,7 @@ enum PyramidTIFFFixtures {
             try ExternalTools.run(vips, ["extract_band", resized, band, "1"])
             try ExternalTools.run(vips, ["bandjoin", "\(resized) \(band)", path])
         }
-        let pyramid = try TilePyramidBuilder.build(contentsOf: path, destination: .folder(folder + "/\(name)-pyramid"))
+        let pyramid = try TilePyramidBuilder.build(contentsOf: path, destination: .temporary(folder: folder))
         #expect(pyramid.geometry.width == width && pyramid.geometry.height == height && pyramid.hasAlpha == alpha)
         return pyramid
     }

@@ -20,7 +20,7 @@ import Testing
                 "thumbnail", Fixtures.path("photos/rocket.jpg"), path + "[Q=95,strip]", "\(width)", "--height", "\(height)",
                 "--size", "force", "--export-profile", "srgb"
             ])
-        let pyramid = try TilePyramidBuilder.build(contentsOf: path, destination: .folder(folder + "/pyramid"))
+        let pyramid = try TilePyramidBuilder.build(contentsOf: path, destination: rawTIFF(folder + "/pyramid.tif"))
         #expect(pyramid.geometry.width == width && pyramid.geometry.height == height)
         return (path, pyramid)
     }

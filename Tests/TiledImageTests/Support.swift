@@ -209,3 +209,8 @@ func expectPyramid(_ pyramid: TilePyramid, matches reference: Bitmap, sourceLoca
         previous = actual
     }
 }
+
+/// A pyramidal TIFF of raw tiles at `path`: lossless, so that tests compare its tiles exactly.
+func rawTIFF(_ path: String) -> TilePyramidDestination {
+    .tiff(path, compression: PyramidTIFFCompression.none)
+}

@@ -6,7 +6,7 @@ import Testing
 @testable import TiledImage
 
 /// Builds whose destination is one pyramidal TIFF: the tiles are compressed while the bytes
-/// arrive, the file appears only once complete, and it holds what a folder build of the same
+/// arrive, the file appears only once complete, and it holds what a build of raw tiles (throwaway) of the same
 /// image holds (JPEG within 40 dB of luma, deflate exactly).
 @Suite(.serialized)
 struct TIFFBuildTests {
@@ -24,7 +24,7 @@ struct TIFFBuildTests {
         #expect(!FileManager.default.fileExists(atPath: path), "the TIFF has no name until it is complete")
         try append(bytes[(bytes.count * 2 / 3)...], to: builder, chunkSize: 16_384)
         let pyramid = try builder.finish()
-        #expect(pyramid.path == path && pyramid.sourceFormat == .tiff && pyramid.statistics != nil)
+        #expect(pyramid.path == path && pyramid.sourceFormat == .jpeg && pyramid.statistics != nil)
         #expect(builder.storedTileCount == pyramid.geometry.tileCount)
 
         let reference = try buildPyramid(bytes, chunkSize: 1 << 20, destination: .temporary(folder: folder))
@@ -33,7 +33,7 @@ struct TIFFBuildTests {
             let expected = try Bitmap(level: level.index, of: reference)
             let ours = try Bitmap(level: level.index, of: pyramid)
             let psnr = PyramidTIFFFixtures.lumaPSNR(ours, expected)
-            #expect(psnr >= 40, "level \(level.index): \(psnr) dB from the folder build")
+            #expect(psnr >= 40, "level \(level.index): \(psnr) dB from the build of raw tiles")
             // vips reads the same pixels from the file (its JPEG decoder, libjpeg, is ours too).
             let vips = try PyramidTIFFFixtures.vipsPage(path, page: level.index, folder: folder)
             #expect(PyramidTIFFFixtures.psnr(vips, ours) >= 50, "level \(level.index) as vips reads it")
@@ -45,6 +45,27 @@ struct TIFFBuildTests {
         #expect(Int(status.st_size) < reference.geometry.byteCount / 4)
         let reopened = try TilePyramid.open(at: path)
         #expect(try reopened.tile(level: 0, column: 3, row: 2) == pyramid.tile(level: 0, column: 3, row: 2))
+    }
+
+    /// Once the pyramid and its builder are released, no descriptor of the build is left: not the
+    /// TIFF's (which would keep a lock a store took on it), not the unnamed level files' (whose
+    /// disk would stay taken until the process ends).
+    @Test func aFinishedBuildKeepsNoDescriptor() throws {
+        let folder = try Fixtures.makeFolder()
+        defer { Fixtures.remove(folder) }
+        let source = try Fixtures.makeJPEG(width: 900, height: 700, in: folder)
+        func openInFolder() -> [String] {
+            let links = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+            return links.compactMap { try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + $0) }
+                .filter { $0.hasPrefix(folder + "/") }
+        }
+        do {
+            let pyramid = try TilePyramidBuilder.build(contentsOf: source, destination: .tiff(folder + "/p.tif"))
+            #expect(try pyramid.tile(level: 0, column: 0, row: 0).count == PyramidGeometry.tileBytes)
+            // (Its descriptor is the one the TIFF was written through, unnamed when opened.)
+            #expect(openInFolder().count == 1, "the pyramid reads its file alone: \(openInFolder())")
+        }
+        #expect(openInFolder().isEmpty, "left open: \(openInFolder())")
     }
 
     @Test func anImageWithAlphaIsStoredLosslessly() throws {

@@ -9,9 +9,15 @@ import Testing
 @Suite struct TIFFPyramidTests {
     static let vips = "/usr/bin/vips"
 
-    /// Every level file's bytes.
-    static func levelFiles(_ folder: String, count: Int) throws -> [[UInt8]] {
-        try (0..<count).map { try ExternalTools.bytes(atPath: folder + "/level-\($0).tiles") }
+    /// Every level's tiles, in order, as the pyramid reads them.
+    static func tiles(_ pyramid: TilePyramid) throws -> [[UInt8]] {
+        try pyramid.geometry.levels.map { level in
+            var bytes: [UInt8] = []
+            for row in 0..<level.rows {
+                for column in 0..<level.columns { bytes += try pyramid.tile(level: level.index, column: column, row: row) }
+            }
+            return bytes
+        }
     }
 
     /// The pyramid of a tiled, deflated BigTIFF equals, tile for tile, the pyramid of the same
@@ -27,17 +33,17 @@ import Testing
                 "--compression", "deflate"
             ])
         try ExternalTools.run(Self.vips, ["copy", photo, folder + "/same.png"])
-        let tiff = try TilePyramidBuilder.build(contentsOf: folder + "/big.tif", destination: .folder(folder + "/from-tiff"))
-        let png = try TilePyramidBuilder.build(contentsOf: folder + "/same.png", destination: .folder(folder + "/from-png"))
+        let tiff = try TilePyramidBuilder.build(contentsOf: folder + "/big.tif", destination: rawTIFF(folder + "/from-tiff.tif"))
+        let png = try TilePyramidBuilder.build(contentsOf: folder + "/same.png", destination: rawTIFF(folder + "/from-png.tif"))
         #expect(tiff.geometry.levels.count == 4 && tiff.geometry.width == 1411 && png.geometry == tiff.geometry)
         #expect(tiff.sourceFormat == .tiff)
         let levels = tiff.geometry.levels.count
-        #expect(try Self.levelFiles(folder + "/from-tiff", count: levels) == Self.levelFiles(folder + "/from-png", count: levels))
+        #expect(try Self.tiles(tiff) == Self.tiles(png))
         let streamed = try buildPyramid(
-            try ExternalTools.bytes(atPath: folder + "/big.tif"), chunkSize: 100_000, destination: .folder(folder + "/streamed"))
+            try ExternalTools.bytes(atPath: folder + "/big.tif"), chunkSize: 100_000, destination: rawTIFF(folder + "/streamed.tif"))
         #expect(streamed.geometry.levels.count == levels)
-        #expect(try Self.levelFiles(folder + "/streamed", count: levels) == Self.levelFiles(folder + "/from-png", count: levels))
-        let reopened = try TilePyramid.open(at: folder + "/from-tiff")
+        #expect(try Self.tiles(streamed) == Self.tiles(png))
+        let reopened = try TilePyramid.open(at: folder + "/from-tiff.tif")
         #expect(reopened.sourceFormat == .tiff)
     }
 
@@ -65,7 +71,7 @@ import Testing
         let decoded = try Bitmap(decoding: bytes)
         let untagged = try Bitmap(decoding: try ExternalTools.bytes(atPath: stripped))
         #expect((decoded.maximumDifference(to: untagged) > 8) == converted, "\(name): whether the profile changes the picture")
-        let pyramid = try TilePyramidBuilder.build(contentsOf: tiff, destination: .folder(folder + "/p"))
+        let pyramid = try TilePyramidBuilder.build(contentsOf: tiff, destination: rawTIFF(folder + "/p.tif"))
         try expectPyramid(pyramid, matches: decoded)
         let streamed = try buildPyramid(bytes, chunkSize: 50_000, destination: .temporary(folder: folder))
         try expectPyramid(streamed, matches: decoded)
@@ -79,12 +85,10 @@ import Testing
         try ExternalTools.run(Self.vips, ["tiffsave", photo, folder + "/t.tif", "--compression", "lzw"])
         try ExternalTools.run("/usr/bin/tiffset", ["-s", "274", "6", folder + "/t.tif"])
         try ExternalTools.run(Self.vips, ["autorot", folder + "/t.tif", folder + "/upright.png"])
-        let tiff = try TilePyramidBuilder.build(contentsOf: folder + "/t.tif", destination: .folder(folder + "/a"))
-        let png = try TilePyramidBuilder.build(contentsOf: folder + "/upright.png", destination: .folder(folder + "/b"))
+        let tiff = try TilePyramidBuilder.build(contentsOf: folder + "/t.tif", destination: rawTIFF(folder + "/a.tif"))
+        let png = try TilePyramidBuilder.build(contentsOf: folder + "/upright.png", destination: rawTIFF(folder + "/b.tif"))
         #expect(tiff.geometry.width == 872 && tiff.geometry.height == 1000)
-        #expect(
-            try Self.levelFiles(folder + "/a", count: tiff.geometry.levels.count)
-                == Self.levelFiles(folder + "/b", count: png.geometry.levels.count))
+        #expect(try Self.tiles(tiff) == Self.tiles(png))
     }
 
     /// A TIFF cut short fails the build as cut short, and leaves no pyramid behind.
@@ -96,17 +100,17 @@ import Testing
         try ExternalTools.write(Array(bytes[0..<(bytes.count * 2 / 3)]), to: folder + "/cut.tif")
         #expect(throws: ImageCacheError.self) {
             do {
-                _ = try TilePyramidBuilder.build(contentsOf: folder + "/cut.tif", destination: .folder(folder + "/p"))
+                _ = try TilePyramidBuilder.build(contentsOf: folder + "/cut.tif", destination: rawTIFF(folder + "/p.tif"))
             } catch let error as ImageCacheError {
                 #expect(error.code == .truncated)
                 #expect(error.path == folder + "/cut.tif")
                 throw error
             }
         }
-        #expect(throws: ImageCacheError.self) { try TilePyramid.open(at: folder + "/p") }
-        #expect((try? FileManager.default.contentsOfDirectory(atPath: folder + "/p"))?.isEmpty ?? true)
+        #expect(throws: ImageCacheError.self) { try TilePyramid.open(at: folder + "/p.tif") }
+        expectNoPyramid(folder + "/p.tif")
         #expect(throws: ImageCacheError.self) {
-            try buildPyramid(Array(bytes[0..<(bytes.count / 2)]), chunkSize: 4096, destination: .folder(folder + "/q"))
+            try buildPyramid(Array(bytes[0..<(bytes.count / 2)]), chunkSize: 4096, destination: rawTIFF(folder + "/q.tif"))
         }
     }
 
@@ -120,7 +124,7 @@ import Testing
         try ExternalTools.run(Self.vips, ["resize", Fixtures.path("photos/hubble.jpg"), folder + "/big.v", "6"])
         try ExternalTools.run(
             Self.vips, ["tiffsave", folder + "/big.v", folder + "/big.tif", "--tile", "--tile-width", "256", "--tile-height", "256"])
-        let builder = try TilePyramidBuilder(destination: .folder(folder + "/p"))
+        let builder = try TilePyramidBuilder(destination: rawTIFF(folder + "/p.tif"))
         let path = folder + "/big.tif"
         let reached = DispatchSemaphore(value: 0), cancelled = DispatchSemaphore(value: 0)
         let build = Task.detached { () -> ImageCacheError.Code? in
@@ -140,6 +144,6 @@ import Testing
         builder.cancel()
         cancelled.signal()
         #expect(await build.value == .cancelled)
-        #expect(throws: ImageCacheError.self) { try TilePyramid.open(at: folder + "/p") }
+        #expect(throws: ImageCacheError.self) { try TilePyramid.open(at: folder + "/p.tif") }
     }
 }

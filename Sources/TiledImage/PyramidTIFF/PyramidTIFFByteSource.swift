@@ -69,6 +69,12 @@ public final class PyramidTIFFFileSource: PyramidTIFFByteSource {
     /// The file's status now (its change time and inode tell one file from the next).
     package func status() throws -> Glibc.stat { try file.status(path: path) }
 
+    /// Takes a `flock` lock on the file, held until the source is released; see
+    /// ``FileDescriptor/lock(_:wait:path:)``.
+    package func lock(_ kind: FileDescriptor.LockKind, wait: Bool) throws -> Bool {
+        try file.lock(kind, wait: wait, path: path)
+    }
+
     deinit { file.closeQuietly() }
 
     /// The range's bytes; `.truncated` when the file ends first (it was cut after opening).

@@ -11,7 +11,9 @@ struct ServeCommand: AsyncParsableCommand {
         commandName: "serve",
         abstract: "Serve the tile pyramids of a folder to browsers, IIIF viewers and CDNs.",
         discussion: """
-            STORE is a folder of pyramids made with `fic tile IMAGE --out STORE/NAME`. Each is served as \
+            STORE is a folder of tiled pyramidal TIFFs, NAME.tif: made with `fic tile IMAGE --out \
+            STORE/NAME.tif`, by vips (`vips tiffsave IMAGE NAME.tif --tile --pyramid`) or any other \
+            tool. Each is served as \
             a IIIF Image API 3.0 service at compliance level 2 (/iiif/3/NAME/info.json, any region, \
             size, rotation, quality and jpg, png or webp), as Deep Zoom (/dzi/NAME.dzi), and as a page \
             that shows it, pannable and zoomable (/view/NAME); / lists them. Every answer is made from \

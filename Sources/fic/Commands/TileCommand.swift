@@ -4,7 +4,7 @@ import ArgumentParser
 import Foundation
 import TiledImage
 
-/// `fic tile INPUT --out DIR`: a zoomable tile pyramid of a huge image, built while it is read.
+/// `fic tile INPUT --out NAME.tif`: a zoomable tile pyramid of a huge image, built while it is read.
 struct TileCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tile",
@@ -12,11 +12,11 @@ struct TileCommand: AsyncParsableCommand {
             "Build a tile pyramid (256×256 tiles, every zoom level) of a JPEG, PNG, WebP, HEIC, AVIF, JPEG XL, GIF or TIFF (its first frame).",
         discussion: """
             INPUT is a file or an http(s) URL. The image is decoded as its bytes arrive and written \
-            straight into every level, so the pyramid is ready moments after the last byte. An --out \
-            ending in .tif or .tiff makes one tiled pyramidal TIFF file (JPEG tiles for an opaque \
-            image, deflate for one with alpha; see --compression), which vips, GDAL and iipsrv read \
-            and `fic serve` serves; any other --out is a folder of raw tiles. Read tiles back with \
-            `fic tile-get`. Prints the levels, tiles, time, time from the last byte \
+            straight into every level, so the pyramid is ready moments after the last byte. The \
+            pyramid is one tiled pyramidal TIFF file, --out NAME.tif (JPEG tiles for an opaque image, \
+            deflate for one with alpha; see --compression), which vips, GDAL and iipsrv read and \
+            `fic serve` serves; with --layout, --out is instead the folder of a static tree of tiles. \
+            Read tiles back with `fic tile-get`. Prints the levels, tiles, time, time from the last byte \
             to ready and peak memory; with --json the last line is one JSON object.
 
             Exit status: 0 when built, 1 when the input cannot be tiled, 2 on usage errors.
@@ -29,14 +29,14 @@ struct TileCommand: AsyncParsableCommand {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "Where the pyramid goes: a .tif or .tiff file (its folder must exist), or a folder of raw tiles (created when missing).",
+            "The pyramid's file, ending in .tif or .tiff (its folders are created when missing); with --layout, the folder of the static tree.",
             valueName: "path"))
     var out: String
 
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "With a .tif --out: how tiles are stored, jpeg (opaque images only), deflate (lossless, keeps alpha) or none (raw samples); by default jpeg for opaque images, deflate for those with alpha.",
+            "How the TIFF's tiles are stored: jpeg (opaque images only), deflate (lossless, keeps alpha) or none (raw samples); by default jpeg for opaque images, deflate for those with alpha.",
             valueName: "kind"))
     var compression: TIFFCompressionChoice?
 
@@ -107,10 +107,12 @@ struct TileCommand: AsyncParsableCommand {
             throw ValidationError("--view must be WIDTHxHEIGHT with positive numbers, for example 1920x1080")
         }
         if let quality, !(1...100).contains(quality) { throw ValidationError("--quality must be 1 to 100") }
-        if compression != nil, !writesTIFF { throw ValidationError("--compression goes with an --out ending in .tif or .tiff") }
-        if quality != nil, layout == nil, !writesTIFF {
-            throw ValidationError("--quality goes with an --out ending in .tif or .tiff, or with --layout")
+        if layout == nil, !writesTIFF {
+            throw ValidationError(
+                "--out names the pyramid's file, and must end in .tif or .tiff (a pyramid is one tiled pyramidal TIFF); --layout writes a static tree into a folder"
+            )
         }
+        if compression != nil, layout != nil { throw ValidationError("--compression goes with an --out ending in .tif or .tiff") }
         if writesTIFF, layout != nil {
             throw ValidationError("--layout writes a static tree into a folder: give a folder as --out, or serve the .tif with `fic serve`")
         }
@@ -123,9 +125,10 @@ struct TileCommand: AsyncParsableCommand {
         return lower.hasSuffix(".tif") || lower.hasSuffix(".tiff")
     }
 
-    /// The destination --out and --compression name.
+    /// The destination --out and --compression name: for a static tree, unnamed files beside it
+    /// (the same file system, which was chosen for the tree's size).
     var destination: TilePyramidDestination {
-        guard writesTIFF else { return .folder(Paths.absolute(out)) }
+        guard writesTIFF else { return .temporary(folder: outFolder) }
         // A quality alone asks for JPEG tiles; nothing at all lets the image's alpha decide.
         let chosen: PyramidTIFFCompression? =
             switch compression {
@@ -136,6 +139,9 @@ struct TileCommand: AsyncParsableCommand {
             }
         return .tiff(Paths.absolute(out), compression: chosen)
     }
+
+    /// The folder --out is in.
+    var outFolder: String { (Paths.absolute(out) as NSString).deletingLastPathComponent }
 
     static func parseView(_ text: String) -> PixelSize? {
         let parts = text.lowercased().split(separator: "x")
@@ -148,6 +154,15 @@ struct TileCommand: AsyncParsableCommand {
         let stall = stallTimeoutMs.map { Duration.milliseconds(max(1, $0)) }
         if let stall { options.stallTimeout = stall }
         let destination = self.destination
+        do {
+            // The folders on the way are made.
+            let folder = outFolder
+            do {
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            } catch {
+                throw CLIError("cannot tile \(input): cannot create the folder \(folder): \(error.localizedDescription)")
+            }
+        }
         let pyramid: TilePyramid
         var downloaded: Int?
         do {
@@ -168,7 +183,7 @@ struct TileCommand: AsyncParsableCommand {
         let afterLast =
             stats.map { Double($0.afterLastByte.components.seconds) * 1000 + Double($0.afterLastByte.components.attoseconds) / 1e15 } ?? 0
         let peak = PeakMemory.maximumResidentBytes()
-        // A TIFF's size is its file's; a folder's, its raw tiles'.
+        // A TIFF's size is its file's; with --layout, the raw tiles' the tree is made from.
         let bytes =
             writesTIFF ? ((try? FileManager.default.attributesOfItem(atPath: Paths.absolute(out))[.size] as? Int) ?? 0) : geometry.byteCount
         print(

@@ -4,8 +4,8 @@ import ArgumentParser
 import Foundation
 import TiledImage
 
-/// `fic tile-get PYRAMID --level L --column C --row R --out FILE.png`: one tile of a pyramid (a
-/// folder `fic tile` made, or a tiled pyramidal TIFF).
+/// `fic tile-get PYRAMID --level L --column C --row R --out FILE.png`: one tile of a tiled
+/// pyramidal TIFF (made by `fic tile`, vips or any other tool).
 struct TileGetCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tile-get",
@@ -14,7 +14,7 @@ struct TileGetCommand: ParsableCommand {
             "Edge tiles are written at their real size, without padding. Exit status: 0 when written, 1 when the pyramid or tile cannot be read, 2 on usage errors."
     )
 
-    @Argument(help: ArgumentHelp("The pyramid's folder, or a tiled pyramidal TIFF file.", valueName: "pyramid"))
+    @Argument(help: ArgumentHelp("A tiled pyramidal TIFF file.", valueName: "pyramid"))
     var directory: String
 
     @Option(help: "The zoom level: 0 is full resolution, each next level half the size.")

@@ -24,7 +24,8 @@ final class PyramidSource: Sendable {
     /// The name shown while building.
     let name: String
 
-    /// A pyramid saved by `fic tile` (or `TilePyramidBuilder` with a folder destination).
+    /// The pyramid given as a folder: what ``TilePyramid/open(at:)`` says of it (a pyramid folder
+    /// of an earlier version, with how to build it again as a TIFF; any other folder refused).
     init(folder: String) throws {
         name = (folder as NSString).lastPathComponent
         do {

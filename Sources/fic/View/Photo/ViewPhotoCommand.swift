@@ -9,8 +9,8 @@ struct ViewPhotoCommand: ParsableCommand {
         commandName: "photo",
         abstract: "Pan and zoom a huge photo through its tile pyramid.",
         discussion: """
-            SOURCE is a pyramid folder made by `fic tile IMAGE --out DIR`, an image file (JPEG, \
-            PNG, WebP, HEIC, AVIF) or an http(s) URL of one, which is tiled into a throwaway pyramid first \
+            SOURCE is a tiled pyramidal TIFF (made by `fic tile IMAGE --out NAME.tif`, by vips or \
+            any other tool), an image file (JPEG, PNG, WebP, HEIC, AVIF) or an http(s) URL of one, which is tiled into a throwaway pyramid first \
             (a URL while it downloads); the photo is shown, with the progress, as soon as its size is \
             known, and sharpens row by row as the pyramid is written. Tiles are read off the frame path into a small resident set; a tile \
             not read yet is drawn from a coarser level until it arrives.
@@ -30,7 +30,7 @@ struct ViewPhotoCommand: ParsableCommand {
 
     @Argument(
         help: ArgumentHelp(
-            "A pyramid folder or tiled pyramidal TIFF, an image file, an http(s) URL of one, or of a .dzi or IIIF info.json.",
+            "A tiled pyramidal TIFF, an image file, an http(s) URL of one, or of a .dzi or IIIF info.json.",
             valueName: "source"))
     var source: String
 
@@ -75,7 +75,7 @@ struct ViewPhotoCommand: ParsableCommand {
         let path = Paths.absolute(source)
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw CLIError("\(path) does not exist: give a pyramid folder (made by `fic tile`) or an image file")
+            throw CLIError("\(path) does not exist: give a tiled pyramidal TIFF (made by `fic tile`) or an image file")
         }
         if !isDirectory.boolValue,
             let animation = try PhotoAnimation.open(
