@@ -191,7 +191,7 @@ final class PyramidWriter {
     /// fills), the other levels two, which they fill at half the pace or slower; with
     /// `overlapWrites` false every level keeps two (less memory, fewer writes in flight).
     /// Completed rows of tiles are reported to `progress`, when given.
-    init(geometry: PyramidGeometry, files: [FileDescriptor], path: String?, overlapWrites: Bool = true, progress: BuildProgress? = nil)
+    init(geometry: PyramidGeometry, files: [FileDescriptor], overlapWrites: Bool = true, progress: BuildProgress? = nil)
         throws
     {
         precondition(files.count == geometry.levels.count, "one file per level")
@@ -199,7 +199,8 @@ final class PyramidWriter {
         let bands = { (level: Int) in level == 0 && overlapWrites ? 3 : 2 }
         let capacity = geometry.levels.reduce(0) { $0 + bands($1.index) * $1.columns }
         let tags = geometry.levels.map { bands($0.index) }
-        let writes = try WritesInFlight(capacity: capacity, tags: tags.reduce(0, +), path: path)
+        // Its files are unnamed: an error names no path.
+        let writes = try WritesInFlight(capacity: capacity, tags: tags.reduce(0, +), path: nil)
         self.writes = writes
         var next: LevelWriter?
         for level in geometry.levels.reversed() {

@@ -10,7 +10,7 @@ import SystemPackage
 /// fed to the pyramid writer. Memory: one band and one tile.
 enum OrientationReplay {
     static func run(
-        stored file: FileDescriptor, storedLevel: TileLevel, orientation: ImageOrientation, into writer: PyramidWriter, path: String?
+        stored file: FileDescriptor, storedLevel: TileLevel, orientation: ImageOrientation, into writer: PyramidWriter
     ) throws {
         let sw = storedLevel.width, sh = storedLevel.height
         let swaps = orientation.swapsDimensions
@@ -44,9 +44,9 @@ enum OrientationReplay {
                 for tileColumn in (xRange.lowerBound >> 8)...((xRange.upperBound - 1) >> 8) {
                     let offset = (tileRow * storedLevel.columns + tileColumn) * PyramidGeometry.tileBytes
                     let n = try file.readAll(
-                        into: UnsafeMutableRawBufferPointer(start: tile.base, count: PyramidGeometry.tileBytes), at: offset, path: path)
+                        into: UnsafeMutableRawBufferPointer(start: tile.base, count: PyramidGeometry.tileBytes), at: offset, path: nil)
                     guard n == PyramidGeometry.tileBytes else {
-                        throw ImageCacheError(.io, "the stored tiles of the image end early", path: path)
+                        throw ImageCacheError(.io, "the stored tiles of the image end early")
                     }
                     let pixels = tile.base.assumingMemoryBound(to: UInt32.self)
                     let sx0 = max(tileColumn * 256, xRange.lowerBound), sx1 = min(tileColumn * 256 + 256, xRange.upperBound)

@@ -14,8 +14,9 @@ private final class WriterConsumer: RowConsumer {
 
 /// The receiving end of a build: once the decoder knows the image's size it creates the level
 /// files (unnamed) and the writers, takes the decoded rows, and at the end has the pyramidal TIFF
-/// completed and named, or hands the level files to a throwaway pyramid. Upright images go straight into the pyramid; others are first stored as
-/// tiles and turned upright at the end (``OrientationReplay``).
+/// completed and named, or hands the level files to a throwaway pyramid. Upright images go
+/// straight into the pyramid; others are first stored as tiles and turned upright at the end
+/// (``OrientationReplay``).
 final class PyramidAssembler: RowSink {
     private let options: TilePyramidOptions
     /// Where unnamed files go (the TIFF's folder, or the temporary folder).
@@ -105,7 +106,7 @@ final class PyramidAssembler: RowSink {
         // Rows of tiles are reported as their writes complete; a rotated image's only once it is
         // turned upright at the end (the stored writer reports nothing).
         let writer = try PyramidWriter(
-            geometry: geometry, files: levelFiles, path: nil, overlapWrites: options.overlapWrites, progress: progress)
+            geometry: geometry, files: levelFiles, overlapWrites: options.overlapWrites, progress: progress)
         self.writer = writer
         if let tiffTarget {
             let compression = tiffTarget.compression ?? (header.hasAlpha ? .deflate : .jpeg)
@@ -135,7 +136,7 @@ final class PyramidAssembler: RowSink {
                 throw error
             }
             let storedWriter = try PyramidWriter(
-                geometry: storedGeometry, files: [file], path: nil, overlapWrites: options.overlapWrites)
+                geometry: storedGeometry, files: [file], overlapWrites: options.overlapWrites)
             stored = (file, storedWriter)
             consumer = WriterConsumer(storedWriter)
         }
@@ -173,8 +174,7 @@ final class PyramidAssembler: RowSink {
             }
             try stored.writer.drain()
             try OrientationReplay.run(
-                stored: stored.file, storedLevel: stored.writer.geometry.levels[0], orientation: header.orientation, into: writer,
-                path: nil)
+                stored: stored.file, storedLevel: stored.writer.geometry.levels[0], orientation: header.orientation, into: writer)
             stored.file.closeQuietly()
             self.stored = nil
         }

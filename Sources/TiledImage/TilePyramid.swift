@@ -44,6 +44,16 @@ public final class TilePyramid: Sendable {
     /// how to build it again.
     static let earlierFolderMarker = "pyramid.info"
 
+    /// What opening the pyramid folder of an earlier version at `path` says: it is not read, and
+    /// the TIFF `target` is to be built instead.
+    static func earlierFolderError(at path: String, rebuildAs target: String) -> ImageCacheError {
+        ImageCacheError(
+            .damagedPyramid,
+            "this is a pyramid folder of an earlier version, which is no longer read; build the pyramid again as one tiled "
+                + "pyramidal TIFF (`fic tile IMAGE --out \(target)`, or TilePyramidDestination.tiff), then remove the folder",
+            path: path)
+    }
+
     /// A throwaway pyramid of `geometry` whose levels are `files` (one per level, raw tiles),
     /// built from an image of `source`'s format and orientation.
     init(
@@ -110,11 +120,7 @@ public final class TilePyramid: Sendable {
     public static func open(at path: String) throws -> TilePyramid {
         if let status = try? fileStatus(atPath: path), status.isDirectory {
             if (try? fileStatus(atPath: path + "/" + earlierFolderMarker)) != nil {
-                throw ImageCacheError(
-                    .damagedPyramid,
-                    "this is a pyramid folder of an earlier version, which is no longer read; build the pyramid again as one "
-                        + "tiled pyramidal TIFF (`fic tile IMAGE --out NAME.tif`, or TilePyramidDestination.tiff), then remove the folder",
-                    path: path)
+                throw earlierFolderError(at: path, rebuildAs: "NAME.tif")
             }
             throw ImageCacheError(.unsafePath, "a pyramid is a tiled pyramidal TIFF file, not a folder", path: path)
         }

@@ -56,11 +56,7 @@ public final class TilePyramidStore: Sendable {
         return try directory.withLockedValue { (directory) throws -> TilePyramid? in
             guard let file = try Self.tiffFile(of: name, in: directory) else {
                 if try Self.isEarlierFolder(name, in: directory) {
-                    throw ImageCacheError(
-                        .damagedPyramid,
-                        "'\(name)' is a pyramid folder of an earlier version, which is no longer read; build it again as "
-                            + "'\(name).tif' (`fic tile IMAGE --out \(directory.child(name)).tif`, or TilePyramidStore.build), "
-                            + "then remove the folder", path: directory.child(name))
+                    throw TilePyramid.earlierFolderError(at: directory.child(name), rebuildAs: directory.child(name) + ".tif")
                 }
                 return nil
             }

@@ -154,14 +154,11 @@ struct TileCommand: AsyncParsableCommand {
         let stall = stallTimeoutMs.map { Duration.milliseconds(max(1, $0)) }
         if let stall { options.stallTimeout = stall }
         let destination = self.destination
+        // The folders on the way are made.
         do {
-            // The folders on the way are made.
-            let folder = outFolder
-            do {
-                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            } catch {
-                throw CLIError("cannot tile \(input): cannot create the folder \(folder): \(error.localizedDescription)")
-            }
+            try FileManager.default.createDirectory(atPath: outFolder, withIntermediateDirectories: true)
+        } catch {
+            throw CLIError("cannot tile \(input): cannot create the folder \(outFolder): \(error.localizedDescription)")
         }
         let pyramid: TilePyramid
         var downloaded: Int?
