@@ -9,17 +9,6 @@ import Testing
 @Suite struct TIFFPyramidTests {
     static let vips = "/usr/bin/vips"
 
-    /// Every level's tiles, in order, as the pyramid reads them.
-    static func tiles(_ pyramid: TilePyramid) throws -> [[UInt8]] {
-        try pyramid.geometry.levels.map { level in
-            var bytes: [UInt8] = []
-            for row in 0..<level.rows {
-                for column in 0..<level.columns { bytes += try pyramid.tile(level: level.index, column: column, row: row) }
-            }
-            return bytes
-        }
-    }
-
     /// The pyramid of a tiled, deflated BigTIFF equals, tile for tile, the pyramid of the same
     /// pixels as PNG; spooled from chunks it is the same again.
     @Test func tiledBigTIFFPyramidEqualsThePNGPyramid() throws {
@@ -38,11 +27,11 @@ import Testing
         #expect(tiff.geometry.levels.count == 4 && tiff.geometry.width == 1411 && png.geometry == tiff.geometry)
         #expect(tiff.sourceFormat == .tiff)
         let levels = tiff.geometry.levels.count
-        #expect(try Self.tiles(tiff) == Self.tiles(png))
+        #expect(try PyramidTIFFFixtures.tiles(of: tiff) == PyramidTIFFFixtures.tiles(of: png))
         let streamed = try buildPyramid(
             try ExternalTools.bytes(atPath: folder + "/big.tif"), chunkSize: 100_000, destination: rawTIFF(folder + "/streamed.tif"))
         #expect(streamed.geometry.levels.count == levels)
-        #expect(try Self.tiles(streamed) == Self.tiles(png))
+        #expect(try PyramidTIFFFixtures.tiles(of: streamed) == PyramidTIFFFixtures.tiles(of: png))
         let reopened = try TilePyramid.open(at: folder + "/from-tiff.tif")
         #expect(reopened.sourceFormat == .tiff)
     }
@@ -88,7 +77,7 @@ import Testing
         let tiff = try TilePyramidBuilder.build(contentsOf: folder + "/t.tif", destination: rawTIFF(folder + "/a.tif"))
         let png = try TilePyramidBuilder.build(contentsOf: folder + "/upright.png", destination: rawTIFF(folder + "/b.tif"))
         #expect(tiff.geometry.width == 872 && tiff.geometry.height == 1000)
-        #expect(try Self.tiles(tiff) == Self.tiles(png))
+        #expect(try PyramidTIFFFixtures.tiles(of: tiff) == PyramidTIFFFixtures.tiles(of: png))
     }
 
     /// A TIFF cut short fails the build as cut short, and leaves no pyramid behind.
