@@ -26,11 +26,16 @@ struct FamilyPolicy: Sendable {
     let counters: CacheCounters
     /// The cache's logger: recoverable damage a decode went past is logged there.
     let logger: Logger
+    /// How long a store waits for another maker of the same images before it makes them itself
+    /// (``TableOpenOptions/claimTimeout``; only a stopped maker keeps it waiting that long: the
+    /// claim dies with its holder).
+    let claimTimeout: Duration
 
     init(
         formats: [ImageFormat], tables: [String: FormatTable], keys: KeyMemo, provider: (any ImageSourceProvider)?, counters: CacheCounters,
-        logger: Logger
+        claimTimeout: Duration, logger: Logger
     ) {
+        self.claimTimeout = claimTimeout
         self.formats = formats
         self.tables = tables
         self.families = Dictionary(grouping: formats.compactMap { tables[$0.name] }, by: { $0.format.family })
@@ -206,16 +211,12 @@ struct FamilyPolicy: Sendable {
         return images
     }
 
-    /// How long a store waits for another maker of the same images before it makes them itself
-    /// (only a stopped maker keeps it waiting that long: the claim dies with its holder).
-    static let longestClaimWait = Duration.seconds(60)
-
     /// Claims the making of `entity`'s images in the formats `names` (see ``StoreClaim``), through
     /// the table of the format whose name sorts first, so that every process that stores the same
     /// formats claims through the same file whatever order it configured them in.
     func claimStoring(_ entity: some ImageEntity, formats names: [String]) -> StoreClaim? {
         guard let first = names.min(), let t = tables[first] else { return nil }
         let (entityKey, _) = keys.keys(entity.entityID, entity.sourceImageID)
-        return t.table.claimStoring(entityKey, timeout: Self.longestClaimWait, waiting: counters.countStoreThatWaited)
+        return t.table.claimStoring(entityKey, timeout: claimTimeout, waiting: counters.countStoreThatWaited)
     }
 }

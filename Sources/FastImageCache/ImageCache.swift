@@ -102,7 +102,8 @@ public final class ImageCache: Sendable {
         space.share()
         self.openReports = tables.mapValues(\.table.openReport)
         let policy = FamilyPolicy(
-            formats: formats, tables: tables, keys: keys, provider: provider, counters: CacheCounters(), logger: logger)
+            formats: formats, tables: tables, keys: keys, provider: provider, counters: CacheCounters(),
+            claimTimeout: options.claimTimeout, logger: logger)
         self.policy = policy
         let lanes = Lanes(policy: policy, logger: logger)
         self.lanes = lanes

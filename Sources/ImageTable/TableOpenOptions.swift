@@ -16,16 +16,23 @@ public struct TableOpenOptions: Sendable, Hashable {
     /// process stopped in the middle of a store (`SIGSTOP`, a debugger) holds it longer. Lookups
     /// never take it.
     public var writerTimeout: Duration
+    /// How long a cache's store waits for another process (or cache object) that is making the
+    /// same entity's images before it makes them itself. The wait ends as soon as the other
+    /// finishes or dies; only one stopped in the middle (or a decode slower than this) keeps it
+    /// waiting this long.
+    public var claimTimeout: Duration
 
     /// Creates options; the defaults open for writing, refuse linked folders, do not wait for
-    /// the table to be closed, and wait up to 10 s for another process's store.
+    /// the table to be closed, wait up to 10 s for another process's store, and up to a minute
+    /// for another maker of the same images.
     public init(
         readOnly: Bool = false, followsSymbolicLinkedFolder: Bool = false, lockTimeout: Duration = .zero,
-        writerTimeout: Duration = .seconds(10)
+        writerTimeout: Duration = .seconds(10), claimTimeout: Duration = .seconds(60)
     ) {
         self.readOnly = readOnly
         self.followsSymbolicLinkedFolder = followsSymbolicLinkedFolder
         self.lockTimeout = lockTimeout
         self.writerTimeout = writerTimeout
+        self.claimTimeout = claimTimeout
     }
 }

@@ -75,7 +75,7 @@ import Testing
         secondFrame.open()
 
         // Served after the second frame's step, before the third frame is drawn.
-        try await waitUntil("the other entity is stored while the animation's frames are pending", timeout: .seconds(60)) {
+        try await waitUntil("the other entity is stored while the animation's frames are pending") {
             cache.containsImage(for: still, format: "anim")
         }
         _ = try await request.value

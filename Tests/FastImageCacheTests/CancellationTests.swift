@@ -7,7 +7,7 @@ import Testing
     /// The provider's gate never opens, and its fetch goes on after it is cancelled until the
     /// test lets it end: only the cancellation can end the request, and only by not waiting for
     /// the fetch; a request that waited would never end, and the time limit would fail the test.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(10)))
     func cancellingTheOnlyWaiterCancelsTheFetchAndTellsTheProvider() async throws {
         let dir = TemporaryDirectory(); defer { dir.cleanup() }
         let provider = GatedProvider(holdsThroughCancellation: true)
@@ -53,7 +53,7 @@ import Testing
     }
 
     /// The gate never opens: only the cancellation can end the request.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(10)))
     func explicitCancelOfAnEntity() async throws {
         let dir = TemporaryDirectory(); defer { dir.cleanup() }
         let provider = GatedProvider()
@@ -73,7 +73,7 @@ import Testing
     }
 
     /// The gate never opens: only closing can end the request.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(10)))
     func closingFailsPendingRequests() async throws {
         let dir = TemporaryDirectory(); defer { dir.cleanup() }
         let provider = GatedProvider()

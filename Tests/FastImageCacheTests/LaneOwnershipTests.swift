@@ -8,7 +8,7 @@ import Testing
 /// on work in flight to have it released.
 @Suite struct LaneOwnershipTests {
     /// The provider's gate is closed while the cache is let go: the fetch is still running.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(10)))
     func aRunningFetchDoesNotKeepTheCacheAlive() async throws {
         let dir = TemporaryDirectory(); defer { dir.cleanup() }
         let provider = GatedProvider()

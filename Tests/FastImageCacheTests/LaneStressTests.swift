@@ -68,7 +68,7 @@ final class JitterProvider: ImageSourceProvider {
             return await group.reduce(into: [String]()) { $0 += $1 }
         }
         #expect(failures.isEmpty, "\(failures.prefix(3))")
-        try await waitUntil("the lanes drain", timeout: .seconds(60)) { cache.requestStatistics.isIdle }
+        try await waitUntil("the lanes drain") { cache.requestStatistics.isIdle }
         let stats = cache.requestStatistics
         #expect(stats.waiters == 0 && stats.queuedFast == 0 && stats.queuedSlow == 0)
         #expect(provider.calls.withLockedValue { $0 } > 0)

@@ -15,7 +15,11 @@ import Testing
     @Test func aStoreWaitsForAnotherCacheMakingTheSameImagesAndDecodesNothing() async throws {
         let dir = TemporaryDirectory(); defer { dir.cleanup() }
         let maker = try ImageCache(directory: dir.path, formats: try Self.formats())
-        let waiter = try ImageCache(directory: dir.path, formats: try Self.formats())
+        // The waiter would give up on the maker after its claim timeout and decode; the test holds
+        // the maker until it has seen the waiter wait, which on a loaded machine (every test at
+        // once, under a sanitizer) came after the default minute.
+        let waiter = try ImageCache(
+            directory: dir.path, formats: try Self.formats(), options: TableOpenOptions(claimTimeout: .seconds(600)))
         let photo = Photo(entityID: "x")
         // The maker draws solid blue, which decoding the waiter's bytes (coffee) never gives: a
         // blue image in the waiter is the maker's.
@@ -60,6 +64,44 @@ import Testing
         #expect(waiter.statistics.sourceDecodes == 0, "nothing decoded by the waiter")
         #expect(waiter.statistics.storesMadeByOthers == 1)
         #expect(maker.statistics.storesThatWaited == 0)
+    }
+
+    /// A maker held in the middle keeps a store waiting only for the store's cache's
+    /// ``TableOpenOptions/claimTimeout``: then it decodes the source itself, while the maker is
+    /// still held. (The maker lets go by itself after 30 s: a store that ignored its 50 ms
+    /// timeout and waited the default minute would get the maker's blue images instead.)
+    @Test func aStoreGivesUpOnAHeldMakerAfterItsClaimTimeout() async throws {
+        let dir = TemporaryDirectory(); defer { dir.cleanup() }
+        let maker = try ImageCache(directory: dir.path, formats: try Self.formats())
+        let waiter = try ImageCache(
+            directory: dir.path, formats: try Self.formats(), options: TableOpenOptions(claimTimeout: .milliseconds(50)))
+        let photo = Photo(entityID: "x")
+        let blue = makeCanvasTestImage(width: 100, height: 100) { _, _ in CanvasBGRA.blue }
+        let decoding = LockedBox(false), makerFinished = LockedBox(false)
+        let gate = DispatchSemaphore(value: 0), makerDone = DispatchSemaphore(value: 0)
+        defer {
+            gate.signal()
+            _ = makerDone.wait(timeout: .now() + 600)
+        }
+        Thread {
+            _ = try? maker.storeImages(for: photo) { _ in
+                decoding.withLockedValue { $0 = true }
+                _ = gate.wait(timeout: .now() + 30)
+                return blue
+            }
+            makerFinished.withLockedValue { $0 = true }
+            makerDone.signal()
+        }.start()
+        try await waitUntil("the maker is decoding") { decoding.withLockedValue { $0 } }
+
+        let images = try waiter.storeImages(from: .encoded([UInt8](try Data(contentsOf: coffee))), for: photo)
+        #expect(!makerFinished.withLockedValue { $0 }, "the maker is still held")
+        #expect(waiter.statistics.storesThatWaited == 1)
+        #expect(waiter.statistics.sourceDecodes == 1, "the waiter decoded the source itself")
+        #expect(waiter.statistics.storesMadeByOthers == 0)
+        let medium = try #require(images["medium"])
+        let first = medium.withUnsafeBytes { Array($0[0..<4]) }
+        #expect(first != CanvasBGRA.blue, "the waiter's own picture, not the maker's")
     }
 
     @Test func cachesStoringTheSameSourcesAtOnceDecodeEachOnce() async throws {

@@ -47,7 +47,7 @@ import Testing
     /// Decoding ahead on a thread of its own changes nothing a caller sees: the same frames, the
     /// same error after the same frames of a cut file; and a decoder dropped after its first frame
     /// stops its thread (the test would hang in deinit otherwise).
-    @Test(.timeLimit(.minutes(1))) func framesDecodedAheadAreTheSame() throws {
+    @Test(.timeLimit(.minutes(10))) func framesDecodedAheadAreTheSame() throws {
         let folder = try AnimationFiles.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let ahead = DecodingOptions(decodesFramesAhead: true)

@@ -28,7 +28,7 @@ import Testing
             standardOutput: "/dev/null", standardError: "/dev/null")
         var status: Int32 = 0
         var exited = false
-        try await waitUntil("the child has written part of the download", timeout: .seconds(60)) {
+        try await waitUntil("the child has written part of the download") {
             if !exited { exited = waitpid(child, &status, WNOHANG) == child }
             return FileManager.default.fileExists(atPath: ready) || exited
         }

@@ -60,12 +60,12 @@ import Testing
         let pid = writer.child.pid
         let inode = UInt64(try sideFile.status(path: path).st_ino)
         for _ in 0..<200 {
-            try await waitUntil("a writer holds the writer lock", timeout: .seconds(60)) {
+            try await waitUntil("a writer holds the writer lock") {
                 (try? sideFile.isRangeLockedByOthers(.exclusive, start: SharedWriterLock.byte, length: 1, path: path)) == true
                     || !writer.isRunning
             }
             Glibc.kill(pid, SIGSTOP)
-            try await waitUntil("the writer is stopped", timeout: .seconds(60)) { isStopped(pid) || !writer.isRunning }
+            try await waitUntil("the writer is stopped") { isStopped(pid) || !writer.isRunning }
             if ProcessLocks.holdsWriteLock(pid: pid, inode: inode, byte: SharedWriterLock.byte) {
                 writer.kill()
                 return true

@@ -120,7 +120,7 @@ import Testing
             do {
                 _ = try builder.build(contentsOf: path) { _ in
                     reached.signal()
-                    _ = cancelled.wait(timeout: .now() + 60)
+                    _ = cancelled.wait(timeout: .now() + 600)
                 }
                 return nil
             } catch let error as ImageCacheError {

@@ -117,7 +117,7 @@ struct DecodeDrawStage: Sendable {
 
     /// Claims the making of the images `wanted` (a batch's entities and formats; ``StoreClaim``),
     /// as stores from a source do, so that processes requesting the same entity at once decode it
-    /// once: one that finds the claim held waits for it (at most ``FamilyPolicy/longestClaimWait``).
+    /// once: one that finds the claim held waits for it (at most ``FamilyPolicy/claimTimeout``).
     /// Only a batch of one entity claims: one thread claiming two entities could meet another
     /// claiming them the other way round. Nil when nothing is claimed.
     private func claimMaking(_ wanted: [(entity: any ImageEntity, formats: Set<String>)]) -> StoreClaim? {
