@@ -26,25 +26,21 @@ final class EncodedTileCache: Sendable {
         let build: String
     }
 
-    /// An entry, the stamp of its last use, and the raw paths that lead to it.
+    /// An entry and the raw paths that lead to it.
     private struct Slot {
         let entry: Entry
-        var stamp: UInt64
         var paths: [String] = []
         /// What the slot costs the budget: the answer's bytes and its paths'.
         var cost: Int { entry.bytes.count + paths.reduce(0) { $0 + $1.utf8.count } }
     }
 
     private struct State {
-        /// Each key's entry and its place in the recency order.
+        /// Each key's entry.
         var entries: [String: Slot] = [:]
-        /// Keys by the stamp of their last use: the oldest stamp is the least recently used.
-        var order: [UInt64: String] = [:]
+        /// The keys, least recently used first, each costing its slot's bytes.
+        var recency = RecencyList<String>()
         /// Raw request paths and the kept answers they lead to.
         var paths: [String: PathTarget] = [:]
-        var nextStamp: UInt64 = 0
-        var oldestStamp: UInt64 = 0
-        var bytes = 0
         var hits = 0
         var misses = 0
     }
@@ -70,7 +66,7 @@ final class EncodedTileCache: Sendable {
                 return nil
             }
             s.hits += 1
-            Self.touch(key, found, &s)
+            s.recency.touch(key)
             return found.entry
         }
     }
@@ -92,34 +88,21 @@ final class EncodedTileCache: Sendable {
             slot.paths.append(path)
             s.paths[path] = target
             s.entries[target.key] = slot
-            s.bytes += path.utf8.count
+            s.recency.store(target.key, cost: slot.cost)
             Self.evict(&s, limit: byteLimit)
         }
-    }
-
-    /// Makes `key`'s slot the most recently used.
-    private static func touch(_ key: String, _ slot: Slot, _ s: inout State) {
-        s.order[slot.stamp] = nil
-        s.order[s.nextStamp] = key
-        s.entries[key]?.stamp = s.nextStamp
-        s.nextStamp += 1
     }
 
     /// Removes `key`'s slot and the paths that lead to it.
     private static func remove(_ key: String, _ s: inout State) {
         guard let removed = s.entries.removeValue(forKey: key) else { return }
-        s.order[removed.stamp] = nil
+        s.recency.remove(key)
         for path in removed.paths { s.paths[path] = nil }
-        s.bytes -= removed.cost
     }
 
     /// Evicts the least recently used answers until the kept bytes fit `limit`.
     private static func evict(_ s: inout State, limit: Int) {
-        // Stamps of used-again entries leave holes; each hole is skipped once.
-        while s.bytes > limit, s.oldestStamp < s.nextStamp {
-            if let victim = s.order.removeValue(forKey: s.oldestStamp) { remove(victim, &s) }
-            s.oldestStamp += 1
-        }
+        while s.recency.totalCost > limit, let oldest = s.recency.oldest { remove(oldest.key, &s) }
     }
 
     /// Keeps `entry` under `key`, evicting the least recently used answers to fit; one larger than
@@ -128,17 +111,16 @@ final class EncodedTileCache: Sendable {
         guard entry.bytes.count <= byteLimit / 4 else { return }
         state.withLockedValue { s in
             Self.remove(key, &s)
-            s.entries[key] = Slot(entry: entry, stamp: s.nextStamp)
-            s.order[s.nextStamp] = key
-            s.nextStamp += 1
-            s.bytes += entry.bytes.count
+            let slot = Slot(entry: entry)
+            s.entries[key] = slot
+            s.recency.store(key, cost: slot.cost)
             Self.evict(&s, limit: byteLimit)
         }
     }
 
     /// Bytes kept, hits and misses so far.
     var statistics: (bytes: Int, entries: Int, hits: Int, misses: Int) {
-        state.withLockedValue { ($0.bytes, $0.entries.count, $0.hits, $0.misses) }
+        state.withLockedValue { ($0.recency.totalCost, $0.entries.count, $0.hits, $0.misses) }
     }
 }
 #endif

@@ -10,7 +10,8 @@ final class PyramidCatalog: Sendable {
     /// The most pyramids kept open.
     let capacity: Int
     private let store: TilePyramidStore
-    private let open = LockedBox<(readers: [String: (reader: PyramidRegionReader, used: UInt64)], clock: UInt64)>(([:], 0))
+    /// The open readers by name, and their names least recently used first (each costing 1).
+    private let open = LockedBox<(readers: [String: PyramidRegionReader], recency: RecencyList<String>)>(([:], RecencyList()))
 
     /// A catalog of `store`'s pyramids keeping at most `capacity` open.
     init(store: TilePyramidStore, capacity: Int) {
@@ -36,10 +37,11 @@ final class PyramidCatalog: Sendable {
         guard let pyramid else { throw ImageCacheError(.notFound, "there is no pyramid called '\(name)'") }
         let reader = try PyramidRegionReader(pyramid)
         open.withLockedValue { state in
-            state.clock += 1
-            state.readers[name] = (reader, state.clock)
-            while state.readers.count > capacity, let oldest = state.readers.min(by: { $0.value.used < $1.value.used })?.key {
-                state.readers[oldest] = nil
+            state.readers[name] = reader
+            state.recency.store(name, cost: 1)
+            while state.recency.count > capacity, let oldest = state.recency.oldest {
+                state.recency.remove(oldest.key)
+                state.readers[oldest.key] = nil
             }
         }
         return reader
@@ -54,9 +56,8 @@ final class PyramidCatalog: Sendable {
     func openReader(_ name: String) -> PyramidRegionReader? {
         open.withLockedValue { state in
             guard let found = state.readers[name] else { return nil }
-            state.clock += 1
-            state.readers[name] = (found.reader, state.clock)
-            return found.reader
+            state.recency.touch(name)
+            return found
         }
     }
 }

@@ -9,7 +9,7 @@ import SystemPackage
 /// appended while holding an exclusive `flock` on the cache folder.
 ///
 /// Each process replays the lines others appended since it last looked (usually none or a few),
-/// so its ``RecencyIndex`` — sizes and recency of every entry — matches the folder's, and every
+/// so its recency list (`RecencyList`) — sizes and recency of every entry — matches the folder's, and every
 /// access costs O(1): a few system calls and one short line. When the lines outnumber twice the
 /// entries, the journal is rewritten (entries oldest first) and renamed into place; the others
 /// notice the new file and replay it whole. A journal that is missing, damaged or absurdly large is
@@ -44,7 +44,7 @@ struct Journal {
     private var consumed = 0
     private var lines = 0
     /// Every entry with its size, least recently used first.
-    private(set) var index = RecencyIndex()
+    private(set) var index = RecencyList<String>()
 
     init(directory: Directory) {
         self.directory = directory
@@ -142,7 +142,7 @@ struct Journal {
         switch (fields[0], fields.count) {
         case ("S", 4):
             guard let bytes = Int(fields[2]), bytes > 0, bytes <= 1 << 50 else { return }
-            index.store(name, bytes: bytes)
+            index.store(name, cost: bytes)
         case ("R", 3):
             index.touch(name)
         case ("D", 3):
@@ -165,7 +165,7 @@ struct Journal {
         for r in records {
             lines += 1
             switch r {
-            case .stored(let name, let size): index.store(name, bytes: size)
+            case .stored(let name, let size): index.store(name, cost: size)
             case .read(let name): index.touch(name)
             case .deleted(let name): index.remove(name)
             }
@@ -210,7 +210,7 @@ struct Journal {
                 try? directory.removeFile(name)
             }
         }
-        for f in found.sorted(by: { $0.modified < $1.modified }) { index.store(f.name, bytes: f.bytes) }
+        for f in found.sorted(by: { $0.modified < $1.modified }) { index.store(f.name, cost: f.bytes) }
         try compact()
     }
 

@@ -123,7 +123,7 @@ public final class OriginalsCache: Sendable {
         do {
             try withJournal { j throws in
                 try j.synchronize()
-                if j.index.bytes(of: name) == nil {
+                if j.index.cost(of: name) == nil {
                     // Present on disk but unknown to the journal: adopt it.
                     try j.append([.stored(name, stored.header.length + stored.header.bodyLength)])
                 } else {
@@ -235,7 +235,7 @@ public final class OriginalsCache: Sendable {
         try withJournal { j throws in
             try j.synchronize()
             try directory.removeFile(name)
-            if j.index.bytes(of: name) != nil { try j.append([.deleted(name)]) }
+            if j.index.cost(of: name) != nil { try j.append([.deleted(name)]) }
         }
     }
 
@@ -243,7 +243,7 @@ public final class OriginalsCache: Sendable {
     public func removeAll() throws {
         try withJournal { j throws in
             try j.synchronize()
-            let names = j.index.entries.map(\.name)
+            let names = j.index.entries.map(\.key)
             for name in names { try directory.removeFile(name) }
             try j.append(names.map { .deleted($0) })
             try j.compact()
@@ -256,8 +256,8 @@ public final class OriginalsCache: Sendable {
     public var diskUsage: Int {
         (try? withJournal { j throws -> Int in
             try j.synchronize()
-            return j.index.totalBytes
-        }) ?? journal.withLockedValue { $0.index.totalBytes }
+            return j.index.totalCost
+        }) ?? journal.withLockedValue { $0.index.totalCost }
     }
 
     /// Entries and bytes (all processes) and this process's counters.
@@ -265,8 +265,8 @@ public final class OriginalsCache: Sendable {
         let (entries, bytes) =
             (try? withJournal { j throws -> (Int, Int) in
                 try j.synchronize()
-                return (j.index.count, j.index.totalBytes)
-            }) ?? journal.withLockedValue { ($0.index.count, $0.index.totalBytes) }
+                return (j.index.count, j.index.totalCost)
+            }) ?? journal.withLockedValue { ($0.index.count, $0.index.totalCost) }
         var s = counters.withLockedValue { $0 }
         s.entries = entries
         s.diskUsage = bytes
@@ -287,8 +287,8 @@ public final class OriginalsCache: Sendable {
 
     /// Removes least recently used entries (never `keeping`) until `bytes` more fit.
     private func makeRoom(for keeping: String?, bytes: Int, _ j: inout Journal) throws {
-        let replaced = keeping.flatMap { j.index.bytes(of: $0) } ?? 0
-        var total = j.index.totalBytes - replaced
+        let replaced = keeping.flatMap { j.index.cost(of: $0) } ?? 0
+        var total = j.index.totalCost - replaced
         var victims: [Journal.Record] = []
         var candidate = j.index.oldest
         while total + bytes > maximumBytes, let (name, size) = candidate {
@@ -307,7 +307,7 @@ public final class OriginalsCache: Sendable {
 
     /// Adopts entry files the journal does not list and forgets listed ones that are gone.
     private func reconcile(_ j: inout Journal) throws {
-        var listed = Set(j.index.entries.map(\.name))
+        var listed = Set(j.index.entries.map(\.key))
         var records: [Journal.Record] = []
         for name in try directory.names() where Journal.isEntryName(name) {
             if listed.remove(name) != nil { continue }
