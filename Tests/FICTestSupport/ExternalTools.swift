@@ -118,6 +118,15 @@ public enum ExternalTools {
         }
     }
 
+    /// Page `page` of the TIFF at `path` (a level of a pyramid) as vips reads it, written by vips
+    /// as a PNG in `folder` and returned as that PNG's bytes: the same pixels give the same bytes.
+    public static func vipsPagePNG(_ path: String, page: Int, folder: String) throws -> [UInt8] {
+        let png = folder + "/page-\(page)-\(UInt32.random(in: 0...UInt32.max)).png"
+        defer { unlink(png) }
+        try run("/usr/bin/vips", ["copy", "\(path)[page=\(page)]", png])
+        return try bytes(atPath: png)
+    }
+
     /// Writes `bytes` to `path` (POSIX writes).
     public static func write(_ bytes: [UInt8], to path: String) throws {
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)

@@ -153,12 +153,8 @@ final class CuttingServer: @unchecked Sendable {
 struct TileURLTests {
     /// Each page (level) of the pyramidal TIFF at `path` as vips writes it to PNG: the same pixels
     /// give the same bytes.
-    private func pages(_ path: String, count: Int, in folder: TemporaryFolder) throws -> [Data] {
-        try (0..<count).map { page in
-            let png = folder.path("page-\(UUID().uuidString).png")
-            try ExternalTools.run("/usr/bin/vips", ["copy", path + "[page=\(page)]", png])
-            return try Data(contentsOf: URL(fileURLWithPath: png))
-        }
+    private func pages(_ path: String, count: Int, in folder: TemporaryFolder) throws -> [[UInt8]] {
+        try (0..<count).map { try ExternalTools.vipsPagePNG(path, page: $0, folder: folder.url.path) }
     }
 
     private func server() throws -> TestWebServer {

@@ -90,10 +90,7 @@ enum PyramidTIFFFixtures {
 
     /// Page `page` of the TIFF at `path` as vips reads it, through a PNG.
     static func vipsPage(_ path: String, page: Int, folder: String) throws -> Bitmap {
-        let png = folder + "/page-\(page)-\(UInt32.random(in: 0...UInt32.max)).png"
-        defer { unlink(png) }
-        try ExternalTools.run(vips, ["copy", "\(path)[page=\(page)]", png])
-        return try Bitmap(decoding: ExternalTools.bytes(atPath: png))
+        try Bitmap(decoding: ExternalTools.vipsPagePNG(path, page: page, folder: folder))
     }
 
     /// The peak signal-to-noise ratio of the colour samples of `a` against `b`, in dB (infinity
