@@ -86,12 +86,10 @@ public final class AnimatedImageDecoder {
         case .webp:
             return ascii("VP8X", at: 12) && bytes.count > 20 && bytes[20] & 0x02 != 0
         case .png:
-            var offset = 8  // chunks: length, type, data, CRC
-            while offset + 8 <= bytes.count {
-                let length = Int(bytes[offset]) << 24 | Int(bytes[offset + 1]) << 16 | Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
-                if ascii("acTL", at: offset + 4) { return true }
-                if ascii("IDAT", at: offset + 4) { return false }
-                offset += 12 + length
+            var chunks = PNGChunks(bytes)
+            while let chunk = chunks.nextHeader() {
+                if chunk.type == PNGChunk.acTL { return true }
+                if chunk.type == PNGChunk.IDAT { return false }
             }
             return false
         case .avif:

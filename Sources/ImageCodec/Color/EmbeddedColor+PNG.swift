@@ -21,24 +21,20 @@ extension EmbeddedColor {
         var sRGB = false
         var gamma: Double?
         var chromaticities: ColorDescription.Chromaticities?
-        var offset = 8
-        chunks: while let length = bytes.bigEndian32(at: offset), bytes.count - offset >= 12 {
-            let data = offset + 8
-            guard length <= Int(Int32.max), length <= bytes.count - data - 4 else { break }  // cut short (or absurd)
-            let type = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[(offset + 4)..<data]), as: UTF8.self)
-            if type == "IDAT" || type == "IEND" {
+        let colorChunks: Set = [PNGChunk.cICP, PNGChunk.iCCP, PNGChunk.sRGB, PNGChunk.gAMA, PNGChunk.cHRM]
+        var chunks = PNGChunks(bytes)
+        while let chunk = chunks.next() {
+            if chunk.type == PNGChunk.IDAT || chunk.type == PNGChunk.IEND {
                 result.isComplete = true
-                break chunks
+                break
             }
-            let colorChunks: Set = ["cICP", "iCCP", "sRGB", "gAMA", "cHRM"]
-            offset = data + length + 4
-            guard colorChunks.contains(type) else { continue }
-            let crc = bytes.bigEndian32(at: data + length) ?? 0
-            guard fic_png_chunk_crc_matches(bytes.baseAddress! + data - 4, length + 4, UInt32(crc)) != 0 else {
+            guard colorChunks.contains(chunk.type) else { continue }
+            let type = chunk.name, length = chunk.length
+            guard chunks.crcMatches(chunk) else {
                 result.warnings.append("\(type) chunk ignored: its CRC does not match")
                 continue
             }
-            let chunk = UnsafeRawBufferPointer(rebasing: bytes[data..<(data + length)])
+            let chunk = chunks.data(chunk)
             switch type {
             case "cICP" where codePoints == nil:
                 guard length == 4 else { result.warnings.append("cICP chunk ignored: \(length) bytes instead of 4"); continue }

@@ -146,20 +146,16 @@ final class APNGAnimation: AnimationFrameSource {
     private static func payloads(
         of frame: APNGStructure.Frame, in bytes: UnsafeRawBufferPointer, _ feed: (UnsafeRawBufferPointer) throws -> Void
     ) throws {
-        var offset = frame.dataOffset
-        while offset <= bytes.count - 12 {
-            let length = Int(bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self).bigEndian)
-            guard length <= bytes.count - offset - 12 else { return }  // cut short
-            let type = bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self).bigEndian
-            switch type {
-            case APNGStructure.fcTL, APNGStructure.iend: return
-            case APNGStructure.idat where frame.usesImageData:
-                try feed(UnsafeRawBufferPointer(rebasing: bytes[offset + 8..<offset + 8 + length]))
-            case APNGStructure.fdAT where !frame.usesImageData:
-                try feed(UnsafeRawBufferPointer(rebasing: bytes[offset + 12..<offset + 8 + length]))
+        var chunks = PNGChunks(bytes, from: frame.dataOffset)
+        while let chunk = chunks.next() {  // until the bytes end (cut short), or:
+            switch chunk.type {
+            case PNGChunk.fcTL, PNGChunk.IEND: return
+            case PNGChunk.IDAT where frame.usesImageData:
+                try feed(chunks.data(chunk))
+            case PNGChunk.fdAT where !frame.usesImageData:
+                try feed(UnsafeRawBufferPointer(rebasing: chunks.data(chunk).dropFirst(4)))  // after the sequence number
             default: break
             }
-            offset += 12 + length
         }
     }
 }

@@ -1,5 +1,3 @@
-import CImageCodecSupport
-
 /// An APNG's animation chunks, walked once before any frame is decoded: `acTL` (frame and play
 /// counts), each `fcTL` (rectangle, delay, dispose and blend operations) and where the frame's
 /// data chunks start. Every rule browsers hold the chunks to is checked here; a file that breaks
@@ -42,28 +40,20 @@ struct APNGStructure {
         var sequence = 0
         var seenImageData = false
         var dataChunks = 0  // in the current frame
-        var offset = 8
+        var chunks = PNGChunks(bytes)
         func damaged(_ reason: String) -> Walk {
             .still("The APNG's animation chunks are damaged (\(reason)); its default image is shown, as browsers show it.")
         }
         func u32(_ at: Int) -> Int { Int(bytes.loadUnaligned(fromByteOffset: at, as: UInt32.self).bigEndian) }
         func u16(_ at: Int) -> Int { Int(bytes.loadUnaligned(fromByteOffset: at, as: UInt16.self).bigEndian) }
-        while true {
-            guard offset <= bytes.count - 12, case let length = u32(offset), length <= bytes.count - offset - 12 else {
-                structure.cut = true
-                break
-            }
-            let type = bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self).bigEndian
-            let data = offset + 8
-            let isAnimationChunk = type == acTL || type == fcTL || type == fdAT
+        while let chunk = chunks.next() {
+            let (type, length, data) = (chunk.type, chunk.length, chunk.dataOffset)
+            let isAnimationChunk = type == PNGChunk.acTL || type == PNGChunk.fcTL || type == PNGChunk.fdAT
             if isAnimationChunk {
-                let expected = bytes.loadUnaligned(fromByteOffset: data + length, as: UInt32.self).bigEndian
-                guard fic_png_chunk_crc_matches(bytes.baseAddress! + offset + 4, length + 4, expected) != 0 else {
-                    return damaged("a chunk fails its CRC check")
-                }
+                guard chunks.crcMatches(chunk) else { return damaged("a chunk fails its CRC check") }
             }
             switch type {
-            case acTL:
+            case PNGChunk.acTL:
                 guard !seenImageData else { return .still(nil) }  // after IDAT: not an APNG
                 guard length == 8, declared == nil else { return damaged("a bad acTL chunk") }
                 declared = u32(data)
@@ -71,7 +61,7 @@ struct APNGStructure {
                 structure.loopCount = u32(data + 4)
                 guard declared! > 0 else { return damaged("acTL declares no frames") }
                 try AnimationLimits.checkFrameCount(declared!, options: options, format: "APNG")
-            case fcTL:
+            case PNGChunk.fcTL:
                 guard declared != nil else { break }  // without acTL the file is a still PNG
                 guard length == 26, u32(data) == sequence else { return damaged("an fcTL chunk out of sequence") }
                 guard structure.frames.isEmpty || dataChunks > 0 else { return damaged("a frame without data") }
@@ -98,11 +88,11 @@ struct APNGStructure {
                             / (denominator == 0 ? 100 : denominator),
                         // The first frame's "previous" is the transparent canvas: the spec makes it "background".
                         dispose: disposeOp == 0 ? .none : disposeOp == 1 || first ? .background : .previous,
-                        blendsOver: blendOp == 1, dataOffset: offset + 12 + length, usesImageData: !seenImageData))
-            case idat:
+                        blendsOver: blendOp == 1, dataOffset: chunk.end, usesImageData: !seenImageData))
+            case PNGChunk.IDAT:
                 if structure.frames.last?.usesImageData == true { dataChunks += 1 }
                 seenImageData = true
-            case fdAT:
+            case PNGChunk.fdAT:
                 guard declared != nil else { break }
                 // Four bytes of sequence number and no data is a valid piece (the APNG test
                 // suite's "split fdAT with zero-length chunk").
@@ -111,22 +101,16 @@ struct APNGStructure {
                 }
                 sequence += 1
                 dataChunks += 1
-            case iend:
+            case PNGChunk.IEND:
                 guard let declared else { return .still(nil) }
                 guard structure.frames.count == declared, dataChunks > 0 else { return damaged("fewer frames than acTL declares") }
                 return .animation(structure)
             default:
                 break
             }
-            offset += 12 + length
         }
+        structure.cut = chunks.isCut
         guard declared != nil, !structure.frames.isEmpty else { return .still(nil) }
         return .animation(structure)
     }
-
-    static let acTL: UInt32 = 0x6163_544C
-    static let fcTL: UInt32 = 0x6663_544C
-    static let fdAT: UInt32 = 0x6664_4154
-    static let idat: UInt32 = 0x4944_4154
-    static let iend: UInt32 = 0x4945_4E44
 }

@@ -29,39 +29,23 @@ enum PNGImageData {
             throw ImageCacheError(.overMemoryBudget, "Could not allocate a PNG inflater: out of memory.")
         }
         defer { fic_png_inflater_destroy(inflater) }
-        var offset = 8
+        var chunks = PNGChunks(bytes)
         var seenImageData = false
         var afterImageData = false
-        while true {
-            guard offset <= bytes.count - 12 else {
-                if !seenImageData || Int(fic_png_inflater_rows(inflater)) < ihdr.height {
-                    throw truncated(rows: Int(fic_png_inflater_rows(inflater)), of: ihdr.height)
-                }
-                if strict {
-                    throw ImageCacheError(
-                        .truncated, "The PNG ends without its IEND chunk. The file was cut short; download or copy it again.")
-                }
-                return
-            }
-            let length = Int(bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self).bigEndian)
-            let type = bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self).bigEndian
-            guard length <= bytes.count - offset - 12 else {
-                throw truncated(rows: Int(fic_png_inflater_rows(inflater)), of: ihdr.height)
-            }
+        while let chunk = chunks.next() {
             // Critical chunks (upper-case first letter) must be intact; ancillary ones too when strict.
-            if type & 0x2000_0000 == 0 || strict {
-                let expected = bytes.loadUnaligned(fromByteOffset: offset + 8 + length, as: UInt32.self).bigEndian
-                guard fic_png_chunk_crc_matches(bytes.baseAddress! + offset + 4, length + 4, expected) != 0 else {
+            if chunk.isCritical || strict {
+                guard chunks.crcMatches(chunk) else {
                     throw ImageCacheError(
-                        .corruptData, "The PNG's \(name(type)) chunk fails its CRC check. The file is damaged; re-export it.")
+                        .corruptData, "The PNG's \(chunk.name) chunk fails its CRC check. The file is damaged; re-export it.")
                 }
             }
-            if type == Self.idat {
+            if chunk.type == PNGChunk.IDAT {
                 guard !afterImageData else {
                     throw ImageCacheError(.corruptData, "The PNG's image data is split by other chunks. The file is damaged; re-export it.")
                 }
                 seenImageData = true
-                try feed(inflater, bytes.baseAddress! + offset + 8, length, sink)
+                try feed(inflater, chunks.data(chunk), sink)
             } else if seenImageData {
                 if !afterImageData {
                     afterImageData = true
@@ -69,14 +53,20 @@ enum PNGImageData {
                     guard rows == ihdr.height else { throw truncated(rows: rows, of: ihdr.height) }
                     if !strict { return }
                 }
-                if type == Self.iend { return }
-                // A critical chunk (upper-case first letter) after the image data that is not IEND.
-                if type & 0x2000_0000 == 0 {
+                if chunk.type == PNGChunk.IEND { return }
+                // A critical chunk after the image data that is not IEND.
+                if chunk.isCritical {
                     throw ImageCacheError(
-                        .corruptData, "The PNG has a critical \(name(type)) chunk after its image data. The file is damaged.")
+                        .corruptData, "The PNG has a critical \(chunk.name) chunk after its image data. The file is damaged.")
                 }
             }
-            offset += 12 + length
+        }
+        // The bytes end before the next chunk is complete.
+        if !seenImageData || Int(fic_png_inflater_rows(inflater)) < ihdr.height {
+            throw truncated(rows: Int(fic_png_inflater_rows(inflater)), of: ihdr.height)
+        }
+        if strict {
+            throw ImageCacheError(.truncated, "The PNG ends without its IEND chunk. The file was cut short; download or copy it again.")
         }
     }
 
@@ -101,18 +91,18 @@ enum PNGImageData {
         try withoutActuallyEscaping(row) { row in
             let sink = RowSink(row)
             try payloads { payload in
-                guard let base = payload.baseAddress, !payload.isEmpty else { return }
-                try feed(inflater, base, payload.count, sink)
+                try feed(inflater, payload, sink)
             }
         }
         return (Int(fic_png_inflater_rows(inflater)), fic_png_inflater_beyond_last_row(inflater) != 0)
     }
 
-    /// Feeds `length` bytes of zlib data at `data` to `inflater`, rows going to `sink`.
-    private static func feed(_ inflater: OpaquePointer, _ data: UnsafeRawPointer, _ length: Int, _ sink: RowSink) throws {
+    /// Feeds the zlib data `data` to `inflater`, rows going to `sink`.
+    private static func feed(_ inflater: OpaquePointer, _ data: UnsafeRawBufferPointer, _ sink: RowSink) throws {
+        guard let base = data.baseAddress, !data.isEmpty else { return }
         let status = withExtendedLifetime(sink) {
             fic_png_inflater_feed(
-                inflater, data, length,
+                inflater, base, data.count,
                 { context, index, samples in
                     guard let context, let samples else { return 1 }
                     return Unmanaged<RowSink>.fromOpaque(context).takeUnretainedValue().deliver(Int(index), samples)
@@ -126,15 +116,6 @@ enum PNGImageData {
             throw ImageCacheError(
                 .corruptData, "The PNG's image data is corrupt (bad compressed data or filter type). Re-export the image.")
         }
-    }
-
-    private static let idat: UInt32 = 0x4944_4154
-    private static let iend: UInt32 = 0x4945_4E44
-
-    private static func name(_ type: UInt32) -> String {
-        let bytes = [UInt8(type >> 24 & 0xFF), UInt8(type >> 16 & 0xFF), UInt8(type >> 8 & 0xFF), UInt8(type & 0xFF)]
-        return bytes.allSatisfy { (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) }
-            ? String(decoding: bytes, as: UTF8.self) : "unnamed"
     }
 
     private static func truncated(rows: Int, of height: Int) -> ImageCacheError {

@@ -39,7 +39,7 @@ final class PNGRowPipeline {
     /// Opens a PNG held in `bytes`, which must outlive the pipeline.
     convenience init(bytes: UnsafeRawBufferPointer, maximumPixelCount: Int, strict: Bool) throws {
         let context = try PNGContext(bytes: bytes, maximumPixelCount: maximumPixelCount, strict: strict)
-        try self.init(context: context, stream: nil, orientation: PNGChunkWalker.orientation(bytes), bytes: bytes)
+        try self.init(context: context, stream: nil, orientation: PNGExifOrientation.orientation(bytes), bytes: bytes)
         self.strict = strict
     }
 

@@ -2,7 +2,9 @@ import CSpng
 
 /// PNG bytes pulled on demand from a caller's reader, for libspng's stream input, through a small
 /// buffer. On the way it watches the chunk structure, keeping the first `eXIf` payload that comes
-/// before the image data (libspng itself drops one written with the `Exif\0\0` prefix).
+/// before the image data (libspng itself drops one written with the `Exif\0\0` prefix): the bytes
+/// go by a piece at a time, so it reads each chunk header as it passes (``PNGChunk``), where the
+/// paths with the whole file in memory walk it with ``PNGChunks``.
 final class PNGStream {
     /// Fills a buffer and returns how many bytes it wrote; 0 at the end of the data.
     typealias Reader = (UnsafeMutableRawBufferPointer) throws -> Int
@@ -92,19 +94,22 @@ final class PNGStream {
                 header.append(bytes[index])
                 index += 1
                 guard header.count == 8 else { continue }
-                let length = Int(header[0]) << 24 | Int(header[1]) << 16 | Int(header[2]) << 8 | Int(header[3])
-                let type = (header[4], header[5], header[6], header[7])
+                let chunk = header.withUnsafeBytes { PNGChunk(offset: 0, header: $0) }
                 header.removeAll(keepingCapacity: true)
-                switch type {
-                case (0x49, 0x44, 0x41, 0x54), (0x49, 0x45, 0x4E, 0x44):  // IDAT, IEND: done
+                guard let chunk else {  // an absurd length: libspng refuses the file
                     watching = false
-                case (0x65, 0x58, 0x49, 0x66) where exif == nil:  // the first eXIf
-                    keepExif = min(length, Self.exifLimit)
+                    continue
+                }
+                switch chunk.type {
+                case PNGChunk.IDAT, PNGChunk.IEND:  // done
+                    watching = false
+                case PNGChunk.eXIf where exif == nil:  // the first eXIf
+                    keepExif = min(chunk.length, Self.exifLimit)
                     exif = []
                     exif?.reserveCapacity(keepExif)
-                    skip = length - keepExif + 4  // the rest of it, and its CRC
+                    skip = chunk.length - keepExif + 4  // the rest of it, and its CRC
                 default:
-                    skip = length + 4
+                    skip = chunk.length + 4
                 }
             }
         }
