@@ -71,6 +71,10 @@ import Testing
         let noEnd = Array(png.dropLast(12))
         #expect((try? ImageDecoder.decode(noEnd, options: DecodingOptions(allowCorruptData: false))) == nil)
         #expect(try ImageDecoder.decode(noEnd).width == 64)
+        // An ancillary chunk after the image data, cut short: the same (its rows are all there).
+        let cutAfter = noEnd + Array(PNGFiles.chunk("tEXt", Array("Comment\0after the image data".utf8)).prefix(20))
+        #expect((try? ImageDecoder.decode(cutAfter, options: DecodingOptions(allowCorruptData: false))) == nil)
+        #expect(try PixelComparison.identical(ImageDecoder.decode(cutAfter), ImageDecoder.decode(png)))
         // A filter type beyond 4.
         var badFilter = PNGFiles.png(width: 64, height: 64, bitDepth: 8, colorType: 2, rows: rows)
         let idat = try #require(PNGFiles.chunks(badFilter).firstIndex { $0.type == "IDAT" })
