@@ -8,36 +8,38 @@ import Foundation
 /// once as the original demo did (``ConventionalStore``). The gallery can switch to it when it
 /// is ready.
 final class ConventionalPreparation {
-    private let result = LockedBox<Result<ConventionalStore, CLIError>?>(nil)
+    private let result: LockedBox<Result<ConventionalStore, CLIError>?>
     private var made: ConventionalCellSource?
     private let photoCount: Int
-    private let progress = LockedBox(0)
-    private let done = DispatchSemaphore(value: 0)
+    private let progress: LockedBox<Int>
+    private let thread: WorkerThread
 
     /// Starts making the thumbnails with `build` on a thread of its own. `build` returns the
     /// store, with one thumbnail per photo of the catalog, in catalog order.
-    init(photoCount: Int, build: @escaping @Sendable (_ progress: @Sendable (Int) -> Void) throws -> ConventionalStore) {
+    ///
+    /// - Throws: ``CLIError`` when the system cannot start another thread.
+    init(photoCount: Int, build: @escaping @Sendable (_ progress: @Sendable (Int) -> Void) throws -> ConventionalStore) throws {
         self.photoCount = photoCount
-        let result = self.result, progress = self.progress, done = self.done
-        let thread = Thread {
-            defer { done.signal() }
-            do {
-                let store = try build { done in progress.withLockedValue { $0 = done } }
-                result.withLockedValue { $0 = .success(store) }
-            } catch let error as CLIError {
-                result.withLockedValue { $0 = .failure(error) }
-            } catch {
-                result.withLockedValue { $0 = .failure(CLIError("\(error)")) }
+        let result = LockedBox<Result<ConventionalStore, CLIError>?>(nil), progress = LockedBox(0)
+        self.result = result
+        self.progress = progress
+        thread = try CLIError.starting("the JPEG thumbnails") {
+            try WorkerThread(name: "fic view: conventional thumbnails") {
+                do {
+                    let store = try build { done in progress.withLockedValue { $0 = done } }
+                    result.withLockedValue { $0 = .success(store) }
+                } catch let error as CLIError {
+                    result.withLockedValue { $0 = .failure(error) }
+                } catch {
+                    result.withLockedValue { $0 = .failure(CLIError("\(error)")) }
+                }
             }
         }
-        thread.name = "fic view: conventional thumbnails"
-        thread.start()
     }
 
     /// Waits until the thread has finished (before its folder is removed).
     func waitUntilReady() {
-        done.wait()
-        done.signal()
+        thread.join()
     }
 
     /// Whether the thumbnails are ready (or failed).

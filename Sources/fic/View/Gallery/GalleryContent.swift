@@ -71,10 +71,10 @@ final class GalleryContent {
             }
             pending.append(index)
         }
-        let ingest = BackgroundIngest(photos: photos, pending: pending, cache: cache, catalog: catalog, keeping: opened.keeping)
+        let ingest = try BackgroundIngest(photos: photos, pending: pending, cache: cache, catalog: catalog, keeping: opened.keeping)
         let closing = LockedBox(false)
         // From the cache's images once the ingest has settled: the photos are not decoded again.
-        let conventional = ConventionalPreparation(photoCount: photos.photos.count) { progress in
+        let conventional = try ConventionalPreparation(photoCount: photos.photos.count) { progress in
             ingest.waitUntilSettled()
             return try ConventionalThumbnails.fromCache(
                 cache, format: format, items: catalog.items, folder: work + "/thumbnails",
@@ -109,7 +109,7 @@ final class GalleryContent {
             let catalog = GalleryCatalog(items: labels.map { .entityID($0) })
             let work = try DemoPhotos.outputFolder(nil)
             let closing = LockedBox(false)
-            let conventional = ConventionalPreparation(photoCount: labels.count) { progress in
+            let conventional = try ConventionalPreparation(photoCount: labels.count) { progress in
                 try ConventionalThumbnails.fromCache(
                     cache, format: format, items: labels.map { .entityID($0) }, folder: work, progress: progress,
                     shouldStop: { closing.withLockedValue { $0 } })

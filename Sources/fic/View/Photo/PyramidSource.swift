@@ -77,43 +77,43 @@ final class PyramidSource: Sendable {
         source.progress(received: 0, total: Int(info.st_size))
         source.building(builder)
         source.onCancel { builder.cancel() }
-        let thread = Thread {
-            defer { try? file.close() }
-            do {
-                if holdAfterBytes == nil {
-                    // The builder reads the file itself: in chunks, or where it lies for a format
-                    // whose directory comes last (TIFF).
-                    source.finish(try builder.build(contentsOf: path) { source.progress(adding: $0) })
-                    return
-                }
-                var fed = 0
-                var settled: (rows: [Int], since: ContinuousClock.Instant)?
-                while !source.isCancelled {
-                    if let holdAfterBytes, fed >= holdAfterBytes {
-                        // Held: once the writes of what was fed have settled (no row of tiles
-                        // completed for 300 ms), the viewer may count as idle.
-                        usleep(10_000)
-                        let rows = builder.completedTileRows
-                        if settled?.rows != rows { settled = (rows, .now) }
-                        if let settled, ContinuousClock.now - settled.since > .milliseconds(300) { source.held() }
-                        continue
-                    }
-                    let count = min(1 << 20, holdAfterBytes.map { $0 - fed } ?? Int.max)
-                    let chunk = try file.read(upToCount: count) ?? Data()
-                    fed += chunk.count
-                    if chunk.isEmpty {
-                        source.finish(try builder.finish())
+        try CLIError.starting("the pyramid's build") {
+            try WorkerThread.detach(name: "fic view: pyramid") {
+                defer { try? file.close() }
+                do {
+                    if holdAfterBytes == nil {
+                        // The builder reads the file itself: in chunks, or where it lies for a format
+                        // whose directory comes last (TIFF).
+                        source.finish(try builder.build(contentsOf: path) { source.progress(adding: $0) })
                         return
                     }
-                    try builder.append(chunk)
-                    source.progress(adding: chunk.count)
+                    var fed = 0
+                    var settled: (rows: [Int], since: ContinuousClock.Instant)?
+                    while !source.isCancelled {
+                        if let holdAfterBytes, fed >= holdAfterBytes {
+                            // Held: once the writes of what was fed have settled (no row of tiles
+                            // completed for 300 ms), the viewer may count as idle.
+                            usleep(10_000)
+                            let rows = builder.completedTileRows
+                            if settled?.rows != rows { settled = (rows, .now) }
+                            if let settled, ContinuousClock.now - settled.since > .milliseconds(300) { source.held() }
+                            continue
+                        }
+                        let count = min(1 << 20, holdAfterBytes.map { $0 - fed } ?? Int.max)
+                        let chunk = try file.read(upToCount: count) ?? Data()
+                        fed += chunk.count
+                        if chunk.isEmpty {
+                            source.finish(try builder.finish())
+                            return
+                        }
+                        try builder.append(chunk)
+                        source.progress(adding: chunk.count)
+                    }
+                } catch {
+                    if !source.isCancelled { source.fail("cannot tile \(path): \(error)") }
                 }
-            } catch {
-                if !source.isCancelled { source.fail("cannot tile \(path): \(error)") }
             }
         }
-        thread.name = "fic view: pyramid"
-        thread.start()
         return source
     }
 

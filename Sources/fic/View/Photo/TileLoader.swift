@@ -26,34 +26,31 @@ final class TileLoader: Sendable {
         /// Counts ``written(switchingTo:)`` calls: a refusal from before the last one is retried.
         var generation = 0
         var stopped = false
+        /// Counts the changes a reader thread with nothing to do waits for (work asked for, rows
+        /// written, a stop), so that none made between its last look and its wait is missed.
+        var wakes = 0
         var reads = 0
         var readNanoseconds: UInt64 = 0
     }
 
     /// The most tiles resident at once.
     let capacity: Int
-    private let state: LockedBox<State>
-    private let wake = DispatchSemaphore(value: 0)
-    private let exited = DispatchSemaphore(value: 0)
-    private let threads: Int
+    private let state: ConditionBox<State>
+    private let threads: LockedBox<[WorkerThread]>
     /// A pause after each read, in microseconds (tests use it to see coarse tiles stand in).
     private let readDelay: UInt32
 
     /// Starts `threads` reader threads for `reader` (a pyramid, or a builder at work), keeping at
     /// most `capacity` tiles, each read followed by a pause of `readDelayMilliseconds` (0 but in tests).
+    /// A thread that cannot be started is done without: the others read its share, and with none
+    /// the view shows placeholders.
     init(reader: any TileReading, capacity: Int, threads: Int = 2, readDelayMilliseconds: Int = 0) {
-        state = LockedBox(State(reader: reader))
+        state = ConditionBox(State(reader: reader))
         self.capacity = max(8, capacity)
-        self.threads = threads
+        self.threads = LockedBox([])
         readDelay = UInt32(min(max(0, readDelayMilliseconds), 10_000) * 1000)
-        for i in 0..<threads {
-            let thread = Thread { [self] in
-                defer { exited.signal() }
-                readLoop()
-            }
-            thread.name = "fic view: tiles \(i)"
-            thread.start()
-        }
+        let started = (0..<threads).compactMap { i in try? WorkerThread(name: "fic view: tiles \(i)") { [self] in readLoop() } }
+        self.threads.withLockedValue { $0 = started }
     }
 
     /// Hands over what the frame needs and returns the tiles of `plan.keep` resident now. A
@@ -69,9 +66,11 @@ final class TileLoader: Sendable {
             let work = s.wanted.contains {
                 s.resident[$0] == nil && !s.loading.contains($0) && s.failed[$0] == nil && !s.notWritten.contains($0)
             }
+            if work { s.wakes += 1 }
             return (snapshot, work)
         }
-        if work { wake.signal() }
+        // Most frames ask for nothing new: the reader threads are woken only when there is work.
+        if work { state.broadcast() }
         return snapshot
     }
 
@@ -83,10 +82,11 @@ final class TileLoader: Sendable {
             if let reader { s.reader = reader }
             s.generation += 1
             let retry = !s.notWritten.isEmpty
+            if retry { s.wakes += 1 }
             s.notWritten = []
             return retry
         }
-        if work { wake.signal() }
+        if work { state.broadcast() }
     }
 
     /// Whether nothing is being read and every wanted tile is resident, failed, or refused as not
@@ -114,14 +114,17 @@ final class TileLoader: Sendable {
 
     /// Stops the threads and waits for them.
     func stop() {
-        state.withLockedValue { $0.stopped = true }
-        for _ in 0..<threads { wake.signal() }
-        for _ in 0..<threads { exited.wait() }
+        state.update { s in
+            s.stopped = true
+            s.wakes += 1
+        }
+        for thread in threads.withLockedValue({ $0 }) { thread.join() }
     }
 
     private enum Job {
         case stop
-        case idle
+        /// Nothing to do until ``State/wakes`` moves past this count.
+        case idle(wakes: Int)
         case read(TileKey, PageBuffer?, any TileReading, Int)
     }
 
@@ -130,7 +133,7 @@ final class TileLoader: Sendable {
         while true {
             switch nextJob() {
             case .stop: return
-            case .idle: wake.wait()
+            case .idle(let seen): state.withLockedValue(waitingUntil: { $0.wakes != seen }) { _ in }
             case .read(let key, let reused, let reader, let generation):
                 read(key, from: reader, generation: generation, reusing: reused, scratch: scratch)
             }
@@ -147,7 +150,7 @@ final class TileLoader: Sendable {
                 let key = s.wanted.first(where: {
                     s.resident[$0] == nil && !s.loading.contains($0) && s.failed[$0] == nil && !s.notWritten.contains($0)
                 })
-            else { return .idle }
+            else { return .idle(wakes: s.wakes) }
             var buffer: PageBuffer?
             if let free = s.free.popLast() {
                 buffer = free
@@ -157,7 +160,7 @@ final class TileLoader: Sendable {
                 s.resident[victim.key] = nil
                 buffer = victim.value
             } else {
-                return .idle  // everything resident is needed: the plan is larger than the capacity
+                return .idle(wakes: s.wakes)  // everything resident is needed: the plan is larger than the capacity
             }
             s.loading.insert(key)
             return .read(key, buffer, s.reader, s.generation)

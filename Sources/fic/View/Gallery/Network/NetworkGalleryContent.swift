@@ -139,13 +139,8 @@ final class NetworkGalleryContent {
     /// Closes the cache, shuts the loader's HTTP client down and removes the temporary files.
     func close() {
         cache.close()
-        let done = DispatchSemaphore(value: 0)
         let loader = self.loader
-        Task {
-            try? await loader.shutdown()
-            done.signal()
-        }
-        done.wait()
+        waitForTask { try? await loader.shutdown() }
         if let temporaryFolder { try? FileManager.default.removeItem(atPath: temporaryFolder) }
     }
 }

@@ -33,7 +33,8 @@ final class PhotoAnimation: Sendable {
     let directory: String
     private let isTemporary: Bool
     private let state = LockedBox(Storing.running)
-    private let finished = DispatchSemaphore(value: 0)
+    /// The thread storing the frames, once started.
+    private let storingThread = LockedBox<WorkerThread?>(nil)
 
     private init(cache: ImageCache, entity: FileEntity, format: ImageFormat, info: AnimationInfo, directory: String, isTemporary: Bool) {
         self.cache = cache
@@ -84,18 +85,20 @@ final class PhotoAnimation: Sendable {
 
     /// Stores every frame (nothing when they are stored from an earlier launch), then says so.
     private func store(_ bytes: ImageBytes) {
-        let cache = self.cache, entity = self.entity, state = self.state, finished = self.finished
-        let thread = Thread {
-            defer { finished.signal() }
-            do {
-                try cache.storeImages(from: .bytes(bytes), for: entity)
-                state.withLockedValue { $0 = .done }
-            } catch {
-                state.withLockedValue { $0 = .failed("cannot store the frames: \(error)") }
+        let cache = self.cache, entity = self.entity, state = self.state
+        do {
+            let thread = try WorkerThread(name: "fic view: frames") {
+                do {
+                    try cache.storeImages(from: .bytes(bytes), for: entity)
+                    state.withLockedValue { $0 = .done }
+                } catch {
+                    state.withLockedValue { $0 = .failed("cannot store the frames: \(error)") }
+                }
             }
+            storingThread.withLockedValue { $0 = thread }
+        } catch {
+            state.withLockedValue { $0 = .failed("cannot start a thread to store the frames: \(error)") }
         }
-        thread.name = "fic view: frames"
-        thread.start()
     }
 
     /// What storing the frames has come to.
@@ -110,8 +113,7 @@ final class PhotoAnimation: Sendable {
     /// thread, and removes a temporary cache.
     func close() {
         cache.close()
-        finished.wait()
-        finished.signal()  // later calls return at once
+        storingThread.withLockedValue { $0 }?.join()
         if isTemporary { try? FileManager.default.removeItem(atPath: directory) }
     }
 }

@@ -33,12 +33,12 @@ final class RemoteTileSource: Sendable {
             throw CLIError("cannot make the cache folder \(cacheFolder): \(error.localizedDescription)")
         }
         let loader = OriginalsLoader(originals: nil, logger: CacheOpener.quietLogger)
-        let result = waitFor { try await RemoteTiledImage.open(url, loader: loader, directory: cacheFolder) }
+        let result = waitForTask { try await RemoteTiledImage.open(url, loader: loader, directory: cacheFolder) }
         switch result {
         case .success(let image):
             return RemoteTileSource(image: image, loader: loader)
         case .failure(let error):
-            waitFor { try? await loader.shutdown() }
+            waitForTask { try? await loader.shutdown() }
             throw CLIError("cannot open the remote tiled image \(url.absoluteString): \(error)")
         }
     }
@@ -47,7 +47,7 @@ final class RemoteTileSource: Sendable {
     func close() {
         image.close()
         let loader = self.loader
-        waitFor { try? await loader.shutdown() }
+        waitForTask { try? await loader.shutdown() }
     }
 
     /// The statistics' figures: network responses (the descriptor's included), tiles fetched and
@@ -55,27 +55,6 @@ final class RemoteTileSource: Sendable {
     var figures: (downloads: Int, fetches: Int, decodes: Int) {
         let cache = image.cache.statistics
         return (loader.statistics.downloads, cache.sourceFetches, cache.sourceDecodes)
-    }
-
-    /// Runs `body` on a task of its own and waits for it: the command runs on the main thread,
-    /// which the window needs, so it cannot be async itself.
-    @discardableResult
-    private static func waitFor<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) -> Result<T, any Error> {
-        let box = LockedBox<Result<T, any Error>?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        Task.detached {
-            let result: Result<T, any Error>
-            do { result = .success(try await body()) } catch { result = .failure(error) }
-            box.withLockedValue { $0 = result }
-            done.signal()
-        }
-        done.wait()
-        return box.withLockedValue { $0! }
-    }
-
-    /// Runs `body` on a task of its own and waits for it (closing, from the viewer's thread).
-    private func waitFor(_ body: @escaping @Sendable () async -> Void) {
-        Self.waitFor { await body() }
     }
 }
 #endif
