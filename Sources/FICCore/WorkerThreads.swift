@@ -69,13 +69,10 @@ package final class WorkerThreads: Sendable {
     /// the work is queued throws `CancellationError`; queued work runs to the end.
     package func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try Task.checkCancellation()
-        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-            let accepted = submit {
-                continuation.resume(with: Result { try body() })
-            }
-            if !accepted {
-                continuation.resume(throwing: ImageCacheError(.closed, "the worker threads '\(name)' are stopped"))
-            }
+        let handoff = Handoff<T>()
+        return try await handoff.wait {
+            let accepted = submit { handoff.deliver(Result { try body() }) }
+            if !accepted { handoff.deliver(.failure(ImageCacheError(.closed, "the worker threads '\(name)' are stopped"))) }
         }
     }
 
