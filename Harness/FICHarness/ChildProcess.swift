@@ -1,3 +1,4 @@
+import FICCore
 import Foundation
 import Glibc
 
@@ -152,24 +153,25 @@ public final class ChildProcess: @unchecked Sendable {
     /// async code, call it through a thread of its own).
     public func wait(timeout: Duration) -> Ending {
         if let ended = ending() { return ended }
-        let reaped = DispatchSemaphore(value: 0)
-        let waiter = Thread { [self] in
-            var status: Int32 = 0
-            var result: pid_t
-            repeat { result = waitpid(pid, &status, 0) } while result < 0 && errno == EINTR
-            lock.lock()
-            if result == pid { reapedStatus = status }
-            lock.unlock()
-            reaped.signal()
+        let reaped = ConditionBox(false)
+        let waiter: WorkerThread
+        do {
+            waiter = try WorkerThread(name: "child waiter") { [self] in
+                var status: Int32 = 0
+                var result: pid_t
+                repeat { result = waitpid(pid, &status, 0) } while result < 0 && errno == EINTR
+                lock.lock()
+                if result == pid { reapedStatus = status }
+                lock.unlock()
+                reaped.update { $0 = true }
+            }
+        } catch {
+            preconditionFailure("cannot start a thread to wait for child \(pid): \(error)")
         }
-        waiter.start()
-        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
-        if reaped.wait(timeout: .now() + seconds) == .success {
-            return ending() ?? .signalled(SIGKILL)
-        }
-        Glibc.kill(pid, SIGKILL)  // the waiter then reaps it
-        reaped.wait()
-        return .timedOut(timeout)
+        let inTime = reaped.withLockedValue(waitingUpTo: timeout) { done, timedOut -> Bool? in done ? true : timedOut ? false : nil }
+        if !inTime { Glibc.kill(pid, SIGKILL) }  // the waiter then reaps it
+        waiter.join()
+        return inTime ? ending() ?? .signalled(SIGKILL) : .timedOut(timeout)
     }
 
     /// Waits until it has stopped after a `SIGSTOP`; false if it ended instead.

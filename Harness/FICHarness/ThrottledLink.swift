@@ -40,8 +40,12 @@ public final class ThrottledLink: @unchecked Sendable {
         _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
         listener = fd
         port = Int(UInt16(bigEndian: address.sin_port))
-        let thread = Thread { [self] in acceptLoop() }
-        thread.start()
+        do {
+            try WorkerThread.detach(name: "throttled link") { [self] in acceptLoop() }
+        } catch {
+            close(fd)
+            throw HarnessError("cannot start the link's thread: \(error)")
+        }
     }
 
     /// Stops every byte on its way to the clients until ``resume()``: connections stay open and
@@ -106,12 +110,15 @@ public final class ThrottledLink: @unchecked Sendable {
                     close(server)
                 }
             }
-            Thread { [self] in
-                relay(from: client, to: server, throttled: false); finish()
-            }.start()
-            Thread { [self] in
-                relay(from: server, to: client, throttled: true); finish()
-            }.start()
+            for (source, target, throttled) in [(client, server, false), (server, client, true)] {
+                do {
+                    try WorkerThread.detach(name: "link relay") { [self] in
+                        relay(from: source, to: target, throttled: throttled); finish()
+                    }
+                } catch {
+                    finish()  // the connection ends when both directions have
+                }
+            }
         }
     }
 
