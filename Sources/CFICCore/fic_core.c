@@ -71,6 +71,10 @@ int fic_mremap_fixed(void *old_address, size_t size, void *target) {
     return moved == target ? 0 : errno;
 }
 
+int fic_start_writeback(int fd, int64_t offset, int64_t length) {
+    return sync_file_range(fd, (off64_t)offset, (off64_t)length, SYNC_FILE_RANGE_WRITE);
+}
+
 int fic_fstatfs_type(int fd, uint64_t *type) {
     struct statfs info;
     if (fstatfs(fd, &info) != 0) return -1;

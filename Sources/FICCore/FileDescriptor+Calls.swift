@@ -144,6 +144,16 @@ extension FileDescriptor {
         _ = try retryingSystemCall("fsync", path: path) { fsync(rawValue) }
     }
 
+    /// Starts writing the changed pages of `length` bytes at `offset` to the disk, without
+    /// waiting for them (`sync_file_range` with `SYNC_FILE_RANGE_WRITE`): a file written in
+    /// pieces and then ``synchronize(path:)``ed is mostly on the disk by then, instead of all of
+    /// it being written while the final flush waits. A hint: nothing is promised until that
+    /// flush, so its failure (a file system without it) is ignored.
+    package func startWriteback(offset: Int, length: Int) {
+        guard length > 0 else { return }
+        _ = fic_start_writeback(rawValue, Int64(offset), Int64(length))
+    }
+
     /// The file's status.
     package func status(path: String?) throws -> Glibc.stat {
         var st = Glibc.stat()

@@ -31,6 +31,11 @@ int fic_memfd_create(const char *name);
 /// the C function is variadic. Returns 0, or the errno.
 int fic_mremap_fixed(void *old_address, size_t size, void *target);
 
+/// sync_file_range(fd, offset, length, SYNC_FILE_RANGE_WRITE): starts the write-out of the
+/// range's dirty pages without waiting (Swift's Glibc module leaves it out, a GNU extension).
+/// Returns 0, or -1 with errno set.
+int fic_start_writeback(int fd, int64_t offset, int64_t length);
+
 /// fstatfs(fd)'s f_type (the file system's magic number) in *type, which Swift cannot reach
 /// (Glibc's module map leaves out sys/vfs.h). Returns 0, or -1 with errno set.
 int fic_fstatfs_type(int fd, uint64_t *type);

@@ -101,6 +101,9 @@ public final class PyramidTIFFWriter: Sendable {
             return at
         }
         try bytes.withUnsafeBytes { try file.writeAll($0, at: at, path: path) }
+        // On its way to the disk now, so that the flush before the TIFF gets its name has only
+        // the last tiles left to wait for (it waited 0.6 s for a 1.3 GB raw TIFF's tiles).
+        file.startWriteback(offset: at, length: bytes.count)
         state.withLockedValue { state in
             state.offsets[level][index] = UInt64(at)
             state.byteCounts[level][index] = UInt64(bytes.count)
