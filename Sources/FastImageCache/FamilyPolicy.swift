@@ -27,7 +27,7 @@ struct FamilyPolicy: Sendable {
     /// The cache's logger: recoverable damage a decode went past is logged there.
     let logger: Logger
     /// How long a store waits for another maker of the same images before it makes them itself
-    /// (``TableOpenOptions/claimTimeout``; only a stopped maker keeps it waiting that long: the
+    /// (`TableOpenOptions.claimTimeout`; only a stopped maker keeps it waiting that long: the
     /// claim dies with its holder).
     let claimTimeout: Duration
 

@@ -45,7 +45,7 @@ extension ImageCache {
     /// waits for it and returns its images instead of decoding the source again
     /// (``CacheStatistics/storesThatWaited``, ``CacheStatistics/storesMadeByOthers``). The wait
     /// ends when the other finishes or dies; only one stopped in the middle keeps it waiting, for
-    /// at most ``TableOpenOptions/claimTimeout`` (a minute unless the cache was opened with
+    /// at most `TableOpenOptions.claimTimeout` (a minute unless the cache was opened with
     /// another), after which this one decodes.
     @discardableResult
     public func storeImages(from source: SourceImage, for entity: some ImageEntity, family: String? = nil, releasingPages: Bool = false)
