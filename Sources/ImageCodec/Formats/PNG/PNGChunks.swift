@@ -34,7 +34,6 @@ struct PNGChunk: Equatable {
             ? String(decoding: letters, as: UTF8.self) : "unnamed"
     }
 
-    static let IHDR: UInt32 = 0x4948_4452
     static let IDAT: UInt32 = 0x4944_4154
     static let IEND: UInt32 = 0x4945_4E44
     static let acTL: UInt32 = 0x6163_544C
@@ -58,9 +57,9 @@ struct PNGChunk: Equatable {
 struct PNGChunks {
     private let bytes: UnsafeRawBufferPointer
     /// Where the next chunk starts.
-    private(set) var offset = 8
-    /// Whether the walk ended at a chunk that is not all there: the bytes end inside its header,
-    /// data or CRC (the file was cut short), or its length is absurd.
+    private var offset = 8
+    /// Whether the walk ended because the bytes did (before an `IEND` the caller stopped at, or
+    /// inside a chunk's header, data or CRC: the file was cut short), or at an absurd length.
     private(set) var isCut = false
 
     /// The chunks of the PNG `bytes` from the one at `offset` on: by default the first, after

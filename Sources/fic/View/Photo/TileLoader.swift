@@ -31,6 +31,12 @@ final class TileLoader: Sendable {
         var wakes = 0
         var reads = 0
         var readNanoseconds: UInt64 = 0
+
+        /// Whether `key` is to be read: neither resident nor being read, nor failed, nor refused
+        /// as not written yet.
+        func needsReading(_ key: TileKey) -> Bool {
+            resident[key] == nil && !loading.contains(key) && failed[key] == nil && !notWritten.contains(key)
+        }
     }
 
     /// The most tiles resident at once.
@@ -63,9 +69,7 @@ final class TileLoader: Sendable {
             var snapshot: [TileKey: PageBuffer] = [:]
             snapshot.reserveCapacity(plan.keep.count)
             for key in plan.keep { if let b = s.resident[key] { snapshot[key] = b } }
-            let work = s.wanted.contains {
-                s.resident[$0] == nil && !s.loading.contains($0) && s.failed[$0] == nil && !s.notWritten.contains($0)
-            }
+            let work = s.wanted.contains(where: s.needsReading)
             if work { s.wakes += 1 }
             return (snapshot, work)
         }
@@ -146,11 +150,7 @@ final class TileLoader: Sendable {
     private func nextJob() -> Job {
         state.withLockedValue { s -> Job in
             if s.stopped { return .stop }
-            guard
-                let key = s.wanted.first(where: {
-                    s.resident[$0] == nil && !s.loading.contains($0) && s.failed[$0] == nil && !s.notWritten.contains($0)
-                })
-            else { return .idle(wakes: s.wakes) }
+            guard let key = s.wanted.first(where: s.needsReading) else { return .idle(wakes: s.wakes) }
             var buffer: PageBuffer?
             if let free = s.free.popLast() {
                 buffer = free
