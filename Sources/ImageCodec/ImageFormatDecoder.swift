@@ -35,6 +35,17 @@ package protocol ImageFormatDecoder: Sendable {
     /// they can, upright unless asked otherwise.
     static func decode(_ bytes: UnsafeRawBufferPointer, options: DecodingOptions) throws -> DecodedImage
 
+    /// Whether the complete file whose first bytes are `bytes` (that sniffed as this format) may
+    /// hold more than one frame, from a look at its header that decodes nothing. A format that
+    /// never animates says no: the default.
+    static func mayBeAnimated(_ bytes: UnsafeRawBufferPointer) -> Bool
+
+    /// The frames of the complete file in `bytes`, composited one at a time as browsers show them,
+    /// for ``AnimatedImageDecoder``. A still image is a source of one frame, decoded by
+    /// ``decode(_:options:)``: the default. The structure is read, and the limits of `options`
+    /// checked, before this returns.
+    static func frameSource(_ bytes: ImageBytes, options: DecodingOptions) throws -> any AnimationFrameSource
+
     /// What a decode of `bytes` with `options` needs in memory at its peak, from the header alone.
     static func estimatedMemory(_ bytes: UnsafeRawBufferPointer, options: DecodingOptions) throws -> DecodeMemoryEstimate
 
@@ -59,6 +70,14 @@ extension ImageFormatDecoder {
 
     /// The one format.
     package static func format(of prefix: UnsafeRawBufferPointer) -> ImageFileFormat { format }
+
+    /// A still image: never more than one frame.
+    package static func mayBeAnimated(_ bytes: UnsafeRawBufferPointer) -> Bool { false }
+
+    /// The still image as an animation of one frame.
+    package static func frameSource(_ bytes: ImageBytes, options: DecodingOptions) throws -> any AnimationFrameSource {
+        try StillAnimation(bytes, options: options)
+    }
 
     /// Keeps the bytes and decodes the image whole when they end.
     package static func makeRowDecoder(sink: any RowSink, options: RowDecodingOptions) throws -> any RowDecoder {

@@ -70,33 +70,14 @@ public final class AnimatedImageDecoder {
         }
     }
 
-    /// A quick look at the first bytes, decoding nothing: a GIF, an APNG (an `acTL` chunk before
-    /// the first `IDAT`), a WebP whose extended header says it is animated, or an AVIF whose
-    /// `ftyp` brands make it a sequence (the major brand `avis`, or `avis` compatible under a
-    /// major brand other than `avif`, as libavif decides). Everything else is a still image (a
-    /// GIF, or a sequence, may still turn out to have one frame).
+    /// A quick look at the first bytes, decoding nothing, asked of the format's decoder
+    /// (``ImageFormatDecoder/mayBeAnimated(_:)``): a GIF, an APNG (an `acTL` chunk before the
+    /// first `IDAT`), a WebP whose extended header says it is animated, or an AVIF whose `ftyp`
+    /// brands make it a sequence. Everything else is a still image (a GIF, or a sequence, may
+    /// still turn out to have one frame).
     public static func mayBeAnimated(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        func ascii(_ s: String, at offset: Int) -> Bool {
-            let u = Array(s.utf8)
-            return offset >= 0 && offset + u.count <= bytes.count && u.indices.allSatisfy { bytes[offset + $0] == u[$0] }
-        }
-        switch ImageDecoder.sniffFormat(bytes) {
-        case .gif:
-            return true
-        case .webp:
-            return ascii("VP8X", at: 12) && bytes.count > 20 && bytes[20] & 0x02 != 0
-        case .png:
-            var chunks = PNGChunks(bytes)
-            while let chunk = chunks.nextHeader() {
-                if chunk.type == PNGChunk.acTL { return true }
-                if chunk.type == PNGChunk.IDAT { return false }
-            }
-            return false
-        case .avif:
-            return HEIFBoxes.brands(bytes)?.isAVIFSequence == true
-        default:
-            return false
-        }
+        guard let (decoder, offset) = try? ImageFormats.sniff(bytes, final: true) else { return false }
+        return decoder.mayBeAnimated(UnsafeRawBufferPointer(rebasing: bytes[offset...]))
     }
 
     /// Recoverable damage met so far (an APNG shown as its default image, a GIF frame's damaged
@@ -172,35 +153,13 @@ public final class AnimatedImageDecoder {
         while let frame = try nextFrame() { try body(frame) }
     }
 
-    /// The frame source for the format of `bytes`.
+    /// The frame source of the format of `bytes`, which its decoder makes
+    /// (``ImageFormatDecoder/frameSource(_:options:)``).
     private static func source(_ bytes: ImageBytes, options: DecodingOptions) throws -> any AnimationFrameSource {
         if let target = options.targetSize, target.width <= 0 || target.height <= 0 {
             throw ImageCacheError(.invalidArgument, "targetSize must be positive in both dimensions, not \(target).")
         }
         let decoder = try bytes.withUnsafeBytes { try ImageFormats.locate($0).decoder }
-        switch decoder.format {
-        case .gif:
-            #if GIF
-            return try GIFAnimation(bytes, options: options)
-            #else
-            return try StillAnimation(bytes, options: options)  // refused by name: the GIF trait is off
-            #endif
-        case .webp:
-            let animated = try bytes.withUnsafeBytes { try WebPFormat.features($0).has_animation != 0 }
-            return animated ? try WebPAnimation(bytes, options: options) : try StillAnimation(bytes, options: options)
-        case .png:
-            let (animation, reason) = try APNGAnimation.open(bytes, options: options)
-            return try animation ?? StillAnimation(bytes, options: options, warnings: reason.map { [$0] } ?? [])
-        case .heif:
-            // HEIC and AVIF: a sequence's track through libavif, a still image through libheif.
-            #if HEIF
-            let sequence = bytes.withUnsafeBytes { HEIFBoxes.brands($0)?.isAVIFSequence == true }
-            return sequence ? try AVIFAnimation(bytes, options: options) : try StillAnimation(bytes, options: options)
-            #else
-            return try StillAnimation(bytes, options: options)  // refused by name: the HEIF trait is off
-            #endif
-        default:
-            return try StillAnimation(bytes, options: options)
-        }
+        return try decoder.frameSource(bytes, options: options)
     }
 }

@@ -1,7 +1,9 @@
-/// One format's frame-by-frame decoder behind ``AnimatedImageDecoder``: it has read the file's
-/// structure (``info``) when made, and composites one frame per ``nextFrame()`` call on a canvas
-/// it keeps (at most one canvas and one saved canvas at a time, never all frames).
-protocol AnimationFrameSource: AnyObject {
+/// One format's frame-by-frame decoder behind ``AnimatedImageDecoder``, made by the format's
+/// ``ImageFormatDecoder/frameSource(_:options:)``: it has read the file's structure (``info``)
+/// when made, and composites one frame per ``nextFrame()`` call on a canvas it keeps (at most one
+/// canvas and one saved canvas at a time, never all frames). A still image is a source of one
+/// frame (``StillAnimation``).
+package protocol AnimationFrameSource: AnyObject {
     /// The structure, read when the source was made.
     var info: AnimationInfo { get }
     /// Recoverable damage met so far, in the decoder's words.
@@ -17,7 +19,7 @@ protocol AnimationFrameSource: AnyObject {
 
 extension AnimationFrameSource {
     /// Lends the bitmap ``nextFrame()`` makes.
-    func withNextCanvas<R>(_ body: (LentCanvas) throws -> R) throws -> R? {
+    package func withNextCanvas<R>(_ body: (LentCanvas) throws -> R) throws -> R? {
         guard let image = try nextFrame() else { return nil }
         return try withExtendedLifetime(image) {
             try body(
@@ -30,21 +32,39 @@ extension AnimationFrameSource {
 
 /// A composited canvas lent by an ``AnimationFrameSource`` for the length of one call: 32-bit
 /// pixels of ``pixelFormat``, rows ``bytesPerRow`` apart.
-struct LentCanvas {
+package struct LentCanvas {
     /// The first pixel; valid only inside the call it was lent to.
-    let base: UnsafeRawPointer
-    let bytesPerRow: Int
-    let width: Int
-    let height: Int
-    let pixelFormat: PixelFormat
+    package let base: UnsafeRawPointer
+    /// The distance between rows, in bytes.
+    package let bytesPerRow: Int
+    /// The width, in pixels.
+    package let width: Int
+    /// The height, in pixels.
+    package let height: Int
+    /// The pixels' layout.
+    package let pixelFormat: PixelFormat
     /// What the file says of the image.
-    let source: ImageInfo
+    package let source: ImageInfo
     /// How many times smaller than the file's canvas this one is (1 at full size): a source
     /// that composites at a reduced size says so.
-    var scaleDenominator = 1
+    package var scaleDenominator = 1
+
+    /// The canvas at `base`, as described.
+    package init(
+        base: UnsafeRawPointer, bytesPerRow: Int, width: Int, height: Int, pixelFormat: PixelFormat, source: ImageInfo,
+        scaleDenominator: Int = 1
+    ) {
+        self.base = base
+        self.bytesPerRow = bytesPerRow
+        self.width = width
+        self.height = height
+        self.pixelFormat = pixelFormat
+        self.source = source
+        self.scaleDenominator = scaleDenominator
+    }
 
     /// A bitmap of its own holding a copy of the canvas.
-    func copy() throws -> DecodedImage {
+    package func copy() throws -> DecodedImage {
         let image = try DecodedImage(
             allocating: width, height: height, pixelFormat: pixelFormat, source: source, isOrientationApplied: true,
             scaleDenominator: scaleDenominator, zeroFilled: false)

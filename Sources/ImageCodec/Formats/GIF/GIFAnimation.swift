@@ -1,4 +1,14 @@
 #if GIF
+extension GIFFormat {
+    /// Any GIF may: its frames are counted by walking its blocks, which this look does not do.
+    package static func mayBeAnimated(_ bytes: UnsafeRawBufferPointer) -> Bool { true }
+
+    /// The GIF's frames (one for a still GIF).
+    package static func frameSource(_ bytes: ImageBytes, options: DecodingOptions) throws -> any AnimationFrameSource {
+        try GIFAnimation(bytes, options: options)
+    }
+}
+
 /// A GIF's frames, composited as Chromium shows them: on the canvas of ``GIFCanvas`` (the
 /// logical screen, grown to hold the first frame), each frame's palette and transparent index
 /// coloured by ``GIFCanvas/colors(of:)``, transparent indices leaving the canvas as it was, the

@@ -1,6 +1,20 @@
 #if HEIF
 import CAvif
 
+extension HEIFFormat {
+    /// An AVIF sequence: its `ftyp` brands make it one as libavif decides (the major brand `avis`,
+    /// or `avis` compatible under a major brand other than `avif`). A HEIC or a still AVIF is not.
+    package static func mayBeAnimated(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        HEIFBoxes.brands(bytes)?.isAVIFSequence == true
+    }
+
+    /// A sequence's track through libavif; a still image (HEIC or AVIF) through libheif, as one frame.
+    package static func frameSource(_ bytes: ImageBytes, options: DecodingOptions) throws -> any AnimationFrameSource {
+        let sequence = bytes.withUnsafeBytes { mayBeAnimated($0) }
+        return sequence ? try AVIFAnimation(bytes, options: options) : try StillAnimation(bytes, options: options)
+    }
+}
+
 /// An AVIF image sequence's frames (an AV1 track, brand `avis`), decoded one at a time by
 /// libavif 0.11 with dav1d: libheif 1.15 reads such a file only as its still image. Every frame
 /// is a whole picture (a sequence has no disposal or blending), turned into the package's pixels

@@ -1,5 +1,24 @@
 import CSpng
 
+extension PNGFormat {
+    /// An APNG: an `acTL` chunk before the first `IDAT`.
+    package static func mayBeAnimated(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var chunks = PNGChunks(bytes)
+        while let chunk = chunks.nextHeader() {
+            if chunk.type == PNGChunk.acTL { return true }
+            if chunk.type == PNGChunk.IDAT { return false }
+        }
+        return false
+    }
+
+    /// An APNG's frames; a plain PNG, or an APNG whose animation chunks are damaged (with a
+    /// warning saying so), as a still image.
+    package static func frameSource(_ bytes: ImageBytes, options: DecodingOptions) throws -> any AnimationFrameSource {
+        let (animation, reason) = try APNGAnimation.open(bytes, options: options)
+        return try animation ?? StillAnimation(bytes, options: options, warnings: reason.map { [$0] } ?? [])
+    }
+}
+
 /// An APNG's frames (see ``APNGStructure``), each frame's rectangle decoded by the package's PNG
 /// machinery (``PNGImageData`` inflates and unfilters its `fdAT` or `IDAT` payloads,
 /// ``PNGRowConverter`` makes pixels of its samples with the file's palette and transparency) and

@@ -1,5 +1,19 @@
 import CWebP
 
+extension WebPFormat {
+    /// An extended WebP (`VP8X`) whose header sets the animation flag.
+    package static func mayBeAnimated(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        bytes.count > 20 && bytes[12] == UInt8(ascii: "V") && bytes[13] == UInt8(ascii: "P") && bytes[14] == UInt8(ascii: "8")
+            && bytes[15] == UInt8(ascii: "X") && bytes[20] & 0x02 != 0
+    }
+
+    /// An animated WebP's frames, as libwebp reads its features; a still WebP as one frame.
+    package static func frameSource(_ bytes: ImageBytes, options: DecodingOptions) throws -> any AnimationFrameSource {
+        let animated = try bytes.withUnsafeBytes { try features($0).has_animation != 0 }
+        return animated ? try WebPAnimation(bytes, options: options) : try StillAnimation(bytes, options: options)
+    }
+}
+
 /// An animated WebP's frames, composited by libwebp's `WebPAnimDecoder` on the one canvas it
 /// keeps (blending, disposal, lossy frames with an alpha plane), straight into premultiplied BGRA.
 /// Disposal to background clears to transparent whatever the `ANIM` chunk's background colour
