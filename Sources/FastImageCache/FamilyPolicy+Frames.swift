@@ -2,15 +2,16 @@ import Foundation
 import ImageCodec
 import ImageTable
 
-/// Animations under the family policy: the source is decoded once, frame by frame, and each
-/// frame is drawn into every format of the family like any image, under the frame's own key
-/// (``AnimationKeys``), beside a record of the frame count, durations and loop count.
-///
-/// The first frame is stored first and handed to whoever waits (``storeFirstFrame(_:wanted:releasingPages:firstFrameStored:)``);
-/// the frames after it are a ``RemainingFrames`` of their own: the request path stores them one
-/// at a time on the slow lane, an import stores them at once (``storeAnimation(_:wanted:releasingPages:firstFrameStored:)``).
-/// A format whose table an animation would take more than a quarter of stores its first frame
-/// and a record that says it plays from a ring (``AnimationRings``).
+/// How the family policy stores frames, the one way for every source: a still image is an
+/// animation of one frame. The source is opened once (``open(_:target:format:)``: its first frame
+/// decoded), the first frame is drawn into every format that lacks it and handed to whoever waits
+/// (``storeFirstFrame(_:wanted:releasingPages:firstFrameStored:)``), and an animation's frames
+/// after it are a ``RemainingFrames`` of their own: the request path stores them one at a time on
+/// the slow lane, an import at once. Each frame of an animation is drawn into every format of the
+/// family like any image, under the frame's own key (``AnimationKeys``), beside a record of the
+/// frame count, durations and loop count; a format whose table an animation would take more than
+/// a quarter of stores its first frame and a record that says it plays from a ring
+/// (``AnimationRings``).
 extension FamilyPolicy {
     /// What one entity needs of an animation: the formats to draw its first frame into, and those
     /// of them that store every frame or play from a ring.
@@ -25,10 +26,30 @@ extension FamilyPolicy {
         var ring: [String]
     }
 
-    /// The frame-by-frame decoder of `source` when it is an animation of more than one frame;
-    /// nil for a still image, a decoded source, or one the animation decoders refuse (the still
-    /// decode then reports what is wrong, or stores the first frame).
-    func openAnimation(_ source: SourceImage) -> AnimatedImageDecoder? {
+    /// Opens `source` for storing: an animation of more than one frame has its first frame
+    /// decoded (shrunk to cover the largest format of every family, whichever formats a request
+    /// wants), anything else is decoded as a still image to cover `target` (the codec's own
+    /// reduction where it has one). Counts the decode (an already decoded source is not one).
+    ///
+    /// - Throws: ``ImageCacheError`` `.decodingFailed`, naming `format`.
+    func open(_ source: SourceImage, target: PixelSize, format: String?) throws -> OpenedSource {
+        guard let (decoder, covering) = openAnimation(source) else {
+            return OpenedSource(still: try decode(source, target: target, format: format), target: target)
+        }
+        counters.countDecode()
+        do {
+            guard let frame = try decoder.nextFrame() else { throw ImageCacheError(.decodingFailed, "the animation has no frame") }
+            return OpenedSource(first: frame.image, target: covering, frames: decoder)
+        } catch {
+            throw ImageCacheError.decoding(error, format: format)
+        }
+    }
+
+    /// The frame-by-frame decoder of `source`, and the size its frames cover, when it is an
+    /// animation of more than one frame; nil for a still image, a decoded source, or one the
+    /// animation decoders refuse (the still decode then reports what is wrong, or stores the first
+    /// frame).
+    private func openAnimation(_ source: SourceImage) -> (AnimatedImageDecoder, PixelSize)? {
         let bytes: ImageBytes
         switch source {
         case .decoded:
@@ -46,15 +67,18 @@ extension FamilyPolicy {
         // wants, each is drawn from a frame at most twice its size (cairo's scaling of full-size
         // frames was most of an animation's cost).
         // The next frame is decoded while this one is drawn and stored.
-        let options = DecodingOptions(targetSize: decodeSize(forFamiliesOf: formats.map(\.name)), decodesFramesAhead: true)
+        let covering = decodeSize(forFamiliesOf: formats.map(\.name))
+        let options = DecodingOptions(targetSize: covering, decodesFramesAhead: true)
         guard let decoder = try? AnimatedImageDecoder(bytes, options: options), decoder.info.frameCount > 1 else { return nil }
-        return decoder
+        return (decoder, covering)
     }
 
     /// What each entity of `wanted` needs of an animation of `frameCount` frames.
+    /// A still image (one frame) needs its first frame only.
     func animationPlans(_ wanted: [(entity: any ImageEntity, formats: Set<String>)], frames frameCount: Int) -> [AnimationPlan] {
         wanted.map { entity, names in
             let ordered = formats.map(\.name).filter { names.contains($0) }
+            guard frameCount > 1 else { return AnimationPlan(entity: entity, formats: ordered, everyFrame: [], ring: []) }
             let (entityKey, sourceKey) = keys.keys(entity.entityID, entity.sourceImageID)
             let lacking = ordered.filter { name in
                 guard let t = tables[name] else { return false }
@@ -81,59 +105,33 @@ extension FamilyPolicy {
         }
     }
 
-    /// Stores the animation `decoder` reads for each entity and format of `wanted`, every frame
-    /// before it returns: ``storeFirstFrame(_:wanted:releasingPages:firstFrameStored:)``, then
-    /// the ``RemainingFrames`` one after another. For imports; requests store the frames after the
-    /// first on the slow lane instead.
+    /// Draws the first frame of `opened` into every format of `wanted` lacking it (as
+    /// ``drawMissing(_:for:from:)``), then hands the images to `firstFrameStored` (by entity
+    /// identifier, then format name). For an animation it first writes the record into the formats
+    /// that store every frame, and a record that says it plays from a ring into those it is too
+    /// large for (``FormatTable/holdsAnimation(frames:)``: more than a quarter of the table),
+    /// counted in ``FormatStatistics/animationsTooLarge`` and ``FormatStatistics/ringAnimations``
+    /// (a format too small for even the record keeps the first frame as a still image).
     ///
-    /// - Returns: the failures met after the first frame was handed over (nobody waits for them).
-    /// - Throws: ``ImageCacheError`` `.decodingFailed` when the first frame cannot be decoded.
-    func storeAnimation(
-        _ decoder: AnimatedImageDecoder, wanted: [(entity: any ImageEntity, formats: Set<String>)], releasingPages: Bool = false,
-        firstFrameStored: ([String: [String: Result<CachedImage, any Error>]]) -> Void
-    ) throws -> [any Error] {
-        guard
-            let remaining = try storeFirstFrame(decoder, wanted: wanted, releasingPages: releasingPages, firstFrameStored: firstFrameStored)
-        else { return [] }
-        while remaining.storeNextFrame() {}
-        return remaining.finish()
-    }
-
-    /// Decodes the first frame of the animation `decoder` reads and draws it into every format of
-    /// `wanted` lacking it (as ``drawMissing(_:for:from:)``); writes the animation's record into
-    /// the formats that store every frame, and a record that says it plays from a ring into
-    /// those it is too large for (``FormatTable/holdsAnimation(frames:)``: more than a quarter
-    /// of the table), counted in ``FormatStatistics/animationsTooLarge`` and
-    /// ``FormatStatistics/ringAnimations`` (a format too small for even the record keeps the
-    /// first frame as a still image); then hands the first frame's images to `firstFrameStored`
-    /// (by entity identifier, then format name).
-    ///
-    /// - Returns: the frames still to store, with the decoder where it stopped; nil when no
-    ///   format stores every frame.
-    /// - Throws: ``ImageCacheError`` `.decodingFailed` when the first frame cannot be decoded.
+    /// - Returns: the frames still to store, with the decoder where it stopped (taken from
+    ///   `opened`); nil for a still image, when no format stores every frame, or when `opened`
+    ///   handed its frames over before (its first frame is then drawn as a still image's).
     func storeFirstFrame(
-        _ decoder: AnimatedImageDecoder, wanted: [(entity: any ImageEntity, formats: Set<String>)], releasingPages: Bool = false,
+        _ opened: OpenedSource, wanted: [(entity: any ImageEntity, formats: Set<String>)], releasingPages: Bool = false,
         firstFrameStored: ([String: [String: Result<CachedImage, any Error>]]) -> Void
-    ) throws -> RemainingFrames? {
-        counters.countDecode()
-        let info = decoder.info
-        let first: AnimationFrame
-        do {
-            guard let frame = try decoder.nextFrame() else {
-                throw ImageCacheError(.decodingFailed, "the animation has no frame")
-            }
-            first = frame
-        } catch {
-            throw ImageCacheError.decoding(error, format: wanted.first?.formats.first)
-        }
-        var plans = animationPlans(wanted, frames: info.frameCount)
+    ) -> RemainingFrames? {
+        // Frames that can no longer be stored are not planned: no record would be completed.
+        let frameCount = opened.hasFramesToStore ? opened.frameCount : 1
+        var plans = animationPlans(wanted, frames: frameCount)
         var made: [String: [String: Result<CachedImage, any Error>]] = [:]
-        let animation = StoredAnimation(durations: info.durations, loopCount: info.loopCount)
+        let animation = StoredAnimation(durations: opened.animation?.durations ?? [0], loopCount: opened.animation?.loopCount ?? 1)
         var ringAnimation = animation
         ringAnimation.playsFromRing = true
         for (p, plan) in plans.enumerated() {
             let (entityKey, sourceKey) = keys.keys(plan.entity.entityID, plan.entity.sourceImageID)
-            let lacking = Set(plan.formats.filter { tables[$0].map { !$0.table.contains(entityKey, source: sourceKey) } ?? false })
+            let lacking =
+                frameCount > 1
+                ? Set(plan.formats.filter { tables[$0].map { !$0.table.contains(entityKey, source: sourceKey) } ?? false }) : []
             // The record goes in before frame 0, so that whoever finds frame 0 finds the record:
             // a player that looked between the two would take the animation for a still image.
             var recordFailures: [String: any Error] = [:]
@@ -148,11 +146,11 @@ extension FamilyPolicy {
                     recordFailures[name] = error
                 }
             }
-            var results = drawMissingAny(Set(plan.formats), for: plan.entity, from: first.image)
+            var results = drawMissingAny(Set(plan.formats), for: plan.entity, from: opened.first)
             for (name, error) in recordFailures { results[name] = .failure(error) }
             for name in plan.formats {
                 guard let t = tables[name], case .success = results[name] else { continue }
-                if !t.holdsAnimation(frames: info.frameCount) && lacking.contains(name) {
+                if lacking.contains(name) && !t.holdsAnimation(frames: frameCount) {
                     t.animationCounts.withLockedValue { $0.tooLarge += 1 }
                 }
                 if plan.ring.contains(name) { t.animationCounts.withLockedValue { $0.ring += 1 } }
@@ -169,7 +167,7 @@ extension FamilyPolicy {
             made[plan.entity.entityID] = results
         }
         firstFrameStored(made)
-        guard plans.contains(where: { !$0.everyFrame.isEmpty }) else { return nil }
+        guard plans.contains(where: { !$0.everyFrame.isEmpty }), let decoder = opened.takeFrames() else { return nil }
         return RemainingFrames(policy: self, decoder: decoder, plans: plans, releasingPages: releasingPages)
     }
 
@@ -209,6 +207,9 @@ final class RemainingFrames {
 
     /// The number of frames the animation announced.
     private var frameCount: Int { decoder.info.frameCount }
+
+    /// The decoder's warnings so far: recoverable damage it went past.
+    var warnings: [String] { decoder.warnings }
 
     /// Decodes the next frame and draws it into every format still storing frames. Returns
     /// whether frames remain to store.

@@ -143,11 +143,9 @@ struct FamilyPolicy: Sendable {
     /// Stores the image of `entity` in every format of `family` (every format when nil) that
     /// lacks an up-to-date one, decoding `source` once; see
     /// ``ImageCache/storeImages(from:for:family:releasingPages:)``. An animation stores every
-    /// frame (see ``storeAnimation(_:wanted:releasingPages:firstFrameStored:)``); failures after
-    /// the first frame leave the frames stored before them.
-    func storeImages(from source: SourceImage, for entity: some ImageEntity, family: String?, releasingPages: Bool) throws -> [String:
-        CachedImage]
-    {
+    /// frame before this returns (see ``storeFirstFrame(_:wanted:releasingPages:firstFrameStored:)``
+    /// and ``RemainingFrames``); failures after the first frame leave the frames stored before them.
+    func storeImages(from source: SourceImage, for entity: some ImageEntity, family: String?, releasingPages: Bool) throws -> StoredImages {
         let decodes: Bool
         if case .decoded = source { decodes = false } else { decodes = true }
         return try storeImages(for: entity, family: family, releasingPages: releasingPages, claiming: decodes) { _ in source }
@@ -161,7 +159,7 @@ struct FamilyPolicy: Sendable {
     func storeImages(
         for entity: some ImageEntity, family: String?, releasingPages: Bool, claiming: Bool,
         source: (PixelSize) throws -> SourceImage
-    ) throws -> [String: CachedImage] {
+    ) throws -> StoredImages {
         let names = formatNames(ofFamily: family)
         guard !names.isEmpty else {
             throw ImageCacheError(
@@ -169,7 +167,7 @@ struct FamilyPolicy: Sendable {
                 "no format of family '\(family ?? "")' is configured; configured: \(formats.map(\.name).joined(separator: ", "))")
         }
         var images = stored(entity, in: names)
-        if images.count == names.count { return images }
+        if images.count == names.count { return StoredImages(images: images, decoded: false) }
         let claim = claiming ? claimStoring(entity, formats: names) : nil
         defer { claim?.release() }
         if claim != nil {
@@ -177,28 +175,26 @@ struct FamilyPolicy: Sendable {
             images = stored(entity, in: names)
             if images.count == names.count {
                 counters.countStoreMadeByOthers()
-                return images
+                return StoredImages(images: images, decoded: false)
             }
         }
         let target = decodeSize(forFamiliesOf: names)
-        let source = try source(target)
-        if let animation = openAnimation(source) {
-            var first: [String: Result<CachedImage, any Error>] = [:]
-            _ = try storeAnimation(animation, wanted: [(entity, Set(names))], releasingPages: releasingPages) {
-                first = $0[entity.entityID] ?? [:]
-            }
-            for name in names where images[name] == nil {
-                images[name] = try (first[name] ?? .failure(ImageCacheError(.drawingFailed, "no image was drawn", format: name))).get()
-            }
-            return images
+        let opened = try open(try source(target), target: target, format: names.first)
+        var first: [String: Result<CachedImage, any Error>] = [:]
+        var warnings = opened.warnings
+        let remaining = storeFirstFrame(opened, wanted: [(entity, Set(names))], releasingPages: releasingPages) {
+            first = $0[entity.entityID] ?? [:]
         }
-        let decoded = try decode(source, target: target, format: names.first)
-        for (name, result) in drawMissing(Set(names), for: entity, from: decoded) {
-            let image = try result.get()
-            if releasingPages { image.releaseResidentPages() }
-            images[name] = image
+        if let remaining {
+            while remaining.storeNextFrame() {}
+            // What failed after the first frame ended the animation there: the frames before it are stored.
+            let later = remaining.finish()
+            warnings = remaining.warnings + later.map { "\($0)" }
         }
-        return images
+        for name in names where images[name] == nil {
+            images[name] = try (first[name] ?? .failure(ImageCacheError(.drawingFailed, "no image was drawn", format: name))).get()
+        }
+        return StoredImages(images: images, decoded: true, warnings: warnings)
     }
 
     /// The up-to-date images of `entity` in the formats `names`, by name; an animation a process

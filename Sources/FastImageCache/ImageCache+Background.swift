@@ -11,7 +11,7 @@ extension ImageCache {
     public func storeImages(
         from source: SourceImage, for entity: some ImageEntity, family: String? = nil, releasingPages: Bool = false,
         priority: RequestPriority
-    ) async throws -> [String: CachedImage] {
+    ) async throws -> StoredImages {
         // The queued work holds the policy, not the cache.
         let policy = self.policy
         return try await lanes.run(at: priority) {

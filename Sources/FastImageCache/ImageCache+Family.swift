@@ -36,7 +36,8 @@ extension ImageCache {
     ///   - family: the family to fill; nil fills every configured format (all families, one decode).
     ///   - releasingPages: lets the kernel drop each stored image's pages from resident memory
     ///     right away (for bulk imports of images that will not be shown soon).
-    /// - Returns: the image of each format of the family, by format name.
+    /// - Returns: the image of each format of the family, by format name, whether the source was
+    ///   decoded, and the decoder's warnings (``StoredImages``).
     /// - Throws: `ImageCacheError`: `.decodingFailed` (the cause says why), `.drawingFailed`,
     ///   or a storage failure (`.tableFull`, `.noSpace`, `.io`, `.closed`).
     ///
@@ -49,14 +50,14 @@ extension ImageCache {
     /// another), after which this one decodes.
     @discardableResult
     public func storeImages(from source: SourceImage, for entity: some ImageEntity, family: String? = nil, releasingPages: Bool = false)
-        throws -> [String: CachedImage]
+        throws -> StoredImages
     {
         try policy.storeImages(from: source, for: entity, family: family, releasingPages: releasingPages)
     }
 
     /// Stores the image of `entity` in every format of `family` that lacks an up-to-date one, like
     /// ``storeImages(from:for:family:releasingPages:)``, from an image `decode` makes: for callers
-    /// that decode sources themselves (to keep the decoder's warnings, say). `decode` is given the
+    /// that decode sources themselves (with options of their own, say). `decode` is given the
     /// pixel size the family needs and is called only when some format lacks the image, after any
     /// other process or thread making the same entity's images has finished, so that a source is
     /// decoded once among all of them.
@@ -67,7 +68,7 @@ extension ImageCache {
     public func storeImages(
         for entity: some ImageEntity, family: String? = nil, releasingPages: Bool = false,
         decoding decode: (PixelSize) throws -> DecodedImage
-    ) throws -> [String: CachedImage] {
+    ) throws -> StoredImages {
         try policy.storeImages(for: entity, family: family, releasingPages: releasingPages, claiming: true) { .decoded(try decode($0)) }
     }
 }

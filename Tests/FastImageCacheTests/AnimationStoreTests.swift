@@ -115,7 +115,8 @@ import Testing
         let cache = try ImageCache(directory: dir.path, namespace: "a", formats: try Self.formats())
         defer { cache.close() }
         let images = try cache.storeImages(from: .encoded([UInt8](try Data(contentsOf: gif))), for: entity, family: "anim")
-        #expect(Set(images.keys) == ["small", "large"])
+        #expect(Set(images.images.keys) == ["small", "large"])
+        #expect(images.decoded && images.warnings.isEmpty)
         Self.expectStored(cache, entity, formats: ["small", "large"])
         #expect(cache.statistics.sourceDecodes == 1)
     }

@@ -220,7 +220,7 @@ import Testing
         let observations = ObservedPhoto.Observations(pool: cache.lanes.cpu)
         let entity = ObservedPhoto(entityID: "bg", url: photoURL(9), observations: observations)
         let images = try await cache.storeImages(from: .encoded([UInt8](try Data(contentsOf: coffee))), for: entity, priority: .low)
-        #expect(Set(images.keys) == ["thumb", "medium"])
+        #expect(Set(images.images.keys) == ["thumb", "medium"])
         #expect(observations.state.withLockedValue { $0.onCPUThread } == [true, true])
         cache.close()
         await #expect(throws: ImageCacheError.self) {

@@ -25,7 +25,7 @@ import Testing
         // blue image in the waiter is the maker's.
         let blue = makeCanvasTestImage(width: 100, height: 100) { _, _ in CanvasBGRA.blue }
         let decoding = LockedBox(false), gate = DispatchSemaphore(value: 0)
-        let made = LockedBox<Result<[String: CachedImage], any Error>?>(nil)
+        let made = LockedBox<Result<StoredImages, any Error>?>(nil)
         Thread {
             let result = Result {
                 try maker.storeImages(for: photo) { _ in
@@ -38,7 +38,7 @@ import Testing
         }.start()
         try await waitUntil("the maker is decoding") { decoding.withLockedValue { $0 } }
 
-        let stored = LockedBox<Result<[String: CachedImage], any Error>?>(nil)
+        let stored = LockedBox<Result<StoredImages, any Error>?>(nil)
         let bytes = [UInt8](try Data(contentsOf: coffee))
         Thread {
             let result = Result { try waiter.storeImages(from: .encoded(bytes), for: photo) }

@@ -14,8 +14,10 @@ struct DecodeDrawStage: Sendable {
 
     /// Serves the waiters `nextBatch` hands over, batch after batch, until it hands none:
     /// waiters may join while a batch is drawn, and are served from the same decode unless they
-    /// need more pixels than it has. An animation's frames after the first are handed to
-    /// `storeLater`, to be stored on the slow lane.
+    /// need more pixels than it has. Every source is stored the same way, a still image as an
+    /// animation of one frame (``FamilyPolicy/storeFirstFrame(_:wanted:releasingPages:firstFrameStored:)``):
+    /// callers are resumed as soon as the first frame is stored, and an animation's frames after
+    /// it are handed to `storeLater`, to be stored on the slow lane.
     func process(_ source: SourceImage, nextBatch: () -> [RequestCoordinator.Waiter], storeLater: (RemainingFrames) -> Void) {
         // Nothing is opened for a job whose waiters all went (or only wanted the source).
         var first: [RequestCoordinator.Waiter]? = nextBatch()
@@ -24,12 +26,7 @@ struct DecodeDrawStage: Sendable {
             defer { first = nil }
             return first ?? nextBatch()
         }
-        if let animation = policy.openAnimation(source) {
-            processAnimation(source, opened: animation, nextBatch: batches, storeLater: storeLater)
-            return
-        }
-        var decoded: DecodedImage?
-        var decodedFor = PixelSize(width: 0, height: 0)
+        var opened: OpenedSource?
         var failure: (any Error)?
         // Held from before a decode until its images are stored: see claimMaking(_:).
         var claim: StoreClaim?
@@ -39,15 +36,14 @@ struct DecodeDrawStage: Sendable {
             claim = nil
             let batch = batches()
             if batch.isEmpty { return }
+            let wanted = wantedFormats(batch)
             if failure == nil {
                 // Decode once, at the largest size the waiting families need; decode again only
-                // if waiters who joined later need more pixels than a reduced decode has.
+                // if waiters who joined later need more pixels than a reduced decode has, or lack
+                // an animation whose frames after the first already went to the slow lane.
                 let needed = policy.decodeSize(forFamiliesOf: batch.map(\.format.format.name))
-                let covered =
-                    decoded.map { $0.scaleDenominator == 1 || (needed.width <= decodedFor.width && needed.height <= decodedFor.height) }
-                    ?? false
-                if !covered {
-                    let wanted = wantedFormats(batch)
+                let usable = opened.map { $0.covers(needed) && ($0.hasFramesToStore || !policy.lacksFirstFrame(wanted)) } ?? false
+                if !usable {
                     claim = claimMaking(wanted)
                     if claim != nil, let made = madeByOthers(wanted) {
                         // Another process (or cache) made them while this one fetched or waited;
@@ -55,62 +51,21 @@ struct DecodeDrawStage: Sendable {
                         resume(batch, made: made)
                         continue
                     }
-                    let target = PixelSize(width: max(needed.width, decodedFor.width), height: max(needed.height, decodedFor.height))
+                    let target = PixelSize(
+                        width: max(needed.width, opened?.target.width ?? 0), height: max(needed.height, opened?.target.height ?? 0))
                     do {
-                        decoded = try policy.decode(source, target: target, format: batch.first?.format.format.name)
-                        decodedFor = target
+                        opened = try policy.open(source, target: target, format: batch.first?.format.format.name)
                     } catch {
                         failure = error
                     }
                 }
             }
-            guard let decoded, failure == nil else {
+            guard let opened, failure == nil else {
                 fail(batch, failure ?? ImageCacheError(.decodingFailed, "the source could not be decoded"))
                 continue
             }
-            deliver(batch, from: decoded)
-        }
-    }
-
-    /// ``process(_:nextBatch:storeLater:)`` for an animation: each batch's entities and formats
-    /// get their first frame (``FamilyPolicy/storeFirstFrame(_:wanted:releasingPages:firstFrameStored:)``),
-    /// callers are resumed as soon as it is stored, and the decoder, where it stopped, goes to
-    /// `storeLater` with the other frames to store. A later batch that lacks a first frame opens
-    /// the source again (a second decode); one that lacks none is served what is stored.
-    private func processAnimation(
-        _ source: SourceImage, opened: AnimatedImageDecoder, nextBatch: () -> [RequestCoordinator.Waiter],
-        storeLater: (RemainingFrames) -> Void
-    ) {
-        var animation: AnimatedImageDecoder? = opened
-        while true {
-            let batch = nextBatch()
-            if batch.isEmpty { return }
-            let wanted = wantedFormats(batch)
-            if animation == nil && policy.lacksFirstFrame(wanted) { animation = policy.openAnimation(source) }
-            guard let decoder = animation else {
-                // Everything is stored (or the source no longer opens as an animation: its first frame
-                // is then drawn like a still image's).
-                if policy.lacksFirstFrame(wanted) {
-                    do {
-                        let decoded = try policy.decode(
-                            source, target: policy.decodeSize(forFamiliesOf: batch.map(\.format.format.name)),
-                            format: batch.first?.format.format.name)
-                        deliver(batch, from: decoded)
-                    } catch {
-                        fail(batch, error)
-                    }
-                } else {
-                    resume(batch, made: stored(wanted))
-                }
-                continue
-            }
-            animation = nil
-            do {
-                if let remaining = try policy.storeFirstFrame(decoder, wanted: wanted, firstFrameStored: { resume(batch, made: $0) }) {
-                    storeLater(remaining)
-                }
-            } catch {
-                fail(batch, error)
+            if let remaining = policy.storeFirstFrame(opened, wanted: wanted, firstFrameStored: { resume(batch, made: $0) }) {
+                storeLater(remaining)
             }
         }
     }
@@ -147,17 +102,6 @@ struct DecodeDrawStage: Sendable {
         }
     }
 
-    /// The stored images of `wanted`, by entity identifier, then format name.
-    private func stored(_ wanted: [(entity: any ImageEntity, formats: Set<String>)]) -> [String: [String: Result<CachedImage, any Error>]] {
-        var made: [String: [String: Result<CachedImage, any Error>]] = [:]
-        for (entity, names) in wanted {
-            for name in names {
-                if let image = policy.cachedImage(for: entity, format: name) { made[entity.entityID, default: [:]][name] = .success(image) }
-            }
-        }
-        return made
-    }
-
     /// Fails every caller of `batch` with `error`.
     private func fail(_ batch: [RequestCoordinator.Waiter], _ error: any Error) {
         for w in batch {
@@ -166,15 +110,6 @@ struct DecodeDrawStage: Sendable {
             }
         }
         if batch.contains(where: \.isPrefetch) { logger.debug("prefetch failed: \(error)") }
-    }
-
-    /// Draws what each waiter asked for, plus what the family policy adds, then resumes callers.
-    private func deliver(_ batch: [RequestCoordinator.Waiter], from source: DecodedImage) {
-        var made: [String: [String: Result<CachedImage, any Error>]] = [:]  // entity → format → image
-        for (entity, wanted) in wantedFormats(batch) {
-            made[entity.entityID] = policy.drawMissing(wanted, for: entity, from: source)
-        }
-        resume(batch, made: made)
     }
 
     /// Resumes the callers of `batch` with the images `made` (by entity identifier, then format

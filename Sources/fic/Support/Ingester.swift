@@ -75,39 +75,17 @@ struct Ingester: Sendable {
         if cache.containsImages(for: entity) {
             return .unchanged
         }
-        // An animation is stored frame by frame by the cache itself, from one decode of its frames
-        // (a GIF of one frame, the usual case, is decoded here like any still image).
-        if bytes.withUnsafeBytes(AnimatedImageDecoder.mayBeAnimated), ((try? AnimatedImageDecoder(bytes))?.info.frameCount ?? 1) > 1 {
-            do {
-                try cache.storeImages(from: .bytes(bytes), for: entity, releasingPages: true)
-                return .added(warnings: [])
-            } catch let error as ImageCacheError where [.decodingFailed, .drawingFailed, .sourceUnavailable].contains(error.code) {
-                return .refused((error.underlying as? ImageCacheError)?.message ?? error.message)
-            } catch {
-                throw CLIError("cannot store \(file.relativePath): \(error)")
-            }
-        }
-        // Decoded only when some format lacks the image once any other process or thread storing
-        // it (a viewer on the same cache, another ingest) has finished.
-        var warnings: [String]?
-        var refusal: ImageCacheError?
+        // One decode of a still image or of an animation's frames, by the cache's family policy,
+        // once any other process or thread storing the same image (a viewer on the same cache,
+        // another ingest) has finished.
         do {
-            try cache.storeImages(for: entity, releasingPages: true) { _ in
-                do {
-                    let image = try ImageDecoder.decode(bytes, options: options)
-                    warnings = image.warnings
-                    return image
-                } catch let error as ImageCacheError {
-                    refusal = error
-                    throw error
-                }
-            }
-        } catch let error as ImageCacheError where error.code == .decodingFailed || error.code == .drawingFailed || refusal != nil {
-            return .refused(refusal.map(Self.reason) ?? (error.underlying as? ImageCacheError)?.message ?? error.description)
+            let stored = try cache.storeImages(from: .bytes(bytes), for: entity, releasingPages: true)
+            return stored.decoded ? .added(warnings: stored.warnings) : .unchanged
+        } catch let error as ImageCacheError where [.decodingFailed, .drawingFailed, .sourceUnavailable].contains(error.code) {
+            return .refused((error.underlying as? ImageCacheError).map(Self.reason) ?? error.message)
         } catch {
             throw CLIError("cannot store \(file.relativePath): \(error)")
         }
-        return warnings.map { .added(warnings: $0) } ?? .unchanged
     }
 
     /// The reason shown for a refused file.
