@@ -92,14 +92,20 @@ public enum AnimationBenchmark {
         let folder = (root as NSString).appendingPathComponent("input")
         let name = "pan-\(width)x\(height)x\(frameCount).webp"
         let file = (folder as NSString).appendingPathComponent(name)
+        // A file an earlier run made under the name by mistake (an APNG: the script takes the
+        // format from the name it writes, which ended ".part") is made again.
+        if FileManager.default.fileExists(atPath: file), !isWebP(file) { try FileManager.default.removeItem(atPath: file) }
         if !FileManager.default.fileExists(atPath: file) {
             log("  making \(name) with Pillow (once; kept in \(folder))")
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             let photo = try largestPhoto(testdata)
+            // Written under a name that keeps the extension, which tells the script the format.
+            let part = (folder as NSString).appendingPathComponent("part-\(name)")
             try BenchmarkProcess.run(
-                "/usr/bin/env", ["python3", "-c", makeScript, photo, file + ".part", "\(width)", "\(height)", "\(frameCount)", "\(frameMs)"]
+                "/usr/bin/env", ["python3", "-c", makeScript, photo, part, "\(width)", "\(height)", "\(frameCount)", "\(frameMs)"]
             )
-            try FileManager.default.moveItem(atPath: file + ".part", toPath: file)
+            guard isWebP(part) else { throw BenchmarkError("Pillow did not write a WebP file at \(part)") }
+            try FileManager.default.moveItem(atPath: part, toPath: file)
         }
         let cache = (root as NSString).appendingPathComponent("cache")
         let formatSpec = "\(format.name):\(format.width)x\(format.height):bgra:max=\(4 * (frameCount + 2))"
@@ -296,6 +302,14 @@ public enum AnimationBenchmark {
 
     /// Writes an animated WebP: frame i is a crop of the photo moving and narrowing across it,
     /// scaled to the canvas, so that no two frames are alike.
+    /// Whether the file at `path` starts as a WebP file does (`RIFF`, a size, `WEBP`).
+    static func isWebP(_ path: String) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        let head = [UInt8]((try? handle.read(upToCount: 12)) ?? Data())
+        return head.count == 12 && head[0..<4] == Array("RIFF".utf8)[...] && head[8..<12] == Array("WEBP".utf8)[...]
+    }
+
     static let makeScript = """
         import sys
         from PIL import Image
