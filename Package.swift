@@ -43,7 +43,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
-        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.0"),
+        // None of Hummingbird's traits: the tile server reads no swift-configuration settings and
+        // decodes no URL-encoded forms, and without them swift-configuration's modules are not
+        // compiled (48 files in each of the test command's three builds). An application that
+        // wants them enables them on its own dependency on Hummingbird.
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.0", traits: []),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.34.1"),
     ],

@@ -70,8 +70,8 @@ public final class AnimatedImageDecoder {
         }
     }
 
-    /// A quick look at the first bytes, decoding nothing, asked of the format's decoder
-    /// (``ImageFormatDecoder/mayBeAnimated(_:)``): a GIF, an APNG (an `acTL` chunk before the
+    /// A quick look at the first bytes, decoding nothing, asked of the format's decoder (the one
+    /// interface every format implements): a GIF, an APNG (an `acTL` chunk before the
     /// first `IDAT`), a WebP whose extended header says it is animated, or an AVIF whose `ftyp`
     /// brands make it a sequence. Everything else is a still image (a GIF, or a sequence, may
     /// still turn out to have one frame).
