@@ -155,7 +155,7 @@ struct ViewGalleryCommand: ParsableCommand {
         defer { content.close() }
         let size = content.format.pixelSize
         let layout = GalleryLayout(width: width, height: height, cellWidth: size.width, cellHeight: size.height, cells: cells ?? list.count)
-        let source = NetworkCellSource(content: content, layout: layout)
+        let source = try NetworkCellSource(content: content, layout: layout)
         let mode = GalleryMode(layout: layout, cacheSource: source, conventional: nil)
         let window = try ViewerWindow(title: "fic view gallery", width: width, height: height)
         try ViewerLoop(window: window, mode: mode, options: viewer, script: script).run()

@@ -26,7 +26,8 @@ final class NetworkCellSource: CellSource {
     private var lanes: RequestQueueStatistics
     private var peaks = (queuedFast: 0, fetchingFast: 0, queuedSlow: 0, fetchingSlow: 0)
 
-    init(content: NetworkGalleryContent, layout: GalleryLayout) {
+    /// - Throws: ``CLIError`` when the system cannot start the requests' thread.
+    init(content: NetworkGalleryContent, layout: GalleryLayout) throws {
         cache = content.cache
         format = content.format.name
         entities = content.entities
@@ -35,7 +36,7 @@ final class NetworkCellSource: CellSource {
         let photoOfCell: @Sendable (Int) -> Int = { lines[$0 % lines.count] }
         self.photoOfCell = photoOfCell
         lanes = content.cache.requestStatistics
-        requests = NetworkRequests(
+        requests = try NetworkRequests(
             cache: content.cache, format: content.format.name, entities: content.entities, layout: layout, photoOfCell: photoOfCell)
     }
 

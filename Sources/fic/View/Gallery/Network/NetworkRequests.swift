@@ -1,14 +1,16 @@
 #if Tool
+import FICCommandLine
 import FICCore
 import FastImageCache
 import Foundation
 import ImageLoader
 
 /// The network gallery's requests: which photos are asked for on which lane, kept in one
-/// `LockedBox` and acted on by a serial queue of its own, never on the frame path.
+/// `ConditionBox` and acted on by a thread of its own (FICCore's `WorkerThread`), never on the
+/// frame path.
 ///
 /// The frame path only posts where the grid is (``post(_:)``, when it changed) and reads a
-/// small snapshot (``snapshot()``): one short lock a frame. The queue turns each position into a
+/// small snapshot (``snapshot()``): one short lock a frame. The thread turns each position into a
 /// ``LanePlan`` and tells the cache: visible photos not stored are requested with
 /// `image(for:format:priority: .high)` (fast lane), the screens around prefetched (slow lane),
 /// requests whose cells scrolled off screen but stay near demoted (`deprioritize`) and raised
@@ -50,8 +52,9 @@ final class NetworkRequests: Sendable {
         var failedVersion: Int
     }
 
-    private struct Book: Sendable {
+    fileprivate struct Book: Sendable {
         var pending: Position?
+        /// Whether a position is pending or being acted on.
         var scheduled = false
         var direction = 1
         /// Photos with a caller waiting (fast lane, or demoted), by the token of their request.
@@ -66,37 +69,30 @@ final class NetworkRequests: Sendable {
         var stopped = false
     }
 
-    private let cache: ImageCache
-    private let format: String
-    private let entities: [URLImageEntity]
-    private let photoOfCell: @Sendable (Int) -> Int
-    private let layout: GalleryLayout
-    private let book = LockedBox(Book())
-    private let queue = DispatchQueue(label: "fic view: network requests")
+    private let actions: Actions
+    private let thread: WorkerThread
+    private var book: ConditionBox<Book> { actions.book }
 
     /// Requests for `entities` in `format` of `cache`; cell `i` shows `entities[photoOfCell(i)]`.
+    ///
+    /// - Throws: ``CLIError`` when the system cannot start another thread.
     init(
         cache: ImageCache, format: String, entities: [URLImageEntity], layout: GalleryLayout, photoOfCell: @escaping @Sendable (Int) -> Int
-    ) {
-        self.cache = cache
-        self.format = format
-        self.entities = entities
-        self.layout = layout
-        self.photoOfCell = photoOfCell
+    ) throws {
+        let actions = Actions(cache: cache, format: format, entities: entities, photoOfCell: photoOfCell, layout: layout)
+        self.actions = actions
+        thread = try CLIError.starting("the network requests") { try WorkerThread(name: "fic view: requests") { actions.run() } }
     }
 
     // MARK: The frame path
 
-    /// Posts a new position of the grid (the queue acts on the latest only).
+    /// Posts a new position of the grid (the thread acts on the latest only).
     func post(_ position: Position) {
-        let schedule = book.withLockedValue { b -> Bool in
-            guard !b.stopped else { return false }
+        book.update { b in
+            guard !b.stopped else { return }
             b.pending = position
-            if b.scheduled { return false }
             b.scheduled = true
-            return true
         }
-        if schedule { queue.async { self.drain() } }
     }
 
     /// The state the frame needs; the failed set only when its version differs from `knownVersion`.
@@ -114,32 +110,40 @@ final class NetworkRequests: Sendable {
 
     /// Stops acting on positions and cancels every request and prefetch it made.
     func stop() {
-        book.withLockedValue { $0.stopped = true }
-        queue.sync {}
+        book.update { $0.stopped = true }
+        thread.join()
         let photos = book.withLockedValue { b -> Set<Int> in
             defer { b.callers.removeAll(); b.prefetched.removeAll(); b.demoted.removeAll() }
             return Set(b.callers.keys).union(b.prefetched)
         }
-        for photo in photos { cache.cancelRequest(for: entities[photo], format: format) }
+        for photo in photos { actions.cache.cancelRequest(for: actions.entities[photo], format: actions.format) }
     }
+}
 
-    // MARK: The queue
+/// What the requests' thread does: waits for a position and acts on the latest.
+private struct Actions: Sendable {
+    let cache: ImageCache
+    let format: String
+    let entities: [URLImageEntity]
+    let photoOfCell: @Sendable (Int) -> Int
+    let layout: GalleryLayout
+    let book = ConditionBox(NetworkRequests.Book())
 
-    /// Acts on the latest position until no newer one is pending.
-    private func drain() {
+    /// Acts on the latest position posted, each in turn, until stopped.
+    func run() {
         while true {
-            let next = book.withLockedValue { b -> Position? in
-                guard !b.stopped, let p = b.pending else {
-                    b.scheduled = false
-                    b.pending = nil
-                    return nil
-                }
+            let next = book.withLockedValue(waitingUntil: { $0.stopped || $0.pending != nil }) { b -> NetworkRequests.Position? in
+                guard !b.stopped, let p = b.pending else { return nil }
                 b.pending = nil
                 if p.direction != 0 { b.direction = p.direction }
-                return Position(visible: p.visible, direction: b.direction)
+                return NetworkRequests.Position(visible: p.visible, direction: b.direction)
             }
             guard let next else { return }
             apply(LanePlan(visible: next.visible, direction: next.direction, layout: layout, photoOfCell: photoOfCell))
+            // Settled when no newer position came meanwhile.
+            book.withLockedValue { b in
+                if b.pending == nil { b.scheduled = false }
+            }
         }
     }
 
