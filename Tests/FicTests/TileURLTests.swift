@@ -237,12 +237,15 @@ struct TileURLTests {
         )
         #expect(run.status == 1)
         #expect(run.stderr.contains("cannot tile"), "\(run.stderr)")
+        // The figure is what fic had taken of the body when the end came: all that was sent, or
+        // (a slower fic, as under Address Sanitizer) less, the HTTP client dropping the parts it
+        // still held when it saw the connection end.
+        let taken = run.stderr.firstMatch(of: /ended after (\d+) of the (\d+) bytes/).map { (Int($0.1) ?? -1, Int($0.2) ?? -1) }
         if ending == .close {
-            #expect(run.stderr.contains("ended after \(sent) of the \(body.count) bytes"), "\(run.stderr)")
+            let (got, of) = try #require(taken, "\(run.stderr)")
+            #expect(got > 0 && got <= sent && of == body.count, "\(run.stderr)")
         } else {
-            #expect(
-                run.stderr.contains("ended after \(sent) of the \(body.count) bytes") || run.stderr.lowercased().contains("reset"),
-                "\(run.stderr)")
+            #expect(taken.map { $0.0 <= sent && $0.1 == body.count } ?? run.stderr.lowercased().contains("reset"), "\(run.stderr)")
         }
         expectNoPyramid(folder.path("p.tif"))
     }
