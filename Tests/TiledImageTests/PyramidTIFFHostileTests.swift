@@ -11,7 +11,7 @@ import Testing
     typealias F = PyramidTIFFFixtures
 
     /// A small pyramid (257 × 255: 2 × 1 tiles, then one) written with `compression`.
-    static func smallFile(_ compression: PyramidTIFFCompression, bigTIFF: Bool = false, in folder: String) throws
+    static func smallFile(_ compression: PyramidTIFFCompression, bigTIFF: Bool = false, hasAlpha: Bool = false, in folder: String) throws
         -> (bytes: [UInt8], layout: PyramidTIFFLayout)
     {
         let geometry = try PyramidGeometry(width: 257, height: 255)
@@ -20,12 +20,12 @@ import Testing
             tiles.append(
                 (0..<level.tileCount).map { index in
                     (0..<PyramidGeometry.tileBytes).map {
-                        $0 % 4 == 3 ? 255 : UInt8(truncatingIfNeeded: ($0 / 4) &* 13 &+ index &* 7 &+ $0 % 4 &* 50)
+                        $0 % 4 == 3 && !hasAlpha ? 255 : UInt8(truncatingIfNeeded: ($0 / 4) &* 13 &+ index &* 7 &+ $0 % 4 &* 50)
                     }
                 })
         }
         let path = folder + "/small.tif"
-        let layout = try PyramidTIFFLayout(levels: geometry.levels, compression: compression, hasAlpha: false, forceBigTIFF: bigTIFF)
+        let layout = try PyramidTIFFLayout(levels: geometry.levels, compression: compression, hasAlpha: hasAlpha, forceBigTIFF: bigTIFF)
         let writer = try PyramidTIFFWriter(path: path, layout: layout)
         for level in geometry.levels {
             for index in 0..<level.tileCount {
@@ -186,5 +186,23 @@ import Testing
             let error = Self.readEverything(file)
             #expect(error != nil, "\(what) set to \(huge)")
         }
+    }
+
+    /// ExtraSamples written as one 64-bit value of 2⁶⁴ − 1 (BigTIFF's LONG8 type): read as an
+    /// extra sample that is not alpha, not a trap converting it to an Int.
+    @Test func anExtraSampleBeyondIntIsNoTrap() throws {
+        let folder = try Fixtures.makeFolder()
+        defer { Fixtures.remove(folder) }
+        let (bytes, layout) = try Self.smallFile(.deflate, bigTIFF: true, hasAlpha: true, in: folder)
+        var parser = try TIFFDirectoryParser(source: PyramidTIFFMemorySource(bytes))
+        let entry = try #require(try parser.directory(at: layout.directoryPosition[0]).entries.first { $0.tag == TIFFTag.extraSamples })
+        var damaged = bytes
+        // A BigTIFF entry: tag (2 bytes), type (2), count (8), then the value field (8).
+        damaged[entry.field - 10] = UInt8(TIFFTag.FieldType.long8)
+        damaged[entry.field - 9] = 0
+        for i in 0..<8 { damaged[entry.field + i] = 0xFF }
+        let reader = try PyramidTIFFReader(source: PyramidTIFFMemorySource(damaged))
+        #expect(!reader.levels[0].hasAlpha)
+        #expect(Self.readEverything(damaged) == nil)
     }
 }

@@ -1,3 +1,5 @@
+import ImageCodec
+
 /// How the tiles of a pyramidal TIFF are stored.
 public enum PyramidTIFFCompression: Sendable, Hashable {
     /// Each tile a complete baseline JPEG (4:2:0, YCbCr), for opaque images only: JPEG has no

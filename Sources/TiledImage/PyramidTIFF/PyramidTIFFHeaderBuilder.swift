@@ -1,3 +1,5 @@
+import ImageCodec
+
 /// Writes the header region of ``PyramidTIFFLayout``: the TIFF header, then per level an IFD
 /// (tags ascending, as TIFF requires) and its out-of-line values, chained by next-IFD offsets.
 struct HeaderBuilder {

@@ -1,3 +1,5 @@
+import ImageCodec
+
 /// One level of a pyramidal TIFF as its IFD describes it, every field checked against the file.
 public struct PyramidTIFFLevel: Sendable, Hashable {
     /// The level's index: 0 is full resolution.
@@ -20,6 +22,8 @@ public struct PyramidTIFFLevel: Sendable, Hashable {
     public let extraSamples: [Int]
     /// The Predictor tag: 1 none, 2 horizontal differencing.
     public let predictor: Int
+    /// How the level's samples become pixels (as ImageCodec's TIFF decoder turns them).
+    let samplePlan: TIFFSamplePlan
     /// The JPEGTables tag: quantisation and Huffman tables that abbreviated JPEG tiles leave out,
     /// to be spliced in before a tile's frame header. Nil when absent.
     public let jpegTables: [UInt8]?
@@ -34,8 +38,7 @@ public struct PyramidTIFFLevel: Sendable, Hashable {
     public var columns: Int { (width + tileWidth - 1) / tileWidth }
     /// Tiles down.
     public var rows: Int { (height + tileHeight - 1) / tileHeight }
-    /// Whether the last sample is alpha (associated or not).
-    public var hasAlpha: Bool {
-        extraSamples.last == TIFFTag.ExtraSample.associatedAlpha || extraSamples.last == TIFFTag.ExtraSample.unassociatedAlpha
-    }
+    /// Whether the level's pixels carry alpha: its first extra sample is alpha (associated or
+    /// not), or it is RGB with a fourth sample and no ExtraSamples tag, as libtiff reads it.
+    public var hasAlpha: Bool { samplePlan.layout.hasAlpha }
 }

@@ -104,17 +104,13 @@ extension PyramidTIFFReader {
         return samples
     }
 
-    /// Stored samples (prediction undone) as BGRA premultiplied pixels.
+    /// Stored samples as BGRA premultiplied pixels: prediction undone here, then the level's
+    /// sample plan applied by ImageCodec's TIFF sample converter (the one the TIFF decoder uses:
+    /// grey inverted for MinIsWhite, extra samples dropped, unassociated alpha premultiplied).
     private static func pixels(fromSamples stored: [UInt8], level: PyramidTIFFLevel) throws -> [UInt8] {
         let samples = level.samplesPerPixel, width = level.tileWidth, pixelCount = level.tileWidth * level.tileHeight
         guard stored.count >= pixelCount * samples else {
             throw ImageCacheError(.corruptData, "a tile of level \(level.index) has \(stored.count) of \(pixelCount * samples) bytes")
-        }
-        let grey = level.photometric == TIFFTag.Photometric.minIsBlack || level.photometric == TIFFTag.Photometric.minIsWhite
-        guard (grey && samples <= 2) || (level.photometric == TIFFTag.Photometric.rgb && samples >= 3) else {
-            throw ImageCacheError(
-                .unsupportedFormat,
-                "uncompressed or deflated tiles of photometric \(level.photometric) with \(samples) samples are not read")
         }
         guard level.predictor == 1 || level.predictor == 2 else {
             throw ImageCacheError(.unsupportedFormat, "predictor \(level.predictor) is not read")
@@ -128,30 +124,15 @@ extension PyramidTIFFReader {
                 for i in (start + samples)..<(start + width * samples) { values[i] = values[i] &+ values[i - samples] }
             }
         }
-        let alpha = level.hasAlpha, associated = level.extraSamples.last == TIFFTag.ExtraSample.associatedAlpha
-        let inverted = level.photometric == TIFFTag.Photometric.minIsWhite
-        return [UInt8](unsafeUninitializedCapacity: pixelCount * 4) { out, initialized in
-            for p in 0..<pixelCount {
-                let i = p * samples, o = p * 4
-                var (r, g, b): (UInt8, UInt8, UInt8)
-                if grey {
-                    let v = inverted ? 255 - values[i] : values[i]
-                    (r, g, b) = (v, v, v)
-                } else {
-                    (r, g, b) = (values[i], values[i + 1], values[i + 2])
+        var warnings: [String] = []
+        let converter = try TIFFSampleConverter(plan: level.samplePlan, color: .untagged, capacity: width, warnings: &warnings)
+        return values.withUnsafeBytes { source in
+            [UInt8](unsafeUninitializedCapacity: pixelCount * 4) { out, initialized in
+                for y in 0..<level.tileHeight {
+                    converter.convert(source.baseAddress! + y * width * samples, count: width, into: out.baseAddress! + y * width * 4)
                 }
-                var a: UInt8 = 255
-                if alpha {
-                    a = values[i + samples - 1]
-                    if !associated {
-                        // Unassociated alpha: premultiply, rounding as the package's bitmaps do.
-                        let m = { (c: UInt8) in UInt8((Int(c) * Int(a) + 127) / 255) }
-                        (r, g, b) = (m(r), m(g), m(b))
-                    }
-                }
-                (out[o], out[o + 1], out[o + 2], out[o + 3]) = (b, g, r, a)
+                initialized = pixelCount * 4
             }
-            initialized = pixelCount * 4
         }
     }
 }

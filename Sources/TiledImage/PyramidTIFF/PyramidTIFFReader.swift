@@ -1,4 +1,5 @@
 import FICCore
+import ImageCodec
 
 /// Reads a tiled pyramidal TIFF: classic or BigTIFF, little- or big-endian, its levels being the
 /// first IFD and the reduced-resolution IFDs (NewSubfileType 1) of the IFD chain, as this
@@ -139,6 +140,19 @@ public final class PyramidTIFFReader: Sendable {
             throw TIFFDirectoryParser.damaged("level \(index) has \(extra.count) extra samples of \(samples)")
         }
         let predictor = try field(TIFFTag.predictor, "Predictor") ?? 1
+        // How the samples become pixels, decided here (as ImageCodec's TIFF decoder decides it) so
+        // that a level whose samples are not read is refused when the file is opened.
+        var tags = TIFFSamplePlan.Tags(photometric: photometric, samplesPerPixel: samples, bitsPerSample: 8)
+        // SampleFormat has a value per sample (as BitsPerSample has); mixed formats are read as none.
+        let formats = try entry(entries, TIFFTag.sampleFormat).map { try parser.integers($0, name: "SampleFormat", maximumCount: 4) } ?? [1]
+        tags.sampleFormat = Set(formats).count == 1 ? Int(clamping: formats[0]) : 0
+        tags.extraSamples = extra.map { Int(clamping: $0) }
+        tags.yCbCrDecodedAsRGB = compression == TIFFTag.Compression.jpeg
+        let plan = try TIFFSamplePlan(tags)
+        guard plan.source == .native else {
+            throw ImageCacheError(
+                .unsupportedFormat, "level \(index) has samples of photometric \(photometric) that only libtiff's RGBA reader reads")
+        }
         let tables = try entry(entries, TIFFTag.jpegTables).map { try parser.valueBytes($0, name: "JPEGTables", maximum: 1 << 20) }
 
         let columns = (width + tileWidth - 1) / tileWidth, rows = (height + tileHeight - 1) / tileHeight
@@ -169,8 +183,8 @@ public final class PyramidTIFFReader: Sendable {
         }
         return PyramidTIFFLevel(
             index: index, width: width, height: height, tileWidth: tileWidth, tileHeight: tileHeight, compression: compression,
-            photometric: photometric, samplesPerPixel: samples, extraSamples: extra.map { Int($0) }, predictor: predictor,
-            jpegTables: tables, tileOffsets: offsets, tileByteCounts: counts, directoryOffset: offset)
+            photometric: photometric, samplesPerPixel: samples, extraSamples: tags.extraSamples, predictor: predictor,
+            samplePlan: plan, jpegTables: tables, tileOffsets: offsets, tileByteCounts: counts, directoryOffset: offset)
     }
 
     /// The entry of `tag`, if any.

@@ -1,4 +1,5 @@
 import FICCore
+import ImageCodec
 
 /// Reads a TIFF's header and IFDs from a byte source with few, batched reads: the first 64 KiB
 /// at once, and more only where an IFD or a value lies beyond them. Every count, offset and size

@@ -1,19 +1,20 @@
-#if TIFF
 /// Turns runs of a TIFF's samples (contiguous, as a strip, a tile's row or interleaved planes hold
 /// them) into the package's pixels: the plan's conversion first (picking, inverting,
 /// un-premultiplying, expanding bits, looking up a palette), then ``SamplePipeline``.
 ///
 /// Not thread-safe: its scratch row is reused.
-final class TIFFSampleConverter {
-    let plan: TIFFSamplePlan
-    let pipeline: SamplePipeline
+package final class TIFFSampleConverter {
+    /// How the samples are converted.
+    package let plan: TIFFSamplePlan
+    /// The last step.
+    package let pipeline: SamplePipeline
     /// The most pixels one call converts.
-    let capacity: Int
+    package let capacity: Int
     /// Samples in SamplePipeline's layout, for conversions that need a copy.
     private let scratch: LargeBufferPool.Storage
 
     /// A converter of runs of up to `capacity` pixels; `warnings` gets what the colour step could not honour.
-    init(plan: TIFFSamplePlan, color: ColorDescription, capacity: Int, warnings: inout [String]) throws {
+    package init(plan: TIFFSamplePlan, color: ColorDescription, capacity: Int, warnings: inout [String]) throws {
         self.plan = plan
         self.capacity = capacity
         pipeline = SamplePipeline(layout: plan.layout, color: color, warnings: &warnings)
@@ -21,7 +22,7 @@ final class TIFFSampleConverter {
     }
 
     /// Converts `count` pixels at `source` into `destination` (4 bytes a pixel).
-    func convert(_ source: UnsafeRawPointer, count: Int, into destination: UnsafeMutableRawPointer) {
+    package func convert(_ source: UnsafeRawPointer, count: Int, into destination: UnsafeMutableRawPointer) {
         precondition(count <= capacity)
         if case .none = plan.conversion {
             pipeline.convert(source, to: destination, count: count)
@@ -33,7 +34,7 @@ final class TIFFSampleConverter {
 
     /// Writes `count` pixels at `source` into `destination` as SamplePipeline's layout
     /// (``TIFFSamplePlan/layout``) takes them, without converting them further.
-    func prepare(_ source: UnsafeRawPointer, count: Int, into destination: UnsafeMutableRawPointer) {
+    package func prepare(_ source: UnsafeRawPointer, count: Int, into destination: UnsafeMutableRawPointer) {
         switch plan.conversion {
         case .none:
             destination.copyMemory(from: source, byteCount: count * plan.layout.bytesPerPixel)
@@ -165,4 +166,3 @@ final class TIFFSampleConverter {
         }
     }
 }
-#endif
