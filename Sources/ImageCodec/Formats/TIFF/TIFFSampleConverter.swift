@@ -12,6 +12,11 @@ package final class TIFFSampleConverter {
     package let capacity: Int
     /// Samples in SamplePipeline's layout, for conversions that need a copy.
     private let scratch: LargeBufferPool.Storage
+    /// Whether the samples are 8-bit RGBA with associated alpha going to sRGB unchanged: then each
+    /// pixel is swizzled with every colour clamped to its alpha, which is exactly what
+    /// un-premultiplying and premultiplying again gives (every colour and alpha pair checked by
+    /// the tests), without a division a sample.
+    private let associatedRGBA8: Bool
 
     /// A converter of runs of up to `capacity` pixels; `warnings` gets what the colour step could not honour.
     package init(plan: TIFFSamplePlan, color: ColorDescription, capacity: Int, warnings: inout [String]) throws {
@@ -19,12 +24,24 @@ package final class TIFFSampleConverter {
         self.capacity = capacity
         pipeline = SamplePipeline(layout: plan.layout, color: color, warnings: &warnings)
         scratch = try LargeBufferPool.allocate(byteCount: capacity * 8, zeroed: false)
+        if case .pick(channels: [0, 1, 2, 3], invert: false, unpremultiply: true, reduceTo8: false) = plan.conversion {
+            associatedRGBA8 = plan.bitsPerSample == 8 && plan.samplesPerPixel == 4 && pipeline.converter == nil
+        } else {
+            associatedRGBA8 = false
+        }
     }
 
     /// Converts `count` pixels at `source` into `destination` (4 bytes a pixel).
     package func convert(_ source: UnsafeRawPointer, count: Int, into destination: UnsafeMutableRawPointer) {
         precondition(count <= capacity)
-        if case .none = plan.conversion {
+        if associatedRGBA8 {
+            let s = source.assumingMemoryBound(to: UInt8.self), o = destination.assumingMemoryBound(to: UInt32.self)
+            for i in 0..<count {
+                let p = s + i &* 4
+                let a = p[3]
+                o[i] = UInt32(min(p[2], a)) | UInt32(min(p[1], a)) << 8 | UInt32(min(p[0], a)) << 16 | UInt32(a) << 24
+            }
+        } else if case .none = plan.conversion {
             pipeline.convert(source, to: destination, count: count)
         } else {
             prepare(source, count: count, into: scratch.base)
