@@ -61,12 +61,12 @@ import Testing
 
     @Test func aReaderNeverSeesHalfOfOneWriteAndHalfOfTheNext() async {
         let memo = KeyMemo()
-        let name = KeyMemo.NameHash("torn"), source = KeyMemo.NameHash("v")
+        let name = memo.hash("torn", "v")
         let keys = [TableKey(high: 1, low: 1), TableKey(high: 2, low: 2)]
-        memo.write(name, source: source, entityKey: keys[0], sourceKey: keys[0])
+        memo.write(name, entityKey: keys[0], sourceKey: keys[0])
         let iterations = 2_000_000
         async let written: Void = OwnThread.run {
-            for i in 0..<iterations { memo.write(name, source: source, entityKey: keys[i & 1], sourceKey: keys[i & 1]) }
+            for i in 0..<iterations { memo.write(name, entityKey: keys[i & 1], sourceKey: keys[i & 1]) }
         }
         let (torn, missing) = await OwnThread.run { () -> (Int, Int) in
             var torn = 0, missing = 0
@@ -75,11 +75,25 @@ import Testing
                     missing += 1
                     continue
                 }
-                if !keys.contains(found.entityKey) || found.sourceKey != found.entityKey || found.source != source { torn += 1 }
+                if !keys.contains(found.entity) || found.source != found.entity { torn += 1 }
             }
             return (torn, missing)
         }
         await written
         #expect(torn == 0, "\(torn) reads mixed two writes (\(missing) found the entry being written)")
+    }
+
+    /// No two pairs of names feed the hash the same bytes: a name and its source version are not
+    /// another split of the same characters, and a name alone is not a name with a source.
+    @Test func pairsThatShareTheirCharactersHaveTheirOwnEntries() {
+        let memo = KeyMemo()
+        #expect(memo.keys("ab", "c") == (TableKey("ab"), TableKey("c")))
+        #expect(memo.keys("a", "bc") == (TableKey("a"), TableKey("bc")))
+        #expect(memo.key("ab") == TableKey("ab"))
+        #expect(memo.keys("ab", "") == (TableKey("ab"), TableKey("")))
+        #expect(memo.hash("ab", "c") != memo.hash("a", "bc"))
+        #expect(memo.hash("ab", nil) != memo.hash("ab", ""))
+        // Each memo has its own key: the same names hash differently in another.
+        #expect(KeyMemo().hash("ab", "c") != memo.hash("ab", "c"))
     }
 }
