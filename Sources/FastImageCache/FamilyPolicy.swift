@@ -15,7 +15,7 @@ struct FamilyPolicy: Sendable {
     /// The configured formats, in the order given.
     let formats: [ImageFormat]
     /// Each format's table, by format name.
-    let tables: [String: FormatTable]
+    let tables: FormatTables
     /// The tables of each family, in configuration order.
     let families: [String: [FormatTable]]
     /// The memo of entity keys shared with the tables.
@@ -32,7 +32,7 @@ struct FamilyPolicy: Sendable {
     let claimTimeout: Duration
 
     init(
-        formats: [ImageFormat], tables: [String: FormatTable], keys: KeyMemo, provider: (any ImageSourceProvider)?, counters: CacheCounters,
+        formats: [ImageFormat], tables: FormatTables, keys: KeyMemo, provider: (any ImageSourceProvider)?, counters: CacheCounters,
         claimTimeout: Duration, logger: Logger
     ) {
         self.claimTimeout = claimTimeout

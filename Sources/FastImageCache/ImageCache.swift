@@ -85,14 +85,15 @@ public final class ImageCache: Sendable {
         self.space = space
         isReadOnly = space.isReadOnly
         let keys = KeyMemo()
-        var tables: [String: FormatTable] = [:]
+        var opened: [FormatTable] = []
         do {
             for format in formats {
-                tables[format.name] = try FormatTable(
-                    format: format, namespace: space, fileExtension: Self.fileExtension, options: options, keys: keys, logger: logger)
+                opened.append(
+                    try FormatTable(
+                        format: format, namespace: space, fileExtension: Self.fileExtension, options: options, keys: keys, logger: logger))
             }
         } catch {
-            for t in tables.values { t.table.close() }
+            for t in opened { t.table.close() }
             space.unlock()
             throw ImageCacheError.wrap(error, format: nil, code: .io)
         }
@@ -100,7 +101,9 @@ public final class ImageCache: Sendable {
         // the tables of formats it no longer has; then other caches may open the namespace.
         space.removeTablesOfOtherFormats(keeping: seen, fileExtension: Self.fileExtension, logger: logger)
         space.share()
-        self.openReports = tables.mapValues(\.table.openReport)
+        let tables = FormatTables(opened)
+        self.tables = tables
+        self.openReports = Dictionary(uniqueKeysWithValues: opened.map { ($0.format.name, $0.table.openReport) })
         let policy = FamilyPolicy(
             formats: formats, tables: tables, keys: keys, provider: provider, counters: CacheCounters(),
             claimTimeout: options.claimTimeout, logger: logger)
@@ -110,8 +113,8 @@ public final class ImageCache: Sendable {
         self.rings = AnimationRings(lanes: lanes, logger: logger)
     }
 
-    /// Each format's table, by format name.
-    var tables: [String: FormatTable] { policy.tables }
+    /// Each format's table, by format name (the policy's, kept here for the frame path).
+    let tables: FormatTables
     private var keys: KeyMemo { policy.keys }
 
     /// The extension of table files.
