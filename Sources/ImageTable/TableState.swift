@@ -82,7 +82,7 @@ struct TableState {
     let pixelByteCount: Int
 
     private(set) var chunks: [TableChunk] = []
-    private var hints: [TableKey: Hint] = [:]
+    private var hints: HintCache
     private var pins: [Int32] = []
     /// Slots whose entry went while this process held an image of them: free once it lets go.
     private var orphaned: [Bool] = []
@@ -104,14 +104,13 @@ struct TableState {
     init(layout: TableLayout, pixelByteCount: Int) {
         self.layout = layout
         self.pixelByteCount = pixelByteCount
+        hints = HintCache(capacity: max(2 * layout.maximumCount, 64))
     }
 
     var count: Int { shared?.entryCount ?? 0 }
     /// Slots this process has mapped.
     var allocatedSlots: Int { pins.count }
     var isWritable: Bool { file?.isWritable ?? false }
-    /// Hints kept at most, so that entities looked up once do not pile up.
-    private var hintLimit: Int { max(2 * layout.maximumCount, 64) }
 
     // MARK: Addresses
 
@@ -271,7 +270,6 @@ struct TableState {
         let hint = Hint(
             slot: slot, cell: cells.cellOffset(slot), word: word, source: r.source, pixelChecksum: r.pixelChecksum,
             verified: r.flags & IndexRecord.needsVerification == 0 && !mustCheck[slot])
-        if hints.count >= hintLimit { hints.removeAll(keepingCapacity: true) }
         hints[entity] = hint
         return hint
     }
