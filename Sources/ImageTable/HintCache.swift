@@ -6,23 +6,22 @@
 /// code). A full set gives up one of its hints, which only costs that entity's next lookup a
 /// search of the shared index. Keys are compared whole: a hint never answers for another key.
 struct HintCache {
-    private struct Entry {
-        var key: TableKey
-        var hint: TableState.Hint
-    }
-
     static let ways = 4
     /// The most entries a cache has: beyond it, entities looked up once would only fill memory.
     static let maximumCapacity = 8192
 
-    private var entries: [Entry?]
+    /// The keys of a set side by side (one cache line), compared before any hint is read.
+    private var keys: [TableKey]
+    /// Each key's hint; nil where the way is free (its key is then meaningless).
+    private var hints: [TableState.Hint?]
     private let setMask: Int
 
     /// A cache of at least `capacity` entries (a power of two, at most ``maximumCapacity``).
     init(capacity: Int) {
         var entries = Self.ways
         while entries < min(capacity, Self.maximumCapacity) { entries *= 2 }
-        self.entries = Array(repeating: nil, count: entries)
+        keys = Array(repeating: TableKey(high: 0, low: 0), count: entries)
+        hints = Array(repeating: nil, count: entries)
         setMask = entries / Self.ways - 1
     }
 
@@ -36,8 +35,8 @@ struct HintCache {
     subscript(key: TableKey) -> TableState.Hint? {
         @inline(__always) get {
             let first = set(key)
-            for i in first..<first + Self.ways {
-                if let e = entries[i], e.key == key { return e.hint }
+            for i in first..<first + Self.ways where keys[i] == key {
+                if let hint = hints[i] { return hint }
             }
             return nil
         }
@@ -45,22 +44,24 @@ struct HintCache {
             let first = set(key)
             var free: Int?
             for i in first..<first + Self.ways {
-                guard let e = entries[i] else {
+                guard hints[i] != nil else {
                     if free == nil { free = i }
                     continue
                 }
-                if e.key == key {
-                    entries[i] = newValue.map { Entry(key: key, hint: $0) }
+                if keys[i] == key {
+                    hints[i] = newValue
                     return
                 }
             }
             guard let newValue else { return }
-            entries[free ?? first + Int(truncatingIfNeeded: key.high) & (Self.ways - 1)] = Entry(key: key, hint: newValue)
+            let i = free ?? first + Int(truncatingIfNeeded: key.high) & (Self.ways - 1)
+            keys[i] = key
+            hints[i] = newValue
         }
     }
 
     /// Forgets every hint.
     mutating func removeAll() {
-        for i in entries.indices { entries[i] = nil }
+        for i in hints.indices { hints[i] = nil }
     }
 }
