@@ -13,8 +13,9 @@ import ImageTable
 public final class CachedImage: Sendable {
     /// Where the pixels are.
     enum Storage: Sendable {
-        /// The table's image: the mapped slot, held while this object lives.
-        case table(StoredImage)
+        /// The table's image: the mapped slot, pinned while this object lives (the object itself
+        /// holds the pin, so that a hit makes one object).
+        case table(PinnedSlot)
         /// Memory of its own, freed when the last holder lets go: a frame decoded into a ring, or
         /// an image the table could not take (another process's store held it too long).
         case ring(RingFrame)
@@ -30,11 +31,16 @@ public final class CachedImage: Sendable {
     /// or an animation's first frame).
     let frame: Int
 
-    init(table: FormatTable, storage: StoredImage, entityID: String, frame: Int = 0) {
+    /// The image of a slot pinned for it: its release lets go of the pin.
+    init(table: FormatTable, pinned: PinnedSlot, entityID: String, frame: Int = 0) {
         self.table = table
-        self.storage = .table(storage)
+        self.storage = .table(pinned)
         self.entityID = entityID
         self.frame = frame
+    }
+
+    deinit {
+        if case .table(let pin) = storage { table.table.unpin(pin) }
     }
 
     init(table: FormatTable, ringFrame: RingFrame, entityID: String, frame: Int = 0) {
@@ -59,7 +65,7 @@ public final class CachedImage: Sendable {
     /// the pixels through ``withUnsafeBytes(_:)``.
     package var baseAddress: UnsafeRawPointer {
         switch storage {
-        case .table(let stored): stored.baseAddress
+        case .table(let pin): pin.baseAddress
         case .ring(let frame): UnsafeRawPointer(frame.pixels.base)
         }
     }
@@ -68,18 +74,13 @@ public final class CachedImage: Sendable {
     /// file on the next access. Use it when storing many images that will not be shown soon.
     /// (A ring frame has no file behind it: its pages stay.)
     public func releaseResidentPages() {
-        if case .table(let stored) = storage { stored.releaseResidentPages() }
+        if case .table(let pin) = storage { table.table.releaseResidentPages(of: pin) }
     }
 
     /// Calls `body` with the pixel bytes (`bytesPerRow × height`).
     public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
-        switch storage {
-        case .table(let stored):
-            return try stored.withUnsafeBytes(body)
-        case .ring(let frame):
-            return try withExtendedLifetime(frame) {
-                try body(UnsafeRawBufferPointer(start: frame.pixels.base, count: bytesPerRow * height))
-            }
+        try withExtendedLifetime(self) {
+            try body(UnsafeRawBufferPointer(start: baseAddress, count: bytesPerRow * height))
         }
     }
 

@@ -55,8 +55,8 @@ struct FamilyPolicy: Sendable {
     /// The stored, up-to-date image of `entity` in the table `t`, or nil (not counted).
     func cachedImage(for entity: some ImageEntity, in t: FormatTable) -> CachedImage? {
         let (entityKey, sourceKey) = keys.keys(entity.entityID, entity.sourceImageID)
-        guard let stored = t.table.image(for: entityKey, source: sourceKey) else { return nil }
-        return CachedImage(table: t, storage: stored, entityID: entity.entityID)
+        guard let pin = t.table.pinnedImage(for: entityKey, source: sourceKey) else { return nil }
+        return CachedImage(table: t, pinned: pin, entityID: entity.entityID)
     }
 
     /// The names of the formats of `family`, or of every configured format when `family` is nil,

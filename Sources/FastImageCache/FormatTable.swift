@@ -64,10 +64,10 @@ final class FormatTable: Sendable {
         let label = frame == 0 ? entity.entityID : AnimationKeys.frameLabel(frame, of: entity.entityID)
         return try drawing {
             do {
-                let stored = try table.insert(entity: key, source: sourceKey, label: label) { pixels in
+                let pin = try table.insertPinned(entity: key, source: sourceKey, label: label) { pixels in
                     try render(entity, from: source, into: pixels.baseAddress!)
                 }
-                return CachedImage(table: self, storage: stored, entityID: entity.entityID, frame: frame)
+                return CachedImage(table: self, pinned: pin, entityID: entity.entityID, frame: frame)
             } catch let error as ImageCacheError where error.code == .inUse {
                 // Another process stopped in the middle of a store holds the table's writer lock:
                 // the request still gets its image, drawn into memory of its own, unstored.

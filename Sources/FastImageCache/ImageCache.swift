@@ -149,7 +149,7 @@ public final class ImageCache: Sendable {
     /// ``cachedImage(for:format:)`` is.
     public func cachedImage(entityID: String, format: String) -> CachedImage? {
         guard let t = tables[format] else { return nil }
-        return t.lookups.counted(t.table.image(for: keys.key(entityID)).map { CachedImage(table: t, storage: $0, entityID: entityID) })
+        return t.lookups.counted(t.table.pinnedImage(for: keys.key(entityID)).map { CachedImage(table: t, pinned: $0, entityID: entityID) })
     }
 
     /// Whether an up-to-date image of `entity` in `format` is stored (an animation that a

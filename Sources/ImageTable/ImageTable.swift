@@ -89,13 +89,17 @@ public final class ImageTable: Sendable {
     /// touches the disk beyond page-ins of the pixels. The one exception is the first read of an
     /// entry that may be torn (after an unclean shutdown), which checks its pixel checksum once.
     public func image(for entity: TableKey, source: TableKey? = nil) -> StoredImage? {
+        pinnedImage(for: entity, source: source).map { StoredImage(table: state, pin: $0, configuration: configuration, entity: entity) }
+    }
+
+    /// ``image(for:source:)``'s slot, pinned for the caller, who lets go of it with
+    /// ``unpin(_:)``: for an object of the caller's own that holds the image (one object a hit).
+    package func pinnedImage(for entity: TableKey, source: TableKey? = nil) -> PinnedSlot? {
         switch state.withLockedValue({ $0.lookup(entity, source: source) }) {
         case .miss:
             return nil
         case .hit(let slot, let pixels, let chunk, let source, let generation):
-            return StoredImage(
-                table: state, chunk: chunk, slot: slot, generation: generation, pixels: pixels, configuration: configuration,
-                entity: entity, source: source)
+            return PinnedSlot(slot: slot, generation: generation, chunk: chunk, baseAddress: pixels, source: source)
         case .needsVerification(let slot, let pixels, let chunk, let expected, let source, let generation):
             let actual = XXH64.hash(pixels, count: configuration.pixelByteCount)
             let passed = state.withLockedValue {
@@ -112,10 +116,19 @@ public final class ImageTable: Sendable {
                 }
                 return nil
             }
-            return StoredImage(
-                table: state, chunk: chunk, slot: slot, generation: generation, pixels: pixels, configuration: configuration,
-                entity: entity, source: source)
+            return PinnedSlot(slot: slot, generation: generation, chunk: chunk, baseAddress: pixels, source: source)
         }
+    }
+
+    /// Lets go of a slot pinned by ``pinnedImage(for:source:)`` or ``insertPinned(entity:source:label:draw:)``.
+    package func unpin(_ pin: PinnedSlot) {
+        pin.release(in: state)
+    }
+
+    /// Lets the kernel drop the pinned image's pages from resident memory (as
+    /// ``StoredImage/releaseResidentPages()``).
+    package func releaseResidentPages(of pin: PinnedSlot) {
+        pin.releaseResidentPages(byteCount: configuration.pixelByteCount, in: state)
     }
 
     /// Whether an entry for `entity` exists (drawn from `source`, when given). Does not count as a use.
@@ -151,6 +164,16 @@ public final class ImageTable: Sendable {
     public func insert(entity: TableKey, source: TableKey, label: String = "", draw: (UnsafeMutableRawBufferPointer) throws -> Void) throws
         -> StoredImage
     {
+        StoredImage(
+            table: state, pin: try insertPinned(entity: entity, source: source, label: label, draw: draw), configuration: configuration,
+            entity: entity)
+    }
+
+    /// ``insert(entity:source:label:draw:)``'s new image, pinned for the caller, who lets go of it
+    /// with ``unpin(_:)``.
+    package func insertPinned(entity: TableKey, source: TableKey, label: String, draw: (UnsafeMutableRawBufferPointer) throws -> Void)
+        throws -> PinnedSlot
+    {
         let (slot, pixels, record, chunk, generation) = try reserveSlot()
         // The slot's record says "being written" before its first pixel changes, so that a
         // process stopped during `draw` leaves a slot every later opener recognises.
@@ -177,9 +200,7 @@ public final class ImageTable: Sendable {
             state.update { $0.abandon(slot: slot, generation: generation) }
             throw error
         }
-        return StoredImage(
-            table: state, chunk: chunk, slot: slot, generation: generation, pixels: pixels, configuration: configuration, entity: entity,
-            source: source)
+        return PinnedSlot(slot: slot, generation: generation, chunk: chunk, baseAddress: pixels, source: source)
     }
 
     /// Runs `body` as the table's one writer: first among this process's threads, then among

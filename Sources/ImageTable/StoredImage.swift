@@ -27,29 +27,22 @@ public final class StoredImage: @unchecked Sendable {
     package let baseAddress: UnsafeRawPointer
 
     private let table: ConditionBox<TableState>
-    private let chunk: TableChunk
-    private let slot: Int
-    private let generation: UInt64
+    private let pin: PinnedSlot
 
-    init(
-        table: ConditionBox<TableState>, chunk: TableChunk, slot: Int, generation: UInt64, pixels: UnsafeMutableRawPointer,
-        configuration: TableConfiguration, entity: TableKey, source: TableKey
-    ) {
+    init(table: ConditionBox<TableState>, pin: PinnedSlot, configuration: TableConfiguration, entity: TableKey) {
         self.table = table
-        self.chunk = chunk
-        self.slot = slot
-        self.generation = generation
+        self.pin = pin
         self.entity = entity
-        self.source = source
+        source = pin.source
         width = configuration.pixelWidth
         height = configuration.pixelHeight
         bytesPerRow = configuration.bytesPerRow
         bytesPerPixel = configuration.bytesPerPixel
-        baseAddress = UnsafeRawPointer(pixels)
+        baseAddress = pin.baseAddress
     }
 
     deinit {
-        table.withLockedValue { $0.unpin(slot, generation: generation) }
+        pin.release(in: table)
     }
 
     /// Lets the kernel drop this image's pages from the process's resident memory now.
@@ -59,12 +52,7 @@ public final class StoredImage: @unchecked Sendable {
     /// bulk import — so that resident memory does not grow with the number of images written.
     /// (An image detached from its file by a close keeps its pages.)
     public func releaseResidentPages() {
-        let length = (byteCount + systemPageSize - 1) / systemPageSize * systemPageSize
-        // Under the lock: a close or reset detaches pages under it too, and a detached page
-        // must never be dropped (it has no file behind it).
-        table.withLockedValue { s in
-            if s.generation == generation { chunk.region.releaseResidentPages(baseAddress, count: length) }
-        }
+        pin.releaseResidentPages(byteCount: byteCount, in: table)
     }
 
     /// The number of bytes of pixels (`bytesPerRow × height`).

@@ -69,8 +69,8 @@ extension ImageCache {
         let (entityKey, sourceKey) = policy.keys.keys(entity.entityID, entity.sourceImageID)
         let ring = AnimationRings.Key(format: t.format.name, entity: entityKey, source: sourceKey)
         if case .frame(let image) = rings.frame(frame, of: ring) { return image }
-        if let stored = t.table.image(for: AnimationKeys.frame(frame, of: entityKey), source: sourceKey) {
-            return CachedImage(table: t, storage: stored, entityID: entity.entityID, frame: frame)
+        if let pin = t.table.pinnedImage(for: AnimationKeys.frame(frame, of: entityKey), source: sourceKey) {
+            return CachedImage(table: t, pinned: pin, entityID: entity.entityID, frame: frame)
         }
         // The first lookup of a later frame of an animation that plays from a ring makes the ring.
         guard provider != nil, let animation = t.record(entity: entityKey, source: sourceKey), animation.playsFromRing,
@@ -103,8 +103,8 @@ extension ImageCache {
         {
             return image
         }
-        guard let stored = t.table.image(for: AnimationKeys.frame(frame, of: entityKey), source: first.source) else { return nil }
-        return CachedImage(table: t, storage: stored, entityID: entityID, frame: frame)
+        guard let pin = t.table.pinnedImage(for: AnimationKeys.frame(frame, of: entityKey), source: first.source) else { return nil }
+        return CachedImage(table: t, pinned: pin, entityID: entityID, frame: frame)
     }
 
     /// The animation stored for the entity whose identifier is `entityID` (whichever version of
