@@ -179,4 +179,29 @@ import Testing
         #expect(cache.cachedImage(for: Photo(entityID: "e9"), format: "thumb") != nil)
         #expect(cache.cachedImage(for: Photo(entityID: "e0"), format: "thumb") == nil)
     }
+
+    /// A cached image holds its slot (no store draws over it) from its lookup or store until its
+    /// release, and then no longer: a table whose images were all let go of takes new ones.
+    @Test func anImageHoldsItsSlotUntilItIsReleasedAndNoLonger() throws {
+        let dir = TemporaryDirectory(); defer { dir.cleanup() }
+        let cache = try ImageCache(directory: dir.path, formats: [try thumbFormat(max: 2)])
+        let source = try ImageDecoder.decode(contentsOf: coffee.path)
+        let table = try cache.table("thumb").table
+        func held() -> Int { table.statistics.heldImages }
+        var stored: CachedImage? = try cache.setImage(source, for: Photo(entityID: "a"), format: "thumb")
+        #expect(held() == 1)
+        var looked: CachedImage? = cache.cachedImage(for: Photo(entityID: "a"), format: "thumb")
+        #expect(looked != nil && held() == 1, "one slot, held twice")
+        stored = nil
+        #expect(held() == 1, "the lookup still holds it")
+        looked = nil
+        #expect(held() == 0)
+        // Every image let go of: stores and lookups cycle through the two slots without filling them.
+        for i in 0..<10 {
+            _ = try cache.setImage(source, for: Photo(entityID: "n\(i)"), format: "thumb")
+            #expect(cache.cachedImage(for: Photo(entityID: "n\(i)"), format: "thumb") != nil)
+        }
+        #expect(held() == 0)
+        withExtendedLifetime((stored, looked)) {}
+    }
 }
