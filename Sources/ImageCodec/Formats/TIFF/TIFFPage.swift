@@ -60,7 +60,8 @@ extension TIFFSamplePlan {
         tags.separatePlanes = d.planar_config == UInt16(PLANARCONFIG_SEPARATE)
         tags.yCbCrDecodedAsRGB = d.jpeg_rgb != 0
         tags.inkSet = Int(d.inkset)
-        if tags.photometric == TIFFTag.Photometric.palette, [1, 2, 4, 8, 16].contains(tags.bitsPerSample), let red = d.colormap_red,
+        if tags.photometric == TIFFTag.Photometric.palette, TIFFSamplePlan.decodedBitDepths.contains(tags.bitsPerSample),
+            let red = d.colormap_red,
             let green = d.colormap_green, let blue = d.colormap_blue
         {
             let entries = 1 << tags.bitsPerSample

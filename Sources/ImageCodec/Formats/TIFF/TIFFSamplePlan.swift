@@ -3,6 +3,9 @@
 /// alone, so that both readers of TIFFs use it: libtiff's (the TIFF format, under its trait) and
 /// the pyramidal TIFF reader's own, which reads tiles by range without libtiff.
 package struct TIFFSamplePlan: Sendable, Hashable {
+    /// The bit depths whose samples are decoded (and whose palettes are read).
+    package static let decodedBitDepths: Set<Int> = [1, 2, 4, 8, 16]
+
     /// Where the samples come from.
     package enum Source: Sendable, Hashable {
         /// The strips or tiles as stored (separate planes are interleaved first).
@@ -100,7 +103,7 @@ extension TIFFSamplePlan {
                 "The TIFF has \(bits)-bit \(kind) samples; only unsigned integer samples (1 to 16 bits) are decoded. Convert it to 8 or 16 bits."
             )
         }
-        guard [1, 2, 4, 8, 16].contains(bits) else {
+        guard Self.decodedBitDepths.contains(bits) else {
             throw ImageCacheError(
                 .unsupportedFormat, "The TIFF has \(bits)-bit samples; only 1, 2, 4, 8 and 16 bits are decoded. Convert it to 8 or 16 bits."
             )
