@@ -33,6 +33,15 @@ import Testing
                 [F.vips, "tiffsave", "{dir}/g.v", "{dir}/t.tif", "--compression", "deflate", "--predictor", "horizontal"] + tile
             ], hasAlpha: false),
         Layout(
+            description: "grey, JPEG tiles (vips)",
+            steps: [
+                [F.vips, "colourspace", "{photo}", "{dir}/g.v", "b-w"],
+                [F.vips, "tiffsave", "{dir}/g.v", "{dir}/t.tif", "--compression", "jpeg", "--Q", "90"] + tile
+            ], hasAlpha: false),
+        Layout(
+            description: "RGB, JPEG tiles (vips)",
+            steps: [[F.vips, "tiffsave", "{photo}", "{dir}/t.tif", "--compression", "jpeg", "--Q", "90"] + tile], hasAlpha: false),
+        Layout(
             description: "grey and alpha (vips)",
             steps: [
                 [F.vips, "colourspace", "{photo}", "{dir}/g.v", "b-w"],

@@ -46,19 +46,15 @@ extension PyramidTIFFReader {
                 .corruptData,
                 "a JPEG tile of level \(level.index) is \(image.width)×\(image.height), not \(level.tileWidth)×\(level.tileHeight)")
         }
-        let width = level.tileWidth, unit = image.pixelFormat.bytesPerPixel
+        // The decoder's grey or BGRX rows become BGRA as every decoder's do.
+        var warnings: [String] = []
+        let pipeline = SamplePipeline(
+            layout: image.pixelFormat.bytesPerPixel == 1 ? .gray8 : .bgrx8, color: .untagged, warnings: &warnings)
+        let width = level.tileWidth
         return image.withUnsafeBytes { raw in
             [UInt8](unsafeUninitializedCapacity: width * image.height * 4) { out, initialized in
                 for y in 0..<image.height {
-                    for x in 0..<width {
-                        let i = y * image.bytesPerRow + x * unit, o = (y * width + x) * 4
-                        if unit == 1 {
-                            (out[o], out[o + 1], out[o + 2]) = (raw[i], raw[i], raw[i])
-                        } else {
-                            (out[o], out[o + 1], out[o + 2]) = (raw[i], raw[i + 1], raw[i + 2])
-                        }
-                        out[o + 3] = 255
-                    }
+                    pipeline.convert(raw.baseAddress! + y * image.bytesPerRow, to: out.baseAddress! + y * width * 4, count: width)
                 }
                 initialized = width * image.height * 4
             }
