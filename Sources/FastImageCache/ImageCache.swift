@@ -102,7 +102,6 @@ public final class ImageCache: Sendable {
         space.removeTablesOfOtherFormats(keeping: seen, fileExtension: Self.fileExtension, logger: logger)
         space.share()
         let tables = FormatTables(opened)
-        self.tables = tables
         self.openReports = Dictionary(uniqueKeysWithValues: opened.map { ($0.format.name, $0.table.openReport) })
         let policy = FamilyPolicy(
             formats: formats, tables: tables, keys: keys, provider: provider, counters: CacheCounters(),
@@ -113,8 +112,8 @@ public final class ImageCache: Sendable {
         self.rings = AnimationRings(lanes: lanes, logger: logger)
     }
 
-    /// Each format's table, by format name (the policy's, kept here for the frame path).
-    let tables: FormatTables
+    /// Each format's table, by format name.
+    var tables: FormatTables { policy.tables }
     private var keys: KeyMemo { policy.keys }
 
     /// The extension of table files.
