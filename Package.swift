@@ -20,22 +20,35 @@ let package = Package(
         .executable(name: "fic", targets: ["fic"]),
         .executable(name: "fic-demo", targets: ["fic-demo"]),
         .executable(name: "fic-bench", targets: ["fic-bench"]),
-        .executable(name: "fic-fuzz", targets: ["fic-fuzz"]),
+        .executable(name: "fic-fuzz", targets: ["fic-fuzz"])
     ],
     traits: [
-        .trait(name: "HEIF", description: "HEIC and AVIF images and AVIF sequences (libheif and libavif, loaded when a file needs them; headers: Debian libheif-dev, libavif-dev)."),
+        .trait(
+            name: "HEIF",
+            description:
+                "HEIC and AVIF images and AVIF sequences (libheif and libavif, loaded when a file needs them; headers: Debian libheif-dev, libavif-dev)."
+        ),
         .trait(name: "JPEGXL", description: "JPEG XL images (libjxl 0.7, loaded when a file needs it; headers: Debian libjxl-dev)."),
         .trait(name: "GIF", description: "GIF images and animations (giflib; Debian libgif-dev)."),
         .trait(name: "TIFF", description: "TIFF and BigTIFF images, pyramidal TIFFs read by level (libtiff; Debian libtiff-dev)."),
-        .trait(name: "ColorManagement", description: "Embedded ICC profiles, CMYK profiles and PNG's colour chunks converted to sRGB (LittleCMS 2; Debian liblcms2-dev). Without it, pixels are taken as sRGB and a warning says a profile was ignored."),
-        .trait(name: "Loader", description: "The ImageLoader product: originals over http(s) (AsyncHTTPClient, SwiftNIO), a disk cache of originals, remote tiled images."),
+        .trait(
+            name: "ColorManagement",
+            description:
+                "Embedded ICC profiles, CMYK profiles and PNG's colour chunks converted to sRGB (LittleCMS 2; Debian liblcms2-dev). Without it, pixels are taken as sRGB and a warning says a profile was ignored."
+        ),
+        .trait(
+            name: "Loader",
+            description:
+                "The ImageLoader product: originals over http(s) (AsyncHTTPClient, SwiftNIO), a disk cache of originals, remote tiled images."
+        ),
         .trait(name: "Server", description: "The TileServer product: pyramids served over IIIF Image API 3 and Deep Zoom (Hummingbird)."),
         .trait(
             name: "Tool",
-            description: "The fic command-line tool and viewer (swift-argument-parser; SDL2's header, Debian libsdl2-dev). Turns on every other trait.",
+            description:
+                "The fic command-line tool and viewer (swift-argument-parser; SDL2's header, Debian libsdl2-dev). Turns on every other trait.",
             enabledTraits: formatTraits.union(["Loader", "Server"])
         ),
-        .default(enabledTraits: formatTraits.union(["Loader", "Server", "Tool"])),
+        .default(enabledTraits: formatTraits.union(["Loader", "Server", "Tool"]))
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
@@ -49,7 +62,7 @@ let package = Package(
         // wants them enables them on its own dependency on Hummingbird.
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.0", traits: []),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
-        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.34.1"),
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.34.1")
     ],
     targets: [
         // C libraries, found with pkg-config. Each format beyond JPEG, PNG and WebP is behind the
@@ -99,7 +112,7 @@ let package = Package(
             dependencies: [
                 "FICCore",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "SystemPackage", package: "swift-system")
             ]
         ),
         // Decoding JPEG / PNG / WebP, and with their traits HEIC / AVIF / JPEG XL / GIF / TIFF, into
@@ -115,7 +128,7 @@ let package = Package(
                 .target(name: "CTIFF", condition: .when(traits: ["TIFF"])),
                 .target(name: "CTIFFSupport", condition: .when(traits: ["TIFF"])),
                 .target(name: "CLcms", condition: .when(traits: ["ColorManagement"])),
-                .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "SystemPackage", package: "swift-system")
             ]
         ),
         // The public API: formats, entities, the cache, canvases, providers.
@@ -123,15 +136,16 @@ let package = Package(
             name: "FastImageCache",
             dependencies: [
                 "FICCore", "ImageTable", "ImageCodec", "CCairo",
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Logging", package: "swift-log")
             ]
         ),
-        // Huge photographs as zoomable tile pyramids, built while they download.
+        // Huge photographs as zoomable tile pyramids, built while they download; their tiles, and a
+        // remote tile service's, kept decoded in an image table (FastImageCache).
         .target(
             name: "TiledImage",
             dependencies: [
-                "FICCore", "ImageCodec", "CTileSupport", .product(name: "SystemPackage", package: "swift-system"),
-                .product(name: "Logging", package: "swift-log"),
+                "FICCore", "ImageCodec", "FastImageCache", "CTileSupport", .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "Logging", package: "swift-log")
             ]
         ),
         // Loading originals: http(s) with AsyncHTTPClient and file URLs, a disk cache of originals,
@@ -147,7 +161,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["Loader"])),
                 .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["Loader"])),
                 .product(name: "SystemPackage", package: "swift-system"),
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Logging", package: "swift-log")
             ]
         ),
         // Serving pyramids over HTTP: the IIIF Image API 3.0 (level 2), Deep Zoom and a viewer page,
@@ -162,7 +176,7 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["Server"])),
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Server"])),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras", condition: .when(traits: ["Server"])),
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Logging", package: "swift-log")
             ]
         ),
         // What fic's commands share (no product ships it alone): exit statuses and errors, the
@@ -173,7 +187,7 @@ let package = Package(
             dependencies: [
                 "FastImageCache", "ImageCodec", "FICCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Tool"])),
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Logging", package: "swift-log")
             ]
         ),
         // The original Fast Image Cache demo, measured: `fic demo`, and `fic-demo` alone, which builds
@@ -182,7 +196,7 @@ let package = Package(
             name: "FICDemo",
             dependencies: [
                 "FastImageCache", "ImageCodec", "FICCore", "FICCommandLine", "CCairo",
-                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Tool"])),
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Tool"]))
             ],
             resources: [.copy("SamplePhotos")]
         ),
@@ -190,7 +204,7 @@ let package = Package(
             name: "fic-demo",
             dependencies: [
                 "FICDemo", "FICCommandLine", "FastImageCache",
-                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Tool"])),
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Tool"]))
             ]),
         .executableTarget(
             name: "fic",
@@ -198,7 +212,7 @@ let package = Package(
                 "FastImageCache", "TiledImage", "ImageLoader", "TileServer", "FICCore", "ImageCodec",
                 "FICCommandLine", "FICDemo", "CCairo", "CSDL2",
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Tool"])),
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Logging", package: "swift-log")
             ]
         ),
 
@@ -208,7 +222,7 @@ let package = Package(
             name: "FICFuzzing",
             dependencies: [
                 "ImageCodec", "ImageTable", "ImageLoader", "TiledImage", "TileServer", "FICCore", "FICHarness",
-                .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "SystemPackage", package: "swift-system")
             ],
             path: "Fuzz/FICFuzzing"
         ),
@@ -224,7 +238,7 @@ let package = Package(
             name: "FICBenchmarks",
             dependencies: [
                 "FastImageCache", "ImageTable", "ImageCodec", "TiledImage", "ImageLoader", "FICHarness", "FICCore",
-                .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "SystemPackage", package: "swift-system")
             ],
             path: "Benchmarks/FICBenchmarks"
         ),
@@ -232,7 +246,7 @@ let package = Package(
             name: "fic-bench",
             dependencies: [
                 "FICBenchmarks", "FICCommandLine", "FICDemo", "FastImageCache",
-                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Tool"])),
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Tool"]))
             ],
             path: "Benchmarks/fic-bench"
         ),
@@ -241,7 +255,7 @@ let package = Package(
             dependencies: [
                 "FICHarness", "ImageTable", "FICCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Tool"])),
-                .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "SystemPackage", package: "swift-system")
             ],
             path: "Harness/SelfTestSharer"
         ),
@@ -249,30 +263,49 @@ let package = Package(
             name: "fic-selftest-writer",
             dependencies: [
                 "FICHarness", "ImageTable",
-                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Tool"])),
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Tool"]))
             ],
             path: "Harness/SelfTestWriter"
         ),
 
-        .testTarget(name: "FICCoreTests", dependencies: ["FICCore", "FICTestSupport", "FICHarness", .product(name: "SystemPackage", package: "swift-system")]),
-        .testTarget(name: "ImageTableTests", dependencies: [
-            "ImageTable", "FICCore", "FICTestSupport", "FICHarness", "fic-selftest-writer", "fic-selftest-sharer", .product(name: "Logging", package: "swift-log"),
-            .product(name: "SystemPackage", package: "swift-system"),
-        ]),
+        .testTarget(
+            name: "FICCoreTests",
+            dependencies: ["FICCore", "FICTestSupport", "FICHarness", .product(name: "SystemPackage", package: "swift-system")]),
+        .testTarget(
+            name: "ImageTableTests",
+            dependencies: [
+                "ImageTable", "FICCore", "FICTestSupport", "FICHarness", "fic-selftest-writer", "fic-selftest-sharer",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system")
+            ]),
         // What several test targets share: files the tests write by hand (PNGs byte by byte), waiting for a
         // condition, running tools and `fic` as child processes (with a time limit where a hang is possible).
-        .target(name: "FICTestSupport", dependencies: ["FICHarness", "FICCore", .product(name: "Logging", package: "swift-log")], path: "Tests/FICTestSupport"),
+        .target(
+            name: "FICTestSupport", dependencies: ["FICHarness", "FICCore", .product(name: "Logging", package: "swift-log")],
+            path: "Tests/FICTestSupport"),
         // CHeif: libheif's encoder writes the files whose thumbnails differ from their images;
         // CJxl: libjxl's own signature check is the sniffer's reference.
         .testTarget(
             name: "ImageCodecTests",
-            dependencies: ["ImageCodec", "FICCore", "FICTestSupport", "FICHarness", "CHeif", "CJxl", .product(name: "SystemPackage", package: "swift-system")],
+            dependencies: [
+                "ImageCodec", "FICCore", "FICTestSupport", "FICHarness", "CHeif", "CJxl",
+                .product(name: "SystemPackage", package: "swift-system")
+            ],
             // The encoder writes its test files with libheif directly, and libjxl checks the sniffer.
             linkerSettings: [.linkedLibrary("heif"), .linkedLibrary("jxl")]
         ),
-        .testTarget(name: "FastImageCacheTests", dependencies: ["FastImageCache", "FICCore", "ImageTable", "ImageCodec", "CCairo", "FICTestSupport"]),
-        .testTarget(name: "TiledImageTests", dependencies: ["TiledImage", "ImageCodec", "FICCore", "FICTestSupport", "FICHarness"]),
-        .testTarget(name: "FicTests", dependencies: ["fic", "FICCommandLine", "FICDemo", "FastImageCache", "ImageTable", "ImageCodec", "FICTestSupport", "FICHarness"]),
+        .testTarget(
+            name: "FastImageCacheTests", dependencies: ["FastImageCache", "FICCore", "ImageTable", "ImageCodec", "CCairo", "FICTestSupport"]
+        ),
+        .testTarget(
+            name: "TiledImageTests", dependencies: ["TiledImage", "FastImageCache", "ImageCodec", "FICCore", "FICTestSupport", "FICHarness"]
+        ),
+        .testTarget(
+            name: "FicTests",
+            dependencies: [
+                "fic", "FICCommandLine", "FICDemo", "FastImageCache", "ImageTable", "TiledImage", "ImageCodec", "FICTestSupport",
+                "FICHarness"
+            ]),
         // The benchmarks' list, their JSON report, and `fic-bench`'s command line (run as a child process).
         // fic-fuzz's targets run for a short smoke time in the test suite (scripts/fuzz searches by coverage).
         .testTarget(name: "FICFuzzingTests", dependencies: ["FICFuzzing", "FICTestSupport", "FICHarness"]),
@@ -282,7 +315,7 @@ let package = Package(
             dependencies: [
                 "FICCore", "ImageLoader", "FastImageCache", "ImageCodec", "FICHarness", "FICTestSupport",
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Loader"])),
-                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["Loader"])),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["Loader"]))
             ]
         ),
         .testTarget(
@@ -291,8 +324,8 @@ let package = Package(
                 "TileServer", "TiledImage", "ImageCodec", "FICCore", "FICTestSupport", "FICHarness",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Server"])),
-                .product(name: "HummingbirdTesting", package: "hummingbird", condition: .when(traits: ["Server"])),
+                .product(name: "HummingbirdTesting", package: "hummingbird", condition: .when(traits: ["Server"]))
             ]
-        ),
+        )
     ]
 )

@@ -36,9 +36,12 @@ public final class PyramidRegionReader: Sendable {
     package let levels: StaticLevels
 
     /// Prepares reading `pyramid` (assembles its smallest level and halves it down to 1 × 1).
-    public init(_ pyramid: TilePyramid) throws {
+    /// With `tiles` (the pyramid's ``TilePyramid/tileTable(directory:maximumTiles:logger:)``), the
+    /// tiles it holds are read from it in place, zero-copy, and those it lacks are decoded once
+    /// and stored in it: a region read again, here or by a viewer of the same table, decodes nothing.
+    public init(_ pyramid: TilePyramid, tiles: TileTable? = nil) throws {
         self.pyramid = pyramid
-        levels = try StaticLevels(pyramid)
+        levels = try StaticLevels(pyramid, tiles: tiles)
     }
 
     /// Levels, full resolution first, the last 1 × 1.
@@ -112,7 +115,7 @@ public final class PyramidRegionReader: Sendable {
     }
 
     /// Calls `body` with each row of `x0..<x1 × y0..<y1` of `level`, top to bottom, assembled a band
-    /// of tile rows at a time (one `pread` per tile).
+    /// of tile rows at a time (one `pread` per tile, or a tile table's slot).
     private func forEachRow(level: Int, x0: Int, y0: Int, x1: Int, y1: Int, _ body: (UnsafeRawPointer) -> Void) throws {
         let side = PyramidGeometry.tileSide
         let width = x1 - x0

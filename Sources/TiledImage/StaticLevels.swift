@@ -14,9 +14,18 @@ package struct StaticLevels: Sendable {
     /// The levels, full resolution first, the last 1 × 1.
     package let levels: [Source]
     private let pyramid: TilePyramid
+    /// Where the pyramid's tiles are kept decoded, if anywhere: hits are read from it, misses
+    /// stored in it.
+    private let tiles: TileTable?
 
-    package init(_ pyramid: TilePyramid) throws {
+    /// The levels of `pyramid`, whose tiles are kept decoded in `tiles` when given.
+    package init(_ pyramid: TilePyramid, tiles: TileTable? = nil) throws {
+        if let tiles, !tiles.holdsTiles(of: pyramid) {
+            throw ImageCacheError(
+                .invalidArgument, "the tile table given is not this pyramid's (TilePyramid.tileTable(directory:))", path: pyramid.path)
+        }
         self.pyramid = pyramid
+        self.tiles = tiles
         var levels = pyramid.geometry.levels.map(Source.pyramid)
         guard let smallest = pyramid.geometry.levels.last else {
             throw ImageCacheError(.damagedPyramid, "the pyramid has no levels", path: pyramid.path)
@@ -48,7 +57,8 @@ package struct StaticLevels: Sendable {
     /// Calls `body` with tile (`column`, `row`) of `level`: its top-left pixel, its bytes per row
     /// and its size within the image (edge tiles are smaller than 256 × 256). A pyramid's tile is
     /// read into `buffer` (one `pread`): mapping levels of gigabytes would count every page read
-    /// in the process's resident memory.
+    /// in the process's resident memory. With a tile table, a stored tile is read from it in
+    /// place, and a tile read is stored in it for the next time.
     package func withTile<R>(level: Int, column: Int, row: Int, buffer: TileBuffer, _ body: (UnsafeRawPointer, Int, Int, Int) throws -> R)
         throws -> R
     {
@@ -56,6 +66,11 @@ package struct StaticLevels: Sendable {
         switch levels[level] {
         case .pyramid(let info):
             let (width, height) = info.validSize(column: column, row: row)
+            if let tiles {
+                return try tiles.withPyramidTile(of: pyramid, level: info.index, column: column, row: row) { tile, bytesPerRow in
+                    try body(tile, bytesPerRow, width, height)
+                }
+            }
             try pyramid.readTile(level: info.index, column: column, row: row, into: buffer)
             return try buffer.withUnsafeBytes { tile in
                 try body(tile.baseAddress!, PyramidGeometry.tileRowStride, width, height)

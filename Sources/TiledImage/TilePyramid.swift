@@ -155,22 +155,23 @@ public final class TilePyramid: Sendable {
     /// Reads tile (`column`, `row`) of `level` into `buffer` with one `pread`: 256 rows of 1024
     /// bytes, BGRA premultiplied; parts beyond the image's edge are zero.
     public func readTile(level: Int, column: Int, row: Int, into buffer: TileBuffer) throws {
-        let info = try check(level: level, column: column, row: row)
-        if let tiff {
-            return try buffer.fill { (raw) throws in
-                try tiff.read(level: level, column: column, row: row, into: raw)
-                return raw.count
-            }
-        }
-        let file = files[level]
-        let at = offset(of: info, column: column, row: row)
         try buffer.fill { (raw) throws in
-            let n = try file.readAll(into: raw, at: at, path: path)
-            guard n == raw.count else {
-                throw ImageCacheError(
-                    .damagedPyramid, "level \(level) ends inside tile (\(column), \(row)); build the pyramid again", path: path)
-            }
-            return n
+            try readTile(level: level, column: column, row: row, into: raw)
+            return raw.count
+        }
+    }
+
+    /// Reads tile (`column`, `row`) of `level` into `tile`, ``PyramidGeometry/tileBytes`` bytes
+    /// (256 rows of 1024), as ``readTile(level:column:row:into:)`` does into a ``TileBuffer``.
+    func readTile(level: Int, column: Int, row: Int, into tile: UnsafeMutableRawBufferPointer) throws {
+        let info = try check(level: level, column: column, row: row)
+        precondition(tile.count >= PyramidGeometry.tileBytes, "a tile is read into a whole tile's bytes")
+        let raw = UnsafeMutableRawBufferPointer(rebasing: tile[..<PyramidGeometry.tileBytes])
+        if let tiff { return try tiff.read(level: level, column: column, row: row, into: raw) }
+        let n = try files[level].readAll(into: raw, at: offset(of: info, column: column, row: row), path: path)
+        guard n == raw.count else {
+            throw ImageCacheError(
+                .damagedPyramid, "level \(level) ends inside tile (\(column), \(row)); build the pyramid again", path: path)
         }
     }
 

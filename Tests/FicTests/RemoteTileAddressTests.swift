@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TiledImage
 @testable import fic
 
 /// How `fic view photo URL` tells a remote tiled image from an image file, and the tile plan on a

@@ -37,19 +37,32 @@ extension ViewTests {
             try """
             wait-idle 3000
             zoom-to 1 at 0 0
+            wait-idle
             pan 300 200
             wait-idle
             screenshot \(folder.path("one.png"))
             zoom-to 0.5 at 0 0
             wait-idle
             """.write(toFile: script, atomically: true, encoding: .utf8)
-            let run = try ViewRunner.run(
-                [
-                    "view", "photo", input, "--size", "640x400", "--no-overlay", "--script", script,
-                    "--screenshot", folder.path("half.png"), "--stats", folder.path("stats.json")
-                ], width: 640, height: 400)
-            #expect(run.status == 0, "\(run.stderr)")
-            let stats = try ViewRunner.stats(folder.path("stats.json"))
+            func view(_ name: String) throws -> [String: Any] {
+                let run = try ViewRunner.run(
+                    [
+                        "view", "photo", input, "--size", "640x400", "--no-overlay", "--script", script, "--cache", folder.path("cache"),
+                        "--screenshot", folder.path(name + ".png"), "--stats", folder.path(name + ".json")
+                    ], width: 640, height: 400)
+                #expect(run.status == 0, "\(run.stderr)")
+                return try ViewRunner.stats(folder.path(name + ".json"))
+            }
+            let stats = try view("half")
+            if source != "image" {
+                // A pyramidal TIFF's tiles are decoded into its table once: shown again, in a new
+                // run, they are read from it, none decoded.
+                #expect((stats["tile_fetches"] as? Int ?? 0) > 0)
+                let again = try view("again")
+                #expect(again["tile_fetches"] as? Int == 0 && again["tiles_requested_fast"] as? Int == 0, "\(again)")
+                let half = try Picture(folder.path("half.png"))
+                #expect(try Picture(folder.path("again.png")).differences(x: 0, y: 0, w: 640, h: 400, from: half, ox: 0, oy: 0) == 0)
+            }
             #expect(stats["level"] as? Int == 1)
             #expect(stats["levels"] as? Int == (source == "tiff" ? 4 : 3), "a pyramidal TIFF is shown as it is, not built again")
             #expect(stats["scale"] as? Double == 0.5)
@@ -98,6 +111,7 @@ extension ViewTests {
             let run = try ViewRunner.run(
                 [
                     "view", "photo", folder.path("retina.tif"), "--tile-read-delay-ms", "150", "--size", "640x400", "--no-overlay",
+                    "--cache", folder.path("cache"),
                     "--script", script, "--screenshot", folder.path("late.png"), "--stats", folder.path("stats.json")
                 ], width: 640, height: 400)
             #expect(run.status == 0, "\(run.stderr)")

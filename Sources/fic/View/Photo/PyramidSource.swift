@@ -4,9 +4,8 @@ import FICCore
 import Foundation
 import TiledImage
 
-/// Where the photo's pyramid comes from: a saved pyramid folder or pyramidal TIFF (ready at once), or a pyramid
-/// being built in the background (from an image file, or from a download) while the window shows
-/// progress. Thread-safe: builders report through ``progress(received:total:)``,
+/// A pyramid being built in the background for the photo (from an image file, or from a
+/// download) while the window shows progress. Thread-safe: builders report through ``progress(received:total:)``,
 /// ``progress(adding:)``, ``finish(_:)`` and ``fail(_:)``.
 final class PyramidSource: Sendable {
     private enum State {
@@ -33,14 +32,6 @@ final class PyramidSource: Sendable {
         } catch {
             throw CLIError("cannot open the tile pyramid \(folder): \(error)")
         }
-    }
-
-    /// The pyramid of the file at `path` when it is a tiled pyramidal TIFF (ready at once, its
-    /// tiles decoded as they are shown); nil for any other file, which is built instead.
-    init?(pyramidalTIFF path: String) {
-        guard let pyramid = try? TilePyramid.open(at: path) else { return nil }
-        name = (path as NSString).lastPathComponent
-        state = LockedBox(.ready(pyramid))
     }
 
     /// A pyramid that a builder will deliver.

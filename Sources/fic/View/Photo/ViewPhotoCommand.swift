@@ -2,6 +2,7 @@
 import FICCommandLine
 import ArgumentParser
 import Foundation
+import TiledImage
 
 /// `fic view photo`: pan and zoom a tile pyramid, or play an animated image.
 struct ViewPhotoCommand: ParsableCommand {
@@ -12,8 +13,9 @@ struct ViewPhotoCommand: ParsableCommand {
             SOURCE is a tiled pyramidal TIFF (made by `fic tile IMAGE --out NAME.tif`, by vips or \
             any other tool), an image file (JPEG, PNG, WebP, HEIC, AVIF) or an http(s) URL of one, which is tiled into a throwaway pyramid first \
             (a URL while it downloads); the photo is shown, with the progress, as soon as its size is \
-            known, and sharpens row by row as the pyramid is written. Tiles are read off the frame path into a small resident set; a tile \
-            not read yet is drawn from a coarser level until it arrives.
+            known, and sharpens row by row as the pyramid is written. A pyramidal TIFF's tiles are decoded off the frame path, once, into \
+            an image table in the cache folder, where a region seen before, in this run or the next, is shown without decoding; a tile \
+            not decoded yet is drawn from a coarser level until it arrives.
 
             SOURCE may also be a remote tiled image: a Deep Zoom descriptor (`….dzi`), a IIIF Image \
             API 2 or 3 `…/info.json`, or a IIIF service's base URL (a URL without a file extension, \
@@ -37,7 +39,7 @@ struct ViewPhotoCommand: ParsableCommand {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "Where a remote tiled image's tiles, and an animated image's frames, are kept (default: $XDG_CACHE_HOME/fic, or ~/.cache/fic).",
+            "Where the decoded tiles of a pyramidal TIFF or a remote tiled image, and an animated image's frames, are kept (default: $XDG_CACHE_HOME/fic, or ~/.cache/fic).",
             valueName: "dir"))
     var cache: String?
 
@@ -64,7 +66,7 @@ struct ViewPhotoCommand: ParsableCommand {
             if let remote = try openRemote() {
                 let window = try ViewerWindow(title: "fic view photo", width: width, height: height)
                 try ViewerLoop(
-                    window: window, mode: RemotePhotoMode(source: remote, width: width, height: height), options: viewer, script: script
+                    window: window, mode: TablePhotoMode(source: remote, width: width, height: height), options: viewer, script: script
                 ).run()
                 return
             }
@@ -89,12 +91,21 @@ struct ViewPhotoCommand: ParsableCommand {
             ).run()
             return
         }
+        if !isDirectory.boolValue, let pyramid = try? TilePyramid.open(at: path) {
+            // A pyramidal TIFF: its tiles decoded once into its table in the cache folder.
+            let source = try PyramidTableSource(
+                pyramid: pyramid, name: (path as NSString).lastPathComponent,
+                cacheFolder: try cache.map(Paths.absolute) ?? DefaultCache.directory(), readDelayMilliseconds: tileReadDelayMs)
+            let window = try ViewerWindow(title: "fic view photo", width: width, height: height)
+            try ViewerLoop(
+                window: window, mode: TablePhotoMode(source: source, width: width, height: height), options: viewer, script: script
+            ).run()
+            return
+        }
         let pyramid =
             try isDirectory.boolValue
             ? PyramidSource(folder: path)
-            : PyramidSource(pyramidalTIFF: path)
-                ?? PyramidSource.building(
-                    imageFile: path, temporaryFolder: workFolder, holdAfterBytes: buildHoldAfterBytes.map { max(0, $0) })
+            : PyramidSource.building(imageFile: path, temporaryFolder: workFolder, holdAfterBytes: buildHoldAfterBytes.map { max(0, $0) })
         try show(pyramid, width: width, height: height, script: script)
     }
 

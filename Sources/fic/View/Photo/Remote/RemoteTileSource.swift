@@ -4,12 +4,13 @@ import FICCore
 import FastImageCache
 import Foundation
 import ImageLoader
+import TiledImage
 
 /// A remote tiled image opened for the viewer: its descriptor fetched and checked, its tiles'
 /// cache (an image table in the cache folder, one namespace per descriptor URL) open, and the
 /// HTTP loader that fills it. Opened before the window, so that a descriptor that fails is an
 /// error message and a non-zero exit, not a window.
-final class RemoteTileSource: Sendable {
+final class RemoteTileSource: TableTileSource {
     /// The image: its descriptor and its tiles' cache.
     let image: RemoteTiledImage
     /// The HTTP client that fetches the descriptor and the tiles (no originals cache: the decoded
@@ -50,11 +51,17 @@ final class RemoteTileSource: Sendable {
         waitForTask { try? await loader.shutdown() }
     }
 
-    /// The statistics' figures: network responses (the descriptor's included), tiles fetched and
-    /// decoded by the cache.
-    var figures: (downloads: Int, fetches: Int, decodes: Int) {
+    var tiles: TileTable { image.tiles }
+    var name: String { image.url.absoluteString }
+
+    var overlayFigures: String {
         let cache = image.cache.statistics
-        return (loader.statistics.downloads, cache.sourceFetches, cache.sourceDecodes)
+        return "fetched \(cache.sourceFetches), decoded \(cache.sourceDecodes)"
+    }
+
+    /// Network responses, the descriptor's included.
+    var statistics: [String: StatValue] {
+        ["remote": .int(1), "network_requests": .int(loader.statistics.downloads)]
     }
 }
 #endif

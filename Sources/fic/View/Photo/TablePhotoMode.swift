@@ -3,22 +3,23 @@ import FICCommandLine
 import FICCore
 import FastImageCache
 import Foundation
-import ImageLoader
 import TiledImage
 
-/// The photo from a remote tile service (Deep Zoom, IIIF): pans and zooms like a local pyramid
-/// (``PhotoMode``), choosing tiles with the same ``TilePlan``, but its tiles come from the
-/// service through the cache's lanes (``RemoteTileScheduler``) and are drawn straight from the
-/// cache's table: a tile not stored yet is drawn from the finest coarser tile that is.
+/// The photo from a tile table: a pyramidal TIFF's, or a remote tile service's (Deep Zoom,
+/// IIIF). Pans and zooms like a pyramid being built (``PhotoMode``), choosing tiles with the same
+/// ``TilePlan``, but its tiles are decoded once into the table through the cache's lanes
+/// (``TileScheduler``) and drawn straight from it, zero-copy: a tile not stored yet is drawn from
+/// the finest coarser tile that is.
 ///
 /// Remote tiles may have any size and overlap their neighbours (Deep Zoom): each tile's grid cell
 /// alone is drawn, its overlap skipped.
-final class RemotePhotoMode: ViewerMode {
+final class TablePhotoMode: ViewerMode {
     private let width: Int
     private let height: Int
-    private let source: RemoteTileSource
+    private let source: any TableTileSource
+    private let tiles: TileTable
     private let grid: TileGrid
-    private let scheduler: RemoteTileScheduler
+    private let scheduler: TileScheduler
     private var viewport: PhotoViewport
     private var plan: TilePlan?
     private var lastViewport: PhotoViewport?
@@ -32,14 +33,14 @@ final class RemotePhotoMode: ViewerMode {
     private var hits = 0
     private var misses = 0
 
-    init(source: RemoteTileSource, width: Int, height: Int) {
+    init(source: any TableTileSource, width: Int, height: Int) {
         self.source = source
         self.width = width
         self.height = height
-        grid = TileGrid(source.image.descriptor).trimmedToOneTile
-        scheduler = RemoteTileScheduler(image: source.image)
-        viewport = PhotoViewport(
-            imageWidth: source.image.descriptor.width, imageHeight: source.image.descriptor.height, width: width, height: height)
+        tiles = source.tiles
+        grid = source.tiles.grid.trimmedToOneTile
+        scheduler = TileScheduler(tiles: source.tiles)
+        viewport = PhotoViewport(imageWidth: grid.levels[0].width, imageHeight: grid.levels[0].height, width: width, height: height)
     }
 
     var bindings: WindowEvents.Bindings { .photo(width: Double(width), height: Double(height)) }
@@ -111,8 +112,8 @@ final class RemotePhotoMode: ViewerMode {
 
     /// Where a tile's grid cell starts in its pixels: after the overlap on the sides that have a neighbour.
     private func overlapOffset(_ key: TileKey) -> (Double, Double) {
-        let overlap = Double(source.image.overlap)
-        return (key.column > 0 ? overlap : 0, key.row > 0 ? overlap : 0)
+        let origin = tiles.cellOrigin(column: key.column, row: key.row)
+        return (Double(origin.x), Double(origin.y))
     }
 
     /// Keeps a surface for each tile of the plan's `keep` set that the cache has stored: those
@@ -123,8 +124,8 @@ final class RemotePhotoMode: ViewerMode {
             resident = resident.filter { plan.keep.contains($0.key) }
         }
         for key in plan.keep where resident[key] == nil {
-            guard let image = source.image.cachedTile(level: key.level, column: key.column, row: key.row),
-                let size = source.image.tileSize(level: key.level, column: key.column, row: key.row)
+            guard let image = tiles.cachedTile(level: key.level, column: key.column, row: key.row),
+                let size = tiles.tileSize(level: key.level, column: key.column, row: key.row)
             else { continue }
             // A surface of the tile's own size (not the slot's), so that smoothing at the image's
             // edges repeats the last pixels instead of reading the slot's unused ones.
@@ -135,13 +136,13 @@ final class RemotePhotoMode: ViewerMode {
     }
 
     func overlayLines() -> [String] {
-        let f = scheduler.figures, n = source.figures
-        let descriptor = source.image.descriptor
+        let f = scheduler.figures
+        let full = grid.levels[0]
         let scale = viewport.scale >= 1 ? "\(Formatting.fixed(viewport.scale, 2)):1" : "1:\(Formatting.fixed(1 / viewport.scale, 2))"
         var lines = [
-            "\(descriptor.width)×\(descriptor.height) px, scale \(scale), level \(plan?.level ?? 0) of \(grid.levels.count - 1), tiles \(grid.tileWidth)×\(grid.tileHeight)",
+            "\(full.width)×\(full.height) px, scale \(scale), level \(plan?.level ?? 0) of \(grid.levels.count - 1), tiles \(grid.tileWidth)×\(grid.tileHeight)",
             "tiles: \(plan?.visible.count ?? 0) visible, \(missingLastFrame) still coarse; \(resident.count) drawn from the table",
-            "fetched \(n.fetches), decoded \(n.decodes); fast \(f.requested), slow \(f.prefetched), demoted \(f.demoted), cancelled \(f.cancelled)"
+            "\(source.overlayFigures); fast \(f.requested), slow \(f.prefetched), demoted \(f.demoted), cancelled \(f.cancelled)"
                 + sharpness.overlayText,
             "drag: pan  wheel: zoom  0: fit  1: 1:1"
         ]
@@ -154,24 +155,23 @@ final class RemotePhotoMode: ViewerMode {
     }
 
     func statistics() -> [String: StatValue] {
-        let f = scheduler.figures, n = source.figures
+        let f = scheduler.figures
         return [
             "mode": .string("photo"),
-            "status": .string(source.image.url.absoluteString),
-            "remote": .int(1),
-            "image_width": .int(source.image.descriptor.width),
-            "image_height": .int(source.image.descriptor.height),
-            "levels": .int(grid.levels.count),
+            "status": .string(source.name),
+            "image_width": .int(grid.levels[0].width),
+            "image_height": .int(grid.levels[0].height),
+            // The image's levels, those below the first single tile included (never drawn).
+            "levels": .int(tiles.grid.levels.count),
             "tile_width": .int(grid.tileWidth),
             "tile_height": .int(grid.tileHeight),
             "scale": .double(viewport.scale),
             "origin_x": .double(viewport.originX),
             "origin_y": .double(viewport.originY),
             "level": .int(plan?.level ?? 0),
-            // Network responses, the descriptor's included; tiles the cache fetched and decoded.
-            "network_requests": .int(n.downloads),
-            "tile_fetches": .int(n.fetches),
-            "tile_decodes": .int(n.decodes),
+            // Tiles the table read (fetched, for a remote image) and decoded.
+            "tile_fetches": .int(tiles.cache.statistics.sourceFetches),
+            "tile_decodes": .int(tiles.cache.statistics.sourceDecodes),
             "tiles_requested_fast": .int(f.requested),
             "tiles_prefetched": .int(f.prefetched),
             "tiles_demoted": .int(f.demoted),
@@ -180,7 +180,7 @@ final class RemotePhotoMode: ViewerMode {
             "frames_not_sharp": .int(framesNotSharp),
             "hits": .int(hits),
             "misses": .int(misses)
-        ].merging(sharpness.statistics) { $1 }
+        ].merging(sharpness.statistics) { $1 }.merging(source.statistics) { $1 }
     }
 
     func stop() {
@@ -188,5 +188,20 @@ final class RemotePhotoMode: ViewerMode {
         resident = [:]
         source.close()
     }
+}
+
+/// Where a ``TablePhotoMode``'s tiles come from: a table, and what the window and the statistics
+/// say of its source.
+protocol TableTileSource: Sendable {
+    /// The table the tiles are drawn from.
+    var tiles: TileTable { get }
+    /// The image's name: a file's, or a URL.
+    var name: String { get }
+    /// The overlay's words for the work done (fetches, decodes).
+    var overlayFigures: String { get }
+    /// Figures of the source's own for the statistics (merged over the mode's).
+    var statistics: [String: StatValue] { get }
+    /// Closes the table (and anything the source holds open).
+    func close()
 }
 #endif

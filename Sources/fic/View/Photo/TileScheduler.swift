@@ -2,18 +2,19 @@
 import FICCore
 import FastImageCache
 import Foundation
-import ImageLoader
+import TiledImage
 
-/// Asks a remote tiled image for the tiles a ``TilePlan`` needs, through the cache's lanes: the
+/// Asks a ``TileTable`` for the tiles a ``TilePlan`` needs, through the cache's lanes: the
 /// visible tiles (and the coarsest level, which stands in for anything) on the fast lane, the
 /// ring around the view and the next coarser level on the slow lane; a tile that leaves the view
 /// but stays near is moved to the slow lane, one that leaves the plan is cancelled. The frame
 /// path only hands over plans (when the view changes) and reads the cache's stored tiles; it
-/// never waits for a fetch.
+/// never waits for a fetch or a decode. A local pyramid's table and a remote service's are asked
+/// the same way.
 ///
 /// A tile that fails is remembered and not asked for again in this run (its area keeps the
-/// coarser stand-in); the loader's back-off per URL would refuse a repeat anyway.
-final class RemoteTileScheduler: Sendable {
+/// coarser stand-in); a remote loader's back-off per URL would refuse a repeat anyway.
+final class TileScheduler: Sendable {
     private struct State {
         /// Tiles asked for on the fast lane for the current plan, and on the slow lane.
         var fast: Set<TileKey> = []
@@ -28,11 +29,11 @@ final class RemoteTileScheduler: Sendable {
         var stopped = false
     }
 
-    private let image: RemoteTiledImage
+    private let tiles: TileTable
     private let state = LockedBox(State())
 
-    init(image: RemoteTiledImage) {
-        self.image = image
+    init(tiles: TileTable) {
+        self.tiles = tiles
     }
 
     /// Hands over the plan of a view that changed, whose coarsest level is `coarsest`: starts,
@@ -45,7 +46,7 @@ final class RemoteTileScheduler: Sendable {
         let slowSet = Set(slowNow)
         let (previousFast, previousSlow, failed) = state.withLockedValue { s in (s.fast, s.slow, s.failed) }
         func missing(_ key: TileKey) -> Bool {
-            failed[key] == nil && image.cachedTile(level: key.level, column: key.column, row: key.row) == nil
+            failed[key] == nil && tiles.cachedTile(level: key.level, column: key.column, row: key.row) == nil
         }
         // New on screen: the fast lane (joining, and promoting, a request already queued for it).
         let start = fastNow.filter { !previousFast.contains($0) && missing($0) }
@@ -67,20 +68,20 @@ final class RemoteTileScheduler: Sendable {
             return true
         }
         guard going else { return }
-        for key in cancel { image.cancel(level: key.level, column: key.column, row: key.row) }
-        for key in demote { image.deprioritize(level: key.level, column: key.column, row: key.row) }
+        for key in cancel { tiles.cancel(level: key.level, column: key.column, row: key.row) }
+        for key in demote { tiles.deprioritize(level: key.level, column: key.column, row: key.row) }
         for key in start { request(key) }
-        for key in prefetch { image.prefetch(level: key.level, column: key.column, row: key.row) }
+        for key in prefetch { tiles.prefetch(level: key.level, column: key.column, row: key.row) }
     }
 
     /// Asks for `key` on the fast lane, on a task of its own; a failure is remembered (a
     /// cancellation, the view having moved on, is not one).
     private func request(_ key: TileKey) {
-        let image = self.image
+        let tiles = self.tiles
         Task.detached(priority: .userInitiated) { [self] in
             var failure: String?
             do {
-                _ = try await image.tile(level: key.level, column: key.column, row: key.row, priority: .high)
+                _ = try await tiles.tile(level: key.level, column: key.column, row: key.row, priority: .high)
             } catch let error as ImageCacheError where error.code == .cancelled || error.code == .closed {
                 // The view moved on (or the viewer closed): not a failure, asked again if it comes back.
             } catch {
@@ -103,7 +104,7 @@ final class RemoteTileScheduler: Sendable {
 
     /// Whether no fast-lane request waits and the cache's lanes are empty (prefetches done).
     var isIdle: Bool {
-        state.withLockedValue { $0.inFlight == 0 } && image.cache.requestStatistics.isIdle
+        state.withLockedValue { $0.inFlight == 0 } && tiles.cache.requestStatistics.isIdle
     }
 
     /// Requests made on each lane, moved to the slow lane, cancelled; tiles that failed, and one reason.
@@ -117,7 +118,7 @@ final class RemoteTileScheduler: Sendable {
             s.stopped = true
             return s.fast.union(s.slow)
         }
-        for key in pending { image.cancel(level: key.level, column: key.column, row: key.row) }
+        for key in pending { tiles.cancel(level: key.level, column: key.column, row: key.row) }
     }
 }
 #endif
