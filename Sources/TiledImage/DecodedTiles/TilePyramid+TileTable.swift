@@ -12,8 +12,9 @@ extension TilePyramid {
     /// (zero beyond the image's edge).
     ///
     /// The table's namespace is named after the pyramid's file (`pyramid-` and a hash of its path),
-    /// so that one file keeps one table; its version is the pyramid's ``buildIdentity``, so that the
-    /// tiles of a file built again, or replaced, are never shown.
+    /// so that one file keeps one table (the throwaway pyramids of unnamed files share
+    /// `pyramid-unnamed`); its version is the pyramid's ``buildIdentity``, so that the tiles of a
+    /// file built again, or replaced, are never shown.
     ///
     /// - Throws: what opening an `ImageCache` throws (`.inUse` when another process keeps the
     ///   namespace to itself).
@@ -24,10 +25,12 @@ extension TilePyramid {
     /// The same table, whose reads each end with a pause of `readDelay` (the viewer's tests use it
     /// to see coarser tiles stand in while the sharp ones load).
     package func tileTable(directory: String, maximumTiles: Int = 4096, logger: Logger, readDelay: Duration) throws -> TileTable {
-        let name = path ?? "unnamed \(buildIdentity)"
+        // A pyramid without a file (a throwaway build) shares one namespace with the others:
+        // a new one each time would leave a table behind every run.
+        let namespace = path.map { "pyramid-" + SHA256Hex.digest(of: $0, length: 12) } ?? "pyramid-unnamed"
         let base = URL(fileURLWithPath: path ?? "/pyramid-\(buildIdentity)")
         return try TileTable(
-            directory: directory, namespace: "pyramid-" + SHA256Hex.digest(of: name, length: 12), grid: TileGrid(geometry), overlap: 0,
+            directory: directory, namespace: namespace, grid: TileGrid(geometry), overlap: 0,
             version: buildIdentity, maximumTiles: maximumTiles, provider: PyramidTileProvider(pyramid: self, readDelay: readDelay),
             logger: logger,
             sourcesFillSlots: true

@@ -25,6 +25,8 @@ final class TablePhotoMode: ViewerMode {
     private var lastViewport: PhotoViewport?
     /// Stored tiles over the plan's `keep` set, as cairo surfaces (each holds its slot mapped).
     private var resident: [TileKey: CairoImageSurface] = [:]
+    /// The stored tiles behind ``resident``'s surfaces.
+    private var slots: [TileKey: CachedImage] = [:]
     private var dragPoint: (x: Double, y: Double)?
     /// Each zoom's time to the first frame with every visible tile at its best level.
     private var sharpness = ZoomSharpness()
@@ -120,7 +122,13 @@ final class TablePhotoMode: ViewerMode {
     /// that left the set are let go (their slots may be reused), new arrivals are taken from the
     /// table, zero-copy, without waiting.
     private func refreshResident(_ plan: TilePlan) {
-        if resident.count > plan.keep.count || resident.keys.contains(where: { !plan.keep.contains($0) }) {
+        if slots.count > plan.keep.count || slots.keys.contains(where: { !plan.keep.contains($0) }) {
+            for (key, slot) in slots where !plan.keep.contains(key) {
+                // Its pages leave this process's resident memory (the table keeps the tile):
+                // however far the view pans, memory holds the plan's tiles alone.
+                slot.releaseResidentPages()
+            }
+            slots = slots.filter { plan.keep.contains($0.key) }
             resident = resident.filter { plan.keep.contains($0.key) }
         }
         for key in plan.keep where resident[key] == nil {
@@ -129,9 +137,13 @@ final class TablePhotoMode: ViewerMode {
             else { continue }
             // A surface of the tile's own size (not the slot's), so that smoothing at the image's
             // edges repeats the last pixels instead of reading the slot's unused ones.
-            resident[key] = try? CairoImageSurface(
-                pixels: UnsafeMutableRawPointer(mutating: image.baseAddress), width: size.width, height: size.height,
-                bytesPerRow: image.bytesPerRow, format: image.style, owner: image)
+            guard
+                let surface = try? CairoImageSurface(
+                    pixels: UnsafeMutableRawPointer(mutating: image.baseAddress), width: size.width, height: size.height,
+                    bytesPerRow: image.bytesPerRow, format: image.style, owner: image)
+            else { continue }
+            resident[key] = surface
+            slots[key] = image
         }
     }
 
@@ -186,6 +198,7 @@ final class TablePhotoMode: ViewerMode {
     func stop() {
         scheduler.stop()
         resident = [:]
+        slots = [:]
         source.close()
     }
 }
