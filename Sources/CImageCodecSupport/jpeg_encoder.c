@@ -23,7 +23,16 @@ static void on_encoder_error(j_common_ptr cinfo) {
     longjmp(error->jump, 1);
 }
 
+/* Installs `steps` (natural order) as quantisation table `slot`, exactly (scale 100%, clamped to
+ * baseline's 1-255). */
+static void set_table(struct jpeg_compress_struct *cinfo, int slot, const uint16_t *steps) {
+    unsigned int table[DCTSIZE2];
+    for (int i = 0; i < DCTSIZE2; i++) table[i] = steps[i];
+    jpeg_add_quant_table(cinfo, slot, table, 100, TRUE);
+}
+
 int fic_jpeg_encode_bgrx(const uint8_t *pixels, int width, int height, size_t bytes_per_row, int quality,
+                         const uint16_t *luma_table, const uint16_t *chroma_table, int optimize,
                          unsigned char **out, unsigned long *out_size, char *message) {
     struct jpeg_compress_struct cinfo;
     struct encoder_error error;
@@ -49,6 +58,10 @@ int fic_jpeg_encode_bgrx(const uint8_t *pixels, int width, int height, size_t by
     cinfo.in_color_space = JCS_EXT_BGRX;
     jpeg_set_defaults(&cinfo);
     jpeg_set_quality(&cinfo, quality, TRUE);
+    /* jpeg_set_defaults gives component 0 table 0 and the chroma components table 1. */
+    if (luma_table != NULL) set_table(&cinfo, 0, luma_table);
+    if (chroma_table != NULL) set_table(&cinfo, 1, chroma_table);
+    cinfo.optimize_coding = optimize ? TRUE : FALSE;
     jpeg_start_compress(&cinfo, TRUE);
     while (cinfo.next_scanline < cinfo.image_height) {
         JSAMPROW row = (JSAMPROW)(pixels + (size_t)cinfo.next_scanline * bytes_per_row);

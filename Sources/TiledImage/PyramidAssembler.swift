@@ -111,8 +111,13 @@ final class PyramidAssembler: RowSink {
         if let tiffTarget {
             let compression = tiffTarget.compression ?? (header.hasAlpha ? .deflate : .jpeg)
             let layout = try PyramidTIFFLayout(geometry: geometry, compression: compression, hasAlpha: header.hasAlpha)
+            // By default, level 0 of a JPEG keeps the source's own quantisation: its blocks are the
+            // source's blocks (tiles start on multiples of 256, the image upright as stored), so
+            // the tiles come back as large as the source and nearer its decode than quality 95's.
+            let sourceTables = tiffTarget.compression == nil && header.orientation == .up ? header.jpegQuantization : nil
             let stage = try PyramidTIFFBuildStage(
-                writer: PyramidTIFFWriter(directory: scratch, name: tiffTarget.name, layout: layout), geometry: geometry,
+                writer: PyramidTIFFWriter(directory: scratch, name: tiffTarget.name, layout: layout, levelZeroTables: sourceTables),
+                geometry: geometry,
                 files: levelFiles, progress: progress, threadCount: PyramidTIFFBuildStage.defaultThreadCount)
             tiffStage = stage
             // Weakly: the progress outlives the stage (readers of the builder keep it), and the stage

@@ -12,6 +12,8 @@ package struct SourceHeader: Sendable {
     package var orientation: ImageOrientation
     /// Whether rows carry alpha (premultiplied) rather than 255.
     package var hasAlpha: Bool
+    /// A JPEG source's quantisation, when an encoder of 4:2:0 tiles can reuse it (nil otherwise).
+    package var jpegQuantization: JPEGQuantization? = nil
 }
 
 /// Receives the rows of a decoder, top to bottom in stored orientation, at full size, 4 bytes a

@@ -11,9 +11,13 @@ enum PyramidTIFFTileEncoder {
     static let deflateLevel: Int32 = 6
 
     /// The stored bytes of `pixels` (exactly ``PyramidGeometry/tileBytes``: 256 rows of 1024
-    /// bytes), of which the top-left `valid` pixels are the image's and the rest padding.
+    /// bytes), of which the top-left `valid` pixels are the image's and the rest padding. JPEG
+    /// tiles take `tables` in place of the quality's where given, and Huffman tables made for each
+    /// tile (stored once, read many times: 5–15 % fewer bytes for a second pass over its
+    /// coefficients).
     static func encode(
-        _ pixels: UnsafeRawBufferPointer, valid: (width: Int, height: Int), compression: PyramidTIFFCompression, hasAlpha: Bool
+        _ pixels: UnsafeRawBufferPointer, valid: (width: Int, height: Int), compression: PyramidTIFFCompression, hasAlpha: Bool,
+        tables: JPEGQuantization? = nil
     ) throws -> [UInt8] {
         guard pixels.count == PyramidGeometry.tileBytes, let base = pixels.baseAddress else {
             throw ImageCacheError(
@@ -22,17 +26,13 @@ enum PyramidTIFFTileEncoder {
         switch compression {
         case .jpeg(let quality):
             // The encoder reads BGRX rows; an opaque tile's alpha (255, or 0 in padding) is ignored.
-            guard valid.width < PyramidGeometry.tileSide || valid.height < PyramidGeometry.tileSide else {
-                return try JPEGEncoder.encode(
-                    pixels: base, width: PyramidGeometry.tileSide, height: PyramidGeometry.tileSide,
-                    bytesPerRow: PyramidGeometry.tileRowStride, format: .bgrx32, quality: quality)
-            }
-            let padded = edgeExtended(pixels, valid: valid)
-            return try padded.withUnsafeBytes {
+            func jpeg(_ base: UnsafeRawPointer) throws -> [UInt8] {
                 try JPEGEncoder.encode(
-                    pixels: $0.baseAddress!, width: PyramidGeometry.tileSide, height: PyramidGeometry.tileSide,
-                    bytesPerRow: PyramidGeometry.tileRowStride, format: .bgrx32, quality: quality)
+                    pixels: base, width: PyramidGeometry.tileSide, height: PyramidGeometry.tileSide,
+                    bytesPerRow: PyramidGeometry.tileRowStride, format: .bgrx32, quality: quality, tables: tables, optimizedHuffman: true)
             }
+            guard valid.width < PyramidGeometry.tileSide || valid.height < PyramidGeometry.tileSide else { return try jpeg(base) }
+            return try edgeExtended(pixels, valid: valid).withUnsafeBytes { try jpeg($0.baseAddress!) }
         case .none:
             return samples(pixels, hasAlpha: hasAlpha)
         case .deflate:

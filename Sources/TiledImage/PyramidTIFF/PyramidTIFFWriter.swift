@@ -1,4 +1,5 @@
 import FICCore
+import ImageCodec
 import SystemPackage
 
 /// Writes a pyramidal TIFF: the layout's header region first, then tiles appended in any order
@@ -17,6 +18,9 @@ public final class PyramidTIFFWriter: Sendable {
     public let layout: PyramidTIFFLayout
     /// The file written.
     public let path: String
+    /// The quantisation of level 0's JPEG tiles in place of the compression's quality: a JPEG
+    /// source's own tables (``PyramidAssembler`` gives them when the compression is the default).
+    package let levelZeroTables: JPEGQuantization?
     private let temporary: TemporaryFile
     private var file: FileDescriptor { temporary.descriptor }
     private let state: LockedBox<State>
@@ -36,8 +40,9 @@ public final class PyramidTIFFWriter: Sendable {
     ///
     /// - Throws: `.invalidArgument` for a name that is not a plain file name; the `.system`
     ///   error of `open` or `pwrite`.
-    init(directory: Directory, name: String, layout: PyramidTIFFLayout) throws {
+    init(directory: Directory, name: String, layout: PyramidTIFFLayout, levelZeroTables: JPEGQuantization? = nil) throws {
         self.layout = layout
+        self.levelZeroTables = layout.compression.isJPEG ? levelZeroTables : nil
         let path = directory.child(name)
         let temporary = try directory.makeTemporaryFile(for: name, permissions: 0o644)
         try layout.header.withUnsafeBytes { try temporary.descriptor.writeAll($0, at: 0, path: path) }
@@ -72,7 +77,7 @@ public final class PyramidTIFFWriter: Sendable {
         _ = try tileIndex(level: level, column: column, row: row)
         return try PyramidTIFFTileEncoder.encode(
             pixels, valid: layout.levels[level].validSize(column: column, row: row), compression: layout.compression,
-            hasAlpha: layout.hasAlpha)
+            hasAlpha: layout.hasAlpha, tables: level == 0 ? levelZeroTables : nil)
     }
 
     /// Appends `bytes` (from ``encode(level:column:row:pixels:)``) as tile (`column`, `row`) of level `level`.

@@ -15,6 +15,17 @@ public enum JPEGEncoder {
     public static func encode(pixels: UnsafeRawPointer, width: Int, height: Int, bytesPerRow: Int, format: PixelFormat, quality: Int = 85)
         throws -> [UInt8]
     {
+        try encode(pixels: pixels, width: width, height: height, bytesPerRow: bytesPerRow, format: format, quality: quality, tables: nil)
+    }
+
+    /// The same, with `tables` in place of the quality's where given (a source JPEG's own,
+    /// ``JPEGQuantization``; a grey source's chroma stays the quality's), and, with
+    /// `optimizedHuffman`, Huffman tables made for this image: a few to 15 % smaller, for a
+    /// second pass over its coefficients (for bytes stored once and read many times).
+    package static func encode(
+        pixels: UnsafeRawPointer, width: Int, height: Int, bytesPerRow: Int, format: PixelFormat, quality: Int,
+        tables: JPEGQuantization?, optimizedHuffman: Bool = false
+    ) throws -> [UInt8] {
         guard format == .bgrx32 || format == .bgra32Premultiplied else {
             throw ImageCacheError(.invalidArgument, "JPEG encodes 32-bit BGRX or BGRA bitmaps, not \(format.rawValue).")
         }
@@ -27,9 +38,18 @@ public enum JPEGEncoder {
         var output: UnsafeMutablePointer<UInt8>?
         var size: UInt = 0
         var message = [CChar](repeating: 0, count: Int(FIC_JPEG_ENCODE_MESSAGE_LENGTH))
-        let failed = fic_jpeg_encode_bgrx(
-            pixels.assumingMemoryBound(to: UInt8.self), Int32(width), Int32(height), bytesPerRow,
-            Int32(max(1, min(100, quality))), &output, &size, &message)
+        // Each table as a pointer for the call, or NULL (the quality's own).
+        func withTable<R>(_ steps: [UInt16]?, _ body: (UnsafePointer<UInt16>?) -> R) -> R {
+            guard let steps else { return body(nil) }
+            return steps.withUnsafeBufferPointer { body($0.baseAddress) }
+        }
+        let failed = withTable(tables?.luma) { luma in
+            withTable(tables?.chroma) { chroma in
+                fic_jpeg_encode_bgrx(
+                    pixels.assumingMemoryBound(to: UInt8.self), Int32(width), Int32(height), bytesPerRow,
+                    Int32(max(1, min(100, quality))), luma, chroma, optimizedHuffman ? 1 : 0, &output, &size, &message)
+            }
+        }
         defer { free(output) }
         guard failed == 0, let output else {
             throw ImageCacheError(

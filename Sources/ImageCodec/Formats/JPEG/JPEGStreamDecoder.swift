@@ -128,6 +128,9 @@ final class JPEGStreamDecoder: RowDecoder {
             try decompressor.useCoefficientFile(
                 file, residentLimit: options.residentCoefficientLimit, pager: options.pagesCoefficientsInBackground)
         }
-        try sink.begin(SourceHeader(format: .jpeg, width: size.width, height: size.height, orientation: info.orientation, hasAlpha: false))
+        try sink.begin(
+            SourceHeader(
+                format: .jpeg, width: size.width, height: size.height, orientation: info.orientation, hasAlpha: false,
+                jpegQuantization: JPEGQuantization(header.raw)))
     }
 }
