@@ -31,9 +31,18 @@ static void set_table(struct jpeg_compress_struct *cinfo, int slot, const uint16
     jpeg_add_quant_table(cinfo, slot, table, 100, TRUE);
 }
 
+/* Copies table `index` of `huffman` into libjpeg's table `table`. */
+static void set_huffman(JHUFF_TBL *table, const fic_jpeg_huffman *huffman, int index) {
+    memcpy(table->bits, huffman->bits[index], sizeof(table->bits));
+    memset(table->huffval, 0, sizeof(table->huffval));
+    memcpy(table->huffval, huffman->values[index], (size_t)huffman->counts[index]);
+    table->sent_table = FALSE;
+}
+
 int fic_jpeg_encode_bgrx(const uint8_t *pixels, int width, int height, size_t bytes_per_row, int quality,
                          const uint16_t *luma_table, const uint16_t *chroma_table, int optimize,
-                         unsigned char **out, unsigned long *out_size, char *message) {
+                         const fic_jpeg_huffman *huffman, unsigned char **out, unsigned long *out_size,
+                         char *message) {
     struct jpeg_compress_struct cinfo;
     struct encoder_error error;
     /* volatile: read after a longjmp. */
@@ -62,6 +71,13 @@ int fic_jpeg_encode_bgrx(const uint8_t *pixels, int width, int height, size_t by
     if (luma_table != NULL) set_table(&cinfo, 0, luma_table);
     if (chroma_table != NULL) set_table(&cinfo, 1, chroma_table);
     cinfo.optimize_coding = optimize ? TRUE : FALSE;
+    if (!optimize && huffman != NULL) {
+        /* jpeg_set_defaults gives the luma component tables 0, the chroma ones tables 1. */
+        set_huffman(cinfo.dc_huff_tbl_ptrs[0], huffman, 0);
+        set_huffman(cinfo.dc_huff_tbl_ptrs[1], huffman, 1);
+        set_huffman(cinfo.ac_huff_tbl_ptrs[0], huffman, 2);
+        set_huffman(cinfo.ac_huff_tbl_ptrs[1], huffman, 3);
+    }
     jpeg_start_compress(&cinfo, TRUE);
     while (cinfo.next_scanline < cinfo.image_height) {
         JSAMPROW row = (JSAMPROW)(pixels + (size_t)cinfo.next_scanline * bytes_per_row);

@@ -202,16 +202,37 @@ int fic_png_chunk_crc_matches(const void *type_and_data, size_t length, uint32_t
 #define FIC_JPEG_ENCODE_MESSAGE_LENGTH 200
 
 /**
+ * The four Huffman tables of a 4:2:0 YCbCr baseline JPEG (0 DC luma, 1 DC chroma, 2 AC luma,
+ * 3 AC chroma), as a DHT marker lists them: code counts by length 1-16 (bits[0] unused) and the
+ * symbols in code order.
+ */
+typedef struct {
+    uint8_t bits[4][17];
+    uint8_t values[4][256];
+    int counts[4];
+} fic_jpeg_huffman;
+
+/**
+ * Huffman tables for more images like the JPEG `jpeg` (`length` bytes), whose own tables were made
+ * for it (libjpeg's optimize_coding): each symbol's frequency estimated from its code's length
+ * (2^(16 - length)), every symbol baseline JPEG can code given a small one (so that any image can
+ * be coded with them), and the optimal tables of those frequencies made as JPEG's Annex K.2 does.
+ * Returns 0, or -1 when the file does not hold the four tables.
+ */
+int fic_jpeg_huffman_from_jpeg(const uint8_t *jpeg, size_t length, fic_jpeg_huffman *out);
+
+/**
  * Encodes `height` rows of `width` 32-bit BGRX pixels (the fourth byte ignored), rows
  * `bytes_per_row` apart, as a baseline JPEG of `quality` (1-100, 4:2:0). A non-NULL
  * `luma_table` or `chroma_table` (64 steps in natural order, 1-255) replaces the standard table
- * the quality scales. With `optimize` != 0 the Huffman tables are made for this image (a second
- * pass over its coefficients: smaller, slower). Returns 0 and sets `*out` (to free with free())
- * and `*out_size`; otherwise returns 1 with libjpeg's message in `message`
- * (FIC_JPEG_ENCODE_MESSAGE_LENGTH bytes).
+ * the quality scales. Huffman tables: with `optimize` != 0, made for this image (a second pass over
+ * its coefficients: smaller, two to three times slower); else `huffman`'s when non-NULL; else the
+ * standard ones. Returns 0 and sets `*out` (to free with free()) and `*out_size`; otherwise returns
+ * 1 with libjpeg's message in `message` (FIC_JPEG_ENCODE_MESSAGE_LENGTH bytes).
  */
 int fic_jpeg_encode_bgrx(const uint8_t *pixels, int width, int height, size_t bytes_per_row, int quality,
                          const uint16_t *luma_table, const uint16_t *chroma_table, int optimize,
-                         unsigned char **out, unsigned long *out_size, char *message);
+                         const fic_jpeg_huffman *huffman, unsigned char **out, unsigned long *out_size,
+                         char *message);
 
 #endif

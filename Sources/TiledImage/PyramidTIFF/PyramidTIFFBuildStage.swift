@@ -109,6 +109,8 @@ final class PyramidTIFFBuildStage: Sendable {
             fail(ImageCacheError(.overMemoryBudget, "no memory for a tile to compress"))
             return
         }
+        // The Huffman tables this thread learns in each row (JPEG tiles).
+        let huffman = TileHuffmanMemory()
         while true {
             let taken = state.withLockedValue(waitingUntil: { $0.next < $0.queue.count || $0.closed || $0.failure != nil }) {
                 s -> Tile? in
@@ -133,7 +135,7 @@ final class PyramidTIFFBuildStage: Sendable {
                     return n
                 }
                 let bytes = try buffer.withUnsafeBytes {
-                    try writer.encode(level: tile.level, column: tile.column, row: tile.row, pixels: $0)
+                    try writer.encode(level: tile.level, column: tile.column, row: tile.row, pixels: $0, huffman: huffman)
                 }
                 try writer.append(bytes, level: tile.level, column: tile.column, row: tile.row)
                 progress.tileStored()

@@ -2,8 +2,11 @@ import ImageCodec
 
 /// How the tiles of a pyramidal TIFF are stored.
 public enum PyramidTIFFCompression: Sendable, Hashable {
-    /// Each tile a complete baseline JPEG (4:2:0, YCbCr), for opaque images only: JPEG has no
-    /// alpha. `quality` is libjpeg's 1…100.
+    /// Each tile a complete baseline JPEG (4:2:0, YCbCr, Huffman tables made for the tile), for
+    /// opaque images only: JPEG has no alpha. `quality` is libjpeg's 1…100. When a build's
+    /// destination names no compression, level 0 of an upright 4:2:0 or grey JPEG source takes the
+    /// source's own quantisation tables instead (its blocks are the source's blocks: the tiles come
+    /// back as large as the source and nearer its decode than quality 95's).
     case jpeg(quality: Int)
     /// Each tile one zlib stream (TIFF's Adobe deflate) of RGB, or RGBA with associated alpha:
     /// lossless, for images with alpha.

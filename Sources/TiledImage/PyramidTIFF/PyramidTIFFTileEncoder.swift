@@ -12,12 +12,11 @@ enum PyramidTIFFTileEncoder {
 
     /// The stored bytes of `pixels` (exactly ``PyramidGeometry/tileBytes``: 256 rows of 1024
     /// bytes), of which the top-left `valid` pixels are the image's and the rest padding. JPEG
-    /// tiles take `tables` in place of the quality's where given, and Huffman tables made for each
-    /// tile (stored once, read many times: 5–15 % fewer bytes for a second pass over its
-    /// coefficients).
+    /// tiles take `tables` in place of the quality's where given, and the Huffman tables `huffman`
+    /// chooses (``TileHuffmanMemory``).
     static func encode(
         _ pixels: UnsafeRawBufferPointer, valid: (width: Int, height: Int), compression: PyramidTIFFCompression, hasAlpha: Bool,
-        tables: JPEGQuantization? = nil
+        tables: JPEGQuantization? = nil, huffman: JPEGHuffmanCoding = .optimized
     ) throws -> [UInt8] {
         guard pixels.count == PyramidGeometry.tileBytes, let base = pixels.baseAddress else {
             throw ImageCacheError(
@@ -29,7 +28,7 @@ enum PyramidTIFFTileEncoder {
             func jpeg(_ base: UnsafeRawPointer) throws -> [UInt8] {
                 try JPEGEncoder.encode(
                     pixels: base, width: PyramidGeometry.tileSide, height: PyramidGeometry.tileSide,
-                    bytesPerRow: PyramidGeometry.tileRowStride, format: .bgrx32, quality: quality, tables: tables, optimizedHuffman: true)
+                    bytesPerRow: PyramidGeometry.tileRowStride, format: .bgrx32, quality: quality, tables: tables, huffman: huffman)
             }
             guard valid.width < PyramidGeometry.tileSide || valid.height < PyramidGeometry.tileSide else { return try jpeg(base) }
             return try edgeExtended(pixels, valid: valid).withUnsafeBytes { try jpeg($0.baseAddress!) }

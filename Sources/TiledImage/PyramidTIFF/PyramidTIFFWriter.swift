@@ -74,10 +74,19 @@ public final class PyramidTIFFWriter: Sendable {
     /// bytes, BGRA premultiplied, the padding of edge tiles included. No lock is held: call it on
     /// any thread.
     public func encode(level: Int, column: Int, row: Int, pixels: UnsafeRawBufferPointer) throws -> [UInt8] {
+        try encode(level: level, column: column, row: row, pixels: pixels, huffman: nil)
+    }
+
+    /// The same, a JPEG tile's Huffman tables taken from, or learnt into, the calling thread's
+    /// `huffman` memory (without one, each tile's tables are made for it).
+    func encode(level: Int, column: Int, row: Int, pixels: UnsafeRawBufferPointer, huffman: TileHuffmanMemory?) throws -> [UInt8] {
         _ = try tileIndex(level: level, column: column, row: row)
-        return try PyramidTIFFTileEncoder.encode(
+        let coding = huffman?.coding(level: level, row: row) ?? .optimized
+        let bytes = try PyramidTIFFTileEncoder.encode(
             pixels, valid: layout.levels[level].validSize(column: column, row: row), compression: layout.compression,
-            hasAlpha: layout.hasAlpha, tables: level == 0 ? levelZeroTables : nil)
+            hasAlpha: layout.hasAlpha, tables: level == 0 ? levelZeroTables : nil, huffman: coding)
+        if case .optimized = coding, layout.compression.isJPEG { huffman?.learn(level: level, row: row, from: bytes) }
+        return bytes
     }
 
     /// Appends `bytes` (from ``encode(level:column:row:pixels:)``) as tile (`column`, `row`) of level `level`.

@@ -63,7 +63,7 @@ struct TileCommand: AsyncParsableCommand {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "The JPEG quality of the tiles, 1 to 100: of a .tif's JPEG tiles (default 95), or with --layout of the static tree's (default 85).",
+            "The JPEG quality of the tiles, 1 to 100: of a .tif's JPEG tiles (default 95; with neither this nor --compression, level 0 of a JPEG keeps the source's own quantisation), or with --layout of the static tree's (default 85).",
             valueName: "n"))
     var quality: Int?
 

@@ -19,12 +19,11 @@ public enum JPEGEncoder {
     }
 
     /// The same, with `tables` in place of the quality's where given (a source JPEG's own,
-    /// ``JPEGQuantization``; a grey source's chroma stays the quality's), and, with
-    /// `optimizedHuffman`, Huffman tables made for this image: a few to 15 % smaller, for a
-    /// second pass over its coefficients (for bytes stored once and read many times).
+    /// ``JPEGQuantization``; a grey source's chroma stays the quality's), and the Huffman tables
+    /// `huffman` chooses.
     package static func encode(
         pixels: UnsafeRawPointer, width: Int, height: Int, bytesPerRow: Int, format: PixelFormat, quality: Int,
-        tables: JPEGQuantization?, optimizedHuffman: Bool = false
+        tables: JPEGQuantization?, huffman: JPEGHuffmanCoding = .standard
     ) throws -> [UInt8] {
         guard format == .bgrx32 || format == .bgra32Premultiplied else {
             throw ImageCacheError(.invalidArgument, "JPEG encodes 32-bit BGRX or BGRA bitmaps, not \(format.rawValue).")
@@ -43,12 +42,21 @@ public enum JPEGEncoder {
             guard let steps else { return body(nil) }
             return steps.withUnsafeBufferPointer { body($0.baseAddress) }
         }
-        let failed = withTable(tables?.luma) { luma in
-            withTable(tables?.chroma) { chroma in
-                fic_jpeg_encode_bgrx(
-                    pixels.assumingMemoryBound(to: UInt8.self), Int32(width), Int32(height), bytesPerRow,
-                    Int32(max(1, min(100, quality))), luma, chroma, optimizedHuffman ? 1 : 0, &output, &size, &message)
+        let optimize: Int32 = if case .optimized = huffman { 1 } else { 0 }
+        func encode(_ given: UnsafePointer<fic_jpeg_huffman>?) -> Int32 {
+            withTable(tables?.luma) { luma in
+                withTable(tables?.chroma) { chroma in
+                    fic_jpeg_encode_bgrx(
+                        pixels.assumingMemoryBound(to: UInt8.self), Int32(width), Int32(height), bytesPerRow,
+                        Int32(max(1, min(100, quality))), luma, chroma, optimize, given, &output, &size, &message)
+                }
             }
+        }
+        let failed: Int32
+        if case .tables(let derived) = huffman {
+            failed = withUnsafePointer(to: derived.tables) { encode($0) }
+        } else {
+            failed = encode(nil)
         }
         defer { free(output) }
         guard failed == 0, let output else {
