@@ -63,10 +63,6 @@ fic_jpeg_status fic_jpeg_read_header(fic_jpeg_decoder *decoder, fic_jpeg_header 
     header->saw_adobe_marker = cinfo->saw_Adobe_marker ? 1 : 0;
     header->adobe_transform = cinfo->Adobe_transform;
     header->coefficient_bytes = coefficient_bytes(cinfo);
-    for (int i = 0; i < cinfo->num_components && i < 3; i++) {
-        header->sampling[2 * i] = cinfo->comp_info[i].h_samp_factor;
-        header->sampling[2 * i + 1] = cinfo->comp_info[i].v_samp_factor;
-    }
     /* The tables the frame header names (quant_tbl_no is checked by libjpeg to be 0-3). */
     for (int i = 0; i < cinfo->num_components && i < 2; i++) {
         const JQUANT_TBL *table = cinfo->quant_tbl_ptrs[cinfo->comp_info[i].quant_tbl_no];

@@ -39,8 +39,15 @@ static void set_huffman(JHUFF_TBL *table, const fic_jpeg_huffman *huffman, int i
     table->sent_table = FALSE;
 }
 
+/* JPEG's example chrominance table (Annex K, table K.2), in natural order: the table libjpeg
+ * scales by quality, scaled here for a chroma quality of its own. */
+static const unsigned int k2_chrominance[DCTSIZE2] = {
+    17, 18, 24, 47, 99, 99, 99, 99, 18, 21, 26, 66, 99, 99, 99, 99, 24, 26, 56, 99, 99, 99, 99, 99,
+    47, 66, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99,
+    99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99};
+
 int fic_jpeg_encode_bgrx(const uint8_t *pixels, int width, int height, size_t bytes_per_row, int quality,
-                         const uint16_t *luma_table, const uint16_t *chroma_table, int optimize,
+                         int chroma_quality, const uint16_t *luma_table, const uint16_t *chroma_table, int optimize,
                          const fic_jpeg_huffman *huffman, unsigned char **out, unsigned long *out_size,
                          char *message) {
     struct jpeg_compress_struct cinfo;
@@ -67,6 +74,8 @@ int fic_jpeg_encode_bgrx(const uint8_t *pixels, int width, int height, size_t by
     cinfo.in_color_space = JCS_EXT_BGRX;
     jpeg_set_defaults(&cinfo);
     jpeg_set_quality(&cinfo, quality, TRUE);
+    if (chroma_quality >= 1 && chroma_quality <= 100 && chroma_quality != quality)
+        jpeg_add_quant_table(&cinfo, 1, k2_chrominance, jpeg_quality_scaling(chroma_quality), TRUE);
     /* jpeg_set_defaults gives component 0 table 0 and the chroma components table 1. */
     if (luma_table != NULL) set_table(&cinfo, 0, luma_table);
     if (chroma_table != NULL) set_table(&cinfo, 1, chroma_table);

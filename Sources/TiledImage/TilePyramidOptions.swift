@@ -8,7 +8,7 @@ public enum TilePyramidDestination: Sendable, Hashable {
     /// One tiled pyramidal TIFF file at this path (its folder must exist), the layout libvips,
     /// GDAL and iipsrv read: 256 × 256 tiles, full resolution first, each reduced level a
     /// following directory, every directory before the first tile. `compression` nil chooses
-    /// JPEG at quality 95 (``PyramidTIFFCompression/jpeg``) for an opaque image, level 0 of a JPEG
+    /// JPEG at quality 94 (its colour 85) (``PyramidTIFFCompression/jpeg``) for an opaque image, level 0 of a JPEG
     /// source in the source's own quantisation, and deflate for one with alpha. The file gets its name only once complete (replacing a file of that name
     /// at once), so no reader ever finds it half-written; reopen it with ``TilePyramid/open(at:)``.
     case tiff(String, compression: PyramidTIFFCompression? = nil)

@@ -73,7 +73,7 @@ public final class TilePyramidStore: Sendable {
     }
 
     /// Builds the pyramid `name` (`NAME.tif`) from the file at `source`, then evicts others to fit
-    /// the budget. `compression` nil is JPEG at quality 95 for an opaque image and deflate for one
+    /// the budget. `compression` nil is JPEG at quality 94 (its colour 85) for an opaque image and deflate for one
     /// with alpha (see ``TilePyramidDestination/tiff(_:compression:)``).
     ///
     /// - Throws: `.invalidArgument` for a name that is not a pyramid name, or one the store holds

@@ -7,8 +7,9 @@ import Testing
 /// A JPEG tiled with the default compression keeps its own quantisation at level 0: every
 /// full-resolution tile carries the source's tables (read from the files' DQT markers here, not
 /// from the package), comes back nearer the source's plain decode (djpeg's) than quality 95's
-/// tiles, in fewer bytes; the reduced levels, new pixels, keep quality 95's tables. A quality
-/// asked for, and a source whose blocks are not the tiles' (rotated), keep the quality's tables.
+/// tiles, in fewer bytes; the reduced levels, new pixels, keep the default quality's tables. A
+/// quality asked for, and a source whose blocks are not the tiles' (rotated), keep the quality's
+/// tables.
 @Suite struct PyramidTIFFSourceTablesTests {
     typealias F = PyramidTIFFFixtures
 
@@ -67,14 +68,17 @@ import Testing
     }
 
     /// `photo` encoded by cjpeg at quality 90 (4:2:0, as a camera or a web site stores it), its
-    /// decode by djpeg, and the tables of a cjpeg file at quality 95.
-    static func source(_ photo: String, folder: String) throws -> (path: String, decode: Bitmap, quality95: [Int: [UInt16]]) {
+    /// decode by djpeg, and the tables of a cjpeg file at the default quality.
+    static func source(_ photo: String, folder: String) throws -> (path: String, decode: Bitmap, defaultQuality: [Int: [UInt16]]) {
         let decoded = folder + "/source.ppm", path = folder + "/source.jpg"
         try ExternalTools.run("/usr/bin/djpeg", ["-outfile", decoded, Fixtures.path("photos/" + photo)])
         try ExternalTools.run("/usr/bin/cjpeg", ["-quality", "90", "-outfile", path, decoded])
-        try ExternalTools.run("/usr/bin/cjpeg", ["-quality", "95", "-outfile", folder + "/q95.jpg", decoded])
+        try ExternalTools.run(
+            "/usr/bin/cjpeg", ["-quality", PyramidTIFFQualityTests.defaultCjpegQuality, "-outfile", folder + "/default.jpg", decoded])
         try ExternalTools.run("/usr/bin/djpeg", ["-outfile", folder + "/decode.ppm", path])
-        return (path, try ppm(try Fixtures.bytes(atPath: folder + "/decode.ppm")), tables(try Fixtures.bytes(atPath: folder + "/q95.jpg")))
+        return (
+            path, try ppm(try Fixtures.bytes(atPath: folder + "/decode.ppm")), tables(try Fixtures.bytes(atPath: folder + "/default.jpg"))
+        )
     }
 
     @Test(arguments: ["astronaut.jpg", "chelsea.jpg", "coffee.jpg", "hubble.jpg", "retina.jpg", "rocket.jpg"])
@@ -83,7 +87,7 @@ import Testing
         defer { Fixtures.remove(folder) }
         let source = try Self.source(photo, folder: folder)
         let sourceTables = Self.tables(try Fixtures.bytes(atPath: source.path))
-        #expect(sourceTables.count == 2 && sourceTables != source.quality95)
+        #expect(sourceTables.count == 2 && sourceTables != source.defaultQuality)
         let sourceBytes = try Fixtures.bytes(atPath: source.path).count
 
         _ = try TilePyramidBuilder.build(contentsOf: source.path, destination: .tiff(folder + "/default.tif"))
@@ -93,8 +97,7 @@ import Testing
             for index in 0..<(ours.levels[level].columns * ours.levels[level].rows) {
                 let (column, row) = (index % ours.levels[level].columns, index / ours.levels[level].columns)
                 let tables = Self.tables(try ours.tileBytes(level: level, column: column, row: row))
-                #expect(tables == (level == 0 ? sourceTables : source.quality95), "\(photo): level \(level) tile \(column),\(row)")
-                #expect(Self.tables(try q95.tileBytes(level: level, column: column, row: row)) == source.quality95)
+                #expect(tables == (level == 0 ? sourceTables : source.defaultQuality), "\(photo): level \(level) tile \(column),\(row)")
             }
         }
         // Level 0 against the source's plain decode: nearer, and smaller, than quality 95.
@@ -119,14 +122,31 @@ import Testing
         let folder = try Fixtures.makeFolder()
         defer { Fixtures.remove(folder) }
         let source = try Self.source("hubble.jpg", folder: folder)
+        try ExternalTools.run("/usr/bin/cjpeg", ["-quality", "95", "-outfile", folder + "/q95.jpg", folder + "/source.ppm"])
+        let quality95 = Self.tables(try Fixtures.bytes(atPath: folder + "/q95.jpg"))
         _ = try TilePyramidBuilder.build(contentsOf: source.path, destination: .tiff(folder + "/q95.tif", compression: .jpeg(quality: 95)))
-        #expect(Self.tables(try PyramidTIFFReader(path: folder + "/q95.tif").tileBytes(level: 0, column: 0, row: 0)) == source.quality95)
+        let q95 = try PyramidTIFFReader(path: folder + "/q95.tif")
+        for level in q95.levels.indices {
+            #expect(Self.tables(try q95.tileBytes(level: level, column: 0, row: 0)) == quality95, "level \(level)")
+        }
+        // A 4:4:4 source: its luma blocks are the tiles' too, its chroma steps as fine as the file's.
+        try ExternalTools.run(
+            "/usr/bin/cjpeg", ["-quality", "90", "-sample", "1x1", "-outfile", folder + "/444.jpg", folder + "/source.ppm"])
+        _ = try TilePyramidBuilder.build(contentsOf: folder + "/444.jpg", destination: .tiff(folder + "/444.tif"))
+        let full = try PyramidTIFFReader(path: folder + "/444.tif")
+        #expect(
+            Self.tables(try full.tileBytes(level: 0, column: 1, row: 1)) == Self.tables(try Fixtures.bytes(atPath: folder + "/444.jpg")))
+        #expect(Self.tables(try full.tileBytes(level: 1, column: 0, row: 0)) == source.defaultQuality)
+        // Its luma re-quantised on the same blocks with the same steps (its colour, averaged to
+        // 4:2:0, is held to about 35 dB by the averaging alone).
+        let luma = F.lumaPSNR(try F.decodedLevel(full, level: 0), try Bitmap(decoding: try Fixtures.bytes(atPath: folder + "/444.jpg")))
+        #expect(luma >= 44, "4:4:4 source: level 0's luma \(luma) dB from the source's decode")
         // Orientation 6 (turned a quarter): the stored blocks are not the tiles' blocks.
         let rotated = folder + "/rotated.jpg"
         try ExternalTools.run("/usr/bin/exiftool", ["-q", "-n", "-Orientation=6", "-o", rotated, source.path])
         _ = try TilePyramidBuilder.build(contentsOf: rotated, destination: .tiff(folder + "/rotated.tif"))
         let reader = try PyramidTIFFReader(path: folder + "/rotated.tif")
         #expect(reader.levels[0].width == source.decode.height, "upright")
-        #expect(Self.tables(try reader.tileBytes(level: 0, column: 0, row: 0)) == source.quality95)
+        #expect(Self.tables(try reader.tileBytes(level: 0, column: 0, row: 0)) == source.defaultQuality)
     }
 }

@@ -50,8 +50,6 @@ typedef struct {
     int saw_adobe_marker;
     int adobe_transform;
     uint64_t coefficient_bytes; /**< Sum over components of width_in_blocks * height_in_blocks * 128. */
-    /** Sampling factors of the first three components (h, v each), 0 past the last component. */
-    int sampling[6];
     /**
      * The quantisation tables of the first component (luma, or grey) and of the second (chroma),
      * in natural order (row by row of the 8 x 8 block, not the zigzag of a DQT marker); the
@@ -223,15 +221,15 @@ int fic_jpeg_huffman_from_jpeg(const uint8_t *jpeg, size_t length, fic_jpeg_huff
 
 /**
  * Encodes `height` rows of `width` 32-bit BGRX pixels (the fourth byte ignored), rows
- * `bytes_per_row` apart, as a baseline JPEG of `quality` (1-100, 4:2:0). A non-NULL
- * `luma_table` or `chroma_table` (64 steps in natural order, 1-255) replaces the standard table
+ * `bytes_per_row` apart, as a baseline JPEG of `quality` (1-100, 4:2:0), its chroma at
+ * `chroma_quality` instead when that is 1-100 (0: the same). A non-NULL `luma_table` or `chroma_table` (64 steps in natural order, 1-255) replaces the standard table
  * the quality scales. Huffman tables: with `optimize` != 0, made for this image (a second pass over
  * its coefficients: smaller, two to three times slower); else `huffman`'s when non-NULL; else the
  * standard ones. Returns 0 and sets `*out` (to free with free()) and `*out_size`; otherwise returns
  * 1 with libjpeg's message in `message` (FIC_JPEG_ENCODE_MESSAGE_LENGTH bytes).
  */
 int fic_jpeg_encode_bgrx(const uint8_t *pixels, int width, int height, size_t bytes_per_row, int quality,
-                         const uint16_t *luma_table, const uint16_t *chroma_table, int optimize,
+                         int chroma_quality, const uint16_t *luma_table, const uint16_t *chroma_table, int optimize,
                          const fic_jpeg_huffman *huffman, unsigned char **out, unsigned long *out_size,
                          char *message);
 

@@ -76,7 +76,7 @@ public struct PyramidTIFFLayout: Sendable, Hashable {
         switch compression {
         case .none: return raw
         case .deflate: return raw + (raw / 16_384 + 1) * 5 + 64
-        case .jpeg(quality: _): return 2 * raw + 4096
+        case .jpeg: return 2 * raw + 4096
         }
     }
 
@@ -102,12 +102,12 @@ public struct PyramidTIFFLayout: Sendable, Hashable {
                     "level \(i) is \(level.width)×\(level.height), not half of level \(i - 1) (\(above.width)×\(above.height))")
             }
         }
-        if case .jpeg(let quality) = compression {
+        if case .jpeg(let quality, let chromaQuality) = compression {
             guard !hasAlpha else {
                 throw ImageCacheError(.invalidArgument, "JPEG tiles have no alpha: store an image with alpha with deflate or none")
             }
-            guard (1...100).contains(quality) else {
-                throw ImageCacheError(.invalidArgument, "a JPEG quality must be 1…100, not \(quality)")
+            for value in [quality, chromaQuality ?? quality] where !(1...100).contains(value) {
+                throw ImageCacheError(.invalidArgument, "a JPEG quality must be 1…100, not \(value)")
             }
         }
     }

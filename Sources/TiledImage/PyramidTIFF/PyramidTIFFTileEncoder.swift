@@ -23,12 +23,14 @@ enum PyramidTIFFTileEncoder {
                 .invalidArgument, "a tile is \(PyramidGeometry.tileBytes) bytes (256 × 256 BGRA), not \(pixels.count)")
         }
         switch compression {
-        case .jpeg(let quality):
+        case .jpeg(let quality, let chromaQuality):
             // The encoder reads BGRX rows; an opaque tile's alpha (255, or 0 in padding) is ignored.
             func jpeg(_ base: UnsafeRawPointer) throws -> [UInt8] {
                 try JPEGEncoder.encode(
                     pixels: base, width: PyramidGeometry.tileSide, height: PyramidGeometry.tileSide,
-                    bytesPerRow: PyramidGeometry.tileRowStride, format: .bgrx32, quality: quality, tables: tables, huffman: huffman)
+                    bytesPerRow: PyramidGeometry.tileRowStride, format: .bgrx32, quality: quality, chromaQuality: chromaQuality,
+                    tables: tables,
+                    huffman: huffman)
             }
             guard valid.width < PyramidGeometry.tileSide || valid.height < PyramidGeometry.tileSide else { return try jpeg(base) }
             return try edgeExtended(pixels, valid: valid).withUnsafeBytes { try jpeg($0.baseAddress!) }

@@ -63,7 +63,7 @@ struct TileCommand: AsyncParsableCommand {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "The JPEG quality of the tiles, 1 to 100: of a .tif's JPEG tiles (default 95; with neither this nor --compression, level 0 of a JPEG keeps the source's own quantisation), or with --layout of the static tree's (default 85).",
+            "The JPEG quality of the tiles, 1 to 100: of a .tif's JPEG tiles (default 94, its colour 85; with neither this nor --compression, level 0 of a JPEG keeps the source's own quantisation), or with --layout of the static tree's (default 85).",
             valueName: "n"))
     var quality: Int?
 
@@ -133,7 +133,7 @@ struct TileCommand: AsyncParsableCommand {
         let chosen: PyramidTIFFCompression? =
             switch compression {
             case nil: quality.map { .jpeg(quality: $0) }
-            case .jpeg: .jpeg(quality: quality ?? 95)
+            case .jpeg: quality.map { .jpeg(quality: $0) } ?? .jpeg
             case .deflate: .deflate
             case .some(.none): PyramidTIFFCompression.none
             }

@@ -18,12 +18,12 @@ public enum JPEGEncoder {
         try encode(pixels: pixels, width: width, height: height, bytesPerRow: bytesPerRow, format: format, quality: quality, tables: nil)
     }
 
-    /// The same, with `tables` in place of the quality's where given (a source JPEG's own,
-    /// ``JPEGQuantization``; a grey source's chroma stays the quality's), and the Huffman tables
-    /// `huffman` chooses.
+    /// The same, the chroma at `chromaQuality` where given, with `tables` in place of the
+    /// qualities' where given (a source JPEG's own, ``JPEGQuantization``; a grey source's chroma
+    /// stays the quality's), and the Huffman tables `huffman` chooses.
     package static func encode(
         pixels: UnsafeRawPointer, width: Int, height: Int, bytesPerRow: Int, format: PixelFormat, quality: Int,
-        tables: JPEGQuantization?, huffman: JPEGHuffmanCoding = .standard
+        chromaQuality: Int? = nil, tables: JPEGQuantization?, huffman: JPEGHuffmanCoding = .standard
     ) throws -> [UInt8] {
         guard format == .bgrx32 || format == .bgra32Premultiplied else {
             throw ImageCacheError(.invalidArgument, "JPEG encodes 32-bit BGRX or BGRA bitmaps, not \(format.rawValue).")
@@ -48,7 +48,8 @@ public enum JPEGEncoder {
                 withTable(tables?.chroma) { chroma in
                     fic_jpeg_encode_bgrx(
                         pixels.assumingMemoryBound(to: UInt8.self), Int32(width), Int32(height), bytesPerRow,
-                        Int32(max(1, min(100, quality))), luma, chroma, optimize, given, &output, &size, &message)
+                        Int32(max(1, min(100, quality))), Int32(chromaQuality.map { max(1, min(100, $0)) } ?? 0), luma, chroma, optimize,
+                        given, &output, &size, &message)
                 }
             }
         }

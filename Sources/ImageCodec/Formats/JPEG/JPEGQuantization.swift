@@ -14,18 +14,18 @@ package struct JPEGQuantization: Sendable, Hashable {
     /// The chroma tables' steps, 1…255; nil for a grey file.
     package var chroma: [UInt16]?
 
-    /// The tables of a file whose layout an encoder of 4:2:0 YCbCr (or of grey) reproduces: a
-    /// YCbCr file of three components sampled 2 × 2, 1 × 1, 1 × 1, or a grey file of one; nil for
-    /// any other (4:4:4 or 4:2:2 chroma, RGB, CMYK) or for tables past baseline's 255.
+    /// The tables of a YCbCr file of three components or a grey file of one; nil for any other
+    /// (RGB, CMYK) or for tables past baseline's 255. Its luma blocks are an encoder's at any
+    /// sampling; its chroma, when sampled finer than 4:2:0, is averaged by a 4:2:0 encoder and
+    /// quantised with the file's chroma steps, as fine as the file's own.
     init?(_ header: fic_jpeg_header) {
         let space = J_COLOR_SPACE(rawValue: UInt32(header.color_space))
-        let s = header.sampling
-        let yCbCr420 = space == JCS_YCbCr && header.components == 3 && (s.0, s.1, s.2, s.3, s.4, s.5) == (2, 2, 1, 1, 1, 1)
+        let yCbCr = space == JCS_YCbCr && header.components == 3
         let grey = space == JCS_GRAYSCALE && header.components == 1
-        guard (yCbCr420 && header.has_chroma_quantization != 0) || grey, header.has_luma_quantization != 0 else { return nil }
+        guard (yCbCr && header.has_chroma_quantization != 0) || grey, header.has_luma_quantization != 0 else { return nil }
         func steps<T>(_ tuple: T) -> [UInt16] { withUnsafeBytes(of: tuple) { Array($0.bindMemory(to: UInt16.self)) } }
         luma = steps(header.luma_quantization)
-        chroma = yCbCr420 ? steps(header.chroma_quantization) : nil
+        chroma = yCbCr ? steps(header.chroma_quantization) : nil
         guard luma.allSatisfy({ (1...255).contains($0) }), chroma?.allSatisfy({ (1...255).contains($0) }) ?? true else { return nil }
     }
 
