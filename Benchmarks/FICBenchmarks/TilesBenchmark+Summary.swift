@@ -55,7 +55,7 @@ extension TilesBenchmark: Benchmark {
         for t in r.tiff ?? [] {
             let size = "\(t.width)x\(t.height)"
             table.line("\n  pyramidal TIFF of the \(t.width)×\(t.height) JPEG (\(t.sourceBytes >> 10) KiB)")
-            table.row("fic tile --out X.tif (JPEG q95)", run(t.jpegTIFF))
+            table.row("fic tile --out X.tif (JPEG, default)", run(t.jpegTIFF))
             table.row(
                 "  file / source JPEG", String(format: "%.2f× (%d KiB)", t.diskOverSource, t.jpegTIFFBytes >> 10), "≤ 1.5",
                 r.targetsMet["tiff_\(size)_disk_le_1_5x_source"])

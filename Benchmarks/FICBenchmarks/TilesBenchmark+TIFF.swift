@@ -54,7 +54,7 @@ extension TilesBenchmark {
             try fresh(); return try MeasuredRun.run(fic, ["tile", source, "--out", tiff]).figures
         }
         let jpegBytes = fileSize(tiff)
-        log("  fic tile --out X.tif (JPEG q95): \(describe(jpeg)), \(jpegBytes >> 10) KiB")
+        log("  fic tile --out X.tif (JPEG, default): \(describe(jpeg)), \(jpegBytes >> 10) KiB")
         var luma: Double?, rgb: Double?
         if measureQuality {
             (luma, rgb) = try psnr(of: tiff, against: source)
