@@ -321,7 +321,7 @@ let package = Package(
         .testTarget(
             name: "TileServerTests",
             dependencies: [
-                "TileServer", "TiledImage", "ImageCodec", "FICCore", "FICTestSupport", "FICHarness",
+                "TileServer", "TiledImage", "FastImageCache", "ImageCodec", "FICCore", "FICTestSupport", "FICHarness",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Server"])),
                 .product(name: "HummingbirdTesting", package: "hummingbird", condition: .when(traits: ["Server"]))

@@ -1,22 +1,31 @@
 #if Server
 import FICCore
+import Logging
 import TiledImage
 
 /// The store's pyramids that requests have named, kept open (a region reader each) for the next
 /// request, at most ``capacity`` at once, the least recently used closed first. An open pyramid
 /// keeps its file open (a new build of the name replaces the name, never the bytes served) and,
-/// when the store built it, a shared lock on it, so that the store does not evict it.
+/// when the store built it, a shared lock on it, so that the store does not evict it. With a
+/// folder of decoded tiles, each reader reads and keeps its pyramid's tiles in the pyramid's table
+/// there (closed with the reader, once no answer uses it).
 final class PyramidCatalog: Sendable {
     /// The most pyramids kept open.
     let capacity: Int
     private let store: TilePyramidStore
+    /// Where decoded tiles are kept, and how many a pyramid; nil: none kept.
+    private let decodedTiles: (directory: String, maximumTiles: Int)?
+    private let logger: Logger
     /// The open readers by name, and their names least recently used first (each costing 1).
     private let open = LockedBox<(readers: [String: PyramidRegionReader], recency: RecencyList<String>)>(([:], RecencyList()))
 
-    /// A catalog of `store`'s pyramids keeping at most `capacity` open.
-    init(store: TilePyramidStore, capacity: Int) {
+    /// A catalog of `store`'s pyramids keeping at most `capacity` open, their decoded tiles in
+    /// `decodedTiles`' folder when given.
+    init(store: TilePyramidStore, capacity: Int, decodedTiles: (directory: String, maximumTiles: Int)? = nil, logger: Logger) {
         self.store = store
         self.capacity = max(1, capacity)
+        self.decodedTiles = decodedTiles
+        self.logger = logger
     }
 
     /// The reader of the pyramid called `name`, opened on first use (blocking: call it off the
@@ -35,7 +44,17 @@ final class PyramidCatalog: Sendable {
             throw ImageCacheError(.notFound, "there is no pyramid called '\(name)' (\(error.message))")
         }
         guard let pyramid else { throw ImageCacheError(.notFound, "there is no pyramid called '\(name)'") }
-        let reader = try PyramidRegionReader(pyramid)
+        // A table that cannot be opened (a folder not writable, another process holding it alone)
+        // costs only the decodes it would have saved: logged, and the pyramid served without it.
+        var tiles: TileTable?
+        if let decodedTiles {
+            do {
+                tiles = try pyramid.tileTable(directory: decodedTiles.directory, maximumTiles: decodedTiles.maximumTiles, logger: logger)
+            } catch {
+                logger.warning("the decoded tiles of '\(name)' are not kept: \(error)")
+            }
+        }
+        let reader = try PyramidRegionReader(pyramid, tiles: tiles)
         open.withLockedValue { state in
             state.readers[name] = reader
             state.recency.store(name, cost: 1)

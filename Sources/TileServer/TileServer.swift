@@ -81,7 +81,9 @@ public final class TileServer: Sendable {
         self.storePath = storePath
         self.options = options
         self.logger = logger
-        catalog = PyramidCatalog(store: try TilePyramidStore(path: storePath, byteLimit: Int.max), capacity: options.openPyramids)
+        catalog = PyramidCatalog(
+            store: try TilePyramidStore(path: storePath, byteLimit: Int.max), capacity: options.openPyramids,
+            decodedTiles: options.decodedTilesDirectory.map { ($0, options.decodedTilesPerPyramid) }, logger: logger)
         encoded = EncodedTileCache(byteLimit: options.encodedCacheBytes)
         threads = WorkerThreads(name: "fic-serve", maximumThreads: options.renderThreads)
     }

@@ -19,6 +19,13 @@ public struct TileServerOptions: Sendable {
     public var maximumQueuedRenders = 256
     /// Pyramids kept open between requests.
     public var openPyramids = 32
+    /// A folder where the tiles the server decodes (for regions, sizes and tiles not answered as
+    /// stored) are kept decoded, one image table a pyramid (`TilePyramid.tileTable`): a tile decoded
+    /// for one answer is read in place for the next, in this run and the next, and by the other
+    /// servers and viewers sharing the folder. Nil (the default): each answer decodes its tiles.
+    public var decodedTilesDirectory: String?
+    /// The most tiles each pyramid's table keeps (256 KiB each), least recently used going first.
+    public var decodedTilesPerPyramid = 4096
     /// The URL the routes are reached at from outside, such as `https://tiles.example.org/images`
     /// (no trailing `/`): what `info.json` ids begin with behind a proxy or CDN. When nil, ids are
     /// made from the request's `Host` header (checked to be a host name and port).

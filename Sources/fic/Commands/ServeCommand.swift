@@ -55,6 +55,13 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Threads that read and encode (default: one per core).", valueName: "n"))
     var threads: Int?
 
+    @Option(
+        name: .customLong("decoded-tiles"),
+        help: ArgumentHelp(
+            "A folder where the tiles decoded for answers are kept, one image table a pyramid, for the next answers and the next run (created if missing; default: none kept).",
+            valueName: "dir"))
+    var decodedTiles: String?
+
     @Flag(
         name: .customLong("no-upscaling"),
         help: "Answer IIIF '^' sizes that enlarge a region with 501 Not Implemented, and leave sizeUpscaling out of info.json.")
@@ -74,6 +81,15 @@ struct ServeCommand: AsyncParsableCommand {
         options.publicBaseURL = baseURL
         options.sizeUpscaling = !noUpscaling
         if let threads { options.renderThreads = max(1, threads) }
+        if let decodedTiles {
+            let folder = Paths.absolute(decodedTiles)
+            do {
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            } catch {
+                throw CLIError("cannot make the folder of decoded tiles \(folder): \(error.localizedDescription)")
+            }
+            options.decodedTilesDirectory = folder
+        }
         // Only warnings and errors, from the HTTP server and the tile server: the line below
         // says where it listens.
         var logger = Logger(label: "fic.serve")
