@@ -197,7 +197,7 @@ final class PhotoMode: ViewerMode {
     func overlayLines() -> [String] {
         guard let geometry, let viewport, let plan, let loader else { return [source.status] }
         let f = loader.figures
-        let scale = viewport.scale >= 1 ? "\(Formatting.fixed(viewport.scale, 2)):1" : "1:\(Formatting.fixed(1 / viewport.scale, 2))"
+        let scale = viewport.scaleText
         var lines = [
             "\(geometry.width)×\(geometry.height) px, scale \(scale), level \(plan.level) of \(geometry.levels.count - 1)"
                 + (pyramid == nil ? " (building)" : ""),

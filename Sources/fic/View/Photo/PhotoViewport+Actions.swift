@@ -1,6 +1,14 @@
 #if Tool
-/// The photo's input, shared by the local and the remote photo modes.
+import FICCommandLine
+
+/// The photo's input and its scale as the overlay says it, shared by the photo modes (a pyramid
+/// being built, a tile table).
 extension PhotoViewport {
+    /// The scale as a ratio: "2.00:1" enlarged, "1:4.00" reduced.
+    var scaleText: String {
+        scale >= 1 ? "\(Formatting.fixed(scale, 2)):1" : "1:\(Formatting.fixed(1 / scale, 2))"
+    }
+
     /// Applies a zoom, fit, pan or drag step to the viewport; `dragPoint` is where a drag in
     /// progress last was (set when one begins, cleared when it ends). Other actions do nothing.
     mutating func apply(_ action: ViewerAction, dragPoint: inout (x: Double, y: Double)?) {

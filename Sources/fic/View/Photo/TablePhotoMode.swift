@@ -150,7 +150,7 @@ final class TablePhotoMode: ViewerMode {
     func overlayLines() -> [String] {
         let f = scheduler.figures
         let full = grid.levels[0]
-        let scale = viewport.scale >= 1 ? "\(Formatting.fixed(viewport.scale, 2)):1" : "1:\(Formatting.fixed(1 / viewport.scale, 2))"
+        let scale = viewport.scaleText
         var lines = [
             "\(full.width)×\(full.height) px, scale \(scale), level \(plan?.level ?? 0) of \(grid.levels.count - 1), tiles \(grid.tileWidth)×\(grid.tileHeight)",
             "tiles: \(plan?.visible.count ?? 0) visible, \(missingLastFrame) still coarse; \(resident.count) drawn from the table",
