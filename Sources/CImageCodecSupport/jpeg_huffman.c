@@ -17,8 +17,10 @@ static int codable(int symbol, int ac) {
 }
 
 /* The optimal table of `frequency` (every count > 0 is a symbol), codes at most 16 bits long and
- * none all ones: the procedure of JPEG's Annex K.2, as libjpeg's own optimisation runs it. */
-static void optimal_table(const long frequency[256], uint8_t bits_out[17], uint8_t values[256], int *count) {
+ * none all ones: the procedure of JPEG's Annex K.2, as libjpeg's own optimisation runs it.
+ * Returns -1 if a code would pass 32 bits before the lengths are limited (it cannot for
+ * frequencies taken from a table's code lengths, whose sum Kraft's inequality bounds). */
+static int optimal_table(const long frequency[256], uint8_t bits_out[17], uint8_t values[256], int *count) {
     long f[257];
     int size[257], next[257];
     memcpy(f, frequency, sizeof(long) * 256);
@@ -57,8 +59,10 @@ static void optimal_table(const long frequency[256], uint8_t bits_out[17], uint8
         }
     }
     int bits[33] = {0};
-    for (int i = 0; i < 257; i++)
-        if (size[i] > 0 && size[i] <= 32) bits[size[i]]++;
+    for (int i = 0; i < 257; i++) {
+        if (size[i] > 32) return -1;
+        if (size[i] > 0) bits[size[i]]++;
+    }
     /* Codes longer than 16 bits: moved up the tree (Annex K.3). */
     for (int i = 32; i > 16; i--) {
         while (bits[i] > 0) {
@@ -80,6 +84,7 @@ static void optimal_table(const long frequency[256], uint8_t bits_out[17], uint8
         for (int symbol = 0; symbol < 256; symbol++)
             if (size[symbol] == length) values[n++] = (uint8_t)symbol;
     *count = n;
+    return 0;
 }
 
 int fic_jpeg_huffman_from_jpeg(const uint8_t *jpeg, size_t length, fic_jpeg_huffman *out) {
@@ -117,7 +122,7 @@ int fic_jpeg_huffman_from_jpeg(const uint8_t *jpeg, size_t length, fic_jpeg_huff
             else if (frequency[table][symbol] < UNSEEN_FREQUENCY)
                 frequency[table][symbol] = UNSEEN_FREQUENCY;
         }
-        optimal_table(frequency[table], out->bits[table], out->values[table], &out->counts[table]);
+        if (optimal_table(frequency[table], out->bits[table], out->values[table], &out->counts[table]) != 0) return -1;
     }
     return 0;
 }
