@@ -313,7 +313,7 @@ let package = Package(
         .testTarget(
             name: "ImageLoaderTests",
             dependencies: [
-                "FICCore", "ImageLoader", "FastImageCache", "ImageCodec", "FICHarness", "FICTestSupport",
+                "FICCore", "ImageLoader", "FastImageCache", "TiledImage", "ImageCodec", "FICHarness", "FICTestSupport",
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Loader"])),
                 .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["Loader"]))
             ]

@@ -82,6 +82,19 @@ public final class OriginalsLoader: ImageSourceProvider, Sendable {
         counters.withLockedValue { $0.bytesDownloaded += bytes }
     }
 
+    /// A range answered: one response, `bytes` received.
+    func countRange(bytes: Int) {
+        counters.withLockedValue {
+            $0.downloads += 1
+            $0.bytesDownloaded += bytes
+        }
+    }
+
+    /// A request refused by the back-off before it was sent.
+    func countRefusal() {
+        counters.withLockedValue { $0.refusedWhileBackingOff += 1 }
+    }
+
     // MARK: Loading
 
     /// The whole original at `url` (at most ``LoaderConfiguration/maximumBodyBytes``), from the

@@ -7,7 +7,9 @@ import TiledImage
 /// remote service's grid (tiles of any size).
 @Suite("remote tiled images: URLs and the tile plan")
 struct RemoteTileAddressTests {
-    @Test("a .dzi or info.json is a descriptor; a URL without an extension may be a IIIF base URL; an image file's is downloaded")
+    @Test(
+        "a .dzi or info.json is a descriptor; a .tif a pyramidal TIFF; a URL without an extension may be a IIIF base URL; an image file's is downloaded"
+    )
     func classification() {
         let dzi = "https://example.org/a/nebula.dzi"
         #expect(RemoteTileAddress.classify(dzi) == .descriptor(URL(string: dzi)!))
@@ -15,6 +17,8 @@ struct RemoteTileAddressTests {
         #expect(RemoteTileAddress.classify(info) == .descriptor(URL(string: info)!))
         #expect(RemoteTileAddress.classify("https://example.org/iiif/nebula/") == .possibleService(info: URL(string: info)!))
         #expect(RemoteTileAddress.classify("https://example.org/iiif/nebula") == .possibleService(info: URL(string: info)!))
+        let tiff = "https://example.org/scans/nebula.TIF"
+        #expect(RemoteTileAddress.classify(tiff) == .pyramidalTIFF(URL(string: tiff)!), "a TIFF is read by ranges, never downloaded")
         for image in [
             "https://example.org/nebula.jpg", "http://example.org/a/b.PNG", "https://example.org/", "https://example.org/photo?id=3",
             "ftp://example.org/a.dzi"

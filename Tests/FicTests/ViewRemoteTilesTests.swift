@@ -299,5 +299,75 @@ extension ViewTests {
             #expect(run.status == 1)
             #expect(run.stderr.contains("cannot open the remote tiled image \(url)") && run.stderr.contains("404"), "\(run.stderr)")
         }
+
+        /// The requests under `/logged/FOLDER/` with their status and body bytes.
+        private func loggedResponses(_ server: TestWebServer, folder: String) -> [(path: String, status: Int, bytes: Int)] {
+            let log = (server.root as NSString).deletingLastPathComponent + "/access.log"
+            let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            return text.split(separator: "\n").compactMap { line in
+                let fields = line.split(separator: " ")
+                guard fields.count > 9, fields[6].hasPrefix("/logged/\(folder)/"), let status = Int(fields[8]), let bytes = Int(fields[9])
+                else { return nil }
+                return (String(fields[6].dropFirst("/logged/\(folder)/".count)), status, bytes)
+            }
+        }
+
+        @Test(
+            "a pyramidal TIFF on nginx is read by ranges: its header, then the tiles near the view, each a 206; shown as the source; a restart asks for the header alone"
+        )
+        func pyramidalTIFFByRanges() async throws {
+            try #require(ViewRunner.hasXvfb, "xvfb-run is missing: run scripts/install-deps")
+            let server = try #require(TestWebServer.shared, "scripts/test started nginx, but the tests cannot reach it")
+            let published = try publishSource(server)
+            defer { server.unpublish(published) }
+            let tree = server.root + "/" + published
+            // Raw tiles: level 0 is the source's decode, pixel for pixel.
+            let tiled = try Fic.run(["tile", tree + "/source.jpg", "--out", tree + "/image.tif", "--compression", "none"])
+            #expect(tiled.status == 0, "\(tiled.stderr)")
+            let fileBytes = try #require(try FileManager.default.attributesOfItem(atPath: tree + "/image.tif")[.size] as? Int)
+            let folder = try TemporaryFolder()
+            let url = "\(server.base)/logged/\(published)/image.tif"
+            let script = """
+                zoom-to 1 at 0 0
+                wait-idle
+                screenshot \(folder.path("corner.png"))
+                """
+            let first = try view(url, script: script, folder: folder, cache: folder.path("cache"), stats: "first.json")
+            #expect(first["level"] as? Int == 0 && first["script_waits_timed_out"] as? Int == 0 && first["tiles_unreadable"] as? Int == 0)
+            let counted = try #require(first["network_requests"] as? Int)
+            try await waitUntil("nginx logged the viewer's \(counted) requests", timeout: .seconds(30)) {
+                loggedResponses(server, folder: published).count >= counted
+            }
+            let responses = loggedResponses(server, folder: published)
+            #expect(responses.count == counted && responses.allSatisfy { $0.path == "image.tif" && $0.status == 206 }, "\(responses)")
+            let fetched = responses.reduce(0) { $0 + $1.bytes }
+            #expect(fetched < fileBytes / 4, "\(fetched) of the file's \(fileBytes) bytes for a corner")
+            #expect(first["tile_fetches"] as? Int == counted - 1, "one range a tile, and the header")
+            let x = Int(try #require(first["origin_x"] as? Double).rounded()), y = Int(try #require(first["origin_y"] as? Double).rounded())
+            let shown = try Picture(folder.path("corner.png")), original = try Picture(tree + "/source.jpg")
+            #expect(shown.differences(x: 0, y: 0, w: 640, h: 400, from: original, ox: x, oy: y) == 0, "the source's pixels at (\(x), \(y))")
+
+            let second = try view(url, script: script, folder: folder, cache: folder.path("cache"), stats: "second.json")
+            #expect(second["network_requests"] as? Int == 1 && second["tile_fetches"] as? Int == 0, "only the header: \(second)")
+        }
+
+        @Test("a URL of a TIFF that is not a tiled pyramid: a clear message and exit status 1, the file never read whole")
+        func stripTIFFIsRefused() async throws {
+            let server = try #require(TestWebServer.shared, "scripts/test started nginx, but the tests cannot reach it")
+            let published = try publishSource(server)
+            defer { server.unpublish(published) }
+            let tree = server.root + "/" + published
+            try ExternalTools.run("/usr/bin/vips", ["tiffsave", tree + "/source.jpg", tree + "/strips.tif"])
+            let folder = try TemporaryFolder()
+            let url = "\(server.base)/logged/\(published)/strips.tif"
+            let run = try Fic.run(["view", "photo", url, "--cache", folder.path("cache")])
+            #expect(run.status == 1)
+            #expect(run.stderr.contains("cannot open the remote pyramidal TIFF \(url)"), "\(run.stderr)")
+            let fileBytes = try #require(try FileManager.default.attributesOfItem(atPath: tree + "/strips.tif")[.size] as? Int)
+            try await waitUntil("nginx logged the header's range", timeout: .seconds(30)) {
+                !loggedResponses(server, folder: published).isEmpty
+            }
+            #expect(loggedResponses(server, folder: published).reduce(0) { $0 + $1.bytes } < fileBytes / 10)
+        }
     }
 }

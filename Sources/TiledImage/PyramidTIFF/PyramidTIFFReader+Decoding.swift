@@ -12,7 +12,15 @@ extension PyramidTIFFReader {
     /// - Throws: `.unsupportedFormat` for samples this does not convert; `.corruptData` for data
     ///   that does not decode to the tile's size; the errors of ``tileBytes(level:column:row:)``.
     public func decodeTile(level: Int, column: Int, row: Int) throws -> [UInt8] {
-        let stored = try tileBytes(level: level, column: column, row: row)
+        try decodeTile(stored: try tileBytes(level: level, column: column, row: row), level: level)
+    }
+
+    /// A tile of level `level` decoded from its stored bytes `stored` (read elsewhere: by an HTTP
+    /// range, for a remote file), as ``decodeTile(level:column:row:)`` decodes it.
+    ///
+    /// - Throws: `.invalidArgument` for a level the file does not have; the decode's errors.
+    public func decodeTile(stored: [UInt8], level: Int) throws -> [UInt8] {
+        guard levels.indices.contains(level) else { throw ImageCacheError(.invalidArgument, "there is no level \(level)") }
         let info = levels[level]
         switch info.compression {
         case TIFFTag.Compression.jpeg:

@@ -18,8 +18,10 @@ struct ViewPhotoCommand: ParsableCommand {
             not decoded yet is drawn from a coarser level until it arrives.
 
             SOURCE may also be a remote tiled image: a Deep Zoom descriptor (`….dzi`), a IIIF Image \
-            API 2 or 3 `…/info.json`, or a IIIF service's base URL (a URL without a file extension, \
-            whose `info.json` is tried first). Only the tiles near the view are fetched (those on \
+            API 2 or 3 `…/info.json`, a IIIF service's base URL (a URL without a file extension, \
+            whose `info.json` is tried first), or a tiled pyramidal TIFF (`….tif`) on any server that \
+            answers Range requests, read by ranges: its header, then only its tiles near the view, \
+            never the whole file. Only the tiles near the view are fetched (those on \
             screen first), decoded once and kept in an image table in the cache folder, so that a \
             region seen before, in this run or the next, is shown without the network.
 
@@ -110,7 +112,7 @@ struct ViewPhotoCommand: ParsableCommand {
     }
 
     /// The remote tiled image that the URL `source` names, or nil for an image file to download:
-    /// a `.dzi` or `info.json` that fails is an error; a URL that may be a IIIF service's base
+    /// a `.dzi`, `info.json` or `.tif` (a pyramidal TIFF read by ranges) that fails is an error; a URL that may be a IIIF service's base
     /// URL, whose `info.json` fails, is tried as an image file (with a note saying so).
     private func openRemote() throws -> RemoteTileSource? {
         let folder = try cache.map(Paths.absolute) ?? DefaultCache.directory()
@@ -119,6 +121,8 @@ struct ViewPhotoCommand: ParsableCommand {
             return nil
         case .descriptor(let url):
             return try RemoteTileSource.open(url, cacheFolder: folder)
+        case .pyramidalTIFF(let url):
+            return try RemoteTileSource.openTIFF(url, cacheFolder: folder)
         case .possibleService(let info):
             do {
                 return try RemoteTileSource.open(info, cacheFolder: folder)

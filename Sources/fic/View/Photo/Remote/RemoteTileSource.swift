@@ -6,62 +6,80 @@ import Foundation
 import ImageLoader
 import TiledImage
 
-/// A remote tiled image opened for the viewer: its descriptor fetched and checked, its tiles'
-/// cache (an image table in the cache folder, one namespace per descriptor URL) open, and the
-/// HTTP loader that fills it. Opened before the window, so that a descriptor that fails is an
-/// error message and a non-zero exit, not a window.
+/// A remote tiled image opened for the viewer — a Deep Zoom or IIIF service's descriptor, or a
+/// pyramidal TIFF read by ranges — checked, its tiles' table (in the cache folder, one namespace
+/// per URL) open, and the HTTP loader that fills it. Opened before the window, so that a URL that
+/// fails is an error message and a non-zero exit, not a window.
 final class RemoteTileSource: TableTileSource {
-    /// The image: its descriptor and its tiles' cache.
-    let image: RemoteTiledImage
-    /// The HTTP client that fetches the descriptor and the tiles (no originals cache: the decoded
-    /// tiles are what is kept).
+    let tiles: TileTable
+    /// The URL given.
+    let name: String
+    /// The HTTP client that fetches the descriptor or header and the tiles (no originals cache:
+    /// the decoded tiles are what is kept).
     let loader: OriginalsLoader
 
-    private init(image: RemoteTiledImage, loader: OriginalsLoader) {
-        self.image = image
+    private init(tiles: TileTable, name: String, loader: OriginalsLoader) {
+        self.tiles = tiles
+        self.name = name
         self.loader = loader
     }
 
-    /// Fetches the descriptor at `url` and opens the tiles' cache in `cacheFolder` (created if
+    /// Fetches the descriptor at `url` and opens the tiles' table in `cacheFolder` (created if
     /// missing). Waits for the fetch: called before the window opens.
     ///
     /// - Throws: ``CLIError`` naming the URL and why (an HTTP status, a descriptor that is not one,
     ///   a cache another viewer holds).
     static func open(_ url: URL, cacheFolder: String) throws -> RemoteTileSource {
+        try open(url, cacheFolder: cacheFolder, what: "the remote tiled image") { loader, folder in
+            try await RemoteTiledImage.open(url, loader: loader, directory: folder).tiles
+        }
+    }
+
+    /// Reads the header and IFDs of the pyramidal TIFF at `url` by ranges and opens its tiles'
+    /// table in `cacheFolder`.
+    ///
+    /// - Throws: ``CLIError`` naming the URL and why (a server that ignores `Range`, a file that is
+    ///   not a tiled pyramid).
+    static func openTIFF(_ url: URL, cacheFolder: String) throws -> RemoteTileSource {
+        try open(url, cacheFolder: cacheFolder, what: "the remote pyramidal TIFF") { loader, folder in
+            try await RemotePyramidTIFF.open(url, loader: loader, directory: folder).tiles
+        }
+    }
+
+    private static func open(
+        _ url: URL, cacheFolder: String, what: String, _ opening: @escaping @Sendable (OriginalsLoader, String) async throws -> TileTable
+    ) throws -> RemoteTileSource {
         do {
             try FileManager.default.createDirectory(atPath: cacheFolder, withIntermediateDirectories: true)
         } catch {
             throw CLIError("cannot make the cache folder \(cacheFolder): \(error.localizedDescription)")
         }
         let loader = OriginalsLoader(originals: nil, logger: CacheOpener.quietLogger)
-        let result = waitForTask { try await RemoteTiledImage.open(url, loader: loader, directory: cacheFolder) }
-        switch result {
-        case .success(let image):
-            return RemoteTileSource(image: image, loader: loader)
+        switch waitForTask({ try await opening(loader, cacheFolder) }) {
+        case .success(let tiles):
+            return RemoteTileSource(tiles: tiles, name: url.absoluteString, loader: loader)
         case .failure(let error):
             waitForTask { try? await loader.shutdown() }
-            throw CLIError("cannot open the remote tiled image \(url.absoluteString): \(error)")
+            throw CLIError("cannot open \(what) \(url.absoluteString): \(error)")
         }
     }
 
-    /// Flushes the tiles' cache and shuts the HTTP client down.
+    /// Flushes the tiles' table and shuts the HTTP client down.
     func close() {
-        image.close()
+        tiles.close()
         let loader = self.loader
         waitForTask { try? await loader.shutdown() }
     }
 
-    var tiles: TileTable { image.tiles }
-    var name: String { image.url.absoluteString }
-
     var overlayFigures: String {
-        let cache = image.cache.statistics
+        let cache = tiles.cache.statistics
         return "fetched \(cache.sourceFetches), decoded \(cache.sourceDecodes)"
     }
 
-    /// Network responses, the descriptor's included.
+    /// Network responses, the descriptor's or header's included, and their bytes.
     var statistics: [String: StatValue] {
-        ["remote": .int(1), "network_requests": .int(loader.statistics.downloads)]
+        let network = loader.statistics
+        return ["remote": .int(1), "network_requests": .int(network.downloads), "network_bytes": .int(network.bytesDownloaded)]
     }
 }
 #endif
