@@ -40,33 +40,20 @@ public final class RemotePyramidTIFF: Sendable {
     public static func open(_ url: URL, loader: OriginalsLoader, directory: String, maximumTiles: Int = 4096) async throws
         -> RemotePyramidTIFF
     {
+        // A file smaller than the first range comes back whole (the server ends the range at the
+        // file's end).
         let first = try await loader.bytes(of: url, offset: 0, count: firstRangeBytes)
-        // A file smaller than the first range: the server answered the bytes it has only if the
-        // range fit; ask again for exactly the file.
         var ranges = FetchedRanges(size: first.totalSize)
-        if first.totalSize < firstRangeBytes {
-            ranges.add(offset: 0, bytes: try await loader.bytes(of: url, offset: 0, count: first.totalSize).bytes)
-        } else {
-            ranges.add(offset: 0, bytes: first.bytes)
-        }
-        var reader: PyramidTIFFReader?
-        while reader == nil {
-            do {
-                reader = try PyramidTIFFReader(source: ranges)
-            } catch let missing as FetchedRanges.Missing {
-                // Whole 64 KiB windows from where the parser read, within the file.
-                let count = min(ranges.size - missing.offset, max(missing.count, firstRangeBytes))
-                guard ranges.fetched + count <= maximumHeaderBytes else {
-                    throw ImageCacheError(
-                        .damagedPyramid, "the TIFF's IFDs need more than \(maximumHeaderBytes >> 20) MiB of its bytes",
-                        path: url.absoluteString)
-                }
-                ranges.add(offset: missing.offset, bytes: try await loader.bytes(of: url, offset: missing.offset, count: count).bytes)
-            } catch let error as ImageCacheError {
-                throw error.adding(path: url.absoluteString)
+        ranges.add(offset: 0, bytes: first.bytes)
+        let reader: PyramidTIFFReader
+        do {
+            reader = try await readHeader(size: ranges.size, first: ranges) { offset, count in
+                try await loader.bytes(of: url, offset: offset, count: count).bytes
             }
+        } catch let error as ImageCacheError {
+            throw error.adding(path: url.absoluteString)
         }
-        let levels = reader!.levels
+        let levels = reader.levels
         guard let top = levels.first, levels.allSatisfy({ $0.tileWidth == top.tileWidth && $0.tileHeight == top.tileHeight }) else {
             throw ImageCacheError(.damagedPyramid, "the TIFF's levels have tiles of different sizes", path: url.absoluteString)
         }
@@ -74,12 +61,38 @@ public final class RemotePyramidTIFF: Sendable {
             tileWidth: top.tileWidth, tileHeight: top.tileHeight,
             levels: levels.map { TileGrid.Level(width: $0.width, height: $0.height, columns: $0.columns, rows: $0.rows) })
         let version = SHA256Hex.digest(of: "\(url.absoluteString) \(first.totalSize) \(levels.map(\.directoryOffset))", length: 12)
-        let provider = RemoteTIFFTileProvider(reader: reader!, url: url, loader: loader)
+        let provider = RemoteTIFFTileProvider(reader: reader, url: url, loader: loader)
         let tiles = try TileTable(
             directory: directory, namespace: "tiff-" + SHA256Hex.digest(of: url.absoluteString, length: 12), grid: grid,
             version: version, maximumTiles: maximumTiles, provider: provider, logger: loader.logger
         ) { level, column, row in RemoteTIFFTileProvider.tileURL(url, level: level, column: column, row: row) }
         return RemotePyramidTIFF(url: url, size: first.totalSize, levels: levels, tiles: tiles)
+    }
+
+    /// The IFDs of a TIFF of `first.size` bytes, `first` holding the ranges fetched so far: read
+    /// from them, each range the reader needs beyond them fetched with `fetch(offset, count)` (whole
+    /// 64 KiB windows where the file has them), at most ``maximumHeaderBytes`` in all. A reader
+    /// that needs a range already fetched has found what it needs or failed: it never asks twice.
+    ///
+    /// - Throws: what ``PyramidTIFFReader`` throws; `.damagedPyramid` past ``maximumHeaderBytes``;
+    ///   `fetch`'s errors.
+    static func readHeader(size: Int, first: FetchedRanges, fetch: (Int, Int) async throws -> [UInt8]) async throws -> PyramidTIFFReader {
+        var ranges = first
+        while true {
+            do {
+                return try PyramidTIFFReader(source: ranges)
+            } catch let missing as FetchedRanges.Missing {
+                let count = min(ranges.size - missing.offset, max(missing.count, firstRangeBytes))
+                guard ranges.fetched + count <= maximumHeaderBytes else {
+                    throw ImageCacheError(.damagedPyramid, "the TIFF's IFDs need more than \(maximumHeaderBytes >> 20) MiB of its bytes")
+                }
+                let bytes = try await fetch(missing.offset, count)
+                guard bytes.count == count else {
+                    throw ImageCacheError(.truncated, "a range of \(count) bytes came back with \(bytes.count)")
+                }
+                ranges.add(offset: missing.offset, bytes: bytes)
+            }
+        }
     }
 
     private init(url: URL, size: Int, levels: [PyramidTIFFLevel], tiles: TileTable) {
@@ -114,10 +127,26 @@ struct FetchedRanges: PyramidTIFFByteSource {
         self.size = size
     }
 
-    /// Adds the bytes fetched at `offset`.
+    /// Adds the bytes fetched at `offset`, merged with the ranges they overlap or touch (so that
+    /// a read across two fetches is answered).
     mutating func add(offset: Int, bytes: [UInt8]) {
-        chunks.append((offset, bytes))
         fetched += bytes.count
+        var merged = (offset: offset, bytes: bytes)
+        var kept: [(offset: Int, bytes: [UInt8])] = []
+        for chunk in chunks {
+            let end = chunk.offset + chunk.bytes.count, mergedEnd = merged.offset + merged.bytes.count
+            guard chunk.offset <= mergedEnd, merged.offset <= end else {
+                kept.append(chunk)
+                continue
+            }
+            let start = min(chunk.offset, merged.offset)
+            var joined = [UInt8](repeating: 0, count: max(end, mergedEnd) - start)
+            joined.replaceSubrange((chunk.offset - start)..<(end - start), with: chunk.bytes)
+            joined.replaceSubrange((merged.offset - start)..<(mergedEnd - start), with: merged.bytes)
+            merged = (start, joined)
+        }
+        kept.append(merged)
+        chunks = kept
     }
 
     func read(offset: Int, count: Int) throws -> [UInt8] {
@@ -163,6 +192,10 @@ struct RemoteTIFFTileProvider: ImageSourceProvider {
             throw ImageCacheError(.damagedPyramid, "tile \(column),\(row) of level \(parts[0]) is missing", path: url.absoluteString)
         }
         let stored = try await loader.bytes(of: url, offset: offset, count: count).bytes
+        guard stored.count == count else {
+            throw ImageCacheError(
+                .damagedPyramid, "tile \(column),\(row) of level \(parts[0]) passes the end of the file", path: url.absoluteString)
+        }
         let pixels = try reader.decodeTile(stored: stored, level: parts[0])
         // The tile's cell: the part inside the level (edge tiles' padding left out).
         let width = min(info.tileWidth, info.width - column * info.tileWidth)

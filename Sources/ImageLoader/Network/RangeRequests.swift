@@ -6,11 +6,11 @@ import NIOCore
 import NIOHTTP1
 
 extension NetworkClient {
-    /// The `count` bytes of `url` at `offset` (`count` > 0), by one `Range` request, and the
-    /// resource's total size as `Content-Range` gives it. Anything but a `206` whose
-    /// `Content-Range` is exactly the range asked for, and whose body is exactly `count` bytes, is
-    /// refused before more than `count` bytes are read: a server that ignores `Range` (a `200`
-    /// with the whole file) is never read on.
+    /// The `count` bytes of `url` at `offset` (`count` > 0; fewer when the file ends first), by
+    /// one `Range` request, and the resource's total size as `Content-Range` gives it. Anything but
+    /// a `206` whose `Content-Range` is exactly the range asked for (or its part up to the file's
+    /// end), and whose body is exactly that many bytes, is refused before more than `count` bytes
+    /// are read: a server that ignores `Range` (a `200` with the whole file) is never read on.
     func range(_ url: URL, offset: Int, count: Int, deadline: ContinuousClock.Instant) async throws -> (bytes: [UInt8], total: Int) {
         guard let host = url.host(percentEncoded: false), !host.isEmpty else {
             throw ImageCacheError(.unsupportedURL, "the URL has no host", path: url.absoluteString)
@@ -32,23 +32,25 @@ extension NetworkClient {
         }
         guard response.status == .partialContent else { throw LoaderErrors.status(response.status, url: url) }
         guard let contentRange = response.headers.first(name: "content-range"),
-            let (first, last, total) = Self.contentRange(contentRange), first == offset, last == offset + count - 1
+            let (first, last, total) = Self.contentRange(contentRange), first == offset,
+            last == offset + count - 1 || (last == total - 1 && last < offset + count - 1)
         else {
             throw ImageCacheError(
                 .network,
                 "the server answered bytes \(response.headers.first(name: "content-range") ?? "(no Content-Range)") to a request for bytes \(offset)-\(offset + count - 1)",
                 path: url.absoluteString)
         }
+        let expected = last - first + 1
         if let length = response.headers.first(name: "content-length").flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }),
-            length != count
+            length != expected
         {
             throw ImageCacheError(
-                .network, "the server announced \(length) bytes for a range of \(count)", path: url.absoluteString)
+                .network, "the server announced \(length) bytes for a range of \(expected)", path: url.absoluteString)
         }
-        var body = try await response.body.collect(upTo: count)
-        guard body.readableBytes == count, let bytes = body.readBytes(length: count) else {
+        var body = try await response.body.collect(upTo: expected)
+        guard body.readableBytes == expected, let bytes = body.readBytes(length: expected) else {
             throw ImageCacheError(
-                .truncated, "the server sent \(body.readableBytes) bytes of a range of \(count)", path: url.absoluteString)
+                .truncated, "the server sent \(body.readableBytes) bytes of a range of \(expected)", path: url.absoluteString)
         }
         return (bytes, total)
     }
@@ -73,8 +75,8 @@ extension NetworkClient {
 }
 
 extension OriginalsLoader {
-    /// The `count` bytes of the http(s) `url` at `offset`, by one HTTP range request, and the
-    /// file's total size: how a remote pyramidal TIFF is read, header and tiles, never whole.
+    /// The `count` bytes of the http(s) `url` at `offset` (fewer when the file ends first), by one
+    /// HTTP range request, and the file's total size: how a remote pyramidal TIFF is read, header and tiles, never whole.
     /// Failures are remembered per URL as downloads' are (the same back-off refuses repeats).
     ///
     /// - Throws: `ImageCacheError`: `.invalidArgument` for an empty or negative range or a URL
@@ -93,8 +95,9 @@ extension OriginalsLoader {
             throw refusal
         }
         do {
-            let answer = try await network.range(url, offset: offset, count: count, deadline: ContinuousClock.now + configuration.totalTimeout)
-            countRange(bytes: count)
+            let answer = try await network.range(
+                url, offset: offset, count: count, deadline: ContinuousClock.now + configuration.totalTimeout)
+            countRange(bytes: answer.bytes.count)
             return (answer.bytes, answer.total)
         } catch {
             let mapped = LoaderErrors.map(error, url: url)
