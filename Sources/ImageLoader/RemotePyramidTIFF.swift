@@ -8,7 +8,7 @@ import TiledImage
 /// A tiled pyramidal TIFF on any HTTP server that answers `Range` requests (a web server, an
 /// object store, a CDN: a Cloud-Optimized GeoTIFF's way), read the way it was laid out to be read:
 /// its header and IFDs first, then only the tiles asked for, one range each, decoded once into a
-/// ``TileTable`` (the table local pyramids and remote tile services use), where a tile seen
+/// `TileTable` (the table local pyramids and remote tile services use), where a tile seen
 /// before, in this run or the next, is a zero-copy hit with no request.
 ///
 /// Never a download of the whole file: a server that ignores `Range`, a file that is not a tiled
@@ -34,7 +34,7 @@ public final class RemotePyramidTIFF: Sendable {
     /// `maximumTiles`.
     ///
     /// - Throws: `ImageCacheError`: the range requests' errors (a server that ignores `Range` is
-    ///   refused at once); what ``PyramidTIFFReader`` throws for a file that is not a tiled
+    ///   refused at once); what `PyramidTIFFReader` throws for a file that is not a tiled
     ///   pyramidal TIFF; `.damagedPyramid` for IFDs past ``maximumHeaderBytes`` or levels of
     ///   different tile sizes; the cache's opening errors.
     public static func open(_ url: URL, loader: OriginalsLoader, directory: String, maximumTiles: Int = 4096) async throws
@@ -74,7 +74,7 @@ public final class RemotePyramidTIFF: Sendable {
     /// 64 KiB windows where the file has them), at most ``maximumHeaderBytes`` in all. A reader
     /// that needs a range already fetched has found what it needs or failed: it never asks twice.
     ///
-    /// - Throws: what ``PyramidTIFFReader`` throws; `.damagedPyramid` past ``maximumHeaderBytes``;
+    /// - Throws: what `PyramidTIFFReader` throws; `.damagedPyramid` past ``maximumHeaderBytes``;
     ///   `fetch`'s errors.
     static func readHeader(size: Int, first: FetchedRanges, fetch: (Int, Int) async throws -> [UInt8]) async throws -> PyramidTIFFReader {
         var ranges = first
