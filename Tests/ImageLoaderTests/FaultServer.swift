@@ -14,6 +14,9 @@ import Testing
 /// - `/huge/N`: N bytes (up to terabytes), written as fast as the client reads, never buffered.
 /// - `/loris/N`: N bytes, one every 100 ms (a slow-loris server).
 /// - `/status/C`: status C; `/loop`: a redirect to itself; `/hops/K`: K redirects, then bytes.
+/// - `/range/N[?lie=start|length|short]`: a file of N bytes answering a `Range` request with a
+///   `206` of that range; with `lie`, a `Content-Range` that starts one byte late, a
+///   `Content-Length` one byte long, or half the range and then a closed connection.
 final class FaultServer: Sendable {
     struct Stats {
         var requests: [String: Int] = [:]
@@ -190,6 +193,19 @@ private final class FaultHandler: ChannelInboundHandler {
             let reason = n == 404 ? "Not Found" : n == 500 ? "Internal Server Error" : "Status"
             head(context, status: "\(n) \(reason)", length: 5, extra: ["Connection: close"])
             context.writeAndFlush(wrapOutboundOut(ByteBuffer(string: "oops!")), promise: nil)
+        case "range":
+            // "bytes=FIRST-LAST", clipped at the file's end.
+            let asked = (headers["range"] ?? "").dropFirst("bytes=".count).split(separator: "-").compactMap { Int($0) }
+            guard asked.count == 2, asked[0] <= asked[1], asked[0] < n else {
+                head(context, status: "416 Range Not Satisfiable", length: 0, extra: ["Connection: close"])
+                return
+            }
+            let (first, last) = (asked[0], min(asked[1], n - 1))
+            let lie = query["lie"]
+            let range = lie == "start" ? "bytes \(first + 1)-\(last + 1)/\(n)" : "bytes \(first)-\(last)/\(n)"
+            let length = last - first + 1 + (lie == "length" ? 1 : 0)
+            head(context, status: "206 Partial Content", length: length, extra: ["Content-Range: \(range)", "Connection: close"])
+            send(context, from: first, to: lie == "short" ? first + (last - first + 1) / 2 : last + 1) { context.close(promise: nil) }
         case "loop":
             head(context, status: "302 Found", length: 0, extra: ["Location: /loop", "Connection: close"])
         case "hops":
