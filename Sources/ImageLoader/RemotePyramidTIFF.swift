@@ -23,11 +23,9 @@ public final class RemotePyramidTIFF: Sendable {
     /// The decoded tiles: the table, its lanes and its grid (the file's own tile size).
     public let tiles: TileTable
 
-    /// The most bytes fetched to find the IFDs: a file whose IFDs need more is refused.
-    public static let maximumHeaderBytes = 16 << 20
     /// The first range asked for: the header and, in a file laid out to be read by ranges (as
     /// `fic tile` writes them), every IFD.
-    public static let firstRangeBytes = 64 << 10
+    public static let firstRangeBytes = PyramidTIFFRanges.windowBytes
 
     /// Reads the header and IFDs of the TIFF at `url` with `loader`, by ranges, and opens its
     /// tiles' table in `directory` (namespace `tiff-` and a hash of the URL), keeping at most
@@ -35,19 +33,19 @@ public final class RemotePyramidTIFF: Sendable {
     ///
     /// - Throws: `ImageCacheError`: the range requests' errors (a server that ignores `Range` is
     ///   refused at once); what `PyramidTIFFReader` throws for a file that is not a tiled
-    ///   pyramidal TIFF; `.damagedPyramid` for IFDs past ``maximumHeaderBytes`` or levels of
-    ///   different tile sizes; the cache's opening errors.
+    ///   pyramidal TIFF; `.damagedPyramid` for IFDs past `PyramidTIFFRanges.maximumBytes` or
+    ///   levels of different tile sizes; the cache's opening errors.
     public static func open(_ url: URL, loader: OriginalsLoader, directory: String, maximumTiles: Int = 4096) async throws
         -> RemotePyramidTIFF
     {
         // A file smaller than the first range comes back whole (the server ends the range at the
         // file's end).
         let first = try await loader.bytes(of: url, offset: 0, count: firstRangeBytes)
-        var ranges = FetchedRanges(size: first.totalSize)
+        var ranges = PyramidTIFFRanges(size: first.totalSize)
         ranges.add(offset: 0, bytes: first.bytes)
         let reader: PyramidTIFFReader
         do {
-            reader = try await readHeader(size: ranges.size, first: ranges) { offset, count in
+            reader = try await PyramidTIFFReader.read(ranges) { offset, count in
                 try await loader.bytes(of: url, offset: offset, count: count).bytes
             }
         } catch let error as ImageCacheError {
@@ -69,32 +67,6 @@ public final class RemotePyramidTIFF: Sendable {
         return RemotePyramidTIFF(url: url, size: first.totalSize, levels: levels, tiles: tiles)
     }
 
-    /// The IFDs of a TIFF of `first.size` bytes, `first` holding the ranges fetched so far: read
-    /// from them, each range the reader needs beyond them fetched with `fetch(offset, count)` (whole
-    /// 64 KiB windows where the file has them), at most ``maximumHeaderBytes`` in all. A reader
-    /// that needs a range already fetched has found what it needs or failed: it never asks twice.
-    ///
-    /// - Throws: what `PyramidTIFFReader` throws; `.damagedPyramid` past ``maximumHeaderBytes``;
-    ///   `fetch`'s errors.
-    static func readHeader(size: Int, first: FetchedRanges, fetch: (Int, Int) async throws -> [UInt8]) async throws -> PyramidTIFFReader {
-        var ranges = first
-        while true {
-            do {
-                return try PyramidTIFFReader(source: ranges)
-            } catch let missing as FetchedRanges.Missing {
-                let count = min(ranges.size - missing.offset, max(missing.count, firstRangeBytes))
-                guard ranges.fetched + count <= maximumHeaderBytes else {
-                    throw ImageCacheError(.damagedPyramid, "the TIFF's IFDs need more than \(maximumHeaderBytes >> 20) MiB of its bytes")
-                }
-                let bytes = try await fetch(missing.offset, count)
-                guard bytes.count == count else {
-                    throw ImageCacheError(.truncated, "a range of \(count) bytes came back with \(bytes.count)")
-                }
-                ranges.add(offset: missing.offset, bytes: bytes)
-            }
-        }
-    }
-
     private init(url: URL, size: Int, levels: [PyramidTIFFLevel], tiles: TileTable) {
         self.url = url
         self.size = size
@@ -105,59 +77,6 @@ public final class RemotePyramidTIFF: Sendable {
     /// Flushes and closes the tiles' table.
     public func close() {
         tiles.close()
-    }
-}
-
-/// The byte ranges of a remote file fetched so far, as the TIFF reader's source: a read inside
-/// them is answered, any other throws ``Missing``, which says what to fetch.
-struct FetchedRanges: PyramidTIFFByteSource {
-    /// A read outside the ranges fetched.
-    struct Missing: Error {
-        let offset: Int
-        let count: Int
-    }
-
-    let size: Int
-    /// Fetched ranges by offset, none overlapping another.
-    private var chunks: [(offset: Int, bytes: [UInt8])] = []
-    /// Bytes fetched in all.
-    private(set) var fetched = 0
-
-    init(size: Int) {
-        self.size = size
-    }
-
-    /// Adds the bytes fetched at `offset`, merged with the ranges they overlap or touch (so that
-    /// a read across two fetches is answered).
-    mutating func add(offset: Int, bytes: [UInt8]) {
-        fetched += bytes.count
-        var merged = (offset: offset, bytes: bytes)
-        var kept: [(offset: Int, bytes: [UInt8])] = []
-        for chunk in chunks {
-            let end = chunk.offset + chunk.bytes.count, mergedEnd = merged.offset + merged.bytes.count
-            guard chunk.offset <= mergedEnd, merged.offset <= end else {
-                kept.append(chunk)
-                continue
-            }
-            let start = min(chunk.offset, merged.offset)
-            var joined = [UInt8](repeating: 0, count: max(end, mergedEnd) - start)
-            joined.replaceSubrange((chunk.offset - start)..<(end - start), with: chunk.bytes)
-            joined.replaceSubrange((merged.offset - start)..<(mergedEnd - start), with: merged.bytes)
-            merged = (start, joined)
-        }
-        kept.append(merged)
-        chunks = kept
-    }
-
-    func read(offset: Int, count: Int) throws -> [UInt8] {
-        guard offset >= 0, count >= 0, offset <= size, count <= size - offset else {
-            throw ImageCacheError(.truncated, "bytes \(offset)+\(count) lie past the end of the \(size)-byte TIFF")
-        }
-        for chunk in chunks where chunk.offset <= offset && offset + count <= chunk.offset + chunk.bytes.count {
-            let start = offset - chunk.offset
-            return Array(chunk.bytes[start..<(start + count)])
-        }
-        throw Missing(offset: offset, count: count)
     }
 }
 

@@ -2,8 +2,9 @@ import FICCore
 import Glibc
 import SystemPackage
 
-/// Where a pyramidal TIFF's bytes come from: a file now, HTTP ranges later. Readers ask for few,
-/// large ranges (the first 64 KiB, then what the IFDs need beyond it, then one range per tile).
+/// Where a pyramidal TIFF's bytes come from: a file, memory, or the ranges of a remote file fetched
+/// so far (``PyramidTIFFRanges``). Readers ask for few, large ranges (the first 64 KiB, then what
+/// the IFDs need beyond it, then one range per tile).
 public protocol PyramidTIFFByteSource: Sendable {
     /// The total size in bytes.
     var size: Int { get }

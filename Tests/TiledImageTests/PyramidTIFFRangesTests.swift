@@ -2,30 +2,30 @@ import FICCore
 import FICTestSupport
 import Foundation
 import Testing
-import TiledImage
-@testable import ImageLoader
+@testable import TiledImage
 
-/// The IFDs of a pyramidal TIFF read by ranges (from memory here): the same levels as the whole
-/// file gives, in few ranges; hostile files (IFDs that loop or point past the end, absurd counts,
+/// The IFDs of a pyramidal TIFF read by ranges (from memory here; ImageLoader's
+/// `RemotePyramidTIFF` fetches them over HTTP): the same levels as the whole file gives, in few
+/// ranges; hostile files (IFDs that loop or point past the end, absurd counts,
 /// bytes flipped anywhere in the header) are errors, never a crash, never more than the header's
 /// bound fetched.
-@Suite struct RemoteTIFFHeaderTests {
+@Suite struct PyramidTIFFRangesTests {
     /// A vips pyramid of the rocket (128-pixel tiles, its IFDs spread through the file).
     static func vipsPyramid() throws -> [UInt8] {
-        let folder = try ExternalTools.makeFolder("remote-tiff-header")
+        let folder = try ExternalTools.makeFolder("pyramid-tiff-ranges")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try ExternalTools.run(
             "/usr/bin/vips",
-            ["tiffsave", testFile("photos/rocket.jpg").path, folder + "/p.tif", "--tile", "--pyramid", "--compression", "jpeg"])
+            ["tiffsave", Fixtures.path("photos/rocket.jpg"), folder + "/p.tif", "--tile", "--pyramid", "--compression", "jpeg"])
         return Array(try Data(contentsOf: URL(fileURLWithPath: folder + "/p.tif")))
     }
 
     /// Reads the header of `bytes` through ranges, counting them.
     static func header(_ bytes: [UInt8]) async throws -> (PyramidTIFFReader, fetches: Int, fetched: Int) {
-        var first = FetchedRanges(size: bytes.count)
-        first.add(offset: 0, bytes: Array(bytes.prefix(RemotePyramidTIFF.firstRangeBytes)))
+        var first = PyramidTIFFRanges(size: bytes.count)
+        first.add(offset: 0, bytes: Array(bytes.prefix(PyramidTIFFRanges.windowBytes)))
         let counter = LockedBox((fetches: 0, bytes: 0))
-        let reader = try await RemotePyramidTIFF.readHeader(size: bytes.count, first: first) { offset, count in
+        let reader = try await PyramidTIFFReader.read(first) { offset, count in
             counter.withLockedValue {
                 $0.fetches += 1
                 $0.bytes += count
@@ -58,7 +58,7 @@ import TiledImage
         }
         // Bytes flipped in the IFDs and the header, from a seed printed for a replay.
         let seed = UInt64(ProcessInfo.processInfo.environment["FIC_FUZZ_SEED"] ?? "") ?? UInt64.random(in: 1...UInt64.max)
-        print("RemoteTIFFHeaderTests seed \(seed) (FIC_FUZZ_SEED=\(seed) replays it)")
+        print("PyramidTIFFRangesTests seed \(seed) (FIC_FUZZ_SEED=\(seed) replays it)")
         var state = seed
         func next() -> UInt64 {
             state ^= state << 13
@@ -76,11 +76,11 @@ import TiledImage
             }
             do {
                 let (_, _, fetched) = try await Self.header(hostile)
-                #expect(fetched <= RemotePyramidTIFF.maximumHeaderBytes)
+                #expect(fetched <= PyramidTIFFRanges.maximumBytes)
             } catch is ImageCacheError {
                 errors += 1
             }
         }
-        print("RemoteTIFFHeaderTests: \(errors) of 400 mutated headers refused, the others read")
+        print("PyramidTIFFRangesTests: \(errors) of 400 mutated headers refused, the others read")
     }
 }
