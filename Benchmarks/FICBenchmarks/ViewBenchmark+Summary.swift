@@ -75,6 +75,20 @@ extension ViewBenchmark: Benchmark {
                 "\(second.tileFetches), \(second.tileDecodes) (\(second.requests) requests)", "0, 0",
                 r.targetsMet["remote_photo_second_launch_0_tile_requests_0_decodes"])
         }
+        if let tiff = r.remoteTIFF {
+            table.row("remote: the pyramid's TIFF, by ranges from nginx", "")
+            table.row(
+                "  first screen: bytes / (tiles shown + header)",
+                "\(tiff.firstScreenBytes) / (\(tiff.visibleTileBytes) + \(tiff.headerBytes))", "≤ 2×",
+                r.targetsMet["remote_tiff_first_screen_le_2x_tiles_shown_and_header"])
+            table.row(
+                "  first sharp frame after a zoom (max)", String(format: "%.1f ms", tiff.firstSharpAfterZoomMs.max() ?? .nan), "≤ 100 ms",
+                r.targetsMet["remote_tiff_first_sharp_after_zoom_le_100ms"])
+            table.row(
+                "  relaunch: tile requests, decodes",
+                "\(tiff.relaunch.tileFetches), \(tiff.relaunch.tileDecodes) (\(tiff.relaunch.requests) requests)", "0, 0",
+                r.targetsMet["remote_tiff_relaunch_0_tile_requests_0_decodes"])
+        }
         for note in r.notes { table.line("  note: \(note)") }
         return table.lines
     }

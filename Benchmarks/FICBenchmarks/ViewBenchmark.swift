@@ -96,6 +96,8 @@ public struct ViewBenchmarkResult: Sendable, Codable {
     public var remoteFirstLaunch: RemoteLaunch?
     /// A second launch on the same tiles cache, the same steps: what it fetched and decoded.
     public var remoteSecondLaunch: RemoteLaunch?
+    /// The same pyramid as its one TIFF behind nginx, read by ranges (nil without nginx).
+    public var remoteTIFF: RemoteTIFFFigures? = nil
     /// Target name → met.
     public var targetsMet: [String: Bool]
     /// How the figures were taken.
@@ -103,6 +105,21 @@ public struct ViewBenchmarkResult: Sendable, Codable {
 }
 
 /// The network figures of a remote photo's launch.
+/// `fic view photo URL.tif` of the 18000² pyramid's TIFF behind nginx, read by ranges.
+public struct RemoteTIFFFigures: Sendable, Codable {
+    /// Bytes fetched to show the first screen (the fit view, every wanted tile in): the header and
+    /// IFDs, the visible tiles, the coarsest level and the ring the scheduler prefetches.
+    public var firstScreenBytes: Int
+    /// Of them, the header and IFDs.
+    public var headerBytes: Int
+    /// The stored bytes of the tiles that screen shows.
+    public var visibleTileBytes: Int
+    /// First sharp frame after each zoom of the zoom steps, ms.
+    public var firstSharpAfterZoomMs: [Double]
+    /// A relaunch revisiting the same steps on the same cache.
+    public var relaunch: RemoteLaunch
+}
+
 public struct RemoteLaunch: Sendable, Codable {
     /// HTTP responses, the descriptor's included.
     public var requests: Int
@@ -284,6 +301,42 @@ public enum ViewBenchmark {
             notes.append("no remote photo figures: \(error)")
         }
 
+        // The pyramid's one TIFF behind nginx (a hard link: no copy of its gigabytes), read by
+        // ranges: the first screen on an empty cache, the zoom steps, then a relaunch of them.
+        var remoteTIFF: RemoteTIFFFigures?
+        do {
+            let www = work + "/tiff-www"
+            try? FileManager.default.removeItem(atPath: www)
+            try FileManager.default.createDirectory(atPath: www, withIntermediateDirectories: true)
+            try FileManager.default.linkItem(atPath: pyramid, toPath: www + "/image.tif")
+            log("remote TIFF: the pyramid's TIFF behind nginx, shown by fic view photo URL.tif (by ranges) …")
+            let nginx = try LocalNginx(root: www, prefix: work + "/tiff-nginx")
+            defer { nginx.stop() }
+            let url = "http://127.0.0.1:\(nginx.port)/image.tif"
+            for folder in ["/tiff-cache-screen", "/tiff-cache"] { try? FileManager.default.removeItem(atPath: work + folder) }
+            let screen = try view(
+                xvfbRun, fic, ["photo", url, "--cache", work + "/tiff-cache-screen", "--paced"], script: "wait-idle 3000", work: work,
+                name: "tiff-screen")
+            let zoomSteps = steps.prefix { $0 != "phase smooth-zoom" }.joined(separator: "\n")
+            let zoomed = try view(
+                xvfbRun, fic, ["photo", url, "--cache", work + "/tiff-cache", "--paced"], script: zoomSteps, work: work, name: "tiff-zoom")
+            let again = try view(
+                xvfbRun, fic, ["photo", url, "--cache", work + "/tiff-cache", "--paced"], script: zoomSteps, work: work, name: "tiff-again")
+            let figures = RemoteTIFFFigures(
+                firstScreenBytes: screen["network_bytes"] as? Int ?? -1, headerBytes: screen["opening_bytes"] as? Int ?? -1,
+                visibleTileBytes: screen["visible_stored_bytes"] as? Int ?? -1,
+                firstSharpAfterZoomMs: zoomed["first_sharp_after_zoom_ms"] as? [Double] ?? [],
+                relaunch: RemoteLaunch(
+                    requests: again["network_requests"] as? Int ?? -1, tileFetches: again["tile_fetches"] as? Int ?? -1,
+                    tileDecodes: again["tile_decodes"] as? Int ?? -1))
+            remoteTIFF = figures
+            log(
+                "  first screen \(figures.firstScreenBytes) bytes (header \(figures.headerBytes), the tiles shown \(figures.visibleTileBytes)); first sharp after a zoom ≤ \(BenchKit.fixed(figures.firstSharpAfterZoomMs.max() ?? .nan, 1)) ms; relaunch \(figures.relaunch.requests) requests, \(figures.relaunch.tileFetches) fetches, \(figures.relaunch.tileDecodes) decodes"
+            )
+        } catch let error as HarnessError {
+            notes.append("no remote TIFF figures: \(error)")
+        }
+
         let met: [String: Bool] = [
             "gallery_cache_compose_p99_le_4ms": cache.composeP99Ms <= 4,
             "gallery_cache_no_compose_over_8_3ms": cache.framesComposeOver8_3Ms == 0,
@@ -292,6 +345,15 @@ public enum ViewBenchmark {
             "photo_peak_rss_le_150MB": peak <= 150_000_000,
             "photo_first_sharp_after_zoom_le_100ms": !sharp.isEmpty && (sharp.max() ?? .infinity) <= 100,
             "remote_photo_first_sharp_after_zoom_le_100ms": !remoteSharp.isEmpty && (remoteSharp.max() ?? .infinity) <= 100,
+            "remote_tiff_first_screen_le_2x_tiles_shown_and_header": remoteTIFF.map {
+                $0.visibleTileBytes > 0 && $0.firstScreenBytes <= 2 * ($0.visibleTileBytes + $0.headerBytes)
+            } ?? false,
+            "remote_tiff_first_sharp_after_zoom_le_100ms": remoteTIFF.map {
+                !$0.firstSharpAfterZoomMs.isEmpty && ($0.firstSharpAfterZoomMs.max() ?? .infinity) <= 100
+            } ?? false,
+            "remote_tiff_relaunch_0_tile_requests_0_decodes": remoteTIFF.map {
+                $0.relaunch.tileFetches == 0 && $0.relaunch.tileDecodes == 0
+            } ?? false,
             "remote_photo_second_launch_0_tile_requests_0_decodes": remoteSecond.map {
                 $0.tileFetches == 0 && $0.tileDecodes == 0 && $0.requests <= 1
             } ?? false,
@@ -312,7 +374,7 @@ public enum ViewBenchmark {
             photoSide: side, photoZoom: zoom, photoSmoothZoom: smooth, photoPan: pan, photoAll: all, photoFirstSharpAfterZoomMs: sharp,
             photoFirstSharpMaxMs: sharp.max() ?? .nan, photoFramesNotSharp: photo["frames_not_sharp"] as? Int ?? 0,
             photoTileReads: photo["tile_fetches"] as? Int ?? 0, photoPeakRSSBytes: peak, remoteFirstSharpAfterZoomMs: remoteSharp,
-            remoteFirstLaunch: remoteFirst, remoteSecondLaunch: remoteSecond, targetsMet: met, notes: notes)
+            remoteFirstLaunch: remoteFirst, remoteSecondLaunch: remoteSecond, remoteTIFF: remoteTIFF, targetsMet: met, notes: notes)
     }
 
     /// Runs `fic view ARGUMENTS` in a 1280 × 800 window on a new virtual X server with `script`;

@@ -192,7 +192,15 @@ final class TablePhotoMode: ViewerMode {
             "frames_not_sharp": .int(framesNotSharp),
             "hits": .int(hits),
             "misses": .int(misses)
-        ].merging(sharpness.statistics) { $1 }.merging(source.statistics) { $1 }
+        ].merging(sharpness.statistics) { $1 }.merging(source.statistics) { $1 }.merging(visibleStoredBytes) { $1 }
+    }
+
+    /// The stored bytes of the tiles visible now, when the source knows them.
+    private var visibleStoredBytes: [String: StatValue] {
+        guard let plan else { return [:] }
+        let sizes = plan.visible.map { source.storedBytes(level: $0.level, column: $0.column, row: $0.row) }
+        guard sizes.allSatisfy({ $0 != nil }) else { return [:] }
+        return ["visible_stored_bytes": .int(sizes.reduce(0) { $0 + $1! })]
     }
 
     func stop() {
@@ -216,5 +224,13 @@ protocol TableTileSource: Sendable {
     var statistics: [String: StatValue] { get }
     /// Closes the table (and anything the source holds open).
     func close()
+    /// The bytes the file stores for a tile, when the source knows them (a remote pyramidal TIFF's
+    /// IFDs give them): what showing it costs the network.
+    func storedBytes(level: Int, column: Int, row: Int) -> Int?
+}
+
+extension TableTileSource {
+    /// Unknown.
+    func storedBytes(level: Int, column: Int, row: Int) -> Int? { nil }
 }
 #endif

@@ -17,11 +17,17 @@ final class RemoteTileSource: TableTileSource {
     /// The HTTP client that fetches the descriptor or header and the tiles (no originals cache:
     /// the decoded tiles are what is kept).
     let loader: OriginalsLoader
+    /// A pyramidal TIFF's levels (their tiles' stored sizes); nil for a tile service.
+    let levels: [PyramidTIFFLevel]?
+    /// The bytes the descriptor or the TIFF's header and IFDs took.
+    let openingBytes: Int
 
-    private init(tiles: TileTable, name: String, loader: OriginalsLoader) {
+    private init(tiles: TileTable, name: String, loader: OriginalsLoader, levels: [PyramidTIFFLevel]?) {
         self.tiles = tiles
         self.name = name
         self.loader = loader
+        self.levels = levels
+        openingBytes = loader.statistics.bytesDownloaded
     }
 
     /// Fetches the descriptor at `url` and opens the tiles' table in `cacheFolder` (created if
@@ -31,7 +37,7 @@ final class RemoteTileSource: TableTileSource {
     ///   a cache another viewer holds).
     static func open(_ url: URL, cacheFolder: String) throws -> RemoteTileSource {
         try open(url, cacheFolder: cacheFolder, what: "the remote tiled image") { loader, folder in
-            try await RemoteTiledImage.open(url, loader: loader, directory: folder).tiles
+            (try await RemoteTiledImage.open(url, loader: loader, directory: folder).tiles, nil)
         }
     }
 
@@ -42,12 +48,14 @@ final class RemoteTileSource: TableTileSource {
     ///   not a tiled pyramid).
     static func openTIFF(_ url: URL, cacheFolder: String) throws -> RemoteTileSource {
         try open(url, cacheFolder: cacheFolder, what: "the remote pyramidal TIFF") { loader, folder in
-            try await RemotePyramidTIFF.open(url, loader: loader, directory: folder).tiles
+            let tiff = try await RemotePyramidTIFF.open(url, loader: loader, directory: folder)
+            return (tiff.tiles, tiff.levels)
         }
     }
 
     private static func open(
-        _ url: URL, cacheFolder: String, what: String, _ opening: @escaping @Sendable (OriginalsLoader, String) async throws -> TileTable
+        _ url: URL, cacheFolder: String, what: String,
+        _ opening: @escaping @Sendable (OriginalsLoader, String) async throws -> (TileTable, [PyramidTIFFLevel]?)
     ) throws -> RemoteTileSource {
         do {
             try FileManager.default.createDirectory(atPath: cacheFolder, withIntermediateDirectories: true)
@@ -56,8 +64,8 @@ final class RemoteTileSource: TableTileSource {
         }
         let loader = OriginalsLoader(originals: nil, logger: CacheOpener.quietLogger)
         switch waitForTask({ try await opening(loader, cacheFolder) }) {
-        case .success(let tiles):
-            return RemoteTileSource(tiles: tiles, name: url.absoluteString, loader: loader)
+        case .success(let (tiles, levels)):
+            return RemoteTileSource(tiles: tiles, name: url.absoluteString, loader: loader, levels: levels)
         case .failure(let error):
             waitForTask { try? await loader.shutdown() }
             throw CLIError("cannot open \(what) \(url.absoluteString): \(error)")
@@ -79,7 +87,17 @@ final class RemoteTileSource: TableTileSource {
     /// Network responses, the descriptor's or header's included, and their bytes.
     var statistics: [String: StatValue] {
         let network = loader.statistics
-        return ["remote": .int(1), "network_requests": .int(network.downloads), "network_bytes": .int(network.bytesDownloaded)]
+        return [
+            "remote": .int(1), "network_requests": .int(network.downloads), "network_bytes": .int(network.bytesDownloaded),
+            "opening_bytes": .int(openingBytes)
+        ]
+    }
+
+    func storedBytes(level: Int, column: Int, row: Int) -> Int? {
+        guard let levels, levels.indices.contains(level) else { return nil }
+        let info = levels[level]
+        guard (0..<info.columns).contains(column), (0..<info.rows).contains(row) else { return nil }
+        return info.tileByteCounts[row * info.columns + column]
     }
 }
 #endif
