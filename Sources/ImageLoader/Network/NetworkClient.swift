@@ -50,21 +50,10 @@ final class NetworkClient: Sendable {
     /// the response head has arrived, holding a connection permit of the host until the body is
     /// read. The whole exchange must finish by `deadline`.
     func open(_ url: URL, etag: String?, lastModified: String?, deadline: ContinuousClock.Instant) async throws -> Opened {
-        guard let host = url.host(percentEncoded: false), !host.isEmpty else {
-            throw ImageCacheError(.unsupportedURL, "the URL has no host", path: url.absoluteString)
-        }
-        let hostKey = "\(url.scheme ?? "")://\(host):\(url.port ?? -1)"
-        try await hosts.acquire(hostKey)
-        let permit = HostPermit(limiter: hosts, host: hostKey)
-        try Task.checkCancellation()
-        var request = HTTPClientRequest(url: url.absoluteString)
-        request.method = .GET
-        request.headers.add(name: "User-Agent", value: configuration.userAgent)
-        request.headers.add(name: "Accept", value: "image/*, */*;q=0.5")
-        if let etag, Self.isSafeHeaderValue(etag) { request.headers.add(name: "If-None-Match", value: etag) }
-        if let lastModified, Self.isSafeHeaderValue(lastModified) { request.headers.add(name: "If-Modified-Since", value: lastModified) }
-        let remaining = ContinuousClock.now.duration(to: deadline)
-        let response = try await client.execute(request, deadline: .now() + Self.amount(max(remaining, .milliseconds(1))))
+        var headers = [("Accept", "image/*, */*;q=0.5")]
+        if let etag, Self.isSafeHeaderValue(etag) { headers.append(("If-None-Match", etag)) }
+        if let lastModified, Self.isSafeHeaderValue(lastModified) { headers.append(("If-Modified-Since", lastModified)) }
+        let (response, permit) = try await get(url, headers: headers, deadline: deadline)
         if response.status == .notModified, etag != nil || lastModified != nil {
             return .notModified(response.headers)
         }
@@ -81,6 +70,26 @@ final class NetworkClient: Sendable {
             throw ImageCacheError(.network, "the server announced a negative length", path: url.absoluteString)
         }
         return .body(response, permit, contentLength: length)
+    }
+
+    /// Sends a GET for `url` with `headers` (and the configured `User-Agent`) once the host gives
+    /// a connection permit, and returns when the response head has arrived, with the permit (held
+    /// until the body is read). The whole exchange must finish by `deadline`.
+    func get(_ url: URL, headers: [(String, String)], deadline: ContinuousClock.Instant) async throws -> (HTTPClientResponse, HostPermit) {
+        guard let host = url.host(percentEncoded: false), !host.isEmpty else {
+            throw ImageCacheError(.unsupportedURL, "the URL has no host", path: url.absoluteString)
+        }
+        let hostKey = "\(url.scheme ?? "")://\(host):\(url.port ?? -1)"
+        try await hosts.acquire(hostKey)
+        let permit = HostPermit(limiter: hosts, host: hostKey)
+        try Task.checkCancellation()
+        var request = HTTPClientRequest(url: url.absoluteString)
+        request.method = .GET
+        request.headers.add(name: "User-Agent", value: configuration.userAgent)
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        let remaining = ContinuousClock.now.duration(to: deadline)
+        let response = try await client.execute(request, deadline: .now() + Self.amount(max(remaining, .milliseconds(1))))
+        return (response, permit)
     }
 
     /// Whether a value the server gave may be sent back in a header: printable ASCII only.

@@ -12,19 +12,8 @@ extension NetworkClient {
     /// end), and whose body is exactly that many bytes, is refused before more than `count` bytes
     /// are read: a server that ignores `Range` (a `200` with the whole file) is never read on.
     func range(_ url: URL, offset: Int, count: Int, deadline: ContinuousClock.Instant) async throws -> (bytes: [UInt8], total: Int) {
-        guard let host = url.host(percentEncoded: false), !host.isEmpty else {
-            throw ImageCacheError(.unsupportedURL, "the URL has no host", path: url.absoluteString)
-        }
-        let hostKey = "\(url.scheme ?? "")://\(host):\(url.port ?? -1)"
-        try await hosts.acquire(hostKey)
-        let permit = HostPermit(limiter: hosts, host: hostKey)
+        let (response, permit) = try await get(url, headers: [("Range", "bytes=\(offset)-\(offset + count - 1)")], deadline: deadline)
         defer { permit.release() }
-        var request = HTTPClientRequest(url: url.absoluteString)
-        request.method = .GET
-        request.headers.add(name: "User-Agent", value: configuration.userAgent)
-        request.headers.add(name: "Range", value: "bytes=\(offset)-\(offset + count - 1)")
-        let remaining = ContinuousClock.now.duration(to: deadline)
-        let response = try await client.execute(request, deadline: .now() + Self.amount(max(remaining, .milliseconds(1))))
         if response.status == .ok {
             throw ImageCacheError(
                 .network, "the server ignores Range requests (it answered 200 with the whole file); the file is read only by ranges",
