@@ -63,7 +63,7 @@ public final class RemotePyramidTIFF: Sendable {
         let tiles = try TileTable(
             directory: directory, namespace: "tiff-" + SHA256Hex.digest(of: url.absoluteString, length: 12), grid: grid,
             version: version, maximumTiles: maximumTiles, provider: provider, logger: loader.logger
-        ) { level, column, row in RemoteTIFFTileProvider.tileURL(url, level: level, column: column, row: row) }
+        ) { level, column, row in TileTable.tileURL(in: url, level: level, column: column, row: row) }
         return RemotePyramidTIFF(url: url, size: first.totalSize, levels: levels, tiles: tiles)
     }
 
@@ -87,35 +87,23 @@ struct RemoteTIFFTileProvider: ImageSourceProvider {
     let url: URL
     let loader: OriginalsLoader
 
-    /// The URL the table asks for a tile at: the file's, with the tile in its fragment (one URL a
-    /// tile, so that the cache shares a fetch between the requests of one tile only).
-    static func tileURL(_ url: URL, level: Int, column: Int, row: Int) -> URL {
-        var components = URLComponents(url: url, resolvingAgainstBaseURL: false)!
-        components.fragment = "tile=\(level)/\(column)/\(row)"
-        return components.url!
-    }
-
     func sourceImage(at tileURL: URL, for entity: any ImageEntity) async throws -> SourceImage {
-        let parts = (tileURL.fragment ?? "").dropFirst(5).split(separator: "/").compactMap { Int($0) }
-        guard parts.count == 3, reader.levels.indices.contains(parts[0]) else {
+        guard let (level, column, row) = TileTable.tile(of: entity), reader.levels.indices.contains(level) else {
             throw ImageCacheError(.invalidArgument, "not a tile of the TIFF: \(tileURL.absoluteString)")
         }
-        let info = reader.levels[parts[0]]
-        let (column, row) = (parts[1], parts[2])
-        guard (0..<info.columns).contains(column), (0..<info.rows).contains(row) else {
-            throw ImageCacheError(.invalidArgument, "there is no tile \(column),\(row) in level \(parts[0])")
+        let info = reader.levels[level]
+        guard let (offset, count) = info.storedRange(column: column, row: row) else {
+            throw ImageCacheError(.invalidArgument, "there is no tile \(column),\(row) in level \(level)")
         }
-        let index = row * info.columns + column
-        let (offset, count) = (info.tileOffsets[index], info.tileByteCounts[index])
         guard count > 0, offset >= 0, offset <= Int.max - count else {
-            throw ImageCacheError(.damagedPyramid, "tile \(column),\(row) of level \(parts[0]) is missing", path: url.absoluteString)
+            throw ImageCacheError(.damagedPyramid, "tile \(column),\(row) of level \(level) is missing", path: url.absoluteString)
         }
         let stored = try await loader.bytes(of: url, offset: offset, count: count).bytes
         guard stored.count == count else {
             throw ImageCacheError(
-                .damagedPyramid, "tile \(column),\(row) of level \(parts[0]) passes the end of the file", path: url.absoluteString)
+                .damagedPyramid, "tile \(column),\(row) of level \(level) passes the end of the file", path: url.absoluteString)
         }
-        let pixels = try reader.decodeTile(stored: stored, level: parts[0])
+        let pixels = try reader.decodeTile(stored: stored, level: level)
         // The tile's cell: the part inside the level (edge tiles' padding left out).
         let width = min(info.tileWidth, info.width - column * info.tileWidth)
         let height = min(info.tileHeight, info.height - row * info.tileHeight)

@@ -34,12 +34,7 @@ extension TilePyramid {
             version: buildIdentity, maximumTiles: maximumTiles, provider: PyramidTileProvider(pyramid: self, readDelay: readDelay),
             logger: logger,
             sourcesFillSlots: true
-        ) { level, column, row in
-            // One URL a tile: the cache shares a source between the requests of one URL.
-            var components = URLComponents(url: base, resolvingAgainstBaseURL: false)!
-            components.fragment = "tile=\(level)/\(column)/\(row)"
-            return components.url!
-        }
+        ) { level, column, row in TileTable.tileURL(in: base, level: level, column: column, row: row) }
     }
 }
 
@@ -77,7 +72,7 @@ struct PyramidTileProvider: ImageSourceProvider {
     var readDelay: Duration = .zero
 
     func sourceImage(at url: URL, for entity: any ImageEntity) async throws -> SourceImage {
-        guard let tile = entity as? TableTile else {
+        guard let tile = TileTable.tile(of: entity) else {
             throw ImageCacheError(.invalidArgument, "a pyramid's table reads only its own tiles, not \(entity.entityID)")
         }
         let pyramid = self.pyramid

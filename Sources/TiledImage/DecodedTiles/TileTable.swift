@@ -121,6 +121,20 @@ public final class TileTable: Sendable {
         (column > 0 ? overlap : 0, row > 0 ? overlap : 0)
     }
 
+    /// The tile a provider of a table is asked for: the entity a ``TileTable`` hands it (nil for
+    /// any other entity).
+    public static func tile(of entity: any ImageEntity) -> (level: Int, column: Int, row: Int)? {
+        (entity as? TableTile).map { ($0.level, $0.column, $0.row) }
+    }
+
+    /// `file` with the tile in its fragment: a tile's URL for a table whose tiles all lie in one
+    /// file (one URL a tile, since the cache shares a source between the requests of one URL).
+    public static func tileURL(in file: URL, level: Int, column: Int, row: Int) -> URL {
+        var components = URLComponents(url: file, resolvingAgainstBaseURL: false)!
+        components.fragment = "tile=\(level)/\(column)/\(row)"
+        return components.url!
+    }
+
     /// Flushes and closes the tiles' cache (optional, as for any cache).
     public func close() {
         cache.close()

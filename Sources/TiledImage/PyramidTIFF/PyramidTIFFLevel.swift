@@ -38,6 +38,14 @@ public struct PyramidTIFFLevel: Sendable, Hashable {
     public var columns: Int { (width + tileWidth - 1) / tileWidth }
     /// Tiles down.
     public var rows: Int { (height + tileHeight - 1) / tileHeight }
+
+    /// Where tile (`column`, `row`) lies in the file and how many bytes it stores (0: a tile the
+    /// file does not have); nil for a tile outside the level.
+    public func storedRange(column: Int, row: Int) -> (offset: Int, count: Int)? {
+        guard (0..<columns).contains(column), (0..<rows).contains(row) else { return nil }
+        let index = row * columns + column
+        return (tileOffsets[index], tileByteCounts[index])
+    }
     /// Whether the level's pixels carry alpha: its first extra sample is alpha (associated or
     /// not), or it is RGB with a fourth sample and no ExtraSamples tag, as libtiff reads it.
     public var hasAlpha: Bool { samplePlan.layout.hasAlpha }

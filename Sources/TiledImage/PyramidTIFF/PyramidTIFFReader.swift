@@ -85,13 +85,11 @@ public final class PyramidTIFFReader: Sendable {
     /// - Throws: `.invalidArgument` for a tile outside the level; `.damagedPyramid` for a tile
     ///   the file does not have; the source's errors.
     public func tileBytes(level: Int, column: Int, row: Int) throws -> [UInt8] {
-        guard levels.indices.contains(level), (0..<levels[level].columns).contains(column), (0..<levels[level].rows).contains(row) else {
+        guard levels.indices.contains(level), let (offset, count) = levels[level].storedRange(column: column, row: row) else {
             throw ImageCacheError(.invalidArgument, "there is no tile \(column),\(row) in level \(level)")
         }
-        let index = row * levels[level].columns + column
-        let count = levels[level].tileByteCounts[index]
         guard count > 0 else { throw TIFFDirectoryParser.damaged("tile \(column),\(row) of level \(level) is missing") }
-        return try source.read(offset: levels[level].tileOffsets[index], count: count)
+        return try source.read(offset: offset, count: count)
     }
 
     /// The most bytes a stored tile of `level` may have: twice its raw samples and 64 KiB, beyond

@@ -95,9 +95,7 @@ final class RemoteTileSource: TableTileSource {
 
     func storedBytes(level: Int, column: Int, row: Int) -> Int? {
         guard let levels, levels.indices.contains(level) else { return nil }
-        let info = levels[level]
-        guard (0..<info.columns).contains(column), (0..<info.rows).contains(row) else { return nil }
-        return info.tileByteCounts[row * info.columns + column]
+        return levels[level].storedRange(column: column, row: row)?.count
     }
 }
 #endif
