@@ -25,6 +25,8 @@ final class PhotoMode: ViewerMode {
     private var lastCompleted: [Int] = []
     /// The levels shown (known before the pyramid is finished).
     private var geometry: PyramidGeometry?
+    /// Its levels' tile grids, made once with it (not on every frame).
+    private var grid: TileGrid?
     private var loader: TileLoader?
     private var viewport: PhotoViewport?
     private var plan: TilePlan?
@@ -97,6 +99,7 @@ final class PhotoMode: ViewerMode {
     /// The size is known: the viewport and the loader start, and queued actions apply.
     private func start(geometry: PyramidGeometry, reader: any TileReading) {
         self.geometry = geometry
+        grid = TileGrid(geometry)
         viewport = PhotoViewport(imageWidth: geometry.width, imageHeight: geometry.height, width: width, height: height)
         loader = TileLoader(
             reader: reader, capacity: TilePlan.capacity(width: width, height: height, coarsestTiles: geometry.levels.last!.tileCount),
@@ -136,44 +139,11 @@ final class PhotoMode: ViewerMode {
         }
         let plan = plan!
         let resident = loader.update(plan)
-        let levels = geometry.levels
-        let level = plan.level
-        let factor = Double(1 << level)
-        let effective = viewport.scale * factor
-        let exact = abs(effective - 1) < 1e-9
-        var originX = viewport.originX / factor, originY = viewport.originY / factor
-        if exact { originX = originX.rounded(); originY = originY.rounded() }
-        let side = Double(PyramidGeometry.tileSide)
-        var missing = 0
-        for key in plan.visible {
-            let valid = levels[level].validSize(column: key.column, row: key.row)
-            let left = ((Double(key.column) * side - originX) * effective).rounded()
-            let top = ((Double(key.row) * side - originY) * effective).rounded()
-            let right = ((Double(key.column) * side + Double(valid.width) - originX) * effective).rounded()
-            let bottom = ((Double(key.row) * side + Double(valid.height) - originY) * effective).rounded()
-            if let buffer = resident[key], let tile = surface(for: buffer) {
-                hits += 1
-                canvas.draw(
-                    tile, source: 0, 0, Double(valid.width), Double(valid.height),
-                    into: left, top, right - left, bottom - top, smooth: !exact, opaque: opaque)
-                continue
-            }
-            missing += 1
-            misses += 1
-            // The finest coarser tile that is resident stands in for it.
-            for coarser in (level + 1)..<max(level + 1, levels.count) {
-                let ancestor = key.ancestor(at: coarser)
-                guard let buffer = resident[ancestor], let tile = surface(for: buffer) else { continue }
-                let shrink = Double(1 << (coarser - level))
-                canvas.draw(
-                    tile,
-                    source: Double(key.column) * side / shrink - Double(ancestor.column) * side,
-                    Double(key.row) * side / shrink - Double(ancestor.row) * side,
-                    Double(valid.width) / shrink, Double(valid.height) / shrink,
-                    into: left, top, right - left, bottom - top, smooth: true, opaque: opaque)
-                break
-            }
-        }
+        let missing = plan.draw(grid: grid ?? TileGrid(geometry), viewport: viewport, into: canvas, opaque: opaque) { key in
+            resident[key].flatMap { surface(for: $0) }.map { DrawableTile(surface: $0, cellX: 0, cellY: 0) }
+        }.count
+        hits += plan.visible.count - missing
+        misses += missing
         missingLastFrame = missing
         sharpness.lastFrameSharp = missing == 0
         if missing > 0 { framesNotSharp += 1 }

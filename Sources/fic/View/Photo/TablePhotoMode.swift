@@ -66,56 +66,20 @@ final class TablePhotoMode: ViewerMode {
         }
         let plan = plan!
         refreshResident(plan)
-        let level = plan.level
-        let factor = Double(1 << level)
-        let effective = viewport.scale * factor
-        let exact = abs(effective - 1) < 1e-9
-        var originX = viewport.originX / factor, originY = viewport.originY / factor
-        if exact { originX = originX.rounded(); originY = originY.rounded() }
-        let tileWidth = Double(grid.tileWidth), tileHeight = Double(grid.tileHeight)
-        var missing = 0, waiting = 0
-        for key in plan.visible {
-            let cell = grid.cellSize(level: level, column: key.column, row: key.row)
-            let left = ((Double(key.column) * tileWidth - originX) * effective).rounded()
-            let top = ((Double(key.row) * tileHeight - originY) * effective).rounded()
-            let right = ((Double(key.column) * tileWidth + Double(cell.width) - originX) * effective).rounded()
-            let bottom = ((Double(key.row) * tileHeight + Double(cell.height) - originY) * effective).rounded()
-            if let tile = resident[key] {
-                hits += 1
-                let (x, y) = overlapOffset(key)
-                canvas.draw(
-                    tile, source: x, y, Double(cell.width), Double(cell.height),
-                    into: left, top, right - left, bottom - top, smooth: !exact, opaque: false)
-                continue
-            }
-            missing += 1
-            misses += 1
-            if !scheduler.hasFailed(key) { waiting += 1 }
-            // The finest coarser tile that is stored stands in for it.
-            for coarser in (level + 1)..<max(level + 1, grid.levels.count) {
-                let ancestor = key.ancestor(at: coarser)
-                guard let tile = resident[ancestor] else { continue }
-                let shrink = Double(1 << (coarser - level))
-                let (x, y) = overlapOffset(ancestor)
-                canvas.draw(
-                    tile,
-                    source: Double(key.column) * tileWidth / shrink - Double(ancestor.column) * tileWidth + x,
-                    Double(key.row) * tileHeight / shrink - Double(ancestor.row) * tileHeight + y,
-                    Double(cell.width) / shrink, Double(cell.height) / shrink,
-                    into: left, top, right - left, bottom - top, smooth: true, opaque: false)
-                break
+        let missingKeys = plan.draw(grid: grid, viewport: viewport, into: canvas, opaque: false) { key in
+            resident[key].map { surface in
+                let origin = tiles.cellOrigin(column: key.column, row: key.row)
+                return DrawableTile(surface: surface, cellX: Double(origin.x), cellY: Double(origin.y))
             }
         }
+        let missing = missingKeys.count
+        hits += plan.visible.count - missing
+        misses += missing
+        let waiting = missingKeys.filter { !scheduler.hasFailed($0) }.count
         missingLastFrame = missing
         // A tile that failed will not sharpen: the frame is as sharp as it will get.
         sharpness.lastFrameSharp = waiting == 0
         if missing > 0 { framesNotSharp += 1 }
-    }
-
-    /// Where a tile's grid cell starts in its pixels: after the overlap on the sides that have a neighbour.
-    private func overlapOffset(_ key: TileKey) -> (Double, Double) {
-        let origin = tiles.cellOrigin(column: key.column, row: key.row)
-        return (Double(origin.x), Double(origin.y))
     }
 
     /// Keeps a surface for each tile of the plan's `keep` set that the cache has stored: those
