@@ -63,9 +63,12 @@ fic_jpeg_status fic_jpeg_read_header(fic_jpeg_decoder *decoder, fic_jpeg_header 
     header->saw_adobe_marker = cinfo->saw_Adobe_marker ? 1 : 0;
     header->adobe_transform = cinfo->Adobe_transform;
     header->coefficient_bytes = coefficient_bytes(cinfo);
-    /* The tables the frame header names (quant_tbl_no is checked by libjpeg to be 0-3). */
+    /* The tables the frame header names. Its table numbers are the file's bytes, which libjpeg
+     * checks only when decoding starts: one past 0-3 names no table here. */
     for (int i = 0; i < cinfo->num_components && i < 2; i++) {
-        const JQUANT_TBL *table = cinfo->quant_tbl_ptrs[cinfo->comp_info[i].quant_tbl_no];
+        int number = cinfo->comp_info[i].quant_tbl_no;
+        if (number < 0 || number >= NUM_QUANT_TBLS) continue;
+        const JQUANT_TBL *table = cinfo->quant_tbl_ptrs[number];
         if (table == NULL) continue;
         uint16_t *out = i == 0 ? header->luma_quantization : header->chroma_quantization;
         for (int k = 0; k < DCTSIZE2; k++) out[k] = table->quantval[k];

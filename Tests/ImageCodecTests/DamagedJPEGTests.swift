@@ -111,4 +111,22 @@ import Testing
         let error = try #require(throws: ImageCacheError.self) { try ImageDecoder.decode(try TestData.bytes("bad/corrupt-entropy.jpg")) }
         #expect(error.code == .corruptData)
     }
+
+    /// A frame header naming a quantisation table that cannot exist (there are four, 0–3): read
+    /// as a header without touching memory past the tables (a fuzzed file crashed the header read
+    /// once), refused when decoded.
+    @Test func aFrameHeaderNamingATableThatCannotExistIsAnError() throws {
+        let original = try TestData.bytes(Self.photo)
+        let frame = try #require(
+            (2..<(original.count - 1)).first { original[$0] == 0xFF && (original[$0 + 1] == 0xC0 || original[$0 + 1] == 0xC2) })
+        // FF Cn, length (2), precision, height (2), width (2), components, then per component:
+        // id, sampling, table number.
+        #expect(original[frame + 9] == 3)
+        for number in 4...255 {
+            var bytes = original
+            bytes[frame + 12] = UInt8(number)
+            _ = try? ImageDecoder.info(bytes)
+            #expect(throws: ImageCacheError.self, "table \(number)") { try ImageDecoder.decode(bytes) }
+        }
+    }
 }
