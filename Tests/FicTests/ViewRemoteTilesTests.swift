@@ -351,6 +351,61 @@ extension ViewTests {
             #expect(second["network_requests"] as? Int == 1 && second["tile_fetches"] as? Int == 0, "only the header: \(second)")
         }
 
+        @Test(
+            "a `vips tiffsave --tile --pyramid` JPEG TIFF on nginx (128-pixel tiles) is shown as its source, fitted and at 1:2, read by ranges only"
+        )
+        func vipsPyramidalTIFFScaled() async throws {
+            try #require(ViewRunner.hasXvfb, "xvfb-run is missing: run scripts/install-deps")
+            let server = try #require(TestWebServer.shared, "scripts/test started nginx, but the tests cannot reach it")
+            let published = try publishSource(server)
+            defer { server.unpublish(published) }
+            let tree = server.root + "/" + published
+            // As a site would publish it: vips's defaults (128-pixel tiles), JPEG tiles of quality 95.
+            try ExternalTools.run(
+                "/usr/bin/vips",
+                ["tiffsave", tree + "/source.jpg", tree + "/image.tif", "--tile", "--pyramid", "--compression", "jpeg", "--Q", "95"])
+            let fileBytes = try #require(try FileManager.default.attributesOfItem(atPath: tree + "/image.tif")[.size] as? Int)
+            let folder = try TemporaryFolder()
+            let stats = try view(
+                "\(server.base)/logged/\(published)/image.tif",
+                script: """
+                    wait-idle
+                    screenshot \(folder.path("fit.png"))
+                    zoom-to 0.5 at 320 200
+                    wait-idle
+                    screenshot \(folder.path("half.png"))
+                    """, folder: folder, cache: folder.path("cache"), stats: "stats.json")
+            #expect(stats["remote"] as? Int == 1 && stats["tile_width"] as? Int == 128, "\(stats)")
+            #expect(stats["tiles_unreadable"] as? Int == 0 && stats["script_waits_timed_out"] as? Int == 0, "\(stats)")
+            #expect(stats["scale"] as? Double == 0.5 && stats["level"] as? Int == 1, "\(stats)")
+
+            // Fitted: 640 × 384, centred (8 rows above), against vips's own resize of the source.
+            let scale = min(640.0 / Double(Self.width), 400.0 / Double(Self.height))
+            try ExternalTools.run("/usr/bin/vips", ["resize", tree + "/source.jpg", folder.path("fitted.png"), "\(scale)"])
+            let fitted = try Picture(folder.path("fitted.png"))
+            let fitPSNR = try Picture(folder.path("fit.png")).psnr(x: 0, y: 8, w: 640, h: 384, against: fitted, ox: 0, oy: 0)
+            #expect(fitPSNR > 32, "PSNR \(fitPSNR) dB against vips resize")
+
+            // At 1:2, the source's 2 × 2 means (as vips shrinks a level), cropped at the view's origin.
+            try ExternalTools.run("/usr/bin/vips", ["shrink", tree + "/source.jpg", folder.path("shrunk.png"), "2", "2"])
+            let x = Int((try #require(stats["origin_x"] as? Double) / 2).rounded()),
+                y = Int((try #require(stats["origin_y"] as? Double) / 2).rounded())
+            #expect(x == 430 && y == 250, "the view's centre stays the photo's")
+            let halfPSNR = try Picture(folder.path("half.png")).psnr(
+                x: 0, y: 0, w: 640, h: 400, against: try Picture(folder.path("shrunk.png")), ox: x, oy: y)
+            #expect(halfPSNR > 45, "PSNR \(halfPSNR) dB against vips shrink at (\(x), \(y))")
+
+            // Ranges only, and far from the whole file: the header and the tiles shown.
+            let counted = try #require(stats["network_requests"] as? Int)
+            try await waitUntil("nginx logged the viewer's \(counted) requests", timeout: .seconds(30)) {
+                loggedResponses(server, folder: published).count >= counted
+            }
+            let responses = loggedResponses(server, folder: published)
+            #expect(responses.allSatisfy { $0.path == "image.tif" && $0.status == 206 }, "\(responses)")
+            let fetched = responses.reduce(0) { $0 + $1.bytes }
+            #expect(fetched < fileBytes / 2, "\(fetched) of the file's \(fileBytes) bytes")
+        }
+
         @Test("a URL of a TIFF that is not a tiled pyramid: a clear message and exit status 1, the file never read whole")
         func stripTIFFIsRefused() async throws {
             let server = try #require(TestWebServer.shared, "scripts/test started nginx, but the tests cannot reach it")
