@@ -1,5 +1,7 @@
 #if Server
 import FICCore
+import HTTPTypes
+import NIOCore
 
 /// Encoded answers (tile files, rendered regions) kept in memory up to a byte budget, least
 /// recently used going first, so that a tile asked again — by the next visitor, or by a CDN
@@ -10,12 +12,39 @@ import FICCore
 /// that the event loop's fast path finds a kept answer without parsing the path: a route is
 /// parsed once, by ``TileServer/respond(to:)``, whatever path finds it.
 final class EncodedTileCache: Sendable {
-    /// One kept answer: the whole response, headers made, and its `ETag` for conditional requests.
-    struct Entry: Sendable {
-        let response: TileServerResponse
+    /// One kept answer, made once for every request that finds it: its header fields and its
+    /// body as the event loops write them (a write shares the body's storage: nothing is copied
+    /// per request), and its `ETag` and `Last-Modified` for conditional requests.
+    final class Entry: Sendable {
+        let status: Int
+        /// The response's headers, without its body.
+        private let head: TileServerResponse
+        /// The header fields of the HTTP answer, `Content-Length` included.
+        let fields: HTTPFields
+        /// The body.
+        let body: ByteBuffer
         let etag: String
         let lastModified: String
-        var bytes: [UInt8] { response.body }
+
+        /// The answer `response`, whose validators are `etag` and `lastModified`.
+        init(response: TileServerResponse, etag: String, lastModified: String) {
+            status = response.status
+            head = TileServerResponse(status: response.status, headers: response.headers, body: [])
+            fields = TileServer.fields(of: response)
+            body = ByteBuffer(bytes: response.body)
+            self.etag = etag
+            self.lastModified = lastModified
+        }
+
+        /// The whole response (its body copied out: for the router's answers, not the fast path's).
+        var response: TileServerResponse {
+            var whole = head
+            whole.body = Array(body.readableBytesView)
+            return whole
+        }
+
+        /// The body's size.
+        var byteCount: Int { body.readableBytes }
     }
 
     /// Where a raw request path leads: the canonical key, and the pyramid (by name and build)
@@ -26,21 +55,28 @@ final class EncodedTileCache: Sendable {
         let build: String
     }
 
-    /// An entry and the raw paths that lead to it.
+    /// An entry, its key and the raw paths that lead to it.
     private struct Slot {
+        let key: String
         let entry: Entry
         var paths: [String] = []
         /// What the slot costs the budget: the answer's bytes and its paths'.
-        var cost: Int { entry.bytes.count + paths.reduce(0) { $0 + $1.utf8.count } }
+        var cost: Int { entry.byteCount + paths.reduce(0) { $0 + $1.utf8.count } }
     }
 
+    /// The cache's state. Slots are numbered: a hit through a path hashes the path alone, then
+    /// finds the slot and its place in the recency order by an integer, where the canonical keys
+    /// (a build identity and a parsed request, some ninety bytes) would be hashed twice more.
     private struct State {
-        /// Each key's entry.
-        var entries: [String: Slot] = [:]
-        /// The keys, least recently used first, each costing its slot's bytes.
-        var recency = RecencyList<String>()
-        /// Raw request paths and the kept answers they lead to.
-        var paths: [String: PathTarget] = [:]
+        /// Each key's slot number.
+        var numbers: [String: Int] = [:]
+        /// The slots by number.
+        var slots: [Int: Slot] = [:]
+        /// The slot numbers, least recently used first, each costing its slot's bytes.
+        var recency = RecencyList<Int>()
+        /// Raw request paths, the slot they lead to and where its answer came from.
+        var paths: [String: (number: Int, target: PathTarget)] = [:]
+        var nextNumber = 0
         var hits = 0
         var misses = 0
     }
@@ -61,22 +97,26 @@ final class EncodedTileCache: Sendable {
     /// find goes on to ``TileServer/respond(to:)``, which looks again and counts the miss once.
     func entry(_ key: String, countingMiss: Bool = true) -> Entry? {
         state.withLockedValue { s in
-            guard let found = s.entries[key] else {
+            guard let number = s.numbers[key], let found = s.slots[number] else {
                 if countingMiss { s.misses += 1 }
                 return nil
             }
             s.hits += 1
-            s.recency.touch(key)
+            s.recency.touch(number)
             return found.entry
         }
     }
 
-    /// Where the raw request path `path` led before, when the answer it led to is still kept.
-    /// Counts nothing: the caller looks the answer up by its key next.
-    func target(path: String) -> PathTarget? {
+    /// The answer the raw request path `path` led to before, when it is still kept and
+    /// `isCurrent` accepts where it came from (the pyramid build still open): then the most
+    /// recently used, and counted a hit. Counts no miss (as `entry(_:countingMiss: false)`).
+    /// `isCurrent` is called with the cache's lock held: it must not wait, nor use this cache.
+    func entry(path: String, isCurrent: (PathTarget) -> Bool) -> Entry? {
         state.withLockedValue { s in
-            guard let target = s.paths[path], s.entries[target.key] != nil else { return nil }
-            return target
+            guard let (number, target) = s.paths[path], let found = s.slots[number]?.entry, isCurrent(target) else { return nil }
+            s.hits += 1
+            s.recency.touch(number)
+            return found
         }
     }
 
@@ -84,19 +124,22 @@ final class EncodedTileCache: Sendable {
     /// answer is not kept, or already has ``pathsPerEntry`` paths).
     func remember(path: String, for target: PathTarget) {
         state.withLockedValue { s in
-            guard s.paths[path] == nil, var slot = s.entries[target.key], slot.paths.count < Self.pathsPerEntry else { return }
+            guard s.paths[path] == nil, let number = s.numbers[target.key], var slot = s.slots[number],
+                slot.paths.count < Self.pathsPerEntry
+            else { return }
             slot.paths.append(path)
-            s.paths[path] = target
-            s.entries[target.key] = slot
-            s.recency.store(target.key, cost: slot.cost)
+            s.paths[path] = (number, target)
+            s.slots[number] = slot
+            s.recency.store(number, cost: slot.cost)
             Self.evict(&s, limit: byteLimit)
         }
     }
 
-    /// Removes `key`'s slot and the paths that lead to it.
-    private static func remove(_ key: String, _ s: inout State) {
-        guard let removed = s.entries.removeValue(forKey: key) else { return }
-        s.recency.remove(key)
+    /// Removes slot `number` and the paths that lead to it.
+    private static func remove(_ number: Int, _ s: inout State) {
+        guard let removed = s.slots.removeValue(forKey: number) else { return }
+        s.numbers[removed.key] = nil
+        s.recency.remove(number)
         for path in removed.paths { s.paths[path] = nil }
     }
 
@@ -108,19 +151,22 @@ final class EncodedTileCache: Sendable {
     /// Keeps `entry` under `key`, evicting the least recently used answers to fit; one larger than
     /// a quarter of the budget is not kept (it would push out dozens of tiles).
     func insert(_ entry: Entry, for key: String) {
-        guard entry.bytes.count <= byteLimit / 4 else { return }
+        guard entry.byteCount <= byteLimit / 4 else { return }
         state.withLockedValue { s in
-            Self.remove(key, &s)
-            let slot = Slot(entry: entry)
-            s.entries[key] = slot
-            s.recency.store(key, cost: slot.cost)
+            if let number = s.numbers[key] { Self.remove(number, &s) }
+            let number = s.nextNumber
+            s.nextNumber += 1
+            let slot = Slot(key: key, entry: entry)
+            s.numbers[key] = number
+            s.slots[number] = slot
+            s.recency.store(number, cost: slot.cost)
             Self.evict(&s, limit: byteLimit)
         }
     }
 
     /// Bytes kept, hits and misses so far.
     var statistics: (bytes: Int, entries: Int, hits: Int, misses: Int) {
-        state.withLockedValue { ($0.recency.totalCost, $0.entries.count, $0.hits, $0.misses) }
+        state.withLockedValue { ($0.recency.totalCost, $0.slots.count, $0.hits, $0.misses) }
     }
 }
 #endif

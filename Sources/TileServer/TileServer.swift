@@ -234,10 +234,32 @@ public final class TileServer: Sendable {
     /// not parsed: it is found among the paths that led to kept answers, and served while the
     /// pyramid build that answer came from is the one open.
     public func keptResponse(to request: TileServerRequest) -> TileServerResponse? {
-        guard let target = encoded.target(path: request.path), let reader = catalog.openReader(target.name),
-            reader.pyramid.buildIdentity == target.build, let kept = encoded.entry(target.key, countingMiss: false)
+        switch keptAnswer(to: request) {
+        case .kept(let entry): entry.response
+        case .other(let response): response
+        case nil: nil
+        }
+    }
+
+    /// What ``keptResponse(to:)`` answers, as the event loops write it: the kept answer itself
+    /// (its fields and body made once), or another response (a 304 for it).
+    enum KeptAnswer {
+        case kept(EncodedTileCache.Entry)
+        case other(TileServerResponse)
+    }
+
+    /// ``keptResponse(to:)``'s answer with the kept answer as it is kept (the fast path's).
+    func keptAnswer(to request: TileServerRequest) -> KeptAnswer? {
+        // The pyramid's reader is looked up under the cache's lock: a lookup in a dictionary of
+        // open readers, under a lock of its own that is never held while this cache is used.
+        guard
+            let kept = encoded.entry(
+                path: request.path, isCurrent: { self.catalog.openReader($0.name)?.pyramid.buildIdentity == $0.build })
         else { return nil }
-        return conditional(request, kept)
+        guard request.ifNoneMatch != nil || request.ifModifiedSince != nil,
+            let unchanged = notModified(request, (kept.etag, kept.lastModified))
+        else { return .kept(kept) }
+        return .other(unchanged)
     }
 
     // MARK: Pyramids and work

@@ -10,10 +10,11 @@ import NIOHTTPTypes
 /// are not an HTTP request. Other answers pass unchanged (the answer to a HEAD keeps the length
 /// of the GET's body, and has none).
 ///
-/// It sits right after the connection-state handler, before ``TileServerFastPath``, so that it
-/// sees every request head and every answer of the connection, those of the fast path too: HTTP/1.1
-/// answers come in the order of the requests, so an answer is for the oldest request not yet
-/// answered (none for bytes that never made a request).
+/// It sits right after ``TileServerFastPath``, so that it sees every request head the router is
+/// given and every answer written from the router's side (the fast path answers a request only
+/// when none of the connection's is with the router, and writes nothing but kept answers and
+/// 304s, so it never comes between them): HTTP/1.1 answers come in the order of the requests, so
+/// an answer is for the oldest request not yet answered (none for bytes that never made a request).
 final class TileServerErrorBodies: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart

@@ -59,22 +59,33 @@ final class TileServerFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     /// The kept answer of a GET or HEAD, if the server has one.
-    private func kept(_ head: HTTPRequest) -> TileServerResponse? {
-        guard head.method == .get || head.method == .head, var path = head.path, path.hasPrefix(mountPath) else { return nil }
-        if let query = path.firstIndex(of: "?") { path = String(path[..<query]) }
-        path = String(path.dropFirst(mountPath.count))
-        return server.keptResponse(
+    private func kept(_ head: HTTPRequest) -> TileServer.KeptAnswer? {
+        guard head.method == .get || head.method == .head, let path = head.path, path.utf8.starts(with: mountPath.utf8) else { return nil }
+        // The path after the mount point, without the query: sliced by its UTF-8 bytes, and the
+        // request's own string when that is all of it (no copy).
+        let utf8 = path.utf8
+        let start = utf8.index(utf8.startIndex, offsetBy: mountPath.utf8.count),
+            end = utf8.firstIndex(of: UInt8(ascii: "?")) ?? utf8.endIndex
+        let relative = start == utf8.startIndex && end == utf8.endIndex ? path : String(path[start..<end])
+        return server.keptAnswer(
             to: TileServerRequest(
-                path: path.isEmpty ? "/" : path, host: head.authority,
-                ifNoneMatch: head.headerFields[.ifNoneMatch],
+                path: relative.isEmpty ? "/" : relative, ifNoneMatch: head.headerFields[.ifNoneMatch],
                 ifModifiedSince: head.headerFields[.ifModifiedSince], mountPath: mountPath))
     }
 
-    private func write(_ answer: TileServerResponse, head: HTTPRequest, context: ChannelHandlerContext) {
-        let response = HTTPResponse(status: .init(code: answer.status), headerFields: TileServer.fields(of: answer))
+    private func write(_ answer: TileServer.KeptAnswer, head: HTTPRequest, context: ChannelHandlerContext) {
+        let response: HTTPResponse, body: ByteBuffer
+        switch answer {
+        case .kept(let entry):
+            // The kept fields and body: shared, not copied.
+            (response, body) = (HTTPResponse(status: .init(code: entry.status), headerFields: entry.fields), entry.body)
+        case .other(let other):
+            response = HTTPResponse(status: .init(code: other.status), headerFields: TileServer.fields(of: other))
+            body = context.channel.allocator.buffer(bytes: other.body)
+        }
         context.write(wrapOutboundOut(.head(response)), promise: nil)
-        if head.method != .head, !answer.body.isEmpty {
-            context.write(wrapOutboundOut(.body(context.channel.allocator.buffer(bytes: answer.body))), promise: nil)
+        if head.method != .head, body.readableBytes > 0 {
+            context.write(wrapOutboundOut(.body(body)), promise: nil)
         }
         let close = head.headerFields[.connection]?.lowercased() == "close"
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
@@ -94,9 +105,11 @@ struct TileServerHTTP1Channel: ServerChildChannel {
         base.setup(channel: channel, logger: logger).flatMapThrowing { value in
             let pipeline = channel.pipeline.syncOperations
             let state = try pipeline.handler(type: HTTPConnectionStateHandler.self)
-            try pipeline.addHandler(TileServerFastPath(server: server, mountPath: mountPath), position: .after(state))
-            // Before the fast path: it sees the requests the fast path answers, and their answers.
-            try pipeline.addHandler(TileServerErrorBodies(server: server, mountPath: mountPath), position: .after(state))
+            let fastPath = TileServerFastPath(server: server, mountPath: mountPath)
+            try pipeline.addHandler(fastPath, position: .after(state))
+            // After the fast path: it sees only the requests the router answers, and their answers
+            // (no error of the fast path's to explain), and the fast path's answers do not pass it.
+            try pipeline.addHandler(TileServerErrorBodies(server: server, mountPath: mountPath), position: .after(fastPath))
             return value
         }
     }

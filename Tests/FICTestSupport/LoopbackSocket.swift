@@ -27,6 +27,11 @@ public enum LoopbackSocket {
     /// Sends `request` on a new connection and reads the answer until the server closes it (or
     /// sends nothing for 20 s). Blocking: from async code, call it through ``OwnThread/run(_:)``.
     public static func exchange(_ port: Int, _ request: [UInt8]) throws -> String {
+        String(decoding: try exchangeBytes(port, request), as: UTF8.self)
+    }
+
+    /// ``exchange(_:_:)``'s answer as the bytes received (bodies that are not text stay whole).
+    public static func exchangeBytes(_ port: Int, _ request: [UInt8]) throws -> [UInt8] {
         let fd = try connect(port)
         defer { close(fd) }
         _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -37,7 +42,7 @@ public enum LoopbackSocket {
             if n <= 0 { break }
             answer += buffer[0..<n]
         }
-        return String(decoding: answer, as: UTF8.self)
+        return answer
     }
 
     /// Whether something accepts connections on 127.0.0.1:`port` now.

@@ -100,6 +100,40 @@ import TileServer
         }
     }
 
+    /// Requests pipelined on one connection, kept tiles (the fast path's) between refusals (the
+    /// router's): each answer in the order asked, each refusal explained as its own request's.
+    @Test func pipelinedKeptTilesAndRefusalsKeepTheirOrder() async throws {
+        let store = try PatternStore()
+        let kept = "/dzi/pattern_files/11/1_1.jpg"
+        let direct = await store.get(kept)
+        #expect(direct.status == 200)
+        try await Self.application(store.server).test(.live) { client in
+            let port = try #require(client.port)
+            let paths = [kept, "/nope", kept, "/dzi/pattern_files/99/0_0.jpg", kept]
+            let request = paths.enumerated().map { index, path in
+                "GET \(path) HTTP/1.1\r\nHost: localhost\r\n" + (index == paths.count - 1 ? "Connection: close\r\n" : "") + "\r\n"
+            }.joined()
+            let answer = try await OwnThread.running { try LoopbackSocket.exchangeBytes(port, Array(request.utf8)) }
+            // Each answer: its status line, and its body by its Content-Length.
+            var rest = answer[...], answers: [(status: String, body: [UInt8])] = []
+            let blank = Array("\r\n\r\n".utf8)
+            while let end = rest.indices.first(where: { rest[$0...].starts(with: blank) }) {
+                let head = String(decoding: rest[..<end], as: UTF8.self)
+                let length =
+                    head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
+                    .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
+                let body = rest[(end + 4)...].prefix(length)
+                answers.append((String(head.prefix(12)), Array(body)))
+                rest = rest[body.endIndex...]
+            }
+            try #require(answers.count == 5, "\(answers.map(\.status))")
+            #expect(answers.map(\.status) == ["HTTP/1.1 200", "HTTP/1.1 404", "HTTP/1.1 200", "HTTP/1.1 404", "HTTP/1.1 200"])
+            #expect(String(decoding: answers[1].body, as: UTF8.self).contains("No such page: /nope."))
+            #expect(String(decoding: answers[3].body, as: UTF8.self).contains("99"))
+            #expect([0, 2, 4].allSatisfy { answers[$0].body == direct.body }, "each kept tile whole, in its place")
+        }
+    }
+
     /// Too many requests waiting for a render thread: 503, saying to try again, with Retry-After.
     @Test func busyIsExplained() async throws {
         var options = TileServerOptions()
