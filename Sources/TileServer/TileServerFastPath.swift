@@ -66,7 +66,7 @@ final class TileServerFastPath: ChannelDuplexHandler, RemovableChannelHandler {
         let utf8 = path.utf8
         let start = utf8.index(utf8.startIndex, offsetBy: mountPath.utf8.count),
             end = utf8.firstIndex(of: UInt8(ascii: "?")) ?? utf8.endIndex
-        let relative = start == utf8.startIndex && end == utf8.endIndex ? path : String(path[start..<end])
+        let relative = start == utf8.startIndex && end == utf8.endIndex ? path : String(decoding: utf8[start..<end], as: UTF8.self)
         return server.keptAnswer(
             to: TileServerRequest(
                 path: relative.isEmpty ? "/" : relative, ifNoneMatch: head.headerFields[.ifNoneMatch],

@@ -312,6 +312,17 @@ extension ViewTests {
             }
         }
 
+        /// ``loggedResponses(_:folder:)`` once nginx has logged the `counted` requests the viewer
+        /// made (it writes a line after the response, so the viewer may have exited a moment before).
+        private func loggedResponses(_ server: TestWebServer, folder: String, counted: Int) async throws -> [(
+            path: String, status: Int, bytes: Int
+        )] {
+            try await waitUntil("nginx logged the viewer's \(counted) requests", timeout: .seconds(30)) {
+                loggedResponses(server, folder: folder).count >= counted
+            }
+            return loggedResponses(server, folder: folder)
+        }
+
         @Test(
             "a pyramidal TIFF on nginx is read by ranges: its header, then the tiles near the view, each a 206; shown as the source; a restart asks for the header alone"
         )
@@ -335,10 +346,7 @@ extension ViewTests {
             let first = try view(url, script: script, folder: folder, cache: folder.path("cache"), stats: "first.json")
             #expect(first["level"] as? Int == 0 && first["script_waits_timed_out"] as? Int == 0 && first["tiles_unreadable"] as? Int == 0)
             let counted = try #require(first["network_requests"] as? Int)
-            try await waitUntil("nginx logged the viewer's \(counted) requests", timeout: .seconds(30)) {
-                loggedResponses(server, folder: published).count >= counted
-            }
-            let responses = loggedResponses(server, folder: published)
+            let responses = try await loggedResponses(server, folder: published, counted: counted)
             #expect(responses.count == counted && responses.allSatisfy { $0.path == "image.tif" && $0.status == 206 }, "\(responses)")
             let fetched = responses.reduce(0) { $0 + $1.bytes }
             #expect(fetched < fileBytes / 4, "\(fetched) of the file's \(fileBytes) bytes for a corner")
@@ -396,11 +404,7 @@ extension ViewTests {
             #expect(halfPSNR > 45, "PSNR \(halfPSNR) dB against vips shrink at (\(x), \(y))")
 
             // Ranges only, and far from the whole file: the header and the tiles shown.
-            let counted = try #require(stats["network_requests"] as? Int)
-            try await waitUntil("nginx logged the viewer's \(counted) requests", timeout: .seconds(30)) {
-                loggedResponses(server, folder: published).count >= counted
-            }
-            let responses = loggedResponses(server, folder: published)
+            let responses = try await loggedResponses(server, folder: published, counted: try #require(stats["network_requests"] as? Int))
             #expect(responses.allSatisfy { $0.path == "image.tif" && $0.status == 206 }, "\(responses)")
             let fetched = responses.reduce(0) { $0 + $1.bytes }
             #expect(fetched < fileBytes / 2, "\(fetched) of the file's \(fileBytes) bytes")
