@@ -104,7 +104,6 @@ public struct ViewBenchmarkResult: Sendable, Codable {
     public var notes: [String]
 }
 
-/// The network figures of a remote photo's launch.
 /// `fic view photo URL.tif` of the 18000² pyramid's TIFF behind nginx, read by ranges.
 public struct RemoteTIFFFigures: Sendable, Codable {
     /// Bytes fetched to show the first screen (the fit view, every wanted tile in): the header and
@@ -120,6 +119,7 @@ public struct RemoteTIFFFigures: Sendable, Codable {
     public var relaunch: RemoteLaunch
 }
 
+/// The network figures of a remote photo's launch.
 public struct RemoteLaunch: Sendable, Codable {
     /// HTTP responses, the descriptor's included.
     public var requests: Int

@@ -16,8 +16,7 @@ final class EncodedTileCache: Sendable {
     /// body as the event loops write them (a write shares the body's storage: nothing is copied
     /// per request), and its `ETag` and `Last-Modified` for conditional requests.
     final class Entry: Sendable {
-        let status: Int
-        /// The response's headers, without its body.
+        /// The response's status and headers, without its body.
         private let head: TileServerResponse
         /// The header fields of the HTTP answer, `Content-Length` included.
         let fields: HTTPFields
@@ -28,13 +27,15 @@ final class EncodedTileCache: Sendable {
 
         /// The answer `response`, whose validators are `etag` and `lastModified`.
         init(response: TileServerResponse, etag: String, lastModified: String) {
-            status = response.status
             head = TileServerResponse(status: response.status, headers: response.headers, body: [])
             fields = TileServer.fields(of: response)
             body = ByteBuffer(bytes: response.body)
             self.etag = etag
             self.lastModified = lastModified
         }
+
+        /// The HTTP status.
+        var status: Int { head.status }
 
         /// The whole response (its body copied out: for the router's answers, not the fast path's).
         var response: TileServerResponse {
