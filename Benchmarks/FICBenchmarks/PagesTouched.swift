@@ -54,6 +54,68 @@ struct PagesTouched {
         return pages[pages.count / 2]
     }
 
+    /// The same count split by where the pages are (``kind(ofMapping:permissions:)``): the median
+    /// of each kind over `runs`, less what the counting itself touches there; kinds of 0 left out.
+    func medianByKind(runs: Int = 41, _ body: (Int) -> Void) -> [String: Int] {
+        func medians(_ body: (Int) -> Void) -> [String: Int] {
+            var samples: [String: [Int]] = [:]
+            for run in 0..<runs {
+                _ = referencedByKind()
+                guard (try? Self.clearAll.withUnsafeBytes { try clear.writeAll($0, at: 0, path: nil) }) != nil else { return [:] }
+                body(run)
+                for (kind, pages) in referencedByKind() { samples[kind, default: []].append(pages) }
+            }
+            // A run that touched no page of a kind counts as 0 there.
+            return samples.mapValues { v in (v + repeatElement(0, count: runs - v.count)).sorted()[runs / 2] }
+        }
+        let own = medians { _ in }
+        return medians(body).map { ($0.key, $0.value - (own[$0.key] ?? 0)) }.reduce(into: [:]) { if $1.1 > 0 { $0[$1.0] = $1.1 } }
+    }
+
+    /// Referenced pages per kind of mapping, from `/proc/self/smaps`.
+    private func referencedByKind() -> [String: Int] {
+        guard let smaps = try? FileDescriptor.open(atPath: "/proc/self/smaps", .readOnly) else { return [:] }
+        defer { smaps.closeQuietly() }
+        var bytes: [UInt8] = []
+        while let count = try? smaps.read(into: buffer), count > 0 { bytes += buffer[..<count] }
+        var pages: [String: Int] = [:]
+        var kind = ""
+        for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            if fields.first == "Referenced:" {
+                if let kib = fields.dropFirst().first.flatMap({ Int($0) }), kib > 0 { pages[kind, default: 0] += kib / 4 }
+            } else if fields.count >= 5, fields[0].contains("-"), fields[0].allSatisfy({ $0.isHexDigit || $0 == "-" }) {
+                kind = Self.kind(ofMapping: fields.count > 5 ? fields[5...].joined(separator: " ") : "", permissions: String(fields[1]))
+            }
+        }
+        return pages
+    }
+
+    /// This process's executable, as `/proc/self/maps` names it.
+    private static let ownExecutable: String? = {
+        var path = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let length = readlink("/proc/self/exe", &path, path.count - 1)
+        return length > 0 ? String(decoding: path[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self) : nil
+    }()
+
+    /// A mapping's kind: the executable's code or data, a shared library's code or data (by its
+    /// name), the heap and anonymous memory, a mapped file (by its extension), or shared memory.
+    static func kind(ofMapping path: String, permissions: String) -> String {
+        let executable = permissions.contains("x")
+        if path.isEmpty || path == "[heap]" { return "heap and anonymous" }
+        if path.hasPrefix("[") { return path }
+        if path.hasPrefix("/memfd:") || path.hasPrefix("/dev/shm") || path.contains("(deleted)") { return "shared memory" }
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        if path == ownExecutable {
+            return executable ? "executable's code" : "executable's data"
+        }
+        if name.contains(".so") {
+            let library = name.split(separator: ".").first.map(String.init) ?? name
+            return "\(library) " + (executable ? "code" : "data")
+        }
+        return "file *." + (name.split(separator: ".").last.map(String.init) ?? name)
+    }
+
     /// "1": clear the referenced bits of every page of the process.
     private static let clearAll: [UInt8] = [0x31]
 

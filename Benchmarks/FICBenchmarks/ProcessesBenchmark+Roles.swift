@@ -64,6 +64,8 @@ extension ProcessesBenchmark {
         var stores = 0
         /// The median count of memory pages one lookup touched, when the job asked.
         var pagesPerLookup: Int? = nil
+        /// The same, by where the pages are (``PagesTouched/medianByKind(runs:_:)``).
+        var pagesPerLookupByKind: [String: Int]? = nil
     }
 
     /// The child's side: runs `role` on the cache in `directory`, with `count` entities, as the
@@ -128,6 +130,7 @@ extension ProcessesBenchmark {
         guard report.misses == 0 else { throw BenchmarkError("\(report.misses) of the readers' images are missing") }
         if job.countPages == true, let pages = PagesTouched() {
             report.pagesPerLookup = pages.median { if let byte = lookUp(($0 * 7) % count) { sink ^= byte } }
+            report.pagesPerLookupByKind = pages.medianByKind { if let byte = lookUp(($0 * 7) % count) { sink ^= byte } }
             pages.close()
         }
         touch(job.ready)

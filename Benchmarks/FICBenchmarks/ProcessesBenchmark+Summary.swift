@@ -46,6 +46,12 @@ extension ProcessesBenchmark: Benchmark {
         table.row(
             "  memory pages one lookup touches, cache / baseline",
             "\(r.lookupPagesTouched.map(String.init) ?? "n/a") / \(r.inMemoryPagesTouched.map(String.init) ?? "n/a")")
+        func byKind(_ pages: [String: Int]?) -> String {
+            pages.map { $0.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.map { "\($0.value) \($0.key)" }.joined(separator: ", ") }
+                ?? "n/a"
+        }
+        table.row("    where, cache (last round)", byKind(r.lookupPagesByKind))
+        table.row("    where, baseline (last round)", byKind(r.inMemoryPagesByKind))
         table.row(
             "  slowest lookup alone / beside the ingest",
             String(format: "%.1f / %.1f µs", r.lookupAloneMaxNs / 1000, r.lookupWithIngestMaxNs / 1000))

@@ -68,6 +68,11 @@ public struct ProcessesBenchmarkResult: Codable, Sendable {
     public var lookupPagesTouched: Int? = nil
     /// The same for the baseline's lookup in a dictionary.
     public var inMemoryPagesTouched: Int? = nil
+    /// ``lookupPagesTouched`` by where the pages are (the executable's code, the heap, the table
+    /// file, shared memory, a library's code), in the last round.
+    public var lookupPagesByKind: [String: Int]? = nil
+    /// The same for the baseline.
+    public var inMemoryPagesByKind: [String: Int]? = nil
     /// The 99th percentile of each round while the ingest ran, ns.
     public var roundLookupWithIngestP99Ns: [Double]
     /// The 99th percentile of each round's reader alone, ns.
@@ -159,6 +164,7 @@ public struct ProcessesBenchmarkResult: Codable, Sendable {
         case lookupsInMemory = "lookups_in_memory", inMemoryP50Ns = "in_memory_p50_ns", inMemoryP99Ns = "in_memory_p99_ns"
         case inMemoryFirstOfTickP50Ns = "in_memory_first_of_tick_p50_ns", inMemoryAfterFirstP99Ns = "in_memory_after_first_p99_ns"
         case lookupPagesTouched = "lookup_pages_touched", inMemoryPagesTouched = "in_memory_pages_touched"
+        case lookupPagesByKind = "lookup_pages_by_kind", inMemoryPagesByKind = "in_memory_pages_by_kind"
         case lookupP99ToInMemory = "lookup_p99_to_in_memory"
         case roundLookupWithIngestP99Ns = "round_lookup_with_ingest_p99_ns", roundLookupAloneP99Ns = "round_lookup_alone_p99_ns"
         case lookupMisses = "lookup_misses", lateTicksWithIngest = "late_ticks_with_ingest", lateTicksAlone = "late_ticks_alone"
@@ -276,6 +282,7 @@ public enum ProcessesBenchmark {
         var roundWithIngestP99: [Double] = [], roundAloneP99: [Double] = []
         var misses = 0, lateWithIngest = 0, lateAlone = 0
         var lookupPages: [Int] = [], inMemoryPages: [Int] = []
+        var lookupPagesByKind: [String: Int]?, inMemoryPagesByKind: [String: Int]?
         for round in 0..<options.rounds {
             func ingestAlone() throws {
                 let seconds = try children.ingest(
@@ -306,6 +313,8 @@ public enum ProcessesBenchmark {
             inMemory += baseline.samples
             lookupPages += lone.report.pagesPerLookup.map { [$0] } ?? []
             inMemoryPages += baseline.report.pagesPerLookup.map { [$0] } ?? []
+            lookupPagesByKind = lone.report.pagesPerLookupByKind ?? lookupPagesByKind
+            inMemoryPagesByKind = baseline.report.pagesPerLookupByKind ?? inMemoryPagesByKind
             log(
                 "  round \(round + 1): ingest \(BenchKit.fixed(aloneRates.last ?? 0, 0)) images/s alone, \(BenchKit.fixed(loadedRates.last ?? 0, 0)) with readers; lookup p99 \(BenchKit.fixed(roundAloneP99.last ?? 0, 0)) ns alone, \(BenchKit.fixed(roundWithIngestP99.last ?? 0, 0)) ns with the ingest"
             )
@@ -373,6 +382,8 @@ public enum ProcessesBenchmark {
             targetsMet: [:], notes: notes)
         result.lookupPagesTouched = medianPages(lookupPages)
         result.inMemoryPagesTouched = medianPages(inMemoryPages)
+        result.lookupPagesByKind = lookupPagesByKind
+        result.inMemoryPagesByKind = inMemoryPagesByKind
         result.targetsMet = [
             "lookup_p50_with_ingest_le_1_2x_alone": result.lookupP50Ratio <= 1.2,
             "lookup_p99_with_ingest_le_2us": result.lookupWithIngestP99Ns <= 2000,
