@@ -8,7 +8,7 @@ import Glibc
 /// which Thread Sanitizer understands. Timed waits are measured on the monotonic clock, so a change
 /// of the wall clock neither cuts them short nor stretches them. Inlinable, like ``LockedBox``:
 /// a table's lookups on a frame's path go through one.
-package final class ConditionBox<Value> {
+public final class ConditionBox<Value> {
     @usableFromInline let lock = Lock()
     @usableFromInline let condition: UnsafeMutablePointer<pthread_cond_t>
     /// Only reached under the lock, so the runtime's exclusivity checks are redundant here.

@@ -8,9 +8,15 @@ import Glibc
 /// ``LockedBox``; a bare lock guards only state that cannot be moved into one (for example a
 /// class's fields that readers on a frame's path reach without a closure).
 ///
+/// The type is public and its members `package`: the compiler inlines no inlinable member of a
+/// `package` type into another module (it calls the unspecialised generic instead, which a
+/// frame's lookup paid for on every hit, in code and in pages touched after idle). An application
+/// that imports ImageTable (which re-exports FICCore) sees the type's name and can use none of
+/// its members. ``LockedBox``, ``ConditionBox`` and ``SipHash128`` do the same.
+///
 /// `@unchecked Sendable`: the mutex is reached through a pointer the compiler cannot check; it
 /// never moves, and sharing it between threads is what it is for.
-package final class Lock: @unchecked Sendable {
+public final class Lock: @unchecked Sendable {
     @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
     /// Creates an unlocked lock.

@@ -7,7 +7,7 @@
 /// It is `Sendable` only when its value is: a lock makes sharing a value safe, not handing over
 /// a value that something else may still reach (a non-Sendable class inside would escape with
 /// every `withLockedValue` that returns it).
-package final class LockedBox<Value> {
+public final class LockedBox<Value> {
     @usableFromInline let lock = Lock()
     /// Only reached under the lock, so the runtime's exclusivity checks are redundant here.
     @usableFromInline @exclusivity(unchecked) var value: Value

@@ -6,7 +6,7 @@
 /// Implemented from the SipHash paper (Aumasson and Bernstein, 2012); checked against its reference
 /// vectors. It hashes a stream of bytes fed in any number of pieces: the result depends only on
 /// the bytes, not on how they were split.
-package struct SipHash128 {
+public struct SipHash128 {
     @usableFromInline var v0: UInt64, v1: UInt64, v2: UInt64, v3: UInt64
     /// Bytes of an unfinished 8-byte word, from its low end.
     @usableFromInline var tail: UInt64 = 0
@@ -53,7 +53,7 @@ package struct SipHash128 {
     }
 
     /// Feeds `bytes`.
-    @inlinable
+    @inlinable @inline(__always)
     package mutating func combine(_ bytes: UnsafeRawBufferPointer) {
         guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
         let count = bytes.count
@@ -70,7 +70,7 @@ package struct SipHash128 {
     }
 
     /// Feeds the eight bytes of `value`, little-endian.
-    @inlinable
+    @inlinable @inline(__always)
     package mutating func combine(_ value: UInt64) {
         combineWord(value, bytes: 8)
     }
@@ -90,7 +90,7 @@ package struct SipHash128 {
     }
 
     /// The 128-bit result: the first eight bytes of the output, little-endian, then the next eight.
-    @inlinable
+    @inlinable @inline(__always)
     package consuming func finalize() -> (first: UInt64, second: UInt64) {
         compress(tail | UInt64(truncatingIfNeeded: length) << 56)
         v2 ^= 0xee

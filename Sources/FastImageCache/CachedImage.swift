@@ -63,7 +63,7 @@ public final class CachedImage: Sendable {
     public var style: PixelStyle { table.format.style }
     /// The first pixel (valid while the image is held): inside the package only; others read
     /// the pixels through ``withUnsafeBytes(_:)``.
-    package var baseAddress: UnsafeRawPointer {
+    @usableFromInline package var baseAddress: UnsafeRawPointer {
         switch storage {
         case .table(let pin): pin.baseAddress
         case .ring(let frame): UnsafeRawPointer(frame.pixels.base)
@@ -78,6 +78,9 @@ public final class CachedImage: Sendable {
     }
 
     /// Calls `body` with the pixel bytes (`bytesPerRow × height`).
+    // Inlinable, so that it is specialised in the caller for the caller's result type: unspecialised,
+    // a frame's read of its pixels instantiated generic metadata on every call.
+    @inlinable
     public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         try withExtendedLifetime(self) {
             try body(UnsafeRawBufferPointer(start: baseAddress, count: bytesPerRow * height))

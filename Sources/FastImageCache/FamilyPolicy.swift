@@ -53,6 +53,7 @@ struct FamilyPolicy: Sendable {
     }
 
     /// The stored, up-to-date image of `entity` in the table `t`, or nil (not counted).
+    @inline(__always)
     func cachedImage(for entity: some ImageEntity, in t: FormatTable) -> CachedImage? {
         let (entityKey, sourceKey) = keys.keys(entity.entityID, entity.sourceImageID)
         guard let pin = t.table.pinnedImage(for: entityKey, source: sourceKey) else { return nil }

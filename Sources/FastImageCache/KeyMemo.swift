@@ -64,6 +64,7 @@ final class KeyMemo: @unchecked Sendable {
 
     /// The hash of an entity's name and, when given, its source version's: the name's length, its
     /// bytes, then 1 and the source's bytes (or 0 alone), so that no two pairs feed the same bytes.
+    @inline(__always)
     func hash(_ entityID: String, _ sourceImageID: String?) -> NameHash {
         var hash = SipHash128(k0: k0, k1: k1)
         var name = entityID
@@ -82,6 +83,7 @@ final class KeyMemo: @unchecked Sendable {
     }
 
     /// The keys of an entity's identifier and source version: no lock and no SHA-256 when seen recently.
+    @inline(__always)
     func keys(_ entityID: String, _ sourceImageID: String) -> (entity: TableKey, source: TableKey) {
         let hash = hash(entityID, sourceImageID)
         if let found = read(hash) { return found }
@@ -106,6 +108,7 @@ final class KeyMemo: @unchecked Sendable {
     }
 
     /// The keys of the entry of `hash` in its set, if one holds it.
+    @inline(__always)
     func read(_ hash: NameHash) -> (entity: TableKey, source: TableKey)? {
         let first = set(hash)
         for way in 0..<Self.ways {

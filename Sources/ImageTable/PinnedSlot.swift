@@ -22,6 +22,7 @@ package struct PinnedSlot: @unchecked Sendable {
     package let source: TableKey
 
     /// Lets go of the pin.
+    @inline(__always)
     func release(in state: ConditionBox<TableState>) {
         state.withLockedValue { $0.unpin(slot, generation: generation) }
     }

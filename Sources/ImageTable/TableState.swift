@@ -245,6 +245,7 @@ struct TableState {
 
     /// What this process knows of `entity` now: its hint when the slot's word still matches,
     /// otherwise what the shared index and the slot's record say (then hinted).
+    @inline(__always)
     private mutating func find(_ entity: TableKey) -> Hint? {
         guard let cells else { return nil }
         if let hint = hints[entity] {
@@ -274,6 +275,7 @@ struct TableState {
         return hint
     }
 
+    @inline(__always)
     mutating func lookup(_ entity: TableKey, source: TableKey?) -> LookupResult {
         guard !isQuiescing, let hint = find(entity), source == nil || hint.source == source,
             pin(hint.slot, cell: hint.cell, expecting: hint.word)
@@ -340,6 +342,7 @@ struct TableState {
         if let cells { touch(cell: cells.cellOffset(slot)) }
     }
 
+    @inline(__always)
     private func touch(cell: Int) {
         if let cells { SharedRecency.touch(cellAt: cell, in: cells, slack: recencySlack) }
     }
@@ -348,6 +351,7 @@ struct TableState {
 
     /// Pins `slot` for this process: its first pin sets the process's hold bit, which holds only
     /// while the slot's word is still `word`. Returns false (nothing pinned) when it is not.
+    @inline(__always)
     mutating func pin(_ slot: Int, cell: Int, expecting word: SlotWord) -> Bool {
         if pins[slot] == 0 {
             guard cells?.hold(atCell: cell, holder: holder, expecting: word) == true else { return false }
@@ -358,6 +362,7 @@ struct TableState {
     }
 
     /// Lets go of a pin taken in generation `g`; pins of earlier generations no longer count.
+    @inline(__always)
     mutating func unpin(_ slot: Int, generation g: UInt64) {
         guard g == generation, slot < pins.count, pins[slot] > 0 else { return }
         pins[slot] -= 1

@@ -48,6 +48,7 @@ package enum SharedRecency {
 
     /// ``touch(_:in:slack:)`` of the slot whose cell is at `offset` (``SlotCells/cellOffset(_:)``).
     @discardableResult
+    @inline(__always)
     package static func touch(cellAt offset: Int, in cells: SlotCells, slack: UInt64) -> Bool {
         let clockOffset = cells.layout.controlOffset(.clock)
         let cell = cells.base + offset

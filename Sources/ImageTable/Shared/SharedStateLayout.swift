@@ -159,6 +159,7 @@ package struct SharedStateLayout: Equatable, Sendable {
     }
 
     /// Where `slot`'s cell starts.
+    @inline(__always)
     package func cellOffset(slot: Int) -> Int {
         precondition((0..<maximumCount).contains(slot), "a slot of the table")
         return cellsOffset + (slot / slotsPerChunk) * cellChunkLength + (slot % slotsPerChunk) * Self.cellLength
