@@ -10,6 +10,9 @@ import Glibc
 /// a table's lookups on a frame's path go through one.
 public final class ConditionBox<Value> {
     @usableFromInline let lock = Lock()
+    /// The lock's mutex, kept here too: a lookup through the box reaches it without reading the
+    /// lock's object, one memory page fewer for a frame's first lookup after idle.
+    @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
     @usableFromInline let condition: UnsafeMutablePointer<pthread_cond_t>
     /// Only reached under the lock, so the runtime's exclusivity checks are redundant here.
     @usableFromInline @exclusivity(unchecked) var value: Value
@@ -17,6 +20,7 @@ public final class ConditionBox<Value> {
     /// Boxes `value`.
     package init(_ value: Value) {
         self.value = value
+        mutex = lock.mutex
         condition = .allocate(capacity: 1)
         condition.initialize(to: pthread_cond_t())
         var attributes = pthread_condattr_t()
@@ -37,8 +41,8 @@ public final class ConditionBox<Value> {
     /// that a waiter may be waiting for.
     @inlinable @inline(__always)
     package func withLockedValue<R, E: Error>(_ body: (inout Value) throws(E) -> R) throws(E) -> R {
-        lock.lock()
-        defer { lock.unlock() }
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
         return try body(&value)
     }
 

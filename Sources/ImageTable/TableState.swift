@@ -21,6 +21,17 @@ struct TableState {
         var verified: Bool
     }
 
+    /// This process's own state of one slot.
+    struct SlotLocal {
+        /// The images of the slot this process holds.
+        var pins: Int32 = 0
+        /// The slot's entry went while this process held an image of it: free once it lets go.
+        var orphaned = false
+        /// This process must check the slot's entry before serving it, though its record does not
+        /// say so (a table opened read-only after an unclean stop cannot mark its records).
+        var mustCheck = false
+    }
+
     /// A committed entry, as ``listEntries()`` gives it.
     struct Entry {
         var entity: TableKey
@@ -83,15 +94,12 @@ struct TableState {
 
     private(set) var chunks: [TableChunk] = []
     private var hints: HintCache
-    private var pins: [Int32] = []
-    /// Slots whose entry went while this process held an image of them: free once it lets go.
-    private var orphaned: [Bool] = []
+    /// What this process keeps of each slot it has mapped, side by side in one array: a lookup and
+    /// its release read one slot's pins and flags together, one page where three arrays took three.
+    private var local: [SlotLocal] = []
     /// Orphaned slots this process let go of, for the free list: only a writer changes it, so
     /// the next store here puts them there.
     private var released: [Int] = []
-    /// Slots whose entries this process must check before serving, though their records do not
-    /// say so (a table opened read-only after an unclean stop cannot mark its records).
-    private var mustCheck: [Bool] = []
     private(set) var heldSlots = 0
     private(set) var writersInFlight = 0
 
@@ -109,7 +117,7 @@ struct TableState {
 
     var count: Int { shared?.entryCount ?? 0 }
     /// Slots this process has mapped.
-    var allocatedSlots: Int { pins.count }
+    var allocatedSlots: Int { local.count }
     var isWritable: Bool { file?.isWritable ?? false }
 
     // MARK: Addresses
@@ -165,9 +173,7 @@ struct TableState {
     /// chunks mapped while `loading` get their state from the records, in the build that follows.
     mutating func addChunk(_ chunk: TableChunk, slots: Int, loading: Bool = false) {
         chunks.append(chunk)
-        pins += repeatElement(0, count: slots)
-        orphaned += repeatElement(false, count: slots)
-        mustCheck += repeatElement(false, count: slots)
+        local += repeatElement(SlotLocal(), count: slots)
         recencySlack = SharedRecency.slack(forAllocatedSlots: allocatedSlots)
         if !loading {
             let records = records
@@ -216,7 +222,7 @@ struct TableState {
             if let r = IndexRecord.read(at: record(slot), slot: slot) { shared.unindex(r.entity, slot: slot) }
             IndexRecord.clear(at: record(slot))
             shared.free(slot)
-            if pins[slot] > 0 { orphaned[slot] = true } else { shared.pushFree(slot) }
+            if local[slot].pins > 0 { local[slot].orphaned = true } else { shared.pushFree(slot) }
         }
         hints.removeAll()
     }
@@ -228,7 +234,7 @@ struct TableState {
         adoptChunks()
         guard let shared, isWritable else { return 0 }
         var dropped = 0
-        for slot in 0..<allocatedSlots where shared.cells.word(slot).state == .inFlight && pins[slot] == 0 {
+        for slot in 0..<allocatedSlots where shared.cells.word(slot).state == .inFlight && local[slot].pins == 0 {
             IndexRecord.clear(at: record(slot))
             shared.free(slot)
             dropped += 1
@@ -238,7 +244,7 @@ struct TableState {
 
     /// Marks `slot`'s entry as one this process checks before serving it.
     mutating func requireCheck(_ slot: Int) {
-        mustCheck[slot] = true
+        local[slot].mustCheck = true
     }
 
     // MARK: Lookup
@@ -270,7 +276,7 @@ struct TableState {
         guard let (slot, word, r) = found else { return nil }
         let hint = Hint(
             slot: slot, cell: cells.cellOffset(slot), word: word, source: r.source, pixelChecksum: r.pixelChecksum,
-            verified: r.flags & IndexRecord.needsVerification == 0 && !mustCheck[slot])
+            verified: r.flags & IndexRecord.needsVerification == 0 && !local[slot].mustCheck)
         hints[entity] = hint
         return hint
     }
@@ -321,7 +327,7 @@ struct TableState {
     /// Records, in this process, the outcome of checking the pixels of `entity`'s entry in
     /// `slot`: an intact entry is served from now on; a damaged one never.
     mutating func markChecked(_ slot: Int, entity: TableKey, intact: Bool) {
-        mustCheck[slot] = !intact
+        local[slot].mustCheck = !intact
         hints[entity]?.verified = intact
     }
 
@@ -353,24 +359,24 @@ struct TableState {
     /// while the slot's word is still `word`. Returns false (nothing pinned) when it is not.
     @inline(__always)
     mutating func pin(_ slot: Int, cell: Int, expecting word: SlotWord) -> Bool {
-        if pins[slot] == 0 {
+        if local[slot].pins == 0 {
             guard cells?.hold(atCell: cell, holder: holder, expecting: word) == true else { return false }
             heldSlots += 1
         }
-        pins[slot] += 1
+        local[slot].pins += 1
         return true
     }
 
     /// Lets go of a pin taken in generation `g`; pins of earlier generations no longer count.
     @inline(__always)
     mutating func unpin(_ slot: Int, generation g: UInt64) {
-        guard g == generation, slot < pins.count, pins[slot] > 0 else { return }
-        pins[slot] -= 1
-        guard pins[slot] == 0 else { return }
+        guard g == generation, slot < local.count, local[slot].pins > 0 else { return }
+        local[slot].pins -= 1
+        guard local[slot].pins == 0 else { return }
         heldSlots -= 1
         if let cells { cells.release(atCell: cells.cellOffset(slot), holder: holder) }
-        if orphaned[slot] {
-            orphaned[slot] = false
+        if local[slot].orphaned {
+            local[slot].orphaned = false
             if isWritable { released.append(slot) }
         }
     }
@@ -391,7 +397,7 @@ struct TableState {
         // is skipped; the eviction scan finds it once it is.
         for _ in 0..<allocatedSlots {
             guard let slot = shared.popFree() else { break }
-            if pins[slot] == 0, shared.cells.word(slot).state == .free, let reservation = reserved(slot) { return reservation }
+            if local[slot].pins == 0, shared.cells.word(slot).state == .free, let reservation = reserved(slot) { return reservation }
         }
         if chunks.count < layout.maximumChunks {
             return .needsGrowth(chunk: chunks.count, file: file, generation: generation)
@@ -399,7 +405,7 @@ struct TableState {
         // Free slots are the oldest of all; then the least recently used entry nobody holds.
         var refused: Set<Int> = []
         while let victim = shared.victim(isUsable: { slot, word in
-            slot < pins.count && pins[slot] == 0 && !refused.contains(slot) && word.state != nil
+            slot < local.count && local[slot].pins == 0 && !refused.contains(slot) && word.state != nil
         }) {
             let word = shared.cells.word(victim)
             let entity = word.state == .committed ? IndexRecord.read(at: record(victim), slot: victim)?.entity : nil
@@ -424,7 +430,7 @@ struct TableState {
     private mutating func reserved(_ slot: Int) -> Reservation? {
         guard let shared, let word = shared.claim(slot), pin(slot, cell: shared.cells.cellOffset(slot), expecting: word) else { return nil }
         if isWritable { IndexRecord.clear(at: record(slot)) }
-        mustCheck[slot] = false
+        local[slot].mustCheck = false
         writersInFlight += 1
         return .slot(slot, pixels(slot), record: record(slot), chunk(of: slot), generation: generation)
     }
@@ -440,7 +446,7 @@ struct TableState {
                 // Closing waits for this writer, so the file is still mapped: no in-flight record may stay.
                 if isWritable { IndexRecord.clear(at: record(slot)) }
                 shared?.free(slot)
-                orphaned[slot] = true
+                local[slot].orphaned = true
             }
             return false
         }
@@ -467,7 +473,7 @@ struct TableState {
         guard g == generation else { return }
         if isWritable { IndexRecord.clear(at: record(slot)) }
         shared?.free(slot)
-        orphaned[slot] = true  // back on the free list when the writer's pin goes, now
+        local[slot].orphaned = true  // back on the free list when the writer's pin goes, now
         unpin(slot, generation: g)
     }
 
@@ -489,8 +495,8 @@ struct TableState {
             bytesWritten += IndexRecord.length
         }
         shared.free(slot)
-        if pins[slot] > 0 {
-            orphaned[slot] = true
+        if local[slot].pins > 0 {
+            local[slot].orphaned = true
         } else if isWritable {
             shared.pushFree(slot)  // every caller holds the writer lock
         }
@@ -513,7 +519,7 @@ struct TableState {
     mutating func detachHeldSlots() -> [TableChunk] {
         var failed: [TableChunk] = []
         guard heldSlots > 0 else { return failed }
-        for slot in 0..<pins.count where pins[slot] > 0 {
+        for slot in 0..<local.count where local[slot].pins > 0 {
             let chunk = chunk(of: slot)
             if !chunk.region.detach(pixels(slot), count: layout.slotLength) { failed.append(chunk) }
         }
@@ -528,10 +534,8 @@ struct TableState {
         generation += 1
         chunks.removeAll()
         hints.removeAll()
-        pins.removeAll()
-        orphaned.removeAll()
+        local.removeAll()
         released.removeAll()
-        mustCheck.removeAll()
         heldSlots = 0
     }
 
