@@ -22,10 +22,10 @@ public struct SipHash128 {
         v3 = k1 ^ 0x7465_6462_7974_6573
     }
 
-    @usableFromInline @inline(__always)
+    @inlinable @inline(__always)
     static func rotl(_ x: UInt64, _ r: UInt64) -> UInt64 { (x << r) | (x >> (64 - r)) }
 
-    @usableFromInline @inline(__always)
+    @inlinable @inline(__always)
     mutating func round() {
         v0 &+= v1
         v1 = Self.rotl(v1, 13)
@@ -44,7 +44,7 @@ public struct SipHash128 {
     }
 
     /// Two compression rounds of one 8-byte word.
-    @usableFromInline @inline(__always)
+    @inlinable @inline(__always)
     mutating func compress(_ m: UInt64) {
         v3 ^= m
         round()
@@ -77,7 +77,7 @@ public struct SipHash128 {
 
     /// Feeds the low `n` bytes (1 to 8) of `word`: after the bytes of an unfinished word, the
     /// word is split across it and the next.
-    @usableFromInline @inline(__always)
+    @inlinable @inline(__always)
     mutating func combineWord(_ word: UInt64, bytes n: Int) {
         let filled = length & 7
         length &+= n
