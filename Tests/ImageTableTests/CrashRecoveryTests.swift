@@ -33,6 +33,19 @@ import Testing
             return line
         }
 
+        /// ``line(sourceLocation:)`` for an async test: waited for on a thread of its own, so that
+        /// the wait holds none of the cooperative pool's threads (two on a 2-core machine), which
+        /// the other tests' tasks and their servers' handlers need meanwhile (a torture test held
+        /// one for minutes, and the HTTP tests beside it timed out waiting for their answers).
+        func nextLine(sourceLocation: SourceLocation = #_sourceLocation) async -> String {
+            let output = self.output, name = child.name
+            guard let line = await OwnThread.run({ output.line(timeout: .seconds(600)) }) else {
+                Issue.record("\(name) printed nothing for ten minutes", sourceLocation: sourceLocation)
+                return ""
+            }
+            return line
+        }
+
         /// Kills the writer with SIGKILL and waits for it to end.
         func kill() {
             child.kill()

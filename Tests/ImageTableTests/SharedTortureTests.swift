@@ -37,10 +37,10 @@ import Testing
     }
 
     /// What a killed process said that was not read yet, line by line.
-    static func remainingLines(of process: Writer) -> [String] {
+    static func remainingLines(of process: Writer) async -> [String] {
         var lines: [String] = []
         while true {
-            let line = process.line()
+            let line = await process.nextLine()
             if line.isEmpty { return lines }
             lines.append(line)
         }
@@ -83,34 +83,36 @@ import Testing
         let max = 24
         let table = try ImageTable(path: path, configuration: SelfTestTable.configuration(max: max))
         var rng = SystemRandomNumberGenerator()
-        func start(_ seed: Int) throws -> Writer {
+        func start(_ seed: Int) async throws -> Writer {
             let resets = seed % 3 == 0 ? ["--reset-every", "400"] : []
             let dies = seed % 4 == 1 ? ["--die-mid-write-after", "\(Int.random(in: 50...500, using: &rng))"] : []
             let writer = try Writer(
                 path, max: max, seed: seed, extra: ["--announce-after", "\(Int.random(in: 100...600, using: &rng))"] + resets + dies)
-            #expect(writer.line().hasPrefix("ready"), "writer \(seed) opened the table")
+            #expect(await writer.nextLine().hasPrefix("ready"), "writer \(seed) opened the table")
             return writer
         }
-        var writers = try (1...3).map { try start($0) }
+        var writers: [Writer] = []
+        for seed in 1...3 { writers.append(try await start(seed)) }
         var seed = 3
         // Reader processes, one of them read-only, holding images for random whiles; each says
         // "wrong …" or "changed …" if a held image was ever not what was drawn for it.
-        func startReader(_ seed: Int) throws -> Writer {
+        func startReader(_ seed: Int) async throws -> Writer {
             let reader = try Writer(
                 path, max: max, seed: seed, extra: ["--reader", "--wait-seconds", "60"] + (seed % 2 == 0 ? ["--read-only"] : []))
-            #expect(reader.line().hasPrefix("ready"), "reader \(seed) opened the table")
+            #expect(await reader.nextLine().hasPrefix("ready"), "reader \(seed) opened the table")
             return reader
         }
-        var readers = try [100, 101].map { try startReader($0) }
+        var readers: [Writer] = []
+        for seed in [100, 101] { readers.append(try await startReader(seed)) }
         let side = try FileDescriptor.open(atPath: path + "-shared", .readOnly)
         defer { side.closeQuietly() }
         var killedInsideTheLock = 0
         var readerSeed = 101
         var readerLines: [String] = []
         /// The reader's next "checked" line, keeping every line it says.
-        func nextCheck(_ reader: Writer) -> String {
+        func nextCheck(_ reader: Writer) async -> String {
             while true {
-                let line = reader.line()
+                let line = await reader.nextLine()
                 if line.isEmpty { return line }
                 readerLines.append(line)
                 if line.hasPrefix("checked") { return line }
@@ -127,7 +129,7 @@ import Testing
         for round in 0..<8 {
             let victim = Int.random(in: 0..<writers.count, using: &rng)
             // Wait for its announcement (or its end, when it died drawing), then read everything.
-            let said = writers[victim].line()
+            let said = await writers[victim].nextLine()
             #expect(said.hasPrefix("stored") || said.hasPrefix("dying") || said.isEmpty, "round \(round): \(said)")
             read += Self.readEverything(table, round: round)
             // Another is stopped, wherever it is (perhaps holding the writer lock): lookups here go on.
@@ -140,22 +142,22 @@ import Testing
             read += Self.readEverything(table, round: round)
             Glibc.kill(writers[stopped].child.pid, SIGCONT)
             Glibc.kill(pausedReader.child.pid, SIGCONT)
-            #expect(nextCheck(pausedReader).hasPrefix("checked"), "round \(round): the stopped reader went on reading")
+            #expect(await nextCheck(pausedReader).hasPrefix("checked"), "round \(round): the stopped reader went on reading")
             // A reader is killed and replaced, whatever it holds.
             let killedReader = (round + 1) % readers.count
             readers[killedReader].kill()
-            readerLines += Self.remainingLines(of: readers[killedReader])
+            readerLines += await Self.remainingLines(of: readers[killedReader])
             readerSeed += 1
-            readers[killedReader] = try startReader(readerSeed)
+            readers[killedReader] = try await startReader(readerSeed)
             // The first is killed and replaced, in the middle of a store when it can be caught there.
             if try await Self.killHoldingTheWriterLock(writers[victim], sideFile: side, path: path + "-shared") { killedInsideTheLock += 1 }
             seed += 1
-            writers[victim] = try start(seed)
+            writers[victim] = try await start(seed)
         }
         for writer in writers { writer.kill() }
         for reader in readers {
             reader.kill()
-            readerLines += Self.remainingLines(of: reader)
+            readerLines += await Self.remainingLines(of: reader)
         }
         let bad = readerLines.filter { !$0.hasPrefix("checked") }
         let readerChecks = readerLines.filter { $0.hasPrefix("checked") }.count * 500
