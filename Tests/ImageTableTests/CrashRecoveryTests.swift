@@ -24,20 +24,11 @@ import Testing
         }
 
         /// The next line the writer prints, or "" once it has ended; a writer silent for ten
-        /// minutes (a hang) fails the test.
-        func line(sourceLocation: SourceLocation = #_sourceLocation) -> String {
-            guard let line = output.line(timeout: .seconds(600)) else {
-                Issue.record("\(child.name) printed nothing for ten minutes", sourceLocation: sourceLocation)
-                return ""
-            }
-            return line
-        }
-
-        /// ``line(sourceLocation:)`` for an async test: waited for on a thread of its own, so that
-        /// the wait holds none of the cooperative pool's threads (two on a 2-core machine), which
-        /// the other tests' tasks and their servers' handlers need meanwhile (a torture test held
-        /// one for minutes, and the HTTP tests beside it timed out waiting for their answers).
-        func nextLine(sourceLocation: SourceLocation = #_sourceLocation) async -> String {
+        /// minutes (a hang) fails the test. Waited for on a thread of its own, so that the wait
+        /// holds none of the cooperative pool's threads (two on a 2-core machine), which the other
+        /// tests' tasks and their servers' handlers need meanwhile (a torture test's blocking reads
+        /// held one for minutes, and the HTTP tests beside it timed out waiting for their answers).
+        func line(sourceLocation: SourceLocation = #_sourceLocation) async -> String {
             let output = self.output, name = child.name
             guard let line = await OwnThread.run({ output.line(timeout: .seconds(600)) }) else {
                 Issue.record("\(name) printed nothing for ten minutes", sourceLocation: sourceLocation)
@@ -70,7 +61,7 @@ import Testing
     }
 
     @Test(.timeLimit(.minutes(3)))
-    func killedWritersLeaveNoTornPixelsAndNothingToCheckOnTheSameBoot() throws {
+    func killedWritersLeaveNoTornPixelsAndNothingToCheckOnTheSameBoot() async throws {
         let dir = TemporaryDirectory("crash"); defer { dir.cleanup() }
         let path = dir.file("crash.fictable")
         let max = 40
@@ -84,8 +75,8 @@ import Testing
             let writer = try Writer(
                 path, max: max, seed: round + 1, extra: ["--announce-after", "\(stored)"] + (round % 2 == 1 ? ["--reset-every", "300"] : [])
             )
-            #expect(writer.line().hasPrefix("ready"), "the writer opened the table")
-            #expect(writer.line() == "stored \(stored)", "and stored images")
+            #expect(await writer.line().hasPrefix("ready"), "the writer opened the table")
+            #expect(await writer.line() == "stored \(stored)", "and stored images")
             writer.kill()
             #expect(writer.child.ending() == .signalled(SIGKILL))
 
@@ -111,7 +102,7 @@ import Testing
     }
 
     @Test(.timeLimit(.minutes(3)))
-    func writersTakingOverAKilledWritersTableTrustItAndNeverServeTornPixels() throws {
+    func writersTakingOverAKilledWritersTableTrustItAndNeverServeTornPixels() async throws {
         let dir = TemporaryDirectory("takeover"); defer { dir.cleanup() }
         let path = dir.file("shared.fictable")
         let max = 24
@@ -122,15 +113,15 @@ import Testing
         // stored a random number of images (while it goes on).
         var announced = Int.random(in: 1...900, using: &rng)
         var current = try Writer(path, max: max, seed: 100, extra: ["--reset-every", "500", "--announce-after", "\(announced)"])
-        #expect(current.line() == "ready stop=clean interrupted=0 check=0")
+        #expect(await current.line() == "ready stop=clean interrupted=0 check=0")
         for step in 1...6 {
             let nextAnnounced = Int.random(in: 1...900, using: &rng)
             let next = try Writer(
                 path, max: max, seed: 100 + step,
                 extra: ["--wait-seconds", "60", "--announce-after", "\(nextAnnounced)"] + (step % 2 == 0 ? ["--reset-every", "500"] : []))
-            #expect(current.line() == "stored \(announced)", "step \(step): the writer stored images")
+            #expect(await current.line() == "stored \(announced)", "step \(step): the writer stored images")
             current.kill()
-            let ready = next.line()
+            let ready = await next.line()
             let joined = ready == "ready stop=clean interrupted=0 check=0"
             #expect(joined || ready.hasPrefix("ready stop=process-stopped"), "step \(step): \(ready)")
             #expect(ready.hasSuffix("check=0"), "step \(step): the next writer checks nothing: \(ready)")
@@ -140,9 +131,9 @@ import Testing
         // The last one writes without resets and is killed once it has stored something.
         let last = try Writer(path, max: max, seed: 200, extra: ["--wait-seconds", "60", "--announce-after", "30"])
         current.kill()
-        let lastReady = last.line()
+        let lastReady = await last.line()
         #expect(lastReady == "ready stop=clean interrupted=0 check=0" || lastReady.hasPrefix("ready stop=process-stopped"), "\(lastReady)")
-        #expect(last.line() == "stored 30")
+        #expect(await last.line() == "stored 30")
         last.kill()
         let table = try ImageTable(path: path, configuration: SelfTestTable.configuration(max: max))
         #expect(table.openReport.uncleanStop == .processStopped && table.openReport.entriesToCheck == 0, "\(table.openReport)")
@@ -150,13 +141,13 @@ import Testing
     }
 
     @Test(.timeLimit(.minutes(2)), arguments: [false, true])
-    func aWriterStoppedHalfWayThroughAnImageLeavesASlotEveryOpenerRecognises(restarted: Bool) throws {
+    func aWriterStoppedHalfWayThroughAnImageLeavesASlotEveryOpenerRecognises(restarted: Bool) async throws {
         let dir = TemporaryDirectory("midwrite"); defer { dir.cleanup() }
         let path = dir.file("t.fictable")
         // Four slots and 100 entities: the 31st insert overwrites the slot of an evicted entry.
         let writer = try Writer(path, max: 4, seed: 5, extra: ["--die-mid-write-after", "30"])
-        #expect(writer.line().hasPrefix("ready"))
-        let dying = writer.line()
+        #expect(await writer.line().hasPrefix("ready"))
+        let dying = await writer.line()
         #expect(dying.hasPrefix("dying entity-"), "\(dying)")
         let ending = writer.child.wait(timeout: .seconds(600))
         #expect(ending == .signalled(SIGKILL), "the writer killed itself mid-write: \(ending)")
@@ -183,13 +174,13 @@ import Testing
     }
 
     @Test(.timeLimit(.minutes(3)))
-    func afterARestartEveryEntryIsCheckedAndTornPixelsAreRefused() throws {
+    func afterARestartEveryEntryIsCheckedAndTornPixelsAreRefused() async throws {
         let dir = TemporaryDirectory("restart"); defer { dir.cleanup() }
         let path = dir.file("t.fictable")
         let max = 40
         let writer = try Writer(path, max: max, seed: 9, extra: ["--announce-after", "100"])
-        #expect(writer.line().hasPrefix("ready"))
-        #expect(writer.line() == "stored 100")
+        #expect(await writer.line().hasPrefix("ready"))
+        #expect(await writer.line() == "stored 100")
         writer.kill()
         // What a power loss can do: the file says "open", the system has another boot, and
         // one entry's pixels reached the disk only in part.
@@ -216,7 +207,7 @@ import Testing
 }
 
 extension CrashRecoveryTests {
-    @Test func aHeldImageIsUnchangedWhileAnotherProcessRewritesTheTable() throws {
+    @Test func aHeldImageIsUnchangedWhileAnotherProcessRewritesTheTable() async throws {
         let dir = TemporaryDirectory("held"); defer { dir.cleanup() }
         let path = dir.file("shared.fictable")
         let c = SelfTestTable.configuration(max: 4)
@@ -228,8 +219,8 @@ extension CrashRecoveryTests {
         table.close()
         // Another process takes the table and rewrites every slot many times over.
         let writer = try Writer(path, max: 4, seed: 7, extra: ["--announce-after", "200"])
-        #expect(writer.line().hasPrefix("ready"))
-        #expect(writer.line() == "stored 200", "the other process rewrote the four slots many times over")
+        #expect(await writer.line().hasPrefix("ready"))
+        #expect(await writer.line() == "stored 200", "the other process rewrote the four slots many times over")
         writer.kill()
         #expect(TestPattern.matches(held), "the image held across the other process's writes is unchanged")
         let reopened = try ImageTable(path: path, configuration: c)

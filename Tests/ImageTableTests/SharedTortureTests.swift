@@ -40,7 +40,7 @@ import Testing
     static func remainingLines(of process: Writer) async -> [String] {
         var lines: [String] = []
         while true {
-            let line = await process.nextLine()
+            let line = await process.line()
             if line.isEmpty { return lines }
             lines.append(line)
         }
@@ -88,7 +88,7 @@ import Testing
             let dies = seed % 4 == 1 ? ["--die-mid-write-after", "\(Int.random(in: 50...500, using: &rng))"] : []
             let writer = try Writer(
                 path, max: max, seed: seed, extra: ["--announce-after", "\(Int.random(in: 100...600, using: &rng))"] + resets + dies)
-            #expect(await writer.nextLine().hasPrefix("ready"), "writer \(seed) opened the table")
+            #expect(await writer.line().hasPrefix("ready"), "writer \(seed) opened the table")
             return writer
         }
         var writers: [Writer] = []
@@ -99,7 +99,7 @@ import Testing
         func startReader(_ seed: Int) async throws -> Writer {
             let reader = try Writer(
                 path, max: max, seed: seed, extra: ["--reader", "--wait-seconds", "60"] + (seed % 2 == 0 ? ["--read-only"] : []))
-            #expect(await reader.nextLine().hasPrefix("ready"), "reader \(seed) opened the table")
+            #expect(await reader.line().hasPrefix("ready"), "reader \(seed) opened the table")
             return reader
         }
         var readers: [Writer] = []
@@ -112,7 +112,7 @@ import Testing
         /// The reader's next "checked" line, keeping every line it says.
         func nextCheck(_ reader: Writer) async -> String {
             while true {
-                let line = await reader.nextLine()
+                let line = await reader.line()
                 if line.isEmpty { return line }
                 readerLines.append(line)
                 if line.hasPrefix("checked") { return line }
@@ -129,7 +129,7 @@ import Testing
         for round in 0..<8 {
             let victim = Int.random(in: 0..<writers.count, using: &rng)
             // Wait for its announcement (or its end, when it died drawing), then read everything.
-            let said = await writers[victim].nextLine()
+            let said = await writers[victim].line()
             #expect(said.hasPrefix("stored") || said.hasPrefix("dying") || said.isEmpty, "round \(round): \(said)")
             read += Self.readEverything(table, round: round)
             // Another is stopped, wherever it is (perhaps holding the writer lock): lookups here go on.

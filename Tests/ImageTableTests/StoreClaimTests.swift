@@ -74,8 +74,8 @@ import Testing
         let t = try ImageTable(path: path, configuration: c)
         let holder = try CrashRecoveryTests.Writer(path, max: 40, seed: 1, extra: ["--claim", "entity-7", "--wait-seconds", "60"])
         defer { if holder.isRunning { holder.kill() } }
-        #expect(holder.line().hasPrefix("ready"))
-        #expect(holder.line() == "claimed")
+        #expect(await holder.line().hasPrefix("ready"))
+        #expect(await holder.line() == "claimed")
         let waiter = Claimer(t, TableKey("entity-7"))
         try await waitUntil("the test waits for the other process's claim") { waiter.isWaiting }
         #expect(t.claimStoring(TableKey("entity-8"), timeout: .zero) != nil, "another entity is free")
