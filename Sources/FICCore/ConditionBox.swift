@@ -9,8 +9,9 @@ import Glibc
 /// of the wall clock neither cuts them short nor stretches them. Inlinable, like ``LockedBox``:
 /// a table's lookups on a frame's path go through one.
 public final class ConditionBox<Value> {
+    /// Owns the mutex; the box uses the mutex through its own copy of its address.
     @usableFromInline let lock = Lock()
-    /// The lock's mutex, kept here too: a lookup through the box reaches it without reading the
+    /// The lock's mutex, every method's: a lookup through the box reaches it without reading the
     /// lock's object, one memory page fewer for a frame's first lookup after idle.
     @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
     @usableFromInline let condition: UnsafeMutablePointer<pthread_cond_t>
@@ -49,9 +50,9 @@ public final class ConditionBox<Value> {
     /// Waits until `ready` holds, then runs `body`, holding the lock throughout (the waits release it).
     @inlinable
     package func withLockedValue<R, E: Error>(waitingUntil ready: (Value) -> Bool, _ body: (inout Value) throws(E) -> R) throws(E) -> R {
-        lock.lock()
-        defer { lock.unlock() }
-        while !ready(value) { pthread_cond_wait(condition, lock.mutex) }
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        while !ready(value) { pthread_cond_wait(condition, mutex) }
         return try body(&value)
     }
 
@@ -59,8 +60,8 @@ public final class ConditionBox<Value> {
     /// nil, sleeps (releasing the lock) until woken or until `timeout` has passed since it was
     /// called, and calls it again; `timedOut` tells it that the last sleep ended by the clock.
     package func withLockedValue<R>(waitingUpTo timeout: Duration, _ body: (inout Value, _ timedOut: Bool) -> R?) -> R {
-        lock.lock()
-        defer { lock.unlock() }
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
         var timedOut = false
         while true {
             if let result = body(&value, timedOut) { return result }
@@ -73,17 +74,17 @@ public final class ConditionBox<Value> {
                 deadline.tv_sec += 1
                 deadline.tv_nsec -= 1_000_000_000
             }
-            timedOut = pthread_cond_timedwait(condition, lock.mutex, &deadline) == ETIMEDOUT
+            timedOut = pthread_cond_timedwait(condition, mutex, &deadline) == ETIMEDOUT
         }
     }
 
     /// Changes the value and wakes every waiter, which then check whether what they wait for holds.
     @inlinable
     package func update<R, E: Error>(_ body: (inout Value) throws(E) -> R) throws(E) -> R {
-        lock.lock()
+        pthread_mutex_lock(mutex)
         defer {
             pthread_cond_broadcast(condition)
-            lock.unlock()
+            pthread_mutex_unlock(mutex)
         }
         return try body(&value)
     }
