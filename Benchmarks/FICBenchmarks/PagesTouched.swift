@@ -35,46 +35,47 @@ struct PagesTouched {
     /// The median over `runs` of the pages `body` touches, less the median the counting itself
     /// touches (measured the same way around an empty body); nil when the kernel does not say.
     func median(runs: Int = 41, _ body: (Int) -> Void) -> Int? {
-        guard let own = medianPages(runs: runs, { _ in }), let total = medianPages(runs: runs, body) else { return nil }
-        return max(0, total - own)
-    }
-
-    private func medianPages(runs: Int, _ body: (Int) -> Void) -> Int? {
-        var pages: [Int] = []
-        for run in 0..<runs {
-            // Read once first, so that the read's own pages are referenced before and after alike.
-            guard referencedKiB() != nil, (try? Self.clearAll.withUnsafeBytes { try clear.writeAll($0, at: 0, path: nil) }) != nil else {
-                return nil
-            }
-            body(run)
-            guard let kib = referencedKiB() else { return nil }
-            pages.append(kib / 4)
+        func median(_ body: (Int) -> Void) -> Int? {
+            samples(runs: runs, body, read: referencedKiB).map { $0.map { $0 / 4 }.sorted()[runs / 2] }
         }
-        pages.sort()
-        return pages[pages.count / 2]
+        guard let own = median({ _ in }), let total = median(body) else { return nil }
+        return max(0, total - own)
     }
 
     /// The same count split by where the pages are (``kind(ofMapping:permissions:)``): the median
     /// of each kind over `runs`, less what the counting itself touches there; kinds of 0 left out.
     func medianByKind(runs: Int = 41, _ body: (Int) -> Void) -> [String: Int] {
         func medians(_ body: (Int) -> Void) -> [String: Int] {
-            var samples: [String: [Int]] = [:]
-            for run in 0..<runs {
-                _ = referencedByKind()
-                guard (try? Self.clearAll.withUnsafeBytes { try clear.writeAll($0, at: 0, path: nil) }) != nil else { return [:] }
-                body(run)
-                for (kind, pages) in referencedByKind() { samples[kind, default: []].append(pages) }
-            }
+            guard let runsByKind = samples(runs: runs, body, read: referencedByKind) else { return [:] }
+            let kinds = Set(runsByKind.flatMap(\.keys))
             // A run that touched no page of a kind counts as 0 there.
-            return samples.mapValues { v in (v + repeatElement(0, count: runs - v.count)).sorted()[runs / 2] }
+            return Dictionary(uniqueKeysWithValues: kinds.map { kind in (kind, runsByKind.map { $0[kind] ?? 0 }.sorted()[runs / 2]) })
         }
         let own = medians { _ in }
-        return medians(body).map { ($0.key, $0.value - (own[$0.key] ?? 0)) }.reduce(into: [:]) { if $1.1 > 0 { $0[$1.0] = $1.1 } }
+        var pages: [String: Int] = [:]
+        for (kind, total) in medians(body) where total > (own[kind] ?? 0) { pages[kind] = total - (own[kind] ?? 0) }
+        return pages
+    }
+
+    /// `read` after each of `runs` runs of `body`, the referenced bits cleared before each; nil
+    /// when the kernel does not say.
+    private func samples<T>(runs: Int, _ body: (Int) -> Void, read: () -> T?) -> [T]? {
+        var samples: [T] = []
+        for run in 0..<runs {
+            // Read once first, so that the read's own pages are referenced before and after alike.
+            guard read() != nil, (try? Self.clearAll.withUnsafeBytes { try clear.writeAll($0, at: 0, path: nil) }) != nil else {
+                return nil
+            }
+            body(run)
+            guard let sample = read() else { return nil }
+            samples.append(sample)
+        }
+        return samples
     }
 
     /// Referenced pages per kind of mapping, from `/proc/self/smaps`.
-    private func referencedByKind() -> [String: Int] {
-        guard let smaps = try? FileDescriptor.open(atPath: "/proc/self/smaps", .readOnly) else { return [:] }
+    private func referencedByKind() -> [String: Int]? {
+        guard let smaps = try? FileDescriptor.open(atPath: "/proc/self/smaps", .readOnly) else { return nil }
         defer { smaps.closeQuietly() }
         var bytes: [UInt8] = []
         while let count = try? smaps.read(into: buffer), count > 0 { bytes += buffer[..<count] }
