@@ -175,16 +175,33 @@ struct SourceMemoTests {
         let folder = try TemporaryFolder()
         let script = try ViewerScript(text: "wait-file \(folder.path("go")) 3\nquit\n", width: 100, height: 100)
         var player = ScriptPlayer(script)
-        #expect(player.actions(idle: true).isEmpty)
-        #expect(player.actions(idle: true).isEmpty, "the file is not there")
+        #expect(player.actions(idle: true, shown: 0).isEmpty)
+        #expect(player.actions(idle: true, shown: 0).isEmpty, "the file is not there")
         #expect(FileManager.default.createFile(atPath: folder.path("go"), contents: nil))
-        #expect(player.actions(idle: true) == [.quit])
+        #expect(player.actions(idle: true, shown: 0) == [.quit])
         #expect(player.timedOutWaits == 0)
 
         var impatient = ScriptPlayer(try ViewerScript(text: "wait-file \(folder.path("never")) 2\nquit\n", width: 100, height: 100))
         var frames = 0
-        while impatient.actions(idle: true) != [.quit] { frames += 1; try #require(frames < 10) }
+        while impatient.actions(idle: true, shown: 0) != [.quit] { frames += 1; try #require(frames < 10) }
         #expect(impatient.timedOutWaits == 1)
         #expect(throws: CLIError.self) { try ViewerScript(text: "wait-file\n", width: 100, height: 100) }
+    }
+
+    @Test("wait-shown waits for a frame that showed enough images, at most a number of frames")
+    func waitShownScript() throws {
+        var player = ScriptPlayer(try ViewerScript(text: "wait-shown 6 5\nquit\n", width: 100, height: 100))
+        #expect(player.actions(idle: true, shown: 0).isEmpty)
+        #expect(player.actions(idle: true, shown: 5).isEmpty, "five images are not six")
+        #expect(player.actions(idle: false, shown: 6) == [.quit])
+        #expect(player.timedOutWaits == 0)
+
+        var impatient = ScriptPlayer(try ViewerScript(text: "wait-shown 6 2\nquit\n", width: 100, height: 100))
+        var frames = 0
+        while impatient.actions(idle: true, shown: 1) != [.quit] { frames += 1; try #require(frames < 10) }
+        #expect(impatient.timedOutWaits == 1)
+        for bad in ["wait-shown\n", "wait-shown -1\n", "wait-shown 1 2 3\n"] {
+            #expect(throws: CLIError.self) { try ViewerScript(text: bad, width: 100, height: 100) }
+        }
     }
 }

@@ -25,7 +25,8 @@ struct ViewCommand: ParsableCommand {
             Script commands, one a line (# starts a comment): scroll PX, scroll-to PX, fling PX/S, \
             zoom FACTOR [at X Y], zoom-to SCALE [at X Y], fit, pan DX DY, \
             drag X Y to X Y in FRAMES, toggle-path, replay, overlay on|off, phase NAME, \
-            screenshot FILE.png, wait FRAMES, wait-idle [FRAMES], wait-file PATH [FRAMES], quit.
+            screenshot FILE.png, wait FRAMES, wait-idle [FRAMES], wait-file PATH [FRAMES], \
+            wait-shown IMAGES [FRAMES], quit.
 
             Without a desktop: xvfb-run -a -s "-screen 0 1280x800x24" fic view gallery
             """,

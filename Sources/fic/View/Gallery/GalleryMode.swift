@@ -30,6 +30,7 @@ final class GalleryMode: ViewerMode {
     private var hitsByPath: [String: (hits: Int, misses: Int)] = [:]
     private var hitsByPhase: [String: (hits: Int, misses: Int)] = [:]
     private var phase: String?
+    private(set) var imagesShown = 0
 
     init(layout: GalleryLayout, cacheSource: any CellSource, conventional: ConventionalPreparation?) {
         self.layout = layout
@@ -92,6 +93,7 @@ final class GalleryMode: ViewerMode {
             lastVisible = visible
         }
         canvas.clear(gray: 0.12)
+        imagesShown = 0
         for index in visible {
             var cell = live[index]
             if cell == nil {
@@ -109,7 +111,7 @@ final class GalleryMode: ViewerMode {
             if let cell {
                 // A live cell in the rows kept beyond the window's edge is not seen: it plays nothing.
                 let onScreen = y < layout.height && y + layout.cellHeight > 0
-                if !onScreen { animations.left(index) }
+                if onScreen { imagesShown += 1 } else { animations.left(index) }
                 let surface = onScreen ? animations.surface(for: index, of: cell) ?? cell.surface : cell.surface
                 canvas.draw(surface, x: x, y: y, opaque: surface.format != .bgra32Premultiplied)
             } else if source.hasFailed(index) {

@@ -78,6 +78,13 @@ struct ViewGalleryCommand: ParsableCommand {
     @Option(
         name: .long,
         help: ArgumentHelp(
+            "Fetch only the first N distinct URLs; the others wait until cancelled (for tests: which cells stay placeholders is fixed).",
+            visibility: .hidden))
+    var holdFetchesAfter: Int?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
             "The format the cells show: thumb or medium with --photos, any of the cache's with --cache (default: its first); with --urls and a new cache also NAME:WxH[@SCALE][:STYLE].",
             valueName: "name"))
     var format: String?
@@ -103,6 +110,11 @@ struct ViewGalleryCommand: ParsableCommand {
             throw ValidationError("--conventional does not go with --urls: the network gallery has no conventional path")
         }
         if !(0...60_000).contains(fetchDelayMs) { throw ValidationError("--fetch-delay-ms must be 0…60000") }
+        if let holdFetchesAfter {
+            guard urls != nil, holdFetchesAfter >= 0 else {
+                throw ValidationError("--hold-fetches-after goes with --urls, and is 0 or more")
+            }
+        }
         if let namespace { try CacheOptions.validateName(namespace, what: "--namespace") }
         let showsExisting = cache != nil && photos == nil && urls == nil
         if temporary && (urls != nil || cache != nil || namespace != nil) {
@@ -151,7 +163,7 @@ struct ViewGalleryCommand: ParsableCommand {
     private func runNetwork(_ list: [URL], width: Int, height: Int, script: ViewerScript?) throws {
         let content = try NetworkGalleryContent.open(
             urls: list, cacheFolder: cache, originalsFolder: originals, namespace: namespace ?? "default",
-            followLinks: followLinks, formatName: format, fetchDelay: fetchDelayMs)
+            followLinks: followLinks, formatName: format, fetchDelay: fetchDelayMs, fetchesBeforeHold: holdFetchesAfter)
         defer { content.close() }
         let size = content.format.pixelSize
         let layout = GalleryLayout(width: width, height: height, cellWidth: size.width, cellHeight: size.height, cells: cells ?? list.count)

@@ -48,7 +48,7 @@ final class ViewerLoop {
             // Input: the window's events, and the script's actions for this frame.
             var actions = WindowEvents.poll(window.sdl, mode.bindings, scripted: player != nil, dragging: &dragging)
             if player != nil {
-                actions += player!.actions(idle: mode.isIdle)
+                actions += player!.actions(idle: mode.isIdle, shown: mode.imagesShown)
                 if player!.finished { running = false }
             }
             for action in actions {

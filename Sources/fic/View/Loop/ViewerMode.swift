@@ -10,6 +10,9 @@ protocol ViewerMode: AnyObject {
     var defaultPhase: String { get }
     /// Whether nothing moves and nothing is being loaded (a script's `wait-idle` ends then).
     var isIdle: Bool { get }
+    /// How many images the last frame showed on screen (a gallery's cells with their image;
+    /// a script's `wait-shown` ends when it reaches a number). 0 in a mode without such images.
+    var imagesShown: Int { get }
 
     /// Acts on an action (ignoring those that mean nothing in this mode).
     func handle(_ action: ViewerAction)
@@ -31,6 +34,7 @@ protocol ViewerMode: AnyObject {
 
 extension ViewerMode {
     func beginPhase(_ name: String) {}
+    var imagesShown: Int { 0 }
 }
 
 /// A JSON value of the `--stats` file.

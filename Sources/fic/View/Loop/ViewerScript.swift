@@ -27,6 +27,8 @@ import Foundation
 ///                             1200); these frames are paced at 60 a second, so the limit is time
 ///     wait-file PATH [FRAMES] let frames pass until the file PATH exists (at most FRAMES, default
 ///                             3600, paced as wait-idle): another program says when to go on
+///     wait-shown N [FRAMES]   let frames pass until the last frame showed N images on screen
+///                             (the gallery's cells; at most FRAMES, default 1200, paced as wait-idle)
 ///     quit                    stop here (the end of the script stops too)
 struct ViewerScript {
     /// One step of the script.
@@ -35,10 +37,18 @@ struct ViewerScript {
         case act(ViewerAction)
         /// Frames to let pass.
         case wait(Int)
-        /// Frames until the mode is idle, at most this many.
-        case waitIdle(Int)
-        /// Frames until the file exists, at most this many.
-        case waitFile(String, Int)
+        /// Frames until the condition holds, at most `limit`.
+        case waitUntil(Condition, limit: Int)
+    }
+
+    /// What a waiting step waits for.
+    enum Condition: Equatable {
+        /// The mode has nothing moving or loading.
+        case idle
+        /// The file exists.
+        case file(String)
+        /// The last frame showed at least this many images.
+        case shown(Int)
     }
 
     /// The steps, in order.
@@ -129,10 +139,13 @@ struct ViewerScript {
             case "wait": try arguments(1); steps.append(.wait(try count(1)))
             case "wait-idle":
                 guard words.count <= 2 else { throw bad("'wait-idle' takes at most one argument") }
-                steps.append(.waitIdle(words.count == 2 ? try count(1) : 1200))
+                steps.append(.waitUntil(.idle, limit: words.count == 2 ? try count(1) : 1200))
             case "wait-file":
                 guard words.count == 2 || words.count == 3 else { throw bad("expected 'wait-file PATH [FRAMES]'") }
-                steps.append(.waitFile(Paths.absolute(words[1]), words.count == 3 ? try count(2) : 3600))
+                steps.append(.waitUntil(.file(Paths.absolute(words[1])), limit: words.count == 3 ? try count(2) : 3600))
+            case "wait-shown":
+                guard words.count == 2 || words.count == 3 else { throw bad("expected 'wait-shown IMAGES [FRAMES]'") }
+                steps.append(.waitUntil(.shown(try count(1)), limit: words.count == 3 ? try count(2) : 1200))
             case "quit": try arguments(0); steps.append(.act(.quit))
             default:
                 throw bad("unknown command '\(command)'; see `fic view --help` for the script commands")
@@ -147,9 +160,7 @@ struct ScriptPlayer {
     private let steps: [ViewerScript.Step]
     private var next = 0
     private var framesLeft = 0
-    /// What a waiting step waits for: the mode to be idle, or a file to exist.
-    private enum Condition { case idle, file(String) }
-    private var waitingFor: Condition?
+    private var waitingFor: ViewerScript.Condition?
     /// Waits that ended at their frame limit rather than on what they waited for.
     private(set) var timedOutWaits = 0
 
@@ -164,14 +175,16 @@ struct ScriptPlayer {
     /// Whether every step has been played.
     var finished: Bool { next >= steps.count && framesLeft == 0 && waitingFor == nil }
 
-    /// The actions for the next frame. `idle` tells whether the mode has nothing moving or loading.
-    mutating func actions(idle: Bool) -> [ViewerAction] {
+    /// The actions for the next frame. `idle` tells whether the mode has nothing moving or
+    /// loading, `shown` how many images the last frame showed.
+    mutating func actions(idle: Bool, shown: Int) -> [ViewerAction] {
         if let condition = waitingFor {
             framesLeft -= 1
             let met: Bool
             switch condition {
             case .idle: met = idle
             case .file(let path): met = FileManager.default.fileExists(atPath: path)
+            case .shown(let images): met = shown >= images
             }
             if met || framesLeft <= 0 {
                 if !met { timedOutWaits += 1 }
@@ -200,12 +213,8 @@ struct ScriptPlayer {
                     framesLeft = frames
                     return actions
                 }
-            case .waitIdle(let limit):
-                waitingFor = .idle
-                framesLeft = max(1, limit)
-                return actions
-            case .waitFile(let path, let limit):
-                waitingFor = .file(path)
+            case .waitUntil(let condition, let limit):
+                waitingFor = condition
                 framesLeft = max(1, limit)
                 return actions
             }

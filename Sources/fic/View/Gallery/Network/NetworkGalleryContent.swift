@@ -46,9 +46,11 @@ final class NetworkGalleryContent {
     ///   - formatName: `thumb` (default), `medium`, or a spec `NAME:WxH[@SCALE][:STYLE]`, for a new
     ///     cache; the name of one of its formats for an existing one.
     ///   - fetchDelay: a wait before each fetch, in milliseconds (tests).
+    ///   - fetchesBeforeHold: when set, only the first this many distinct URLs are fetched; the
+    ///     others' fetches wait until they are cancelled (tests).
     static func open(
         urls: [URL], cacheFolder: String?, originalsFolder: String?, namespace: String, followLinks: Bool,
-        formatName: String?, fetchDelay: Int
+        formatName: String?, fetchDelay: Int, fetchesBeforeHold: Int?
     ) throws -> NetworkGalleryContent {
         var index: [URL: Int] = [:]
         var entities: [URLImageEntity] = []
@@ -80,7 +82,9 @@ final class NetworkGalleryContent {
                 throw CLIError("cannot open the originals cache \(originalsPath): \(error)")
             }
             let loader = OriginalsLoader(originals: originals, logger: CacheOpener.quietLogger)
-            let provider: any ImageSourceProvider = fetchDelay > 0 ? DelayedProvider(base: loader, milliseconds: fetchDelay) : loader
+            let held = fetchesBeforeHold.map { Set(entities.dropFirst($0).map(\.url)) } ?? []
+            let provider: any ImageSourceProvider =
+                fetchDelay > 0 || !held.isEmpty ? DelayedProvider(base: loader, milliseconds: fetchDelay, held: held) : loader
             let cache = try CacheOpener.open(
                 directory: directory, namespace: namespace, formats: formats.all,
                 options: TableOpenOptions(followsSymbolicLinkedFolder: followLinks), provider: provider)
