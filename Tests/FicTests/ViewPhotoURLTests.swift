@@ -51,7 +51,8 @@ extension ViewTests {
             let server = try #require(TestWebServer.shared)
             let folder = try TemporaryFolder()
             let script = folder.path("wait.script")
-            try "wait 30\n".write(toFile: script, atomically: true, encoding: .utf8)
+            // Until the failure has come back (a failed photo is idle), at most 60 s.
+            try "wait-idle 3600\n".write(toFile: script, atomically: true, encoding: .utf8)
             let run = try ViewRunner.run(
                 [
                     "view", "photo", "\(server.base)/missing-\(UUID().uuidString).jpg", "--size", "320x200", "--no-overlay",
@@ -62,6 +63,7 @@ extension ViewTests {
             let status = stats["status"] as? String ?? ""
             #expect(status.contains("cannot tile") && status.contains("404 Not Found"), "\(status)")
             #expect(stats["levels"] == nil, "no pyramid")
+            #expect(stats["script_waits_timed_out"] as? Int == 0, "wait-idle ended when the failure came")
         }
     }
 }

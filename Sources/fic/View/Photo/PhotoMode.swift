@@ -54,6 +54,8 @@ final class PhotoMode: ViewerMode {
     var defaultPhase: String { "photo" }
     var isIdle: Bool {
         guard pendingActions.isEmpty, dragPoint == nil else { return false }
+        // A photo that could not be built has nothing left to load.
+        if source.isFailed { return true }
         if pyramid != nil { return (loader?.isIdle ?? true) && !sharpness.isWaiting }
         // A build held on purpose (tests) that has settled, once its written tiles are shown.
         guard source.isHeld, let builder, let loader else { return false }
