@@ -82,15 +82,15 @@ extension ProcessesBenchmark {
             )
         }
 
-        /// One reader alone for `ticks` ticks, nothing else running; `inMemory`, the baseline
-        /// reader of a dictionary in its own memory.
-        func readAlone(round: Int, ticks: Int, readerImages: Int, maximumCount: Int, inMemory: Bool = false) throws -> (
+        /// One reader alone for `ticks` ticks, nothing else running, of the cache or of a baseline.
+        func readAlone(round: Int, ticks: Int, readerImages: Int, maximumCount: Int, of kind: ReaderKind = .cache) throws -> (
             report: Report, samples: [UInt64]
         ) {
-            let name = inMemory ? "reader-in-memory-\(round)" : "reader-alone-\(round)"
+            let name = "reader-\(kind.rawValue)-\(round)"
             let job = Job(
                 namespace: Namespace.gallery, maximumCount: maximumCount, ready: path(name + ".ready"),
-                output: path(name + ".json"), ticks: ticks, prefix: "r", inMemory: inMemory, countPages: true)
+                output: path(name + ".json"), ticks: ticks, prefix: "r", inMemory: kind == .dictionary, floor: kind == .floor,
+                countPages: true)
             try start(.reader, count: readerImages, job: job).wait()
             let (report, samples) = try ProcessesBenchmark.readOutput(job.output!)
             return (report, samples)

@@ -23,6 +23,16 @@ extension ProcessesBenchmark {
         case writer = "processes-writer"
     }
 
+    /// What a reader alone reads: the cache, or one of the two baselines.
+    enum ReaderKind: String {
+        /// The cache (``read(_:count:job:)``).
+        case cache
+        /// A `[String: [UInt8]]` in the process's memory (``readInMemory(count:job:)``).
+        case dictionary
+        /// The least a zero-copy lookup safe across processes does (``readFloor(directory:count:job:)``).
+        case floor
+    }
+
     /// What the parent asks of one process, handed over in a JSON file.
     struct Job: Codable {
         /// The cache's namespace, and the maximum count of its one format.
@@ -48,6 +58,9 @@ extension ProcessesBenchmark {
         /// A reader that keeps its images in a `[String: [UInt8]]` of its own instead of the
         /// cache: what any lookup costs at a gallery's pace on this machine (the baseline).
         var inMemory: Bool? = nil
+        /// A reader of the same images through ``LookupFloor``: the least a zero-copy lookup safe
+        /// across processes does (a second baseline, the cache's floor).
+        var floor: Bool? = nil
         /// A reader alone also counts the memory pages one lookup touches (``PagesTouched``).
         var countPages: Bool? = nil
     }
@@ -73,6 +86,7 @@ extension ProcessesBenchmark {
     public static func child(_ role: Role, directory: String, count: Int, job jobPath: String) throws {
         let job = try JSONDecoder().decode(Job.self, from: Data(contentsOf: URL(fileURLWithPath: jobPath)))
         if role == .reader, job.inMemory == true { return try readInMemory(count: count, job: job) }
+        if role == .reader, job.floor == true { return try readFloor(directory: directory, count: count, job: job) }
         // Processes open the cache at the same time: each waits for the others' opening.
         let cache = try ImageCache(
             directory: directory, namespace: job.namespace, formats: [try format(maximumCount: job.maximumCount)],
@@ -100,6 +114,14 @@ extension ProcessesBenchmark {
         images[name]?.withUnsafeBufferPointer { $0[0] }
     }
 
+    /// The floor's lookup (``LookupFloor``): the name's slot, the pin, one byte of the pixels, and
+    /// the release that unpins.
+    @inline(never)
+    static func lookUp(_ floor: LookupFloor, _ name: String) -> UInt8? {
+        guard let image = floor.image(name) else { return nil }
+        return image.pixels.load(as: UInt8.self)
+    }
+
     /// Scrolls through the images of the cache (see ``scroll(count:job:lookUp:)``).
     static func read(_ cache: ImageCache, count: Int, job: Job) throws {
         let entities = (0..<count).map { entity(job.prefix, $0) }
@@ -113,6 +135,15 @@ extension ProcessesBenchmark {
         var images: [String: [UInt8]] = [:]
         for (i, name) in names.enumerated() { images[name] = [UInt8](repeating: UInt8(truncatingIfNeeded: i), count: side * side * 4) }
         try scroll(count: count, job: job) { lookUp(images, names[$0]) }
+    }
+
+    /// Scrolls as ``read(_:count:job:)`` does through the same number of images of the same size,
+    /// kept in a ``LookupFloor`` whose files are made in `directory`.
+    static func readFloor(directory: String, count: Int, job: Job) throws {
+        let names = (0..<count).map { entity(job.prefix, $0).entityID }
+        let floor = try LookupFloor(names: names, imageBytes: side * side * 4, folder: directory)
+        defer { floor.remove() }
+        try scroll(count: count, job: job) { lookUp(floor, names[$0]) }
     }
 
     /// Scrolls through `count` images: each tick of 16 ms looks up a screenful, each lookup

@@ -7,7 +7,7 @@ extension ProcessesBenchmark: Benchmark {
 
     /// What it measures, for the help.
     public static let abstract =
-        "one cache used by several processes at once: 4 processes each looking up a screenful of images every 16 ms while another ingests photos (lookup p50 and p99 against one reader alone, the ingest rate against the ingest alone), the time from a store in one process to a hit in another, and from a writer killed holding the table's writer lock to another's next store."
+        "one cache used by several processes at once: 4 processes each looking up a screenful of images every 16 ms while another ingests photos (lookup p50 and p99 against one reader alone, against a dictionary in memory and against the floor of a pinned zero-copy lookup; the ingest rate against the ingest alone), the time from a store in one process to a hit in another, and from a writer killed holding the table's writer lock to another's next store."
 
     /// Runs it with the context's test data and work folder.
     public static func run(in context: BenchmarkContext) async throws -> ProcessesBenchmarkResult {
@@ -43,15 +43,22 @@ extension ProcessesBenchmark: Benchmark {
             "    its first lookup of a tick (median); p99 of the others",
             String(format: "%.1f µs; %.2f µs", r.inMemoryFirstOfTickP50Ns / 1000, r.inMemoryAfterFirstP99Ns / 1000))
         table.row("    p99 beside the ingest / the baseline's", String(format: "%.2f×", r.lookupP99ToInMemory))
+        if let p50 = r.floorP50Ns, let p99 = r.floorP99Ns, let first = r.floorFirstOfTickP50Ns, let ratio = r.lookupP99ToFloor {
+            table.row("  floor, a pinned zero-copy lookup (LookupFloor), alone: p50 / p99", String(format: "%.0f / %.0f ns", p50, p99))
+            table.row("    its first lookup of a tick (median)", String(format: "%.1f µs", first / 1000))
+            table.row("    p99 beside the ingest / the floor's", String(format: "%.2f×", ratio))
+        }
+        func pages(_ count: Int?) -> String { count.map(String.init) ?? "n/a" }
         table.row(
-            "  memory pages one lookup touches, cache / baseline",
-            "\(r.lookupPagesTouched.map(String.init) ?? "n/a") / \(r.inMemoryPagesTouched.map(String.init) ?? "n/a")")
+            "  memory pages one lookup touches, cache / baseline / floor",
+            "\(pages(r.lookupPagesTouched)) / \(pages(r.inMemoryPagesTouched)) / \(pages(r.floorPagesTouched))")
         func byKind(_ pages: [String: Int]?) -> String {
             pages.map { $0.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.map { "\($0.value) \($0.key)" }.joined(separator: ", ") }
                 ?? "n/a"
         }
         table.row("    where, cache (last round)", byKind(r.lookupPagesByKind))
         table.row("    where, baseline (last round)", byKind(r.inMemoryPagesByKind))
+        table.row("    where, floor (last round)", byKind(r.floorPagesByKind))
         table.row(
             "  slowest lookup alone / beside the ingest",
             String(format: "%.1f / %.1f µs", r.lookupAloneMaxNs / 1000, r.lookupWithIngestMaxNs / 1000))
