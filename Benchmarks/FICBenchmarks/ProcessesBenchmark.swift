@@ -73,18 +73,21 @@ public struct ProcessesBenchmarkResult: Codable, Sendable {
     public var lookupPagesByKind: [String: Int]? = nil
     /// The same for the baseline.
     public var inMemoryPagesByKind: [String: Int]? = nil
-    /// The floor baseline (``LookupFloor``: the least a zero-copy lookup safe across processes
-    /// does: a dictionary's lookup of the slot, a pin in shared memory, one byte of the mapped
-    /// pixels, an object whose release unpins), alone, same ticks: lookups timed, median, 99th
-    /// percentile and median first lookup of a tick, ns.
+    /// Lookups timed by the floor baseline (``LookupFloor``: the least a zero-copy lookup safe
+    /// across processes does: a dictionary's lookup of the slot, a pin in shared memory, one byte
+    /// of the mapped pixels, an object whose release unpins), one reader alone, same ticks.
     public var lookupsFloor: Int? = nil
+    /// The floor's median, ns.
     public var floorP50Ns: Double? = nil
+    /// The floor's 99th percentile, ns.
     public var floorP99Ns: Double? = nil
+    /// The floor's median first lookup of a tick, ns.
     public var floorFirstOfTickP50Ns: Double? = nil
     /// `lookup_with_ingest_p99_ns / floor_p99_ns`: how far the cache's lookup is from its floor.
     public var lookupP99ToFloor: Double? = nil
-    /// Pages one floor lookup touches (median of rounds), and by kind in the last round.
+    /// Pages one floor lookup touches (median of rounds).
     public var floorPagesTouched: Int? = nil
+    /// The same by where the pages are, in the last round.
     public var floorPagesByKind: [String: Int]? = nil
     /// The 99th percentile of each round while the ingest ran, ns.
     public var roundLookupWithIngestP99Ns: [Double]
