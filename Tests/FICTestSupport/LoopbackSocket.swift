@@ -2,7 +2,10 @@ import Foundation
 import Glibc
 
 /// TCP connections to 127.0.0.1 for the tests of servers: a request written by hand, or whether
-/// a server listens yet. Every read has a time limit (20 s without a byte).
+/// a server listens yet. Every read has a time limit (60 s without a byte: a server under test in
+/// the test process answers from Swift's cooperative pool, whose two threads on a 2-core machine
+/// other tests of the same run may hold for tens of seconds; with 20 s, an answer to a request
+/// written by hand came too late once in a run whose machine was twice as slow as usual).
 public enum LoopbackSocket {
     /// A connected TCP socket to 127.0.0.1:`port`.
     public static func connect(_ port: Int) throws -> Int32 {
@@ -19,13 +22,13 @@ public enum LoopbackSocket {
             close(fd)
             throw POSIXError(.init(rawValue: errno) ?? .EIO)
         }
-        var timeout = timeval(tv_sec: 20, tv_usec: 0)
+        var timeout = timeval(tv_sec: 60, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         return fd
     }
 
     /// Sends `request` on a new connection and reads the answer until the server closes it (or
-    /// sends nothing for 20 s). Blocking: from async code, call it through ``OwnThread/run(_:)``.
+    /// sends nothing for 60 s). Blocking: from async code, call it through ``OwnThread/run(_:)``.
     public static func exchange(_ port: Int, _ request: [UInt8]) throws -> String {
         String(decoding: try exchangeBytes(port, request), as: UTF8.self)
     }
