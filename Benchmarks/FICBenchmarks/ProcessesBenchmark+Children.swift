@@ -89,8 +89,7 @@ extension ProcessesBenchmark {
             let name = "reader-\(kind.rawValue)-\(round)"
             let job = Job(
                 namespace: Namespace.gallery, maximumCount: maximumCount, ready: path(name + ".ready"),
-                output: path(name + ".json"), ticks: ticks, prefix: "r", inMemory: kind == .dictionary, floor: kind == .floor,
-                countPages: true)
+                output: path(name + ".json"), ticks: ticks, prefix: "r", reads: kind, countPages: true)
             try start(.reader, count: readerImages, job: job).wait()
             let (report, samples) = try ProcessesBenchmark.readOutput(job.output!)
             return (report, samples)

@@ -24,10 +24,11 @@ extension ProcessesBenchmark {
     }
 
     /// What a reader alone reads: the cache, or one of the two baselines.
-    enum ReaderKind: String {
+    enum ReaderKind: String, Codable {
         /// The cache (``read(_:count:job:)``).
         case cache
-        /// A `[String: [UInt8]]` in the process's memory (``readInMemory(count:job:)``).
+        /// A `[String: [UInt8]]` in the process's memory (``readInMemory(count:job:)``): what any
+        /// lookup costs at a gallery's pace on this machine.
         case dictionary
         /// The least a zero-copy lookup safe across processes does (``readFloor(directory:count:job:)``).
         case floor
@@ -55,12 +56,9 @@ extension ProcessesBenchmark {
         var source: String = "v1"
         /// Where a reader's screen starts; the storer's pauses.
         var seed: UInt64 = 1
-        /// A reader that keeps its images in a `[String: [UInt8]]` of its own instead of the
-        /// cache: what any lookup costs at a gallery's pace on this machine (the baseline).
-        var inMemory: Bool? = nil
-        /// A reader of the same images through ``LookupFloor``: the least a zero-copy lookup safe
-        /// across processes does (a second baseline, the cache's floor).
-        var floor: Bool? = nil
+        /// What a reader reads: the cache (nil or `.cache`), or one of the baselines that keep the same images
+        /// elsewhere (``ReaderKind``).
+        var reads: ReaderKind? = nil
         /// A reader alone also counts the memory pages one lookup touches (``PagesTouched``).
         var countPages: Bool? = nil
     }
@@ -85,8 +83,8 @@ extension ProcessesBenchmark {
     /// JSON file `job` says.
     public static func child(_ role: Role, directory: String, count: Int, job jobPath: String) throws {
         let job = try JSONDecoder().decode(Job.self, from: Data(contentsOf: URL(fileURLWithPath: jobPath)))
-        if role == .reader, job.inMemory == true { return try readInMemory(count: count, job: job) }
-        if role == .reader, job.floor == true { return try readFloor(directory: directory, count: count, job: job) }
+        if role == .reader, job.reads == .dictionary { return try readInMemory(count: count, job: job) }
+        if role == .reader, job.reads == .floor { return try readFloor(directory: directory, count: count, job: job) }
         // Processes open the cache at the same time: each waits for the others' opening.
         let cache = try ImageCache(
             directory: directory, namespace: job.namespace, formats: [try format(maximumCount: job.maximumCount)],
