@@ -329,3 +329,30 @@ let package = Package(
         )
     ]
 )
+
+// A build with tests compiles every target of the package, and scripts/test's Thread Sanitizer run
+// executes the suites of five test targets only: with FIC_TEST_TARGETS (test targets' names,
+// separated by commas) the package keeps those test targets and the targets they need, so that
+// build leaves out fic, the benchmarks, the fuzzers and the other suites. Unset, nothing changes.
+if let names = Context.environment["FIC_TEST_TARGETS"] {
+    var kept = Set(names.split(separator: ",").map(String.init))
+    let byName = Dictionary(uniqueKeysWithValues: package.targets.map { ($0.name, $0) })
+    var pending = Array(kept)
+    while let name = pending.popLast() {
+        for dependency in byName[name]?.dependencies ?? [] {
+            switch dependency {
+            case .targetItem(let needed, _), .byNameItem(let needed, _):
+                if byName[needed] != nil, kept.insert(needed).inserted { pending.append(needed) }
+            default: break
+            }
+        }
+    }
+    package.targets.removeAll { !kept.contains($0.name) }
+    package.products.removeAll { product in
+        switch product {
+        case let library as Product.Library: return !library.targets.allSatisfy(kept.contains)
+        case let executable as Product.Executable: return !executable.targets.allSatisfy(kept.contains)
+        default: return false
+        }
+    }
+}
