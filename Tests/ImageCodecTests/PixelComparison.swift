@@ -1,3 +1,4 @@
+import FICTestSupport
 import Foundation
 import ImageCodec
 
@@ -7,41 +8,30 @@ enum PixelComparison {
     /// of the same length (for example interleaved R, G, B).
     static func psnr(samples a: [UInt8], _ b: [UInt8]) -> Double {
         precondition(a.count == b.count && !a.isEmpty, "sample runs of different lengths")
-        var squared = 0.0
-        for (x, y) in zip(a, b) {
-            let d = Double(Int(x) - Int(y))
-            squared += d * d
-        }
-        let mse = squared / Double(a.count)
-        return mse == 0 ? .infinity : 10 * log10(255 * 255 / mse)
+        return a.withUnsafeBytes { a in b.withUnsafeBytes { b in SampleComparison.psnr(a, b) } }
     }
 
     /// Peak signal-to-noise ratio over the B, G, R channels, in dB (infinity when identical).
     static func psnr(_ a: DecodedImage, _ b: DecodedImage) -> Double {
-        var squared = 0.0
+        var squared = 0, count = 0
         for y in 0..<a.height {
-            let rowA = (a.baseAddress + y * a.bytesPerRow).assumingMemoryBound(to: UInt8.self)
-            let rowB = (b.baseAddress + y * b.bytesPerRow).assumingMemoryBound(to: UInt8.self)
-            for i in 0..<(a.width * 4) where i % 4 != 3 {
-                let d = Double(Int(rowA[i]) - Int(rowB[i]))
-                squared += d * d
-            }
+            let (sum, samples) = SampleComparison.squaredError(row(a, y), row(b, y), skippingFourth: true)
+            squared += sum
+            count += samples
         }
-        let mse = squared / Double(a.width * a.height * 3)
-        return mse == 0 ? .infinity : 10 * log10(255 * 255 / mse)
+        return SampleComparison.psnr(squaredError: Double(squared), count: count)
     }
 
     /// The largest difference of any channel (including alpha / X) between `a` and `b`.
     static func maximumDifference(_ a: DecodedImage, _ b: DecodedImage) -> Int {
         var largest = 0
-        for y in 0..<a.height {
-            let rowA = (a.baseAddress + y * a.bytesPerRow).assumingMemoryBound(to: UInt8.self)
-            let rowB = (b.baseAddress + y * b.bytesPerRow).assumingMemoryBound(to: UInt8.self)
-            for i in 0..<(a.width * 4) {
-                largest = max(largest, abs(Int(rowA[i]) - Int(rowB[i])))
-            }
-        }
+        for y in 0..<a.height { largest = Swift.max(largest, SampleComparison.largestDifference(row(a, y), row(b, y))) }
         return largest
+    }
+
+    /// Row `y` of `image`, without padding (`image.width` BGRA pixels).
+    private static func row(_ image: DecodedImage, _ y: Int) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(start: image.baseAddress + y * image.bytesPerRow, count: image.width * 4)
     }
 
     /// Whether the pixel bytes of `a` and `b` (without row padding) are identical.

@@ -1,4 +1,5 @@
 import FICHarness
+import FICTestSupport
 import Foundation
 import Glibc
 import ImageCodec
@@ -108,14 +109,16 @@ struct Bitmap: Equatable {
         let image = try ImageDecoder.decode(bytes, options: DecodingOptions(maximumPixelCount: 1 << 30))
         width = image.width
         height = image.height
-        pixels = []
-        pixels.reserveCapacity(width * height * 4)
+        var pixels = [UInt8](repeating: 0, count: image.width * image.height * 4)
         image.withUnsafeBytes { raw in
-            for y in 0..<height {
-                pixels.append(
-                    contentsOf: UnsafeRawBufferPointer(rebasing: raw[(y * image.bytesPerRow)..<(y * image.bytesPerRow + width * 4)]))
+            pixels.withUnsafeMutableBytes { pixels in
+                for y in 0..<image.height {
+                    (pixels.baseAddress! + y * image.width * 4).copyMemory(
+                        from: raw.baseAddress! + y * image.bytesPerRow, byteCount: image.width * 4)
+                }
             }
         }
+        self.pixels = pixels
     }
 
     init(width: Int, height: Int, pixels: [UInt8]) {
@@ -136,9 +139,11 @@ struct Bitmap: Equatable {
                 try pyramid.readTile(level: level, column: column, row: row, into: buffer)
                 let valid = info.validSize(column: column, row: row)
                 buffer.withUnsafeBytes { tile in
-                    for y in 0..<valid.height {
-                        let target = ((row * 256 + y) * width + column * 256) * 4
-                        for i in 0..<(valid.width * 4) { pixels[target + i] = tile[y * 1024 + i] }
+                    pixels.withUnsafeMutableBytes { pixels in
+                        for y in 0..<valid.height {
+                            let target = ((row * 256 + y) * width + column * 256) * 4
+                            (pixels.baseAddress! + target).copyMemory(from: tile.baseAddress! + y * 1024, byteCount: valid.width * 4)
+                        }
                     }
                 }
             }
@@ -149,15 +154,28 @@ struct Bitmap: Equatable {
     func halved() -> Bitmap {
         let w = (width + 1) / 2, h = (height + 1) / 2
         var out = [UInt8](repeating: 0, count: w * h * 4)
-        for y in 0..<h {
-            let y0 = 2 * y, y1 = min(2 * y + 1, height - 1)
-            for x in 0..<w {
-                let x0 = 2 * x, x1 = min(2 * x + 1, width - 1)
-                for c in 0..<4 {
-                    let sum =
-                        Int(pixels[(y0 * width + x0) * 4 + c]) + Int(pixels[(y0 * width + x1) * 4 + c])
-                        + Int(pixels[(y1 * width + x0) * 4 + c]) + Int(pixels[(y1 * width + x1) * 4 + c])
-                    out[(y * w + x) * 4 + c] = UInt8((sum + 2) >> 2)
+        // Index arithmetic on pointers, in while loops: this is the debug build's reference for
+        // every level of every pyramid test, and ranges and array subscripts there cost a call each.
+        pixels.withUnsafeBufferPointer { source in
+            out.withUnsafeMutableBufferPointer { target in
+                let p = source.baseAddress!, q = target.baseAddress!
+                var y = 0
+                while y < h {
+                    let row0 = 2 * y * width, row1 = (2 * y + 1 < height ? 2 * y + 1 : height - 1) * width
+                    var x = 0
+                    while x < w {
+                        let x0 = 2 * x, x1 = 2 * x + 1 < width ? 2 * x + 1 : width - 1
+                        var c = 0
+                        while c < 4 {
+                            let sum =
+                                Int(p[(row0 + x0) * 4 + c]) + Int(p[(row0 + x1) * 4 + c]) + Int(p[(row1 + x0) * 4 + c])
+                                + Int(p[(row1 + x1) * 4 + c])
+                            q[(y * w + x) * 4 + c] = UInt8(truncatingIfNeeded: (sum + 2) >> 2)
+                            c += 1
+                        }
+                        x += 1
+                    }
+                    y += 1
                 }
             }
         }
@@ -167,9 +185,14 @@ struct Bitmap: Equatable {
     /// The largest difference of any channel (Int.max when the sizes differ).
     func maximumDifference(to other: Bitmap) -> Int {
         guard width == other.width, height == other.height else { return Int.max }
-        var worst = 0
-        for i in 0..<pixels.count { worst = max(worst, abs(Int(pixels[i]) - Int(other.pixels[i]))) }
-        return worst
+        return pixels.withUnsafeBytes { a in other.pixels.withUnsafeBytes { b in SampleComparison.largestDifference(a, b) } }
+    }
+
+    /// Equal sizes and the same bytes (compared whole, not sample by sample as `[UInt8]`'s `==`
+    /// does in the debug build).
+    static func == (a: Bitmap, b: Bitmap) -> Bool {
+        a.width == b.width && a.height == b.height
+            && a.pixels.withUnsafeBytes { a in b.pixels.withUnsafeBytes { b in SampleComparison.equal(a, b) } }
     }
 }
 

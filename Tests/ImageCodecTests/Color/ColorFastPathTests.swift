@@ -39,7 +39,7 @@ struct ColorFastPathTests {
                 #expect(lcms.method == .littleCMS)
                 let source = Array(pixels.prefix(count * layout.bytesPerPixel))
                 let a = ColorFixtures.convert(fast, source, count: count), b = ColorFixtures.convert(lcms, source, count: count)
-                let largest = zip(a, b).map { abs(Int($0) - Int($1)) }.max() ?? 0
+                let largest = a.withUnsafeBytes { a in b.withUnsafeBytes { b in SampleComparison.largestDifference(a, b) } }
                 #expect(largest <= 1, "\(name) \(layout): differs by \(largest)")
                 if layout == .rgb8 { fastProfiles += 1 }
             }

@@ -69,9 +69,16 @@ struct ColorPhotoTests {
 struct ColorDecodeTests {
     /// Packed BGRA (or BGRX) rows of `image`.
     static func packed(_ image: DecodedImage) -> [UInt8] {
+        var packed = [UInt8](repeating: 0, count: image.width * image.height * 4)
         image.withUnsafeBytes { bytes in
-            (0..<image.height).flatMap { y in Array(bytes[(y * image.bytesPerRow)..<(y * image.bytesPerRow + image.width * 4)]) }
+            packed.withUnsafeMutableBytes { packed in
+                for y in 0..<image.height {
+                    (packed.baseAddress! + y * image.width * 4).copyMemory(
+                        from: bytes.baseAddress! + y * image.bytesPerRow, byteCount: image.width * 4)
+                }
+            }
         }
+        return packed
     }
 
     @Test(arguments: ColorFixtures.names)
