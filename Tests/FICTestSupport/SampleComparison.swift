@@ -59,6 +59,18 @@ public enum SampleComparison {
         return largest
     }
 
+    /// `height` rows of `rowBytes` bytes each, `bytesPerRow` apart from `base`, side by side
+    /// without padding: the runs the comparisons above take.
+    public static func packedRows(_ base: UnsafeRawPointer, height: Int, rowBytes: Int, bytesPerRow: Int) -> [UInt8] {
+        var packed = [UInt8](repeating: 0, count: height * rowBytes)
+        packed.withUnsafeMutableBytes { packed in
+            for y in 0..<height {
+                (packed.baseAddress! + y * rowBytes).copyMemory(from: base + y * bytesPerRow, byteCount: rowBytes)
+            }
+        }
+        return packed
+    }
+
     /// Whether `a` and `b` hold the same bytes.
     public static func equal(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
         a.count == b.count && (a.count == 0 || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0)

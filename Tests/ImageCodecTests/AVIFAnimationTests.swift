@@ -117,7 +117,7 @@ struct AVIFAnimationTests {
         #expect(frames.count == 2)
         for (frame, source) in zip(frames, sources) {
             let reference = try ColorTools.sRGBReference(of: source, in: HEIFTestFiles.folder)
-            let samples = ColorFixtures.rgb(ofBGRA: ColorDecodeTests.packed(frame.image))
+            let samples = ColorFixtures.rgb(ofBGRA: PixelComparison.packed(frame.image))
             let psnr = PixelComparison.psnr(samples: samples, reference)
             let untagged = PixelComparison.psnr(samples: samples, try ColorTools.rawPixels(of: source, in: HEIFTestFiles.folder))
             print(

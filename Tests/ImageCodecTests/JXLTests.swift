@@ -69,7 +69,7 @@ import Testing
         // Adobe RGB converted to sRGB: against LittleCMS's conversion of the JPEG by vips (djxl
         // hands out the transcode's pixels in the file's own profile).
         let reference = try ColorTools.sRGBReference(of: jpeg, in: folder.path)
-        let psnr = PixelComparison.psnr(samples: ColorFixtures.rgb(ofBGRA: ColorDecodeTests.packed(stored)), reference)
+        let psnr = PixelComparison.psnr(samples: ColorFixtures.rgb(ofBGRA: PixelComparison.packed(stored)), reference)
         #expect(psnr >= 38, "against vips icc_transform: \(psnr) dB")
     }
 
@@ -173,11 +173,7 @@ import Testing
         let streamed = try RowStreaming.decode(jxl, chunkSize: 4096)
         let image = try ImageDecoder.decode(jxl, options: DecodingOptions(applyOrientation: false))
         #expect(streamed.header.format == .jxl && streamed.header.width == image.width && streamed.header.height == image.height)
-        var packed: [UInt8] = []
-        for y in 0..<image.height {
-            packed += UnsafeRawBufferPointer(start: image.baseAddress + y * image.bytesPerRow, count: image.width * 4)
-        }
-        #expect(streamed.pixels == packed)
+        #expect(streamed.pixels == PixelComparison.packed(image))
     }
 
     @Test func aFileCutShortIsTruncatedWhereverItIsCut() throws {

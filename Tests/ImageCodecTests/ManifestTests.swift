@@ -42,7 +42,7 @@ import Testing
                 "--input-profile", folder + "/\(name).icc", "--intent", "relative"
             ])
             let expected = try ColorTools.rawPixels(of: converted, in: folder)
-            let rgb = ColorFixtures.rgb(ofBGRA: ColorDecodeTests.packed(decoded))
+            let rgb = ColorFixtures.rgb(ofBGRA: PixelComparison.packed(decoded))
             // vips keeps the reference's alpha band: take R, G, B of each RGBA pixel when it has one.
             let channels = expected.count / (decoded.width * decoded.height)
             let expectedRGB =

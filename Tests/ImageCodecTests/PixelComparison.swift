@@ -29,6 +29,11 @@ enum PixelComparison {
         return largest
     }
 
+    /// The BGRA (or BGRX) pixels of `image`, its rows side by side without padding.
+    static func packed(_ image: DecodedImage) -> [UInt8] {
+        SampleComparison.packedRows(image.baseAddress, height: image.height, rowBytes: image.width * 4, bytesPerRow: image.bytesPerRow)
+    }
+
     /// Row `y` of `image`, without padding (`image.width` BGRA pixels).
     private static func row(_ image: DecodedImage, _ y: Int) -> UnsafeRawBufferPointer {
         UnsafeRawBufferPointer(start: image.baseAddress + y * image.bytesPerRow, count: image.width * 4)

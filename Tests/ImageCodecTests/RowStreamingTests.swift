@@ -8,11 +8,7 @@ import Testing
     /// The one-shot decode in stored orientation, as packed 4-byte pixels.
     static func oneShot(_ bytes: [UInt8]) throws -> [UInt8] {
         let image = try ImageDecoder.decode(bytes, options: DecodingOptions(applyOrientation: false))
-        var packed: [UInt8] = []
-        for y in 0..<image.height {
-            packed.append(contentsOf: UnsafeRawBufferPointer(start: image.baseAddress + y * image.bytesPerRow, count: image.width * 4))
-        }
-        return packed
+        return PixelComparison.packed(image)
     }
 
     @Test(arguments: [

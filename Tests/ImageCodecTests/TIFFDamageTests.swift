@@ -73,7 +73,7 @@ import Testing
             Self.code { try RowStreaming.decode(part, chunkSize: 1000, options: RowStreaming.options(allowCorruptData: false)) }
                 == .truncated)
         let streamed = try RowStreaming.decode(part, chunkSize: 1000, options: RowStreaming.options(allowCorruptData: true))
-        #expect(streamed.pixels == Self.packed(image))
+        #expect(streamed.pixels == PixelComparison.packed(image))
     }
 
     /// Corrupt compressed strips: by default the others are decoded exactly and the damaged ones
@@ -105,7 +105,7 @@ import Testing
                 == .corruptData)
         #expect(
             try RowStreaming.decode(bytes, chunkSize: 65536, options: RowStreaming.options(allowCorruptData: true)).pixels
-                == Self.packed(image))
+                == PixelComparison.packed(image))
     }
 
     /// A declared 1,000,000 × 1,000,000 image is refused before anything is decoded; its header still reads.
@@ -244,13 +244,5 @@ import Testing
             samples: [UInt8](repeating: 0, count: 64), overrides: [339: [3]])
         #expect(Self.code { try ImageDecoder.decode(float) } == .unsupportedFormat)
         #expect(try ImageDecoder.info(float).bitsPerSample == 32)
-    }
-
-    static func packed(_ image: DecodedImage) -> [UInt8] {
-        var out: [UInt8] = []
-        for y in 0..<image.height {
-            out += UnsafeRawBufferPointer(start: image.baseAddress + y * image.bytesPerRow, count: image.width * 4)
-        }
-        return out
     }
 }

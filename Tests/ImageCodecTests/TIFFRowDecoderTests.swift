@@ -70,7 +70,7 @@ import Testing
         defer { TIFFMaker.remove(folder) }
         let bytes = try Self.make(steps, in: folder)
         let whole = try ImageDecoder.decode(bytes, options: DecodingOptions(applyOrientation: false, allowCorruptData: false))
-        let expected = TIFFDamageTests.packed(whole)
+        let expected = PixelComparison.packed(whole)
         // Spooled from chunks of several sizes.
         for chunk in [1000, 65536, bytes.count] {
             let streamed = try RowStreaming.decode(bytes, chunkSize: chunk)

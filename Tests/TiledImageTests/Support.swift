@@ -109,16 +109,9 @@ struct Bitmap: Equatable {
         let image = try ImageDecoder.decode(bytes, options: DecodingOptions(maximumPixelCount: 1 << 30))
         width = image.width
         height = image.height
-        var pixels = [UInt8](repeating: 0, count: image.width * image.height * 4)
-        image.withUnsafeBytes { raw in
-            pixels.withUnsafeMutableBytes { pixels in
-                for y in 0..<image.height {
-                    (pixels.baseAddress! + y * image.width * 4).copyMemory(
-                        from: raw.baseAddress! + y * image.bytesPerRow, byteCount: image.width * 4)
-                }
-            }
+        pixels = image.withUnsafeBytes {
+            SampleComparison.packedRows($0.baseAddress!, height: image.height, rowBytes: image.width * 4, bytesPerRow: image.bytesPerRow)
         }
-        self.pixels = pixels
     }
 
     init(width: Int, height: Int, pixels: [UInt8]) {

@@ -67,20 +67,6 @@ struct ColorPhotoTests {
 /// its rows as bytes arrive (tile pyramids), against LittleCMS's conversion by vips.
 @Suite(.enabled(if: ColorTools.available, ColorTools.missing))
 struct ColorDecodeTests {
-    /// Packed BGRA (or BGRX) rows of `image`.
-    static func packed(_ image: DecodedImage) -> [UInt8] {
-        var packed = [UInt8](repeating: 0, count: image.width * image.height * 4)
-        image.withUnsafeBytes { bytes in
-            packed.withUnsafeMutableBytes { packed in
-                for y in 0..<image.height {
-                    (packed.baseAddress! + y * image.width * 4).copyMemory(
-                        from: bytes.baseAddress! + y * image.bytesPerRow, byteCount: image.width * 4)
-                }
-            }
-        }
-        return packed
-    }
-
     @Test(arguments: ColorFixtures.names)
     func decodersConvertToSRGB(name: String) throws {
         let photo = try ColorFixtures.photo(name)
@@ -89,7 +75,7 @@ struct ColorDecodeTests {
         let image = try ImageDecoder.decode(bytes)
         #expect(image.source.color != .untagged, "\(name): the decoder found no colour information")
         #expect(image.warnings.isEmpty, "\(name): \(image.warnings)")
-        let whole = PixelComparison.psnr(samples: ColorFixtures.rgb(ofBGRA: Self.packed(image)), reference)
+        let whole = PixelComparison.psnr(samples: ColorFixtures.rgb(ofBGRA: PixelComparison.packed(image)), reference)
         // 16-bit samples are converted before they are reduced to 8 bits (53 dB if reduced first).
         let least: Double = photo.layout == .rgb16 ? 60 : 38
         #expect(whole >= least, "\(name): \(whole) dB against LittleCMS")
