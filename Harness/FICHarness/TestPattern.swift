@@ -1,3 +1,4 @@
+import Glibc
 import ImageTable
 
 /// Deterministic pixel patterns derived from an entry's keys, so that tests and the crash
@@ -11,12 +12,16 @@ public enum TestPattern {
     /// Fills `count` bytes with the pattern of `seed`.
     public static func fill(_ p: UnsafeMutableRawPointer, count: Int, seed: UInt64) {
         var x = seed | 1
+        // Whole words through a typed pointer: the harness runs unoptimised (and sanitized) in the
+        // tests, where the generic `storeBytes` cost a call into the runtime for every word.
+        let words = p.bindMemory(to: UInt64.self, capacity: count / 8)
         var i = 0
-        while i + 8 <= count {
-            x ^= x << 13; x ^= x >> 7; x ^= x << 17
-            p.storeBytes(of: x, toByteOffset: i, as: UInt64.self)
-            i += 8
+        while i < count / 8 {
+            x ^= x &<< 13; x ^= x &>> 7; x ^= x &<< 17
+            words[i] = x
+            i += 1
         }
+        i *= 8
         while i < count {
             p.storeBytes(of: UInt8(truncatingIfNeeded: x >> UInt64(i % 8)), toByteOffset: i, as: UInt8.self)
             i += 1
@@ -28,6 +33,10 @@ public enum TestPattern {
         let expected = UnsafeMutableRawPointer.allocate(byteCount: image.byteCount, alignment: 64)
         defer { expected.deallocate() }
         fill(expected, count: image.byteCount, seed: seed(entity: image.entity, source: image.source))
-        return image.withUnsafeBytes { $0.elementsEqual(UnsafeRawBufferPointer(start: expected, count: image.byteCount)) }
+        // memcmp, not `elementsEqual`: unoptimised, that compared byte by byte through the generic
+        // sequence code, and the crash and torture tests' processes spent a third of their time there.
+        return image.withUnsafeBytes { stored in
+            stored.count == image.byteCount && (stored.count == 0 || memcmp(stored.baseAddress!, expected, stored.count) == 0)
+        }
     }
 }
