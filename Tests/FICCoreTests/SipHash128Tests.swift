@@ -15,8 +15,14 @@ import Testing
     static let k1: UInt64 = 0x0f0e_0d0c_0b0a_0908
 
     static func hex(_ result: (first: UInt64, second: UInt64)) -> String {
-        [result.first, result.second].flatMap { word in (0..<8).map { UInt8(truncatingIfNeeded: word >> (8 * $0)) } }
-            .map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+        var hex = ""
+        for word in [result.first, result.second] {
+            for byte in 0..<8 {
+                let value = UInt8(truncatingIfNeeded: word >> UInt64(8 * byte))
+                hex += (value < 16 ? "0" : "") + String(value, radix: 16)
+            }
+        }
+        return hex
     }
 
     @Test func matchesTheReferenceVectors() {

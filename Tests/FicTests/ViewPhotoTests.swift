@@ -10,7 +10,10 @@ extension ViewTests {
         private func boxFiltered(_ full: Picture, x: Int, y: Int) -> (UInt8, UInt8, UInt8) {
             let x1 = min(2 * x + 1, full.width - 1), y1 = min(2 * y + 1, full.height - 1)
             let p = [full.bgr(2 * x, 2 * y), full.bgr(x1, 2 * y), full.bgr(2 * x, y1), full.bgr(x1, y1)]
-            func mean(_ c: (UInt8, UInt8, UInt8, UInt8)) -> UInt8 { UInt8((Int(c.0) + Int(c.1) + Int(c.2) + Int(c.3) + 2) >> 2) }
+            func mean(_ c: (UInt8, UInt8, UInt8, UInt8)) -> UInt8 {
+                let sum: Int = Int(c.0) + Int(c.1)
+                return UInt8((sum + Int(c.2) + Int(c.3) + 2) >> 2)
+            }
             return (mean((p[0].0, p[1].0, p[2].0, p[3].0)), mean((p[0].1, p[1].1, p[2].1, p[3].1)), mean((p[0].2, p[1].2, p[2].2, p[3].2)))
         }
 

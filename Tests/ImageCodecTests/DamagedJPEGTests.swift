@@ -118,7 +118,10 @@ import Testing
     @Test func aFrameHeaderNamingATableThatCannotExistIsAnError() throws {
         let original = try TestData.bytes(Self.photo)
         let frame = try #require(
-            (2..<(original.count - 1)).first { original[$0] == 0xFF && (original[$0 + 1] == 0xC0 || original[$0 + 1] == 0xC2) })
+            (2..<(original.count - 1)).first { (i: Int) -> Bool in
+                let marker: UInt8 = original[i + 1]
+                return original[i] == 0xFF && (marker == 0xC0 || marker == 0xC2)
+            })
         // FF Cn, length (2), precision, height (2), width (2), components, then per component:
         // id, sampling, table number.
         #expect(original[frame + 9] == 3)

@@ -195,9 +195,9 @@ import Testing
         var squared = 0.0
         for y in 0..<a.height {
             for x in 0..<a.width {
-                let d = Double(
-                    Int((a.baseAddress + y * a.bytesPerRow + 4 * x + 3).load(as: UInt8.self))
-                        - Int((b.baseAddress + y * b.bytesPerRow + 4 * x + 3).load(as: UInt8.self)))
+                let alphaA: UInt8 = (a.baseAddress + y * a.bytesPerRow + 4 * x + 3).load(as: UInt8.self)
+                let alphaB: UInt8 = (b.baseAddress + y * b.bytesPerRow + 4 * x + 3).load(as: UInt8.self)
+                let d = Double(Int(alphaA) - Int(alphaB))
                 squared += d * d
             }
         }

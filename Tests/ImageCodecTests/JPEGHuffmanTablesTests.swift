@@ -1,3 +1,4 @@
+import FICTestSupport
 import Foundation
 import Testing
 @testable import ImageCodec
@@ -8,9 +9,8 @@ import Testing
 @Suite struct JPEGHuffmanTablesTests {
     /// The 256 × 256 tile at (`x`, `y`) of `image`, packed (rows of 1024 bytes).
     static func tile(_ image: DecodedImage, x: Int, y: Int) -> [UInt8] {
-        (0..<256).flatMap { row in
-            Array(UnsafeRawBufferPointer(start: image.baseAddress + (y + row) * image.bytesPerRow + x * 4, count: 1024))
-        }
+        SampleComparison.packedRows(
+            image.baseAddress + y * image.bytesPerRow + x * 4, height: 256, rowBytes: 1024, bytesPerRow: image.bytesPerRow)
     }
 
     static func encode(_ tile: [UInt8], _ huffman: JPEGHuffmanCoding) throws -> [UInt8] {
@@ -67,7 +67,7 @@ import Testing
                 huffman: .optimized)
         }
         #expect(JPEGHuffmanTables(derivedFrom: bytes) != nil)
-        let firstTable = try #require((2..<(bytes.count - 1)).first { bytes[$0] == 0xFF && bytes[$0 + 1] == 0xC4 })
+        let firstTable = try #require((2..<(bytes.count - 1)).first { (i: Int) -> Bool in bytes[i] == 0xFF && bytes[i + 1] == 0xC4 })
         #expect(JPEGHuffmanTables(derivedFrom: Array(bytes.prefix(firstTable + 30))) == nil)
     }
 }

@@ -106,10 +106,11 @@ import Testing
         try await waitUntil("the holder holds a slot") { holder.said.contains("holding") }
         holder.kill(SIGSTOP)
         let holding = try #require(holder.said.split(separator: "\n").first { $0.hasPrefix("holding") })
-        let fields = Dictionary(
-            uniqueKeysWithValues: holding.split(separator: " ").dropFirst().map { $0.split(separator: "=") }.map {
-                (String($0[0]), UInt64($0[1])!)
-            })
+        let pairs = holding.split(separator: " ").dropFirst().map { (field: Substring) -> (String, UInt64) in
+            let parts = field.split(separator: "=")
+            return (String(parts[0]), UInt64(parts[1])!)
+        }
+        let fields = Dictionary(uniqueKeysWithValues: pairs)
         let (heldSlot, heldVersion) = (Int(fields["slot"]!), fields["version"]!)
 
         // A reader killed while it works (its holds left behind), and another started.
