@@ -14,15 +14,11 @@ import Testing
     static let k0: UInt64 = 0x0706_0504_0302_0100
     static let k1: UInt64 = 0x0f0e_0d0c_0b0a_0908
 
+    /// The 16 output bytes as the vectors write them: `first`, then `second`, each least significant byte first.
     static func hex(_ result: (first: UInt64, second: UInt64)) -> String {
-        var hex = ""
-        for word in [result.first, result.second] {
-            for byte in 0..<8 {
-                let value = UInt8(truncatingIfNeeded: word >> UInt64(8 * byte))
-                hex += (value < 16 ? "0" : "") + String(value, radix: 16)
-            }
-        }
-        return hex
+        var bytes: [UInt8] = []
+        for word in [result.first, result.second] { withUnsafeBytes(of: word.littleEndian) { bytes += $0 } }
+        return SHA256Hex.lowercaseHex(bytes)
     }
 
     @Test func matchesTheReferenceVectors() {
