@@ -333,14 +333,15 @@ let package = Package(
 // A build with tests compiles every target of the package, and scripts/test's Thread Sanitizer run
 // executes the suites of five test targets only: with FIC_TEST_TARGETS (test targets' names,
 // separated by commas) the package keeps those test targets and the targets they need, so that
-// build leaves out fic, the benchmarks, the fuzzers and the other suites. Names prefixed with "-"
-// only leave those out and keep everything else: the Address Sanitizer build does not compile the
-// two suites that run under Thread Sanitizer alone. Unset, nothing changes.
+// build leaves out fic, the benchmarks, the fuzzers and the other suites. A name prefixed with "-"
+// is left out (of every target when no name is kept): the Address Sanitizer build does not compile
+// the two suites that run under Thread Sanitizer alone. Unset, nothing changes.
 if let names = Context.environment["FIC_TEST_TARGETS"] {
     let listed = names.split(separator: ",").map(String.init)
     let left = Set(listed.filter { $0.hasPrefix("-") }.map { String($0.dropFirst()) })
     var kept = Set(listed.filter { !$0.hasPrefix("-") })
-    if kept.isEmpty { kept = Set(package.targets.map(\.name)).subtracting(left) }
+    if kept.isEmpty { kept = Set(package.targets.map(\.name)) }
+    kept.subtract(left)
     let byName = Dictionary(uniqueKeysWithValues: package.targets.map { ($0.name, $0) })
     var pending = Array(kept)
     while let name = pending.popLast() {
