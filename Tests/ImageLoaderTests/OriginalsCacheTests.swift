@@ -6,8 +6,10 @@ import Testing
 
 /// Stores `bytes` for `url` in `cache` as a download would.
 @discardableResult
-func store(_ bytes: [UInt8], for url: URL, in cache: OriginalsCache, maximumAge: Int64? = nil, etag: String? = nil) throws -> Bool {
-    guard let writer = try cache.makeWriter(for: url, storedAt: Date(), maximumAge: maximumAge, etag: etag, lastModified: nil) else {
+func store(
+    _ bytes: [UInt8], for url: URL, in cache: OriginalsCache, maximumAge: Int64? = nil, etag: String? = nil, storedAt: Date = Date()
+) throws -> Bool {
+    guard let writer = try cache.makeWriter(for: url, storedAt: storedAt, maximumAge: maximumAge, etag: etag, lastModified: nil) else {
         return false
     }
     try writer.write(bytes)
@@ -111,6 +113,34 @@ func pattern(_ n: Int, seed: Int = 0) -> [UInt8] { (0..<n).map { UInt8(truncatin
             atPath: folder + "/" + OriginalsCache.entryName(for: a), toPath: folder + "/" + OriginalsCache.entryName(for: b))
         #expect(try cache.data(for: b) == nil)
         #expect(same(try cache.data(for: a), pattern(100)))
+    }
+
+    /// A time whose millisecond, read back as a file's header gives it (whole milliseconds since
+    /// 1970 as `Date`'s floating-point seconds), lies after the time itself: found by trying times
+    /// from a fixed one, with the same arithmetic written out here.
+    static func timeThatComesBackLater() -> Date? {
+        for k in 0..<2_000_000 {
+            let time = Date(timeIntervalSince1970: 1_796_000_000 + Double(k) * 0.000_123_457)
+            let millisecond: Double = (time.timeIntervalSince1970 * 1000).rounded(.down)
+            if Date(timeIntervalSince1970: millisecond / 1000) > time { return time }
+        }
+        return nil
+    }
+
+    /// An entry is fresh at the very time it was stored: a lookup by a clock held still (as the
+    /// loader's tests hold theirs) once found such an entry stale, and fetched it again.
+    @Test func anEntryIsFreshAtTheTimeItWasStoredAndForItsMaximumAge() throws {
+        let dir = TemporaryDirectory(); defer { dir.cleanup() }
+        let cache = try OriginalsCache(directory: dir.child("originals"), maximumBytes: 1 << 20)
+        let url = URL(string: "https://example.com/a.jpg")!
+        let time = try #require(Self.timeThatComesBackLater())
+        try store(pattern(100), for: url, in: cache, maximumAge: 1, storedAt: time)
+        let header = try #require(cache.lookup(url)).header
+        try #require(header.storedAt > time, "the stored time came back after the time it was stored at: the case under test")
+        #expect(header.isFresh(at: time))
+        #expect(header.isFresh(at: time + 0.998))
+        #expect(!header.isFresh(at: time + 1.001), "older than its maximum age of 1 s")
+        #expect(!header.isFresh(at: time - 0.002), "a clock that went back before the store does not make it fresh")
     }
 
     @Test func aWriteThatIsNeverCommittedLeavesNothing() throws {

@@ -60,10 +60,23 @@ package struct EntryHeader: Sendable, Hashable {
     }
 
     /// Whether the entry is still fresh at `now`.
+    ///
+    /// Judged in the header's own precision, whole milliseconds since 1970: the stored time read
+    /// back from a file is the millisecond it was stored in, which through `Date`'s floating-point
+    /// seconds can come back a few nanoseconds after the time it was made from. Compared in
+    /// seconds, a lookup at that very time (a clock a test holds still) saw a negative age and
+    /// called a just-stored entry stale.
     func isFresh(at now: Date) -> Bool {
         guard let maximumAge else { return true }
-        let age = now.timeIntervalSince(storedAt)
-        return age >= 0 && age < Double(maximumAge)
+        let age = Self.milliseconds(now) - Self.milliseconds(storedAt)
+        return age >= 0 && age < Double(maximumAge) * 1000
+    }
+
+    /// Milliseconds since 1970 of `date`, rounded down: what the header stores. (Rounded up, the
+    /// time could lie after the store, and an entry read back within that half millisecond would
+    /// count as stale.) A `Double`, so that no stored value, however large, can trap.
+    static func milliseconds(_ date: Date) -> Double {
+        (date.timeIntervalSince1970 * 1000).rounded(.down)
     }
 
     /// The header's bytes.
@@ -74,9 +87,7 @@ package struct EntryHeader: Sendable, Hashable {
         append(UInt32(length), to: &out)
         append(UInt64(bodyLength), to: &out)
         append(bodyChecksum, to: &out)
-        // Milliseconds rounded down: rounded up, the time could lie after the store, and an entry
-        // read back within that half millisecond would count as stale (a negative age).
-        append(UInt64(bitPattern: Int64((storedAt.timeIntervalSince1970 * 1000).rounded(.down))), to: &out)
+        append(UInt64(bitPattern: Int64(Self.milliseconds(storedAt))), to: &out)
         append(UInt64(bitPattern: maximumAge ?? -1), to: &out)
         let strings = [url, etag ?? "", lastModified ?? ""].map { Array($0.utf8) }
         for s in strings { append(UInt16(s.count), to: &out) }
